@@ -1,0 +1,59 @@
+// Datasets: an indexed list of labelled samples whose encoded bytes can be read by index.
+//
+// Sources:
+//  - ImageFolder: DATA/<class>/**/<file> with torchvision's extension list
+//    (.jpg .jpeg .png .ppm .bmp .pgm .tif .tiff .webp, case-insensitive); classes are the
+//    sorted sub-folder names, label = class position; samples sorted by path within a class,
+//    as torchvision.datasets.ImageFolder does (files are followed through symlinks).
+//  - File list: a text file of `path<TAB>label` lines; paths relative to the list's folder
+//    (absolute paths allowed); blank lines and lines starting with '#' are skipped; a
+//    malformed line is an error naming the file and line number.
+//
+// A folder's index is cached (see ImageFolderOptions::cache) so that N ranks on a shared file
+// system do not each walk a million files: the cache is keyed by the folder's path and
+// validated by the modification times of the root and class folders.
+//
+// Thread-safety: after construction, all const methods may be called from any thread.
+// read() failures (missing file, directory, I/O error) throw stoker::Error naming the path.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stoker {
+
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+
+  virtual int64_t size() const = 0;
+  virtual int64_t label(int64_t index) const = 0;
+  // Human-readable name of a sample for messages: its path.
+  virtual std::string name(int64_t index) const = 0;
+  // Reads the encoded bytes of sample `index` into `out` (resized to fit; capacity reused).
+  virtual void read(int64_t index, std::vector<uint8_t>& out) const = 0;
+  virtual const std::vector<std::string>& classes() const = 0;
+  // 16 hex digits identifying the dataset's content listing (sorted paths, sizes, labels).
+  // Ranks compare it to be sure they index the same data.
+  virtual std::string fingerprint() const = 0;
+  // Short description: "image-folder /data/train (1281167 samples, 1000 classes)".
+  virtual std::string describe() const = 0;
+};
+
+struct ImageFolderOptions {
+  // Where to cache the folder's index: empty = $STOKER_CACHE_DIR, else $XDG_CACHE_HOME/stoker,
+  // else ~/.cache/stoker; "off" disables the cache.
+  std::string cache = "";
+};
+
+std::shared_ptr<Dataset> open_image_folder(const std::filesystem::path& root,
+                                           const ImageFolderOptions& options = {});
+std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list);
+
+// A folder opens as an ImageFolder, a regular file as a file list.
+std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path);
+
+}  // namespace stoker

@@ -1,0 +1,122 @@
+// The loader: a dataset, a sampler plan and a transform, run by a fork-free thread pool that
+// delivers this rank's batches in order.
+//
+//   auto data = stoker::open_dataset("/data/train");
+//   stoker::Loader loader(data, {.batch_size = 256, .threads = 8});
+//   loader.set_epoch(0);
+//   while (auto batch = loader.next()) { use(*batch); }   // nullptr at the end of the epoch
+//
+// Engine: per-sample tasks (read -> decode -> augment, written straight into the batch's
+// slot) run on `threads` workers; at most `prefetch` batches are in flight; batches are
+// delivered in order. Batch memory comes from a pool and returns to it when the last
+// shared_ptr to the batch is released; if the consumer holds every buffer, the pool grows
+// (counted in stats) instead of deadlocking. Per-sample randomness is keyed by
+// (seed, epoch, sample index): any batch is byte-identical for 1 thread or 64.
+//
+// Bad samples (unreadable, undecodable): policy kError (default) rethrows stoker::Error from
+// next() naming the file and reason; kSkip zero-fills the slot, marks it invalid, logs a
+// warning naming the file, and counts it. Any other exception in a worker is captured and
+// rethrown from next(); workers never terminate the process.
+//
+// Thread-safety: one consumer thread calls set_epoch/next/load_state; stats() may be called
+// from any thread. The destructor stops the workers promptly, even mid-epoch.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "stoker/dataset.h"
+#include "stoker/sampler.h"
+#include "stoker/transform.h"
+
+namespace stoker {
+
+enum class BadSamplePolicy { kError, kSkip };
+BadSamplePolicy parse_bad_sample_policy(const std::string& name);  // "error" | "skip"
+
+struct LoaderConfig {
+  int batch_size = 256;
+  int threads = 0;   // 0: default_threads(rank info)
+  int prefetch = 0;  // batches in flight; 0: max(2, 2 * threads * ... ) chosen by the loader
+  bool shuffle = true;
+  uint64_t seed = 0;
+  SamplerMode mode = SamplerMode::kExact;
+  std::optional<int> rank;        // nullopt: discover_rank()
+  std::optional<int> world_size;  // nullopt: discover_rank()
+  BadSamplePolicy bad_samples = BadSamplePolicy::kError;
+  TransformConfig transform;
+};
+
+// One delivered batch. Image memory: float32 [B, C, S, S] or uint8 [B, S, S, C].
+struct Batch {
+  int64_t epoch = 0;
+  int64_t index = 0;         // j, batch index within this rank's epoch
+  int64_t global_valid = 0;  // valid slots of this step across all ranks
+  int batch_size = 0;
+  OutputKind output = OutputKind::kFloat32;
+  int channels = 3, height = 0, width = 0;
+  std::span<uint8_t> images;    // raw bytes of the image tensor
+  std::vector<int64_t> labels;  // B (padding slots carry their wrapped sample's label)
+  std::vector<int64_t> indices; // B dataset indices, padding slots included
+  std::vector<uint8_t> valid;   // B, 1 = valid
+  int skipped = 0;              // slots zero-filled by the skip policy in this batch
+
+  std::vector<uint8_t> storage;  // owns `images`
+};
+
+struct StageSeconds {
+  double read = 0, decode = 0, augment = 0, collate = 0;
+};
+
+struct LoaderStats {
+  int threads = 0;
+  int prefetch = 0;
+  int64_t batches = 0;            // delivered this loader's lifetime
+  int64_t images = 0;             // valid images delivered
+  int64_t skipped = 0;            // bad samples skipped
+  int64_t pool_buffers = 0;       // batch buffers allocated in total
+  int64_t pool_grown = 0;         // allocations beyond the initial prefetch + 1
+  double wall_seconds = 0;        // since the first set_epoch
+  double wait_seconds = 0;        // consumer blocked in next()
+  StageSeconds cpu;               // worker CPU seconds per stage
+};
+
+class Loader {
+ public:
+  Loader(std::shared_ptr<const Dataset> dataset, const LoaderConfig& config);
+  ~Loader();
+  Loader(const Loader&) = delete;
+  Loader& operator=(const Loader&) = delete;
+
+  // Starts epoch `epoch` from its beginning; when it is the epoch already loaded (by
+  // load_state or an earlier set_epoch), keeps the consumed offset.
+  void set_epoch(int64_t epoch);
+  // The next batch of this rank, or nullptr at the end of the epoch. Blocks (no spinning).
+  std::shared_ptr<const Batch> next();
+
+  int64_t num_batches() const;  // K of the current epoch plan, the same on every rank
+  int64_t size() const;         // batches per rank of a full epoch
+  int rank() const;
+  int world_size() const;
+  const LoaderConfig& config() const;
+  const Dataset& dataset() const;
+
+  // Resume state after the batches delivered so far (same on every rank).
+  ResumeState state() const;
+  // Takes effect at the next set_epoch(state.epoch) or next() call; the dataset fingerprint,
+  // size, mode, shuffle and seed must match (a clear error otherwise).
+  void load_state(const ResumeState& state);
+
+  LoaderStats stats() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace stoker

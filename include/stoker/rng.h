@@ -1,0 +1,55 @@
+// Random numbers we specify ourselves, so that every standard library, compiler and
+// platform produces the same permutations and the same augmentation parameters.
+//
+// Never use std::shuffle or std::uniform_*_distribution for anything that shapes a batch:
+// their output differs between standard library implementations (DESIGN.md, Determinism).
+//
+// The generator is SplitMix64 (Steele, Lea, Flood 2014): state += 0x9E3779B97F4A7C15, then
+// the finaliser below. Streams are derived by hashing keys, e.g. stream_key(seed, epoch, i).
+// Thread-safety: values; one Rng per thread or per sample.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace stoker {
+
+// The SplitMix64 finaliser: a bijective 64-bit mix.
+constexpr uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// A key for a stream from a few integers: mix64 chained over the parts with distinct
+// domain constants, so (a, b, c) and (b, a, c) give unrelated streams.
+uint64_t stream_key(uint64_t a, uint64_t b = 0, uint64_t c = 0, uint64_t d = 0);
+
+class Rng {
+ public:
+  explicit Rng(uint64_t key) : state_(key) {}
+
+  uint64_t next() {
+    state_ += 0x9E3779B97F4A7C15ull;
+    return mix64(state_);
+  }
+
+  // Uniform in [0, n) for n >= 1, without modulo bias: Lemire's multiply-shift with
+  // rejection (Lemire 2019, "Fast Random Integer Generation in an Interval").
+  uint64_t bounded(uint64_t n);
+
+  // Uniform double in [0, 1): the top 53 bits.
+  double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+  // Uniform double in [lo, hi): lo + (hi - lo) * uniform01(), like torch.empty(1).uniform_.
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform01(); }
+
+ private:
+  uint64_t state_;
+};
+
+// The permutation of [0, n) for one (seed, epoch): Fisher-Yates from the back with
+// Rng(stream_key(seed, epoch, kPermutationDomain)).bounded(i + 1). The identity when n < 2.
+std::vector<int64_t> permutation(uint64_t seed, uint64_t epoch, int64_t n);
+
+}  // namespace stoker

@@ -1,0 +1,85 @@
+// The distributed sampler: which dataset index goes in slot i of batch j on rank r.
+//
+// Math (DESIGN.md, "Sampler math"). Epoch e has one global permutation P = permutation(seed,
+// e, N) (the identity without shuffle). A resumed epoch starts after C consumed samples: the
+// remaining sequence is Q[q] = P[C + q], R = N - C entries. With W ranks and batch B, slot i
+// of batch j on rank r reads position q = (j*B + i)*W + r of Q; positions q >= R are filled
+// with P[(C + q) mod N] (wrapping, never blank). Modes:
+//   exact: K = ceil(R / (W*B)); a slot is valid iff q < R; global_valid = min(B*W, R - j*B*W).
+//          The valid slots of all ranks together are each remaining sample exactly once.
+//   pad:   torch's DistributedSampler(drop_last=False) + DataLoader(drop_last=False): each
+//          rank has S = ceil(R / W) samples (wrap-around duplicates count as valid, as torch
+//          counts them), K = ceil(S / B); slot valid iff j*B + i < S (the last batch may be
+//          short: its tail slots are invalid padding); global_valid = W * min(B, S - j*B).
+//   drop:  both drop_last: K = floor(R / (W*B)) full batches, every slot valid.
+// Every rank computes the same K, so collectives never hang.
+// Thread-safety: EpochPlan is immutable after construction; methods are const.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace stoker {
+
+enum class SamplerMode { kExact, kPad, kDrop };
+
+SamplerMode parse_sampler_mode(const std::string& name);  // "exact" | "pad" | "drop"
+const char* to_string(SamplerMode mode);
+
+struct SamplerConfig {
+  int64_t dataset_size = 0;  // N
+  int batch_size = 1;        // B per rank
+  int rank = 0;              // r
+  int world_size = 1;        // W
+  SamplerMode mode = SamplerMode::kExact;
+  bool shuffle = true;
+  uint64_t seed = 0;
+};
+
+// Where a job stands, the same on every rank; loads on another world size or batch size.
+struct ResumeState {
+  std::string fingerprint;  // Dataset::fingerprint()
+  int64_t dataset_size = 0;
+  SamplerMode mode = SamplerMode::kExact;
+  bool shuffle = true;
+  uint64_t seed = 0;
+  int64_t epoch = 0;
+  int64_t consumed = 0;  // samples of this epoch's permutation already delivered (all ranks)
+
+  std::string to_json() const;
+  // Throws stoker::Error on malformed JSON or missing fields.
+  static ResumeState from_json(const std::string& json);
+};
+
+class EpochPlan {
+ public:
+  // `consumed` in [0, N]; throws stoker::Error on an invalid config (B < 1, W < 1, r >= W,
+  // N < 1, consumed out of range).
+  EpochPlan(const SamplerConfig& config, int64_t epoch, int64_t consumed = 0);
+
+  int64_t num_batches() const { return num_batches_; }  // K, the same on every rank
+  int64_t epoch() const { return epoch_; }
+  int64_t consumed_at_start() const { return consumed_; }
+  const SamplerConfig& config() const { return config_; }
+
+  // Fills indices[B] and valid[B] (1 = valid, 0 = padding) for batch j of this rank and
+  // returns its global_valid. Requires 0 <= j < num_batches().
+  int64_t batch(int64_t j, std::span<int64_t> indices, std::span<uint8_t> valid) const;
+
+  // Samples of this epoch consumed by all ranks once every rank has taken batches [0, j):
+  // min(N, C + j*B*W) (the prefix P[0 : that] is exactly what was delivered in exact mode).
+  int64_t consumed_after(int64_t batches) const;
+
+ private:
+  SamplerConfig config_;
+  int64_t epoch_;
+  int64_t consumed_;
+  int64_t remaining_;
+  int64_t per_rank_;  // pad mode: S
+  int64_t num_batches_;
+  std::vector<int64_t> perm_;  // empty when !shuffle (identity)
+};
+
+}  // namespace stoker

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# stoker's one entry point. Each command installs what is missing (Debian packages, through
+# sudo when not root), builds Release into build/, then runs.
+#   ./run.sh build         build only
+#   ./run.sh test          build and run every test
+#   ./run.sh demo          build and run the main job on the embedded default data set
+#   ./run.sh bench [ARGS]  side-by-side benchmark against torchvision (bench/compare_torchvision)
+set -euo pipefail
+cd "$(dirname "$0")"
+root=$(pwd)
+
+# Build and test dependencies, all from Debian's archive.
+build_packages=(build-essential cmake ninja-build pkg-config git
+  libjpeg62-turbo-dev libpng-dev libwebp-dev libzstd-dev libxxhash-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev)
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# ensure_packages PKG...: installs the packages that are not installed yet (idempotent).
+ensure_packages() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "run.sh: installing ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+}
+
+build() {
+  ensure_packages "${build_packages[@]}"
+  local jobs
+  jobs=$(nproc)
+  if [ ! -f build/CMakeCache.txt ]; then
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+  fi
+  cmake --build build -j "$jobs"
+}
+
+stage() { printf '\n=== %s (%s)\n' "$1" "$(date +%T)"; }
+
+cmd=${1:-help}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+  build)
+    build
+    ;;
+  test)
+    stage "build"
+    build
+    stage "C++ tests"
+    ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
+    ;;
+  demo)
+    build
+    build/stoker demo "$@"
+    ;;
+  bench)
+    build
+    bench/compare_torchvision "$@"
+    ;;
+  *)
+    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+    [ "$cmd" = help ] || exit 2
+    ;;
+esac
