@@ -1,0 +1,235 @@
+#include "stoker/sampler.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <system_error>
+
+#include "stoker/error.h"
+#include "stoker/rng.h"
+
+namespace stoker {
+namespace {
+
+// Bumped when a field changes meaning; from_json refuses versions it does not know, so an
+// old binary never silently misreads a newer job's state.
+constexpr int kResumeStateVersion = 1;
+
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+const nlohmann::json& field(const nlohmann::json& j, const char* name) {
+  const auto it = j.find(name);
+  STOKER_CHECK(it != j.end(), "sampler resume state: missing field \"{}\"", name);
+  return *it;
+}
+
+// Integers only: 3.0 or "3" in a resume file is a sign it was produced by something else.
+int64_t int64_field(const nlohmann::json& j, const char* name) {
+  const nlohmann::json& v = field(j, name);
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<uint64_t>();
+    STOKER_CHECK(u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
+                 "sampler resume state: field \"{}\" = {} is out of range", name, u);
+    return static_cast<int64_t>(u);
+  }
+  STOKER_CHECK(v.is_number_integer(),
+               "sampler resume state: field \"{}\" must be an integer, got {}", name, v.dump());
+  return v.get<int64_t>();
+}
+
+// The seed is written as a decimal string because JSON readers in other languages (and
+// nlohmann's own double fallback) lose precision above 2^53; a plain unsigned number is also
+// accepted since nlohmann and Python read those exactly.
+uint64_t seed_field(const nlohmann::json& j) {
+  const nlohmann::json& v = field(j, "seed");
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    uint64_t seed = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), seed, 10);
+    STOKER_CHECK(!s.empty() && ec == std::errc() && end == s.data() + s.size(),
+                 "sampler resume state: field \"seed\" = \"{}\" is not an unsigned 64-bit "
+                 "decimal integer",
+                 s);
+    return seed;
+  }
+  STOKER_THROW(
+      "sampler resume state: field \"seed\" must be a decimal string or a non-negative integer, "
+      "got {}",
+      v.dump());
+}
+
+}  // namespace
+
+SamplerMode parse_sampler_mode(const std::string& name) {
+  if (name == "exact") return SamplerMode::kExact;
+  if (name == "pad") return SamplerMode::kPad;
+  if (name == "drop") return SamplerMode::kDrop;
+  STOKER_THROW("unknown sampler mode \"{}\" (allowed: exact, pad, drop)", name);
+}
+
+const char* to_string(SamplerMode mode) {
+  switch (mode) {
+    case SamplerMode::kExact:
+      return "exact";
+    case SamplerMode::kPad:
+      return "pad";
+    case SamplerMode::kDrop:
+      return "drop";
+  }
+  return "unknown";
+}
+
+std::string ResumeState::to_json() const {
+  nlohmann::json j;
+  j["version"] = kResumeStateVersion;
+  j["fingerprint"] = fingerprint;
+  j["dataset_size"] = dataset_size;
+  j["mode"] = to_string(mode);
+  j["shuffle"] = shuffle;
+  j["seed"] = std::to_string(seed);
+  j["epoch"] = epoch;
+  j["consumed"] = consumed;
+  return j.dump();
+}
+
+ResumeState ResumeState::from_json(const std::string& json) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json);
+  } catch (const nlohmann::json::parse_error& e) {
+    STOKER_THROW("sampler resume state: malformed JSON: {}", e.what());
+  }
+  STOKER_CHECK(j.is_object(), "sampler resume state: expected a JSON object, got {}",
+               j.type_name());
+
+  const int64_t version = int64_field(j, "version");
+  STOKER_CHECK(version == kResumeStateVersion,
+               "sampler resume state: unsupported version {} (this build reads version {})",
+               version, kResumeStateVersion);
+
+  ResumeState s;
+  const nlohmann::json& fp = field(j, "fingerprint");
+  STOKER_CHECK(fp.is_string(), "sampler resume state: field \"fingerprint\" must be a string");
+  s.fingerprint = fp.get<std::string>();
+
+  const nlohmann::json& mode = field(j, "mode");
+  STOKER_CHECK(mode.is_string(), "sampler resume state: field \"mode\" must be a string");
+  s.mode = parse_sampler_mode(mode.get<std::string>());
+
+  const nlohmann::json& shuffle = field(j, "shuffle");
+  STOKER_CHECK(shuffle.is_boolean(), "sampler resume state: field \"shuffle\" must be a boolean");
+  s.shuffle = shuffle.get<bool>();
+
+  s.seed = seed_field(j);
+  s.dataset_size = int64_field(j, "dataset_size");
+  s.epoch = int64_field(j, "epoch");
+  s.consumed = int64_field(j, "consumed");
+
+  STOKER_CHECK(s.dataset_size >= 0, "sampler resume state: dataset_size {} is negative",
+               s.dataset_size);
+  STOKER_CHECK(s.epoch >= 0, "sampler resume state: epoch {} is negative", s.epoch);
+  STOKER_CHECK(s.consumed >= 0 && s.consumed <= s.dataset_size,
+               "sampler resume state: consumed {} is outside [0, dataset_size = {}]", s.consumed,
+               s.dataset_size);
+  return s;
+}
+
+EpochPlan::EpochPlan(const SamplerConfig& config, int64_t epoch, int64_t consumed)
+    : config_(config), epoch_(epoch), consumed_(consumed) {
+  const int64_t n = config.dataset_size;
+  STOKER_CHECK(n >= 1, "sampler: dataset_size must be at least 1, got {}", n);
+  STOKER_CHECK(config.batch_size >= 1, "sampler: batch_size must be at least 1, got {}",
+               config.batch_size);
+  STOKER_CHECK(config.world_size >= 1, "sampler: world_size must be at least 1, got {}",
+               config.world_size);
+  STOKER_CHECK(config.rank >= 0 && config.rank < config.world_size,
+               "sampler: rank {} is outside [0, world_size = {})", config.rank, config.world_size);
+  STOKER_CHECK(epoch >= 0, "sampler: epoch must be non-negative, got {}", epoch);
+  STOKER_CHECK(consumed >= 0 && consumed <= n,
+               "sampler: consumed {} is outside [0, dataset_size = {}]", consumed, n);
+  switch (config.mode) {
+    case SamplerMode::kExact:
+    case SamplerMode::kPad:
+    case SamplerMode::kDrop:
+      break;
+    default:
+      STOKER_THROW("sampler: invalid mode {}", static_cast<int>(config.mode));
+  }
+
+  const int64_t w = config.world_size;
+  const int64_t b = config.batch_size;
+  remaining_ = n - consumed;
+  per_rank_ = ceil_div(remaining_, w);
+  // W and B are ints, so W*B fits easily in int64.
+  switch (config.mode) {
+    case SamplerMode::kExact:
+      num_batches_ = ceil_div(remaining_, w * b);
+      break;
+    case SamplerMode::kPad:
+      num_batches_ = ceil_div(per_rank_, b);
+      break;
+    case SamplerMode::kDrop:
+      num_batches_ = remaining_ / (w * b);
+      break;
+  }
+  // Without shuffle P is the identity: no N-sized table needed.
+  if (config.shuffle) perm_ = permutation(config.seed, static_cast<uint64_t>(epoch), n);
+}
+
+int64_t EpochPlan::batch(int64_t j, std::span<int64_t> indices, std::span<uint8_t> valid) const {
+  STOKER_CHECK(j >= 0 && j < num_batches_, "sampler: batch {} is outside [0, {})", j, num_batches_);
+  const int64_t b = config_.batch_size;
+  const int64_t w = config_.world_size;
+  const int64_t r = config_.rank;
+  const int64_t n = config_.dataset_size;
+  STOKER_CHECK(
+      indices.size() >= static_cast<std::size_t>(b) && valid.size() >= static_cast<std::size_t>(b),
+      "sampler: batch buffers hold {} indices and {} flags, need {}", indices.size(), valid.size(),
+      b);
+
+  for (int64_t i = 0; i < b; ++i) {
+    const int64_t k = j * b + i;  // this rank's k-th sample of the remaining sequence
+    const int64_t q = k * w + r;  // its position in Q
+    // Padding wraps through P from the start, as DistributedSampler does, so padded slots
+    // hold real images.
+    const int64_t p = (consumed_ + q) % n;
+    indices[i] = perm_.empty() ? p : perm_[static_cast<std::size_t>(p)];
+    bool ok = false;
+    switch (config_.mode) {
+      case SamplerMode::kExact:
+        ok = q < remaining_;
+        break;
+      case SamplerMode::kPad:
+        ok = k < per_rank_;
+        break;
+      case SamplerMode::kDrop:
+        ok = true;
+        break;
+    }
+    valid[i] = ok ? 1 : 0;
+  }
+
+  switch (config_.mode) {
+    case SamplerMode::kExact:
+      return std::min(b * w, remaining_ - j * b * w);
+    case SamplerMode::kPad:
+      return w * std::min(b, per_rank_ - j * b);
+    case SamplerMode::kDrop:
+      return b * w;
+  }
+  return 0;
+}
+
+int64_t EpochPlan::consumed_after(int64_t batches) const {
+  STOKER_CHECK(batches >= 0 && batches <= num_batches_,
+               "sampler: consumed_after({}) is outside [0, num_batches = {}]", batches,
+               num_batches_);
+  const int64_t step = static_cast<int64_t>(config_.batch_size) * config_.world_size;
+  return std::min(config_.dataset_size, consumed_ + batches * step);
+}
+
+}  // namespace stoker
