@@ -7,11 +7,14 @@
 //    as torchvision.datasets.ImageFolder does (files are followed through symlinks).
 //  - File list: a text file of `path<TAB>label` lines; paths relative to the list's folder
 //    (absolute paths allowed); blank lines and lines starting with '#' are skipped; a
-//    malformed line is an error naming the file and line number.
+//    malformed line is an error naming the file and line number. Labels are integers in
+//    [0, 2^24 - 1]; classes() is "0", "1", ... up to the largest label. Opening a list does not
+//    stat the listed files, so its fingerprint covers the paths as written and the labels.
 //
 // A folder's index is cached (see ImageFolderOptions::cache) so that N ranks on a shared file
-// system do not each walk a million files: the cache is keyed by the folder's path and
-// validated by the modification times of the root and class folders.
+// system do not each walk a million files: the cache is keyed by the folder's canonical path
+// and validated by the inode and modification time of every folder the walk read. A file
+// rewritten in place (same name) is not noticed until a folder changes.
 //
 // Thread-safety: after construction, all const methods may be called from any thread.
 // read() failures (missing file, directory, I/O error) throw stoker::Error naming the path.
@@ -34,6 +37,8 @@ class Dataset {
   // Human-readable name of a sample for messages: its path.
   virtual std::string name(int64_t index) const = 0;
   // Reads the encoded bytes of sample `index` into `out` (resized to fit; capacity reused).
+  // Throws "NAME: is a directory", "NAME: not a regular file", "NAME: <strerror>", or
+  // "NAME: file too large" above 1 GiB.
   virtual void read(int64_t index, std::vector<uint8_t>& out) const = 0;
   virtual const std::vector<std::string>& classes() const = 0;
   // 16 hex digits identifying the dataset's content listing (sorted paths, sizes, labels).
@@ -45,7 +50,8 @@ class Dataset {
 
 struct ImageFolderOptions {
   // Where to cache the folder's index: empty = $STOKER_CACHE_DIR, else $XDG_CACHE_HOME/stoker,
-  // else ~/.cache/stoker; "off" disables the cache.
+  // else ~/.cache/stoker; "off" (or, for empty, STOKER_CACHE_DIR=off) disables the cache.
+  // The cache is never a source of errors: a bad file is ignored, a failed write is a warning.
   std::string cache = "";
 };
 

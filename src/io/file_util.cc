@@ -1,0 +1,50 @@
+#include "io/file_util.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <system_error>
+
+#include "stoker/error.h"
+
+namespace stoker::io {
+
+std::string errno_message(int error) { return std::generic_category().message(error); }
+
+void read_file(const std::string& path, std::vector<uint8_t>& out, int64_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever; it is
+  // cleared again below once we know the file is regular.
+  int raw;
+  do {
+    raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  } while (raw < 0 && errno == EINTR);
+  if (raw < 0) STOKER_THROW("{}: {}", path, errno_message(errno));
+  UniqueFd fd(raw);
+
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) STOKER_THROW("{}: {}", path, errno_message(errno));
+  if (S_ISDIR(st.st_mode)) STOKER_THROW("{}: is a directory", path);
+  if (!S_ISREG(st.st_mode)) STOKER_THROW("{}: not a regular file", path);
+  if (st.st_size > max_bytes) {
+    STOKER_THROW("{}: file too large ({} bytes; the limit is {})", path, st.st_size, max_bytes);
+  }
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+
+  const size_t size = static_cast<size_t>(st.st_size);
+  out.resize(size);
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pread(fd.get(), out.data() + done, size - done, static_cast<off_t>(done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      STOKER_THROW("{}: {}", path, errno_message(errno));
+    }
+    if (n == 0) break;  // The file shrank since fstat: return what is there.
+    done += static_cast<size_t>(n);
+  }
+  out.resize(done);
+}
+
+}  // namespace stoker::io

@@ -1,0 +1,52 @@
+// Small POSIX helpers shared by the io sources (private to src/io).
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace stoker::io {
+
+// Owns one file descriptor; closes it on destruction.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) reset(std::exchange(other.fd_, -1));
+    return *this;
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd() { reset(); }
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int release() { return std::exchange(fd_, -1); }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// The text of an errno value ("No such file or directory"), thread-safe.
+std::string errno_message(int error);
+
+// The largest sample read() accepts. Training data is untrusted: a huge file must become an
+// Error naming it (which the bad-sample policy can handle), not a std::bad_alloc.
+inline constexpr int64_t kMaxSampleBytes = int64_t{1} << 30;
+
+// Reads the whole regular file at `path` into `out` (resized to fit; its capacity is reused).
+// Throws Error "PATH: is a directory", "PATH: not a regular file", "PATH: <strerror>", or
+// "PATH: file too large" when it holds more than `max_bytes`. Never blocks on a FIFO.
+void read_file(const std::string& path, std::vector<uint8_t>& out,
+               int64_t max_bytes = kMaxSampleBytes);
+
+}  // namespace stoker::io

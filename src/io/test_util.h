@@ -1,0 +1,110 @@
+// Helpers for the io tests: temporary trees and error texts.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "stoker/error.h"
+
+namespace stoker::io::testing {
+
+// A fresh folder under $STOKER_TEST_TMP (when set) or /tmp, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = std::getenv("STOKER_TEST_TMP");
+    std::filesystem::path parent = base != nullptr && *base != '\0' ? base : "/tmp";
+    std::filesystem::create_directories(parent);
+    std::string pattern = (parent / "stoker-io-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Writes `content` to `path`, creating its parent folders.
+inline void write_file(const std::filesystem::path& path, const std::string& content) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// Sets the mtime of `root` and every real folder below it to about an hour ago, so that the
+// index cache does not treat them as still changing (see kRacyWindowNs in image_folder.cc).
+// Each call picks another time: restoring an older mtime would make an older cache valid again.
+inline void backdate_folders(const std::filesystem::path& root) {
+  static int calls = 0;
+  const struct timespec times[2] = {{0, UTIME_OMIT}, {::time(nullptr) - 3600 - ++calls, 0}};
+  std::vector<std::filesystem::path> dirs = {root};
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (entry.is_directory() && !entry.is_symlink()) dirs.push_back(entry.path());
+  }
+  for (const auto& dir : dirs) {
+    if (::utimensat(AT_FDCWD, dir.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) {
+      throw std::runtime_error("utimensat " + dir.string());
+    }
+  }
+}
+
+// The message of the stoker::Error `fn` throws, or "<no error>".
+inline std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "<no error>";
+}
+
+}  // namespace stoker::io::testing
+
+namespace stoker::io::testing {
+
+// Sets (or, with nullptr, unsets) an environment variable for the guard's lifetime.
+class EnvGuard {
+ public:
+  EnvGuard(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    if (old != nullptr) old_ = old;
+    had_ = old != nullptr;
+    if (value == nullptr) {
+      ::unsetenv(name);
+    } else {
+      ::setenv(name, value, 1);
+    }
+  }
+  ~EnvGuard() {
+    if (had_) {
+      ::setenv(name_.c_str(), old_.c_str(), 1);
+    } else {
+      ::unsetenv(name_.c_str());
+    }
+  }
+  EnvGuard(const EnvGuard&) = delete;
+  EnvGuard& operator=(const EnvGuard&) = delete;
+
+ private:
+  std::string name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+}  // namespace stoker::io::testing
