@@ -79,6 +79,9 @@ struct Box {
 // a triangle filter whose support grows with the downscale factor, fixed-point coefficients,
 // a horizontal pass to a uint8 intermediate then a vertical pass, source taps clipped to the
 // `bounds` box (PIL clips to the whole input image; a crop-then-resize clips to the crop).
+// Filter positions are computed relative to the integer window floor/ceil of `bounds`, as if
+// the input were cropped to it first, so bounds == box == an integer crop reproduces PIL's
+// im.crop(box).resize(size, BILINEAR) bit for bit. Throws on an empty box or bounds.
 // out: out_width x out_height x channels, HWC uint8. `scratch` is reused between calls.
 void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t* in, int in_width,
                      int in_height, int channels, const Box& box, const Box& bounds,

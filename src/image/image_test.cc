@@ -1,0 +1,382 @@
+// Decoders: fixtures against PIL, region decode against full decode, DCT scale choice, and
+// the verdicts on bad input.
+
+#include "stoker/image.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "image/test_util.h"
+#include "stoker/error.h"
+
+namespace stoker {
+namespace {
+
+using test::decode_all;
+using test::diff;
+using test::fixture;
+using test::read_file;
+using test::synthetic;
+
+// Decodes `bytes` at the given region; returns the Error message or "" on success.
+std::string decode_error(const std::vector<uint8_t>& bytes, const std::string& name,
+                         Rect need = {0, 0, 1 << 30, 1 << 30}, DecodeOptions options = {}) {
+  try {
+    const ImageHeader h = probe_image(bytes, name, options.limits);
+    DecodedRegion r;
+    decode_region(r, bytes, h, need, 1, 1, 3, name, options);
+    return "";
+  } catch (const Error& e) {
+    return e.message();
+  }
+}
+
+TEST(Probe, FormatsByMagicBytesNotName) {
+  struct Case {
+    const char* file;
+    ImageFormat format;
+  } cases[] = {{"rgb420.jpg", ImageFormat::kJpeg},
+               {"rgb16.png", ImageFormat::kPng},
+               {"png_named.jpg", ImageFormat::kPng},
+               {"lossy.webp", ImageFormat::kWebp},
+               {"lossless.webp", ImageFormat::kWebp}};
+  for (const Case& c : cases) {
+    const auto bytes = read_file(fixture(c.file));
+    EXPECT_EQ(probe_image(bytes, c.file).format, c.format) << c.file;
+  }
+  EXPECT_STREQ(to_string(ImageFormat::kJpeg), "jpeg");
+}
+
+// Every decode fixture equals Pillow's Image.open(f).convert("RGB" | "L").
+TEST(Decode, FixturesMatchPil) {
+  std::ifstream list(fixture("decode_cases.txt"));
+  ASSERT_TRUE(list.good());
+  std::string line;
+  int checked = 0;
+  while (std::getline(list, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    std::string name;
+    int width, height, channels;
+    in >> name >> width >> height >> channels;
+    const auto bytes = read_file(fixture(name));
+    const auto ref = read_file(fixture(name + ".ref" + std::to_string(channels) + ".bin"));
+    const ImageHeader h = probe_image(bytes, name);
+    EXPECT_EQ(h.width, width) << name;
+    EXPECT_EQ(h.height, height) << name;
+    const DecodedRegion r = decode_all(bytes, name, channels);
+    ASSERT_EQ(r.width, width) << name;
+    ASSERT_EQ(r.height, height) << name;
+    ASSERT_EQ(r.channels, channels) << name;
+    ASSERT_EQ(r.pixels.size(), ref.size()) << name;
+    const auto d = diff(r.pixels.data(), ref.data(), ref.size());
+    // YCbCr JPEG to one channel takes the decoded Y plane; PIL converts to RGB and back, which
+    // rounds twice: at most 1 apart (documented in jpeg.cc).
+    const int allowed = (name == "rgb420.jpg" && channels == 1) ? 1 : 0;
+    EXPECT_LE(d.max, allowed) << name << " channels " << channels << " mean " << d.mean;
+    std::printf("  %-16s channels %d: max diff vs PIL %d, mean %.4f\n", name.c_str(), channels,
+                d.max, d.mean);
+    ++checked;
+  }
+  EXPECT_GE(checked, 15);
+}
+
+TEST(Decode, OnePixelJpeg) {
+  const auto bytes = read_file(fixture("one.jpg"));
+  const ImageHeader h = probe_image(bytes, "one.jpg");
+  EXPECT_EQ(h.width, 1);
+  EXPECT_EQ(h.height, 1);
+  DecodedRegion r;
+  decode_region(r, bytes, h, Rect{0, 0, 224, 224}, 224, 224, 3, "one.jpg");
+  EXPECT_EQ(r.width, 1);
+  EXPECT_EQ(r.height, 1);
+  EXPECT_EQ(r.scale, 1.0);
+  EXPECT_EQ(r.pixels.size(), 3u);
+}
+
+// A region decode (crop + skip + abort) gives the same pixels as the full decode at the same
+// DCT scale, for sequential 4:2:0, gray, and progressive input and at every scale.
+TEST(JpegRegion, EqualsFullDecode) {
+  const int w = 643, h = 481;  // not multiples of the iMCU size
+  struct Source {
+    std::string label;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Source> sources;
+  const auto rgb = synthetic(w, h, 3);
+  sources.push_back({"rgb420", encode_jpeg(rgb.data(), w, h, 3, 90)});
+  const auto gray = synthetic(w, h, 1);
+  sources.push_back({"gray", encode_jpeg(gray.data(), w, h, 1, 90)});
+  const Rect regions[] = {{0, 0, w, h},       {37, 53, 200, 150}, {0, 0, 1, 1},
+                          {600, 400, 43, 81}, {321, 17, 1, 300},  {w - 5, h - 7, 5, 7}};
+  int max_diff_seen = 0;
+  for (const Source& s : sources) {
+    const ImageHeader hdr = probe_image(s.bytes, s.label);
+    for (int num : {8, 4, 2, 1}) {
+      // min sizes that select exactly scale num/8 for the full image.
+      DecodedRegion full;
+      const int min_w = (w * num + 7) / 8, min_h = (h * num + 7) / 8;
+      decode_region(full, s.bytes, hdr, Rect{0, 0, w, h}, (w * num) / 8, (h * num) / 8, 3, s.label);
+      ASSERT_EQ(full.scale, num / 8.0) << s.label;
+      ASSERT_EQ(full.width, min_w);
+      ASSERT_EQ(full.height, min_h);
+      ASSERT_EQ(full.scaled_width, min_w);
+      for (const Rect& need : regions) {
+        DecodedRegion r;
+        // Ask for the same scale: min sizes proportional to the region.
+        decode_region(r, s.bytes, hdr, need, need.width * num / 8, need.height * num / 8, 3,
+                      s.label);
+        if (r.scale != full.scale) continue;  // tiny regions fall back to scale 1 by design
+        // The decoded window covers the region in scaled coordinates.
+        EXPECT_LE(r.x0, need.x * num / 8);
+        EXPECT_LE(r.y0, need.y * num / 8);
+        EXPECT_GE(r.x0 + r.width, std::min(full.width, ((need.x + need.width) * num + 7) / 8));
+        EXPECT_GE(r.y0 + r.height, std::min(full.height, ((need.y + need.height) * num + 7) / 8));
+        int max_diff = 0;
+        for (int y = 0; y < r.height; ++y) {
+          for (int x = 0; x < r.width * 3; ++x) {
+            const int a = r.pixels[(static_cast<size_t>(y) * r.width) * 3 + x];
+            const int b = full.pixels[(static_cast<size_t>(y + r.y0) * full.width + r.x0) * 3 + x];
+            max_diff = std::max(max_diff, std::abs(a - b));
+          }
+        }
+        EXPECT_EQ(max_diff, 0) << s.label << " scale " << num << "/8 region " << need.x << ","
+                               << need.y << " " << need.width << "x" << need.height;
+        max_diff_seen = std::max(max_diff_seen, max_diff);
+      }
+    }
+  }
+  std::printf("  region vs full decode: max diff %d\n", max_diff_seen);
+}
+
+TEST(JpegRegion, ProgressiveAndCmykRegionsEqualFullDecode) {
+  for (const char* name : {"progressive.jpg", "cmyk.jpg", "gray.jpg"}) {
+    const auto bytes = read_file(fixture(name));
+    const DecodedRegion full = decode_all(bytes, name);
+    const ImageHeader h = probe_image(bytes, name);
+    DecodedRegion r;
+    DecodeOptions exact;
+    exact.dct_scaling = false;
+    decode_region(r, bytes, h, Rect{19, 11, 9, 7}, 1, 1, 3, name, exact);
+    for (int y = 0; y < r.height; ++y) {
+      ASSERT_EQ(0,
+                std::memcmp(&r.pixels[static_cast<size_t>(y) * r.width * 3],
+                            &full.pixels[(static_cast<size_t>(y + r.y0) * full.width + r.x0) * 3],
+                            static_cast<size_t>(r.width) * 3))
+          << name << " row " << y;
+    }
+  }
+}
+
+TEST(JpegScale, SmallestScaleCoveringTheOutput) {
+  const int w = 801, h = 601;
+  const auto rgb = synthetic(w, h, 3);
+  const auto bytes = encode_jpeg(rgb.data(), w, h, 3, 85);
+  const ImageHeader hdr = probe_image(bytes, "s.jpg");
+  struct Case {
+    Rect need;
+    int min;
+    bool dct;
+    double scale;
+    int scaled_w, scaled_h;
+  } cases[] = {
+      {{0, 0, w, h}, 224, true, 0.5, 401, 301},   // 1/4 gives 200x150 < 224
+      {{0, 0, w, h}, 150, true, 0.25, 201, 151},  // 1/4 gives 200.25 x 150.25 >= 150
+      {{0, 0, w, h}, 75, true, 0.125, 101, 76},   // 1/8: 100.1 x 75.1 >= 75
+      {{0, 0, w, h}, 76, true, 0.25, 201, 151},   // 1/8: 75.1 < 76
+      {{0, 0, w, h}, 602, true, 1.0, w, h},       // nothing covers: never above 1
+      {{0, 0, w, h}, 224, false, 1.0, w, h},      // exact mode
+      {{100, 100, 448, 448}, 224, true, 0.5, 401, 301},
+      {{100, 100, 447, 448}, 224, true, 1.0, w, h},  // 223.5 < 224
+  };
+  for (const Case& c : cases) {
+    DecodeOptions options;
+    options.dct_scaling = c.dct;
+    DecodedRegion r;
+    decode_region(r, bytes, hdr, c.need, c.min, c.min, 3, "s.jpg", options);
+    EXPECT_EQ(r.scale, c.scale) << "min " << c.min << " need " << c.need.width;
+    EXPECT_EQ(r.scaled_width, c.scaled_w);
+    EXPECT_EQ(r.scaled_height, c.scaled_h);
+    EXPECT_EQ(r.pixels.size(), static_cast<size_t>(r.width) * r.height * 3);
+  }
+}
+
+TEST(Decode, NeedIsClippedToTheImage) {
+  const auto bytes = read_file(fixture("rgb16.png"));
+  const ImageHeader h = probe_image(bytes, "a.png");
+  DecodedRegion r;
+  decode_region(r, bytes, h, Rect{-5, 10, 100, 100}, 1, 1, 3, "a.png");
+  EXPECT_EQ(r.x0, 0);
+  EXPECT_EQ(r.y0, 10);
+  EXPECT_EQ(r.width, 23);
+  EXPECT_EQ(r.height, 7);
+}
+
+TEST(Decode, PngAndWebpRegionsAreCropsOfTheFullImage) {
+  for (const char* name : {"palette.png", "lossy.webp", "rgba.png"}) {
+    const auto bytes = read_file(fixture(name));
+    const DecodedRegion full = decode_all(bytes, name);
+    const ImageHeader h = probe_image(bytes, name);
+    DecodedRegion r;
+    decode_region(r, bytes, h, Rect{3, 4, 11, 6}, 1, 1, 3, name);
+    ASSERT_EQ(r.x0, 3);
+    ASSERT_EQ(r.y0, 4);
+    ASSERT_EQ(r.width, 11);
+    ASSERT_EQ(r.height, 6);
+    for (int y = 0; y < r.height; ++y) {
+      ASSERT_EQ(0, std::memcmp(&r.pixels[static_cast<size_t>(y) * 11 * 3],
+                               &full.pixels[(static_cast<size_t>(y + 4) * full.width + 3) * 3], 33))
+          << name;
+    }
+  }
+}
+
+TEST(BadInput, EmptyFile) {
+  const std::vector<uint8_t> empty;
+  const std::string msg = decode_error(empty, "e.jpg");
+  EXPECT_EQ(msg, "e.jpg: empty file");
+}
+
+TEST(BadInput, UnknownFormatAndRandomBytes) {
+  const std::string gif = "GIF89a\x01\x00\x01\x00";
+  const std::vector<uint8_t> gif_bytes(gif.begin(), gif.end());
+  EXPECT_EQ(decode_error(gif_bytes, "x.gif"), "x.gif: not a JPEG, PNG or WebP image");
+  std::vector<uint8_t> noise = synthetic(100, 50, 1, 7);
+  noise[0] = 0x12;
+  EXPECT_EQ(decode_error(noise, "noise.jpg"), "noise.jpg: not a JPEG, PNG or WebP image");
+  // Random bytes behind each magic number.
+  for (std::vector<uint8_t> magic :
+       {std::vector<uint8_t>{0xFF, 0xD8, 0xFF},
+        std::vector<uint8_t>{0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'},
+        std::vector<uint8_t>{'R', 'I', 'F', 'F', 1, 2, 3, 4, 'W', 'E', 'B', 'P'}}) {
+    std::vector<uint8_t> bytes = magic;
+    bytes.insert(bytes.end(), noise.begin(), noise.end());
+    const std::string msg = decode_error(bytes, "rnd.img");
+    EXPECT_NE(msg, "") << "random bytes after magic " << int{magic[0]} << " decoded";
+    EXPECT_EQ(msg.rfind("rnd.img: ", 0), 0u) << msg;
+  }
+}
+
+// The same verdict whatever the region: a bad file is bad for every crop.
+void expect_bad_everywhere(const std::vector<uint8_t>& bytes, const std::string& name,
+                           const std::string& why) {
+  const Rect regions[] = {{0, 0, 1 << 30, 1 << 30}, {0, 0, 16, 16}, {0, 0, 1, 1}};
+  for (const Rect& need : regions) {
+    for (bool dct : {true, false}) {
+      DecodeOptions options;
+      options.dct_scaling = dct;
+      const std::string msg = decode_error(bytes, name, need, options);
+      EXPECT_NE(msg, "") << why << ": decoded region " << need.width << " dct " << dct;
+      EXPECT_EQ(msg.rfind(name + ": ", 0), 0u) << why << ": " << msg;
+    }
+  }
+}
+
+TEST(BadInput, TruncatedJpeg) {
+  const int w = 320, h = 240;
+  const auto rgb = synthetic(w, h, 3);
+  for (bool progressive_fixture : {false, true}) {
+    const auto bytes = progressive_fixture ? read_file(fixture("progressive.jpg"))
+                                           : encode_jpeg(rgb.data(), w, h, 3, 90);
+    ASSERT_TRUE(decode_error(bytes, "ok.jpg").empty());
+    for (size_t keep : {size_t{10}, bytes.size() / 2, bytes.size() - 2, bytes.size() - 1}) {
+      std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + keep);
+      expect_bad_everywhere(cut, "cut.jpg", "truncated at " + std::to_string(keep));
+    }
+  }
+}
+
+TEST(BadInput, JpegWithoutEndMarker) {
+  const auto rgb = synthetic(96, 64, 3);
+  auto bytes = encode_jpeg(rgb.data(), 96, 64, 3, 90);
+  ASSERT_EQ(bytes[bytes.size() - 2], 0xFF);
+  ASSERT_EQ(bytes[bytes.size() - 1], 0xD9);
+  bytes[bytes.size() - 1] = 0x00;  // EOI overwritten; the length is unchanged
+  expect_bad_everywhere(bytes, "noeoi.jpg", "EOI removed");
+  EXPECT_NE(decode_error(bytes, "noeoi.jpg").find("end-of-image"), std::string::npos);
+}
+
+TEST(BadInput, CorruptEntropyDataIsAWarningOnly) {
+  // Pillow accepts JPEGs whose entropy data is damaged (libjpeg warns and fills); so do we.
+  const auto rgb = synthetic(256, 256, 3);
+  auto bytes = encode_jpeg(rgb.data(), 256, 256, 3, 90);
+  for (size_t i = bytes.size() / 2; i < bytes.size() / 2 + 64; ++i) bytes[i] = 0x5A;
+  EXPECT_EQ(decode_error(bytes, "damaged.jpg"), "");
+}
+
+TEST(BadInput, HugeDimensionsHitThePixelCap) {
+  const auto rgb = synthetic(16, 16, 3);
+  auto bytes = encode_jpeg(rgb.data(), 16, 16, 3, 90);
+  // Patch the baseline SOF0 frame header: FF C0, length(2), precision(1), height(2), width(2).
+  size_t sof = 0;
+  for (size_t i = 2; i + 9 < bytes.size(); ++i) {
+    if (bytes[i] == 0xFF && bytes[i + 1] == 0xC0) {
+      sof = i;
+      break;
+    }
+  }
+  ASSERT_NE(sof, 0u);
+  bytes[sof + 5] = 65500 >> 8;
+  bytes[sof + 6] = 65500 & 0xFF;
+  bytes[sof + 7] = 65500 >> 8;
+  bytes[sof + 8] = 65500 & 0xFF;
+  try {
+    probe_image(bytes, "bomb.jpg");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string msg = e.message();
+    EXPECT_EQ(msg.rfind("bomb.jpg: ", 0), 0u) << msg;
+    EXPECT_NE(msg.find("65500x65500"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("178956970"), std::string::npos) << msg;
+  }
+  // A lower cap also rejects a real image.
+  DecodeOptions options;
+  options.limits.max_pixels = 255;
+  const std::string msg =
+      decode_error(encode_jpeg(rgb.data(), 16, 16, 3, 90), "cap.jpg", Rect{0, 0, 16, 16}, options);
+  EXPECT_NE(msg.find("above the cap"), std::string::npos) << msg;
+}
+
+TEST(BadInput, TruncatedPngAndWebp) {
+  for (const char* name : {"palette.png", "rgb16.png", "lossy.webp", "lossless.webp"}) {
+    const auto bytes = read_file(fixture(name));
+    for (size_t keep : {size_t{10}, size_t{30}, bytes.size() / 2}) {
+      std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + keep);
+      const std::string msg = decode_error(cut, name);
+      EXPECT_NE(msg, "") << name << " truncated at " << keep;
+      EXPECT_EQ(msg.rfind(std::string(name) + ": ", 0), 0u) << msg;
+    }
+  }
+}
+
+TEST(BadInput, MemoryCap) {
+  DecodeOptions tiny;
+  tiny.limits.max_memory_bytes = 1000;
+  // Progressive JPEGs buffer every coefficient; libjpeg-turbo checks max_memory_to_use there.
+  const auto progressive = read_file(fixture("progressive_256.jpg"));
+  EXPECT_EQ(decode_error(progressive, "p.jpg"), "");
+  DecodeOptions small;
+  small.limits.max_memory_bytes = 64 << 10;
+  std::string msg = decode_error(progressive, "p.jpg", Rect{0, 0, 16, 16}, small);
+  EXPECT_EQ(msg.rfind("p.jpg: ", 0), 0u) << msg;
+  // PNG and WebP check their whole-image buffer against the cap.
+  msg = decode_error(read_file(fixture("resize_src.png")), "big.png", Rect{0, 0, 1 << 30, 1 << 30},
+                     tiny);
+  EXPECT_NE(msg.find("above the cap"), std::string::npos) << msg;
+}
+
+TEST(Encode, RoundTripsCloseToTheInput) {
+  const auto rgb = synthetic(64, 48, 3);
+  const auto bytes = encode_jpeg(rgb.data(), 64, 48, 3, 95);
+  const DecodedRegion r = decode_all(bytes, "rt.jpg");
+  ASSERT_EQ(r.pixels.size(), rgb.size());
+  EXPECT_LT(diff(r.pixels.data(), rgb.data(), rgb.size()).mean, 12.0);
+  EXPECT_THROW(encode_jpeg(rgb.data(), 64, 48, 2, 90), Error);
+  EXPECT_THROW(encode_jpeg(rgb.data(), 64, 48, 3, 0), Error);
+}
+
+}  // namespace
+}  // namespace stoker

@@ -1,0 +1,284 @@
+// Antialiased bilinear resize, reproducing Pillow's ImagingResample (BILINEAR, with box).
+//
+// The algorithm, as Pillow defines it (src/libImaging/Resample.c), per axis:
+//   scale = (in1 - in0) / out_size, filterscale = max(scale, 1), support = filterscale;
+//   output i is centred at in0 + (i + 0.5) * scale; its taps are the source pixels
+//   [int(center - support + 0.5), int(center + support + 0.5)) clipped to the source, with
+//   weights triangle((j - center + 0.5) / filterscale), normalised to sum 1, then converted to
+//   fixed point with 22 fractional bits, rounding half away from zero.
+// The horizontal pass runs first, into a uint8 intermediate holding only the rows the vertical
+// pass reads; each pass rounds by adding 1 << 21 and clips (acc >> 22) to 0..255.
+//
+// Here the "source image" of that description is the integer window `bounds` of the input:
+// coordinates are taken relative to its top-left corner and taps clipped to it. With bounds
+// the whole input this is Pillow's im.resize(size, BILINEAR, box); with bounds == box == an
+// integer crop it is im.crop(box).resize(size, BILINEAR), bit for bit, as torchvision's
+// RandomResizedCrop computes it.
+//
+// Speed: coefficients are computed once per call; every output gets the same number of taps
+// (zero-padded, windows shifted inside the source) so the inner loops have no per-tap branch;
+// the vertical pass accumulates whole rows, which the compiler vectorises.
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "stoker/error.h"
+#include "stoker/image.h"
+
+namespace stoker {
+namespace {
+
+constexpr int kPrecisionBits = 32 - 8 - 2;
+constexpr int32_t kHalf = int32_t{1} << (kPrecisionBits - 1);
+
+inline uint8_t clip8(int32_t acc) {
+  const int32_t v = acc >> kPrecisionBits;
+  return static_cast<uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v));
+}
+
+inline double triangle(double x) {
+  if (x < 0.0) x = -x;
+  return x < 1.0 ? 1.0 - x : 0.0;
+}
+
+// Taps of one axis: output i reads source [start[i], start[i] + taps) with coeffs[i * taps ..].
+struct Axis {
+  int taps = 0;
+  int32_t* start = nullptr;
+  int32_t* coeffs = nullptr;
+};
+
+// The most taps any output of this axis can have (Pillow's ksize).
+int max_taps(double in0, double in1, int out_size, int in_size) {
+  const double scale = (in1 - in0) / out_size;
+  const double support = std::max(scale, 1.0);
+  const double k = std::ceil(support) * 2 + 1;
+  return static_cast<int>(std::min<double>(k, in_size));
+}
+
+// Fills `axis` (coefficient storage for out_size * axis.taps, axis.taps preset to the
+// max_taps bound) for one dimension and lowers axis.taps to the widest window actually used.
+// Windows that would run past the end of the source are shifted left, with leading zero
+// weights, so that every output has exactly axis.taps taps. `weights`: axis.taps doubles.
+void compute_axis(Axis& axis, double* weights, double in0, double in1, int out_size, int in_size) {
+  const double scale = (in1 - in0) / out_size;
+  const double filterscale = std::max(scale, 1.0);
+  const double support = filterscale;  // the triangle's support is 1
+  const double inv = 1.0 / filterscale;
+  auto window = [&](int i, int& lo, int& hi) {
+    const double center = in0 + (i + 0.5) * scale;
+    lo = std::max(static_cast<int>(center - support + 0.5), 0);
+    hi = std::min(static_cast<int>(center + support + 0.5), in_size);
+    return center;
+  };
+  int used = 1;
+  for (int i = 0; i < out_size; ++i) {
+    int lo, hi;
+    window(i, lo, hi);
+    used = std::max(used, hi - lo);
+  }
+  used = std::min(used, axis.taps);
+  for (int i = 0; i < out_size; ++i) {
+    int lo, hi;
+    const double center = window(i, lo, hi);
+    const int n = std::clamp(hi - lo, 0, used);
+    double sum = 0.0;
+    for (int j = 0; j < n; ++j) {
+      weights[j] = triangle((j + lo - center + 0.5) * inv);
+      sum += weights[j];
+    }
+    const int start = std::min(lo, in_size - used);
+    const int shift = lo - start;
+    int32_t* k = axis.coeffs + static_cast<size_t>(i) * used;
+    std::fill(k, k + used, 0);
+    for (int j = 0; j < n && shift + j < used; ++j) {
+      const double w = sum != 0.0 ? weights[j] / sum : weights[j];
+      const double f = w * (1 << kPrecisionBits);
+      k[shift + j] = static_cast<int32_t>(w < 0 ? f - 0.5 : f + 0.5);
+    }
+    axis.start[i] = start;
+  }
+  axis.taps = used;
+}
+
+// The kernels take the tables as local restrict pointers: with `out` a uint8_t*, the compiler
+// would otherwise reload them from the Axis after every store (char may alias anything).
+template <int C, int K>
+void horizontal_fixed(uint8_t* __restrict out, const uint8_t* __restrict row, const Axis& ax,
+                      int out_width) {
+  const int32_t* __restrict start = ax.start;
+  const int32_t* __restrict coeffs = ax.coeffs;
+  for (int x = 0; x < out_width; ++x) {
+    const uint8_t* p = row + static_cast<size_t>(start[x]) * C;
+    const int32_t* k = coeffs + static_cast<size_t>(x) * K;
+    int32_t acc[C];
+    for (int c = 0; c < C; ++c) acc[c] = kHalf;
+    for (int t = 0; t < K; ++t) {
+      for (int c = 0; c < C; ++c) acc[c] += p[t * C + c] * k[t];
+    }
+    for (int c = 0; c < C; ++c) out[x * C + c] = clip8(acc[c]);
+  }
+}
+
+template <int C>
+void horizontal_any(uint8_t* __restrict out, const uint8_t* __restrict row, const Axis& ax,
+                    int out_width) {
+  const int taps = ax.taps;
+  const int32_t* __restrict start = ax.start;
+  const int32_t* __restrict coeffs = ax.coeffs;
+  for (int x = 0; x < out_width; ++x) {
+    const uint8_t* p = row + static_cast<size_t>(start[x]) * C;
+    const int32_t* k = coeffs + static_cast<size_t>(x) * taps;
+    int32_t acc[C];
+    for (int c = 0; c < C; ++c) acc[c] = kHalf;
+    for (int t = 0; t < taps; ++t) {
+      for (int c = 0; c < C; ++c) acc[c] += p[t * C + c] * k[t];
+    }
+    for (int c = 0; c < C; ++c) out[x * C + c] = clip8(acc[c]);
+  }
+}
+
+using HorizontalFn = void (*)(uint8_t*, const uint8_t*, const Axis&, int);
+
+template <int C>
+HorizontalFn pick_horizontal(int taps) {
+  switch (taps) {
+    case 1:
+      return horizontal_fixed<C, 1>;
+    case 2:
+      return horizontal_fixed<C, 2>;
+    case 3:
+      return horizontal_fixed<C, 3>;
+    case 4:
+      return horizontal_fixed<C, 4>;
+    case 5:
+      return horizontal_fixed<C, 5>;
+    case 6:
+      return horizontal_fixed<C, 6>;
+    case 7:
+      return horizontal_fixed<C, 7>;
+    case 8:
+      return horizontal_fixed<C, 8>;
+    default:
+      return horizontal_any<C>;
+  }
+}
+
+// Generic channel count (2, 4, ...): not on the hot path.
+void horizontal_generic(uint8_t* out, const uint8_t* row, const Axis& ax, int out_width,
+                        int channels) {
+  for (int x = 0; x < out_width; ++x) {
+    const uint8_t* p = row + static_cast<size_t>(ax.start[x]) * channels;
+    const int32_t* k = ax.coeffs + static_cast<size_t>(x) * ax.taps;
+    for (int c = 0; c < channels; ++c) {
+      int32_t acc = kHalf;
+      for (int t = 0; t < ax.taps; ++t) acc += p[t * channels + c] * k[t];
+      out[x * channels + c] = clip8(acc);
+    }
+  }
+}
+
+// One output row of the vertical pass: `taps` consecutive intermediate rows of n bytes.
+// Integer arithmetic is exact, so the AVX2 clone (8-lane multiplies; the baseline x86-64 build
+// has none) gives the same bytes as the default one: determinism does not depend on the CPU.
+__attribute__((target_clones("avx2", "default"))) void vertical_row(
+    uint8_t* __restrict out, const uint8_t* __restrict rows, size_t n, const int32_t* __restrict k,
+    int taps, int32_t* __restrict acc) {
+  for (size_t i = 0; i < n; ++i) acc[i] = kHalf;
+  for (int t = 0; t < taps; ++t) {
+    const int32_t kt = k[t];
+    if (kt == 0) continue;
+    const uint8_t* __restrict r = rows + static_cast<size_t>(t) * n;
+    for (size_t i = 0; i < n; ++i) acc[i] += r[i] * kt;
+  }
+  for (size_t i = 0; i < n; ++i) out[i] = clip8(acc[i]);
+}
+
+// Bytes reserved for a block of `count` elements of T, rounded up to 64-byte multiples.
+template <typename T>
+size_t block(size_t count) {
+  return (count * sizeof(T) + 63) / 64 * 64;
+}
+
+}  // namespace
+
+void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t* in, int in_width,
+                     int in_height, int channels, const Box& box, const Box& bounds,
+                     std::vector<uint8_t>& scratch) {
+  STOKER_CHECK(out_width > 0 && out_height > 0, "resize: invalid output size {}x{}", out_width,
+               out_height);
+  STOKER_CHECK(in_width > 0 && in_height > 0 && channels > 0, "resize: invalid input {}x{}x{}",
+               in_width, in_height, channels);
+  STOKER_CHECK(box.x1 > box.x0 && box.y1 > box.y0, "resize: empty box ({}, {}, {}, {})", box.x0,
+               box.y0, box.x1, box.y1);
+  // The integer window taps may come from: every pixel the (fractional) bounds touch.
+  const int bx0 = static_cast<int>(std::clamp(std::floor(bounds.x0), 0.0, double(in_width)));
+  const int by0 = static_cast<int>(std::clamp(std::floor(bounds.y0), 0.0, double(in_height)));
+  const int bx1 = static_cast<int>(std::clamp(std::ceil(bounds.x1), double(bx0), double(in_width)));
+  const int by1 =
+      static_cast<int>(std::clamp(std::ceil(bounds.y1), double(by0), double(in_height)));
+  const int src_w = bx1 - bx0, src_h = by1 - by0;
+  STOKER_CHECK(src_w > 0 && src_h > 0, "resize: bounds ({}, {}, {}, {}) hold no input pixel",
+               bounds.x0, bounds.y0, bounds.x1, bounds.y1);
+  const double ix0 = box.x0 - bx0, ix1 = box.x1 - bx0;
+  const double iy0 = box.y0 - by0, iy1 = box.y1 - by0;
+
+  Axis hx, vy;
+  hx.taps = max_taps(ix0, ix1, out_width, src_w);
+  vy.taps = max_taps(iy0, iy1, out_height, src_h);
+  const size_t row_elems = static_cast<size_t>(out_width) * channels;
+  const size_t hx_coeffs = block<int32_t>(static_cast<size_t>(out_width) * hx.taps);
+  const size_t hx_start = block<int32_t>(out_width);
+  const size_t vy_coeffs = block<int32_t>(static_cast<size_t>(out_height) * vy.taps);
+  const size_t vy_start = block<int32_t>(out_height);
+  const size_t weights = block<double>(std::max(hx.taps, vy.taps));
+  const size_t accum = block<int32_t>(row_elems);
+  const size_t fixed = hx_coeffs + hx_start + vy_coeffs + vy_start + weights + accum;
+  // The intermediate needs at most src_h rows; its exact height is known only after the
+  // vertical taps are computed, so reserve the bound (no reallocation mid-call).
+  const size_t needed = fixed + block<uint8_t>(row_elems * src_h) + 64;
+  if (scratch.size() < needed) scratch.resize(needed);
+  // 64-byte align the carve-out so the int32/double blocks are aligned.
+  uint8_t* base = scratch.data();
+  base += (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;
+  hx.coeffs = reinterpret_cast<int32_t*>(base);
+  hx.start = reinterpret_cast<int32_t*>(base + hx_coeffs);
+  vy.coeffs = reinterpret_cast<int32_t*>(base + hx_coeffs + hx_start);
+  vy.start = reinterpret_cast<int32_t*>(base + hx_coeffs + hx_start + vy_coeffs);
+  double* w = reinterpret_cast<double*>(base + hx_coeffs + hx_start + vy_coeffs + vy_start);
+  int32_t* acc = reinterpret_cast<int32_t*>(base + fixed - accum);
+  uint8_t* tmp = base + fixed;
+
+  compute_axis(hx, w, ix0, ix1, out_width, src_w);
+  compute_axis(vy, w, iy0, iy1, out_height, src_h);
+
+  // Horizontal pass over only the rows the vertical taps reach (windows are monotonic).
+  const int first = vy.start[0];
+  const int last = vy.start[out_height - 1] + vy.taps;
+  const size_t in_stride = static_cast<size_t>(in_width) * channels;
+  const uint8_t* src =
+      in + static_cast<size_t>(by0) * in_stride + static_cast<size_t>(bx0) * channels;
+  HorizontalFn h = nullptr;
+  if (channels == 3) h = pick_horizontal<3>(hx.taps);
+  if (channels == 1) h = pick_horizontal<1>(hx.taps);
+  for (int y = first; y < last; ++y) {
+    uint8_t* dst = tmp + static_cast<size_t>(y - first) * row_elems;
+    const uint8_t* row = src + static_cast<size_t>(y) * in_stride;
+    if (h != nullptr) {
+      h(dst, row, hx, out_width);
+    } else {
+      horizontal_generic(dst, row, hx, out_width, channels);
+    }
+  }
+
+  // Vertical pass: accumulate whole intermediate rows (integer sums, so the order of taps
+  // does not change the result).
+  for (int y = 0; y < out_height; ++y) {
+    vertical_row(out + static_cast<size_t>(y) * row_elems,
+                 tmp + static_cast<size_t>(vy.start[y] - first) * row_elems, row_elems,
+                 vy.coeffs + static_cast<size_t>(y) * vy.taps, vy.taps, acc);
+  }
+}
+
+}  // namespace stoker

@@ -1,0 +1,168 @@
+// resize_bilinear against Pillow's Image.resize(BILINEAR, box), and the pixel kernels.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "image/test_util.h"
+#include "stoker/error.h"
+#include "stoker/image.h"
+
+namespace stoker {
+namespace {
+
+using test::decode_all;
+using test::diff;
+using test::fixture;
+using test::read_file;
+using test::synthetic;
+
+TEST(Resize, MatchesPilExactly) {
+  const auto png = read_file(fixture("resize_src.png"));
+  const DecodedRegion src = decode_all(png, "resize_src.png");
+  ASSERT_EQ(src.width, 97);
+  ASSERT_EQ(src.height, 61);
+  const auto src_l = read_file(fixture("resize_src_l.bin"));
+  ASSERT_EQ(src_l.size(), 97u * 61u);
+
+  std::ifstream list(fixture("resize_cases.txt"));
+  ASSERT_TRUE(list.good());
+  std::string line;
+  int cases = 0;
+  std::vector<uint8_t> scratch;
+  while (std::getline(list, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    std::string name;
+    int channels, ow, oh;
+    Box box, bounds;
+    in >> name >> channels >> ow >> oh >> box.x0 >> box.y0 >> box.x1 >> box.y1 >> bounds.x0 >>
+        bounds.y0 >> bounds.x1 >> bounds.y1;
+    ASSERT_FALSE(in.fail()) << line;
+    const auto ref = read_file(fixture("resize_" + name + ".bin"));
+    ASSERT_EQ(ref.size(), static_cast<size_t>(ow) * oh * channels) << name;
+    std::vector<uint8_t> out(ref.size());
+    const uint8_t* input = channels == 3 ? src.pixels.data() : src_l.data();
+    resize_bilinear(out.data(), ow, oh, input, 97, 61, channels, box, bounds, scratch);
+    const auto d = diff(out.data(), ref.data(), ref.size());
+    EXPECT_EQ(d.max, 0) << name << " mean " << d.mean;
+    std::printf("  %-12s %dx%dx%d: max diff vs PIL %d\n", name.c_str(), ow, oh, channels, d.max);
+    ++cases;
+  }
+  EXPECT_GE(cases, 12);
+}
+
+TEST(Resize, IdentityAndConstant) {
+  const int w = 37, h = 23;
+  const auto img = synthetic(w, h, 3);
+  std::vector<uint8_t> out(img.size()), scratch;
+  const Box whole{0, 0, double(w), double(h)};
+  resize_bilinear(out.data(), w, h, img.data(), w, h, 3, whole, whole, scratch);
+  EXPECT_EQ(out, img);
+  // A constant image stays constant at any scale (weights sum to one after rounding).
+  std::vector<uint8_t> flat(static_cast<size_t>(w) * h * 3, 201);
+  for (auto [ow, oh] : {std::pair{5, 3}, std::pair{224, 224}, std::pair{36, 24}}) {
+    std::vector<uint8_t> o(static_cast<size_t>(ow) * oh * 3);
+    resize_bilinear(o.data(), ow, oh, flat.data(), w, h, 3, Box{1.5, 2.25, 30.0, 20.0}, whole,
+                    scratch);
+    for (uint8_t v : o) ASSERT_EQ(v, 201);
+  }
+}
+
+TEST(Resize, TapsStayInsideBounds) {
+  // Pixels outside `bounds` must not influence the result: poison them.
+  const int w = 60, h = 40;
+  auto img = synthetic(w, h, 1);
+  const Box crop{10, 5, 50, 35};
+  std::vector<uint8_t> a(20 * 20), b(20 * 20), scratch;
+  resize_bilinear(a.data(), 20, 20, img.data(), w, h, 1, crop, crop, scratch);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      if (x < 10 || x >= 50 || y < 5 || y >= 35) img[y * w + x] = (x + y) % 2 ? 255 : 0;
+    }
+  }
+  resize_bilinear(b.data(), 20, 20, img.data(), w, h, 1, crop, crop, scratch);
+  EXPECT_EQ(a, b);
+}
+
+TEST(Resize, RejectsEmptyBoxes) {
+  std::vector<uint8_t> in(16, 0), out(4), scratch;
+  EXPECT_THROW(resize_bilinear(out.data(), 2, 2, in.data(), 4, 4, 1, Box{2, 2, 2, 3},
+                               Box{0, 0, 4, 4}, scratch),
+               Error);
+  EXPECT_THROW(resize_bilinear(out.data(), 2, 2, in.data(), 4, 4, 1, Box{0, 0, 4, 4},
+                               Box{5, 5, 9, 9}, scratch),
+               Error);
+}
+
+// The hot path: a ~400x400 crop to 224x224 RGB. Reports the time; the bound is loose so that
+// a loaded CI machine does not fail it (target: well under 1 ms).
+TEST(Resize, Speed) {
+  const int w = 400, h = 400;
+  const auto img = synthetic(w, h, 3);
+  std::vector<uint8_t> out(224 * 224 * 3), scratch;
+  const Box box{3, 5, 3 + 391.0, 5 + 387.0};
+  for (int i = 0; i < 20; ++i) {
+    resize_bilinear(out.data(), 224, 224, img.data(), w, h, 3, box, box, scratch);
+  }
+  const int iters = 300;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < iters; ++i) {
+    resize_bilinear(out.data(), 224, 224, img.data(), w, h, 3, box, box, scratch);
+  }
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
+      iters;
+  std::printf("  resize 391x387 -> 224x224 RGB: %.3f ms per call\n", ms);
+  RecordProperty("resize_ms", std::to_string(ms));
+#ifdef NDEBUG  // optimised builds only: Debug and sanitizer builds are many times slower
+  EXPECT_LT(ms, 20.0);
+#endif
+}
+
+TEST(Pixels, CopyHwcFlip) {
+  const uint8_t in[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};  // 2x2 RGB
+  uint8_t out[12];
+  copy_hwc(out, in, 2, 2, 3, false);
+  EXPECT_EQ(0, std::memcmp(out, in, 12));
+  copy_hwc(out, in, 2, 2, 3, true);
+  const uint8_t flipped[] = {4, 5, 6, 1, 2, 3, 10, 11, 12, 7, 8, 9};
+  EXPECT_EQ(0, std::memcmp(out, flipped, 12));
+  const uint8_t gray[] = {1, 2, 3, 4, 5, 6};  // 3x2
+  uint8_t g[6];
+  copy_hwc(g, gray, 3, 2, 1, true);
+  const uint8_t gflip[] = {3, 2, 1, 6, 5, 4};
+  EXPECT_EQ(0, std::memcmp(g, gflip, 6));
+}
+
+TEST(Pixels, NormalizeToChwIsTorchvisionFloat32) {
+  const uint8_t in[] = {0, 128, 255, 7, 8, 9};  // 2x1 RGB
+  const float mean[] = {0.485f, 0.456f, 0.406f};
+  const float std[] = {0.229f, 0.224f, 0.225f};
+  float out[6];
+  normalize_to_chw(out, in, 2, 1, 3, false, mean, std);
+  // ToTensor: float32 v / 255; Normalize: (x - mean) / std, each op rounded to float32.
+  auto expect = [&](uint8_t v, int c) {
+    volatile float x = static_cast<float>(v) / 255.0f;
+    volatile float d = x - mean[c];
+    return d / std[c];
+  };
+  EXPECT_EQ(out[0], expect(0, 0));
+  EXPECT_EQ(out[1], expect(7, 0));
+  EXPECT_EQ(out[2], expect(128, 1));
+  EXPECT_EQ(out[3], expect(8, 1));
+  EXPECT_EQ(out[4], expect(255, 2));
+  EXPECT_EQ(out[5], expect(9, 2));
+  // Known torchvision values (torch 1.13, float32): (1.0 - 0.406) / 0.225 and (0 - .485)/.229.
+  EXPECT_FLOAT_EQ(out[4], 2.64f);
+  EXPECT_FLOAT_EQ(out[0], -2.117904f);
+  normalize_to_chw(out, in, 2, 1, 3, true, mean, std);
+  EXPECT_EQ(out[0], expect(7, 0));
+  EXPECT_EQ(out[1], expect(0, 0));
+}
+
+}  // namespace
+}  // namespace stoker

@@ -1,0 +1,62 @@
+// WebP via libwebp: whole-image decode to RGB (alpha dropped without compositing, as PIL's
+// convert("RGB")), then the requested region at scale 1.
+
+#include <webp/decode.h>
+
+#include <cstring>
+
+#include "image/decoders.h"
+#include "stoker/error.h"
+
+namespace stoker::image_internal {
+
+ImageHeader probe_webp(std::span<const uint8_t> bytes, const std::string& name) {
+  int width = 0, height = 0;
+  STOKER_CHECK(WebPGetInfo(bytes.data(), bytes.size(), &width, &height) != 0,
+               "{}: invalid or unsupported WebP header", name);
+  return ImageHeader{ImageFormat::kWebp, width, height};
+}
+
+void decode_webp(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
+                 const Rect& need, int channels, const std::string& name,
+                 const DecodeOptions& options) {
+  WebPBitstreamFeatures features;
+  STOKER_CHECK(WebPGetFeatures(bytes.data(), bytes.size(), &features) == VP8_STATUS_OK,
+               "{}: invalid WebP data", name);
+  STOKER_CHECK(!features.has_animation, "{}: animated WebP is not supported", name);
+  STOKER_CHECK(features.width == header.width && features.height == header.height,
+               "{}: WebP is {}x{}, but its probed header said {}x{}", name, features.width,
+               features.height, header.width, header.height);
+  const int64_t stride = int64_t{header.width} * 3;
+  const int64_t total = stride * header.height;
+  STOKER_CHECK(total <= options.limits.max_memory_bytes,
+               "{}: decoding needs {} bytes, above the cap of {} bytes (DecodeLimits)", name, total,
+               options.limits.max_memory_bytes);
+  // Decode the whole image into the output buffer, then move the region to its front: every
+  // destination byte lies at or before its source, so a forward pass never overwrites input.
+  out.pixels.resize(static_cast<size_t>(total));
+  STOKER_CHECK(WebPDecodeRGBInto(bytes.data(), bytes.size(), out.pixels.data(),
+                                 static_cast<size_t>(total), static_cast<int>(stride)) != nullptr,
+               "{}: corrupt or truncated WebP data", name);
+  uint8_t* base = out.pixels.data();
+  for (int y = 0; y < need.height; ++y) {
+    const uint8_t* in = base + (need.y + y) * stride + int64_t{need.x} * 3;
+    uint8_t* o = base + int64_t{y} * need.width * channels;
+    if (channels == 3) {
+      std::memmove(o, in, static_cast<size_t>(need.width) * 3);
+    } else {
+      rgb_to_luma_row(o, in, need.width);
+    }
+  }
+  out.pixels.resize(static_cast<size_t>(need.width) * need.height * channels);
+  out.width = need.width;
+  out.height = need.height;
+  out.channels = channels;
+  out.x0 = need.x;
+  out.y0 = need.y;
+  out.scaled_width = header.width;
+  out.scaled_height = header.height;
+  out.scale = 1.0;
+}
+
+}  // namespace stoker::image_internal

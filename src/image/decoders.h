@@ -1,0 +1,43 @@
+// Internal interface between the image layer's files: one probe and one decoder per format.
+// Not part of the public API (include/stoker/image.h is).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "stoker/image.h"
+
+namespace stoker::image_internal {
+
+// Width and height from the format's own header parser. Throw stoker::Error on failure.
+ImageHeader probe_jpeg(std::span<const uint8_t> bytes, const std::string& name,
+                       const DecodeLimits& limits);
+ImageHeader probe_png(std::span<const uint8_t> bytes, const std::string& name);
+ImageHeader probe_webp(std::span<const uint8_t> bytes, const std::string& name);
+
+// Throws unless width x height is a sane, non-empty size within the pixel cap.
+void check_dimensions(int64_t width, int64_t height, const std::string& name,
+                      const DecodeLimits& limits);
+
+// `need` is already clipped to the image and non-empty.
+void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
+                 const Rect& need, int min_width, int min_height, int channels,
+                 const std::string& name, const DecodeOptions& options);
+// Whole-image decoders (HWC RGB or gray) followed by a crop to `need` at scale 1.
+void decode_png(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
+                const Rect& need, int channels, const std::string& name,
+                const DecodeOptions& options);
+void decode_webp(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
+                 const Rect& need, int channels, const std::string& name,
+                 const DecodeOptions& options);
+
+// PIL's convert("L") of one RGB pixel (ITU-R 601-2 in 16-bit fixed point, rounded).
+inline uint8_t rgb_to_luma(uint8_t r, uint8_t g, uint8_t b) {
+  return static_cast<uint8_t>((r * 19595u + g * 38470u + b * 7471u + 0x8000u) >> 16);
+}
+
+// In-place RGB -> L over `count` pixels (out may alias in: it writes behind the reads).
+void rgb_to_luma_row(uint8_t* out, const uint8_t* in, int64_t count);
+
+}  // namespace stoker::image_internal
