@@ -1,0 +1,389 @@
+#include "stoker/loader.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "pipeline/batch_pool.h"
+#include "stoker/env.h"
+#include "stoker/error.h"
+#include "stoker/log.h"
+#include "stoker/rng.h"
+
+namespace stoker {
+namespace {
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+using SteadyClock = std::chrono::steady_clock;
+
+double seconds_since(SteadyClock::time_point start) {
+  return std::chrono::duration<double>(SteadyClock::now() - start).count();
+}
+
+}  // namespace
+
+BadSamplePolicy parse_bad_sample_policy(const std::string& name) {
+  if (name == "error") return BadSamplePolicy::kError;
+  if (name == "skip") return BadSamplePolicy::kSkip;
+  STOKER_THROW("unknown bad-sample policy '{}' (expected error or skip)", name);
+}
+
+// One batch being assembled by the workers.
+struct InFlight {
+  std::unique_ptr<Batch> batch;
+  int taken = 0;     // slots handed to workers
+  int finished = 0;  // slots done (successfully, skipped or failed)
+  // The failure of the lowest failing slot, so the error reported does not depend on timing.
+  int error_slot = -1;
+  std::exception_ptr error;
+};
+
+class Loader::Impl {
+ public:
+  Impl(std::shared_ptr<const Dataset> dataset, const LoaderConfig& config)
+      : dataset_(std::move(dataset)), config_(config) {
+    STOKER_CHECK(dataset_ != nullptr, "Loader: no dataset");
+    STOKER_CHECK(config_.batch_size >= 1, "batch size must be >= 1 (got {})", config_.batch_size);
+    STOKER_CHECK(config_.threads >= 0, "threads must be >= 0 (got {})", config_.threads);
+    STOKER_CHECK(config_.prefetch >= 0, "prefetch must be >= 0 (got {})", config_.prefetch);
+    STOKER_CHECK(dataset_->size() >= 1, "{}: the dataset is empty", dataset_->describe());
+    config_.transform.validate();
+    if (config_.rank.has_value() != config_.world_size.has_value()) {
+      STOKER_THROW("give both rank and world size, or neither");
+    }
+    rank_ = discover_rank(config_.rank, config_.world_size);
+    config_.rank = rank_.rank;
+    config_.world_size = rank_.world_size;
+    threads_ = config_.threads > 0 ? config_.threads : default_threads(rank_);
+    // Enough batches in flight that every worker has a sample to work on while the consumer
+    // holds the batch before: about four samples per thread, at least two batches.
+    prefetch_ = config_.prefetch > 0
+                    ? config_.prefetch
+                    : std::max(2, (4 * threads_ + config_.batch_size - 1) / config_.batch_size);
+    sampler_ = SamplerConfig{.dataset_size = dataset_->size(),
+                             .batch_size = config_.batch_size,
+                             .rank = rank_.rank,
+                             .world_size = rank_.world_size,
+                             .mode = config_.mode,
+                             .shuffle = config_.shuffle,
+                             .seed = config_.seed};
+    sample_bytes_ = config_.transform.sample_bytes();
+    pool_ = std::make_shared<BatchPool>(config_.batch_size, sample_bytes_);
+    workers_.reserve(static_cast<size_t>(threads_));
+    for (int t = 0; t < threads_; ++t) workers_.emplace_back([this] { worker_loop(); });
+  }
+
+  ~Impl() {
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
+    work_cv_.notify_all();
+    for (auto& worker : workers_) worker.join();
+    for (auto& flight : in_flight_) pool_->release(std::move(flight.batch));
+  }
+
+  void set_epoch(int64_t epoch) {
+    STOKER_CHECK(epoch >= 0, "epoch must be >= 0 (got {})", epoch);
+    int64_t consumed = 0;
+    if (pending_ && pending_->epoch == epoch) {
+      consumed = pending_->consumed;
+    } else if (plan_ && plan_->epoch() == epoch && delivered_ < plan_->num_batches()) {
+      // DESIGN.md: set_epoch for the epoch already loaded keeps the offset.
+      consumed = plan_->consumed_after(delivered_);
+    }
+    pending_.reset();
+    start(epoch, consumed);
+  }
+
+  std::shared_ptr<const Batch> next() {
+    if (!plan_) set_epoch(pending_ ? pending_->epoch : 0);
+    if (delivered_ >= plan_->num_batches()) return nullptr;
+    std::unique_ptr<Batch> batch;
+    std::exception_ptr error;
+    {
+      std::unique_lock lock(mu_);
+      InFlight& front = in_flight_.front();
+      if (front.finished < front.batch->batch_size) {
+        const auto wait_start = SteadyClock::now();
+        done_cv_.wait(lock, [&] { return front.finished == front.batch->batch_size; });
+        wait_seconds_ += seconds_since(wait_start);
+      }
+      batch = std::move(front.batch);
+      error = front.error;
+      in_flight_.pop_front();
+    }
+    ++delivered_;
+    if (error) {
+      pool_->release(std::move(batch));
+      // The epoch cannot go on past a failed batch; the next set_epoch starts afresh.
+      delivered_ = plan_->num_batches();
+      std::rethrow_exception(error);
+    }
+    schedule(delivered_ + static_cast<int64_t>(in_flight_.size()));
+    int64_t valid = 0;
+    for (uint8_t v : batch->valid) valid += v;
+    {
+      std::lock_guard lock(mu_);
+      ++stats_batches_;
+      stats_images_ += valid;
+      stats_skipped_ += batch->skipped;
+    }
+    return pool_->deliver(std::move(batch));
+  }
+
+  int64_t num_batches() const {
+    if (plan_) return plan_->num_batches();
+    const int64_t epoch = pending_ ? pending_->epoch : 0;
+    return EpochPlan(sampler_, epoch, pending_ ? pending_->consumed : 0).num_batches();
+  }
+
+  int64_t size() const { return EpochPlan(sampler_, 0, 0).num_batches(); }
+
+  ResumeState state() const {
+    if (pending_) return *pending_;
+    ResumeState s;
+    s.fingerprint = dataset_->fingerprint();
+    s.dataset_size = dataset_->size();
+    s.mode = config_.mode;
+    s.shuffle = config_.shuffle;
+    s.seed = config_.seed;
+    s.epoch = plan_ ? plan_->epoch() : 0;
+    s.consumed = plan_ ? plan_->consumed_after(delivered_) : 0;
+    return s;
+  }
+
+  void load_state(const ResumeState& s) {
+    const std::string fingerprint = dataset_->fingerprint();
+    STOKER_CHECK(s.fingerprint == fingerprint,
+                 "resume state is for another dataset (fingerprint {} here, {} in the state)",
+                 fingerprint, s.fingerprint);
+    STOKER_CHECK(s.dataset_size == dataset_->size(),
+                 "resume state is for {} samples, the dataset has {}", s.dataset_size,
+                 dataset_->size());
+    STOKER_CHECK(s.mode == config_.mode, "resume state has mode {}, the loader {}",
+                 to_string(s.mode), to_string(config_.mode));
+    STOKER_CHECK(s.shuffle == config_.shuffle, "resume state has shuffle={}, the loader {}",
+                 s.shuffle, config_.shuffle);
+    STOKER_CHECK(s.seed == config_.seed, "resume state has seed {}, the loader {}", s.seed,
+                 config_.seed);
+    STOKER_CHECK(s.epoch >= 0 && s.consumed >= 0 && s.consumed <= s.dataset_size,
+                 "resume state out of range (epoch {}, consumed {})", s.epoch, s.consumed);
+    drain();
+    plan_.reset();
+    delivered_ = 0;
+    pending_ = s;
+  }
+
+  LoaderStats stats() const {
+    std::lock_guard lock(mu_);
+    LoaderStats s;
+    s.threads = threads_;
+    s.prefetch = prefetch_;
+    s.batches = stats_batches_;
+    s.images = stats_images_;
+    s.skipped = stats_skipped_;
+    s.pool_buffers = pool_->allocated();
+    s.pool_grown = std::max<int64_t>(0, s.pool_buffers - (prefetch_ + 2));
+    s.wall_seconds = started_ ? seconds_since(start_time_) : 0.0;
+    s.wait_seconds = wait_seconds_;
+    s.cpu = cpu_;
+    return s;
+  }
+
+  const Dataset& dataset() const { return *dataset_; }
+  const LoaderConfig& config() const { return config_; }
+  const RankInfo& rank() const { return rank_; }
+
+ private:
+  // Waits for the workers to put down every sample they took, then drops the batches in
+  // flight. Called by the consumer thread only.
+  void drain() {
+    std::unique_lock lock(mu_);
+    paused_ = true;
+    idle_cv_.wait(lock, [&] { return active_ == 0; });
+    for (auto& flight : in_flight_) pool_->release(std::move(flight.batch));
+    in_flight_.clear();
+  }
+
+  void start(int64_t epoch, int64_t consumed) {
+    drain();
+    plan_.emplace(sampler_, epoch, consumed);
+    delivered_ = 0;
+    if (!started_) {
+      started_ = true;
+      start_time_ = SteadyClock::now();
+    }
+    const int64_t first = std::min<int64_t>(prefetch_, plan_->num_batches());
+    for (int64_t j = 0; j < first; ++j) schedule(j);
+    {
+      std::lock_guard lock(mu_);
+      paused_ = false;
+    }
+    work_cv_.notify_all();
+  }
+
+  // Sets up batch j (indices, labels, mask) and queues its samples for the workers.
+  void schedule(int64_t j) {
+    if (j >= plan_->num_batches()) return;
+    const double cpu_start = thread_cpu_seconds();
+    std::unique_ptr<Batch> batch = pool_->acquire();
+    batch->epoch = plan_->epoch();
+    batch->index = j;
+    batch->output = config_.transform.output;
+    batch->channels = config_.transform.channels;
+    batch->height = batch->width = config_.transform.size;
+    batch->skipped = 0;
+    batch->global_valid = plan_->batch(j, batch->indices, batch->valid);
+    for (size_t i = 0; i < batch->indices.size(); ++i) {
+      batch->labels[i] = dataset_->label(batch->indices[i]);
+    }
+    const double collate = thread_cpu_seconds() - cpu_start;
+    {
+      std::lock_guard lock(mu_);
+      cpu_.collate += collate;
+      in_flight_.emplace_back();
+      in_flight_.back().batch = std::move(batch);
+    }
+    work_cv_.notify_all();
+  }
+
+  void worker_loop() {
+    std::vector<uint8_t> bytes;
+    TransformScratch scratch;
+    std::unique_lock lock(mu_);
+    while (true) {
+      InFlight* flight = nullptr;
+      work_cv_.wait(lock, [&] { return stopping_ || (!paused_ && (flight = find_work())); });
+      if (stopping_) return;
+      const int slot = flight->taken++;
+      ++active_;
+      Batch* batch = flight->batch.get();
+      lock.unlock();
+
+      StageSeconds cpu;
+      std::exception_ptr error;
+      bool skipped = false;
+      run_sample(*batch, slot, bytes, scratch, cpu, error, skipped);
+
+      lock.lock();
+      cpu_.read += cpu.read;
+      cpu_.decode += cpu.decode;
+      cpu_.augment += cpu.augment;
+      if (skipped) ++batch->skipped;
+      if (error && (flight->error_slot < 0 || slot < flight->error_slot)) {
+        flight->error_slot = slot;
+        flight->error = error;
+      }
+      ++flight->finished;
+      --active_;
+      if (flight->finished == batch->batch_size) done_cv_.notify_one();
+      if (active_ == 0) idle_cv_.notify_all();
+    }
+  }
+
+  // The earliest batch with a slot left to take; in-order delivery wants the front first.
+  // Called with mu_ held; deque elements stay put while only the consumer pushes/pops under mu_.
+  InFlight* find_work() {
+    for (auto& flight : in_flight_) {
+      if (flight.batch && flight.taken < flight.batch->batch_size) return &flight;
+    }
+    return nullptr;
+  }
+
+  void run_sample(Batch& batch, int slot, std::vector<uint8_t>& bytes, TransformScratch& scratch,
+                  StageSeconds& cpu, std::exception_ptr& error, bool& skipped) {
+    const int64_t index = batch.indices[static_cast<size_t>(slot)];
+    uint8_t* out = batch.storage.data() + static_cast<size_t>(slot) * sample_bytes_;
+    try {
+      const double t0 = thread_cpu_seconds();
+      dataset_->read(index, bytes);
+      cpu.read += thread_cpu_seconds() - t0;
+      Rng rng(stream_key(config_.seed, static_cast<uint64_t>(batch.epoch),
+                         static_cast<uint64_t>(index)));
+      TransformTimings timings;
+      transform_sample(out, bytes, dataset_->name(index), config_.transform, rng, scratch,
+                       &timings);
+      cpu.decode += timings.decode_seconds;
+      cpu.augment += timings.augment_seconds;
+    } catch (const Error& e) {
+      // A bad sample: the policy decides whether it ends the epoch or is skipped.
+      if (config_.bad_samples == BadSamplePolicy::kSkip) {
+        // A padding slot repeating a bad sample is already invalid: it is not counted twice.
+        std::memset(out, 0, sample_bytes_);
+        auto& valid = batch.valid[static_cast<size_t>(slot)];
+        if (valid) {
+          valid = 0;
+          skipped = true;
+          log(LogLevel::kWarning, "skipping bad sample {}: {}", index, e.message());
+        }
+      } else {
+        error = std::current_exception();
+      }
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+
+  std::shared_ptr<const Dataset> dataset_;
+  LoaderConfig config_;
+  RankInfo rank_;
+  SamplerConfig sampler_;
+  int threads_ = 1;
+  int prefetch_ = 2;
+  size_t sample_bytes_ = 0;
+  std::shared_ptr<BatchPool> pool_;
+
+  // Consumer-thread state.
+  std::optional<EpochPlan> plan_;
+  std::optional<ResumeState> pending_;
+  int64_t delivered_ = 0;
+  bool started_ = false;
+  SteadyClock::time_point start_time_;
+
+  // Shared with workers, guarded by mu_.
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;  // workers: work queued or stopping
+  std::condition_variable done_cv_;  // consumer: a batch finished
+  std::condition_variable idle_cv_;  // consumer: no sample in progress
+  std::deque<InFlight> in_flight_;
+  int active_ = 0;
+  bool paused_ = true;
+  bool stopping_ = false;
+  StageSeconds cpu_;
+  double wait_seconds_ = 0;
+  int64_t stats_batches_ = 0;
+  int64_t stats_images_ = 0;
+  int64_t stats_skipped_ = 0;
+
+  std::vector<std::thread> workers_;
+};
+
+Loader::Loader(std::shared_ptr<const Dataset> dataset, const LoaderConfig& config)
+    : impl_(std::make_unique<Impl>(std::move(dataset), config)) {}
+Loader::~Loader() = default;
+void Loader::set_epoch(int64_t epoch) { impl_->set_epoch(epoch); }
+std::shared_ptr<const Batch> Loader::next() { return impl_->next(); }
+int64_t Loader::num_batches() const { return impl_->num_batches(); }
+int64_t Loader::size() const { return impl_->size(); }
+int Loader::rank() const { return impl_->rank().rank; }
+int Loader::world_size() const { return impl_->rank().world_size; }
+const LoaderConfig& Loader::config() const { return impl_->config(); }
+const Dataset& Loader::dataset() const { return impl_->dataset(); }
+ResumeState Loader::state() const { return impl_->state(); }
+void Loader::load_state(const ResumeState& state) { impl_->load_state(state); }
+LoaderStats Loader::stats() const { return impl_->stats(); }
+
+}  // namespace stoker

@@ -1,0 +1,319 @@
+#include "stoker/loader.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "stoker/error.h"
+#include "stoker/image.h"
+#include "stoker/rng.h"
+
+namespace stoker {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A small ImageFolder of noisy JPEGs of varied sizes, built once per test binary.
+class LoaderTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const char* tmp = std::getenv("STOKER_TEST_TMP");
+    root_ = fs::path(tmp ? tmp : "/tmp") / fmt::format("loader_test_{}", ::getpid());
+    fs::remove_all(root_);
+    for (int i = 0; i < kImages; ++i) {
+      Rng rng(stream_key(42, i));
+      const int w = 40 + static_cast<int>(rng.bounded(200));
+      const int h = 40 + static_cast<int>(rng.bounded(200));
+      std::vector<uint8_t> pixels(static_cast<size_t>(w) * h * 3);
+      for (size_t p = 0; p < pixels.size(); ++p) {
+        pixels[p] = static_cast<uint8_t>(((p / 3) % w) * 3 + rng.bounded(40));
+      }
+      write(fmt::format("c{}/img{:03d}.jpg", i % 3, i), encode_jpeg(pixels.data(), w, h, 3, 85));
+    }
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+
+  static void write(const std::string& rel, const std::vector<uint8_t>& bytes) {
+    const fs::path path = root_ / rel;
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+  }
+
+  static std::shared_ptr<Dataset> dataset(const fs::path& root = root_) {
+    return open_image_folder(root, {.cache = "off"});
+  }
+
+  static LoaderConfig config(int threads, int batch = 8) {
+    LoaderConfig c;
+    c.batch_size = batch;
+    c.threads = threads;
+    c.rank = 0;
+    c.world_size = 1;
+    c.seed = 7;
+    c.transform.size = 32;
+    return c;
+  }
+
+  // XXH3 over every batch of one epoch: images, labels, valid mask.
+  static uint64_t epoch_digest(Loader& loader, int64_t epoch) {
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_64bits_reset(state);
+    loader.set_epoch(epoch);
+    while (auto batch = loader.next()) {
+      XXH3_64bits_update(state, batch->images.data(), batch->images.size());
+      XXH3_64bits_update(state, batch->labels.data(), batch->labels.size() * sizeof(int64_t));
+      XXH3_64bits_update(state, batch->valid.data(), batch->valid.size());
+    }
+    const uint64_t digest = XXH3_64bits_digest(state);
+    XXH3_freeState(state);
+    return digest;
+  }
+
+  static constexpr int kImages = 45;
+  static fs::path root_;
+};
+
+fs::path LoaderTest::root_;
+
+TEST_F(LoaderTest, BatchesAreByteIdenticalForAnyThreadCount) {
+  auto data = dataset();
+  Loader one(data, config(1));
+  const uint64_t reference = epoch_digest(one, 3);
+  for (int threads : {2, 3, 8}) {
+    Loader many(data, config(threads));
+    EXPECT_EQ(epoch_digest(many, 3), reference) << threads << " threads";
+  }
+  // And across runs with the same (seed, epoch), but not across epochs.
+  Loader again(data, config(1));
+  EXPECT_EQ(epoch_digest(again, 3), reference);
+  EXPECT_NE(epoch_digest(again, 4), reference);
+}
+
+TEST_F(LoaderTest, Uint8AndFloatOutputsAgree) {
+  auto data = dataset();
+  auto c = config(2);
+  c.transform.output = OutputKind::kUint8;
+  Loader bytes_loader(data, c);
+  c.transform.output = OutputKind::kFloat32;
+  Loader float_loader(data, c);
+  bytes_loader.set_epoch(0);
+  float_loader.set_epoch(0);
+  auto u = bytes_loader.next();
+  auto f = float_loader.next();
+  ASSERT_TRUE(u && f);
+  const int s = 32;
+  const auto* pixels = u->images.data();
+  const auto* floats = reinterpret_cast<const float*>(f->images.data());
+  const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
+  for (int b = 0; b < u->batch_size; ++b) {
+    for (int y = 0; y < s; y += 7) {
+      for (int x = 0; x < s; x += 5) {
+        for (int ch = 0; ch < 3; ++ch) {
+          const float v = pixels[((b * s + y) * s + x) * 3 + ch] / 255.0f;
+          EXPECT_NEAR(floats[((b * 3 + ch) * s + y) * s + x], (v - mean[ch]) / std[ch], 1e-5);
+        }
+      }
+    }
+  }
+}
+
+TEST_F(LoaderTest, RanksTogetherDeliverEverySampleExactlyOnce) {
+  auto data = dataset();
+  for (int world : {1, 2, 4}) {
+    std::multiset<int64_t> seen;
+    std::set<int64_t> batch_counts;
+    for (int rank = 0; rank < world; ++rank) {
+      auto c = config(2, 4);
+      c.rank = rank;
+      c.world_size = world;
+      Loader loader(data, c);
+      loader.set_epoch(1);
+      int64_t batches = 0;
+      while (auto batch = loader.next()) {
+        ++batches;
+        for (int i = 0; i < batch->batch_size; ++i) {
+          EXPECT_EQ(batch->labels[i], data->label(batch->indices[i]));
+          if (batch->valid[i]) seen.insert(batch->indices[i]);
+        }
+      }
+      EXPECT_EQ(batches, loader.num_batches());
+      batch_counts.insert(batches);
+    }
+    EXPECT_EQ(batch_counts.size(), 1u) << "ranks disagree on the batch count, world " << world;
+    ASSERT_EQ(seen.size(), static_cast<size_t>(kImages)) << "world " << world;
+    EXPECT_EQ(std::set<int64_t>(seen.begin(), seen.end()).size(), static_cast<size_t>(kImages));
+  }
+}
+
+TEST_F(LoaderTest, ResumeOnAnotherWorldSizeDeliversExactlyTheRest) {
+  auto data = dataset();
+  std::set<int64_t> seen;
+  ResumeState state;
+  {
+    auto c = config(2, 4);
+    c.rank = 0;
+    c.world_size = 1;
+    Loader loader(data, c);
+    loader.set_epoch(2);
+    for (int j = 0; j < 3; ++j) {
+      auto batch = loader.next();
+      for (int i = 0; i < batch->batch_size; ++i) seen.insert(batch->indices[i]);
+    }
+    state = loader.state();
+    EXPECT_EQ(state.consumed, 12);
+    EXPECT_EQ(state.epoch, 2);
+  }
+  const ResumeState loaded = ResumeState::from_json(state.to_json());
+  std::multiset<int64_t> rest;
+  for (int rank = 0; rank < 3; ++rank) {
+    auto c = config(1, 5);
+    c.rank = rank;
+    c.world_size = 3;
+    Loader loader(data, c);
+    loader.load_state(loaded);
+    loader.set_epoch(2);  // the epoch already loaded: keeps the offset
+    while (auto batch = loader.next()) {
+      for (int i = 0; i < batch->batch_size; ++i) {
+        if (batch->valid[i]) rest.insert(batch->indices[i]);
+      }
+    }
+  }
+  EXPECT_EQ(rest.size(), static_cast<size_t>(kImages - 12));
+  for (int64_t index : rest) EXPECT_EQ(seen.count(index), 0u) << index << " delivered twice";
+  std::set<int64_t> all(seen);
+  all.insert(rest.begin(), rest.end());
+  EXPECT_EQ(all.size(), static_cast<size_t>(kImages));
+}
+
+TEST_F(LoaderTest, ResumeStateFromAnotherDatasetIsRefused) {
+  auto data = dataset();
+  Loader loader(data, config(1));
+  ResumeState state = loader.state();
+  state.fingerprint = "0000000000000000";
+  EXPECT_THROW(loader.load_state(state), Error);
+}
+
+TEST_F(LoaderTest, ConsumerHoldingEveryBatchGrowsThePoolInsteadOfDeadlocking) {
+  auto data = dataset();
+  auto c = config(2, 2);
+  c.prefetch = 2;
+  Loader loader(data, c);
+  loader.set_epoch(0);
+  std::vector<std::shared_ptr<const Batch>> held;
+  while (auto batch = loader.next()) held.push_back(batch);
+  EXPECT_EQ(static_cast<int64_t>(held.size()), loader.num_batches());
+  const LoaderStats stats = loader.stats();
+  EXPECT_GT(stats.pool_grown, 0);
+  // Held batches keep their content while the loader moves on: re-run and compare.
+  Loader again(data, c);
+  again.set_epoch(0);
+  for (const auto& batch : held) {
+    auto fresh = again.next();
+    ASSERT_TRUE(fresh);
+    EXPECT_TRUE(std::equal(batch->images.begin(), batch->images.end(), fresh->images.begin()));
+  }
+}
+
+TEST_F(LoaderTest, SteadyStateRecyclesBuffers) {
+  auto data = dataset();
+  auto c = config(2, 2);
+  c.prefetch = 3;
+  Loader loader(data, c);
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    loader.set_epoch(epoch);
+    while (auto batch = loader.next()) {
+    }
+  }
+  EXPECT_LE(loader.stats().pool_buffers, 3 + 2);
+  EXPECT_EQ(loader.stats().pool_grown, 0);
+}
+
+TEST_F(LoaderTest, DestroyingMidEpochReturnsPromptly) {
+  auto data = dataset();
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 20; ++i) {
+    Loader loader(data, config(4, 4));
+    loader.set_epoch(0);
+    auto batch = loader.next();
+    ASSERT_TRUE(batch);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 20.0);  // generous: 20 constructions, each must not wait for its epoch
+}
+
+class BadSampleTest : public LoaderTest {
+ protected:
+  void SetUp() override {
+    bad_root_ = root_.parent_path() / fmt::format("loader_bad_{}", ::getpid());
+    fs::remove_all(bad_root_);
+    fs::create_directories(bad_root_ / "a");
+    for (const auto& entry : fs::directory_iterator(root_ / "c0")) {
+      fs::copy_file(entry.path(), bad_root_ / "a" / entry.path().filename());
+    }
+    std::ofstream(bad_root_ / "a" / "zero.jpg");                            // empty
+    std::ofstream(bad_root_ / "a" / "text.jpg") << "this is not an image";  // not an image
+    fs::create_symlink("/nonexistent/x.jpg", bad_root_ / "a" / "dangling.jpg");
+  }
+  void TearDown() override { fs::remove_all(bad_root_); }
+  fs::path bad_root_;
+};
+
+TEST_F(BadSampleTest, ErrorPolicyNamesTheFile) {
+  auto data = dataset(bad_root_);
+  auto c = config(2, 64);  // one batch holds everything
+  Loader loader(data, c);
+  loader.set_epoch(0);
+  try {
+    loader.next();
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string message = e.message();
+    EXPECT_TRUE(message.find("zero.jpg") != std::string::npos ||
+                message.find("text.jpg") != std::string::npos ||
+                message.find("dangling.jpg") != std::string::npos)
+        << message;
+  }
+}
+
+TEST_F(BadSampleTest, SkipPolicyZeroFillsMarksInvalidAndCounts) {
+  auto data = dataset(bad_root_);
+  auto c = config(2, 4);
+  c.bad_samples = BadSamplePolicy::kSkip;
+  Loader loader(data, c);
+  loader.set_epoch(0);
+  std::set<std::string> skipped_names;
+  int64_t valid = 0;
+  while (auto batch = loader.next()) {
+    const size_t bytes = batch->images.size() / batch->batch_size;
+    for (int i = 0; i < batch->batch_size; ++i) {
+      const std::string name = data->name(batch->indices[i]);
+      const bool bad = name.find("zero.jpg") != std::string::npos ||
+                       name.find("text.jpg") != std::string::npos ||
+                       name.find("dangling.jpg") != std::string::npos;
+      if (bad) {
+        EXPECT_EQ(batch->valid[i], 0) << name;
+        const auto* slot = batch->images.data() + i * bytes;
+        EXPECT_TRUE(std::all_of(slot, slot + bytes, [](uint8_t v) { return v == 0; }));
+        skipped_names.insert(name);
+      } else {
+        valid += batch->valid[i];
+      }
+    }
+  }
+  EXPECT_EQ(skipped_names.size(), 3u);
+  EXPECT_EQ(loader.stats().skipped, 3);
+  EXPECT_EQ(valid, data->size() - 3);
+}
+
+}  // namespace
+}  // namespace stoker
