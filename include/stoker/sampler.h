@@ -60,6 +60,9 @@ class EpochPlan {
   EpochPlan(const SamplerConfig& config, int64_t epoch, int64_t consumed = 0);
 
   int64_t num_batches() const { return num_batches_; }  // K, the same on every rank
+  // K for a plan starting after `consumed` samples, without building the permutation.
+  // Requires a config and `consumed` the constructor would accept.
+  static int64_t count_batches(const SamplerConfig& config, int64_t consumed);
   int64_t epoch() const { return epoch_; }
   int64_t consumed_at_start() const { return consumed_; }
   const SamplerConfig& config() const { return config_; }

@@ -146,11 +146,10 @@ class Loader::Impl {
 
   int64_t num_batches() const {
     if (plan_) return plan_->num_batches();
-    const int64_t epoch = pending_ ? pending_->epoch : 0;
-    return EpochPlan(sampler_, epoch, pending_ ? pending_->consumed : 0).num_batches();
+    return EpochPlan::count_batches(sampler_, pending_ ? pending_->consumed : 0);
   }
 
-  int64_t size() const { return EpochPlan(sampler_, 0, 0).num_batches(); }
+  int64_t size() const { return EpochPlan::count_batches(sampler_, 0); }
 
   ResumeState state() const {
     if (pending_) return *pending_;

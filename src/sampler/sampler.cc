@@ -138,6 +138,22 @@ ResumeState ResumeState::from_json(const std::string& json) {
   return s;
 }
 
+int64_t EpochPlan::count_batches(const SamplerConfig& config, int64_t consumed) {
+  // W and B are ints, so W*B fits easily in int64.
+  const int64_t w = config.world_size;
+  const int64_t b = config.batch_size;
+  const int64_t remaining = config.dataset_size - consumed;
+  switch (config.mode) {
+    case SamplerMode::kExact:
+      return ceil_div(remaining, w * b);
+    case SamplerMode::kPad:
+      return ceil_div(ceil_div(remaining, w), b);
+    case SamplerMode::kDrop:
+      return remaining / (w * b);
+  }
+  STOKER_THROW("sampler: invalid mode {}", static_cast<int>(config.mode));
+}
+
 EpochPlan::EpochPlan(const SamplerConfig& config, int64_t epoch, int64_t consumed)
     : config_(config), epoch_(epoch), consumed_(consumed) {
   const int64_t n = config.dataset_size;
@@ -160,22 +176,9 @@ EpochPlan::EpochPlan(const SamplerConfig& config, int64_t epoch, int64_t consume
       STOKER_THROW("sampler: invalid mode {}", static_cast<int>(config.mode));
   }
 
-  const int64_t w = config.world_size;
-  const int64_t b = config.batch_size;
   remaining_ = n - consumed;
-  per_rank_ = ceil_div(remaining_, w);
-  // W and B are ints, so W*B fits easily in int64.
-  switch (config.mode) {
-    case SamplerMode::kExact:
-      num_batches_ = ceil_div(remaining_, w * b);
-      break;
-    case SamplerMode::kPad:
-      num_batches_ = ceil_div(per_rank_, b);
-      break;
-    case SamplerMode::kDrop:
-      num_batches_ = remaining_ / (w * b);
-      break;
-  }
+  per_rank_ = ceil_div(remaining_, config.world_size);
+  num_batches_ = count_batches(config, consumed);
   // Without shuffle P is the identity: no N-sized table needed.
   if (config.shuffle) perm_ = permutation(config.seed, static_cast<uint64_t>(epoch), n);
 }
