@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "pack.h"
 #include "stoker/dataset.h"
 #include "stoker/env.h"
 #include "stoker/error.h"
@@ -246,7 +247,8 @@ int run(int argc, char** argv) {
   BenchFlags bench;
   auto* bench_cmd = app.add_subcommand(
       "bench", "measure images/s of the input pipeline on DATA and where the time goes");
-  bench_cmd->add_option("DATA", bench.data, "image folder or file list")->required();
+  bench_cmd->add_option("DATA", bench.data, "image folder, file list or packed dataset")
+      ->required();
   add_loader_flags(*bench_cmd, bench);
   bench_cmd->add_option("--images", bench.images,
                         "run until this many images are delivered (default: one epoch)");
@@ -275,7 +277,9 @@ int run(int argc, char** argv) {
   synth_cmd->add_option("--quality", synth.quality, "JPEG quality")->check(CLI::Range(1, 100));
   synth_cmd->add_option("--seed", synth.seed, "seed");
 
+  auto pack_commands = add_pack_commands(app);
   CLI11_PARSE(app, argc, argv);
+  if (auto rc = pack_commands->run()) return *rc;
   if (bench_cmd->parsed()) return cmd_bench(bench);
   if (demo_cmd->parsed()) return cmd_demo(demo, demo_dir, demo_images);
   if (synth_cmd->parsed()) return cmd_synth(synth_out, synth);

@@ -17,7 +17,7 @@ struct RankInfo {
   int rank = 0;
   int world_size = 1;
   int local_rank = 0;
-  int local_world_size = 1;  // ranks sharing this node
+  int local_world_size = 1;        // ranks sharing this node
   std::string source = "default";  // "arguments", "torchrun", "openmpi", "slurm", "default"
 };
 

@@ -13,7 +13,8 @@
 
 namespace stoker {
 
-enum class ImageFormat { kUnknown, kJpeg, kPng, kWebp };
+// kRaw: stoker's raw-pixel payload of packed datasets (raw_image.h).
+enum class ImageFormat { kUnknown, kJpeg, kPng, kWebp, kRaw };
 const char* to_string(ImageFormat format);
 
 // Default caps against decompression bombs (documented in README and docs/design.md):
@@ -91,8 +92,8 @@ void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t*
 void copy_hwc(uint8_t* out, const uint8_t* in, int width, int height, int channels, bool flip);
 
 // uint8 HWC -> float32 CHW, (v / 255 - mean[c]) / std[c], optionally mirrored left-right.
-void normalize_to_chw(float* out, const uint8_t* in, int width, int height, int channels,
-                      bool flip, const float* mean, const float* std);
+void normalize_to_chw(float* out, const uint8_t* in, int width, int height, int channels, bool flip,
+                      const float* mean, const float* std);
 
 // Encodes RGB or gray pixels as baseline JPEG (libjpeg-turbo), for tests, tools and packing.
 std::vector<uint8_t> encode_jpeg(const uint8_t* pixels, int width, int height, int channels,

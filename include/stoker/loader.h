@@ -60,11 +60,11 @@ struct Batch {
   int batch_size = 0;
   OutputKind output = OutputKind::kFloat32;
   int channels = 3, height = 0, width = 0;
-  std::span<uint8_t> images;    // raw bytes of the image tensor
-  std::vector<int64_t> labels;  // B (padding slots carry their wrapped sample's label)
-  std::vector<int64_t> indices; // B dataset indices, padding slots included
-  std::vector<uint8_t> valid;   // B, 1 = valid
-  int skipped = 0;              // slots zero-filled by the skip policy in this batch
+  std::span<uint8_t> images;     // raw bytes of the image tensor
+  std::vector<int64_t> labels;   // B (padding slots carry their wrapped sample's label)
+  std::vector<int64_t> indices;  // B dataset indices, padding slots included
+  std::vector<uint8_t> valid;    // B, 1 = valid
+  int skipped = 0;               // slots zero-filled by the skip policy in this batch
 
   std::vector<uint8_t> storage;  // owns `images`
 };
@@ -76,14 +76,14 @@ struct StageSeconds {
 struct LoaderStats {
   int threads = 0;
   int prefetch = 0;
-  int64_t batches = 0;            // delivered this loader's lifetime
-  int64_t images = 0;             // valid images delivered
-  int64_t skipped = 0;            // bad samples skipped
-  int64_t pool_buffers = 0;       // batch buffers allocated in total
-  int64_t pool_grown = 0;         // allocations beyond the initial prefetch + 1
-  double wall_seconds = 0;        // since the first set_epoch
-  double wait_seconds = 0;        // consumer blocked in next()
-  StageSeconds cpu;               // worker CPU seconds per stage
+  int64_t batches = 0;       // delivered this loader's lifetime
+  int64_t images = 0;        // valid images delivered
+  int64_t skipped = 0;       // bad samples skipped
+  int64_t pool_buffers = 0;  // batch buffers allocated in total
+  int64_t pool_grown = 0;    // allocations beyond the initial prefetch + 1
+  double wall_seconds = 0;   // since the first set_epoch
+  double wait_seconds = 0;   // consumer blocked in next()
+  StageSeconds cpu;          // worker CPU seconds per stage
 };
 
 class Loader {

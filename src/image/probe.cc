@@ -5,6 +5,7 @@
 
 #include "image/decoders.h"
 #include "stoker/error.h"
+#include "stoker/raw_image.h"
 
 namespace stoker {
 
@@ -16,6 +17,8 @@ const char* to_string(ImageFormat format) {
       return "png";
     case ImageFormat::kWebp:
       return "webp";
+    case ImageFormat::kRaw:
+      return "raw";
     case ImageFormat::kUnknown:
       break;
   }
@@ -45,6 +48,7 @@ ImageFormat sniff(std::span<const uint8_t> b) {
       std::memcmp(b.data() + 8, "WEBP", 4) == 0) {
     return ImageFormat::kWebp;
   }
+  if (is_raw_image(b)) return ImageFormat::kRaw;
   return ImageFormat::kUnknown;
 }
 
@@ -64,6 +68,11 @@ ImageHeader probe_image(std::span<const uint8_t> bytes, const std::string& name,
     case ImageFormat::kWebp:
       header = image_internal::probe_webp(bytes, name);
       break;
+    case ImageFormat::kRaw: {
+      const RawImageInfo raw = probe_raw(bytes, name, limits);
+      header = ImageHeader{ImageFormat::kRaw, raw.width, raw.height};
+      break;
+    }
     case ImageFormat::kUnknown:
       STOKER_THROW("{}: not a JPEG, PNG or WebP image", name);
   }
@@ -97,6 +106,9 @@ void decode_region(DecodedRegion& out, std::span<const uint8_t> bytes, const Ima
       return;
     case ImageFormat::kWebp:
       image_internal::decode_webp(out, bytes, header, r, channels, name, options);
+      return;
+    case ImageFormat::kRaw:
+      decode_raw_region(out, bytes, r, channels, name, options.limits);
       return;
     case ImageFormat::kUnknown:
       break;

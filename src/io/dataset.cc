@@ -6,6 +6,7 @@
 
 #include "io/file_util.h"
 #include "stoker/error.h"
+#include "stoker/packed.h"
 
 namespace stoker {
 
@@ -17,6 +18,11 @@ std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path) {
     const int error = errno;
     STOKER_CHECK(error != ENOENT, "{}: no such file or directory", name);
     STOKER_THROW("{}: {}", name, io::errno_message(error));
+  }
+  // A packed dataset is a folder (or a manifest file) whose manifest says so; checked first
+  // because its folder holds no class sub-folders and its manifest is not a file list.
+  if ((S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && is_packed_dataset(path)) {
+    return open_packed(path);
   }
   if (S_ISDIR(st.st_mode)) return open_image_folder(path);
   if (S_ISREG(st.st_mode)) return open_file_list(path);

@@ -1,0 +1,130 @@
+// Packed datasets: a source decoded, resized and re-encoded once, offline, into a few large
+// indexed shard files that load at memory speed (docs/format.md; constants in packed_format.h).
+//
+//   pack_dataset(source, OUT, options)   OUT/shard-NNNNN.stk + OUT/manifest.json
+//   open_packed(OUT)                     a Dataset; open_dataset(OUT) calls it for packed folders
+//   verify_packed(OUT)                   full scan, throws at the first corruption
+//   inspect_packed(OUT)                  the manifest, summarised
+//
+// Failures throw stoker::Error naming the file (manifest or shard), and for record-level
+// corruption the record number and byte offset:
+//   "OUT/shard-00003.stk: record 17 at byte offset 123456: checksum mismatch".
+// Thread-safety: the free functions are independent; a packed Dataset's const methods may be
+// called from any thread (reads use pread on a shared descriptor; no mutable state).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stoker/dataset.h"
+#include "stoker/image.h"
+
+namespace stoker {
+
+// original: the source bytes as they are (probed for format and size, not decoded);
+// jpeg: decoded, resized (max_side/short_side), re-encoded as baseline JPEG at `quality`;
+// raw: decoded, resized, stored as uint8 RGB pixels (raw_image.h), optionally zstd-compressed.
+enum class PackMode { kOriginal, kJpeg, kRaw };
+PackMode parse_pack_mode(const std::string& name);  // "original" | "jpeg" | "raw"
+const char* to_string(PackMode mode);
+
+struct PackProgress {
+  int64_t done = 0;       // source samples handled (written or skipped), including reused shards
+  int64_t total = 0;      // source samples
+  int64_t skipped = 0;    // bad samples left out
+  int64_t reused = 0;     // source samples covered by complete shards of an earlier run
+  int64_t bytes = 0;      // shard bytes written or reused so far
+  int shards = 0;         // complete shards so far
+  bool finished = false;  // the last call: the manifest is written
+};
+
+struct PackOptions {
+  PackMode mode = PackMode::kOriginal;
+  // At most one of the two; 0 = keep the size. Target dims are computed from the full-size
+  // image: scale = min(1, S / max(w, h)) or min(1, S / min(w, h)); new = round(w * scale),
+  // round(h * scale), at least 1. jpeg and raw modes only.
+  int max_side = 0;
+  int short_side = 0;
+  int quality = 90;                         // jpeg mode, 1..100
+  int zstd_level = 0;                       // raw mode: 0 = uncompressed, 1..22 = zstd level
+  int64_t shard_size = int64_t{256} << 20;  // shards are cut on record boundaries past this
+  int threads = 0;                          // 0 = the cores this process may use
+  bool skip_bad_samples = false;            // false: the first bad sample stops the pack, named
+  DecodeLimits limits = {};                 // caps for decoding untrusted sources (all modes probe)
+  // Called on the packing thread after each sample and at the end; may throw to abort.
+  std::function<void(const PackProgress&)> progress = {};
+
+  // Throws stoker::Error naming the offending option.
+  void validate() const;
+};
+
+struct PackResult {
+  int64_t records = 0;
+  int64_t skipped = 0;
+  int64_t shards = 0;
+  int64_t reused_shards = 0;      // complete shards of an earlier run, kept
+  bool already_complete = false;  // a valid pack with these options was there: nothing written
+  int64_t bytes = 0;              // all shard bytes
+};
+
+// Packs `source` into folder `out` (created if needed). Deterministic: the same source and
+// options give identical bytes whatever `threads` is. Crash-safe: each file is written as
+// NAME.tmp, fsynced, renamed, and the folder fsynced; the manifest comes last, so an
+// interrupted pack never looks complete. Running it again with the same options keeps the
+// complete shards and finishes the rest, producing the same bytes as an uninterrupted run.
+// Throws stoker::Error for bad options, I/O errors, and (unless skip_bad_samples) the first
+// sample that cannot be read or decoded, naming it.
+PackResult pack_dataset(const Dataset& source, const std::string& source_path,
+                        const std::filesystem::path& out, const PackOptions& options);
+
+// True when `path` is a packed dataset's folder (holding manifest.json) or its manifest file,
+// judged by the manifest's "format" field. Never throws.
+bool is_packed_dataset(const std::filesystem::path& path);
+
+// Opens a packed dataset: checks the manifest and every shard's header, footer, size, index
+// checksum and agreement with the manifest, then maps the indexes. Memory: the mapped indexes
+// plus O(shards + classes); no per-record heap objects. read() verifies the record's checksum
+// and bounds; name(i) is "OUT/shard-00003.stk#17". Throws naming the file and reason.
+std::shared_ptr<Dataset> open_packed(const std::filesystem::path& path);
+
+struct VerifyReport {
+  int64_t shards = 0;
+  int64_t records = 0;
+  int64_t bytes = 0;
+};
+// Reads every byte of every shard and checks all checksums, bounds and cross-references.
+// Throws stoker::Error naming the shard, record and byte offset of the first corruption.
+// `progress` (optional) is called with bytes checked so far and total bytes.
+VerifyReport verify_packed(const std::filesystem::path& path,
+                           const std::function<void(int64_t, int64_t)>& progress = {});
+
+struct PackedShardInfo {
+  std::string file;
+  int64_t records = 0;
+  int64_t first_record = 0;
+  int64_t bytes = 0;
+  std::string checksum;
+};
+struct PackedInfo {
+  std::filesystem::path folder;
+  int version = 0;
+  int64_t records = 0;
+  int64_t source_samples = 0;
+  std::vector<std::string> classes;
+  std::vector<int64_t> class_counts;  // records per class, from the mapped indexes
+  std::vector<PackedShardInfo> shards;
+  std::string options_json;  // the manifest's "options" object, compact JSON
+  std::string source;
+  std::string fingerprint;
+  int64_t bytes = 0;                                         // all shard bytes
+  int64_t payload_bytes = 0;                                 // record payloads only
+  std::vector<std::pair<std::string, std::string>> skipped;  // (name, reason)
+};
+// The manifest's content plus per-class counts (opens the dataset, as open_packed does).
+PackedInfo inspect_packed(const std::filesystem::path& path);
+
+}  // namespace stoker

@@ -1,0 +1,257 @@
+// The packed dataset reader: open_packed, verify_packed, inspect_packed (stoker/packed.h).
+//
+// Memory at open is O(shards + classes): labels, offsets and checksums stay in the mapped
+// shard indexes, and a sample's name is formatted on demand. What open() reads is the
+// manifest, each shard's header and footer, and each index once (to check its checksum, so
+// that labels read from it later are trustworthy).
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "io/packed_manifest.h"
+#include "io/packed_shard.h"
+#include "stoker/error.h"
+#include "stoker/packed.h"
+
+namespace stoker {
+namespace io {
+namespace {
+
+// Checks a shard against its manifest entry and its predecessor's source range.
+void check_against_manifest(const ShardFile& shard, const Manifest& m, size_t i,
+                            uint64_t expected_first_source) {
+  const ManifestShard& s = m.shards[i];
+  const std::string& name = shard.name();
+  STOKER_CHECK(shard.file_size() == s.bytes,
+               "{}: {} bytes, the manifest says {} (truncated or replaced shard)", name,
+               shard.file_size(), s.bytes);
+  STOKER_CHECK(shard.options_hash() == m.options_hash,
+               "{}: written with other pack options than the manifest's (options hash {} vs {})",
+               name, hex64(shard.options_hash()), hex64(m.options_hash));
+  STOKER_CHECK(shard.shard_number() == i, "{}: header says it is shard {}, not {}", name,
+               shard.shard_number(), i);
+  STOKER_CHECK(shard.record_count() == s.records && shard.first_record() == s.first_record,
+               "{}: holds records [{}, +{}), the manifest says [{}, +{})", name,
+               shard.first_record(), shard.record_count(), s.first_record, s.records);
+  STOKER_CHECK(shard.first_source() == expected_first_source,
+               "{}: covers source samples from {}, expected {}", name, shard.first_source(),
+               expected_first_source);
+  STOKER_CHECK(shard.checksum() == s.checksum, "{}: checksum {} differs from the manifest's {}",
+               name, hex64(shard.checksum()), hex64(s.checksum));
+}
+
+struct OpenedPack {
+  std::filesystem::path folder;
+  std::string manifest_name;
+  Manifest manifest;
+  std::vector<ShardFile> shards;
+};
+
+OpenedPack open_pack(const std::filesystem::path& path) {
+  OpenedPack p;
+  p.manifest = read_manifest(path, p.folder, p.manifest_name);
+  const Manifest& m = p.manifest;
+  p.shards.reserve(m.shards.size());
+  uint64_t next_source = 0;
+  for (size_t i = 0; i < m.shards.size(); ++i) {
+    const std::string file = (p.folder / m.shards[i].file).string();
+    p.shards.push_back(ShardFile::open(file, file));
+    check_against_manifest(p.shards.back(), m, i, next_source);
+    next_source = p.shards.back().first_source() + p.shards.back().source_count();
+  }
+  STOKER_CHECK(next_source == m.source_samples,
+               "{}: shards cover {} source samples, the manifest says {}", p.manifest_name,
+               next_source, m.source_samples);
+  return p;
+}
+
+class PackedDataset final : public Dataset {
+ public:
+  explicit PackedDataset(OpenedPack pack)
+      : folder_(pack.folder.string()),
+        shards_(std::move(pack.shards)),
+        classes_(std::move(pack.manifest.classes)),
+        records_(static_cast<int64_t>(pack.manifest.records)),
+        fingerprint_(hex64(pack.manifest.fingerprint)) {
+    starts_.reserve(shards_.size());
+    for (const ShardFile& s : shards_) starts_.push_back(s.first_record());
+  }
+
+  int64_t size() const override { return records_; }
+
+  int64_t label(int64_t index) const override {
+    const auto [s, j] = locate(index);
+    const uint32_t label = shards_[s].label(j);
+    // The index checksum vouches for the bytes, not for the writer: check the range too.
+    STOKER_CHECK(label < classes_.size(), "{}#{}: label {} out of range [0, {})", shards_[s].name(),
+                 j, label, classes_.size());
+    return label;
+  }
+
+  std::string name(int64_t index) const override {
+    const auto [s, j] = locate(index);
+    return fmt::format("{}#{}", shards_[s].name(), j);
+  }
+
+  void read(int64_t index, std::vector<uint8_t>& out) const override {
+    const auto [s, j] = locate(index);
+    shards_[s].read_record(j, out);
+  }
+
+  const std::vector<std::string>& classes() const override { return classes_; }
+  std::string fingerprint() const override { return fingerprint_; }
+  std::string describe() const override {
+    return fmt::format("packed {} ({} samples, {} classes, {} shards)", folder_, records_,
+                       classes_.size(), shards_.size());
+  }
+
+ private:
+  // (shard, record within shard) of dataset index `index`: a binary search over the shard
+  // starts, O(log shards).
+  std::pair<size_t, uint64_t> locate(int64_t index) const {
+    STOKER_CHECK(index >= 0 && index < records_, "{}: sample index {} out of range [0, {})",
+                 folder_, index, records_);
+    const auto u = static_cast<uint64_t>(index);
+    const size_t s =
+        static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), u) - starts_.begin()) -
+        1;
+    return {s, u - starts_[s]};
+  }
+
+  std::string folder_;
+  std::vector<ShardFile> shards_;
+  std::vector<uint64_t> starts_;
+  std::vector<std::string> classes_;
+  int64_t records_ = 0;
+  std::string fingerprint_;
+};
+
+// The first 4 KiB of a file, or "" when it cannot be read.
+std::string head_of(const std::filesystem::path& file) {
+  const int raw = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (raw < 0) return "";
+  UniqueFd fd(raw);
+  std::string text(4096, '\0');
+  const ssize_t n = ::pread(fd.get(), text.data(), text.size(), 0);
+  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  return text;
+}
+
+bool looks_like_manifest(const std::filesystem::path& file) {
+  // serialize_manifest writes "format" first; a quick look spares parsing a file list.
+  const std::string head = head_of(file);
+  return head.find(fmt::format("\"format\": \"{}\"", packed::kManifestFormat)) !=
+             std::string::npos ||
+         head.find(fmt::format("\"format\":\"{}\"", packed::kManifestFormat)) != std::string::npos;
+}
+
+}  // namespace
+}  // namespace io
+
+bool is_packed_dataset(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) return false;
+  if (std::filesystem::is_directory(status)) {
+    const auto manifest = path / packed::kManifestName;
+    return std::filesystem::is_regular_file(manifest, ec) && io::looks_like_manifest(manifest);
+  }
+  return std::filesystem::is_regular_file(status) && io::looks_like_manifest(path);
+}
+
+std::shared_ptr<Dataset> open_packed(const std::filesystem::path& path) {
+  return std::make_shared<io::PackedDataset>(io::open_pack(path));
+}
+
+VerifyReport verify_packed(const std::filesystem::path& path,
+                           const std::function<void(int64_t, int64_t)>& progress) {
+  io::OpenedPack p = io::open_pack(path);
+  const io::Manifest& m = p.manifest;
+  int64_t total = 0;
+  for (const io::ShardFile& s : p.shards) total += static_cast<int64_t>(s.file_size());
+  VerifyReport report;
+  uint64_t payload = 0;
+  size_t skipped_at = 0;
+  std::vector<uint8_t> buffer;
+  for (const io::ShardFile& shard : p.shards) {
+    const std::string& name = shard.name();
+    // Records must tile [header end, index offset) exactly: then every byte of the file is
+    // covered by some checksum (header, record, index, footer).
+    uint64_t expected = packed::kShardHeaderSize;
+    for (uint64_t j = 0; j < shard.record_count(); ++j) {
+      const io::IndexEntry e = shard.entry(j);
+      STOKER_CHECK(e.offset == expected,
+                   "{}: record {} at byte offset {}: the index places it at byte offset {} (gap "
+                   "or overlap)",
+                   name, j, expected, e.offset);
+      io::RecordInfo info;
+      shard.read_record(j, buffer, &info);
+      STOKER_CHECK(static_cast<uint8_t>(info.encoding) <= packed::kMaxEncoding,
+                   "{}: record {} at byte offset {}: unknown encoding {}", name, j, e.offset,
+                   static_cast<int>(info.encoding));
+      STOKER_CHECK(info.label < m.classes.size(),
+                   "{}: record {} at byte offset {}: label {} out of range [0, {})", name, j,
+                   e.offset, info.label, m.classes.size());
+      expected += packed::kRecordHeaderSize + e.payload_length;
+      payload += e.payload_length;
+      if (progress && (j & 1023) == 0) {
+        progress(report.bytes + static_cast<int64_t>(expected), total);
+      }
+    }
+    STOKER_CHECK(expected == shard.index_offset(),
+                 "{}: {} stray bytes at byte offset {} before the index", name,
+                 shard.index_offset() - expected, expected);
+    for (const io::SkippedSample& s : shard.skipped()) {
+      STOKER_CHECK(skipped_at < m.skipped.size() && m.skipped[skipped_at].first == s.name,
+                   "{}: skipped sample \"{}\" is not the manifest's skipped entry {}", name, s.name,
+                   skipped_at);
+      ++skipped_at;
+    }
+    report.records += static_cast<int64_t>(shard.record_count());
+    report.bytes += static_cast<int64_t>(shard.file_size());
+    ++report.shards;
+    if (progress) progress(report.bytes, total);
+  }
+  STOKER_CHECK(skipped_at == m.skipped.size(), "{}: lists {} skipped samples, the shards {}",
+               p.manifest_name, m.skipped.size(), skipped_at);
+  STOKER_CHECK(payload == m.payload_bytes, "{}: payload_bytes is {}, the shards hold {}",
+               p.manifest_name, m.payload_bytes, payload);
+  return report;
+}
+
+PackedInfo inspect_packed(const std::filesystem::path& path) {
+  io::OpenedPack p = io::open_pack(path);
+  const io::Manifest& m = p.manifest;
+  PackedInfo info;
+  info.folder = p.folder;
+  info.version = static_cast<int>(m.version);
+  info.records = static_cast<int64_t>(m.records);
+  info.source_samples = static_cast<int64_t>(m.source_samples);
+  info.classes = m.classes;
+  info.class_counts.assign(m.classes.size(), 0);
+  for (const io::ShardFile& s : p.shards) {
+    for (uint64_t j = 0; j < s.record_count(); ++j) {
+      const uint32_t label = s.label(j);
+      STOKER_CHECK(label < m.classes.size(), "{}#{}: label {} out of range [0, {})", s.name(), j,
+                   label, m.classes.size());
+      ++info.class_counts[label];
+    }
+    info.bytes += static_cast<int64_t>(s.file_size());
+  }
+  for (const io::ManifestShard& s : m.shards) {
+    info.shards.push_back(PackedShardInfo{s.file, static_cast<int64_t>(s.records),
+                                          static_cast<int64_t>(s.first_record),
+                                          static_cast<int64_t>(s.bytes), io::hex64(s.checksum)});
+  }
+  info.options_json = m.options_json;
+  info.source = m.source;
+  info.fingerprint = io::hex64(m.fingerprint);
+  info.payload_bytes = static_cast<int64_t>(m.payload_bytes);
+  info.skipped = m.skipped;
+  return info;
+}
+
+}  // namespace stoker

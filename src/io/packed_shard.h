@@ -1,0 +1,167 @@
+// Shard files and the manifest of a packed dataset (private to src/io; the format is
+// docs/format.md, the constants stoker/packed_format.h).
+//
+// ShardFile reads one shard: open() checks its structure (sizes, magics, version, header and
+// footer checksums, the index checksum) and maps its index; read_record() bounds-checks one index
+// entry, preads the record and verifies its checksum. ShardWriter writes one shard as
+// NAME.tmp and publishes it with fsync + rename + directory fsync.
+// Thread-safety: a ShardFile's const methods may be called from any thread; a ShardWriter
+// belongs to one thread.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/file_util.h"
+#include "stoker/packed_format.h"
+
+namespace stoker::io {
+
+// XXH3-64 of a record: the payload hashed with the hash of the record header's first 24 bytes
+// as seed, so that label, encoding and dimensions are covered too.
+uint64_t record_checksum(const uint8_t* header24, std::span<const uint8_t> payload);
+
+// "shard-00003.stk"
+std::string shard_file_name(uint64_t number);
+
+// The fields of a record header (packed_format.h, namespace record).
+struct RecordInfo {
+  uint32_t label = 0;
+  packed::Encoding encoding = packed::Encoding::kUnknown;
+  uint8_t channels = 0;
+  uint32_t width = 0;
+  uint32_t height = 0;
+};
+
+// One index entry, as read from the mapped index (not yet bounds-checked).
+struct IndexEntry {
+  uint64_t offset = 0;
+  uint32_t payload_length = 0;
+  uint32_t label = 0;
+  uint64_t checksum = 0;
+};
+
+struct SkippedSample {
+  uint64_t source_index = 0;
+  std::string name;
+  std::string reason;
+};
+
+// A memory mapping, unmapped on destruction.
+class Mapping {
+ public:
+  Mapping() = default;
+  Mapping(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  Mapping(Mapping&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  Mapping& operator=(Mapping&& other) noexcept;
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  ~Mapping() { reset(); }
+
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  void reset();
+
+ private:
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+class ShardFile {
+ public:
+  // Opens and checks the shard at `path`; `name` is how messages call it. Throws
+  // "NAME: <reason>" (at byte offset N where one applies).
+  static ShardFile open(const std::string& path, const std::string& name);
+
+  const std::string& name() const { return name_; }
+  uint64_t file_size() const { return file_size_; }
+  uint64_t options_hash() const { return options_hash_; }
+  uint64_t shard_number() const { return shard_number_; }
+  uint64_t first_record() const { return first_record_; }
+  uint64_t first_source() const { return first_source_; }
+  uint64_t record_count() const { return record_count_; }
+  uint64_t source_count() const { return source_count_; }
+  uint64_t index_offset() const { return index_offset_; }
+  uint64_t skipped_count() const { return skipped_count_; }
+  uint64_t checksum() const { return footer_checksum_; }
+
+  // Entry `j` < record_count() of the mapped index.
+  IndexEntry entry(uint64_t j) const;
+  uint32_t label(uint64_t j) const;
+
+  // Reads record j's payload into `out` after checking that its entry lies inside the record
+  // area, that the record header agrees with the entry, and the checksum. `info` (optional)
+  // receives the record header. Throws "NAME: record j at byte offset N: <reason>".
+  void read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* info = nullptr) const;
+
+  // Parses the skipped list. Throws "NAME: skipped entry k at byte offset N: <reason>".
+  std::vector<SkippedSample> skipped() const;
+
+ private:
+  std::string name_;
+  UniqueFd fd_;
+  Mapping map_;                     // [page of index_offset_, file end)
+  const uint8_t* index_ = nullptr;  // the index inside map_
+  uint64_t file_size_ = 0;
+  uint64_t options_hash_ = 0, shard_number_ = 0, first_record_ = 0, first_source_ = 0;
+  uint64_t record_count_ = 0, source_count_ = 0, index_offset_ = 0, skipped_offset_ = 0;
+  uint64_t skipped_count_ = 0, header_checksum_ = 0, footer_checksum_ = 0;
+};
+
+// Writes shard `number` of folder `dir` as shard-NNNNN.stk.tmp; finish() publishes it.
+// Destroying an unfinished writer removes the temporary file.
+class ShardWriter {
+ public:
+  ShardWriter(const std::filesystem::path& dir, uint64_t number, uint64_t options_hash,
+              uint64_t first_record, uint64_t first_source);
+  ShardWriter(const ShardWriter&) = delete;
+  ShardWriter& operator=(const ShardWriter&) = delete;
+  ~ShardWriter();
+
+  // Bytes the shard would have if a record of `payload_length` were added now (footer and
+  // skipped list excluded): the cut rule compares this with --shard-size.
+  uint64_t size_with(uint64_t payload_length) const {
+    return data_end_ + index_.size() + packed::kIndexEntrySize + packed::kRecordHeaderSize +
+           payload_length;
+  }
+  uint64_t record_count() const { return index_.size() / packed::kIndexEntrySize; }
+
+  void add_record(const RecordInfo& info, std::span<const uint8_t> payload);
+  void add_skipped(uint64_t source_index, const std::string& name, const std::string& reason);
+
+  struct Result {
+    uint64_t records = 0, source_count = 0, bytes = 0, checksum = 0;
+  };
+  // Writes index, skipped list and footer; fsync, rename, directory fsync.
+  // `source_end`: one past the last source index this shard covers.
+  Result finish(uint64_t source_end);
+
+ private:
+  void write(const uint8_t* data, size_t size);
+  void flush();
+
+  std::filesystem::path dir_, temp_, final_;
+  UniqueFd fd_;
+  uint64_t first_source_ = 0;
+  uint64_t header_checksum_ = 0;
+  uint64_t data_end_ = 0;  // bytes of header + records so far
+  uint64_t file_pos_ = 0;  // bytes handed to write() so far
+  std::vector<uint8_t> buffer_;
+  std::vector<uint8_t> index_;
+  std::vector<uint8_t> skipped_;
+  uint64_t skipped_count_ = 0;
+  bool finished_ = false;
+};
+
+// Writes `bytes` to dir/name through dir/name.tmp, fsync, rename, directory fsync.
+void write_file_atomically(const std::filesystem::path& dir, const std::string& name,
+                           std::span<const uint8_t> bytes);
+// fsync of a folder, so that a rename in it is durable.
+void fsync_directory(const std::filesystem::path& dir);
+
+}  // namespace stoker::io

@@ -1,0 +1,427 @@
+// pack_dataset: source -> shards + manifest (stoker/packed.h, docs/format.md).
+//
+// Workers read and transcode samples in parallel; one writer (the calling thread) appends
+// them in source order, taking each from a ring of `window` slots, so the bytes never depend
+// on the thread count and memory is bounded by the window. Shards are cut before the record
+// that would push a shard past shard_size, a rule that depends only on the records, so a
+// resumed run cuts where an uninterrupted one does.
+//
+// This file is the only part of the packed format that uses the image layer (decode, resize,
+// encode); it builds as its own target, stoker_pack, so that stoker_io stays util-only.
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+
+#include "io/file_util.h"
+#include "io/packed_manifest.h"
+#include "io/packed_shard.h"
+#include "stoker/env.h"
+#include "stoker/error.h"
+#include "stoker/log.h"
+#include "stoker/packed.h"
+#include "stoker/raw_image.h"
+
+namespace stoker {
+
+PackMode parse_pack_mode(const std::string& name) {
+  if (name == "original") return PackMode::kOriginal;
+  if (name == "jpeg") return PackMode::kJpeg;
+  if (name == "raw") return PackMode::kRaw;
+  STOKER_THROW("unknown pack mode '{}' (expected one of: original, jpeg, raw)", name);
+}
+
+const char* to_string(PackMode mode) {
+  switch (mode) {
+    case PackMode::kOriginal:
+      return "original";
+    case PackMode::kJpeg:
+      return "jpeg";
+    case PackMode::kRaw:
+      return "raw";
+  }
+  return "unknown";
+}
+
+void PackOptions::validate() const {
+  STOKER_CHECK(max_side >= 0 && short_side >= 0, "pack: --max-side/--short-side must be >= 0");
+  STOKER_CHECK(max_side == 0 || short_side == 0, "pack: give --max-side or --short-side, not both");
+  STOKER_CHECK(mode != PackMode::kOriginal || (max_side == 0 && short_side == 0),
+               "pack: mode original keeps the bytes; --max-side/--short-side need mode jpeg or "
+               "raw");
+  STOKER_CHECK(quality >= 1 && quality <= 100, "pack: --quality {} out of range [1, 100]", quality);
+  STOKER_CHECK(zstd_level >= 0 && zstd_level <= 22, "pack: --zstd {} out of range [0, 22]",
+               zstd_level);
+  STOKER_CHECK(zstd_level == 0 || mode == PackMode::kRaw, "pack: --zstd applies to mode raw only");
+  STOKER_CHECK(shard_size >= 4096, "pack: --shard-size {} below 4096 bytes", shard_size);
+  STOKER_CHECK(threads >= 0, "pack: --threads must be >= 0");
+  STOKER_CHECK(limits.max_pixels > 0 && limits.max_memory_bytes > 0,
+               "pack: decode limits must be positive");
+}
+
+namespace io {
+namespace {
+
+// The options that shape the bytes, with the irrelevant ones normalised away (threads never
+// matter; quality only for jpeg; zstd only for raw), as compact canonical JSON.
+std::string options_json(const PackOptions& o) {
+  nlohmann::ordered_json j;
+  j["mode"] = to_string(o.mode);
+  j["max_side"] = o.max_side;
+  j["short_side"] = o.short_side;
+  j["quality"] = o.mode == PackMode::kJpeg ? o.quality : 0;
+  j["zstd_level"] = o.mode == PackMode::kRaw ? o.zstd_level : 0;
+  j["channels"] = o.mode == PackMode::kOriginal ? 0 : 3;
+  j["shard_size"] = o.shard_size;
+  j["bad_samples"] = o.skip_bad_samples ? "skip" : "error";
+  j["max_pixels"] = o.limits.max_pixels;
+  return j.dump();
+}
+
+uint64_t options_hash(const std::string& options, const Dataset& source) {
+  const std::string canonical =
+      fmt::format("stoker-packed v{}\noptions {}\nsource {} {}\n", packed::kFormatVersion, options,
+                  source.fingerprint(), source.size());
+  return XXH3_64bits(canonical.data(), canonical.size());
+}
+
+int64_t py_round(double v) { return static_cast<int64_t>(std::nearbyint(v)); }
+
+// Target size of the stored image: scale from the full-size dimensions, never up.
+std::pair<int, int> target_size(int width, int height, const PackOptions& o) {
+  double scale = 1.0;
+  if (o.max_side > 0) scale = std::min(1.0, double(o.max_side) / std::max(width, height));
+  if (o.short_side > 0) scale = std::min(1.0, double(o.short_side) / std::min(width, height));
+  if (scale >= 1.0) return {width, height};
+  return {static_cast<int>(std::max<int64_t>(1, py_round(width * scale))),
+          static_cast<int>(std::max<int64_t>(1, py_round(height * scale)))};
+}
+
+packed::Encoding encoding_of(ImageFormat format) {
+  switch (format) {
+    case ImageFormat::kJpeg:
+      return packed::Encoding::kJpeg;
+    case ImageFormat::kPng:
+      return packed::Encoding::kPng;
+    case ImageFormat::kWebp:
+      return packed::Encoding::kWebp;
+    default:
+      return packed::Encoding::kUnknown;
+  }
+}
+
+struct Produced {
+  bool ready = false;
+  std::optional<std::string> bad;  // the reason, naming the sample
+  RecordInfo info;
+  std::vector<uint8_t> payload;
+};
+
+struct WorkerScratch {
+  std::vector<uint8_t> bytes;
+  DecodedRegion region;
+  std::vector<uint8_t> resized;
+  std::vector<uint8_t> resize_tmp;
+};
+
+// Reads and transcodes source sample `k` into `out` (payload + record header fields).
+void produce(const Dataset& source, int64_t k, const PackOptions& o, WorkerScratch& s,
+             Produced& out) {
+  const std::string name = source.name(k);
+  const int64_t label = source.label(k);
+  STOKER_CHECK(label >= 0 && label <= UINT32_MAX, "{}: label {} does not fit the format", name,
+               label);
+  source.read(k, s.bytes);
+  const ImageHeader header = probe_image(s.bytes, name, o.limits);
+  out.info.label = static_cast<uint32_t>(label);
+  if (o.mode == PackMode::kOriginal) {
+    // By magic, not by ImageFormat, so a raw payload repacked is named right either way.
+    out.info.encoding = is_raw_image(s.bytes) ? packed::Encoding::kRaw : encoding_of(header.format);
+    out.info.channels = 0;  // whatever the source has; decoders convert
+    out.info.width = static_cast<uint32_t>(header.width);
+    out.info.height = static_cast<uint32_t>(header.height);
+    out.payload.assign(s.bytes.begin(), s.bytes.end());
+    return;
+  }
+  const auto [tw, th] = target_size(header.width, header.height, o);
+  DecodeOptions decode;
+  decode.limits = o.limits;
+  decode.dct_scaling = true;  // only scales whose output still covers (tw, th)
+  const Rect whole{0, 0, header.width, header.height};
+  decode_region(s.region, s.bytes, header, whole, tw, th, 3, name, decode);
+  const DecodedRegion& r = s.region;
+  const uint8_t* pixels = r.pixels.data();
+  if (tw != r.width || th != r.height || r.scale != 1.0) {
+    // The whole image in decoded coordinates, taps clipped to the decoded image (as PIL's
+    // resize of the whole image).
+    const Box box{-double(r.x0), -double(r.y0), header.width * r.scale - r.x0,
+                  header.height * r.scale - r.y0};
+    const Box bounds{-double(r.x0), -double(r.y0), double(r.scaled_width - r.x0),
+                     double(r.scaled_height - r.y0)};
+    s.resized.resize(static_cast<size_t>(tw) * th * 3);
+    resize_bilinear(s.resized.data(), tw, th, r.pixels.data(), r.width, r.height, 3, box, bounds,
+                    s.resize_tmp);
+    pixels = s.resized.data();
+  }
+  out.info.channels = 3;
+  out.info.width = static_cast<uint32_t>(tw);
+  out.info.height = static_cast<uint32_t>(th);
+  if (o.mode == PackMode::kJpeg) {
+    out.info.encoding = packed::Encoding::kJpeg;
+    out.payload = encode_jpeg(pixels, tw, th, 3, o.quality);
+  } else {
+    out.info.encoding = packed::Encoding::kRaw;
+    out.payload = encode_raw_image(pixels, tw, th, 3, o.zstd_level);
+  }
+}
+
+// Workers fill slots k % window for k in [begin, end) no further than `window` ahead of the
+// writer; the writer takes them in order.
+class ProducerPool {
+ public:
+  ProducerPool(const Dataset& source, const PackOptions& options, int64_t begin, int64_t end,
+               int threads)
+      : source_(source), options_(options), next_claim_(begin), next_take_(begin), end_(end) {
+    window_ = std::max<int64_t>(16, int64_t{4} * threads);
+    slots_.resize(static_cast<size_t>(window_));
+    for (int t = 0; t < threads; ++t) workers_.emplace_back([this] { run(); });
+  }
+  ~ProducerPool() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    space_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+  ProducerPool(const ProducerPool&) = delete;
+  ProducerPool& operator=(const ProducerPool&) = delete;
+
+  // The result for the next index, in order. Call exactly end - begin times.
+  Produced take() {
+    std::unique_lock lock(mutex_);
+    Produced& slot = slots_[static_cast<size_t>(next_take_ % window_)];
+    ready_.wait(lock, [&] { return slot.ready; });
+    Produced result = std::move(slot);
+    slot = Produced{};
+    ++next_take_;
+    lock.unlock();
+    space_.notify_all();
+    return result;
+  }
+
+ private:
+  void run() {
+    WorkerScratch scratch;
+    for (;;) {
+      int64_t k;
+      {
+        std::unique_lock lock(mutex_);
+        space_.wait(lock, [&] {
+          return stop_ || next_claim_ >= end_ || next_claim_ < next_take_ + window_;
+        });
+        if (stop_ || next_claim_ >= end_) return;
+        k = next_claim_++;
+      }
+      Produced p;
+      try {
+        produce(source_, k, options_, scratch, p);
+      } catch (const Error& e) {
+        p.bad = e.message();
+      } catch (const std::exception& e) {
+        p.bad = fmt::format("{}: {}", source_.name(k), e.what());
+      }
+      p.ready = true;
+      {
+        std::lock_guard lock(mutex_);
+        slots_[static_cast<size_t>(k % window_)] = std::move(p);
+      }
+      ready_.notify_all();
+    }
+  }
+
+  const Dataset& source_;
+  const PackOptions& options_;
+  std::mutex mutex_;
+  std::condition_variable space_, ready_;
+  std::vector<Produced> slots_;
+  int64_t window_ = 16;
+  int64_t next_claim_, next_take_, end_;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+std::string read_text_or_empty(const std::filesystem::path& path) {
+  std::vector<uint8_t> bytes;
+  try {
+    read_file(path.string(), bytes, int64_t{1} << 30);
+  } catch (const Error&) {
+    return "";
+  }
+  return std::string(bytes.begin(), bytes.end());
+}
+
+// Removes shard files (and temporaries) numbered `from` or above: leftovers of a run that
+// cut shards elsewhere. Names other than ours are left alone.
+void remove_stale_shards(const std::filesystem::path& dir, uint64_t from) {
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::string file = e.path().filename().string();
+    if (file.ends_with(packed::kTempSuffix)) file.resize(file.size() - packed::kTempSuffix.size());
+    if (!file.starts_with(packed::kShardPrefix) || !file.ends_with(packed::kShardSuffix)) continue;
+    const std::string digits =
+        file.substr(packed::kShardPrefix.size(),
+                    file.size() - packed::kShardPrefix.size() - packed::kShardSuffix.size());
+    if (digits.size() < 5 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (std::stoull(digits) >= from) std::filesystem::remove(e.path());
+  }
+}
+
+}  // namespace
+}  // namespace io
+
+PackResult pack_dataset(const Dataset& source, const std::string& source_path,
+                        const std::filesystem::path& out, const PackOptions& options) {
+  using namespace io;  // NOLINT
+  options.validate();
+  const int64_t total = source.size();
+  STOKER_CHECK(total > 0, "pack: {}: no samples", source_path);
+  std::filesystem::create_directories(out);
+  const std::string opts = options_json(options);
+  const uint64_t hash = options_hash(opts, source);
+
+  Manifest manifest;
+  manifest.version = packed::kFormatVersion;
+  manifest.source_samples = static_cast<uint64_t>(total);
+  manifest.classes = source.classes();
+  manifest.options_json = opts;
+  manifest.options_hash = hash;
+  manifest.source = source_path;
+  manifest.source_fingerprint = source.fingerprint();
+  STOKER_CHECK(!manifest.classes.empty(), "pack: {}: no classes", source_path);
+
+  PackResult result;
+  PackProgress progress;
+  progress.total = total;
+
+  // Resume: keep the run of complete shards, from shard 0, that this very pack would write.
+  uint64_t next_source = 0, next_record = 0;
+  for (uint64_t number = 0;; ++number) {
+    const std::filesystem::path file = out / shard_file_name(number);
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) break;
+    std::optional<ShardFile> shard;
+    try {
+      shard.emplace(ShardFile::open(file.string(), file.string()));
+    } catch (const Error& e) {
+      log(LogLevel::kInfo, "pack: rewriting {}", e.message());
+      break;
+    }
+    if (shard->options_hash() != hash || shard->shard_number() != number ||
+        shard->first_record() != next_record || shard->first_source() != next_source ||
+        shard->source_count() > static_cast<uint64_t>(total) - next_source) {
+      break;
+    }
+    for (const SkippedSample& s : shard->skipped()) manifest.skipped.emplace_back(s.name, s.reason);
+    for (uint64_t j = 0; j < shard->record_count(); ++j) {
+      manifest.payload_bytes += shard->entry(j).payload_length;
+    }
+    manifest.shards.push_back(ManifestShard{shard_file_name(number), shard->record_count(),
+                                            next_record, shard->file_size(), shard->checksum()});
+    next_record += shard->record_count();
+    next_source += shard->source_count();
+    ++result.reused_shards;
+    result.skipped += static_cast<int64_t>(shard->skipped_count());
+    progress.bytes += static_cast<int64_t>(shard->file_size());
+  }
+  progress.done = progress.reused = static_cast<int64_t>(next_source);
+  progress.skipped = result.skipped;
+  progress.shards = static_cast<int>(manifest.shards.size());
+
+  const std::filesystem::path manifest_path = out / packed::kManifestName;
+  const auto finish_manifest = [&]() -> std::string {
+    manifest.records = next_record;
+    manifest.fingerprint = manifest_fingerprint(manifest);
+    return serialize_manifest(manifest);
+  };
+
+  if (next_source == static_cast<uint64_t>(total)) {
+    const std::string text = finish_manifest();
+    if (read_text_or_empty(manifest_path) == text) {
+      result.already_complete = true;
+      result.records = static_cast<int64_t>(next_record);
+      result.shards = static_cast<int64_t>(manifest.shards.size());
+      result.bytes = progress.bytes;
+      progress.finished = true;
+      if (options.progress) options.progress(progress);
+      return result;
+    }
+  }
+  // From here on the folder is being changed: a manifest describing the old state must not
+  // survive an interruption, or a reader could pair it with new shards.
+  if (std::filesystem::exists(manifest_path)) {
+    std::filesystem::remove(manifest_path);
+    fsync_directory(out);
+  }
+  if (options.progress) options.progress(progress);
+
+  if (next_source < static_cast<uint64_t>(total)) {
+    const int threads = options.threads > 0 ? options.threads : available_cpus();
+    ProducerPool pool(source, options, static_cast<int64_t>(next_source), total, threads);
+    std::optional<ShardWriter> writer;
+    uint64_t shard_number = manifest.shards.size();
+    const auto close_shard = [&](uint64_t source_end) {
+      const ShardWriter::Result r = writer->finish(source_end);
+      manifest.shards.push_back(ManifestShard{shard_file_name(shard_number), r.records,
+                                              next_record - r.records, r.bytes, r.checksum});
+      writer.reset();
+      ++shard_number;
+      progress.bytes += static_cast<int64_t>(r.bytes);
+      ++progress.shards;
+    };
+    for (int64_t k = static_cast<int64_t>(next_source); k < total; ++k) {
+      Produced p = pool.take();
+      if (p.bad) {
+        STOKER_CHECK(options.skip_bad_samples, "{}", *p.bad);
+        if (!writer) writer.emplace(out, shard_number, hash, next_record, k);
+        const std::string name = source.name(k);
+        log(LogLevel::kWarning, "pack: skipping {}", *p.bad);
+        writer->add_skipped(static_cast<uint64_t>(k), name, *p.bad);
+        manifest.skipped.emplace_back(name, *p.bad);
+        ++result.skipped;
+        ++progress.skipped;
+      } else {
+        if (writer && writer->record_count() > 0 &&
+            writer->size_with(p.payload.size()) > static_cast<uint64_t>(options.shard_size)) {
+          close_shard(static_cast<uint64_t>(k));
+        }
+        if (!writer) writer.emplace(out, shard_number, hash, next_record, k);
+        writer->add_record(p.info, p.payload);
+        manifest.payload_bytes += p.payload.size();
+        ++next_record;
+      }
+      ++progress.done;
+      if (options.progress) options.progress(progress);
+    }
+    STOKER_CHECK(next_record > 0, "pack: {}: all {} samples were bad", source_path, total);
+    close_shard(static_cast<uint64_t>(total));
+  }
+
+  remove_stale_shards(out, manifest.shards.size());
+  const std::string text = finish_manifest();
+  write_file_atomically(out, std::string(packed::kManifestName),
+                        std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  result.records = static_cast<int64_t>(next_record);
+  result.shards = static_cast<int64_t>(manifest.shards.size());
+  result.bytes = progress.bytes;
+  progress.finished = true;
+  if (options.progress) options.progress(progress);
+  return result;
+}
+
+}  // namespace stoker
