@@ -92,16 +92,29 @@ struct BenchResult {
   int64_t images = 0;        // valid images after the first batch
   int64_t images_total = 0;  // valid images including the first batch
   int64_t batches = 0;
-  double seconds = 0;  // from the first batch to the last
+  double seconds = 0;              // from the first batch to the last
+  double first_batch_seconds = 0;  // from run_bench's start (after opening) to the first batch
+  int64_t rss_before_first_batch_kib = 0;
   LoaderStats stats;
   std::string digest;
 };
+
+// Peak resident set size of this process so far (VmHWM), in KiB; 0 when unknown.
+int64_t peak_rss_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
+  }
+  return 0;
+}
 
 // Runs the loader: one epoch, or until `images` valid images when images > 0.
 BenchResult run_bench(Loader& loader, int64_t first_epoch, int64_t images, bool digest) {
   XXH3_state_t* hash = XXH3_createState();
   XXH3_64bits_reset(hash);
   BenchResult result;
+  const auto start_time = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point first_batch_time;
   for (int64_t epoch = first_epoch;; ++epoch) {
     loader.set_epoch(epoch);
@@ -112,6 +125,9 @@ BenchResult run_bench(Loader& loader, int64_t first_epoch, int64_t images, bool 
       for (uint8_t v : batch->valid) valid += v;
       if (result.batches == 0) {
         first_batch_time = std::chrono::steady_clock::now();
+        result.first_batch_seconds =
+            std::chrono::duration<double>(first_batch_time - start_time).count();
+        result.rss_before_first_batch_kib = peak_rss_kib();
       } else {
         result.images += valid;
       }
@@ -145,7 +161,10 @@ BenchResult run_bench(Loader& loader, int64_t first_epoch, int64_t images, bool 
 double rate(const BenchResult& r) { return r.seconds > 0 ? r.images / r.seconds : 0.0; }
 
 int cmd_bench(const BenchFlags& f) {
+  const auto open_start = std::chrono::steady_clock::now();
   auto dataset = open_dataset(f.data);
+  const double open_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - open_start).count();
   Loader loader(dataset, loader_config(f));
   const BenchResult r = run_bench(loader, f.epoch, f.images, f.digest);
   const auto& s = r.stats;
@@ -155,6 +174,10 @@ int cmd_bench(const BenchFlags& f) {
                         {"images_total", r.images_total},
                         {"batches", r.batches},
                         {"seconds", r.seconds},
+                        {"first_batch_seconds", r.first_batch_seconds},
+                        {"open_seconds", open_seconds},
+                        {"peak_rss_before_first_batch_kib", r.rss_before_first_batch_kib},
+                        {"peak_rss_kib", peak_rss_kib()},
                         {"threads", s.threads},
                         {"prefetch", s.prefetch},
                         {"batch", f.batch},
@@ -178,6 +201,8 @@ int cmd_bench(const BenchFlags& f) {
              loader.world_size(), s.threads, f.batch, s.prefetch, f.transform, f.size, f.output);
   fmt::print("  {:.0f} images/s ({} images in {:.2f} s after the first batch; {} batches)\n",
              rate(r), r.images, r.seconds, r.batches);
+  fmt::print("  opened in {:.3f} s, first batch after {:.3f} s more\n", open_seconds,
+             r.first_batch_seconds);
   const double cpu = s.cpu.read + s.cpu.decode + s.cpu.augment + s.cpu.collate;
   const auto per_image = [&](double x) {
     return r.images_total > 0 ? 1e3 * x / static_cast<double>(r.images_total) : 0.0;

@@ -66,7 +66,9 @@ struct Batch {
   std::vector<uint8_t> valid;    // B, 1 = valid
   int skipped = 0;               // slots zero-filled by the skip policy in this batch
 
-  std::vector<uint8_t> storage;  // owns `images`
+  // Owns `images`. Left uninitialised on allocation: every slot is written before delivery,
+  // and zeroing a 150 MB float batch up front would only delay the first batch.
+  std::unique_ptr<uint8_t[]> storage;
 };
 
 struct StageSeconds {

@@ -17,8 +17,9 @@ std::unique_ptr<Batch> BatchPool::acquire() {
   }
   auto batch = std::make_unique<Batch>();
   const auto slots = static_cast<size_t>(batch_size_);
-  batch->storage.resize(slots * sample_bytes_);
-  batch->images = std::span<uint8_t>(batch->storage);
+  const size_t bytes = slots * sample_bytes_;
+  batch->storage.reset(new uint8_t[bytes]);  // default-initialised: see Batch::storage
+  batch->images = std::span<uint8_t>(batch->storage.get(), bytes);
   batch->labels.resize(slots);
   batch->indices.resize(slots);
   batch->valid.resize(slots);

@@ -305,7 +305,7 @@ class Loader::Impl {
   void run_sample(Batch& batch, int slot, std::vector<uint8_t>& bytes, TransformScratch& scratch,
                   StageSeconds& cpu, std::exception_ptr& error, bool& skipped) {
     const int64_t index = batch.indices[static_cast<size_t>(slot)];
-    uint8_t* out = batch.storage.data() + static_cast<size_t>(slot) * sample_bytes_;
+    uint8_t* out = batch.storage.get() + static_cast<size_t>(slot) * sample_bytes_;
     try {
       const double t0 = thread_cpu_seconds();
       dataset_->read(index, bytes);
