@@ -19,6 +19,8 @@
 // (zero-padded, windows shifted inside the source) so the inner loops have no per-tap branch;
 // the vertical pass accumulates whole rows, which the compiler vectorises.
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -139,6 +141,37 @@ void horizontal_any(uint8_t* __restrict out, const uint8_t* __restrict row, cons
   }
 }
 
+// RGB with SSE4.1: one output pixel's three channels in one vector of four int32 lanes.
+// Each tap loads four bytes (the pixel and the next one's first byte, ignored), so a row may
+// be read one byte past its last pixel: callers use it only where that byte exists. The
+// arithmetic is the scalar kernel's, exactly: int32 products and sums, then a saturating pack
+// that equals clip8. So the bytes do not depend on which kernel ran.
+template <int K>
+__attribute__((target("sse4.1"))) void horizontal_rgb_sse41(uint8_t* __restrict out,
+                                                            const uint8_t* __restrict row,
+                                                            const Axis& ax, int out_width) {
+  const int32_t* __restrict start = ax.start;
+  const int32_t* __restrict coeffs = ax.coeffs;
+  const int taps = K > 0 ? K : ax.taps;
+  const __m128i half = _mm_set1_epi32(kHalf);
+  for (int x = 0; x < out_width; ++x) {
+    const uint8_t* p = row + static_cast<size_t>(start[x]) * 3;
+    const int32_t* k = coeffs + static_cast<size_t>(x) * taps;
+    __m128i acc = half;
+    for (int t = 0; t < taps; ++t) {
+      int32_t four;
+      std::memcpy(&four, p + t * 3, 4);
+      const __m128i v = _mm_cvtepu8_epi32(_mm_cvtsi32_si128(four));
+      acc = _mm_add_epi32(acc, _mm_mullo_epi32(v, _mm_set1_epi32(k[t])));
+    }
+    acc = _mm_srai_epi32(acc, kPrecisionBits);
+    const __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(acc, acc), acc);
+    const int32_t rgbx = _mm_cvtsi128_si32(bytes);
+    // Four bytes at a time; the fourth is overwritten by the next pixel, except at the end.
+    std::memcpy(out + static_cast<size_t>(x) * 3, &rgbx, x + 1 < out_width ? 4 : 3);
+  }
+}
+
 using HorizontalFn = void (*)(uint8_t*, const uint8_t*, const Axis&, int);
 
 template <int C>
@@ -163,6 +196,28 @@ HorizontalFn pick_horizontal(int taps) {
     default:
       return horizontal_any<C>;
   }
+}
+
+HorizontalFn pick_horizontal_rgb_sse41(int taps) {
+  switch (taps) {
+    case 2:
+      return horizontal_rgb_sse41<2>;
+    case 3:
+      return horizontal_rgb_sse41<3>;
+    case 4:
+      return horizontal_rgb_sse41<4>;
+    case 5:
+      return horizontal_rgb_sse41<5>;
+    case 6:
+      return horizontal_rgb_sse41<6>;
+    default:
+      return horizontal_rgb_sse41<0>;
+  }
+}
+
+bool have_sse41() {
+  static const bool have = __builtin_cpu_supports("sse4.1");
+  return have;
 }
 
 // Generic channel count (2, 4, ...): not on the hot path.
@@ -262,10 +317,15 @@ void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t*
   HorizontalFn h = nullptr;
   if (channels == 3) h = pick_horizontal<3>(hx.taps);
   if (channels == 1) h = pick_horizontal<1>(hx.taps);
+  // The SSE4.1 kernel may read one byte past a row's last tap: the next row's first byte,
+  // which exists for every row but the input's last (that one keeps the scalar kernel).
+  HorizontalFn h_wide = channels == 3 && have_sse41() ? pick_horizontal_rgb_sse41(hx.taps) : h;
   for (int y = first; y < last; ++y) {
     uint8_t* dst = tmp + static_cast<size_t>(y - first) * row_elems;
     const uint8_t* row = src + static_cast<size_t>(y) * in_stride;
-    if (h != nullptr) {
+    if (h_wide != nullptr && by0 + y + 1 < in_height) {
+      h_wide(dst, row, hx, out_width);
+    } else if (h != nullptr) {
       h(dst, row, hx, out_width);
     } else {
       horizontal_generic(dst, row, hx, out_width, channels);
