@@ -11,6 +11,7 @@
 
 #include "io/file_util.h"
 #include "io/sample_table.h"
+#include "io/table_dataset.h"
 #include "stoker/dataset.h"
 #include "stoker/error.h"
 
@@ -22,49 +23,6 @@ namespace {
 constexpr int64_t kMaxLabel = (int64_t{1} << 24) - 1;
 // Lists are read whole; this only stops absurd files.
 constexpr int64_t kMaxListBytes = int64_t{1} << 36;
-
-class FileList final : public Dataset {
- public:
-  FileList(std::string list, SampleTable samples, int64_t max_label)
-      : list_(std::move(list)), samples_(std::move(samples)) {
-    const size_t slash = list_.rfind('/');
-    if (slash != std::string::npos) prefix_ = list_.substr(0, slash + 1);
-    classes_.reserve(max_label + 1);
-    for (int64_t label = 0; label <= max_label; ++label) classes_.push_back(std::to_string(label));
-    fingerprint_ = io::fingerprint(samples_);
-  }
-
-  int64_t size() const override { return samples_.size(); }
-  int64_t label(int64_t index) const override {
-    check(index);
-    return samples_.labels[index];
-  }
-  std::string name(int64_t index) const override {
-    check(index);
-    const std::string_view path = samples_.path(index);
-    return path.front() == '/' ? std::string(path) : prefix_ + std::string(path);
-  }
-  void read(int64_t index, std::vector<uint8_t>& out) const override {
-    read_file(name(index), out);
-  }
-  const std::vector<std::string>& classes() const override { return classes_; }
-  std::string fingerprint() const override { return fingerprint_; }
-  std::string describe() const override {
-    return fmt::format("file-list {} ({} samples, {} classes)", list_, size(), classes_.size());
-  }
-
- private:
-  void check(int64_t index) const {
-    STOKER_CHECK(index >= 0 && index < size(), "{}: sample index {} out of range [0, {})", list_,
-                 index, size());
-  }
-
-  std::string list_;
-  std::string prefix_;  // the list's folder and a '/', or "" for a list in the current folder
-  SampleTable samples_;
-  std::vector<std::string> classes_;
-  std::string fingerprint_;
-};
 
 bool blank(std::string_view line) {
   return line.find_first_not_of(" \t") == std::string_view::npos;
@@ -112,7 +70,14 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list) {
     max_label = std::max(max_label, label);
   }
   STOKER_CHECK(samples.size() > 0, "{}: no samples", list_name);
-  return std::make_shared<io::FileList>(list_name, std::move(samples), max_label);
+  // Relative paths are relative to the list's folder.
+  const size_t slash = list_name.rfind('/');
+  std::string prefix = slash == std::string::npos ? "" : list_name.substr(0, slash + 1);
+  std::vector<std::string> classes;
+  classes.reserve(static_cast<size_t>(max_label) + 1);
+  for (int64_t label = 0; label <= max_label; ++label) classes.push_back(std::to_string(label));
+  return std::make_shared<io::TableDataset>("file-list", list_name, std::move(prefix),
+                                            std::move(samples), std::move(classes));
 }
 
 }  // namespace stoker

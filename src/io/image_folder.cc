@@ -33,6 +33,7 @@
 #include "io/image_folder_internal.h"
 #include "io/index_cache.h"
 #include "io/sample_table.h"
+#include "io/table_dataset.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
 
@@ -238,45 +239,12 @@ FolderIndex walk_folder(const std::string& root, bool& cacheable) {
   return index;
 }
 
-class ImageFolder final : public Dataset {
- public:
-  ImageFolder(std::string root, FolderIndex index)
-      : root_(std::move(root)),
-        prefix_(root_.empty() || root_.back() == '/' ? root_ : root_ + "/"),
-        classes_(std::move(index.classes)),
-        samples_(std::move(index.samples)),
-        fingerprint_(io::fingerprint(samples_)) {}
-
-  int64_t size() const override { return samples_.size(); }
-  int64_t label(int64_t index) const override {
-    check(index);
-    return samples_.labels[index];
-  }
-  std::string name(int64_t index) const override {
-    check(index);
-    return prefix_ + std::string(samples_.path(index));
-  }
-  void read(int64_t index, std::vector<uint8_t>& out) const override {
-    read_file(name(index), out);
-  }
-  const std::vector<std::string>& classes() const override { return classes_; }
-  std::string fingerprint() const override { return fingerprint_; }
-  std::string describe() const override {
-    return fmt::format("image-folder {} ({} samples, {} classes)", root_, size(), classes_.size());
-  }
-
- private:
-  void check(int64_t index) const {
-    STOKER_CHECK(index >= 0 && index < size(), "{}: sample index {} out of range [0, {})", root_,
-                 index, size());
-  }
-
-  std::string root_;
-  std::string prefix_;  // root_ and a '/', prepended to the relative paths
-  std::vector<std::string> classes_;
-  SampleTable samples_;
-  std::string fingerprint_;
-};
+// Relative sample paths hang off the root as the user named it.
+std::shared_ptr<Dataset> make_image_folder(const std::string& root, FolderIndex index) {
+  std::string prefix = root.empty() || root.back() == '/' ? root : root + "/";
+  return std::make_shared<TableDataset>("image-folder", root, std::move(prefix),
+                                        std::move(index.samples), std::move(index.classes));
+}
 
 }  // namespace
 
@@ -295,7 +263,7 @@ ImageFolderOpening open_image_folder_traced(const std::filesystem::path& root,
   if (!result.cache_file.empty()) {
     if (std::optional<FolderIndex> index = load_index(result.cache_file, canonical)) {
       log(LogLevel::kDebug, "{}: index loaded from {}", root_name, result.cache_file.string());
-      result.dataset = std::make_shared<ImageFolder>(root_name, std::move(*index));
+      result.dataset = make_image_folder(root_name, std::move(*index));
       result.from_cache = true;
       return result;
     }
@@ -305,7 +273,7 @@ ImageFolderOpening open_image_folder_traced(const std::filesystem::path& root,
   if (!result.cache_file.empty() && cacheable) {
     result.cache_written = store_index(result.cache_file, canonical, index);
   }
-  result.dataset = std::make_shared<ImageFolder>(root_name, std::move(index));
+  result.dataset = make_image_folder(root_name, std::move(index));
   return result;
 }
 
