@@ -50,6 +50,20 @@ struct DecodedRegion {
   int x0 = 0, y0 = 0;
   int scaled_width = 0, scaled_height = 0;
   double scale = 1.0;  // 1/8, 1/4, 1/2 or 1
+
+  // Describes `region` of an image_width x image_height image decoded at scale 1, and sizes
+  // `pixels` for it (contents left to the decoder).
+  void set_full_scale(const Rect& region, int image_width, int image_height, int channel_count) {
+    width = region.width;
+    height = region.height;
+    channels = channel_count;
+    x0 = region.x;
+    y0 = region.y;
+    scaled_width = image_width;
+    scaled_height = image_height;
+    scale = 1.0;
+    pixels.resize(static_cast<size_t>(width) * height * channels);
+  }
 };
 
 struct DecodeOptions {

@@ -134,15 +134,7 @@ void decode_png(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageH
     STOKER_THROW("{}: {}", name, src.message[0] != '\0' ? src.message : "cannot read PNG");
   }
 
-  out.width = need.width;
-  out.height = need.height;
-  out.channels = channels;
-  out.x0 = need.x;
-  out.y0 = need.y;
-  out.scaled_width = header.width;
-  out.scaled_height = header.height;
-  out.scale = 1.0;
-  out.pixels.resize(static_cast<size_t>(need.width) * need.height * channels);
+  out.set_full_scale(need, header.width, header.height, channels);
 
   const int n = layout.channels;
   const bool wide = layout.bit_depth == 16;

@@ -125,15 +125,7 @@ void decode_raw_region(DecodedRegion& out, std::span<const uint8_t> bytes, const
     pixels = whole.data();
   }
 
-  out.width = r.width;
-  out.height = r.height;
-  out.channels = channels;
-  out.x0 = r.x;
-  out.y0 = r.y;
-  out.scaled_width = info.width;
-  out.scaled_height = info.height;
-  out.scale = 1.0;
-  out.pixels.resize(static_cast<size_t>(r.width) * r.height * channels);
+  out.set_full_scale(r, info.width, info.height, channels);
   for (int y = 0; y < r.height; ++y) {
     const uint8_t* src = pixels + row_bytes * (r.y + y) + static_cast<size_t>(r.x) * info.channels;
     uint8_t* dst = out.pixels.data() + static_cast<size_t>(y) * r.width * channels;

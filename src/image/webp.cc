@@ -48,15 +48,7 @@ void decode_webp(DecodedRegion& out, std::span<const uint8_t> bytes, const Image
       rgb_to_luma_row(o, in, need.width);
     }
   }
-  out.pixels.resize(static_cast<size_t>(need.width) * need.height * channels);
-  out.width = need.width;
-  out.height = need.height;
-  out.channels = channels;
-  out.x0 = need.x;
-  out.y0 = need.y;
-  out.scaled_width = header.width;
-  out.scaled_height = header.height;
-  out.scale = 1.0;
+  out.set_full_scale(need, header.width, header.height, channels);
 }
 
 }  // namespace stoker::image_internal
