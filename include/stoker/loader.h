@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -66,9 +67,12 @@ struct Batch {
   std::vector<uint8_t> valid;    // B, 1 = valid
   int skipped = 0;               // slots zero-filled by the skip policy in this batch
 
-  // Owns `images`. Left uninitialised on allocation: every slot is written before delivery,
-  // and zeroing a 150 MB float batch up front would only delay the first batch.
-  std::unique_ptr<uint8_t[]> storage;
+  // Owns `images`: 64-byte aligned, left uninitialised on allocation (every slot is written
+  // before delivery, and zeroing a 150 MB float batch up front would only delay the first one).
+  struct AlignedDelete {
+    void operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t{64}); }
+  };
+  std::unique_ptr<uint8_t[], AlignedDelete> storage;
 };
 
 struct StageSeconds {
@@ -95,8 +99,9 @@ class Loader {
   Loader(const Loader&) = delete;
   Loader& operator=(const Loader&) = delete;
 
-  // Starts epoch `epoch` from its beginning; when it is the epoch already loaded (by
-  // load_state or an earlier set_epoch), keeps the consumed offset.
+  // Starts epoch `epoch` from its beginning, dropping batches in flight; when it is the epoch
+  // of a resume state given to load_state and no batch has been delivered since, starts after
+  // its consumed samples instead.
   void set_epoch(int64_t epoch);
   // The next batch of this rank, or nullptr at the end of the epoch. Blocks (no spinning).
   std::shared_ptr<const Batch> next();

@@ -291,3 +291,38 @@ TEST(Transform, BadSampleThrowsWithItsName) {
 
 }  // namespace
 }  // namespace stoker
+
+namespace stoker {
+namespace {
+
+// Every width class (whole 16-pixel blocks, a tail, both) and both flips: each float must be
+// torchvision's (v / 255 - mean) / std to the bit, whichever kernel the CPU selected.
+TEST(Normalize, BitExactForEveryWidthAndFlip) {
+  const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
+  for (int channels : {1, 3}) {
+    for (int width : {1, 7, 15, 16, 17, 32, 45, 224}) {
+      const int height = 3;
+      std::vector<uint8_t> in(static_cast<size_t>(width) * height * channels);
+      for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 37 + 11);
+      for (bool flip : {false, true}) {
+        std::vector<float> out(in.size(), -99.0f);
+        normalize_to_chw(out.data(), in.data(), width, height, channels, flip, mean, std);
+        for (int c = 0; c < channels; ++c) {
+          for (int y = 0; y < height; ++y) {
+            for (int x = 0; x < width; ++x) {
+              const int sx = flip ? width - 1 - x : x;
+              const float v = in[(static_cast<size_t>(y) * width + sx) * channels + c] / 255.0f;
+              const float want = (v - mean[c]) / std[c];
+              ASSERT_EQ(out[(static_cast<size_t>(c) * height + y) * width + x], want)
+                  << "channels " << channels << " width " << width << " flip " << flip << " at ("
+                  << c << ", " << y << ", " << x << ")";
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace stoker

@@ -18,7 +18,9 @@ std::unique_ptr<Batch> BatchPool::acquire() {
   auto batch = std::make_unique<Batch>();
   const auto slots = static_cast<size_t>(batch_size_);
   const size_t bytes = slots * sample_bytes_;
-  batch->storage.reset(new uint8_t[bytes]);  // default-initialised: see Batch::storage
+  // Default-initialised and 64-byte aligned (see Batch::storage), so that kernels may use
+  // aligned and streaming stores and consumers get aligned tensors.
+  batch->storage.reset(new (std::align_val_t{64}) uint8_t[bytes]);
   batch->images = std::span<uint8_t>(batch->storage.get(), bytes);
   batch->labels.resize(slots);
   batch->indices.resize(slots);

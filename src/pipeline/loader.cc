@@ -97,14 +97,10 @@ class Loader::Impl {
 
   void set_epoch(int64_t epoch) {
     STOKER_CHECK(epoch >= 0, "epoch must be >= 0 (got {})", epoch);
-    int64_t consumed = 0;
-    if (pending_ && pending_->epoch == epoch) {
-      consumed = pending_->consumed;
-    } else if (plan_ && plan_->epoch() == epoch && delivered_ < plan_->num_batches()) {
-      // DESIGN.md: set_epoch for the epoch already loaded keeps the offset.
-      consumed = plan_->consumed_after(delivered_);
-    }
-    pending_.reset();
+    // DESIGN.md: set_epoch for the epoch a resume state was loaded for keeps its offset (until
+    // a batch of it is delivered); any other call starts the epoch from its beginning.
+    if (pending_ && pending_->epoch != epoch) pending_.reset();
+    const int64_t consumed = pending_ ? pending_->consumed : 0;
     start(epoch, consumed);
   }
 
@@ -132,6 +128,7 @@ class Loader::Impl {
       delivered_ = plan_->num_batches();
       std::rethrow_exception(error);
     }
+    pending_.reset();  // the resume state is now reflected in plan_ and delivered_
     schedule(delivered_ + static_cast<int64_t>(in_flight_.size()));
     int64_t valid = 0;
     for (uint8_t v : batch->valid) valid += v;
