@@ -12,7 +12,14 @@ root=$(pwd)
 # Build and test dependencies, all from Debian's archive.
 build_packages=(build-essential cmake ninja-build pkg-config git
   libjpeg62-turbo-dev libpng-dev libwebp-dev libzstd-dev libxxhash-dev
-  libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev)
+  libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
+  pybind11-dev python3-dev python3-numpy)
+# What the tests use besides the build: PyTorch and torchvision (the Python layer, the DDP job,
+# the fidelity reference), real photographs and Fashion-MNIST from Debian's archive.
+test_packages=(python3-pytest python3-torch python3-torchvision python3-pil
+  mate-backgrounds dataset-fashion-mnist)
+# The interpreter that has Debian's python3-torch; the first python3 on PATH may be another.
+python=/usr/bin/python3
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -52,8 +59,13 @@ case "$cmd" in
   test)
     stage "build"
     build
-    stage "C++ tests"
+    ensure_packages "${test_packages[@]}"
+    stage "C++ and command-line tests"
     ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
+    stage "Python tests"
+    PYTHONPATH="$root/build/python" STOKER_BIN="$root/build/stoker" \
+      "$python" -m pytest -q -p no:cacheprovider tests/python
+    stage "done"
     ;;
   demo)
     build

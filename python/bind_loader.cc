@@ -1,0 +1,212 @@
+// The loader: its config structs, the Loader itself and the batches it delivers.
+//
+// Batches reach Python without a copy: each array views the C++ batch's memory and has as
+// its base a capsule owning a shared_ptr to the batch, so the buffer goes back to the pool
+// only when the last array (or tensor made from one) is gone, even after the loader.
+// Blocking calls (construction, next, set_epoch, load_state, close) release the GIL.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "bind.h"
+#include "stoker/dataset.h"
+#include "stoker/error.h"
+#include "stoker/loader.h"
+#include "stoker/transform.h"
+
+namespace py = pybind11;
+
+namespace stoker::python {
+namespace {
+
+using BatchPtr = std::shared_ptr<const Batch>;
+
+// A delivered batch as Python sees it before the package wraps it in tensors.
+struct BatchRef {
+  BatchPtr batch;
+
+  // (images, labels, indices, valid): writable numpy views sharing one owner capsule.
+  py::tuple arrays() const {
+    py::capsule owner(new BatchPtr(batch), [](void* p) { delete static_cast<BatchPtr*>(p); });
+    const Batch& b = *batch;
+    const auto n = static_cast<py::ssize_t>(b.batch_size);
+    const auto c = static_cast<py::ssize_t>(b.channels);
+    const auto h = static_cast<py::ssize_t>(b.height);
+    const auto w = static_cast<py::ssize_t>(b.width);
+    // The batch is const for the pool's sake; the views are writable so that torch can wrap
+    // them (consumers own the batch until they drop it).
+    auto* pixels = const_cast<uint8_t*>(b.images.data());
+    using Dims = std::vector<py::ssize_t>;
+    constexpr py::ssize_t kF = sizeof(float), kI = sizeof(int64_t);
+    py::array images;
+    if (b.output == OutputKind::kFloat32) {
+      images = py::array(py::dtype::of<float>(), Dims{n, c, h, w},
+                         Dims{c * h * w * kF, h * w * kF, w * kF, kF}, pixels, owner);
+    } else {
+      images = py::array(py::dtype::of<uint8_t>(), Dims{n, h, w, c}, Dims{h * w * c, w * c, c, 1},
+                         pixels, owner);
+    }
+    py::array labels(py::dtype::of<int64_t>(), Dims{n}, Dims{kI},
+                     const_cast<int64_t*>(b.labels.data()), owner);
+    py::array indices(py::dtype::of<int64_t>(), Dims{n}, Dims{kI},
+                      const_cast<int64_t*>(b.indices.data()), owner);
+    // valid is one byte per slot, 0 or 1: exactly numpy's bool layout.
+    py::array valid(py::dtype("bool"), Dims{n}, Dims{1}, const_cast<uint8_t*>(b.valid.data()),
+                    owner);
+    return py::make_tuple(images, labels, indices, valid);
+  }
+};
+
+// Owns the Loader so that close() can stop its workers deterministically. Calls made while
+// another thread closes it keep their own reference; the last one out joins the workers.
+class LoaderHandle {
+ public:
+  LoaderHandle(std::shared_ptr<Dataset> dataset, const LoaderConfig& config)
+      : dataset_(dataset), loader_(std::make_shared<Loader>(std::move(dataset), config)) {}
+
+  std::shared_ptr<Loader> get() const {
+    std::lock_guard lock(mu_);
+    STOKER_CHECK(loader_ != nullptr, "the loader is closed");
+    return loader_;
+  }
+
+  void close() {
+    std::shared_ptr<Loader> loader;
+    {
+      std::lock_guard lock(mu_);
+      loader = std::move(loader_);
+    }
+    // Destroyed here (workers joined) unless another thread is still inside a call.
+  }
+
+  bool closed() const {
+    std::lock_guard lock(mu_);
+    return loader_ == nullptr;
+  }
+
+  const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
+
+ private:
+  std::shared_ptr<Dataset> dataset_;
+  mutable std::mutex mu_;
+  std::shared_ptr<Loader> loader_;
+};
+
+using Release = py::call_guard<py::gil_scoped_release>;
+
+void register_configs(py::module_& m) {
+  py::enum_<TransformKind>(m, "TransformKind")
+      .value("train", TransformKind::kTrain)
+      .value("eval", TransformKind::kEval);
+  py::enum_<OutputKind>(m, "OutputKind")
+      .value("float32", OutputKind::kFloat32)
+      .value("uint8", OutputKind::kUint8);
+  py::enum_<BadSamplePolicy>(m, "BadSamplePolicy")
+      .value("error", BadSamplePolicy::kError)
+      .value("skip", BadSamplePolicy::kSkip);
+
+  py::class_<TransformConfig>(m, "TransformConfig")
+      .def(py::init<>())
+      .def_readwrite("kind", &TransformConfig::kind)
+      .def_readwrite("output", &TransformConfig::output)
+      .def_readwrite("size", &TransformConfig::size)
+      .def_readwrite("channels", &TransformConfig::channels)
+      .def_readwrite("scale", &TransformConfig::scale)
+      .def_readwrite("ratio", &TransformConfig::ratio)
+      .def_readwrite("flip_p", &TransformConfig::flip_p)
+      .def_readwrite("crop_fraction", &TransformConfig::crop_fraction)
+      .def_readwrite("mean", &TransformConfig::mean)
+      .def_readwrite("std", &TransformConfig::std)
+      .def_property(
+          "dct_scaling", [](const TransformConfig& c) { return c.decode.dct_scaling; },
+          [](TransformConfig& c, bool on) { c.decode.dct_scaling = on; })
+      .def("sample_bytes", &TransformConfig::sample_bytes)
+      .def("validate", &TransformConfig::validate);
+
+  py::class_<LoaderConfig>(m, "LoaderConfig")
+      .def(py::init<>())
+      .def_readwrite("batch_size", &LoaderConfig::batch_size)
+      .def_readwrite("threads", &LoaderConfig::threads)
+      .def_readwrite("prefetch", &LoaderConfig::prefetch)
+      .def_readwrite("shuffle", &LoaderConfig::shuffle)
+      .def_readwrite("seed", &LoaderConfig::seed)
+      .def_readwrite("mode", &LoaderConfig::mode)
+      .def_readwrite("rank", &LoaderConfig::rank)
+      .def_readwrite("world_size", &LoaderConfig::world_size)
+      .def_readwrite("bad_samples", &LoaderConfig::bad_samples)
+      .def_readwrite("transform", &LoaderConfig::transform);
+
+  py::class_<StageSeconds>(m, "StageSeconds")
+      .def_readonly("read", &StageSeconds::read)
+      .def_readonly("decode", &StageSeconds::decode)
+      .def_readonly("augment", &StageSeconds::augment)
+      .def_readonly("collate", &StageSeconds::collate);
+  py::class_<LoaderStats>(m, "LoaderStats")
+      .def_readonly("threads", &LoaderStats::threads)
+      .def_readonly("prefetch", &LoaderStats::prefetch)
+      .def_readonly("batches", &LoaderStats::batches)
+      .def_readonly("images", &LoaderStats::images)
+      .def_readonly("skipped", &LoaderStats::skipped)
+      .def_readonly("pool_buffers", &LoaderStats::pool_buffers)
+      .def_readonly("pool_grown", &LoaderStats::pool_grown)
+      .def_readonly("wall_seconds", &LoaderStats::wall_seconds)
+      .def_readonly("wait_seconds", &LoaderStats::wait_seconds)
+      .def_readonly("cpu", &LoaderStats::cpu);
+}
+
+}  // namespace
+
+void register_loader(py::module_& m) {
+  register_configs(m);
+
+  py::class_<BatchRef>(m, "Batch")
+      .def_property_readonly("epoch", [](const BatchRef& b) { return b.batch->epoch; })
+      .def_property_readonly("index", [](const BatchRef& b) { return b.batch->index; })
+      .def_property_readonly("global_valid",
+                             [](const BatchRef& b) { return b.batch->global_valid; })
+      .def_property_readonly("batch_size", [](const BatchRef& b) { return b.batch->batch_size; })
+      .def_property_readonly("skipped", [](const BatchRef& b) { return b.batch->skipped; })
+      .def("arrays", &BatchRef::arrays);
+
+  py::class_<LoaderHandle>(m, "Loader")
+      .def(py::init<std::shared_ptr<Dataset>, const LoaderConfig&>(), py::arg("dataset"),
+           py::arg("config"), Release())
+      .def(
+          "next",
+          [](const LoaderHandle& h) -> std::optional<BatchRef> {
+            auto loader = h.get();
+            BatchPtr batch;
+            {
+              py::gil_scoped_release release;
+              batch = loader->next();
+            }
+            if (!batch) return std::nullopt;
+            return BatchRef{std::move(batch)};
+          },
+          "The next batch of this rank, or None at the end of the epoch (GIL released).")
+      .def(
+          "set_epoch", [](const LoaderHandle& h, int64_t e) { h.get()->set_epoch(e); },
+          py::arg("epoch"), Release())
+      .def("num_batches", [](const LoaderHandle& h) { return h.get()->num_batches(); })
+      .def("size", [](const LoaderHandle& h) { return h.get()->size(); })
+      .def_property_readonly("rank", [](const LoaderHandle& h) { return h.get()->rank(); })
+      .def_property_readonly("world_size",
+                             [](const LoaderHandle& h) { return h.get()->world_size(); })
+      .def_property_readonly("config", [](const LoaderHandle& h) { return h.get()->config(); })
+      .def_property_readonly("dataset", &LoaderHandle::dataset)
+      .def("state", [](const LoaderHandle& h) { return h.get()->state(); })
+      .def(
+          "load_state", [](const LoaderHandle& h, const ResumeState& s) { h.get()->load_state(s); },
+          py::arg("state"), Release())
+      .def("stats", [](const LoaderHandle& h) { return h.get()->stats(); })
+      .def("close", &LoaderHandle::close, Release(),
+           "Stops and joins the workers; outstanding batches stay valid.")
+      .def_property_readonly("closed", &LoaderHandle::closed);
+}
+
+}  // namespace stoker::python

@@ -1,0 +1,47 @@
+// Sampler-level types: ResumeState (as JSON), modes, and rank discovery.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+
+#include "bind.h"
+#include "stoker/env.h"
+#include "stoker/sampler.h"
+
+namespace py = pybind11;
+
+namespace stoker::python {
+
+void register_sampler(py::module_& m) {
+  py::enum_<SamplerMode>(m, "SamplerMode")
+      .value("exact", SamplerMode::kExact)
+      .value("pad", SamplerMode::kPad)
+      .value("drop", SamplerMode::kDrop);
+  m.def("parse_sampler_mode", &parse_sampler_mode, py::arg("name"));
+
+  py::class_<ResumeState>(m, "ResumeState")
+      .def(py::init<>())
+      .def_readwrite("fingerprint", &ResumeState::fingerprint)
+      .def_readwrite("dataset_size", &ResumeState::dataset_size)
+      .def_readwrite("mode", &ResumeState::mode)
+      .def_readwrite("shuffle", &ResumeState::shuffle)
+      .def_readwrite("seed", &ResumeState::seed)
+      .def_readwrite("epoch", &ResumeState::epoch)
+      .def_readwrite("consumed", &ResumeState::consumed)
+      .def("to_json", &ResumeState::to_json)
+      .def_static("from_json", &ResumeState::from_json, py::arg("json"));
+
+  py::class_<RankInfo>(m, "RankInfo")
+      .def_readonly("rank", &RankInfo::rank)
+      .def_readonly("world_size", &RankInfo::world_size)
+      .def_readonly("local_rank", &RankInfo::local_rank)
+      .def_readonly("local_world_size", &RankInfo::local_world_size)
+      .def_readonly("source", &RankInfo::source);
+  m.def("discover_rank", &discover_rank, py::arg("rank") = std::nullopt,
+        py::arg("world_size") = std::nullopt);
+  m.def("available_cpus", &available_cpus);
+  m.def("default_threads", &default_threads, py::arg("rank_info"));
+}
+
+}  // namespace stoker::python

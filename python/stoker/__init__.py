@@ -1,0 +1,491 @@
+"""stoker: a fork-free image input pipeline for (distributed) training.
+
+    import stoker
+    loader = stoker.Loader("/data/train", batch_size=256)   # rank/world from torch.distributed
+    for epoch in range(epochs):
+        loader.set_epoch(epoch)
+        for batch in loader:
+            loss = criterion(model(batch.images.cuda()), batch.labels.cuda())  # per-sample
+            stoker.torch.masked_mean(loss, batch).backward()
+
+Batches hold torch tensors (numpy arrays when torch is not installed) that view the C++
+batch buffers without a copy; a buffer returns to the loader's pool when the last tensor
+viewing it is gone, even after the loader itself was closed.
+
+The work (reading, decoding, augmenting, batching, sharding) is done by the C++ core
+(``stoker._stoker``); this package only maps arguments, discovers the rank from
+torch.distributed and checks that all ranks see the same dataset.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
+
+from . import _stoker
+from ._stoker import Error  # stoker::Error, a RuntimeError subclass
+
+try:  # torch is optional: without it batches hold numpy arrays.
+    import torch as _torch
+except ImportError:  # pragma: no cover - exercised only where torch is absent
+    _torch = None
+
+__all__ = ["Batch", "Error", "Loader", "open_dataset"]
+
+IMAGENET_MEAN = (0.485, 0.456, 0.406)
+IMAGENET_STD = (0.229, 0.224, 0.225)
+
+_TRANSFORMS = {"train": _stoker.TransformKind.train, "eval": _stoker.TransformKind.eval}
+_OUTPUTS = {"float32": _stoker.OutputKind.float32, "uint8": _stoker.OutputKind.uint8}
+_MODES = {
+    "exact": _stoker.SamplerMode.exact,
+    "pad": _stoker.SamplerMode.pad,
+    "drop": _stoker.SamplerMode.drop,
+}
+_BAD_SAMPLES = {"error": _stoker.BadSamplePolicy.error, "skip": _stoker.BadSamplePolicy.skip}
+
+
+def open_dataset(path: Union[str, os.PathLike]) -> "_stoker.Dataset":
+    """Opens a packed dataset, an ImageFolder (a folder) or a file list (a file)."""
+    return _stoker.open_dataset(os.fspath(path))
+
+
+class Batch:
+    """One batch of this rank.
+
+    Attributes:
+      images: float32 [B, C, S, S] (normalised) or uint8 [B, S, S, C].
+      labels: int64 [B]; padding slots carry their wrapped sample's label.
+      indices: int64 [B], the dataset index of every slot, padding included.
+      valid: bool [B]; False marks padding (and samples skipped by bad_samples='skip').
+      global_valid: valid slots of this step summed over all ranks (>= 1 in 'exact' mode).
+      epoch, index: the epoch and the batch's position in this rank's epoch.
+      rank, world_size: of the loader that made the batch.
+      skipped: slots zero-filled by bad_samples='skip' in this batch.
+
+    The tensors view the loader's buffer; keep them as long as needed (the buffer is
+    recycled only once they are all gone). ``to(device)`` copies to a device.
+    """
+
+    __slots__ = ("images", "labels", "indices", "valid", "global_valid", "epoch", "index",
+                 "rank", "world_size", "skipped")
+
+    def __init__(self, images, labels, indices, valid, global_valid: int, epoch: int,
+                 index: int, rank: int, world_size: int, skipped: int = 0):
+        self.images = images
+        self.labels = labels
+        self.indices = indices
+        self.valid = valid
+        self.global_valid = int(global_valid)
+        self.epoch = int(epoch)
+        self.index = int(index)
+        self.rank = int(rank)
+        self.world_size = int(world_size)
+        self.skipped = int(skipped)
+
+    @property
+    def batch_size(self) -> int:
+        return len(self.labels)
+
+    @property
+    def num_valid(self) -> int:
+        """Valid slots of this rank's batch."""
+        return int(self.valid.sum())
+
+    def _replace(self, **tensors) -> "Batch":
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        fields.update(tensors)
+        return Batch(**fields)
+
+    def to(self, device, non_blocking: bool = False) -> "Batch":
+        """A copy of the batch with its tensors on `device` (torch only)."""
+        return self._replace(**{
+            name: getattr(self, name).to(device, non_blocking=non_blocking)
+            for name in ("images", "labels", "indices", "valid")
+        })
+
+    def pin_memory(self) -> "Batch":
+        """A copy of the batch in page-locked memory, for asynchronous copies to a GPU."""
+        return self._replace(**{
+            name: getattr(self, name).pin_memory()
+            for name in ("images", "labels", "indices", "valid")
+        })
+
+    def __repr__(self) -> str:
+        return (f"<stoker.Batch epoch={self.epoch} index={self.index} "
+                f"images={tuple(self.images.shape)} valid={self.num_valid}/{self.batch_size} "
+                f"global_valid={self.global_valid} rank={self.rank}/{self.world_size}>")
+
+
+def _pair(name: str, value: Sequence[float]) -> Tuple[float, float]:
+    try:
+        a, b = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a pair of numbers (got {value!r})") from None
+    if not (math.isfinite(a) and math.isfinite(b)) or a <= 0 or a > b:
+        raise ValueError(f"{name} must be (low, high) with 0 < low <= high (got {value!r})")
+    return a, b
+
+
+def _choice(name: str, value: str, choices: Dict[str, Any]) -> Any:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))} (got {value!r})")
+    return choices[value]
+
+
+def _positive_int(name: str, value: Any, *, allow_none: bool = False) -> Optional[int]:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer (got {value!r})")
+    return value
+
+
+def _torch_distributed():
+    """torch.distributed when a process group is initialised, else None."""
+    if _torch is None:
+        return None
+    dist = getattr(_torch, "distributed", None)
+    if dist is None or not dist.is_available() or not dist.is_initialized():
+        return None
+    return dist
+
+
+class Loader:
+    """This rank's batches of a dataset, read, decoded and augmented by C++ threads.
+
+    Args:
+      source: a packed dataset, an ImageFolder (``DATA/<class>/.../<image>``) or a file list.
+      batch_size: samples per batch on each rank.
+      transform: 'train' (RandomResizedCrop(size, scale, ratio) + horizontal flip with
+        probability flip_p) or 'eval' (Resize(floor(size / crop_fraction)) + CenterCrop(size)).
+      size: output side S.
+      output: 'float32' (NCHW, normalised by mean/std) or 'uint8' (NHWC, 0..255).
+      shuffle, seed: one permutation per (seed, epoch), the same on every rank.
+      mode: 'exact' (each sample exactly once per epoch over all ranks, padding slots
+        masked), 'pad' (as DistributedSampler + DataLoader) or 'drop' (both drop_last).
+      rank, world_size: give both or neither. Neither: from an initialised torch.distributed
+        process group, else from torchrun / Open MPI / Slurm variables, else one rank. With
+        a process group of several ranks, every rank must build its loader (the ranks
+        compare dataset fingerprints with all_gather_object; under NCCL call
+        torch.cuda.set_device first) and a mismatch raises stoker.Error on every rank.
+      threads: worker threads (default: the CPUs this process may use / ranks on the node).
+      prefetch: batches in flight (default: chosen by the loader).
+      bad_samples: 'error' (raise stoker.Error naming the file) or 'skip' (zero-fill, mask
+        invalid, warn, count).
+      scale, ratio, flip_p: train transform parameters (torchvision's defaults).
+      mean, std: normalisation for float32 output (ImageNet's by default).
+      channels: 3 (RGB) or 1 (grayscale).
+      crop_fraction: eval transform, the centre crop's share of the resized shorter side.
+      exact_decode: decode JPEGs at full scale (no DCT scaling), for fidelity checks.
+
+    Iteration follows torch's DataLoader: each ``iter(loader)`` is one pass over the current
+    epoch from its beginning, and the epoch only changes with ``set_epoch(e)`` (call it
+    before every epoch to reshuffle, as with DistributedSampler; never called means epoch 0).
+    The one exception is resuming: after ``load_state_dict(state)`` the next pass (and a
+    ``set_epoch`` of the saved epoch before it) continues the saved epoch where the state
+    was taken. A pass that is abandoned part-way (``break``) is simply dropped: the next
+    ``iter()`` starts the epoch again. Only the newest iterator is live; advancing an older
+    one raises RuntimeError.
+
+    Close the loader (``close()``, ``with Loader(...) as loader:``, or dropping the last
+    reference) to stop its threads; batches still held stay valid.
+
+    Raises:
+      ValueError: on a bad argument. stoker.Error (a RuntimeError): on a dataset that cannot
+      be opened, a bad sample under bad_samples='error', or ranks that see different data.
+    """
+
+    def __init__(
+        self,
+        source: Union[str, os.PathLike],
+        batch_size: int,
+        *,
+        transform: str = "train",
+        size: int = 224,
+        output: str = "float32",
+        shuffle: bool = True,
+        seed: int = 0,
+        mode: str = "exact",
+        rank: Optional[int] = None,
+        world_size: Optional[int] = None,
+        threads: Optional[int] = None,
+        prefetch: Optional[int] = None,
+        bad_samples: str = "error",
+        scale: Sequence[float] = (0.08, 1.0),
+        ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0),
+        mean: Sequence[float] = IMAGENET_MEAN,
+        std: Sequence[float] = IMAGENET_STD,
+        channels: int = 3,
+        flip_p: float = 0.5,
+        crop_fraction: float = 0.875,
+        exact_decode: bool = False,
+    ) -> None:
+        self._handle = None  # set last, so that __del__ copes with a failed __init__
+        self._lock = threading.Lock()
+        config = self._make_config(**{k: v for k, v in locals().items()
+                                      if k not in ("self", "source")})
+        source = os.fspath(source)
+        if not os.path.exists(source):
+            raise FileNotFoundError(f"stoker.Loader: {source}: no such file or directory")
+
+        dist = None
+        if rank is None and world_size is None:
+            dist = _torch_distributed()
+            if dist is not None:
+                config.rank = dist.get_rank()
+                config.world_size = dist.get_world_size()
+
+        dataset = _stoker.open_dataset(source)
+        if dist is not None and config.world_size > 1:
+            _check_same_dataset(dist, dataset, config.rank)
+        self._handle = _stoker.Loader(dataset, config)
+        self._epoch = 0          # the epoch the next pass runs
+        self._fresh = True       # the core stands at the start of _epoch (or a loaded state)
+        self._resuming = False   # a loaded state waits for its pass
+        self._generation = 0     # identifies the live iterator
+
+    @staticmethod
+    def _make_config(*, batch_size, transform, size, output, shuffle, seed, mode, rank,
+                     world_size, threads, prefetch, bad_samples, scale, ratio, mean, std,
+                     channels, flip_p, crop_fraction, exact_decode) -> "_stoker.LoaderConfig":
+        t = _stoker.TransformConfig()
+        t.kind = _choice("transform", transform, _TRANSFORMS)
+        t.output = _choice("output", output, _OUTPUTS)
+        t.size = _positive_int("size", size)
+        if channels not in (1, 3):
+            raise ValueError(f"channels must be 1 or 3 (got {channels!r})")
+        t.channels = channels
+        t.scale = _pair("scale", scale)
+        t.ratio = _pair("ratio", ratio)
+        if not 0.0 <= float(flip_p) <= 1.0:
+            raise ValueError(f"flip_p must be in [0, 1] (got {flip_p!r})")
+        t.flip_p = float(flip_p)
+        if not 0.0 < float(crop_fraction) <= 1.0:
+            raise ValueError(f"crop_fraction must be in (0, 1] (got {crop_fraction!r})")
+        t.crop_fraction = float(crop_fraction)
+        for name, value in (("mean", mean), ("std", std)):
+            if len(value) != 3 and not (channels == 1 and len(value) == 1):
+                raise ValueError(f"{name} must have 3 values (got {value!r})")
+        if any(float(s) <= 0 for s in std):
+            raise ValueError(f"std must be positive (got {std!r})")
+        t.mean = [float(v) for v in (mean if len(mean) == 3 else tuple(mean) * 3)]
+        t.std = [float(v) for v in (std if len(std) == 3 else tuple(std) * 3)]
+        t.dct_scaling = not exact_decode
+        try:
+            t.validate()
+        except Error as e:
+            raise ValueError(str(e)) from None
+
+        c = _stoker.LoaderConfig()
+        c.transform = t
+        c.batch_size = _positive_int("batch_size", batch_size)
+        c.threads = _positive_int("threads", threads, allow_none=True) or 0
+        c.prefetch = _positive_int("prefetch", prefetch, allow_none=True) or 0
+        c.shuffle = bool(shuffle)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an integer in [0, 2**64) (got {seed!r})")
+        c.seed = seed
+        c.mode = _choice("mode", mode, _MODES)
+        c.bad_samples = _choice("bad_samples", bad_samples, _BAD_SAMPLES)
+        if (rank is None) != (world_size is None):
+            raise ValueError("give both rank and world_size, or neither")
+        if rank is not None:
+            _positive_int("world_size", world_size)
+            if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < world_size:
+                raise ValueError(f"rank must be in [0, world_size={world_size}) (got {rank!r})")
+            c.rank, c.world_size = rank, world_size
+        return c
+
+    # -- the core, or an error once closed -------------------------------------------------
+
+    @property
+    def _core(self) -> "_stoker.Loader":
+        if self._handle is None or self._handle.closed:
+            raise RuntimeError("stoker.Loader is closed")
+        return self._handle
+
+    # -- epochs and iteration --------------------------------------------------------------
+
+    def set_epoch(self, epoch: int) -> None:
+        """Selects the epoch the next pass runs (reshuffles), and starts prefetching it.
+
+        After load_state_dict, set_epoch of the saved epoch keeps the saved position."""
+        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
+            raise ValueError(f"epoch must be a non-negative integer (got {epoch!r})")
+        with self._lock:
+            if self._resuming and epoch == self._epoch:
+                self._core.set_epoch(epoch)  # the core keeps the loaded offset
+            else:
+                self._restart(epoch)
+                self._resuming = False
+            self._epoch = epoch
+            self._fresh = True
+            self._generation += 1
+
+    @property
+    def epoch(self) -> int:
+        """The epoch the next (or current) pass runs."""
+        return self._epoch
+
+    def _restart(self, epoch: int) -> None:
+        # The core's set_epoch starts the epoch from its beginning (only a loaded resume state
+        # makes it start later, and set_epoch is not called on that path).
+        self._core.set_epoch(epoch)
+
+    def __iter__(self) -> Iterator[Batch]:
+        with self._lock:
+            core = self._core
+            if not self._fresh:
+                self._restart(self._epoch)
+            self._fresh = False
+            self._resuming = False
+            self._generation += 1
+            generation = self._generation
+        return self._iterate(core, generation)
+
+    def _iterate(self, core, generation: int) -> Iterator[Batch]:
+        rank, world = core.rank, core.world_size
+        while True:
+            if generation != self._generation:
+                raise RuntimeError("stoker.Loader: this iterator was superseded by a newer "
+                                   "iter() or set_epoch(); only the newest one is live")
+            ref = core.next()  # GIL released while waiting
+            if ref is None:
+                return
+            yield _wrap(ref, rank, world)
+
+    def __len__(self) -> int:
+        """Batches per rank in a full epoch: the same on every rank."""
+        return self._core.size()
+
+    def batches_left(self) -> int:
+        """Batches per rank of the current (possibly resumed) epoch plan."""
+        return self._core.num_batches()
+
+    # -- resume ----------------------------------------------------------------------------
+
+    def state_dict(self) -> Dict[str, Any]:
+        """Where the job stands after the batches delivered so far (the same on every rank).
+
+        A plain dict (JSON-compatible): dataset fingerprint and size, mode, shuffle, seed,
+        epoch, and the samples of the epoch already consumed by all ranks together. It loads
+        on any world size or batch size."""
+        return json.loads(self._core.state().to_json())
+
+    def load_state_dict(self, state: Dict[str, Any]) -> None:
+        """Resumes from state_dict(): the next pass continues the saved epoch.
+
+        Raises stoker.Error when the state belongs to another dataset, mode, shuffle or seed."""
+        if not isinstance(state, dict):
+            raise ValueError(f"state must be a dict from state_dict() (got {type(state)})")
+        resume = _stoker.ResumeState.from_json(json.dumps(state))
+        with self._lock:
+            self._core.load_state(resume)
+            self._epoch = resume.epoch
+            self._fresh = True
+            self._resuming = True
+            self._generation += 1
+
+    # -- information -----------------------------------------------------------------------
+
+    @property
+    def rank(self) -> int:
+        return self._core.rank
+
+    @property
+    def world_size(self) -> int:
+        return self._core.world_size
+
+    @property
+    def batch_size(self) -> int:
+        return self._core.config.batch_size
+
+    @property
+    def dataset(self) -> "_stoker.Dataset":
+        return self._core.dataset
+
+    @property
+    def fingerprint(self) -> str:
+        """16 hex digits identifying the dataset's listing; ranks must agree on it."""
+        return self._core.dataset.fingerprint
+
+    @property
+    def classes(self):
+        return list(self._core.dataset.classes)
+
+    def stats(self) -> Dict[str, Any]:
+        """Counters of the loader's lifetime (LoaderStats), as a dict.
+
+        threads, prefetch, batches, images (valid delivered), skipped, pool_buffers,
+        pool_grown (buffers allocated because the consumer held on to batches), wall_seconds,
+        wait_seconds (consumer blocked in next()), cpu: {read, decode, augment, collate}."""
+        s = self._core.stats()
+        out = {name: getattr(s, name) for name in (
+            "threads", "prefetch", "batches", "images", "skipped", "pool_buffers",
+            "pool_grown", "wall_seconds", "wait_seconds")}
+        out["cpu"] = {name: getattr(s.cpu, name)
+                      for name in ("read", "decode", "augment", "collate")}
+        return out
+
+    # -- lifetime --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stops and joins the worker threads now (idempotent). Batches already delivered
+        stay valid; any other call on a closed loader raises RuntimeError."""
+        handle = self._handle
+        if handle is not None:
+            handle.close()  # GIL released while the workers are joined
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None or self._handle.closed
+
+    def __enter__(self) -> "Loader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<stoker.Loader (closed)>"
+        core = self._core
+        return (f"<stoker.Loader {core.dataset.describe()} batch_size={self.batch_size} "
+                f"rank={core.rank}/{core.world_size} epoch={self._epoch}>")
+
+
+def _wrap(ref: "_stoker.Batch", rank: int, world_size: int) -> Batch:
+    images, labels, indices, valid = ref.arrays()  # views; their base owns the C++ batch
+    if _torch is not None:
+        images, labels, indices, valid = (_torch.from_numpy(a)
+                                          for a in (images, labels, indices, valid))
+    return Batch(images, labels, indices, valid, ref.global_valid, ref.epoch, ref.index, rank,
+                 world_size, ref.skipped)
+
+
+def _check_same_dataset(dist, dataset, rank: int) -> None:
+    """Fails on every rank, naming the ranks and fingerprints, unless all ranks see the same
+    dataset (DESIGN.md: ranks must agree on the data)."""
+    mine = (rank, dataset.fingerprint, dataset.size, dataset.describe())
+    everyone = [None] * dist.get_world_size()
+    dist.all_gather_object(everyone, mine)
+    first = everyone[0]
+    for other in everyone[1:]:
+        if other[1] != first[1]:
+            raise Error(
+                "ranks see different datasets: rank {} has fingerprint {} ({}), rank {} has "
+                "fingerprint {} ({}); point every rank at the same data".format(
+                    first[0], first[1], first[3], other[0], other[1], other[3]))
+
+
+from . import torch  # noqa: E402,F401  (stoker.torch: masked_mean and friends)

@@ -1,0 +1,154 @@
+"""One rank of a distributed test, started by conftest.launch() as torchrun would start it
+(MASTER_ADDR, MASTER_PORT, RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE in the environment).
+
+argv[1] is a JSON object: {"scenario": ..., "out": result.json, ...}. The loader is always
+built without rank/world_size, so both come from the initialised gloo process group.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import sys
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+
+import stoker
+import stoker.torch
+
+
+def make_loader(args, **overrides):
+    kwargs = dict(transform="eval", size=16, batch_size=args["batch_size"],
+                  seed=args.get("seed", 0), mode=args.get("mode", "exact"), threads=1)
+    kwargs.update(overrides)
+    return stoker.Loader(args["data"], **kwargs)
+
+
+def run_epochs(args):
+    """Every epoch of args["epochs"]: this rank's valid indices and batch count."""
+    loader = make_loader(args)
+    result = {"len": len(loader), "rank": loader.rank, "world_size": loader.world_size,
+              "epochs": {}}
+    for epoch in args["epochs"]:
+        loader.set_epoch(epoch)
+        valid, batches, global_valid = [], 0, []
+        for batch in loader:
+            assert batch.world_size == dist.get_world_size()
+            valid += batch.indices[batch.valid].tolist()
+            global_valid.append(batch.global_valid)
+            batches += 1
+        result["epochs"][str(epoch)] = {"valid": valid, "batches": batches,
+                                        "global_valid": global_valid}
+    result["state"] = loader.state_dict()
+    loader.close()
+    return result
+
+
+def run_save(args):
+    """Takes `stop_after` batches of epoch `epoch`, then saves the state."""
+    loader = make_loader(args)
+    loader.set_epoch(args["epoch"])
+    valid = []
+    for j, batch in enumerate(loader):
+        valid += batch.indices[batch.valid].tolist()
+        if j + 1 == args["stop_after"]:
+            break
+    state = loader.state_dict()
+    states = [None] * dist.get_world_size()
+    dist.all_gather_object(states, state)
+    return {"valid": valid, "state": state, "same_state_everywhere": all(
+        s == state for s in states)}
+
+
+def run_resume(args):
+    """Loads the state (a different world size), runs the rest of the epoch, then one more."""
+    loader = make_loader(args)
+    loader.load_state_dict(args["state"])
+    epoch = args["state"]["epoch"]
+    loader.set_epoch(epoch)  # the usual loop: set_epoch of the saved epoch keeps the offset
+    valid, batches = [], 0
+    for batch in loader:
+        valid += batch.indices[batch.valid].tolist()
+        batches += 1
+    loader.set_epoch(epoch + 1)
+    next_valid = [i for b in loader for i in b.indices[b.valid].tolist()]
+    return {"valid": valid, "batches": batches, "next_valid": next_valid}
+
+
+def run_train(args):
+    """A tiny DDP model trained with masked_mean on every batch. At every step the DDP
+    gradient is compared with the gradient of the plain mean over the step's valid samples
+    of all ranks (gathered here), which is what masked_mean promises."""
+    torch.manual_seed(0)
+    loader = make_loader(args, size=8)
+    classes = len(loader.classes)
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(3 * 8 * 8, classes))
+    reference = copy.deepcopy(model)
+    ddp = torch.nn.parallel.DistributedDataParallel(model)
+    optimizer = torch.optim.SGD(ddp.parameters(), lr=0.1)
+    world = dist.get_world_size()
+    losses, padding_only, max_grad_error, steps = [], 0, 0.0, 0
+    for epoch in range(args.get("epochs", 2)):
+        loader.set_epoch(epoch)
+        for batch in loader:
+            if not bool(batch.valid.any()):
+                padding_only += 1
+            optimizer.zero_grad()
+            per_sample = torch.nn.functional.cross_entropy(ddp(batch.images), batch.labels,
+                                                           reduction="none")
+            loss = stoker.torch.masked_mean(per_sample, batch)
+            loss.backward()
+
+            # Reference: the global mean over all ranks' valid samples, on one replica.
+            gathered = [None] * world
+            dist.all_gather_object(gathered, (batch.images[batch.valid],
+                                              batch.labels[batch.valid]))
+            images = torch.cat([g[0] for g in gathered])
+            labels = torch.cat([g[1] for g in gathered])
+            assert images.shape[0] == batch.global_valid
+            reference.load_state_dict(model.state_dict())
+            reference.zero_grad()
+            ref_loss = torch.nn.functional.cross_entropy(reference(images), labels)
+            ref_loss.backward()
+            for p, q in zip(model.parameters(), reference.parameters()):
+                max_grad_error = max(max_grad_error, float((p.grad - q.grad).abs().max()))
+
+            optimizer.step()
+            losses.append(float(loss))
+            steps += 1
+    assert all(math.isfinite(x) for x in losses), losses
+    assert all(bool(torch.isfinite(p).all()) for p in model.parameters())
+    return {"steps": steps, "losses": losses, "padding_only": padding_only,
+            "max_grad_error": max_grad_error}
+
+
+def run_fingerprint(args):
+    """Each rank gets its own folder: building the loader must fail on every rank."""
+    try:
+        make_loader(args)
+    except stoker.Error as e:
+        return {"error": str(e), "type": type(e).__name__}
+    return {"error": None}
+
+
+SCENARIOS = {"epochs": run_epochs, "save": run_save, "resume": run_resume, "train": run_train,
+             "fingerprint": run_fingerprint}
+
+
+def main():
+    args = json.loads(sys.argv[1])
+    dist.init_process_group("gloo", timeout=timedelta(seconds=60))
+    try:
+        result = SCENARIOS[args["scenario"]](args)
+        dist.barrier()
+    finally:
+        dist.destroy_process_group()
+    with open(args["out"], "w") as f:
+        json.dump(result, f)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""stoker's eval transform against torchvision's on real photographs.
+
+torchvision: Resize(256) + CenterCrop(224) (+ ToTensor + Normalize for float32) on
+PIL.Image.open(path).convert("RGB"); stoker: transform='eval', size=224 (crop_fraction 0.875
+-> shorter side 256). The mean absolute difference on the 0-255 scale is printed (pytest -s)
+and recorded as a property; it must stay <= 3, with and without DCT-scaled decoding.
+Photos: Debian's mate-backgrounds (full-size JPEG wallpapers, 1280x1024 to 2560x1920).
+"""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import stoker
+
+torchvision = pytest.importorskip("torchvision")
+from PIL import Image  # noqa: E402
+from torchvision import transforms as T  # noqa: E402
+
+PHOTO_GLOBS = ("/usr/share/backgrounds/mate/nature/*.jpg",
+               "/usr/share/backgrounds/mate/abstract/Elephants.jpg",
+               "/usr/share/backgrounds/mate/desktop/*.jpg")
+PHOTOS = 8
+MAX_MEAN_ABS_DIFF = 3.0
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory) -> Path:
+    files = sorted({f for g in PHOTO_GLOBS for f in glob.glob(g)})[:PHOTOS]
+    if len(files) < PHOTOS:
+        pytest.skip("needs Debian's mate-backgrounds (apt-get install mate-backgrounds)")
+    root = tmp_path_factory.mktemp("photos") / "data"
+    (root / "photos").mkdir(parents=True)
+    for f in files:
+        (root / "photos" / Path(f).name).symlink_to(f)
+    return root
+
+
+@pytest.fixture(scope="module")
+def references(photos):
+    """torchvision's uint8 HWC eval crops, keyed by path."""
+    tv = T.Compose([T.Resize(256), T.CenterCrop(224)])
+    out = {}
+    for path in sorted((photos / "photos").iterdir()):
+        with Image.open(path) as im:
+            out[str(path)] = np.asarray(tv(im.convert("RGB")), dtype=np.uint8)
+    return out
+
+
+def stoker_outputs(photos, output: str, exact_decode: bool):
+    loader = stoker.Loader(photos, 4, transform="eval", output=output, shuffle=False,
+                           exact_decode=exact_decode, threads=2)
+    ds = loader.dataset
+    out = {}
+    for batch in loader:
+        for slot in range(batch.batch_size):
+            if batch.valid[slot]:
+                out[ds.name(int(batch.indices[slot]))] = batch.images[slot].clone()
+    loader.close()
+    return out
+
+
+@pytest.mark.parametrize("exact_decode", [True, False], ids=["exact", "dct-scaled"])
+@pytest.mark.parametrize("output", ["uint8", "float32"])
+def test_eval_matches_torchvision(photos, references, output, exact_decode, record_property):
+    ours = stoker_outputs(photos, output, exact_decode)
+    assert set(ours) == set(references)
+    std = torch.tensor(stoker.IMAGENET_STD).view(3, 1, 1)
+    diffs = []
+    for path, ref in references.items():
+        ref_t = torch.from_numpy(ref.copy())
+        if output == "uint8":
+            assert ours[path].shape == (224, 224, 3)
+            diff = (ours[path].float() - ref_t.float()).abs()
+        else:
+            # torchvision's float path: ToTensor + Normalize; compared on the 0-255 scale.
+            ref_f = T.Normalize(stoker.IMAGENET_MEAN, stoker.IMAGENET_STD)(
+                T.ToTensor()(Image.fromarray(ref)))
+            assert ours[path].shape == (3, 224, 224)
+            diff = ((ours[path] - ref_f).abs() * std * 255.0)
+        diffs.append(float(diff.mean()))
+    mad = float(np.mean(diffs))
+    worst = max(diffs)
+    label = f"{output}/{'exact' if exact_decode else 'dct-scaled'}"
+    print(f"\nfidelity {label}: mean |stoker - torchvision| = {mad:.4f} (0-255 scale), "
+          f"worst photo {worst:.4f}, {len(diffs)} photos")
+    record_property(f"mean_abs_diff_{label}", round(mad, 4))
+    assert mad <= MAX_MEAN_ABS_DIFF

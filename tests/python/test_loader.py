@@ -1,0 +1,262 @@
+"""Single-process tests of stoker.Loader: the batch API, zero-copy lifetimes, the GIL,
+closing, resume, stats and argument errors."""
+
+from __future__ import annotations
+
+import gc
+import math
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+import torch
+
+import stoker
+import stoker.torch
+
+
+def threads() -> set:
+    return set(os.listdir("/proc/self/task"))
+
+
+def test_batch_fields_and_shapes(small_set):
+    loader = stoker.Loader(small_set, 4, size=32, threads=2, seed=3)
+    batches = list(loader)
+    assert len(loader) == len(batches) == math.ceil(23 / 4)
+    b = batches[0]
+    assert isinstance(b.images, torch.Tensor)
+    assert b.images.shape == (4, 3, 32, 32) and b.images.dtype == torch.float32
+    assert b.labels.dtype == torch.int64 and b.indices.dtype == torch.int64
+    assert b.valid.dtype == torch.bool
+    assert b.rank == 0 and b.world_size == 1
+    assert [x.global_valid for x in batches] == [4, 4, 4, 4, 4, 3]
+    last = batches[-1]
+    assert last.valid.tolist() == [True, True, True, False]
+    seen = torch.cat([x.indices[x.valid] for x in batches])
+    assert sorted(seen.tolist()) == list(range(23))
+    # Labels follow the dataset (ImageFolder order).
+    ds = loader.dataset
+    assert all(ds.label(int(i)) == int(l) for i, l in zip(b.indices, b.labels))
+
+    u8 = stoker.Loader(small_set, 4, size=32, output="uint8", transform="eval")
+    ub = next(iter(u8))
+    assert ub.images.shape == (4, 32, 32, 3) and ub.images.dtype == torch.uint8
+
+
+def test_len_and_modes(small_set):
+    assert len(stoker.Loader(small_set, 5, rank=1, world_size=2)) == 3   # ceil(23/10)
+    assert len(stoker.Loader(small_set, 5, rank=1, world_size=2, mode="drop")) == 2
+    assert len(stoker.Loader(small_set, 5, rank=1, world_size=2, mode="pad")) == 3
+    for rank in range(3):
+        loader = stoker.Loader(small_set, 2, rank=rank, world_size=3, size=16, threads=1)
+        assert len(loader) == sum(1 for _ in loader) == 4
+
+
+def test_each_iter_is_a_full_pass_of_the_current_epoch(small_set):
+    loader = stoker.Loader(small_set, 4, size=16, transform="eval", threads=1)
+    first = [b.indices.tolist() for b in loader]
+    for _ in loader:
+        break  # an abandoned pass ...
+    again = [b.indices.tolist() for b in loader]  # ... does not shift the next one
+    assert again == first
+    loader.set_epoch(1)
+    assert [b.indices.tolist() for b in loader] != first
+    loader.set_epoch(0)
+    assert [b.indices.tolist() for b in loader] == first
+
+
+def test_only_the_newest_iterator_is_live(small_set):
+    loader = stoker.Loader(small_set, 4, size=16, threads=1)
+    old = iter(loader)
+    next(old)
+    new = iter(loader)
+    next(new)
+    with pytest.raises(RuntimeError, match="superseded"):
+        next(old)
+    loader.set_epoch(1)
+    with pytest.raises(RuntimeError, match="superseded"):
+        next(new)
+    assert next(iter(loader)).epoch == 1
+
+
+def test_tensors_outlive_the_loader_and_later_batches(small_set):
+    kwargs = dict(size=48, threads=2, prefetch=2, seed=11)
+    loader = stoker.Loader(small_set, 3, **kwargs)
+    it = iter(loader)
+    first = next(it)
+    kept = first.images
+    kept_u = first.labels
+    del first
+    for _ in it:  # the loader moves on, recycling every buffer it can
+        pass
+    # A fresh loader's batch 0 is byte-identical to the tensor kept from the first.
+    fresh = next(iter(stoker.Loader(small_set, 3, **kwargs)))
+    assert torch.equal(kept, fresh.images) and torch.equal(kept_u, fresh.labels)
+    reference = kept.clone()
+    loader.close()
+    del loader, it
+    gc.collect()
+    assert torch.equal(kept, reference)  # still valid after the loader is gone
+    assert kept.numpy().base is not None  # a view, not a copy
+
+
+def test_holding_every_batch_grows_the_pool_without_deadlock(small_set):
+    loader = stoker.Loader(small_set, 2, size=16, threads=2, prefetch=1)
+    held = list(loader)  # 12 batches held at once
+    assert len(held) == 12
+    stats = loader.stats()
+    assert stats["pool_grown"] > 0 and stats["pool_buffers"] >= 12
+    # Every held batch still has its own, correct contents.
+    seen = torch.cat([b.indices[b.valid] for b in held])
+    assert sorted(seen.tolist()) == list(range(23))
+
+
+def test_stats_fields(small_set):
+    loader = stoker.Loader(small_set, 4, size=16, threads=2)
+    for _ in loader:
+        pass
+    s = loader.stats()
+    for key in ("threads", "prefetch", "batches", "images", "skipped", "pool_buffers",
+                "pool_grown", "wall_seconds", "wait_seconds", "cpu"):
+        assert key in s, key
+    assert set(s["cpu"]) == {"read", "decode", "augment", "collate"}
+    assert s["threads"] == 2 and s["batches"] == 6 and s["images"] == 23 and s["skipped"] == 0
+    assert s["cpu"]["decode"] > 0
+
+
+def test_gil_released_while_waiting_in_next(big_set):
+    loader = stoker.Loader(big_set, 2, transform="eval", threads=1, prefetch=1,
+                           exact_decode=True)
+    count = 0
+    stop = threading.Event()
+
+    def counter():
+        nonlocal count
+        while not stop.is_set():
+            count += 1
+
+    t = threading.Thread(target=counter)
+    t.start()
+    try:
+        waited, counted = 0.0, 0
+        it = iter(loader)
+        for _ in range(3):
+            before, start = count, time.perf_counter()
+            next(it)
+            waited += time.perf_counter() - start
+            counted += count - before
+    finally:
+        stop.set()
+        t.join()
+    print(f"\nGIL: waited {waited:.3f} s in next(), counter advanced {counted} meanwhile")
+    assert waited > 0.05, "the loader was not slow enough to tell"
+    # With the GIL held in next(), the counter could not move at all while we waited.
+    assert counted > 1000
+
+
+def test_close_mid_epoch_is_prompt_and_leaves_no_thread(big_set):
+    before = threads()
+    loader = stoker.Loader(big_set, 4, transform="eval", threads=2, prefetch=3)
+    assert len(threads() - before) == 2
+    batch = next(iter(loader))
+    start = time.perf_counter()
+    loader.close()
+    elapsed = time.perf_counter() - start
+    assert elapsed < 2.0
+    assert not threads() - before, "a thread was left behind"
+    assert loader.closed
+    assert float(batch.images.abs().sum()) > 0  # the batch outlives its loader
+    with pytest.raises(RuntimeError, match="closed"):
+        len(loader)
+    loader.close()  # idempotent
+
+    with stoker.Loader(big_set, 4, transform="eval", threads=2) as loader:
+        next(iter(loader))
+    assert not threads() - before, "a thread was left behind"
+
+    loader = stoker.Loader(big_set, 4, transform="eval", threads=2)
+    next(iter(loader))
+    del loader  # dropping the last reference closes it too
+    gc.collect()
+    assert not threads() - before, "a thread was left behind"
+
+
+def test_state_dict_roundtrip_in_process(small_set):
+    kwargs = dict(size=16, transform="eval", threads=1, seed=5)
+    full = [b.indices[b.valid].tolist() for b in stoker.Loader(small_set, 3, **kwargs)]
+    loader = stoker.Loader(small_set, 3, **kwargs)
+    it = iter(loader)
+    head = [next(it).indices.tolist() for _ in range(3)]
+    state = loader.state_dict()
+    assert state["consumed"] == 9 and state["epoch"] == 0
+    other = stoker.Loader(small_set, 2, **kwargs)  # another batch size resumes too
+    other.load_state_dict(state)
+    tail = [i for b in other for i in b.indices[b.valid].tolist()]
+    flat_full = [i for b in full for i in b]
+    assert [i for h in head for i in h] + tail == flat_full
+    # A state for another seed is refused with a clear error.
+    with pytest.raises(stoker.Error, match="seed"):
+        stoker.Loader(small_set, 3, **dict(kwargs, seed=6)).load_state_dict(state)
+
+
+def test_masked_mean_single_process(small_set):
+    loader = stoker.Loader(small_set, 4, size=8, threads=1)
+    last = list(loader)[-1]
+    loss = torch.arange(4, dtype=torch.float32)
+    loss[3] = float("nan")  # a padding slot's NaN must not leak
+    assert last.valid.tolist() == [True, True, True, False]
+    assert float(stoker.torch.masked_mean(loss, last)) == pytest.approx((0 + 1 + 2) / 3)
+    with pytest.raises(ValueError):
+        stoker.torch.masked_mean(torch.zeros(3), last)
+
+
+def test_bad_samples(tmp_path):
+    from conftest import synth
+    data = synth(tmp_path / "d", images=6, classes=1)
+    (folder,) = [p for p in data.iterdir() if p.is_dir()]
+    bad = folder / "zz_broken.jpg"
+    bad.write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    with pytest.raises(stoker.Error, match="zz_broken.jpg"):
+        for _ in stoker.Loader(data, 7, size=16, shuffle=False):
+            pass
+    loader = stoker.Loader(data, 7, size=16, shuffle=False, bad_samples="skip")
+    (batch,) = list(loader)
+    assert int(batch.valid.sum()) == 6 and batch.skipped == 1
+    assert loader.stats()["skipped"] == 1
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(batch_size=0), "batch_size"),
+    (dict(transform="test"), "transform"),
+    (dict(output="float16"), "output"),
+    (dict(mode="even"), "mode"),
+    (dict(bad_samples="ignore"), "bad_samples"),
+    (dict(rank=1), "both rank and world_size"),
+    (dict(rank=2, world_size=2), "rank"),
+    (dict(size=0), "size"),
+    (dict(scale=(0.5, 0.1)), "scale"),
+    (dict(channels=2), "channels"),
+    (dict(threads=-1), "threads"),
+    (dict(flip_p=2.0), "flip_p"),
+    (dict(crop_fraction=0.0), "crop_fraction"),
+])
+def test_bad_arguments_raise_value_error(small_set, kwargs, message):
+    kwargs = dict(dict(batch_size=2), **kwargs)
+    with pytest.raises(ValueError, match=message):
+        stoker.Loader(small_set, **kwargs)
+
+
+def test_missing_source(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        stoker.Loader(tmp_path / "nope", 2)
+
+
+def test_numpy_views_without_torch_conversion(small_set):
+    ds = stoker.open_dataset(small_set)
+    assert len(ds) == 23 and len(ds.fingerprint) == 16
+    loader = stoker.Loader(small_set, 4, size=16, threads=1)
+    b = next(iter(loader))
+    assert isinstance(b.images.numpy(), np.ndarray)
+    assert b.images.numpy().flags.writeable
