@@ -111,24 +111,7 @@ void horizontal_fixed(uint8_t* __restrict out, const uint8_t* __restrict row, co
                       int out_width) {
   const int32_t* __restrict start = ax.start;
   const int32_t* __restrict coeffs = ax.coeffs;
-  for (int x = 0; x < out_width; ++x) {
-    const uint8_t* p = row + static_cast<size_t>(start[x]) * C;
-    const int32_t* k = coeffs + static_cast<size_t>(x) * K;
-    int32_t acc[C];
-    for (int c = 0; c < C; ++c) acc[c] = kHalf;
-    for (int t = 0; t < K; ++t) {
-      for (int c = 0; c < C; ++c) acc[c] += p[t * C + c] * k[t];
-    }
-    for (int c = 0; c < C; ++c) out[x * C + c] = clip8(acc[c]);
-  }
-}
-
-template <int C>
-void horizontal_any(uint8_t* __restrict out, const uint8_t* __restrict row, const Axis& ax,
-                    int out_width) {
-  const int taps = ax.taps;
-  const int32_t* __restrict start = ax.start;
-  const int32_t* __restrict coeffs = ax.coeffs;
+  const int taps = K > 0 ? K : ax.taps;  // K = 0: the tap count known only at run time
   for (int x = 0; x < out_width; ++x) {
     const uint8_t* p = row + static_cast<size_t>(start[x]) * C;
     const int32_t* k = coeffs + static_cast<size_t>(x) * taps;
@@ -194,7 +177,7 @@ HorizontalFn pick_horizontal(int taps) {
     case 8:
       return horizontal_fixed<C, 8>;
     default:
-      return horizontal_any<C>;
+      return horizontal_fixed<C, 0>;
   }
 }
 

@@ -350,16 +350,21 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
     return serialize_manifest(manifest);
   };
 
+  // The counts of a finished pack, reported once more through the progress hook.
+  auto finish_result = [&] {
+    result.records = static_cast<int64_t>(next_record);
+    result.shards = static_cast<int64_t>(manifest.shards.size());
+    result.bytes = progress.bytes;
+    progress.finished = true;
+    if (options.progress) options.progress(progress);
+    return result;
+  };
+
   if (next_source == static_cast<uint64_t>(total)) {
     const std::string text = finish_manifest();
     if (read_text_or_empty(manifest_path) == text) {
       result.already_complete = true;
-      result.records = static_cast<int64_t>(next_record);
-      result.shards = static_cast<int64_t>(manifest.shards.size());
-      result.bytes = progress.bytes;
-      progress.finished = true;
-      if (options.progress) options.progress(progress);
-      return result;
+      return finish_result();
     }
   }
   // From here on the folder is being changed: a manifest describing the old state must not
@@ -416,12 +421,7 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
   const std::string text = finish_manifest();
   write_file_atomically(out, std::string(packed::kManifestName),
                         std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
-  result.records = static_cast<int64_t>(next_record);
-  result.shards = static_cast<int64_t>(manifest.shards.size());
-  result.bytes = progress.bytes;
-  progress.finished = true;
-  if (options.progress) options.progress(progress);
-  return result;
+  return finish_result();
 }
 
 }  // namespace stoker
