@@ -11,14 +11,13 @@
 //   --seconds S   stop after S seconds of decoding (default 10 unless --images is given)
 //   --images N    stop after N decodes (with --seconds too: whichever comes first)
 //   --offset K    start at file K (mod file count), so concurrent processes differ
-#include <cstdio>  // before jpeglib.h, which needs FILE
-
 #include <jpeglib.h>
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <csetjmp>
+#include <cstdio>  // before jpeglib.h, which needs FILE
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -88,7 +87,8 @@ struct Decoder {
 
 bool is_jpeg_name(const fs::path& p) {
   std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return ext == ".jpg" || ext == ".jpeg" || ext == ".jpe" || ext == ".jfif";
 }
 
@@ -138,12 +138,14 @@ int main(int argc, char** argv) {
   // Load every JPEG into memory first (sorted, so the order is the same every run).
   std::vector<fs::path> paths;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::follow_directory_symlink, ec);
+  for (auto it = fs::recursive_directory_iterator(
+           dir, fs::directory_options::follow_directory_symlink, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (it->is_regular_file() && is_jpeg_name(it->path())) paths.push_back(it->path());
   }
   if (ec) {
-    std::fprintf(stderr, "decode_baseline: cannot list %s: %s\n", dir.c_str(), ec.message().c_str());
+    std::fprintf(stderr, "decode_baseline: cannot list %s: %s\n", dir.c_str(),
+                 ec.message().c_str());
     return 1;
   }
   std::sort(paths.begin(), paths.end());
@@ -152,7 +154,8 @@ int main(int argc, char** argv) {
   size_t bytes = 0;
   for (const auto& p : paths) {
     std::ifstream in(p, std::ios::binary);
-    std::vector<unsigned char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<unsigned char> data((std::istreambuf_iterator<char>(in)),
+                                    std::istreambuf_iterator<char>());
     if (!in.good() && !in.eof()) continue;
     bytes += data.size();
     files.push_back(std::move(data));
