@@ -11,13 +11,16 @@
 //   --seconds S   stop after S seconds of decoding (default 10 unless --images is given)
 //   --images N    stop after N decodes (with --seconds too: whichever comes first)
 //   --offset K    start at file K (mod file count), so concurrent processes differ
+// jpeglib.h needs FILE and size_t declared first.
+#include <cstddef>
+#include <cstdio>
+// (a separate block, so that include sorting keeps the order)
 #include <jpeglib.h>
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <csetjmp>
-#include <cstdio>  // before jpeglib.h, which needs FILE
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
