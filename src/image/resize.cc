@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "image/resize_internal.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
 
@@ -49,6 +50,10 @@ struct Axis {
   int taps = 0;
   int32_t* start = nullptr;
   int32_t* coeffs = nullptr;
+  // For the AVX2 RGB kernel: per output pair (2q, 2q+1) and tap pair (2u, 2u+1), two 32-byte
+  // vectors (low then high 11 bits of the coefficients) laid out for vpmaddwd. See
+  // fill_pair_table.
+  int16_t* pairs = nullptr;
 };
 
 // The most taps any output of this axis can have (Pillow's ksize).
@@ -181,6 +186,80 @@ HorizontalFn pick_horizontal(int taps) {
   }
 }
 
+// The AVX2 RGB kernel splits each coefficient k (0 <= k <= 2^22) into k = hi * 2^11 + lo
+// with both parts below 2^15, so that vpmaddwd (16-bit products summed in pairs into 32 bits)
+// computes sum(lo * p) and sum(hi * p) exactly; sum(k * p) = that hi sum * 2^11 + lo sum, the
+// scalar kernel's int32 exactly. Each 256-bit vector holds two output pixels (one per 128-bit
+// lane) and two taps (adjacent 16-bit words); an odd tap count gets a zero tap.
+constexpr int kSplitBits = 11;
+
+size_t pair_table_bytes(int out_width, int taps) {
+  return static_cast<size_t>((out_width + 1) / 2) * ((taps + 1) / 2) * 64;
+}
+
+void fill_pair_table(Axis& ax, int out_width) {
+  const int tap_pairs = (ax.taps + 1) / 2;
+  auto coeff = [&](int x, int t) { return t < ax.taps ? ax.coeffs[x * ax.taps + t] : 0; };
+  int16_t* v = ax.pairs;
+  for (int x = 0; x + 1 < out_width; x += 2) {
+    for (int u = 0; u < tap_pairs; ++u) {
+      for (int part = 0; part < 2; ++part) {  // 0: low bits, 1: high bits
+        for (int lane = 0; lane < 2; ++lane) {
+          for (int word = 0; word < 8; ++word) {
+            const int32_t k = coeff(x + lane, 2 * u + word % 2);
+            const int32_t split = part == 0 ? k & ((1 << kSplitBits) - 1) : k >> kSplitBits;
+            *v++ = static_cast<int16_t>(split);
+          }
+        }
+      }
+    }
+  }
+}
+
+__attribute__((target("avx2"))) void horizontal_rgb_avx2(uint8_t* __restrict out,
+                                                         const uint8_t* __restrict row,
+                                                         const Axis& ax, int out_width) {
+  const int32_t* __restrict start = ax.start;
+  const int tap_pairs = (ax.taps + 1) / 2;
+  // Bytes R0 G0 B0 R1 G1 B1 of two taps -> words R0 R1 G0 G1 B0 B1 0 0, in each lane.
+  const __m256i shuffle =
+      _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1, 0, -1, 3, -1, 1,
+                       -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1);
+  const __m256i half = _mm256_set1_epi32(kHalf);
+  const __m256i* k = reinterpret_cast<const __m256i*>(ax.pairs);
+  int x = 0;
+  for (; x + 1 < out_width; x += 2) {
+    const uint8_t* p0 = row + static_cast<size_t>(start[x]) * 3;
+    const uint8_t* p1 = row + static_cast<size_t>(start[x + 1]) * 3;
+    __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+    for (int u = 0; u < tap_pairs; ++u) {
+      const __m128i a = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p0 + 6 * u));
+      const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p1 + 6 * u));
+      const __m256i px =
+          _mm256_shuffle_epi8(_mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1), shuffle);
+      lo = _mm256_add_epi32(lo, _mm256_madd_epi16(px, _mm256_load_si256(k++)));
+      hi = _mm256_add_epi32(hi, _mm256_madd_epi16(px, _mm256_load_si256(k++)));
+    }
+    __m256i acc = _mm256_add_epi32(_mm256_add_epi32(lo, _mm256_slli_epi32(hi, kSplitBits)), half);
+    acc = _mm256_srai_epi32(acc, kPrecisionBits);
+    const __m256i words = _mm256_packs_epi32(acc, acc);
+    const __m256i bytes = _mm256_packus_epi16(words, words);
+    const int32_t rgb0 = _mm256_cvtsi256_si32(bytes);
+    const int32_t rgb1 = _mm_cvtsi128_si32(_mm256_extracti128_si256(bytes, 1));
+    std::memcpy(out + static_cast<size_t>(x) * 3, &rgb0, 4);  // 4th byte: overwritten next
+    std::memcpy(out + static_cast<size_t>(x) * 3 + 3, &rgb1, x + 2 < out_width ? 4 : 3);
+  }
+  if (x < out_width) {  // odd width: the last pixel alone
+    const uint8_t* p = row + static_cast<size_t>(start[x]) * 3;
+    const int32_t* kk = ax.coeffs + static_cast<size_t>(x) * ax.taps;
+    for (int c = 0; c < 3; ++c) {
+      int32_t sum = kHalf;
+      for (int t = 0; t < ax.taps; ++t) sum += p[t * 3 + c] * kk[t];
+      out[static_cast<size_t>(x) * 3 + c] = clip8(sum);
+    }
+  }
+}
+
 HorizontalFn pick_horizontal_rgb_sse41(int taps) {
   switch (taps) {
     case 2:
@@ -200,6 +279,11 @@ HorizontalFn pick_horizontal_rgb_sse41(int taps) {
 
 bool have_sse41() {
   static const bool have = __builtin_cpu_supports("sse4.1");
+  return have;
+}
+
+bool have_avx2() {
+  static const bool have = __builtin_cpu_supports("avx2");
   return have;
 }
 
@@ -271,9 +355,15 @@ size_t block(size_t count) {
 
 }  // namespace
 
-void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t* in, int in_width,
-                     int in_height, int channels, const Box& box, const Box& bounds,
-                     std::vector<uint8_t>& scratch) {
+namespace image_internal {
+
+int best_resize_level() {
+  return have_avx2() ? kResizeAvx2 : have_sse41() ? kResizeSse41 : kResizeScalar;
+}
+
+void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, const uint8_t* in,
+                        int in_width, int in_height, int channels, const Box& box,
+                        const Box& bounds, std::vector<uint8_t>& scratch) {
   STOKER_CHECK(out_width > 0 && out_height > 0, "resize: invalid output size {}x{}", out_width,
                out_height);
   STOKER_CHECK(in_width > 0 && in_height > 0 && channels > 0, "resize: invalid input {}x{}x{}",
@@ -302,7 +392,9 @@ void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t*
   const size_t vy_start = block<int32_t>(out_height);
   const size_t weights = block<double>(std::max(hx.taps, vy.taps));
   const size_t accum = block<int32_t>(row_elems);
-  const size_t fixed = hx_coeffs + hx_start + vy_coeffs + vy_start + weights + accum;
+  const bool rgb_avx2 = level >= kResizeAvx2 && channels == 3;
+  const size_t pairs = rgb_avx2 ? block<uint8_t>(pair_table_bytes(out_width, hx.taps)) : 0;
+  const size_t fixed = hx_coeffs + hx_start + vy_coeffs + vy_start + weights + accum + pairs;
   // The intermediate needs at most src_h rows; its exact height is known only after the
   // vertical taps are computed, so reserve the bound (no reallocation mid-call).
   const size_t needed = fixed + block<uint8_t>(row_elems * src_h) + 64;
@@ -315,11 +407,13 @@ void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t*
   vy.coeffs = reinterpret_cast<int32_t*>(base + hx_coeffs + hx_start);
   vy.start = reinterpret_cast<int32_t*>(base + hx_coeffs + hx_start + vy_coeffs);
   double* w = reinterpret_cast<double*>(base + hx_coeffs + hx_start + vy_coeffs + vy_start);
-  int32_t* acc = reinterpret_cast<int32_t*>(base + fixed - accum);
+  int32_t* acc = reinterpret_cast<int32_t*>(base + fixed - accum - pairs);
+  hx.pairs = reinterpret_cast<int16_t*>(base + fixed - pairs);
   uint8_t* tmp = base + fixed;
 
   compute_axis(hx, w, ix0, ix1, out_width, src_w);
   compute_axis(vy, w, iy0, iy1, out_height, src_h);
+  if (rgb_avx2) fill_pair_table(hx, out_width);
 
   // Horizontal pass over only the rows the vertical taps reach (windows are monotonic).
   const int first = vy.start[0];
@@ -330,13 +424,23 @@ void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t*
   HorizontalFn h = nullptr;
   if (channels == 3) h = pick_horizontal<3>(hx.taps);
   if (channels == 1) h = pick_horizontal<1>(hx.taps);
-  // The SSE4.1 kernel may read one byte past a row's last tap: the next row's first byte,
-  // which exists for every row but the input's last (that one keeps the scalar kernel).
-  HorizontalFn h_wide = channels == 3 && have_sse41() ? pick_horizontal_rgb_sse41(hx.taps) : h;
+  // The vector kernels may read a few bytes past a row's last tap (at most 5: one 8-byte load
+  // covering two RGB taps, the second possibly the zero padding tap). Those bytes are never
+  // used; rows where they would lie past the end of the input keep the scalar kernel.
+  constexpr size_t kOverRead = 8;
+  HorizontalFn h_wide = h;
+  if (channels == 3 && level >= kResizeAvx2) {
+    h_wide = horizontal_rgb_avx2;
+  } else if (channels == 3 && level >= kResizeSse41) {
+    h_wide = pick_horizontal_rgb_sse41(hx.taps);
+  }
+  const size_t input_bytes = static_cast<size_t>(in_height) * in_stride;
   for (int y = first; y < last; ++y) {
     uint8_t* dst = tmp + static_cast<size_t>(y - first) * row_elems;
     const uint8_t* row = src + static_cast<size_t>(y) * in_stride;
-    if (h_wide != nullptr && by0 + y + 1 < in_height) {
+    const size_t row_offset = static_cast<size_t>(row - in);
+    const bool room = row_offset + static_cast<size_t>(src_w) * channels + kOverRead <= input_bytes;
+    if (h_wide != nullptr && room) {
       h_wide(dst, row, hx, out_width);
     } else if (h != nullptr) {
       h(dst, row, hx, out_width);
@@ -347,7 +451,7 @@ void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t*
 
   // Vertical pass: accumulate whole intermediate rows (integer sums, so the order of taps
   // does not change the result).
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+  const bool avx2 = level >= kResizeAvx2;
   for (int y = 0; y < out_height; ++y) {
     uint8_t* dst = out + static_cast<size_t>(y) * row_elems;
     const uint8_t* rows = tmp + static_cast<size_t>(vy.start[y] - first) * row_elems;
@@ -358,6 +462,16 @@ void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t*
       vertical_row(dst, rows, row_elems, row_elems, k, vy.taps, acc);
     }
   }
+}
+
+}  // namespace image_internal
+
+void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t* in, int in_width,
+                     int in_height, int channels, const Box& box, const Box& bounds,
+                     std::vector<uint8_t>& scratch) {
+  static const int level = image_internal::best_resize_level();
+  image_internal::resize_bilinear_at(level, out, out_width, out_height, in, in_width, in_height,
+                                     channels, box, bounds, scratch);
 }
 
 }  // namespace stoker

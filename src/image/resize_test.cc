@@ -7,9 +7,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "image/resize_internal.h"
 #include "image/test_util.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
+#include "stoker/rng.h"
 
 namespace stoker {
 namespace {
@@ -100,6 +102,48 @@ TEST(Resize, RejectsEmptyBoxes) {
 
 // The hot path: a ~400x400 crop to 224x224 RGB. Reports the time; the bound is loose so that
 // a loaded CI machine does not fail it (target: well under 1 ms).
+// Every SIMD kernel the CPU has must give the scalar kernel's bytes: random sizes (odd and even
+// widths, odd and even tap counts, up- and downscaling), fractional boxes, bounds at the
+// image's edges (where the vector kernels must not read past the input) and inside it.
+TEST(Resize, SimdKernelsEqualScalar) {
+  const int best = image_internal::best_resize_level();
+  Rng rng(stream_key(2024, 11));
+  std::vector<uint8_t> scratch;
+  for (int round = 0; round < 300; ++round) {
+    const int channels = round % 5 == 0 ? 1 : 3;
+    const int in_w = 1 + static_cast<int>(rng.bounded(300));
+    const int in_h = 1 + static_cast<int>(rng.bounded(300));
+    const int out_w = 1 + static_cast<int>(rng.bounded(240));
+    const int out_h = 1 + static_cast<int>(rng.bounded(240));
+    std::vector<uint8_t> in(static_cast<size_t>(in_w) * in_h * channels);
+    for (auto& v : in) v = static_cast<uint8_t>(rng.next());
+    Box bounds{0, 0, double(in_w), double(in_h)};
+    if (round % 2 == 1) {  // a crop inside the image, as RandomResizedCrop does
+      const double x0 = std::floor(rng.uniform(0, in_w - 0.5));
+      const double y0 = std::floor(rng.uniform(0, in_h - 0.5));
+      bounds = Box{x0, y0, x0 + 1 + std::floor(rng.uniform(0, in_w - x0 - 1)),
+                   y0 + 1 + std::floor(rng.uniform(0, in_h - y0 - 1))};
+    }
+    Box box = bounds;
+    if (round % 3 == 2) {  // a fractional box inside the bounds, as the eval transform has
+      box.x0 = rng.uniform(bounds.x0, bounds.x0 + (bounds.x1 - bounds.x0) * 0.4);
+      box.y0 = rng.uniform(bounds.y0, bounds.y0 + (bounds.y1 - bounds.y0) * 0.4);
+      box.x1 = rng.uniform(bounds.x1 - (bounds.x1 - bounds.x0) * 0.4, bounds.x1);
+      box.y1 = rng.uniform(bounds.y1 - (bounds.y1 - bounds.y0) * 0.4, bounds.y1);
+    }
+    std::vector<uint8_t> want(static_cast<size_t>(out_w) * out_h * channels);
+    image_internal::resize_bilinear_at(image_internal::kResizeScalar, want.data(), out_w, out_h,
+                                       in.data(), in_w, in_h, channels, box, bounds, scratch);
+    for (int level = image_internal::kResizeSse41; level <= best; ++level) {
+      std::vector<uint8_t> got(want.size(), 0xAB);
+      image_internal::resize_bilinear_at(level, got.data(), out_w, out_h, in.data(), in_w, in_h,
+                                         channels, box, bounds, scratch);
+      ASSERT_EQ(got, want) << "level " << level << ", round " << round << ": " << in_w << "x"
+                           << in_h << "x" << channels << " -> " << out_w << "x" << out_h;
+    }
+  }
+}
+
 TEST(Resize, Speed) {
   const int w = 400, h = 400;
   const auto img = synthetic(w, h, 3);
