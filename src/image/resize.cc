@@ -155,8 +155,13 @@ __attribute__((target("sse4.1"))) void horizontal_rgb_sse41(uint8_t* __restrict 
     acc = _mm_srai_epi32(acc, kPrecisionBits);
     const __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(acc, acc), acc);
     const int32_t rgbx = _mm_cvtsi128_si32(bytes);
-    // Four bytes at a time; the fourth is overwritten by the next pixel, except at the end.
-    std::memcpy(out + static_cast<size_t>(x) * 3, &rgbx, x + 1 < out_width ? 4 : 3);
+    // Four bytes at a time (a constant size, so no memcpy call); the fourth is overwritten by
+    // the next pixel, except at the end.
+    if (x + 1 < out_width) {
+      std::memcpy(out + static_cast<size_t>(x) * 3, &rgbx, 4);
+    } else {
+      std::memcpy(out + static_cast<size_t>(x) * 3, &rgbx, 3);
+    }
   }
 }
 
@@ -216,11 +221,13 @@ void fill_pair_table(Axis& ax, int out_width) {
   }
 }
 
+// P: tap pairs known at compile time (unrolled), or 0 for a run-time count.
+template <int P>
 __attribute__((target("avx2"))) void horizontal_rgb_avx2(uint8_t* __restrict out,
                                                          const uint8_t* __restrict row,
                                                          const Axis& ax, int out_width) {
   const int32_t* __restrict start = ax.start;
-  const int tap_pairs = (ax.taps + 1) / 2;
+  const int tap_pairs = P > 0 ? P : (ax.taps + 1) / 2;
   // Bytes R0 G0 B0 R1 G1 B1 of two taps -> words R0 R1 G0 G1 B0 B1 0 0, in each lane.
   const __m256i shuffle =
       _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1, 0, -1, 3, -1, 1,
@@ -247,7 +254,11 @@ __attribute__((target("avx2"))) void horizontal_rgb_avx2(uint8_t* __restrict out
     const int32_t rgb0 = _mm256_cvtsi256_si32(bytes);
     const int32_t rgb1 = _mm_cvtsi128_si32(_mm256_extracti128_si256(bytes, 1));
     std::memcpy(out + static_cast<size_t>(x) * 3, &rgb0, 4);  // 4th byte: overwritten next
-    std::memcpy(out + static_cast<size_t>(x) * 3 + 3, &rgb1, x + 2 < out_width ? 4 : 3);
+    if (x + 2 < out_width) {
+      std::memcpy(out + static_cast<size_t>(x) * 3 + 3, &rgb1, 4);
+    } else {
+      std::memcpy(out + static_cast<size_t>(x) * 3 + 3, &rgb1, 3);
+    }
   }
   if (x < out_width) {  // odd width: the last pixel alone
     const uint8_t* p = row + static_cast<size_t>(start[x]) * 3;
@@ -257,6 +268,21 @@ __attribute__((target("avx2"))) void horizontal_rgb_avx2(uint8_t* __restrict out
       for (int t = 0; t < ax.taps; ++t) sum += p[t * 3 + c] * kk[t];
       out[static_cast<size_t>(x) * 3 + c] = clip8(sum);
     }
+  }
+}
+
+HorizontalFn pick_horizontal_rgb_avx2(int taps) {
+  switch ((taps + 1) / 2) {
+    case 1:
+      return horizontal_rgb_avx2<1>;
+    case 2:
+      return horizontal_rgb_avx2<2>;
+    case 3:
+      return horizontal_rgb_avx2<3>;
+    case 4:
+      return horizontal_rgb_avx2<4>;
+    default:
+      return horizontal_rgb_avx2<0>;
   }
 }
 
@@ -430,7 +456,7 @@ void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, 
   constexpr size_t kOverRead = 8;
   HorizontalFn h_wide = h;
   if (channels == 3 && level >= kResizeAvx2) {
-    h_wide = horizontal_rgb_avx2;
+    h_wide = pick_horizontal_rgb_avx2(hx.taps);
   } else if (channels == 3 && level >= kResizeSse41) {
     h_wide = pick_horizontal_rgb_sse41(hx.taps);
   }
