@@ -13,12 +13,17 @@
 // (counted in stats) instead of deadlocking. Per-sample randomness is keyed by
 // (seed, epoch, sample index): any batch is byte-identical for 1 thread or 64.
 //
-// Bad samples (unreadable, undecodable): policy kError (default) rethrows stoker::Error from
-// next() naming the file and reason; kSkip zero-fills the slot, marks it invalid, logs a
-// warning naming the file, and counts it. Any other exception in a worker is captured and
-// rethrown from next(); workers never terminate the process.
+// Bad samples (unreadable, undecodable, a bad label): policy kError (default) rethrows
+// stoker::Error from next() naming the file and reason; kSkip zero-fills the slot, marks it
+// invalid, logs a warning naming the file, and counts it (with one rank its batch's
+// global_valid drops by the skipped count; with several, global_valid stays the planned count,
+// since other ranks' skips are not known without a collective). Any other exception in a
+// worker is captured and rethrown from next(); workers never terminate the process. After a
+// rethrown error the epoch is over: next() returns nullptr, state() counts only the batches
+// delivered before the failure, and set_epoch starts again.
 //
-// Thread-safety: one consumer thread calls set_epoch/next/load_state; stats() may be called
+// Thread-safety: set_epoch/next/load_state/state/num_batches serialise on an internal mutex
+// (meant for one consumer thread; calls from others wait their turn); stats() may be called
 // from any thread. The destructor stops the workers promptly, even mid-epoch.
 #pragma once
 
@@ -43,7 +48,7 @@ BadSamplePolicy parse_bad_sample_policy(const std::string& name);  // "error" | 
 struct LoaderConfig {
   int batch_size = 256;
   int threads = 0;   // 0: default_threads(rank info)
-  int prefetch = 0;  // batches in flight; 0: max(2, 2 * threads * ... ) chosen by the loader
+  int prefetch = 0;  // batches in flight; 0: max(2, ceil(4 * threads / batch_size))
   bool shuffle = true;
   uint64_t seed = 0;
   SamplerMode mode = SamplerMode::kExact;
@@ -86,7 +91,7 @@ struct LoaderStats {
   int64_t images = 0;        // valid images delivered
   int64_t skipped = 0;       // bad samples skipped
   int64_t pool_buffers = 0;  // batch buffers allocated in total
-  int64_t pool_grown = 0;    // allocations beyond the initial prefetch + 1
+  int64_t pool_grown = 0;    // allocations beyond prefetch + 2 (in flight, just popped, held)
   double wall_seconds = 0;   // since the first set_epoch
   double wait_seconds = 0;   // consumer blocked in next()
   StageSeconds cpu;          // worker CPU seconds per stage

@@ -245,7 +245,6 @@ class Loader:
         self._handle = _stoker.Loader(dataset, config)
         self._epoch = 0          # the epoch the next pass runs
         self._fresh = True       # the core stands at the start of _epoch (or a loaded state)
-        self._resuming = False   # a loaded state waits for its pass
         self._generation = 0     # identifies the live iterator
 
     @staticmethod
@@ -317,11 +316,9 @@ class Loader:
         if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
             raise ValueError(f"epoch must be a non-negative integer (got {epoch!r})")
         with self._lock:
-            if self._resuming and epoch == self._epoch:
-                self._core.set_epoch(epoch)  # the core keeps the loaded offset
-            else:
-                self._restart(epoch)
-                self._resuming = False
+            # The core keeps a loaded state's offset for its own epoch (until a batch of it
+            # is delivered) and starts any other epoch from the beginning.
+            self._core.set_epoch(epoch)
             self._epoch = epoch
             self._fresh = True
             self._generation += 1
@@ -332,8 +329,9 @@ class Loader:
         return self._epoch
 
     def _restart(self, epoch: int) -> None:
-        # The core's set_epoch starts the epoch from its beginning (only a loaded resume state
-        # makes it start later, and set_epoch is not called on that path).
+        # The core's set_epoch starts the epoch from its beginning, except right after
+        # load_state_dict, before any batch of the saved epoch was delivered: then it resumes
+        # at the saved position (nothing of it has been consumed yet).
         self._core.set_epoch(epoch)
 
     def __iter__(self) -> Iterator[Batch]:
@@ -342,7 +340,6 @@ class Loader:
             if not self._fresh:
                 self._restart(self._epoch)
             self._fresh = False
-            self._resuming = False
             self._generation += 1
             generation = self._generation
         return self._iterate(core, generation)
@@ -387,7 +384,6 @@ class Loader:
             self._core.load_state(resume)
             self._epoch = resume.epoch
             self._fresh = True
-            self._resuming = True
             self._generation += 1
 
     # -- information -----------------------------------------------------------------------

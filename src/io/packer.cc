@@ -236,6 +236,9 @@ class ProducerPool {
         p.bad = e.message();
       } catch (const std::exception& e) {
         p.bad = fmt::format("{}: {}", source_.name(k), e.what());
+      } catch (...) {
+        // Nothing may escape a worker thread (std::terminate); report it like any failure.
+        p.bad = fmt::format("sample {}: unknown exception", k);
       }
       p.ready = true;
       {

@@ -95,60 +95,27 @@ class Loader::Impl {
     for (auto& flight : in_flight_) pool_->release(std::move(flight.batch));
   }
 
+  // The consumer-side calls serialise on consumer_mu_: the contract is one consumer thread,
+  // but Python may call from several (the GIL is released while they wait), and a set_epoch
+  // racing a next() must wait, not pull the batch from under it.
   void set_epoch(int64_t epoch) {
-    STOKER_CHECK(epoch >= 0, "epoch must be >= 0 (got {})", epoch);
-    // DESIGN.md: set_epoch for the epoch a resume state was loaded for keeps its offset (until
-    // a batch of it is delivered); any other call starts the epoch from its beginning.
-    if (pending_ && pending_->epoch != epoch) pending_.reset();
-    const int64_t consumed = pending_ ? pending_->consumed : 0;
-    start(epoch, consumed);
+    std::lock_guard consumer(consumer_mu_);
+    set_epoch_unlocked(epoch);
   }
 
   std::shared_ptr<const Batch> next() {
-    if (!plan_) set_epoch(pending_ ? pending_->epoch : 0);
-    if (delivered_ >= plan_->num_batches()) return nullptr;
-    std::unique_ptr<Batch> batch;
-    std::exception_ptr error;
-    {
-      std::unique_lock lock(mu_);
-      InFlight& front = in_flight_.front();
-      if (front.finished < front.batch->batch_size) {
-        const auto wait_start = SteadyClock::now();
-        done_cv_.wait(lock, [&] { return front.finished == front.batch->batch_size; });
-        wait_seconds_ += seconds_since(wait_start);
-      }
-      batch = std::move(front.batch);
-      error = front.error;
-      in_flight_.pop_front();
-    }
-    ++delivered_;
-    if (error) {
-      pool_->release(std::move(batch));
-      // The epoch cannot go on past a failed batch; the next set_epoch starts afresh.
-      delivered_ = plan_->num_batches();
-      std::rethrow_exception(error);
-    }
-    pending_.reset();  // the resume state is now reflected in plan_ and delivered_
-    schedule(delivered_ + static_cast<int64_t>(in_flight_.size()));
-    int64_t valid = 0;
-    for (uint8_t v : batch->valid) valid += v;
-    {
-      std::lock_guard lock(mu_);
-      ++stats_batches_;
-      stats_images_ += valid;
-      stats_skipped_ += batch->skipped;
-    }
-    return pool_->deliver(std::move(batch));
+    std::lock_guard consumer(consumer_mu_);
+    return next_unlocked();
   }
 
   int64_t num_batches() const {
+    std::lock_guard consumer(consumer_mu_);
     if (plan_) return plan_->num_batches();
     return EpochPlan::count_batches(sampler_, pending_ ? pending_->consumed : 0);
   }
 
-  int64_t size() const { return EpochPlan::count_batches(sampler_, 0); }
-
   ResumeState state() const {
+    std::lock_guard consumer(consumer_mu_);
     if (pending_) return *pending_;
     ResumeState s;
     s.fingerprint = dataset_->fingerprint();
@@ -157,11 +124,16 @@ class Loader::Impl {
     s.shuffle = config_.shuffle;
     s.seed = config_.seed;
     s.epoch = plan_ ? plan_->epoch() : 0;
+    // Only batches handed to the consumer count: after a failed batch, the samples from it on
+    // are still to be delivered by a resumed job.
     s.consumed = plan_ ? plan_->consumed_after(delivered_) : 0;
     return s;
   }
 
+  int64_t size() const { return EpochPlan::count_batches(sampler_, 0); }
+
   void load_state(const ResumeState& s) {
+    std::lock_guard consumer(consumer_mu_);
     const std::string fingerprint = dataset_->fingerprint();
     STOKER_CHECK(s.fingerprint == fingerprint,
                  "resume state is for another dataset (fingerprint {} here, {} in the state)",
@@ -204,6 +176,68 @@ class Loader::Impl {
   const RankInfo& rank() const { return rank_; }
 
  private:
+  void set_epoch_unlocked(int64_t epoch) {
+    STOKER_CHECK(epoch >= 0, "epoch must be >= 0 (got {})", epoch);
+    // DESIGN.md: set_epoch for the epoch a resume state was loaded for keeps its offset (until
+    // a batch of it is delivered); any other call starts the epoch from its beginning.
+    if (pending_ && pending_->epoch != epoch) pending_.reset();
+    const int64_t consumed = pending_ ? pending_->consumed : 0;
+    start(epoch, consumed);
+  }
+
+  std::shared_ptr<const Batch> next_unlocked() {
+    if (!plan_) set_epoch_unlocked(pending_ ? pending_->epoch : 0);
+    // After a failure the epoch is over for this loader; set_epoch starts afresh.
+    if (failed_ || delivered_ >= plan_->num_batches()) return nullptr;
+    std::unique_ptr<Batch> batch;
+    std::exception_ptr error;
+    {
+      std::unique_lock lock(mu_);
+      InFlight& front = in_flight_.front();
+      if (front.finished < front.batch->batch_size) {
+        const auto wait_start = SteadyClock::now();
+        done_cv_.wait(lock, [&] { return front.finished == front.batch->batch_size; });
+        wait_seconds_ += seconds_since(wait_start);
+      }
+      batch = std::move(front.batch);
+      error = front.error;
+      in_flight_.pop_front();
+    }
+    if (!error) {
+      try {
+        schedule(delivered_ + 1 + static_cast<int64_t>(in_flight_.size()));
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    if (error) {
+      pool_->release(std::move(batch));
+      fail();
+      std::rethrow_exception(error);
+    }
+    ++delivered_;
+    pending_.reset();  // the resume state is now reflected in plan_ and delivered_
+    // A skipped sample leaves the step's global count; other ranks' skips are not known here
+    // without a collective, so with several ranks global_valid stays the planned count.
+    if (rank_.world_size == 1) batch->global_valid -= batch->skipped;
+    int64_t valid = 0;
+    for (uint8_t v : batch->valid) valid += v;
+    {
+      std::lock_guard lock(mu_);
+      ++stats_batches_;
+      stats_images_ += valid;
+      stats_skipped_ += batch->skipped;
+    }
+    return pool_->deliver(std::move(batch));
+  }
+
+  // Ends the epoch after an error: workers stop taking its samples.
+  void fail() {
+    failed_ = true;
+    std::lock_guard lock(mu_);
+    paused_ = true;
+  }
+
   // Waits for the workers to put down every sample they took, then drops the batches in
   // flight. Called by the consumer thread only.
   void drain() {
@@ -218,14 +252,22 @@ class Loader::Impl {
     drain();
     plan_.emplace(sampler_, epoch, consumed);
     delivered_ = 0;
-    if (!started_) {
-      started_ = true;
-      start_time_ = SteadyClock::now();
+    failed_ = false;
+    try {
+      const int64_t first = std::min<int64_t>(prefetch_, plan_->num_batches());
+      for (int64_t j = 0; j < first; ++j) schedule(j);
+    } catch (...) {
+      // No half-started epoch: the next call starts it again.
+      drain();
+      plan_.reset();
+      throw;
     }
-    const int64_t first = std::min<int64_t>(prefetch_, plan_->num_batches());
-    for (int64_t j = 0; j < first; ++j) schedule(j);
     {
       std::lock_guard lock(mu_);
+      if (!started_) {
+        started_ = true;
+        start_time_ = SteadyClock::now();
+      }
       paused_ = false;
     }
     work_cv_.notify_all();
@@ -243,8 +285,26 @@ class Loader::Impl {
     batch->height = batch->width = config_.transform.size;
     batch->skipped = 0;
     batch->global_valid = plan_->batch(j, batch->indices, batch->valid);
+    // A label is data too (a packed shard's index may hold a bad one): the bad-sample policy
+    // applies to it as to the pixels.
+    std::exception_ptr label_error;
+    int label_error_slot = -1;
     for (size_t i = 0; i < batch->indices.size(); ++i) {
-      batch->labels[i] = dataset_->label(batch->indices[i]);
+      try {
+        batch->labels[i] = dataset_->label(batch->indices[i]);
+      } catch (const Error& e) {
+        batch->labels[i] = -1;
+        if (config_.bad_samples == BadSamplePolicy::kError) {
+          if (!label_error) {
+            label_error = std::current_exception();
+            label_error_slot = static_cast<int>(i);
+          }
+        } else if (batch->valid[i]) {
+          batch->valid[i] = 0;
+          ++batch->skipped;
+          log(LogLevel::kWarning, "skipping bad sample {}: {}", batch->indices[i], e.message());
+        }
+      }
     }
     const double collate = thread_cpu_seconds() - cpu_start;
     {
@@ -252,6 +312,8 @@ class Loader::Impl {
       cpu_.collate += collate;
       in_flight_.emplace_back();
       in_flight_.back().batch = std::move(batch);
+      in_flight_.back().error = label_error;
+      in_flight_.back().error_slot = label_error_slot;
     }
     work_cv_.notify_all();
   }
@@ -342,7 +404,9 @@ class Loader::Impl {
   size_t sample_bytes_ = 0;
   std::shared_ptr<BatchPool> pool_;
 
-  // Consumer-thread state.
+  // Consumer-side state, guarded by consumer_mu_.
+  mutable std::mutex consumer_mu_;
+  bool failed_ = false;
   std::optional<EpochPlan> plan_;
   std::optional<ResumeState> pending_;
   int64_t delivered_ = 0;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "stoker/error.h"
 #include "stoker/image.h"
@@ -313,6 +314,95 @@ TEST_F(BadSampleTest, SkipPolicyZeroFillsMarksInvalidAndCounts) {
   EXPECT_EQ(skipped_names.size(), 3u);
   EXPECT_EQ(loader.stats().skipped, 3);
   EXPECT_EQ(valid, data->size() - 3);
+}
+
+}  // namespace
+}  // namespace stoker
+
+namespace stoker {
+namespace {
+
+// A dataset whose label lookup fails for one index, as a packed shard with a corrupt index
+// entry would.
+class BadLabelDataset : public Dataset {
+ public:
+  BadLabelDataset(std::shared_ptr<Dataset> inner, int64_t bad)
+      : inner_(std::move(inner)), bad_(bad) {}
+  int64_t size() const override { return inner_->size(); }
+  int64_t label(int64_t index) const override {
+    STOKER_CHECK(index != bad_, "{}: label out of range", name(index));
+    return inner_->label(index);
+  }
+  std::string name(int64_t index) const override { return inner_->name(index); }
+  void read(int64_t index, std::vector<uint8_t>& out) const override { inner_->read(index, out); }
+  const std::vector<std::string>& classes() const override { return inner_->classes(); }
+  std::string fingerprint() const override { return inner_->fingerprint(); }
+  std::string describe() const override { return inner_->describe(); }
+
+ private:
+  std::shared_ptr<Dataset> inner_;
+  int64_t bad_;
+};
+
+TEST_F(LoaderTest, AFailedBatchEndsTheEpochAndStateCountsOnlyDeliveredBatches) {
+  auto c = config(2, 4);
+  c.shuffle = false;  // index 21 is in batch 5 (slots 20..23)
+  auto data = std::make_shared<BadLabelDataset>(dataset(), 21);
+  Loader loader(data, c);
+  loader.set_epoch(0);
+  for (int j = 0; j < 5; ++j) ASSERT_TRUE(loader.next()) << j;
+  EXPECT_THROW(loader.next(), Error);
+  EXPECT_EQ(loader.next(), nullptr);       // the epoch is over
+  EXPECT_EQ(loader.state().consumed, 20);  // batches 0..4 only
+  loader.set_epoch(1);  // starts afresh (and fails again at that sample, wherever it lands)
+  int64_t batches = 0;
+  try {
+    while (loader.next()) ++batches;
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("label out of range"), std::string::npos) << e.message();
+  }
+  EXPECT_LT(batches, loader.num_batches());
+}
+
+TEST_F(LoaderTest, ABadLabelIsSkippedUnderTheSkipPolicy) {
+  auto c = config(2, 4);
+  c.shuffle = false;
+  c.bad_samples = BadSamplePolicy::kSkip;
+  auto data = std::make_shared<BadLabelDataset>(dataset(), 21);
+  Loader loader(data, c);
+  loader.set_epoch(0);
+  int64_t valid = 0;
+  while (auto batch = loader.next()) {
+    int64_t batch_valid = 0;
+    for (int i = 0; i < batch->batch_size; ++i) {
+      batch_valid += batch->valid[i];
+      if (batch->indices[i] == 21) {
+        EXPECT_EQ(batch->valid[i], 0);
+      }
+    }
+    EXPECT_EQ(batch->global_valid, batch_valid) << "one rank: global_valid counts the skip";
+    valid += batch_valid;
+  }
+  EXPECT_EQ(valid, kImages - 1);
+  EXPECT_EQ(loader.stats().skipped, 1);
+}
+
+TEST_F(LoaderTest, SetEpochFromAnotherThreadWaitsForNext) {
+  auto data = dataset();
+  Loader loader(data, config(2, 4));
+  std::atomic<bool> done{false};
+  std::thread consumer([&] {
+    for (int round = 0; round < 20; ++round) {
+      while (auto batch = loader.next()) {
+      }
+    }
+    done = true;
+  });
+  for (int i = 0; !done && i < 200; ++i) {
+    loader.set_epoch(i % 3);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  consumer.join();
 }
 
 }  // namespace
