@@ -2,21 +2,14 @@
 
 #include "stoker/transform.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <cmath>
 
+#include "stoker/clock.h"
 #include "stoker/error.h"
 
 namespace stoker {
 namespace {
-
-double thread_cpu_seconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
-}
 
 // Python's round() on floats: half to even, which is nearbyint in the default rounding mode.
 int64_t py_round(double v) { return static_cast<int64_t>(std::nearbyint(v)); }

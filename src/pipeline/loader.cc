@@ -1,7 +1,5 @@
 #include "stoker/loader.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -12,6 +10,7 @@
 #include <thread>
 
 #include "pipeline/batch_pool.h"
+#include "stoker/clock.h"
 #include "stoker/env.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
@@ -19,12 +18,6 @@
 
 namespace stoker {
 namespace {
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 using SteadyClock = std::chrono::steady_clock;
 
