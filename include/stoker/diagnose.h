@@ -55,4 +55,32 @@ nlohmann::json to_json(const Diagnosis& diagnosis);
 // Plain-text rendering for the terminal: verdict, summary, evidence, fixes.
 std::string format_diagnosis(const Diagnosis& diagnosis);
 
+// What one rank's input pipeline did over a window of time: from two LoaderStats snapshots
+// (pipeline_window in stoker/loader_stats.h) or from stoker stats JSON lines in a log.
+struct PipelineWindow {
+  double seconds = 0;          // wall time of the window
+  int64_t images = 0;          // valid images delivered in it
+  double wait_fraction = 0;    // of the window, the consumer blocked waiting for a batch
+  double busy_fraction = 0;    // of threads x window, workers were working on samples
+  double read_fraction = 0;    // of the workers' busy time, spent reading (I/O waits included)
+  double cpu_utilisation = 0;  // process CPU time / (window x cores the process may use)
+  int threads = 0;
+  int cpus = 0;  // cores the process may use
+  double images_per_second() const { return seconds > 0 ? images / seconds : 0.0; }
+};
+
+// Thresholds of the live verdict (docs/doctor.md explains them).
+struct PipelineThresholds {
+  double min_seconds = 0.5;      // shorter windows are `unknown`
+  double wait_healthy = 0.10;    // the consumer waits less than this: healthy
+  double busy_saturated = 0.80;  // workers busier than this: the pool is saturated
+  double read_dominates = 0.50;  // reading takes more than this of the busy time: io-bound
+};
+
+// The live verdict: healthy (the consumer rarely waits), input-bound-cpu (it waits while the
+// pool is saturated), io-bound (it waits and reading dominates the workers' time), unknown
+// (too short a window, or waits with an idle pool). Fixes are listed unmeasured; the capacity
+// test (stoker doctor DATA) measures them.
+Diagnosis diagnose_pipeline(const PipelineWindow& window, const PipelineThresholds& t = {});
+
 }  // namespace stoker

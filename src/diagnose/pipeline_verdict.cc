@@ -1,0 +1,108 @@
+#include <fmt/format.h>
+
+#include "stoker/diagnose.h"
+
+namespace stoker {
+namespace {
+
+std::vector<Fix> input_bound_fixes() {
+  return {
+      {.action = "stoker pack DATA OUT --mode jpeg --max-side 256",
+       .reason = "decoding 256-pixel JPEGs costs a fraction of full-size photos",
+       .measured_on = "estimate; `stoker doctor DATA` measures it on your data"},
+      {.action = "stoker pack DATA OUT --mode raw --max-side 256",
+       .reason = "raw pixels skip decoding: the CPU only copies and augments",
+       .measured_on = "estimate; `stoker doctor DATA` measures it on your data"},
+      {.action = "GPU augmentation (device='cuda', --device cuda)",
+       .reason = "the CPU only decodes; crop, resize and normalise run on the GPU",
+       .measured_on = "estimate; needs a CUDA build and a GPU"},
+      {.action = "more cores per rank (threads = cores / ranks on the node)",
+       .reason = "the pool is saturated: throughput grows with cores",
+       .measured_on = ""},
+  };
+}
+
+std::vector<Fix> io_bound_fixes() {
+  return {
+      {.action = "stoker pack DATA OUT --mode jpeg --max-side 256",
+       .reason = "few large shards read sequentially instead of many small files; fewer bytes",
+       .measured_on = "estimate; `stoker doctor DATA` measures it on your data"},
+      {.action = "copy the data set to local NVMe or RAM (page cache) before training",
+       .reason = "the workers wait on storage, not on the CPU",
+       .measured_on = ""},
+      {.action = "more threads than cores (e.g. --threads 2x cores) to overlap reads",
+       .reason = "blocked reads leave cores idle",
+       .measured_on = ""},
+  };
+}
+
+}  // namespace
+
+Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t) {
+  Diagnosis d;
+  d.numbers = {{"seconds", w.seconds},
+               {"images_per_second", w.images_per_second()},
+               {"wait_fraction", w.wait_fraction},
+               {"busy_fraction", w.busy_fraction},
+               {"read_fraction", w.read_fraction},
+               {"cpu_utilisation", w.cpu_utilisation},
+               {"threads", w.threads},
+               {"cpus", w.cpus}};
+  const auto pct = [](double x) { return 100.0 * x; };
+  if (w.seconds < t.min_seconds || w.images == 0) {
+    d.verdict = Verdict::kUnknown;
+    d.summary = fmt::format("too little to judge: {} images in {:.2f} s (need {:.1f} s)", w.images,
+                            w.seconds, t.min_seconds);
+    return d;
+  }
+  d.evidence.push_back(
+      fmt::format("delivered {:.0f} images/s over {:.1f} s", w.images_per_second(), w.seconds));
+  d.evidence.push_back(
+      fmt::format("consumer waited {:.0f} % of the time for a batch", pct(w.wait_fraction)));
+  d.evidence.push_back(fmt::format(
+      "{} worker threads busy {:.0f} %; process CPU {:.0f} % of {} "
+      "cores; reading {:.0f} % of the workers' time",
+      w.threads, pct(w.busy_fraction), pct(w.cpu_utilisation), w.cpus, pct(w.read_fraction)));
+  if (w.wait_fraction < t.wait_healthy) {
+    d.verdict = Verdict::kHealthy;
+    d.summary = fmt::format(
+        "the consumer waited only {:.0f} % of the time: the training step, not the input "
+        "pipeline, sets the pace ({:.0f} images/s)",
+        pct(w.wait_fraction), w.images_per_second());
+    return d;
+  }
+  // The consumer waits: find out what holds the workers back.
+  const double demand_estimate = w.images_per_second() / std::max(0.01, 1.0 - w.wait_fraction);
+  d.numbers["demand_estimate_images_per_second"] = demand_estimate;
+  if (w.read_fraction >= t.read_dominates) {
+    d.verdict = Verdict::kIoBound;
+    d.summary = fmt::format(
+        "input-bound on reads: the consumer waited {:.0f} % of the time and the workers spent "
+        "{:.0f} % of their time reading (process CPU {:.0f} %)",
+        pct(w.wait_fraction), pct(w.read_fraction), pct(w.cpu_utilisation));
+    d.fixes = io_bound_fixes();
+    return d;
+  }
+  if (w.busy_fraction >= t.busy_saturated) {
+    d.verdict = Verdict::kInputBoundCpu;
+    d.summary = fmt::format(
+        "input-bound on CPU: the consumer waited {:.0f} % of the time while the {} worker "
+        "threads were {:.0f} % busy; the step could take about {:.0f} images/s, the pipeline "
+        "gives {:.0f}",
+        pct(w.wait_fraction), w.threads, pct(w.busy_fraction), demand_estimate,
+        w.images_per_second());
+    d.fixes = input_bound_fixes();
+    return d;
+  }
+  d.verdict = Verdict::kUnknown;
+  d.summary = fmt::format(
+      "the consumer waited {:.0f} % of the time although the workers were only {:.0f} % busy: "
+      "too few batches in flight, or the process is starved by something outside the loader",
+      pct(w.wait_fraction), pct(w.busy_fraction));
+  d.fixes = {{.action = "raise prefetch (batches in flight) and check other CPU users (top)",
+              .reason = "idle workers while the consumer waits",
+              .measured_on = ""}};
+  return d;
+}
+
+}  // namespace stoker
