@@ -1,38 +1,46 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "stoker/diagnose.h"
 
 namespace stoker {
 namespace {
 
+Fix unmeasured(std::string action, std::string reason, std::string note) {
+  Fix fix;
+  fix.action = std::move(action);
+  fix.reason = std::move(reason);
+  fix.measured_on = std::move(note);
+  return fix;
+}
+
 std::vector<Fix> input_bound_fixes() {
   return {
-      {.action = "stoker pack DATA OUT --mode jpeg --max-side 256",
-       .reason = "decoding 256-pixel JPEGs costs a fraction of full-size photos",
-       .measured_on = "estimate; `stoker doctor DATA` measures it on your data"},
-      {.action = "stoker pack DATA OUT --mode raw --max-side 256",
-       .reason = "raw pixels skip decoding: the CPU only copies and augments",
-       .measured_on = "estimate; `stoker doctor DATA` measures it on your data"},
-      {.action = "GPU augmentation (device='cuda', --device cuda)",
-       .reason = "the CPU only decodes; crop, resize and normalise run on the GPU",
-       .measured_on = "estimate; needs a CUDA build and a GPU"},
-      {.action = "more cores per rank (threads = cores / ranks on the node)",
-       .reason = "the pool is saturated: throughput grows with cores",
-       .measured_on = ""},
+      unmeasured("stoker pack DATA OUT --mode jpeg --max-side 256",
+                 "decoding 256-pixel JPEGs costs a fraction of full-size photos",
+                 "estimate; `stoker doctor DATA` measures it on your data"),
+      unmeasured("stoker pack DATA OUT --mode raw --max-side 256",
+                 "raw pixels skip decoding: the CPU only copies and augments",
+                 "estimate; `stoker doctor DATA` measures it on your data"),
+      unmeasured("GPU augmentation (device='cuda', --device cuda)",
+                 "the CPU only decodes; crop, resize and normalise run on the GPU",
+                 "estimate; needs a CUDA build and a GPU"),
+      unmeasured("more cores per rank (threads = cores / ranks on the node)",
+                 "the pool is saturated: throughput grows with cores", ""),
   };
 }
 
 std::vector<Fix> io_bound_fixes() {
   return {
-      {.action = "stoker pack DATA OUT --mode jpeg --max-side 256",
-       .reason = "few large shards read sequentially instead of many small files; fewer bytes",
-       .measured_on = "estimate; `stoker doctor DATA` measures it on your data"},
-      {.action = "copy the data set to local NVMe or RAM (page cache) before training",
-       .reason = "the workers wait on storage, not on the CPU",
-       .measured_on = ""},
-      {.action = "more threads than cores (e.g. --threads 2x cores) to overlap reads",
-       .reason = "blocked reads leave cores idle",
-       .measured_on = ""},
+      unmeasured("stoker pack DATA OUT --mode jpeg --max-side 256",
+                 "few large shards read sequentially instead of many small files; fewer bytes",
+                 "estimate; `stoker doctor DATA` measures it on your data"),
+      unmeasured("copy the data set to local NVMe or RAM (page cache) before training",
+                 "the workers wait on storage, not on the CPU", ""),
+      unmeasured("more threads than cores (e.g. --threads 2x cores) to overlap reads",
+                 "blocked reads leave cores idle", ""),
   };
 }
 
@@ -99,9 +107,8 @@ Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t
       "the consumer waited {:.0f} % of the time although the workers were only {:.0f} % busy: "
       "too few batches in flight, or the process is starved by something outside the loader",
       pct(w.wait_fraction), pct(w.busy_fraction));
-  d.fixes = {{.action = "raise prefetch (batches in flight) and check other CPU users (top)",
-              .reason = "idle workers while the consumer waits",
-              .measured_on = ""}};
+  d.fixes = {unmeasured("raise prefetch (batches in flight) and check other CPU users (top)",
+                        "idle workers while the consumer waits", "")};
   return d;
 }
 
