@@ -6,5 +6,7 @@ namespace stoker {
 
 // CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID).
 double thread_cpu_seconds();
+// CPU seconds used by the whole process (all threads) so far.
+double process_cpu_seconds();
 
 }  // namespace stoker

@@ -64,6 +64,7 @@ struct PipelineWindow {
   double busy_fraction = 0;    // of threads x window, workers were working on samples
   double read_fraction = 0;    // of the workers' busy time, spent reading (I/O waits included)
   double cpu_utilisation = 0;  // process CPU time / (window x cores the process may use)
+  double queue_occupancy = 0;  // mean fraction of prefetch batches complete at each next()
   int threads = 0;
   int cpus = 0;  // cores the process may use
   double images_per_second() const { return seconds > 0 ? images / seconds : 0.0; }

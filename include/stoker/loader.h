@@ -84,17 +84,34 @@ struct StageSeconds {
   double read = 0, decode = 0, augment = 0, collate = 0;
 };
 
+// Counters since the loader's first set_epoch (cumulative; take two snapshots and subtract for
+// a window: stoker/loader_stats.h). The stats JSON schema built from them is in docs/doctor.md.
 struct LoaderStats {
   int threads = 0;
   int prefetch = 0;
-  int64_t batches = 0;       // delivered this loader's lifetime
-  int64_t images = 0;        // valid images delivered
-  int64_t skipped = 0;       // bad samples skipped
-  int64_t pool_buffers = 0;  // batch buffers allocated in total
-  int64_t pool_grown = 0;    // allocations beyond prefetch + 2 (in flight, just popped, held)
-  double wall_seconds = 0;   // since the first set_epoch
-  double wait_seconds = 0;   // consumer blocked in next()
-  StageSeconds cpu;          // worker CPU seconds per stage
+  int rank = 0;
+  int world_size = 1;
+  int cpus = 0;                    // cores this process may use (available_cpus())
+  int64_t batches = 0;             // delivered this loader's lifetime
+  int64_t images = 0;              // valid images delivered
+  int64_t skipped = 0;             // bad samples skipped
+  int64_t pool_buffers = 0;        // batch buffers allocated in total
+  int64_t pool_grown = 0;          // allocations beyond prefetch + 2 (in flight, just popped, held)
+  double wall_seconds = 0;         // since the first set_epoch
+  double wait_seconds = 0;         // consumer blocked in next()
+  double busy_seconds = 0;         // workers' wall time on samples, summed over threads
+  double read_wall_seconds = 0;    // of busy_seconds, in Dataset::read (I/O waits included)
+  double process_cpu_seconds = 0;  // CPU time of the whole process since the first set_epoch
+  // Queue occupancy: at each next(), the batches already complete, out of prefetch; summed.
+  double queue_ready_sum = 0;
+  int64_t queue_checks = 0;
+  StageSeconds cpu;  // worker CPU seconds per stage (collate: the consumer's batch set-up)
+  // The current epoch: batches delivered in it and the digest of their valid sample indices
+  // (the cross-rank audit compares digests; sampler.h).
+  int64_t epoch = -1;
+  int64_t epoch_start = 0;  // samples of the epoch consumed before it started (a resume)
+  int64_t epoch_batches = 0;
+  SampleDigest epoch_digest;
 };
 
 class Loader {

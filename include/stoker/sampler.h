@@ -53,6 +53,18 @@ struct ResumeState {
   static ResumeState from_json(const std::string& json);
 };
 
+// An order-independent digest of a multiset of sample indices: how many, and the 64-bit sum
+// (mod 2^64) of a hash of each. Two ranks that delivered the same samples have equal digests;
+// the digests of disjoint sets add up to the digest of their union, so the cross-rank audit
+// can check "disjoint and complete" from two numbers per rank.
+struct SampleDigest {
+  int64_t count = 0;
+  uint64_t sum = 0;
+  void add(int64_t index);
+  SampleDigest& operator+=(const SampleDigest& other);
+  bool operator==(const SampleDigest&) const = default;
+};
+
 class EpochPlan {
  public:
   // `consumed` in [0, N]; throws stoker::Error on an invalid config (B < 1, W < 1, r >= W,
@@ -75,7 +87,16 @@ class EpochPlan {
   // min(N, C + j*B*W) (the prefix P[0 : that] is exactly what was delivered in exact mode).
   int64_t consumed_after(int64_t batches) const;
 
+  // The digest of the valid slots of batches [0, batches) of every rank 0..W-1 of this
+  // epoch: what a correctly sharded job has delivered once each rank took that many batches.
+  // Requires 0 <= batches <= num_batches(). O(batches * B * W).
+  SampleDigest group_digest(int64_t batches) const;
+
  private:
+  // batch() for any rank r of this plan's world.
+  int64_t rank_batch(int64_t j, int64_t r, std::span<int64_t> indices,
+                     std::span<uint8_t> valid) const;
+
   SamplerConfig config_;
   int64_t epoch_;
   int64_t consumed_;

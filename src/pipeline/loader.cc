@@ -60,6 +60,7 @@ class Loader::Impl {
     config_.rank = rank_.rank;
     config_.world_size = rank_.world_size;
     threads_ = config_.threads > 0 ? config_.threads : default_threads(rank_);
+    cpus_ = available_cpus();
     // Enough batches in flight that every worker has a sample to work on while the consumer
     // holds the batch before: about four samples per thread, at least two batches.
     prefetch_ = config_.prefetch > 0
@@ -158,9 +159,21 @@ class Loader::Impl {
     s.skipped = stats_skipped_;
     s.pool_buffers = pool_->allocated();
     s.pool_grown = std::max<int64_t>(0, s.pool_buffers - (prefetch_ + 2));
+    s.rank = rank_.rank;
+    s.world_size = rank_.world_size;
+    s.cpus = cpus_;
     s.wall_seconds = started_ ? seconds_since(start_time_) : 0.0;
     s.wait_seconds = wait_seconds_;
+    s.busy_seconds = busy_seconds_;
+    s.read_wall_seconds = read_wall_seconds_;
+    s.process_cpu_seconds = started_ ? process_cpu_seconds() - start_process_cpu_ : 0.0;
+    s.queue_ready_sum = queue_ready_sum_;
+    s.queue_checks = queue_checks_;
     s.cpu = cpu_;
+    s.epoch = stats_epoch_;
+    s.epoch_start = stats_epoch_start_;
+    s.epoch_batches = stats_epoch_batches_;
+    s.epoch_digest = stats_epoch_digest_;
     return s;
   }
 
@@ -187,6 +200,13 @@ class Loader::Impl {
     {
       std::unique_lock lock(mu_);
       InFlight& front = in_flight_.front();
+      int ready = 0;
+      for (const auto& flight : in_flight_) {
+        if (flight.finished < flight.batch->batch_size) break;
+        ++ready;
+      }
+      queue_ready_sum_ += static_cast<double>(ready) / prefetch_;
+      ++queue_checks_;
       if (front.finished < front.batch->batch_size) {
         const auto wait_start = SteadyClock::now();
         done_cv_.wait(lock, [&] { return front.finished == front.batch->batch_size; });
@@ -214,12 +234,18 @@ class Loader::Impl {
     // without a collective, so with several ranks global_valid stays the planned count.
     if (rank_.world_size == 1) batch->global_valid -= batch->skipped;
     int64_t valid = 0;
-    for (uint8_t v : batch->valid) valid += v;
+    SampleDigest digest;
+    for (size_t i = 0; i < batch->valid.size(); ++i) {
+      valid += batch->valid[i];
+      if (batch->valid[i]) digest.add(batch->indices[i]);
+    }
     {
       std::lock_guard lock(mu_);
       ++stats_batches_;
       stats_images_ += valid;
       stats_skipped_ += batch->skipped;
+      ++stats_epoch_batches_;
+      stats_epoch_digest_ += digest;
     }
     return pool_->deliver(std::move(batch));
   }
@@ -260,7 +286,12 @@ class Loader::Impl {
       if (!started_) {
         started_ = true;
         start_time_ = SteadyClock::now();
+        start_process_cpu_ = process_cpu_seconds();
       }
+      stats_epoch_ = epoch;
+      stats_epoch_start_ = consumed;
+      stats_epoch_batches_ = 0;
+      stats_epoch_digest_ = {};
       paused_ = false;
     }
     work_cv_.notify_all();
@@ -325,11 +356,16 @@ class Loader::Impl {
       lock.unlock();
 
       StageSeconds cpu;
+      double read_wall = 0;
       std::exception_ptr error;
       bool skipped = false;
-      run_sample(*batch, slot, bytes, scratch, cpu, error, skipped);
+      const auto busy_start = SteadyClock::now();
+      run_sample(*batch, slot, bytes, scratch, cpu, read_wall, error, skipped);
+      const double busy = seconds_since(busy_start);
 
       lock.lock();
+      busy_seconds_ += busy;
+      read_wall_seconds_ += read_wall;
       cpu_.read += cpu.read;
       cpu_.decode += cpu.decode;
       cpu_.augment += cpu.augment;
@@ -355,12 +391,14 @@ class Loader::Impl {
   }
 
   void run_sample(Batch& batch, int slot, std::vector<uint8_t>& bytes, TransformScratch& scratch,
-                  StageSeconds& cpu, std::exception_ptr& error, bool& skipped) {
+                  StageSeconds& cpu, double& read_wall, std::exception_ptr& error, bool& skipped) {
     const int64_t index = batch.indices[static_cast<size_t>(slot)];
     uint8_t* out = batch.storage.get() + static_cast<size_t>(slot) * sample_bytes_;
     try {
       const double t0 = thread_cpu_seconds();
+      const auto read_start = SteadyClock::now();
       dataset_->read(index, bytes);
+      read_wall += seconds_since(read_start);
       cpu.read += thread_cpu_seconds() - t0;
       Rng rng(stream_key(config_.seed, static_cast<uint64_t>(batch.epoch),
                          static_cast<uint64_t>(index)));
@@ -405,6 +443,8 @@ class Loader::Impl {
   int64_t delivered_ = 0;
   bool started_ = false;
   SteadyClock::time_point start_time_;
+  double start_process_cpu_ = 0;
+  int cpus_ = 1;
 
   // Shared with workers, guarded by mu_.
   mutable std::mutex mu_;
@@ -420,6 +460,14 @@ class Loader::Impl {
   int64_t stats_batches_ = 0;
   int64_t stats_images_ = 0;
   int64_t stats_skipped_ = 0;
+  double busy_seconds_ = 0;
+  double read_wall_seconds_ = 0;
+  double queue_ready_sum_ = 0;
+  int64_t queue_checks_ = 0;
+  int64_t stats_epoch_ = -1;
+  int64_t stats_epoch_start_ = 0;
+  int64_t stats_epoch_batches_ = 0;
+  SampleDigest stats_epoch_digest_;
 
   std::vector<std::thread> workers_;
 };

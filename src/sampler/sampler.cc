@@ -186,14 +186,18 @@ EpochPlan::EpochPlan(const SamplerConfig& config, int64_t epoch, int64_t consume
 int64_t EpochPlan::batch(int64_t j, std::span<int64_t> indices, std::span<uint8_t> valid) const {
   STOKER_CHECK(j >= 0 && j < num_batches_, "sampler: batch {} is outside [0, {})", j, num_batches_);
   const int64_t b = config_.batch_size;
-  const int64_t w = config_.world_size;
-  const int64_t r = config_.rank;
-  const int64_t n = config_.dataset_size;
   STOKER_CHECK(
       indices.size() >= static_cast<std::size_t>(b) && valid.size() >= static_cast<std::size_t>(b),
       "sampler: batch buffers hold {} indices and {} flags, need {}", indices.size(), valid.size(),
       b);
+  return rank_batch(j, config_.rank, indices, valid);
+}
 
+int64_t EpochPlan::rank_batch(int64_t j, int64_t r, std::span<int64_t> indices,
+                              std::span<uint8_t> valid) const {
+  const int64_t b = config_.batch_size;
+  const int64_t w = config_.world_size;
+  const int64_t n = config_.dataset_size;
   for (int64_t i = 0; i < b; ++i) {
     const int64_t k = j * b + i;  // this rank's k-th sample of the remaining sequence
     const int64_t q = k * w + r;  // its position in Q
@@ -233,6 +237,36 @@ int64_t EpochPlan::consumed_after(int64_t batches) const {
                num_batches_);
   const int64_t step = static_cast<int64_t>(config_.batch_size) * config_.world_size;
   return std::min(config_.dataset_size, consumed_ + batches * step);
+}
+
+SampleDigest EpochPlan::group_digest(int64_t batches) const {
+  STOKER_CHECK(batches >= 0 && batches <= num_batches_,
+               "sampler: group_digest({}) is outside [0, num_batches = {}]", batches, num_batches_);
+  const auto b = static_cast<std::size_t>(config_.batch_size);
+  std::vector<int64_t> indices(b);
+  std::vector<uint8_t> valid(b);
+  SampleDigest digest;
+  for (int64_t r = 0; r < config_.world_size; ++r) {
+    for (int64_t j = 0; j < batches; ++j) {
+      rank_batch(j, r, indices, valid);
+      for (std::size_t i = 0; i < b; ++i) {
+        if (valid[i]) digest.add(indices[i]);
+      }
+    }
+  }
+  return digest;
+}
+
+void SampleDigest::add(int64_t index) {
+  ++count;
+  // A bijective mix of the index: distinct samples get unrelated 64-bit values.
+  sum += mix64(static_cast<uint64_t>(index) ^ 0x5851F42D4C957F2Dull);
+}
+
+SampleDigest& SampleDigest::operator+=(const SampleDigest& other) {
+  count += other.count;
+  sum += other.sum;
+  return *this;
 }
 
 }  // namespace stoker

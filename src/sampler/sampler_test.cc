@@ -603,5 +603,60 @@ TEST(ResumeState, MalformedInputs) {
   }
 }
 
+// The audit's arithmetic: the group digest after j batches equals the sum of what each rank's
+// own plan delivered (valid slots), and in exact mode the digest of the prefix P[C, C + jBW).
+TEST(SampleDigest, GroupDigestIsTheSumOfTheRanks) {
+  for (SamplerMode mode : {SamplerMode::kExact, SamplerMode::kPad, SamplerMode::kDrop}) {
+    for (int world : {1, 2, 3}) {
+      for (int64_t consumed : {int64_t{0}, int64_t{7}}) {
+        SamplerConfig config{.dataset_size = 53,
+                             .batch_size = 4,
+                             .rank = 0,
+                             .world_size = world,
+                             .mode = mode,
+                             .shuffle = true,
+                             .seed = 9};
+        const EpochPlan plan0(config, 2, consumed);
+        for (int64_t batches = 0; batches <= plan0.num_batches(); ++batches) {
+          SampleDigest ranks;
+          for (int r = 0; r < world; ++r) {
+            config.rank = r;
+            const EpochPlan plan(config, 2, consumed);
+            std::vector<int64_t> idx(4);
+            std::vector<uint8_t> valid(4);
+            for (int64_t j = 0; j < batches; ++j) {
+              plan.batch(j, idx, valid);
+              for (int i = 0; i < 4; ++i) {
+                if (valid[i]) ranks.add(idx[i]);
+              }
+            }
+          }
+          EXPECT_EQ(plan0.group_digest(batches), ranks) << to_string(mode) << " W=" << world;
+          if (mode == SamplerMode::kExact) {
+            const auto perm = permutation(9, 2, 53);
+            SampleDigest prefix;
+            for (int64_t p = consumed; p < plan0.consumed_after(batches); ++p) prefix.add(perm[p]);
+            EXPECT_EQ(plan0.group_digest(batches), prefix);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(SampleDigest, SeparatesSetsAndIsOrderFree) {
+  SampleDigest a, b, c;
+  for (int64_t i : {1, 2, 3}) a.add(i);
+  for (int64_t i : {3, 1, 2}) b.add(i);
+  for (int64_t i : {1, 2, 4}) c.add(i);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  SampleDigest twice = a;
+  twice += a;
+  EXPECT_EQ(twice.count, 6);
+  EXPECT_NE(twice, a);
+  EXPECT_THROW(EpochPlan({.dataset_size = 5}, 0).group_digest(6), Error);
+}
+
 }  // namespace
 }  // namespace stoker

@@ -1,0 +1,202 @@
+// The live verdicts on real loaders: a slow consumer is healthy, a fast consumer of an
+// undersized pool is input-bound-cpu, a slow store is io-bound; and the stats arithmetic.
+#include "stoker/diagnose.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "stoker/error.h"
+#include "stoker/image.h"
+#include "stoker/loader_stats.h"
+#include "stoker/rng.h"
+
+namespace stoker {
+namespace {
+
+// JPEGs held in memory; read() can be made slow to stand in for a slow store.
+class MemoryDataset : public Dataset {
+ public:
+  MemoryDataset(int images, int side, std::chrono::microseconds read_delay = {})
+      : read_delay_(read_delay) {
+    for (int i = 0; i < images; ++i) {
+      Rng rng(stream_key(5, i));
+      std::vector<uint8_t> pixels(static_cast<size_t>(side) * side * 3);
+      for (auto& p : pixels) p = static_cast<uint8_t>(rng.bounded(256));
+      jpegs_.push_back(encode_jpeg(pixels.data(), side, side, 3, 90));
+    }
+  }
+  int64_t size() const override { return static_cast<int64_t>(jpegs_.size()); }
+  int64_t label(int64_t index) const override { return index % 2; }
+  std::string name(int64_t index) const override { return fmt::format("mem#{}", index); }
+  void read(int64_t index, std::vector<uint8_t>& out) const override {
+    if (read_delay_.count() > 0) std::this_thread::sleep_for(read_delay_);
+    out = jpegs_[static_cast<size_t>(index)];
+  }
+  const std::vector<std::string>& classes() const override { return classes_; }
+  std::string fingerprint() const override { return "0000000000000001"; }
+  std::string describe() const override { return "memory"; }
+
+ private:
+  std::vector<std::vector<uint8_t>> jpegs_;
+  std::vector<std::string> classes_ = {"a", "b"};
+  std::chrono::microseconds read_delay_;
+};
+
+LoaderConfig small_config(int threads, int batch, int size) {
+  LoaderConfig c;
+  c.batch_size = batch;
+  c.threads = threads;
+  c.rank = 0;
+  c.world_size = 1;
+  c.transform.size = size;
+  return c;
+}
+
+// Runs epochs for at least `seconds`, sleeping `step` per batch like a training step would.
+Diagnosis run_and_diagnose(Loader& loader, double seconds, std::chrono::milliseconds step) {
+  StatsSampler sampler(loader);
+  const auto start = std::chrono::steady_clock::now();
+  for (int64_t epoch = 0;; ++epoch) {
+    loader.set_epoch(epoch);
+    while (auto batch = loader.next()) {
+      if (step.count() > 0) std::this_thread::sleep_for(step);
+    }
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds)
+      break;
+  }
+  sampler.sample();
+  return diagnose_pipeline(sampler.last_window());
+}
+
+TEST(LiveVerdict, SlowConsumerIsHealthy) {
+  Loader loader(std::make_shared<MemoryDataset>(32, 32), small_config(2, 4, 16));
+  const Diagnosis d = run_and_diagnose(loader, 0.8, std::chrono::milliseconds(20));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << format_diagnosis(d);
+  EXPECT_LT(d.numbers["wait_fraction"].get<double>(), 0.1);
+  EXPECT_TRUE(d.fixes.empty());
+}
+
+TEST(LiveVerdict, FastConsumerOfOneThreadIsInputBoundCpu) {
+  Loader loader(std::make_shared<MemoryDataset>(16, 384), small_config(1, 4, 64));
+  const Diagnosis d = run_and_diagnose(loader, 0.8, std::chrono::milliseconds(0));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << format_diagnosis(d);
+  EXPECT_GT(d.numbers["wait_fraction"].get<double>(), 0.5);
+  EXPECT_GT(d.numbers["busy_fraction"].get<double>(), 0.8);
+  ASSERT_FALSE(d.fixes.empty());
+  EXPECT_NE(d.fixes[0].action.find("pack"), std::string::npos);
+}
+
+TEST(LiveVerdict, SlowStoreIsIoBound) {
+  Loader loader(std::make_shared<MemoryDataset>(16, 16, std::chrono::microseconds(4000)),
+                small_config(2, 4, 16));
+  const Diagnosis d = run_and_diagnose(loader, 0.8, std::chrono::milliseconds(0));
+  EXPECT_EQ(d.verdict, Verdict::kIoBound) << format_diagnosis(d);
+  EXPECT_GT(d.numbers["read_fraction"].get<double>(), 0.5);
+  // Sleeping in read() is not CPU work: the process is far from its cores' capacity.
+  EXPECT_LT(d.numbers["cpu_utilisation"].get<double>(), 0.5);
+}
+
+TEST(LiveVerdict, ShortWindowIsUnknown) {
+  PipelineWindow w;
+  w.seconds = 0.1;
+  w.images = 10;
+  EXPECT_EQ(diagnose_pipeline(w).verdict, Verdict::kUnknown);
+  w.seconds = 2;
+  w.images = 0;
+  EXPECT_EQ(diagnose_pipeline(w).verdict, Verdict::kUnknown);
+  // Waiting with idle workers is not the pool's fault: unknown, with a hint.
+  w.images = 100;
+  w.wait_fraction = 0.5;
+  w.busy_fraction = 0.3;
+  const Diagnosis d = diagnose_pipeline(w);
+  EXPECT_EQ(d.verdict, Verdict::kUnknown);
+  ASSERT_EQ(d.fixes.size(), 1u);
+  EXPECT_NE(d.fixes[0].action.find("prefetch"), std::string::npos);
+}
+
+TEST(PipelineWindow, IsTheDifferenceOfTwoSnapshots) {
+  LoaderStats a, b;
+  a.wall_seconds = 10;
+  b.wall_seconds = 14;
+  a.images = 100;
+  b.images = 900;
+  b.threads = 4;
+  b.cpus = 2;
+  a.wait_seconds = 1;
+  b.wait_seconds = 2;  // 1 s of 4
+  a.busy_seconds = 10;
+  b.busy_seconds = 22;  // 12 of 16 thread-seconds
+  a.read_wall_seconds = 1;
+  b.read_wall_seconds = 4;  // 3 of 12 busy seconds
+  a.process_cpu_seconds = 5;
+  b.process_cpu_seconds = 11;  // 6 of 8 core-seconds
+  a.queue_ready_sum = 1;
+  a.queue_checks = 2;
+  b.queue_ready_sum = 2.5;
+  b.queue_checks = 5;  // 1.5 over 3 checks
+  const PipelineWindow w = pipeline_window(b, a);
+  EXPECT_DOUBLE_EQ(w.seconds, 4);
+  EXPECT_EQ(w.images, 800);
+  EXPECT_DOUBLE_EQ(w.images_per_second(), 200);
+  EXPECT_DOUBLE_EQ(w.wait_fraction, 0.25);
+  EXPECT_DOUBLE_EQ(w.busy_fraction, 0.75);
+  EXPECT_DOUBLE_EQ(w.read_fraction, 0.25);
+  EXPECT_DOUBLE_EQ(w.cpu_utilisation, 0.75);
+  EXPECT_DOUBLE_EQ(w.queue_occupancy, 0.5);
+
+  const nlohmann::json j = stats_json(b, w, 1700000000.5);
+  EXPECT_EQ(j["stoker_stats"], 1);
+  EXPECT_EQ(j["time"], 1700000000.5);
+  EXPECT_EQ(j["window"]["images_per_second"], 200.0);
+  EXPECT_EQ(j["digest"]["sum"], "0000000000000000");
+  EXPECT_EQ(j["images"], 900);
+}
+
+// The digest each rank's loader keeps adds up to the sampler's group digest: what the audit
+// compares across ranks.
+TEST(LoaderStats, EpochDigestsOfTheRanksAddUpToTheGroupDigest) {
+  auto data = std::make_shared<MemoryDataset>(37, 8);
+  for (int64_t consumed : {int64_t{0}, int64_t{10}}) {
+    SampleDigest total;
+    int64_t batches = 0;
+    for (int rank = 0; rank < 3; ++rank) {
+      LoaderConfig c = small_config(2, 4, 8);
+      c.rank = rank;
+      c.world_size = 3;
+      Loader loader(data, c);
+      if (consumed > 0) {
+        ResumeState state = loader.state();
+        state.epoch = 1;
+        state.consumed = consumed;
+        loader.load_state(state);
+      }
+      loader.set_epoch(1);
+      while (loader.next()) {
+      }
+      const LoaderStats s = loader.stats();
+      EXPECT_EQ(s.epoch, 1);
+      EXPECT_EQ(s.epoch_start, consumed);
+      total += s.epoch_digest;
+      batches = s.epoch_batches;
+    }
+    EXPECT_EQ(total.count, 37 - consumed);
+    const EpochPlan plan({.dataset_size = 37, .batch_size = 4, .rank = 0, .world_size = 3}, 1,
+                         consumed);
+    EXPECT_EQ(batches, plan.num_batches());
+    EXPECT_EQ(total, plan.group_digest(batches));
+  }
+}
+
+TEST(Verdict, NamesRoundTrip) {
+  for (Verdict v : {Verdict::kInputBoundCpu, Verdict::kIoBound, Verdict::kRankImbalance,
+                    Verdict::kCommunicationBound, Verdict::kHealthy, Verdict::kUnknown}) {
+    EXPECT_EQ(parse_verdict(to_string(v)), v);
+  }
+  EXPECT_STREQ(to_string(Verdict::kInputBoundCpu), "input-bound-cpu");
+  EXPECT_THROW(parse_verdict("slow"), Error);
+}
+
+}  // namespace
+}  // namespace stoker

@@ -1,0 +1,82 @@
+#include "stoker/loader_stats.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace stoker {
+
+PipelineWindow pipeline_window(const LoaderStats& now, const LoaderStats& before) {
+  PipelineWindow w;
+  w.seconds = std::max(0.0, now.wall_seconds - before.wall_seconds);
+  w.images = now.images - before.images;
+  w.threads = now.threads;
+  w.cpus = now.cpus;
+  if (w.seconds <= 0) return w;
+  const auto clamp01 = [](double x) { return std::clamp(x, 0.0, 1.0); };
+  w.wait_fraction = clamp01((now.wait_seconds - before.wait_seconds) / w.seconds);
+  const double busy = now.busy_seconds - before.busy_seconds;
+  w.busy_fraction = clamp01(busy / (w.seconds * std::max(1, now.threads)));
+  w.read_fraction =
+      busy > 0 ? clamp01((now.read_wall_seconds - before.read_wall_seconds) / busy) : 0.0;
+  w.cpu_utilisation = clamp01((now.process_cpu_seconds - before.process_cpu_seconds) /
+                              (w.seconds * std::max(1, now.cpus)));
+  w.queue_occupancy = now.queue_checks > before.queue_checks
+                          ? (now.queue_ready_sum - before.queue_ready_sum) /
+                                static_cast<double>(now.queue_checks - before.queue_checks)
+                          : 0.0;
+  return w;
+}
+
+nlohmann::json stats_json(const LoaderStats& s, const PipelineWindow& w, double unix_time) {
+  return {
+      {"stoker_stats", 1},
+      {"time", unix_time},
+      {"rank", s.rank},
+      {"world_size", s.world_size},
+      {"threads", s.threads},
+      {"prefetch", s.prefetch},
+      {"cpus", s.cpus},
+      {"wall_seconds", s.wall_seconds},
+      {"images", s.images},
+      {"batches", s.batches},
+      {"skipped", s.skipped},
+      {"pool_buffers", s.pool_buffers},
+      {"pool_grown", s.pool_grown},
+      {"window",
+       {{"seconds", w.seconds},
+        {"images", w.images},
+        {"images_per_second", w.images_per_second()},
+        {"wait_fraction", w.wait_fraction},
+        {"busy_fraction", w.busy_fraction},
+        {"read_fraction", w.read_fraction},
+        {"cpu_utilisation", w.cpu_utilisation},
+        {"queue_occupancy", w.queue_occupancy}}},
+      {"cpu_seconds",
+       {{"read", s.cpu.read},
+        {"decode", s.cpu.decode},
+        {"augment", s.cpu.augment},
+        {"collate", s.cpu.collate}}},
+      {"wait_seconds", s.wait_seconds},
+      {"busy_seconds", s.busy_seconds},
+      {"read_wall_seconds", s.read_wall_seconds},
+      {"process_cpu_seconds", s.process_cpu_seconds},
+      {"epoch", s.epoch},
+      {"epoch_start", s.epoch_start},
+      {"epoch_batches", s.epoch_batches},
+      {"digest",
+       {{"count", s.epoch_digest.count}, {"sum", fmt::format("{:016x}", s.epoch_digest.sum)}}},
+  };
+}
+
+nlohmann::json StatsSampler::sample() {
+  const LoaderStats now = loader_.stats();
+  window_ = pipeline_window(now, previous_);
+  previous_ = now;
+  const double unix_time =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return stats_json(now, window_, unix_time);
+}
+
+}  // namespace stoker
