@@ -12,11 +12,14 @@
 #include <string>
 #include <thread>
 
+#include "doctor.h"
 #include "pack.h"
+#include "stoker/capacity.h"
 #include "stoker/dataset.h"
 #include "stoker/env.h"
 #include "stoker/error.h"
 #include "stoker/loader.h"
+#include "stoker/loader_stats.h"
 #include "synth.h"
 
 namespace stoker {
@@ -42,6 +45,10 @@ struct BenchFlags {
   bool exact_decode = false;
   bool digest = false;
   bool json = false;
+  bool stats = false;           // live stats lines and the live verdict
+  std::string stats_file;       // where the stats lines go ("" with --stats: stderr)
+  double stats_interval = 1.0;  // seconds between stats lines
+  bool measure_fixes = true;    // with --stats: measure the fixes on a sample
 };
 
 void add_loader_flags(CLI::App& cmd, BenchFlags& f) {
@@ -109,8 +116,43 @@ int64_t peak_rss_kib() {
   return 0;
 }
 
+// Writes a stats JSON line every `interval` seconds while the bench runs.
+class StatsLog {
+ public:
+  StatsLog(const Loader& loader, const BenchFlags& f)
+      : sampler_(loader), interval_(f.stats_interval) {
+    if (!f.stats) return;
+    enabled_ = true;
+    if (!f.stats_file.empty()) {
+      file_.open(f.stats_file, std::ios::trunc);
+      STOKER_CHECK(file_.good(), "{}: cannot write the stats file", f.stats_file);
+    }
+    last_ = std::chrono::steady_clock::now();
+  }
+  void tick(bool force = false) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && std::chrono::duration<double>(now - last_).count() < interval_) return;
+    last_ = now;
+    const std::string line = sampler_.sample().dump();
+    if (file_.is_open()) {
+      file_ << line << "\n" << std::flush;
+    } else {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
+  }
+
+ private:
+  StatsSampler sampler_;
+  double interval_;
+  bool enabled_ = false;
+  std::ofstream file_;
+  std::chrono::steady_clock::time_point last_;
+};
+
 // Runs the loader: one epoch, or until `images` valid images when images > 0.
-BenchResult run_bench(Loader& loader, int64_t first_epoch, int64_t images, bool digest) {
+BenchResult run_bench(Loader& loader, int64_t first_epoch, int64_t images, bool digest,
+                      StatsLog* stats_log = nullptr) {
   XXH3_state_t* hash = XXH3_createState();
   XXH3_64bits_reset(hash);
   BenchResult result;
@@ -143,6 +185,7 @@ BenchResult run_bench(Loader& loader, int64_t first_epoch, int64_t images, bool 
         }
         XXH3_64bits_update(hash, batch->valid.data(), batch->valid.size());
       }
+      if (stats_log) stats_log->tick();
       if (images > 0 && result.images_total >= images) break;
     }
     if (images <= 0 || result.images_total >= images) break;
@@ -166,8 +209,19 @@ int cmd_bench(const BenchFlags& f) {
   const double open_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - open_start).count();
   Loader loader(dataset, loader_config(f));
-  const BenchResult r = run_bench(loader, f.epoch, f.images, f.digest);
+  StatsLog stats_log(loader, f);
+  const BenchResult r = run_bench(loader, f.epoch, f.images, f.digest, &stats_log);
   const auto& s = r.stats;
+  std::optional<Diagnosis> diagnosis;
+  if (f.stats) {
+    stats_log.tick(true);
+    // The live verdict over the whole run (the per-interval lines carry the windows).
+    diagnosis = diagnose_pipeline(pipeline_window(s, LoaderStats{}));
+    if (f.measure_fixes && (diagnosis->verdict == Verdict::kInputBoundCpu ||
+                            diagnosis->verdict == Verdict::kIoBound)) {
+      measure_fixes(*diagnosis, *dataset, loader.config());
+    }
+  }
   if (f.json) {
     nlohmann::json j = {{"images_per_second", rate(r)},
                         {"images", r.images},
@@ -193,6 +247,7 @@ int cmd_bench(const BenchFlags& f) {
                         {"world_size", loader.world_size()},
                         {"dataset", dataset->describe()}};
     if (f.digest) j["digest"] = r.digest;
+    if (diagnosis) j["diagnosis"] = to_json(*diagnosis);
     fmt::print("{}\n", j.dump());
     return 0;
   }
@@ -215,6 +270,7 @@ int cmd_bench(const BenchFlags& f) {
              s.wall_seconds > 0 ? 100.0 * s.wait_seconds / s.wall_seconds : 0.0);
   if (s.skipped > 0) fmt::print("  skipped {} bad samples\n", s.skipped);
   if (f.digest) fmt::print("  digest {}\n", r.digest);
+  if (diagnosis) fmt::print("\n{}", format_diagnosis(*diagnosis));
   return 0;
 }
 
@@ -279,6 +335,14 @@ int run(int argc, char** argv) {
                         "run until this many images are delivered (default: one epoch)");
   bench_cmd->add_flag("--digest", bench.digest, "XXH3-64 of every delivered batch, in order");
   bench_cmd->add_flag("--json", bench.json, "one JSON line");
+  bench_cmd->add_flag("--stats", bench.stats,
+                      "live stats JSON lines (stderr or --stats-file) and the live verdict");
+  bench_cmd->add_option("--stats-file", bench.stats_file, "write the stats lines here")
+      ->needs("--stats");
+  bench_cmd->add_option("--stats-interval", bench.stats_interval, "seconds between stats lines")
+      ->check(CLI::PositiveNumber);
+  bench_cmd->add_flag("!--no-measure-fixes", bench.measure_fixes,
+                      "with --stats: do not measure the fixes on a sample of DATA");
 
   BenchFlags demo;
   demo.batch = 64;
@@ -303,8 +367,10 @@ int run(int argc, char** argv) {
   synth_cmd->add_option("--seed", synth.seed, "seed");
 
   auto pack_commands = add_pack_commands(app);
+  auto doctor_command = add_doctor_command(app);
   CLI11_PARSE(app, argc, argv);
   if (auto rc = pack_commands->run()) return *rc;
+  if (auto rc = doctor_command->run()) return *rc;
   if (bench_cmd->parsed()) return cmd_bench(bench);
   if (demo_cmd->parsed()) return cmd_demo(demo, demo_dir, demo_images);
   if (synth_cmd->parsed()) return cmd_synth(synth_out, synth);

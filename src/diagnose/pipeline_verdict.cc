@@ -79,9 +79,11 @@ Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t
         pct(w.wait_fraction), w.images_per_second());
     return d;
   }
-  // The consumer waits: find out what holds the workers back.
-  const double demand_estimate = w.images_per_second() / std::max(0.01, 1.0 - w.wait_fraction);
-  d.numbers["demand_estimate_images_per_second"] = demand_estimate;
+  // The consumer waits: find out what holds the workers back. The step's own pace is what the
+  // consumer took between batches; with almost no step (a benchmark) it is not measurable.
+  if (w.wait_fraction < 0.95) {
+    d.numbers["step_images_per_second"] = w.images_per_second() / (1.0 - w.wait_fraction);
+  }
   if (w.read_fraction >= t.read_dominates) {
     d.verdict = Verdict::kIoBound;
     d.summary = fmt::format(
@@ -95,10 +97,12 @@ Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t
     d.verdict = Verdict::kInputBoundCpu;
     d.summary = fmt::format(
         "input-bound on CPU: the consumer waited {:.0f} % of the time while the {} worker "
-        "threads were {:.0f} % busy; the step could take about {:.0f} images/s, the pipeline "
-        "gives {:.0f}",
-        pct(w.wait_fraction), w.threads, pct(w.busy_fraction), demand_estimate,
-        w.images_per_second());
+        "threads were {:.0f} % busy; the pipeline gives {:.0f} images/s",
+        pct(w.wait_fraction), w.threads, pct(w.busy_fraction), w.images_per_second());
+    if (d.numbers.contains("step_images_per_second")) {
+      d.summary += fmt::format(", the training step could take {:.0f}",
+                               d.numbers["step_images_per_second"].get<double>());
+    }
     d.fixes = input_bound_fixes();
     return d;
   }

@@ -1,0 +1,77 @@
+// The doctor's capacity test: measures this machine's input pipeline on a sample of the user's
+// own data, as it is and with each fix (packed jpeg at max side 256, packed raw at max side
+// 256), and plans 1..G GPUs against it.
+//
+//   CapacityOptions options{.gpus = 8, .demand_per_gpu = 2500};
+//   CapacityReport report = run_capacity(*open_dataset("/data/train"), "/data/train", options);
+//   std::cout << format_capacity(report);
+//
+// Everything runs in this process: the sample is packed into `work_dir` (a temporary folder
+// when empty; removed afterwards), each setup is read by a Loader with the same transform and
+// threads for `seconds`. The sample is small and read repeatedly, so it sits in the page
+// cache: the test measures CPU cost, not the storage (the live verdict sees I/O).
+// Throws stoker::Error for bad options or when the sample cannot be read or decoded.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "stoker/dataset.h"
+#include "stoker/diagnose.h"
+#include "stoker/loader.h"
+
+namespace stoker {
+
+struct CapacityOptions {
+  int gpus = 1;                    // plan 1..gpus GPUs
+  double demand_per_gpu = 0;       // images/s one GPU consumes (--gpu-rate, or batch / step time)
+  int sample = 200;                // images of the data set to measure on
+  double seconds = 2.0;            // measuring time per setup
+  int threads = 0;                 // 0: the cores this process may use
+  int batch = 64;                  // loader batch size while measuring
+  TransformConfig transform;       // the job's transform (RandomResizedCrop 224 by default)
+  bool measure_fixes = true;       // also measure the packed setups
+  std::filesystem::path work_dir;  // where the sample is packed; empty: a temporary folder
+};
+
+// One way of feeding the job, measured.
+struct SetupMeasurement {
+  std::string name;    // "as is", "packed jpeg 256", "packed raw 256"
+  std::string action;  // the command that gives this setup ("" for as is)
+  double images_per_second = 0;
+  double cpu_ms_per_image = 0;  // worker CPU per image
+  double wait_fraction = 0;     // of the measuring consumer (no training step: ~1 = CPU-bound)
+  int64_t bytes_per_image = 0;  // stored bytes per image of the sample
+};
+
+struct CapacityRow {
+  int gpus = 0;
+  double demand = 0;              // images/s the GPUs consume
+  std::vector<double> delivered;  // per setup: min(demand, setup rate)
+  std::vector<double> gpu_idle;   // per setup: 1 - delivered / demand
+};
+
+struct CapacityReport {
+  std::string data;  // the data set's description
+  int threads = 0;
+  int cpus = 0;
+  int sample = 0;  // images actually measured
+  double demand_per_gpu = 0;
+  std::vector<SetupMeasurement> setups;  // [0] = as is
+  std::vector<CapacityRow> rows;         // gpus = 1..G
+  Diagnosis diagnosis;
+};
+
+CapacityReport run_capacity(const Dataset& data, const CapacityOptions& options);
+
+// Measured fixes for a live diagnosis: runs the capacity test's setups on a sample of `data`
+// with `config`'s transform and threads, and replaces the estimated pack fixes of `diagnosis`
+// by measured ones (speed-up against the sample as is), best first.
+void measure_fixes(Diagnosis& diagnosis, const Dataset& data, const LoaderConfig& config,
+                   int sample = 200);
+
+nlohmann::json to_json(const CapacityReport& report);
+std::string format_capacity(const CapacityReport& report);
+
+}  // namespace stoker

@@ -1,0 +1,90 @@
+#include "doctor.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "stoker/capacity.h"
+#include "stoker/error.h"
+#include "stoker/transform.h"
+
+namespace stoker {
+namespace {
+
+class Doctor : public DoctorCommand {
+ public:
+  explicit Doctor(CLI::App& app) {
+    cmd_ = app.add_subcommand(
+        "doctor",
+        "name the scaling failure: measure the pipeline on a sample of DATA and plan 1..G GPUs");
+    cmd_->add_option("DATA", data_, "image folder, file list or packed dataset");
+    cmd_->add_option("--gpus", gpus_, "plan for 1..G GPUs")->check(CLI::PositiveNumber);
+    auto* rate = cmd_->add_option("--gpu-rate", gpu_rate_, "images/s one GPU trains on")
+                     ->check(CLI::PositiveNumber);
+    auto* step = cmd_->add_option("--step-ms", step_ms_, "one training step's time in ms")
+                     ->check(CLI::PositiveNumber);
+    auto* batch = cmd_->add_option("--batch", batch_, "batch size per GPU (with --step-ms)")
+                      ->check(CLI::PositiveNumber);
+    rate->excludes(step);
+    step->needs(batch);
+    batch->needs(step);
+    cmd_->add_option("--sample", sample_, "images of DATA to measure on")
+        ->check(CLI::PositiveNumber);
+    cmd_->add_option("--seconds", seconds_, "measuring time per setup")->check(CLI::PositiveNumber);
+    cmd_->add_option("--threads", threads_, "worker threads (default: cores available)")
+        ->check(CLI::NonNegativeNumber);
+    cmd_->add_option("--size", size_, "output side of the job's RandomResizedCrop")
+        ->check(CLI::PositiveNumber);
+    cmd_->add_flag("--no-fixes", no_fixes_, "measure the data as is only");
+    cmd_->add_flag("--json", json_, "one JSON document instead of text");
+  }
+
+  std::optional<int> run() override {
+    if (!cmd_->parsed()) return std::nullopt;
+    STOKER_CHECK(!data_.empty(), "doctor: give DATA (and --gpus with --gpu-rate or --step-ms)");
+    STOKER_CHECK(gpu_rate_ > 0 || step_ms_ > 0,
+                 "doctor: give the GPU demand: --gpu-rate IMAGES_PER_S, or --step-ms MS with "
+                 "--batch B");
+    CapacityOptions o;
+    o.gpus = gpus_;
+    o.demand_per_gpu = gpu_rate_ > 0 ? gpu_rate_ : batch_ / (step_ms_ / 1e3);
+    o.sample = sample_;
+    o.seconds = seconds_;
+    o.threads = threads_;
+    o.transform.size = size_;
+    o.measure_fixes = !no_fixes_;
+    auto dataset = open_dataset(data_);
+    const CapacityReport report = run_capacity(*dataset, o);
+    if (json_) {
+      fmt::print("{}\n", to_json(report).dump(2));
+    } else {
+      fmt::print("{}", format_capacity(report));
+    }
+    return 0;
+  }
+
+ private:
+  CLI::App* cmd_ = nullptr;
+  std::string data_;
+  int gpus_ = 1;
+  double gpu_rate_ = 0;
+  double step_ms_ = 0;
+  int batch_ = 0;
+  int sample_ = 200;
+  double seconds_ = 2.0;
+  int threads_ = 0;
+  int size_ = 224;
+  bool no_fixes_ = false;
+  bool json_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<DoctorCommand> add_doctor_command(CLI::App& app) {
+  return std::make_unique<Doctor>(app);
+}
+
+}  // namespace stoker
