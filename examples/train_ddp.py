@@ -203,9 +203,9 @@ def main():
         accuracy, samples = evaluate(ddp, test, device)
     s = train.stats()
     log(f"rank 0 loader: {s['threads']} threads, waited {s['wait_seconds']:.1f} s of "
-        f"{s['wall_seconds']:.1f} s; CPU s read {s['cpu']['read']:.1f} decode "
-        f"{s['cpu']['decode']:.1f} augment {s['cpu']['augment']:.1f} collate "
-        f"{s['cpu']['collate']:.1f}")
+        f"{s['wall_seconds']:.1f} s; CPU s read {s['cpu_seconds']['read']:.1f} decode "
+        f"{s['cpu_seconds']['decode']:.1f} augment {s['cpu_seconds']['augment']:.1f} collate "
+        f"{s['cpu_seconds']['collate']:.1f}")
     log(f"wall time {time.perf_counter() - t_start:.1f} s")
     log(f"test accuracy: {100 * accuracy:.2f}% on {samples} samples")
     train.close()

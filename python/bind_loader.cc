@@ -8,15 +8,18 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
 
 #include "bind.h"
+#include "stoker/capacity.h"
 #include "stoker/dataset.h"
 #include "stoker/error.h"
 #include "stoker/loader.h"
+#include "stoker/loader_stats.h"
 #include "stoker/transform.h"
 
 namespace py = pybind11;
@@ -91,7 +94,30 @@ class LoaderHandle {
 
   const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
 
+  // The stats JSON line (stoker/loader_stats.h) with the window since the previous call that
+  // advanced it; advance=false leaves that window running (the audit's read).
+  std::string stats_json(bool advance) {
+    const LoaderStats now = get()->stats();
+    std::lock_guard lock(mu_);
+    const PipelineWindow window = pipeline_window(now, previous_stats_);
+    if (advance) previous_stats_ = now;
+    const double unix_time =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return stoker::stats_json(now, window, unix_time).dump();
+  }
+
+  // The live verdict over the loader's whole run, fixes measured on a sample when asked.
+  std::string diagnose(bool measure, int sample) {
+    auto loader = get();
+    Diagnosis d = diagnose_pipeline(pipeline_window(loader->stats(), LoaderStats{}));
+    if (measure && (d.verdict == Verdict::kInputBoundCpu || d.verdict == Verdict::kIoBound)) {
+      measure_fixes(d, *dataset_, loader->config(), sample);
+    }
+    return to_json(d).dump();
+  }
+
  private:
+  LoaderStats previous_stats_;
   std::shared_ptr<Dataset> dataset_;
   mutable std::mutex mu_;
   std::shared_ptr<Loader> loader_;
@@ -204,6 +230,9 @@ void register_loader(py::module_& m) {
           "load_state", [](const LoaderHandle& h, const ResumeState& s) { h.get()->load_state(s); },
           py::arg("state"), Release())
       .def("stats", [](const LoaderHandle& h) { return h.get()->stats(); })
+      .def("stats_json", &LoaderHandle::stats_json, py::arg("advance") = true)
+      .def("diagnose", &LoaderHandle::diagnose, py::arg("measure") = true, py::arg("sample") = 200,
+           Release())
       .def("close", &LoaderHandle::close, Release(),
            "Stops and joins the workers; outstanding batches stay valid.")
       .def_property_readonly("closed", &LoaderHandle::closed);

@@ -41,6 +41,24 @@ void register_sampler(py::module_& m) {
   m.def("discover_rank", &discover_rank, py::arg("rank") = std::nullopt,
         py::arg("world_size") = std::nullopt);
   m.def("available_cpus", &available_cpus);
+  m.def(
+      "group_digest",
+      [](int64_t dataset_size, int batch_size, int world_size, const std::string& mode,
+         bool shuffle, uint64_t seed, int64_t epoch, int64_t consumed, int64_t batches) {
+        const SamplerConfig config{.dataset_size = dataset_size,
+                                   .batch_size = batch_size,
+                                   .rank = 0,
+                                   .world_size = world_size,
+                                   .mode = parse_sampler_mode(mode),
+                                   .shuffle = shuffle,
+                                   .seed = seed};
+        const SampleDigest d = EpochPlan(config, epoch, consumed).group_digest(batches);
+        return py::make_tuple(d.count, d.sum);
+      },
+      py::arg("dataset_size"), py::arg("batch_size"), py::arg("world_size"), py::arg("mode"),
+      py::arg("shuffle"), py::arg("seed"), py::arg("epoch"), py::arg("consumed"),
+      py::arg("batches"),
+      "(count, sum) of the valid samples of batches [0, batches) of every rank (sampler.h).");
   m.def("default_threads", &default_threads, py::arg("rank_info"));
 }
 

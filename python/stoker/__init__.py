@@ -413,19 +413,23 @@ class Loader:
     def classes(self):
         return list(self._core.dataset.classes)
 
-    def stats(self) -> Dict[str, Any]:
-        """Counters of the loader's lifetime (LoaderStats), as a dict.
+    def stats(self, advance: bool = True) -> Dict[str, Any]:
+        """Live stats of this rank's loader: the stats JSON line of docs/doctor.md as a dict.
 
-        threads, prefetch, batches, images (valid delivered), skipped, pool_buffers,
-        pool_grown (buffers allocated because the consumer held on to batches), wall_seconds,
-        wait_seconds (consumer blocked in next()), cpu: {read, decode, augment, collate}."""
-        s = self._core.stats()
-        out = {name: getattr(s, name) for name in (
-            "threads", "prefetch", "batches", "images", "skipped", "pool_buffers",
-            "pool_grown", "wall_seconds", "wait_seconds")}
-        out["cpu"] = {name: getattr(s.cpu, name)
-                      for name in ("read", "decode", "augment", "collate")}
-        return out
+        Counters since the first epoch (threads, prefetch, cpus, batches, images, skipped,
+        pool_buffers, pool_grown, wall_seconds, wait_seconds, busy_seconds,
+        read_wall_seconds, process_cpu_seconds, cpu_seconds: {read, decode, augment, collate},
+        epoch, epoch_start, epoch_batches, digest: {count, sum}) and ``window``: images/s,
+        wait, busy, read fractions, CPU utilisation and queue occupancy since the previous
+        call (``advance=False`` reads without starting a new window)."""
+        return json.loads(self._core.stats_json(advance))
+
+    def diagnose(self, measure: bool = True, sample: int = 200) -> Dict[str, Any]:
+        """The doctor's live verdict over this loader's run so far: ``verdict``
+        (input-bound-cpu, io-bound, healthy or unknown), ``summary``, ``evidence``, ``fixes``
+        (with ``measure``, the pack fixes are measured on ``sample`` images of the data set,
+        which takes a few seconds) and ``numbers``."""
+        return json.loads(self._core.diagnose(measure, sample))
 
     # -- lifetime --------------------------------------------------------------------------
 

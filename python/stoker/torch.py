@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Optional
+import statistics
+from typing import Any, Dict, List, Optional
 
-__all__ = ["masked_mean"]
+__all__ = ["masked_mean", "audit", "analyse_audit"]
 
 
 def masked_mean(per_sample_loss, batch, world_size: Optional[int] = None):
@@ -54,3 +55,151 @@ def masked_mean(per_sample_loss, batch, world_size: Optional[int] = None):
     valid = batch.valid.to(device=per_sample_loss.device, dtype=torch.bool)
     total = per_sample_loss.masked_fill(~valid, 0.0).sum()
     return total * (float(world_size) / float(global_valid))
+
+
+# -- cross-rank audit ----------------------------------------------------------------------
+
+#: Thresholds of the audit (docs/doctor.md): a rank is a straggler when its images/s is below
+#: ``straggler_rate`` x the median, or its consumer waits ``straggler_wait`` more than the
+#: median; one rank "does the work" when it delivered ``single_rank_share`` of all samples.
+AUDIT_THRESHOLDS = {"straggler_rate": 0.67, "straggler_wait": 0.25,
+                    "single_rank_share": 0.9, "wait_input_bound": 0.10, "busy_saturated": 0.80}
+
+
+def _rank_record(loader) -> Dict[str, Any]:
+    s = loader.stats(advance=False)
+    c = loader._core.config
+    wall = s["wall_seconds"]
+    return {
+        "loader_rank": s["rank"], "loader_world_size": s["world_size"],
+        "fingerprint": loader.fingerprint, "dataset_size": len(loader.dataset),
+        "batch_size": c.batch_size, "mode": _stoker_mode_name(c.mode), "shuffle": c.shuffle,
+        "seed": c.seed, "epoch": s["epoch"], "epoch_start": s["epoch_start"],
+        "epoch_batches": s["epoch_batches"], "count": s["digest"]["count"],
+        "sum": s["digest"]["sum"], "images": s["images"],
+        "images_per_second": s["images"] / wall if wall > 0 else 0.0,
+        "wait_fraction": s["wait_seconds"] / wall if wall > 0 else 0.0,
+        "busy_fraction": (s["busy_seconds"] / (wall * max(1, s["threads"])) if wall > 0
+                          else 0.0),
+    }
+
+
+def _stoker_mode_name(mode) -> str:
+    return str(mode).rsplit(".", 1)[-1]
+
+
+def audit(loader, group=None) -> Dict[str, Any]:
+    """Cross-rank audit of a running job, a collective: every rank of ``group`` (default: the
+    initialised torch.distributed group) must call it at the same point, e.g. after an epoch.
+
+    Gathers each rank's loader stats and an order-independent digest of the sample indices it
+    delivered in the current epoch (count and 64-bit sum of per-index hashes), then checks that
+    the shards are disjoint, complete and balanced, and looks for the second scaling failure's
+    patterns: ``no-sharding`` (loaders not split over the group), ``duplicated`` (every rank
+    read the same samples), ``single-rank-work`` (one rank delivered nearly everything),
+    ``unbalanced`` (different batch counts), ``overlap`` (digests do not add up), and
+    ``straggler`` (a rank whose throughput or wait is an outlier). Returns the same report on
+    every rank (see :func:`analyse_audit`)."""
+    import torch.distributed as dist
+
+    if not dist.is_available() or not dist.is_initialized():
+        records = [_rank_record(loader)]
+    else:
+        records = [None] * dist.get_world_size(group)
+        dist.all_gather_object(records, _rank_record(loader), group=group)
+    return analyse_audit(records)
+
+
+def analyse_audit(records: List[Dict[str, Any]],
+                  thresholds: Optional[Dict[str, float]] = None) -> Dict[str, Any]:
+    """The audit's judgement over per-rank records (index = rank in the group)."""
+    from . import _stoker
+
+    t = dict(AUDIT_THRESHOLDS, **(thresholds or {}))
+    g = len(records)
+    findings = []
+
+    def find(pattern: str, message: str, ranks=None) -> None:
+        findings.append({"pattern": pattern, "message": message, "ranks": ranks or []})
+
+    counts = [r["count"] for r in records]
+    total = sum(counts)
+    sums = [int(r["sum"], 16) for r in records]
+    loader_worlds = [r["loader_world_size"] for r in records]
+    loader_ranks = [r["loader_rank"] for r in records]
+    sharded = all(w == g for w in loader_worlds) and sorted(loader_ranks) == list(range(g))
+    checks = {"disjoint": None, "complete": None, "balanced": None}
+    if g > 1 and not sharded:
+        pattern = "no-sharding" if all(w == 1 for w in loader_worlds) else "misconfigured-ranks"
+        find(pattern, f"the loaders are not split over the {g} ranks of the group (loader "
+             f"rank/world size per rank: "
+             + ", ".join(f"{r}/{w}" for r, w in zip(loader_ranks, loader_worlds))
+             + "): build them with the group's rank and world size (stoker.Loader does when "
+             "given none)")
+    if g > 1 and total > 0 and len(set(zip(counts, sums))) == 1:
+        find("duplicated", f"every rank delivered the same {counts[0]} samples this epoch: "
+             f"each sample is trained on {g} times and the epoch takes {g}x longer than it "
+             "should")
+        checks["disjoint"] = False
+    if g > 1 and total > 0:
+        top = max(range(g), key=lambda i: counts[i])
+        if counts[top] >= t["single_rank_share"] * total and any(c == 0 for c in counts):
+            idle = [i for i in range(g) if counts[i] == 0]
+            find("single-rank-work", f"rank {top} delivered {counts[top]} of {total} samples "
+                 f"({100 * counts[top] / total:.0f} %) while rank(s) {idle} delivered none: "
+                 "one rank does the work, the others idle", [top] + idle)
+    batches = [r["epoch_batches"] for r in records]
+    epochs = {r["epoch"] for r in records}
+    if len(set(batches)) > 1 or len(epochs) > 1:
+        find("unbalanced", f"ranks are at different points (epochs {sorted(epochs)}, batches "
+             f"{batches}): collectives hang or ranks train on unequal shares")
+        checks["balanced"] = False
+    elif sharded:
+        checks["balanced"] = True
+    if sharded and checks["balanced"]:
+        r0 = records[0]
+        same = {(r["fingerprint"], r["dataset_size"], r["batch_size"], r["mode"], r["shuffle"],
+                 r["seed"], r["epoch_start"]) for r in records}
+        if len(same) > 1:
+            find("overlap", "the ranks' loaders differ in data set, batch size, mode, shuffle, "
+                 "seed or resume point: their shards cannot line up")
+            checks["disjoint"] = checks["complete"] = False
+        elif r0["epoch"] >= 0:
+            want_count, want_sum = _stoker.group_digest(
+                r0["dataset_size"], r0["batch_size"], g, r0["mode"], r0["shuffle"], r0["seed"],
+                r0["epoch"], r0["epoch_start"], r0["epoch_batches"])
+            got_sum = sum(sums) % (1 << 64)
+            ok = total == want_count and got_sum == want_sum
+            checks["disjoint"] = checks["complete"] = ok
+            if not ok:
+                find("overlap", f"the ranks delivered {total} samples whose digest does not "
+                     f"match the {want_count} a correct split of this epoch delivers: shards "
+                     "overlap or miss samples")
+    rates = [r["images_per_second"] for r in records]
+    waits = [r["wait_fraction"] for r in records]
+    if g > 1 and max(rates) > 0:
+        mid_rate, mid_wait = statistics.median(rates), statistics.median(waits)
+        for i in range(g):
+            slow = rates[i] < t["straggler_rate"] * mid_rate
+            # Waiting more matters when the rank is not also ahead: under DDP every rank runs
+            # at the pace of the slowest, and the one whose input is late waits in next().
+            waits_more = (waits[i] > mid_wait + t["straggler_wait"]
+                          and rates[i] <= 1.1 * mid_rate)
+            if slow or waits_more:
+                find("straggler", f"rank {i} is a straggler: {rates[i]:.0f} images/s against a "
+                     f"median of {mid_rate:.0f}, waited {100 * waits[i]:.0f} % of its time "
+                     f"(median {100 * mid_wait:.0f} %)", [i])
+    if findings:
+        verdict = "rank-imbalance"
+        summary = "; ".join(f["message"] for f in findings)
+    elif statistics.median(waits) >= t["wait_input_bound"] and \
+            statistics.median(r["busy_fraction"] for r in records) >= t["busy_saturated"]:
+        verdict = "input-bound-cpu"
+        summary = (f"shards are disjoint, complete and balanced, but the consumers wait "
+                   f"{100 * statistics.median(waits):.0f} % of the time on saturated pools")
+    else:
+        verdict = "healthy"
+        summary = (f"{g} rank(s): shards disjoint, complete and balanced; {total} samples "
+                   f"delivered this epoch; median wait {100 * statistics.median(waits):.0f} %")
+    return {"verdict": verdict, "summary": summary, "findings": findings, "checks": checks,
+            "ranks": records}

@@ -134,8 +134,32 @@ def run_fingerprint(args):
     return {"error": None}
 
 
+def run_audit(args):
+    """One audit pattern (args["pattern"]), then stoker.torch.audit on every rank."""
+    import time
+
+    pattern = args["pattern"]
+    rank = dist.get_rank()
+    if pattern == "no-sharding":  # every rank builds its loader for a world of one
+        loader = make_loader(args, rank=0, world_size=1)
+    else:
+        loader = make_loader(args)
+    loader.set_epoch(1)
+    for batch in loader:
+        if pattern == "single-rank-work" and rank != 0:
+            break  # the other ranks take nothing
+        if pattern == "straggler" and rank == 1:
+            time.sleep(0.05)  # a slow rank: its training step takes longer
+    if pattern == "single-rank-work" and rank != 0:
+        loader.close()
+        loader = make_loader(args, rank=rank, world_size=dist.get_world_size())
+    report = stoker.torch.audit(loader)
+    loader.close()
+    return report
+
+
 SCENARIOS = {"epochs": run_epochs, "save": run_save, "resume": run_resume, "train": run_train,
-             "fingerprint": run_fingerprint}
+             "fingerprint": run_fingerprint, "audit": run_audit}
 
 
 def main():

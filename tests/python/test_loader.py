@@ -114,16 +114,34 @@ def test_holding_every_batch_grows_the_pool_without_deadlock(small_set):
 
 
 def test_stats_fields(small_set):
-    loader = stoker.Loader(small_set, 4, size=16, threads=2)
+    loader = stoker.Loader(small_set, 4, size=16, threads=2, rank=0, world_size=1)
     for _ in loader:
         pass
     s = loader.stats()
     for key in ("threads", "prefetch", "batches", "images", "skipped", "pool_buffers",
-                "pool_grown", "wall_seconds", "wait_seconds", "cpu"):
+                "pool_grown", "wall_seconds", "wait_seconds", "busy_seconds", "cpu_seconds",
+                "process_cpu_seconds", "window", "digest", "epoch_batches"):
         assert key in s, key
-    assert set(s["cpu"]) == {"read", "decode", "augment", "collate"}
+    assert set(s["cpu_seconds"]) == {"read", "decode", "augment", "collate"}
+    assert s["stoker_stats"] == 1 and s["rank"] == 0 and s["world_size"] == 1
     assert s["threads"] == 2 and s["batches"] == 6 and s["images"] == 23 and s["skipped"] == 0
-    assert s["cpu"]["decode"] > 0
+    assert s["cpu_seconds"]["decode"] > 0
+    assert s["window"]["images"] == 23 and s["digest"]["count"] == 23
+    # The digest is the sampler's group digest of the whole epoch (the audit compares them).
+    count, total = stoker._stoker.group_digest(23, 4, 1, "exact", True, 0, 0, 0, 6)
+    assert (count, total) == (23, int(s["digest"]["sum"], 16))
+    # A new window starts at each call; advance=False peeks.
+    assert loader.stats(advance=False)["window"]["images"] == 0
+    assert loader.stats()["window"]["images"] == 0
+
+
+def test_diagnose_live(small_set):
+    loader = stoker.Loader(small_set, 4, size=16, threads=1, rank=0, world_size=1)
+    for _ in loader:
+        pass
+    d = loader.diagnose(measure=False)
+    assert d["verdict"] in {"input-bound-cpu", "io-bound", "healthy", "unknown"}
+    assert set(d) >= {"verdict", "summary", "evidence", "fixes", "numbers"}
 
 
 def test_gil_released_while_waiting_in_next(big_set):
