@@ -15,9 +15,10 @@ build_packages=(build-essential cmake ninja-build pkg-config git
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-numpy)
 # What the tests use besides the build: PyTorch and torchvision (the Python layer, the DDP job,
-# the fidelity reference), real photographs and Fashion-MNIST from Debian's archive.
+# the fidelity reference), real photographs and Fashion-MNIST from Debian's archive, and a
+# headless browser for the doctor's HTML report.
 test_packages=(python3-pytest python3-torch python3-torchvision python3-pil
-  mate-backgrounds dataset-fashion-mnist)
+  mate-backgrounds dataset-fashion-mnist chromium)
 # The interpreter that has Debian's python3-torch; the first python3 on PATH may be another.
 python=/usr/bin/python3
 

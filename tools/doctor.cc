@@ -9,10 +9,39 @@
 
 #include "stoker/capacity.h"
 #include "stoker/error.h"
+#include "stoker/report.h"
 #include "stoker/transform.h"
 
 namespace stoker {
 namespace {
+
+// The capacity test as a page: demand against delivered per GPU count, GPU idle per setup.
+Report capacity_html(const CapacityReport& r) {
+  Report page;
+  page.title = "stoker doctor: capacity for 1.." + std::to_string(r.rows.size()) + " GPUs";
+  page.diagnosis = r.diagnosis;
+  page.charts.push_back(capacity_chart(r));
+  nlohmann::json series = nlohmann::json::array();
+  for (size_t i = 0; i < r.setups.size(); ++i) {
+    nlohmann::json x = nlohmann::json::array(), y = nlohmann::json::array();
+    for (const auto& row : r.rows) {
+      x.push_back(row.gpus);
+      y.push_back(100.0 * row.gpu_idle[i]);
+    }
+    series.push_back({{"name", r.setups[i].name}, {"x", x}, {"y", y}});
+  }
+  page.charts.push_back({{"kind", "lines"},
+                         {"title", "GPU idle time per GPU count"},
+                         {"x_label", "GPUs"},
+                         {"y_label", "GPU idle %"},
+                         {"y_max", 100},
+                         {"series", series}});
+  page.notes.push_back(
+      fmt::format("{}; {} images measured; {} threads on {} cores; demand {:.0f} "
+                  "images/s per GPU",
+                  r.data, r.sample, r.threads, r.cpus, r.demand_per_gpu));
+  return page;
+}
 
 class Doctor : public DoctorCommand {
  public:
@@ -40,6 +69,7 @@ class Doctor : public DoctorCommand {
         ->check(CLI::PositiveNumber);
     cmd_->add_flag("--no-fixes", no_fixes_, "measure the data as is only");
     cmd_->add_flag("--json", json_, "one JSON document instead of text");
+    cmd_->add_option("--html", html_, "also write a self-contained HTML report with charts");
   }
 
   std::optional<int> run() override {
@@ -58,6 +88,7 @@ class Doctor : public DoctorCommand {
     o.measure_fixes = !no_fixes_;
     auto dataset = open_dataset(data_);
     const CapacityReport report = run_capacity(*dataset, o);
+    if (!html_.empty()) write_html(capacity_html(report), html_);
     if (json_) {
       fmt::print("{}\n", to_json(report).dump(2));
     } else {
@@ -79,6 +110,7 @@ class Doctor : public DoctorCommand {
   int size_ = 224;
   bool no_fixes_ = false;
   bool json_ = false;
+  std::string html_;
 };
 
 }  // namespace

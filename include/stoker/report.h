@@ -1,0 +1,38 @@
+// The doctor's HTML report: one self-contained page (no network, no external files) with the
+// verdict, evidence, fixes and charts drawn as SVG by an inline script from embedded JSON.
+//
+// A chart is JSON, one of:
+//   {"kind": "lines", "title": ..., "x_label": ..., "y_label": ..., "y_max": 100 (optional),
+//    "series": [{"name": ..., "x": [...], "y": [...]}, ...]}
+//   {"kind": "bars", "title": ..., "x_label": ..., "y_label": ..., "categories": [...],
+//    "series": [{"name": ..., "values": [...]}, ...]}     // one group of bars per category
+// Once drawn, each chart is an <svg class="chart" data-kind=... data-series=N> with one
+// <polyline class="series"> (lines) or <rect class="bar"> group per series, and the body gets
+// data-rendered="N" (the number of charts drawn): what the headless-browser test checks.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "stoker/diagnose.h"
+
+namespace stoker {
+
+struct Report {
+  std::string title;
+  Diagnosis diagnosis;
+  std::vector<nlohmann::json> charts;
+  std::vector<std::string> notes;  // lines shown under the charts (machine, data, command)
+};
+
+std::string render_html(const Report& report);
+// Writes render_html to `path` (temp file + rename). Throws stoker::Error naming the path.
+void write_html(const Report& report, const std::filesystem::path& path);
+
+// Charts of the capacity test (stoker/capacity.h) and of telemetry series (telemetry.h).
+struct CapacityReport;
+nlohmann::json capacity_chart(const CapacityReport& report);
+
+}  // namespace stoker

@@ -1,0 +1,254 @@
+#include "stoker/report.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "stoker/capacity.h"
+#include "stoker/error.h"
+
+namespace stoker {
+namespace {
+
+std::string escape_html(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// JSON inside <script>: "</" would end the element early.
+std::string script_safe(const std::string& json) {
+  std::string out;
+  out.reserve(json.size());
+  for (size_t i = 0; i < json.size(); ++i) {
+    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') {
+      out += "<\\/";
+      ++i;
+    } else {
+      out += json[i];
+    }
+  }
+  return out;
+}
+
+constexpr const char* kStyle = R"(
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1000px; color: #222; }
+h1 { font-size: 1.5em; margin-bottom: .2em; }
+.verdict { display: inline-block; padding: .25em .7em; border-radius: .4em; color: #fff;
+           font-weight: 600; letter-spacing: .02em; }
+.v-healthy { background: #2e7d32; } .v-input-bound-cpu, .v-io-bound { background: #c62828; }
+.v-rank-imbalance, .v-communication-bound { background: #ef6c00; } .v-unknown { background: #616161; }
+.summary { font-size: 1.1em; margin: .6em 0 1em; }
+figure { margin: 1.5em 0; } figcaption { font-weight: 600; margin-bottom: .3em; }
+svg.chart { width: 100%; height: auto; background: #fafafa; border: 1px solid #ddd; }
+svg .axis { stroke: #888; } svg text { font-size: 12px; fill: #444; }
+svg .grid { stroke: #e4e4e4; }
+ol li { margin-bottom: .4em; } .measured { color: #2e7d32; } .note { color: #666; font-size: .9em; }
+.legend span { display: inline-block; margin-right: 1.2em; }
+.legend i { display: inline-block; width: .9em; height: .9em; margin-right: .3em; vertical-align: -1px; }
+)";
+
+// Draws every chart of the embedded data as SVG. Kept small and dependency-free.
+constexpr const char* kScript = R"(
+(function () {
+  const data = JSON.parse(document.getElementById('stoker-data').textContent);
+  const colours = ['#1565c0', '#c62828', '#2e7d32', '#ef6c00', '#6a1b9a', '#00838f', '#5d4037',
+                   '#ad1457', '#9e9d24', '#455a64'];
+  const NS = 'http://www.w3.org/2000/svg';
+  const W = 900, H = 320, L = 60, R = 20, T = 15, B = 45;
+  function el(name, attrs, parent) {
+    const e = document.createElementNS(NS, name);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function text(parent, x, y, s, anchor) {
+    const t = el('text', {x: x, y: y, 'text-anchor': anchor || 'middle'}, parent);
+    t.textContent = s;
+    return t;
+  }
+  function niceMax(v) {
+    if (!(v > 0)) return 1;
+    const p = Math.pow(10, Math.floor(Math.log10(v)));
+    for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+    return 10 * p;
+  }
+  function axes(svg, chart, xmin, xmax, ymax) {
+    for (let i = 0; i <= 4; i++) {
+      const y = T + (H - T - B) * (1 - i / 4);
+      el('line', {x1: L, x2: W - R, y1: y, y2: y, class: 'grid'}, svg);
+      text(svg, L - 6, y + 4, +(ymax * i / 4).toPrecision(3), 'end');
+    }
+    el('line', {x1: L, x2: L, y1: T, y2: H - B, class: 'axis'}, svg);
+    el('line', {x1: L, x2: W - R, y1: H - B, y2: H - B, class: 'axis'}, svg);
+    text(svg, (L + W - R) / 2, H - 8, chart.x_label || '');
+    const yl = text(svg, 14, (T + H - B) / 2, chart.y_label || '');
+    yl.setAttribute('transform', 'rotate(-90 14 ' + (T + H - B) / 2 + ')');
+  }
+  function lines(svg, chart) {
+    let xmin = Infinity, xmax = -Infinity, ymax = 0;
+    for (const s of chart.series) {
+      for (const x of s.x) { xmin = Math.min(xmin, x); xmax = Math.max(xmax, x); }
+      for (const y of s.y) ymax = Math.max(ymax, y);
+    }
+    if (!isFinite(xmin)) { xmin = 0; xmax = 1; }
+    if (xmax === xmin) xmax = xmin + 1;
+    ymax = chart.y_max || niceMax(ymax);
+    axes(svg, chart, xmin, xmax, ymax);
+    for (let i = 0; i <= 4; i++) {
+      const xv = xmin + (xmax - xmin) * i / 4;
+      text(svg, L + (W - L - R) * i / 4, H - B + 16, +xv.toPrecision(3));
+    }
+    chart.series.forEach((s, k) => {
+      const pts = s.x.map((x, i) => {
+        const px = L + (W - L - R) * (x - xmin) / (xmax - xmin);
+        const py = T + (H - T - B) * (1 - Math.min(s.y[i], ymax) / ymax);
+        return px.toFixed(1) + ',' + py.toFixed(1);
+      });
+      el('polyline', {points: pts.join(' '), fill: 'none', stroke: colours[k % colours.length],
+                      'stroke-width': 2, class: 'series', 'data-name': s.name}, svg);
+    });
+  }
+  function bars(svg, chart) {
+    let ymax = 0;
+    for (const s of chart.series) for (const v of s.values) ymax = Math.max(ymax, v);
+    ymax = niceMax(ymax);
+    axes(svg, chart, 0, 1, ymax);
+    const n = chart.categories.length, m = chart.series.length;
+    const group = (W - L - R) / n, bw = group * 0.8 / m;
+    chart.categories.forEach((c, i) => text(svg, L + group * (i + 0.5), H - B + 16, c));
+    chart.series.forEach((s, k) => {
+      const g = el('g', {class: 'series', 'data-name': s.name}, svg);
+      s.values.forEach((v, i) => {
+        const h = (H - T - B) * Math.min(v, ymax) / ymax;
+        el('rect', {x: L + group * i + group * 0.1 + bw * k, y: H - B - h, width: bw - 1,
+                    height: h, fill: colours[k % colours.length], class: 'bar'}, g);
+      });
+    });
+  }
+  const root = document.getElementById('charts');
+  let drawn = 0;
+  for (const chart of data.charts) {
+    const fig = document.createElement('figure');
+    const cap = document.createElement('figcaption');
+    cap.textContent = chart.title || '';
+    fig.appendChild(cap);
+    const svg = el('svg', {viewBox: '0 0 ' + W + ' ' + H, class: 'chart', 'data-kind': chart.kind,
+                           'data-series': chart.series.length});
+    if (chart.kind === 'bars') bars(svg, chart); else lines(svg, chart);
+    fig.appendChild(svg);
+    const legend = document.createElement('div');
+    legend.className = 'legend';
+    chart.series.forEach((s, k) => {
+      const span = document.createElement('span');
+      const sw = document.createElement('i');
+      sw.style.background = colours[k % colours.length];
+      span.appendChild(sw);
+      span.appendChild(document.createTextNode(s.name));
+      legend.appendChild(span);
+    });
+    fig.appendChild(legend);
+    root.appendChild(fig);
+    drawn++;
+  }
+  document.body.setAttribute('data-rendered', String(drawn));
+})();
+)";
+
+}  // namespace
+
+std::string render_html(const Report& r) {
+  const Diagnosis& d = r.diagnosis;
+  const std::string verdict = to_string(d.verdict);
+  std::string html = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>{0}</title>\n<style>{1}</style></head>\n<body>\n<h1>{0}</h1>\n"
+      "<div><span class=\"verdict v-{2}\" id=\"verdict\">{2}</span></div>\n"
+      "<p class=\"summary\">{3}</p>\n",
+      escape_html(r.title), kStyle, verdict, escape_html(d.summary));
+  if (!d.evidence.empty()) {
+    html += "<h2>Evidence</h2>\n<ul id=\"evidence\">\n";
+    for (const auto& e : d.evidence) html += fmt::format("<li>{}</li>\n", escape_html(e));
+    html += "</ul>\n";
+  }
+  if (!d.fixes.empty()) {
+    html += "<h2>Fixes, best first</h2>\n<ol id=\"fixes\">\n";
+    for (const Fix& f : d.fixes) {
+      html += fmt::format("<li><code>{}</code>", escape_html(f.action));
+      if (f.speedup && f.images_per_second) {
+        html += fmt::format(
+            " <span class=\"measured\">measured: {:.0f} images/s, {:.1f}&times; ({})</span>",
+            *f.images_per_second, *f.speedup, escape_html(f.measured_on));
+      } else if (!f.measured_on.empty()) {
+        html += fmt::format(" <span class=\"note\">{}</span>", escape_html(f.measured_on));
+      }
+      if (!f.reason.empty())
+        html += fmt::format("<br><span class=\"note\">{}</span>", escape_html(f.reason));
+      html += "</li>\n";
+    }
+    html += "</ol>\n";
+  }
+  html += "<div id=\"charts\"></div>\n";
+  for (const auto& note : r.notes) {
+    html += fmt::format("<p class=\"note\">{}</p>\n", escape_html(note));
+  }
+  const nlohmann::json data = {{"charts", r.charts}, {"diagnosis", to_json(d)}};
+  html += fmt::format(
+      "<script type=\"application/json\" id=\"stoker-data\">{}</script>\n<script>{}</script>\n"
+      "</body></html>\n",
+      script_safe(data.dump()), kScript);
+  return html;
+}
+
+void write_html(const Report& report, const std::filesystem::path& path) {
+  const std::string html = render_html(report);
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    STOKER_CHECK(out.good(), "{}: cannot write the report", tmp.string());
+    out.write(html.data(), static_cast<std::streamsize>(html.size()));
+    STOKER_CHECK(out.good(), "{}: write failed", tmp.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  STOKER_CHECK(!ec, "{}: cannot rename to {}: {}", tmp.string(), path.string(), ec.message());
+}
+
+nlohmann::json capacity_chart(const CapacityReport& r) {
+  nlohmann::json categories = nlohmann::json::array();
+  nlohmann::json demand = nlohmann::json::array();
+  for (const auto& row : r.rows) {
+    categories.push_back(fmt::format("{} GPU{}", row.gpus, row.gpus == 1 ? "" : "s"));
+    demand.push_back(row.demand);
+  }
+  nlohmann::json series = nlohmann::json::array({{{"name", "demand"}, {"values", demand}}});
+  for (size_t i = 0; i < r.setups.size(); ++i) {
+    nlohmann::json values = nlohmann::json::array();
+    for (const auto& row : r.rows) values.push_back(row.delivered[i]);
+    series.push_back({{"name", "delivered: " + r.setups[i].name}, {"values", values}});
+  }
+  return {{"kind", "bars"},           {"title", "Demand against delivered images/s per GPU count"},
+          {"x_label", "GPUs"},        {"y_label", "images/s"},
+          {"categories", categories}, {"series", series}};
+}
+
+}  // namespace stoker

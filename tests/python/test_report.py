@@ -1,0 +1,57 @@
+"""The doctor's HTML report, opened in headless Chromium (Debian's chromium, installed by
+run.sh): the page's script must run and draw every chart, and the pixels must show them."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from conftest import stoker_bin
+
+
+def chromium() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        pytest.fail("chromium is not installed (run.sh test installs Debian's chromium)")
+    return path
+
+
+def browser(*args, timeout=120) -> str:
+    # As root Chromium needs --no-sandbox; --virtual-time-budget lets the page's script finish.
+    cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+           "--virtual-time-budget=5000", *args]
+    env = dict(os.environ, HOME=os.environ.get("HOME", "/tmp"))
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=timeout,
+                          env=env).stdout
+
+
+def test_capacity_report_renders_its_charts(small_set, tmp_path):
+    page = tmp_path / "report.html"
+    out = subprocess.run([str(stoker_bin()), "doctor", str(small_set), "--gpus", "3",
+                          "--gpu-rate", "400", "--sample", "12", "--seconds", "0.2",
+                          "--threads", "1", "--html", str(page), "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    report = json.loads(out)
+    assert page.exists()
+    html = page.read_text()
+    assert "<script" in html and "http://" not in html.replace("http://www.w3.org", "")
+
+    dom = browser("--dump-dom", page.as_uri())
+    assert 'data-rendered="2"' in dom
+    assert dom.count('class="chart"') == 2
+    # Bars: demand + 3 setups, for 1..3 GPUs; lines: one per setup.
+    assert dom.count('class="bar"') == 4 * 3
+    assert dom.count('<polyline') == 3
+    assert f'>{report["verdict"]}<' in dom
+
+    shot = tmp_path / "report.png"
+    browser("--window-size=1100,1600", f"--screenshot={shot}", page.as_uri())
+    image = Image.open(shot).convert("RGB")
+    colours = {(0x15, 0x65, 0xC0), (0xC6, 0x28, 0x28), (0x2E, 0x7D, 0x32), (0xEF, 0x6C, 0x00)}
+    seen = {px for px in image.getdata() if px in colours}
+    # Every series colour is on screen: the bars were painted, not only put in the DOM.
+    assert seen == colours
