@@ -20,6 +20,7 @@
 #include "stoker/error.h"
 #include "stoker/loader.h"
 #include "stoker/loader_stats.h"
+#include "stoker/packed.h"
 #include "synth.h"
 
 namespace stoker {
@@ -274,43 +275,102 @@ int cmd_bench(const BenchFlags& f) {
   return 0;
 }
 
-// The demo: a deterministic photo-like set, generated once, then the main job on it.
-int cmd_demo(BenchFlags f, const std::string& dir, int images) {
-  const std::filesystem::path data = dir;
+struct DemoOptions {
+  std::string dir = "build/demo-data";
+  int images = 512;
+  int gpus = 4;
+  double gpu_rate = 250;  // images/s one simulated GPU trains on
+  double seconds = 4;     // per configuration
+};
+
+// One configuration of the demo feeding `gpus` simulated GPUs: the consumer "trains" by
+// sleeping the step time of a global batch, as a GPU would keep the Python thread waiting.
+struct DemoRun {
+  double delivered = 0;
+  Diagnosis diagnosis;
+};
+
+DemoRun feed_simulated_gpus(Loader& loader, const DemoOptions& o) {
+  const double step = loader.config().batch_size / (o.gpus * o.gpu_rate);
+  StatsSampler sampler(loader);
+  const auto start = std::chrono::steady_clock::now();
+  for (int64_t epoch = 0;; ++epoch) {
+    loader.set_epoch(epoch);
+    bool done = false;
+    while (auto batch = loader.next()) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(step));
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+          o.seconds) {
+        done = true;
+        break;
+      }
+    }
+    if (done) break;
+  }
+  sampler.sample();
+  DemoRun run;
+  run.delivered = sampler.last_window().images_per_second();
+  run.diagnosis = diagnose_pipeline(sampler.last_window());
+  return run;
+}
+
+// The demo tells the story: a photo-like set (generated once), a naive configuration starving
+// N simulated GPUs, stoker's configuration feeding them, and the doctor's verdict on each.
+int cmd_demo(BenchFlags f, const DemoOptions& o) {
+  const std::filesystem::path data = o.dir;
   const auto stamp = data / ".stoker-synth";
-  const std::string want = fmt::format("images={} v1", images);
+  const std::string want = fmt::format("images={} v1", o.images);
   std::string have;
   if (std::ifstream in(stamp); in) std::getline(in, have);
   if (have != want) {
-    fmt::print("demo: generating {} photo-like 0.3-megapixel JPEGs in {} ...\n", images, dir);
+    fmt::print("demo: generating {} photo-like 0.3-megapixel JPEGs in {} ...\n", o.images, o.dir);
     std::filesystem::remove_all(data);
-    synthesize_image_folder(data, SynthOptions{.images = images});
+    synthesize_image_folder(data, SynthOptions{.images = o.images});
     std::ofstream(stamp) << want << "\n";
   }
   auto dataset = open_dataset(data);
-  f.data = dir;
-  Loader loader(dataset, loader_config(f));
-  fmt::print("demo: {}\n", dataset->describe());
+  const std::filesystem::path packed_dir = o.dir + "-raw256";
+  PackOptions pack;
+  pack.mode = PackMode::kRaw;
+  pack.max_side = 256;
+  pack_dataset(*dataset, o.dir, packed_dir, pack);  // a no-op once the pack is complete
+  auto packed = open_packed(packed_dir);
+
+  const double demand = o.gpus * o.gpu_rate;
   fmt::print(
-      "demo: RandomResizedCrop {0}x{0} + flip + normalize, float32 NCHW, batch {1}, "
-      "{2} threads\n",
-      f.size, f.batch, loader.stats().threads);
-  const BenchResult r = run_bench(loader, 0, 3 * dataset->size(), false);
-  const double images_per_second = rate(r);
-  const auto& s = r.stats;
-  const double cpu = s.cpu.read + s.cpu.decode + s.cpu.augment + s.cpu.collate;
-  constexpr double kResnet50PerA100 = 2500.0;  // training images/s of one A100 (mixed precision)
+      "demo: {} simulated GPUs training at {:.0f} images/s each need {:.0f} images/s\n"
+      "      (RandomResizedCrop {}x{} + flip + normalize, float32 NCHW, batch {}; {})\n",
+      o.gpus, o.gpu_rate, demand, f.size, f.size, f.batch, dataset->describe());
+
+  struct Config {
+    const char* name;
+    const char* how;
+    std::shared_ptr<Dataset> data;
+    int threads;
+    bool exact_decode;
+  };
+  const Config configs[] = {
+      {"naive", "the folder of JPEGs, full-size decode, 1 worker thread", dataset, 1, true},
+      {"stoker", "stoker pack --mode raw --max-side 256, all cores", packed, f.threads, false},
+  };
+  for (const Config& c : configs) {
+    BenchFlags flags = f;
+    flags.threads = c.threads;
+    flags.exact_decode = c.exact_decode;
+    Loader loader(c.data, loader_config(flags));
+    fmt::print("\n== {}: {} ({} threads)\n", c.name, c.how, loader.stats().threads);
+    const DemoRun run = feed_simulated_gpus(loader, o);
+    const double idle = run.diagnosis.numbers.value("wait_fraction", 0.0);
+    fmt::print("   delivered {:.0f} of {:.0f} images/s: the GPUs idle {:.0f} % of the time\n",
+               run.delivered, demand, 100 * idle);
+    fmt::print("   doctor: {} — {}\n", to_string(run.diagnosis.verdict), run.diagnosis.summary);
+    if (!run.diagnosis.fixes.empty()) {
+      fmt::print("   first fix: {}\n", run.diagnosis.fixes.front().action);
+    }
+  }
   fmt::print(
-      "\n  {:.0f} images/s on {} threads ({:.2f} ms of CPU per image: read {:.0f} %,"
-      " decode {:.0f} %, augment {:.0f} %)\n",
-      images_per_second, s.threads, 1e3 * cpu / std::max<int64_t>(1, r.images_total),
-      100 * s.cpu.read / cpu, 100 * s.cpu.decode / cpu, 100 * s.cpu.augment / cpu);
-  fmt::print(
-      "  = the input demand of {:.2f} A100 GPUs training ResNet-50 (about {:.0f} images/s "
-      "each)\n",
-      images_per_second / kResnet50PerA100, kResnet50PerA100);
-  fmt::print("  one A100 needs about {:.1f} cores like these with this pipeline\n",
-             kResnet50PerA100 / std::max(1.0, images_per_second / s.threads));
+      "\nMeasure your own data: build/stoker doctor DATA --gpus 8 --gpu-rate 2500 --html "
+      "report.html\n");
   return 0;
 }
 
@@ -346,11 +406,16 @@ int run(int argc, char** argv) {
 
   BenchFlags demo;
   demo.batch = 64;
-  std::string demo_dir = "build/demo-data";
-  int demo_images = 512;
-  auto* demo_cmd = app.add_subcommand("demo", "the main job on a generated default data set");
-  demo_cmd->add_option("--dir", demo_dir, "where the demo data set is generated");
-  demo_cmd->add_option("--images", demo_images, "images in the demo set")
+  DemoOptions demo_options;
+  auto* demo_cmd = app.add_subcommand(
+      "demo", "a naive pipeline starving simulated GPUs, stoker's feeding them, and the verdicts");
+  demo_cmd->add_option("--dir", demo_options.dir, "where the demo data set is generated");
+  demo_cmd->add_option("--images", demo_options.images, "images in the demo set")
+      ->check(CLI::PositiveNumber);
+  demo_cmd->add_option("--gpus", demo_options.gpus, "simulated GPUs")->check(CLI::PositiveNumber);
+  demo_cmd->add_option("--gpu-rate", demo_options.gpu_rate, "images/s of one simulated GPU")
+      ->check(CLI::PositiveNumber);
+  demo_cmd->add_option("--seconds", demo_options.seconds, "seconds per configuration")
       ->check(CLI::PositiveNumber);
   add_loader_flags(*demo_cmd, demo);
 
@@ -372,7 +437,7 @@ int run(int argc, char** argv) {
   if (auto rc = pack_commands->run()) return *rc;
   if (auto rc = doctor_command->run()) return *rc;
   if (bench_cmd->parsed()) return cmd_bench(bench);
-  if (demo_cmd->parsed()) return cmd_demo(demo, demo_dir, demo_images);
+  if (demo_cmd->parsed()) return cmd_demo(demo, demo_options);
   if (synth_cmd->parsed()) return cmd_synth(synth_out, synth);
   return 2;
 }
