@@ -91,6 +91,22 @@ std::string device_name(int device) {
 
 std::shared_ptr<HostMemory> pinned_memory() { return std::make_shared<PinnedMemory>(); }
 
+std::vector<uint8_t> copy_to_host(const DeviceBatch& batch) {
+  DeviceGuard guard(batch.device);
+  std::vector<uint8_t> out(batch.image_bytes);
+  const auto stream = reinterpret_cast<cudaStream_t>(batch.stream);
+  // Pageable destination: cudaMemcpyAsync returns once the copy is staged; the event wait
+  // covers the rest.
+  STOKER_CUDA_CHECK(
+      cudaMemcpyAsync(out.data(), batch.images, batch.image_bytes, cudaMemcpyDeviceToHost, stream));
+  cudaEvent_t done = make_event();
+  cudaError_t status = cudaEventRecord(done, stream);
+  if (status == cudaSuccess) status = cudaEventSynchronize(done);
+  warn_on_error(cudaEventDestroy(done), "cudaEventDestroy");
+  STOKER_CUDA_CHECK(status);
+  return out;
+}
+
 // One device output buffer with the inputs of the batch last written into it.
 struct Slot {
   void* out = nullptr;

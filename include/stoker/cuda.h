@@ -59,6 +59,9 @@ struct DeviceBatch {
   int skipped = 0;
 };
 
+// The batch's images copied to the host, after the work queued on its stream (blocks).
+std::vector<uint8_t> copy_to_host(const DeviceBatch& batch);
+
 struct AugmenterStats {
   int64_t batches = 0;
   int64_t device_buffers = 0;  // output buffers allocated (grows if the consumer holds many)
