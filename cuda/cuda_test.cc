@@ -25,10 +25,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define SKIP_WITHOUT_GPU()                                   \
-  do {                                                       \
-    std::string why;                                         \
-    if (!available(&why)) GTEST_SKIP() << "no GPU: " << why; \
+// Skips without a usable GPU, unless STOKER_REQUIRE_GPU=1 (tests/gpu/run.sh): then it fails.
+#define SKIP_WITHOUT_GPU()                                           \
+  do {                                                               \
+    std::string why;                                                 \
+    if (!available(&why)) {                                          \
+      const char* require = std::getenv("STOKER_REQUIRE_GPU");       \
+      if (require != nullptr && std::string(require) == "1") {       \
+        FAIL() << "STOKER_REQUIRE_GPU=1 but no usable GPU: " << why; \
+      }                                                              \
+      GTEST_SKIP() << "no GPU: " << why;                             \
+    }                                                                \
   } while (0)
 
 std::vector<uint8_t> to_host(const DeviceBatch& b) {
