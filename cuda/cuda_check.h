@@ -7,6 +7,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
+
 #include "stoker/error.h"
 
 #define STOKER_CUDA_CHECK(call)                                                   \
@@ -28,9 +30,16 @@ class DeviceGuard {
     STOKER_CUDA_CHECK(cudaGetDevice(&previous_));
     if (previous_ != device) STOKER_CUDA_CHECK(cudaSetDevice(device));
   }
+  // Restores the caller's device; a failure here cannot be thrown from a destructor, and the
+  // call that failed is reported by the next checked call on this thread.
   ~DeviceGuard() {
     int now = previous_;
-    if (cudaGetDevice(&now) == cudaSuccess && now != previous_) (void)cudaSetDevice(previous_);
+    if (cudaGetDevice(&now) == cudaSuccess && now != previous_) {
+      const cudaError_t status = cudaSetDevice(previous_);
+      if (status != cudaSuccess)
+        std::fprintf(stderr, "stoker: cudaSetDevice(%d): %s\n", previous_,
+                     cudaGetErrorString(status));
+    }
   }
   DeviceGuard(const DeviceGuard&) = delete;
   DeviceGuard& operator=(const DeviceGuard&) = delete;

@@ -61,22 +61,23 @@ bool available(std::string* why) {
   }
   if (status == cudaSuccess) {
     int runtime = 0, driver = 0;
-    (void)cudaRuntimeGetVersion(&runtime);
-    (void)cudaDriverGetVersion(&driver);
-    if (driver < runtime) {
+    status = cudaRuntimeGetVersion(&runtime);
+    if (status == cudaSuccess) status = cudaDriverGetVersion(&driver);
+    if (status == cudaSuccess && driver < runtime) {
       if (why != nullptr) {
         *why = fmt::format("the CUDA driver supports CUDA {}.{}, this build needs {}.{}",
                            driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
       }
       return false;
     }
-    status = probe_kernel_image();
+    if (status == cudaSuccess) status = probe_kernel_image();
   }
   if (status != cudaSuccess) {
     if (why != nullptr) {
       *why = fmt::format("{} ({})", cudaGetErrorString(status), cudaGetErrorName(status));
     }
-    (void)cudaGetLastError();  // clear a sticky-free error so later calls start clean
+    // Clears the (non-sticky) error so that later calls start clean; its status is the error.
+    (void)cudaGetLastError();
     return false;
   }
   return true;
@@ -141,9 +142,9 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
 
   ~Impl() {
     // Every device batch holds a shared_ptr to this Impl: none is alive here.
-    int previous = 0;
-    (void)cudaGetDevice(&previous);
-    (void)cudaSetDevice(device_);
+    int previous = device_;
+    warn_on_error(cudaGetDevice(&previous), "cudaGetDevice");
+    warn_on_error(cudaSetDevice(device_), "cudaSetDevice");
     warn_on_error(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
     pending_.clear();
     for (auto& slot : slots_) {
@@ -158,7 +159,7 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
     }
     for (cudaEvent_t e : spare_events_) warn_on_error(cudaEventDestroy(e), "cudaEventDestroy");
     warn_on_error(cudaStreamDestroy(stream_), "cudaStreamDestroy");
-    (void)cudaSetDevice(previous);
+    warn_on_error(cudaSetDevice(previous), "cudaSetDevice");
   }
 
   std::shared_ptr<const DeviceBatch> submit(std::shared_ptr<const Batch> host, uintptr_t stream) {
@@ -301,16 +302,17 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
 
   // From a deleter, on any thread: must not throw.
   void release(Slot* slot, cudaStream_t consumer) {
-    int previous = 0;
-    const bool switched = cudaGetDevice(&previous) == cudaSuccess && previous != device_;
-    if (switched) (void)cudaSetDevice(device_);
+    int previous = device_;
+    warn_on_error(cudaGetDevice(&previous), "cudaGetDevice");
+    const bool switched = previous != device_;
+    if (switched) warn_on_error(cudaSetDevice(device_), "cudaSetDevice");
     const cudaError_t status = cudaEventRecord(slot->released, consumer);
     warn_on_error(status, "cudaEventRecord (batch release)");
     if (status != cudaSuccess) {
       // Without the event the buffer's last reader is unknown: wait for the device instead.
       warn_on_error(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     }
-    if (switched) (void)cudaSetDevice(previous);
+    if (switched) warn_on_error(cudaSetDevice(previous), "cudaSetDevice");
     std::lock_guard lock(mu_);
     slot->release_recorded = status == cudaSuccess;
     free_.push_back(slot);

@@ -97,7 +97,7 @@ if [ "$skip_build" = 0 ]; then
     -DCMAKE_PREFIX_PATH="$deps/usr" -DCMAKE_LIBRARY_PATH="$deps/usr/lib/$libarch" \
     -DCMAKE_INCLUDE_PATH="$deps/usr/include/$libarch;$deps/usr/include" \
     -DCMAKE_CXX_FLAGS="-isystem $deps/usr/include/$libarch -isystem $deps/usr/include" \
-    -DZLIB_USE_STATIC_LIBS=ON "${pkg_config_args[@]}" "${python_args[@]}"
+    "${pkg_config_args[@]}" "${python_args[@]}"
   targets=(stoker cuda_test image_test pipeline_test gpu_bench)
   if cmake --build "$build" --target help | grep -q '^stoker_python'; then
     targets+=(stoker_python)
