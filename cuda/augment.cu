@@ -14,8 +14,9 @@ constexpr int kTileX = 32, kTileY = 8;
 // One thread per table entry: blockIdx.y is the slot, x runs over 2 * size entries.
 __global__ void tables_kernel(int32_t* tables, const augment::Geometry* geometry, int size) {
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
-  const augment::Geometry& g = geometry[blockIdx.y];
-  if (e >= 2 * size || g.width == 0) return;
+  if (e >= 2 * size) return;
+  const augment::Geometry g = geometry[blockIdx.y];  // one load into registers
+  if (g.width == 0) return;
   augment::table_entry(tables + g.coeffs, g, size, e);
 }
 
@@ -26,7 +27,8 @@ __global__ void pixels_kernel(void* out, const uint8_t* staging, const int32_t* 
   const int y = blockIdx.y * kTileY + threadIdx.y;
   if (x >= spec.size || y >= spec.size) return;
   const int64_t s = blockIdx.z;
-  augment::augment_pixel(out, staging, tables, geometry[s], spec, s, x, y);
+  const augment::Geometry g = geometry[s];  // one load into registers, not one per use
+  augment::augment_pixel(out, staging, tables, g, spec, s, x, y);
 }
 
 }  // namespace
