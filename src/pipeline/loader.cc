@@ -331,12 +331,13 @@ class Loader::Impl {
       const int slot = flight->taken++;
       ++active_;
       Batch* batch = flight->batch.get();
+      Staging* staging = flight->staging.get();
       lock.unlock();
 
       StageSeconds cpu;
       std::exception_ptr error;
       bool skipped = false;
-      run_sample(*batch, flight->staging.get(), slot, bytes, scratch, cpu, error, skipped);
+      run_sample(*batch, staging, slot, bytes, scratch, cpu, error, skipped);
 
       lock.lock();
       cpu_.read += cpu.read;
