@@ -66,7 +66,9 @@ Made by tests/gpu/prepare.sh on $(date -u +%FT%TZ) from Debian $(cat /etc/debian
 Packages: ${packages[*]}
 Carry this folder to the GPU machine (device tool: carry ["build-gpu-deps"]).
 TXT
-step "done: $(du -sh "$out" | cut -f1) in $out"
+# The GPU machine gets the working tree without .git: run.sh reads the commit from here.
+git describe --always --dirty 2>/dev/null > "$out/COMMIT" || echo "?" > "$out/COMMIT"
+step "done: $(du -sh "$out" | cut -f1) in $out (commit $(cat "$out/COMMIT"))"
 find "$libdir" -maxdepth 1 \( -name '*.a' -o -name '*.so*' \) -printf '  %f\n' | sort
 # Every .so link must resolve inside the folder (a dangling one would send the build to the
 # system's copy, or to none on the GPU machine).

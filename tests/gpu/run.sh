@@ -116,14 +116,15 @@ stoker=$build/stoker
 
 # -- 3. GPU output against the CPU reference -----------------------------------------------------
 step "3. C++ tests on the GPU (cuda_test must not skip) and the shared-arithmetic tests"
-STOKER_REQUIRE_GPU=1 STOKER_TEST_TMP="$OUT/tmp" "$build/cuda/cuda_test" \
+STOKER_REQUIRE_GPU=1 STOKER_TEST_TMP=/tmp "$build/cuda/cuda_test" \
   --gtest_output="xml:$OUT/gtest.xml"
 "$build/src/image/image_test" --gtest_filter='AugmentKernel.*'
-STOKER_TEST_TMP="$OUT/tmp" "$build/src/pipeline/pipeline_test" --gtest_filter='Deferred*:Staged*'
+STOKER_TEST_TMP=/tmp "$build/src/pipeline/pipeline_test" --gtest_filter='Deferred*:Staged*'
 
 # -- 4. test data, made on the spot ---------------------------------------------------------------
 step "4. test data: synth + pack (jpeg and raw, longer side 256)"
-data=$OUT/data
+# Outside $OUT: everything under $OUT travels back, and the raw pack alone is ~300 MB.
+data=${STOKER_GPU_DATA:-/tmp/stoker-gpu-data}
 rm -rf "$data"
 images=2048
 [ "$quick" = 1 ] && images=1024
@@ -165,7 +166,8 @@ bench_images=4096 bench_seconds=3
   --json "$OUT/gpu_bench.json" | tee "$OUT/gpu_bench.txt"
 
 step "8. summary for docs/perf.md"
-python3 - "$OUT/gpu_bench.json" "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" \
+commit=$(git describe --always --dirty 2>/dev/null || cat build-gpu-deps/COMMIT 2>/dev/null || echo '?')
+python3 - "$OUT/gpu_bench.json" "$commit" \
   > "$OUT/summary.md" <<'PY'
 import datetime, json, sys
 r = json.load(open(sys.argv[1]))
