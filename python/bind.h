@@ -10,5 +10,6 @@ void register_errors(pybind11::module_& m);   // bind_module.cc
 void register_dataset(pybind11::module_& m);  // bind_dataset.cc
 void register_sampler(pybind11::module_& m);  // bind_sampler.cc
 void register_loader(pybind11::module_& m);   // bind_loader.cc
+void register_cuda(pybind11::module_& m);     // bind_cuda.cc (GpuLoader only with CUDA)
 
 }  // namespace stoker::python

@@ -50,6 +50,13 @@ struct BatchRef {
     if (b.output == OutputKind::kFloat32) {
       images = py::array(py::dtype::of<float>(), Dims{n, c, h, w},
                          Dims{c * h * w * kF, h * w * kF, w * kF, kF}, pixels, owner);
+    } else if (b.output == OutputKind::kFloat16 || b.output == OutputKind::kBFloat16) {
+      // numpy has no bfloat16: its bits travel as int16, which the package views as
+      // torch.bfloat16 (Batch.output says which).
+      constexpr py::ssize_t k2 = 2;
+      images =
+          py::array(py::dtype(b.output == OutputKind::kFloat16 ? "float16" : "int16"),
+                    Dims{n, c, h, w}, Dims{c * h * w * k2, h * w * k2, w * k2, k2}, pixels, owner);
     } else {
       images = py::array(py::dtype::of<uint8_t>(), Dims{n, h, w, c}, Dims{h * w * c, w * c, c, 1},
                          pixels, owner);
@@ -131,7 +138,9 @@ void register_configs(py::module_& m) {
       .value("eval", TransformKind::kEval);
   py::enum_<OutputKind>(m, "OutputKind")
       .value("float32", OutputKind::kFloat32)
-      .value("uint8", OutputKind::kUint8);
+      .value("uint8", OutputKind::kUint8)
+      .value("float16", OutputKind::kFloat16)
+      .value("bfloat16", OutputKind::kBFloat16);
   py::enum_<BadSamplePolicy>(m, "BadSamplePolicy")
       .value("error", BadSamplePolicy::kError)
       .value("skip", BadSamplePolicy::kSkip);
@@ -197,6 +206,8 @@ void register_loader(py::module_& m) {
                              [](const BatchRef& b) { return b.batch->global_valid; })
       .def_property_readonly("batch_size", [](const BatchRef& b) { return b.batch->batch_size; })
       .def_property_readonly("skipped", [](const BatchRef& b) { return b.batch->skipped; })
+      .def_property_readonly(
+          "output", [](const BatchRef& b) { return std::string(to_string(b.batch->output)); })
       .def("arrays", &BatchRef::arrays);
 
   py::class_<LoaderHandle>(m, "Loader")

@@ -23,6 +23,10 @@
 #include "stoker/packed.h"
 #include "synth.h"
 
+#ifdef STOKER_HAVE_CUDA
+#include "stoker/cuda.h"
+#endif
+
 namespace stoker {
 namespace {
 
@@ -50,6 +54,8 @@ struct BenchFlags {
   std::string stats_file;       // where the stats lines go ("" with --stats: stderr)
   double stats_interval = 1.0;  // seconds between stats lines
   bool measure_fixes = true;    // with --stats: measure the fixes on a sample
+  std::string device = "cpu";   // cpu | cuda (GPU augmentation)
+  int gpu = 0;                  // CUDA device index
 };
 
 void add_loader_flags(CLI::App& cmd, BenchFlags& f) {
@@ -62,8 +68,9 @@ void add_loader_flags(CLI::App& cmd, BenchFlags& f) {
   cmd.add_option("--size", f.size, "output side in pixels")->check(CLI::PositiveNumber);
   cmd.add_option("--transform", f.transform, "train (RandomResizedCrop+flip) or eval")
       ->check(CLI::IsMember({"train", "eval"}));
-  cmd.add_option("--output", f.output, "float32 (NCHW, normalised) or uint8 (NHWC)")
-      ->check(CLI::IsMember({"float32", "uint8"}));
+  cmd.add_option("--output", f.output,
+                 "float32, float16, bfloat16 (NCHW, normalised) or uint8 (NHWC)")
+      ->check(CLI::IsMember({"float32", "uint8", "float16", "bfloat16"}));
   cmd.add_option("--mode", f.mode, "sampler mode")->check(CLI::IsMember({"exact", "pad", "drop"}));
   cmd.add_option("--seed", f.seed, "shuffle and augmentation seed");
   cmd.add_option("--epoch", f.epoch, "first epoch")->check(CLI::NonNegativeNumber);
@@ -151,9 +158,30 @@ class StatsLog {
   std::chrono::steady_clock::time_point last_;
 };
 
-// Runs the loader: one epoch, or until `images` valid images when images > 0.
-BenchResult run_bench(Loader& loader, int64_t first_epoch, int64_t images, bool digest,
+// The bytes of a delivered batch's images, for --digest (a device batch is copied back).
+std::span<const uint8_t> image_bytes(const Batch& b, std::vector<uint8_t>&) { return b.images; }
+
+#ifdef STOKER_HAVE_CUDA
+std::span<const uint8_t> image_bytes(const cuda::DeviceBatch& b, std::vector<uint8_t>& copy) {
+  copy = cuda::copy_to_host(b);
+  return copy;
+}
+
+// A GpuLoader as run_bench sees a loader.
+struct GpuSource {
+  cuda::GpuLoader& gpu;
+  void set_epoch(int64_t e) { gpu.set_epoch(e); }
+  std::shared_ptr<const cuda::DeviceBatch> next() { return gpu.next(0); }
+  LoaderStats stats() const { return gpu.host().stats(); }
+};
+#endif
+
+// Runs the loader: one epoch, or until `images` valid images when images > 0. `Source` is a
+// Loader, or a GpuSource whose batches live on the GPU.
+template <typename Source>
+BenchResult run_bench(Source& loader, int64_t first_epoch, int64_t images, bool digest,
                       StatsLog* stats_log = nullptr) {
+  std::vector<uint8_t> copy;
   XXH3_state_t* hash = XXH3_createState();
   XXH3_64bits_reset(hash);
   BenchResult result;
@@ -177,7 +205,8 @@ BenchResult run_bench(Loader& loader, int64_t first_epoch, int64_t images, bool 
       result.images_total += valid;
       ++result.batches;
       if (digest) {
-        XXH3_64bits_update(hash, batch->images.data(), batch->images.size());
+        const std::span<const uint8_t> pixels = image_bytes(*batch, copy);
+        XXH3_64bits_update(hash, pixels.data(), pixels.size());
         for (int64_t label : batch->labels) {
           uint8_t le[8];
           for (int b = 0; b < 8; ++b)
@@ -204,14 +233,44 @@ BenchResult run_bench(Loader& loader, int64_t first_epoch, int64_t images, bool 
 
 double rate(const BenchResult& r) { return r.seconds > 0 ? r.images / r.seconds : 0.0; }
 
+int report_bench(const BenchFlags& f, const Dataset& dataset, const Loader& loader,
+                 const BenchResult& r, double open_seconds, const std::string& device,
+                 StatsLog& stats_log);
+
 int cmd_bench(const BenchFlags& f) {
   const auto open_start = std::chrono::steady_clock::now();
   auto dataset = open_dataset(f.data);
   const double open_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - open_start).count();
+  BenchResult r;
+  std::string device = "cpu";
+  if (f.device == "cuda") {
+#ifdef STOKER_HAVE_CUDA
+    std::string why;
+    STOKER_CHECK(cuda::available(&why), "--device cuda: no usable GPU: {}", why);
+    cuda::GpuLoader gpu(dataset, loader_config(f), f.gpu);
+    device = fmt::format("cuda:{} {}", f.gpu, cuda::device_name(f.gpu));
+    GpuSource source{gpu};
+    StatsLog stats_log(gpu.host(), f);
+    r = run_bench(source, f.epoch, f.images, f.digest, &stats_log);
+    return report_bench(f, *dataset, gpu.host(), r, open_seconds, device, stats_log);
+#else
+    STOKER_THROW(
+        "--device cuda: this stoker was built without CUDA (install the CUDA toolkit and "
+        "configure with -DSTOKER_CUDA=ON)");
+#endif
+  }
   Loader loader(dataset, loader_config(f));
   StatsLog stats_log(loader, f);
-  const BenchResult r = run_bench(loader, f.epoch, f.images, f.digest, &stats_log);
+  r = run_bench(loader, f.epoch, f.images, f.digest, &stats_log);
+  return report_bench(f, *dataset, loader, r, open_seconds, device, stats_log);
+}
+
+int report_bench(const BenchFlags& f, const Dataset& dataset_ref, const Loader& loader_ref,
+                 const BenchResult& r, double open_seconds, const std::string& device,
+                 StatsLog& stats_log) {
+  const Dataset* dataset = &dataset_ref;
+  const Loader* loader = &loader_ref;
   const auto& s = r.stats;
   std::optional<Diagnosis> diagnosis;
   if (f.stats) {
@@ -220,7 +279,7 @@ int cmd_bench(const BenchFlags& f) {
     diagnosis = diagnose_pipeline(pipeline_window(s, LoaderStats{}));
     if (f.measure_fixes && (diagnosis->verdict == Verdict::kInputBoundCpu ||
                             diagnosis->verdict == Verdict::kIoBound)) {
-      measure_fixes(*diagnosis, *dataset, loader.config());
+      measure_fixes(*diagnosis, *dataset, loader->config());
     }
   }
   if (f.json) {
@@ -244,8 +303,9 @@ int cmd_bench(const BenchFlags& f) {
                           {"decode", s.cpu.decode},
                           {"augment", s.cpu.augment},
                           {"collate", s.cpu.collate}}},
-                        {"rank", loader.rank()},
-                        {"world_size", loader.world_size()},
+                        {"rank", loader->rank()},
+                        {"world_size", loader->world_size()},
+                        {"device", device},
                         {"dataset", dataset->describe()}};
     if (f.digest) j["digest"] = r.digest;
     if (diagnosis) j["diagnosis"] = to_json(*diagnosis);
@@ -253,8 +313,9 @@ int cmd_bench(const BenchFlags& f) {
     return 0;
   }
   fmt::print("stoker bench: {}\n", dataset->describe());
-  fmt::print("  rank {}/{}, {} threads, batch {}, prefetch {}, {} {} {}\n", loader.rank(),
-             loader.world_size(), s.threads, f.batch, s.prefetch, f.transform, f.size, f.output);
+  fmt::print("  rank {}/{}, {} threads, batch {}, prefetch {}, {} {} {}, augment on {}\n",
+             loader->rank(), loader->world_size(), s.threads, f.batch, s.prefetch, f.transform,
+             f.size, f.output, device);
   fmt::print("  {:.0f} images/s ({} images in {:.2f} s after the first batch; {} batches)\n",
              rate(r), r.images, r.seconds, r.batches);
   fmt::print("  opened in {:.3f} s, first batch after {:.3f} s more\n", open_seconds,
@@ -403,6 +464,13 @@ int run(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   bench_cmd->add_flag("!--no-measure-fixes", bench.measure_fixes,
                       "with --stats: do not measure the fixes on a sample of DATA");
+  bench_cmd
+      ->add_option("--device", bench.device,
+                   "where augmentation runs: cpu, or cuda (workers decode crop regions into "
+                   "pinned memory, the GPU resizes, flips and normalises)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  bench_cmd->add_option("--gpu", bench.gpu, "CUDA device index for --device cuda")
+      ->check(CLI::NonNegativeNumber);
 
   BenchFlags demo;
   demo.batch = 64;

@@ -45,6 +45,21 @@ namespace stoker {
 enum class BadSamplePolicy { kError, kSkip };
 BadSamplePolicy parse_bad_sample_policy(const std::string& name);  // "error" | "skip"
 
+// What the workers write. kCpu: each slot's finished output (the transform). kDeferred: each
+// sample's decoded region (uint8 HWC, region + DCT-scaled decode, the same crop and flip
+// draws) and its resize parameters, packed into the batch's staging area (Batch::staged) for a
+// batched augmentation that runs later on the whole batch (the GPU; stoker/cuda.h).
+enum class AugmentMode { kCpu, kDeferred };
+
+// Where batch memory comes from (the cuda layer passes page-locked memory). allocate returns
+// memory aligned to 64 bytes, or throws stoker::Error; both calls may come from any thread.
+class HostMemory {
+ public:
+  virtual ~HostMemory() = default;
+  virtual uint8_t* allocate(size_t bytes) = 0;
+  virtual void deallocate(uint8_t* p, size_t bytes) noexcept = 0;
+};
+
 struct LoaderConfig {
   int batch_size = 256;
   int threads = 0;   // 0: default_threads(rank info)
@@ -56,9 +71,29 @@ struct LoaderConfig {
   std::optional<int> world_size;  // nullopt: discover_rank()
   BadSamplePolicy bad_samples = BadSamplePolicy::kError;
   TransformConfig transform;
+  AugmentMode augment = AugmentMode::kCpu;
+  // kDeferred: staging bytes per sample a new batch buffer starts with (0: 2.25 * size^2 *
+  // channels, the decoded area of an average DCT-scaled crop). A batch whose regions do not
+  // fit keeps them aside and is moved to a larger buffer before delivery, never truncated.
+  size_t staging_bytes_per_sample = 0;
+  std::shared_ptr<HostMemory> memory;  // nullptr: ordinary (pageable) memory
 };
 
-// One delivered batch. Image memory: float32 [B, C, S, S] or uint8 [B, S, S, C].
+// Frees a batch buffer: through `memory` when set, else aligned operator delete.
+struct BatchStorageDelete {
+  std::shared_ptr<HostMemory> memory;
+  size_t bytes = 0;
+  void operator()(uint8_t* p) const {
+    if (memory) {
+      memory->deallocate(p, bytes);
+    } else {
+      ::operator delete[](p, std::align_val_t{64});
+    }
+  }
+};
+
+// One delivered batch. Image memory: float32/float16/bfloat16 [B, C, S, S] or uint8 [B, S, S, C]
+// (AugmentMode::kCpu), or the staging area (kDeferred, see `staged`).
 struct Batch {
   int64_t epoch = 0;
   int64_t index = 0;         // j, batch index within this rank's epoch
@@ -72,12 +107,22 @@ struct Batch {
   std::vector<uint8_t> valid;    // B, 1 = valid
   int skipped = 0;               // slots zero-filled by the skip policy in this batch
 
+  // AugmentMode::kDeferred: slot i's decoded region is `width` x `height` pixels of `channels`
+  // bytes (HWC) at images[staged[i].offset]; width 0 marks a slot skipped by the bad-sample
+  // policy (its output is all zeros). `staged_bytes` of `images` are in use.
+  struct Staged {
+    size_t offset = 0;
+    int width = 0, height = 0;
+    StagedSample sample;
+  };
+  std::vector<Staged> staged;
+  size_t staged_bytes = 0;
+
   // Owns `images`: 64-byte aligned, left uninitialised on allocation (every slot is written
   // before delivery, and zeroing a 150 MB float batch up front would only delay the first one).
-  struct AlignedDelete {
-    void operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t{64}); }
-  };
-  std::unique_ptr<uint8_t[], AlignedDelete> storage;
+  // From `memory` when set, else aligned operator new.
+  using StorageDelete = BatchStorageDelete;
+  std::unique_ptr<uint8_t[], StorageDelete> storage;
 };
 
 struct StageSeconds {

@@ -2,7 +2,8 @@
 //
 // train: torchvision's RandomResizedCrop(size, scale, ratio) + RandomHorizontalFlip(flip_p);
 // eval:  Resize(shorter side = floor(size / crop_fraction)) + CenterCrop(size).
-// Then uint8 HWC (output kUint8) or float32 CHW normalised by mean/std (kFloat32).
+// Then uint8 HWC (output kUint8) or CHW normalised by mean/std as float32 (kFloat32), or that
+// float32 rounded to nearest-even float16 / bfloat16 (kFloat16 / kBFloat16).
 //
 // Randomness comes only from the Rng passed in, keyed by (seed, epoch, sample index) by the
 // caller, so a sample's output never depends on the thread that computed it.
@@ -23,10 +24,13 @@
 namespace stoker {
 
 enum class TransformKind { kTrain, kEval };
-enum class OutputKind { kFloat32, kUint8 };  // float32 NCHW normalised | uint8 NHWC
+// float32 / float16 / bfloat16 NCHW normalised | uint8 NHWC. The order is augment::DType's.
+enum class OutputKind { kFloat32, kUint8, kFloat16, kBFloat16 };
 
 TransformKind parse_transform_kind(const std::string& name);  // "train" | "eval"
-OutputKind parse_output_kind(const std::string& name);        // "float32" | "uint8"
+// "float32" | "uint8" | "float16" | "bfloat16"
+OutputKind parse_output_kind(const std::string& name);
+const char* to_string(OutputKind output);
 
 struct TransformConfig {
   TransformKind kind = TransformKind::kTrain;
@@ -59,6 +63,7 @@ struct TransformScratch {
   DecodedRegion region;
   std::vector<uint8_t> resized;
   std::vector<uint8_t> resize_tmp;
+  std::vector<float> normalized;  // float16 / bfloat16 output: the float32 values first
 };
 
 // CPU seconds of the two stages, accumulated by transform_sample when non-null.
@@ -67,9 +72,28 @@ struct TransformTimings {
   double augment_seconds = 0;
 };
 
-// Decodes and augments one sample into `out` (config.sample_bytes() bytes).
+// Decodes and augments one sample into `out` (config.sample_bytes() bytes). The same as
+// stage_sample followed by augment_staged.
 void transform_sample(void* out, std::span<const uint8_t> bytes, const std::string& name,
                       const TransformConfig& config, Rng& rng, TransformScratch& scratch,
                       TransformTimings* timings = nullptr);
+
+// A sample decoded for a deferred augmentation (a batched GPU kernel): the crop window and
+// flip, in the coordinates of the pixels decoded into TransformScratch::region.
+struct StagedSample {
+  Box box;     // resized onto size x size
+  Box bounds;  // source taps clipped to these pixels (resize_bilinear's `bounds`)
+  bool flip = false;
+};
+
+// The first half of transform_sample: probe, crop and flip draws (the same draws, so the same
+// randomness), region + DCT-scaled decode into scratch.region. Adds to timings->decode.
+StagedSample stage_sample(std::span<const uint8_t> bytes, const std::string& name,
+                          const TransformConfig& config, Rng& rng, TransformScratch& scratch,
+                          TransformTimings* timings = nullptr);
+
+// The second half: resize, flip, layout and dtype of a staged region into `out`.
+void augment_staged(void* out, const DecodedRegion& region, const StagedSample& staged,
+                    const TransformConfig& config, TransformScratch& scratch);
 
 }  // namespace stoker

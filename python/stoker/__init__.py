@@ -39,7 +39,12 @@ IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
 
 _TRANSFORMS = {"train": _stoker.TransformKind.train, "eval": _stoker.TransformKind.eval}
-_OUTPUTS = {"float32": _stoker.OutputKind.float32, "uint8": _stoker.OutputKind.uint8}
+_OUTPUTS = {
+    "float32": _stoker.OutputKind.float32,
+    "uint8": _stoker.OutputKind.uint8,
+    "float16": _stoker.OutputKind.float16,
+    "bfloat16": _stoker.OutputKind.bfloat16,
+}
 _MODES = {
     "exact": _stoker.SamplerMode.exact,
     "pad": _stoker.SamplerMode.pad,
@@ -57,7 +62,8 @@ class Batch:
     """One batch of this rank.
 
     Attributes:
-      images: float32 [B, C, S, S] (normalised) or uint8 [B, S, S, C].
+      images: float32/float16/bfloat16 [B, C, S, S] (normalised) or uint8 [B, S, S, C];
+        on the GPU with device='cuda'.
       labels: int64 [B]; padding slots carry their wrapped sample's label.
       indices: int64 [B], the dataset index of every slot, padding included.
       valid: bool [B]; False marks padding (and samples skipped by bad_samples='skip').
@@ -163,7 +169,15 @@ class Loader:
       transform: 'train' (RandomResizedCrop(size, scale, ratio) + horizontal flip with
         probability flip_p) or 'eval' (Resize(floor(size / crop_fraction)) + CenterCrop(size)).
       size: output side S.
-      output: 'float32' (NCHW, normalised by mean/std) or 'uint8' (NHWC, 0..255).
+      output: 'float32', 'float16' or 'bfloat16' (NCHW, normalised by mean/std; the half
+        types are the float32 values rounded to nearest-even) or 'uint8' (NHWC, 0..255).
+      device: 'cpu' (default: the CPU threads augment) or 'cuda' / 'cuda:N' (the threads only
+        decode each crop region into pinned memory; one batched kernel per batch crops,
+        resizes, flips and normalises on that GPU, with the same bytes as on the CPU).
+        With 'cuda', images are a tensor on that device, ready for work on torch's current
+        stream at the time the batch was taken (its buffer is reused only after the work
+        queued on that stream before the tensor was freed); labels and valid are copied to
+        the device too; indices stay on the host.
       shuffle, seed: one permutation per (seed, epoch), the same on every rank.
       mode: 'exact' (each sample exactly once per epoch over all ranks, padding slots
         masked), 'pad' (as DistributedSampler + DataLoader) or 'drop' (both drop_last).
@@ -223,11 +237,13 @@ class Loader:
         flip_p: float = 0.5,
         crop_fraction: float = 0.875,
         exact_decode: bool = False,
+        device: str = "cpu",
     ) -> None:
         self._handle = None  # set last, so that __del__ copes with a failed __init__
         self._lock = threading.Lock()
         config = self._make_config(**{k: v for k, v in locals().items()
-                                      if k not in ("self", "source")})
+                                      if k not in ("self", "source", "device")})
+        self._device = _parse_device(device)  # None: CPU augmentation
         source = os.fspath(source)
         if not os.path.exists(source):
             raise FileNotFoundError(f"stoker.Loader: {source}: no such file or directory")
@@ -242,7 +258,13 @@ class Loader:
         dataset = _stoker.open_dataset(source)
         if dist is not None and config.world_size > 1:
             _check_same_dataset(dist, dataset, config.rank)
-        self._handle = _stoker.Loader(dataset, config)
+        if self._device is None:
+            self._handle = _stoker.Loader(dataset, config)
+        else:
+            usable, why = _stoker.cuda_available()
+            if not usable:
+                raise RuntimeError(f"stoker.Loader(device={device!r}): {why}")
+            self._handle = _stoker.GpuLoader(dataset, config, self._device)
         self._epoch = 0          # the epoch the next pass runs
         self._fresh = True       # the core stands at the start of _epoch (or a loaded state)
         self._generation = 0     # identifies the live iterator
@@ -350,10 +372,17 @@ class Loader:
             if generation != self._generation:
                 raise RuntimeError("stoker.Loader: this iterator was superseded by a newer "
                                    "iter() or set_epoch(); only the newest one is live")
-            ref = core.next()  # GIL released while waiting
-            if ref is None:
-                return
-            yield _wrap(ref, rank, world)
+            if self._device is None:
+                ref = core.next()  # GIL released while waiting
+                if ref is None:
+                    return
+                yield _wrap(ref, rank, world)
+            else:
+                from . import torch as _stoker_torch
+                ref = core.next(_stoker_torch.current_stream(self._device))
+                if ref is None:
+                    return
+                yield _wrap_device(ref, rank, world, self._device)
 
     def __len__(self) -> int:
         """Batches per rank in a full epoch: the same on every rank."""
@@ -464,11 +493,35 @@ class Loader:
                 f"rank={core.rank}/{core.world_size} epoch={self._epoch}>")
 
 
+def _parse_device(device) -> Optional[int]:
+    """'cpu' -> None; 'cuda' -> torch's current device (0 without torch); 'cuda:N' -> N."""
+    name = str(device)
+    if name == "cpu":
+        return None
+    if name == "cuda":
+        from . import torch as _stoker_torch
+        return _stoker_torch.current_device()
+    if name.startswith("cuda:") and name[5:].isdigit():
+        return int(name[5:])
+    raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N' (got {device!r})")
+
+
 def _wrap(ref: "_stoker.Batch", rank: int, world_size: int) -> Batch:
     images, labels, indices, valid = ref.arrays()  # views; their base owns the C++ batch
     if _torch is not None:
         images, labels, indices, valid = (_torch.from_numpy(a)
                                           for a in (images, labels, indices, valid))
+        if ref.output == "bfloat16":
+            images = images.view(_torch.bfloat16)  # the bits travel as int16
+    return Batch(images, labels, indices, valid, ref.global_valid, ref.epoch, ref.index, rank,
+                 world_size, ref.skipped)
+
+
+def _wrap_device(ref: "_stoker.DeviceBatch", rank: int, world_size: int, device: int) -> Batch:
+    from . import torch as _stoker_torch
+    images, labels, indices, valid = ref.arrays()
+    images, labels, indices, valid = _stoker_torch.device_tensors(
+        images, labels, indices, valid, ref.output, device)
     return Batch(images, labels, indices, valid, ref.global_valid, ref.epoch, ref.index, rank,
                  world_size, ref.skipped)
 

@@ -8,6 +8,37 @@ from typing import Any, Dict, List, Optional
 __all__ = ["masked_mean", "audit", "analyse_audit"]
 
 
+# -- the device hand-off (stoker.Loader(device='cuda')) -----------------------------------------
+
+def current_device() -> int:
+    """torch's current CUDA device (0 when torch has no CUDA: the core then says why)."""
+    import torch
+
+    return torch.cuda.current_device() if torch.cuda.is_available() else 0
+
+
+def current_stream(device: int) -> int:
+    """torch's current stream on `device`, as the cudaStream_t integer the core takes."""
+    import torch
+
+    return torch.cuda.current_stream(device).cuda_stream
+
+
+def device_tensors(images, labels, indices, valid, output: str, device: int):
+    """Tensors of a device batch: `images` wraps the batch's device memory without a copy
+    (its __cuda_array_interface__ owner stays alive with the tensor; freeing the tensor lets
+    the core reuse the buffer after the work queued on the current stream so far). Labels and
+    the valid mask are copied to the device on the current stream; indices stay on the host."""
+    import torch
+
+    target = torch.device("cuda", device)
+    images = torch.as_tensor(images, device=target)
+    if output == "bfloat16":
+        images = images.view(torch.bfloat16)  # the bits travel as int16
+    return (images, torch.from_numpy(labels).to(target), torch.from_numpy(indices),
+            torch.from_numpy(valid).to(target))
+
+
 def masked_mean(per_sample_loss, batch, world_size: Optional[int] = None):
     """The loss term whose DDP-averaged gradient is that of the exact global mean.
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "image/augment_kernel.h"
 #include "stoker/clock.h"
 #include "stoker/error.h"
 
@@ -70,12 +71,29 @@ TransformKind parse_transform_kind(const std::string& name) {
 OutputKind parse_output_kind(const std::string& name) {
   if (name == "float32") return OutputKind::kFloat32;
   if (name == "uint8") return OutputKind::kUint8;
-  STOKER_THROW("unknown output kind '{}' (expected one of: float32, uint8)", name);
+  if (name == "float16") return OutputKind::kFloat16;
+  if (name == "bfloat16") return OutputKind::kBFloat16;
+  STOKER_THROW("unknown output kind '{}' (expected one of: float32, uint8, float16, bfloat16)",
+               name);
+}
+
+const char* to_string(OutputKind output) {
+  switch (output) {
+    case OutputKind::kFloat32:
+      return "float32";
+    case OutputKind::kUint8:
+      return "uint8";
+    case OutputKind::kFloat16:
+      return "float16";
+    case OutputKind::kBFloat16:
+      return "bfloat16";
+  }
+  return "?";
 }
 
 size_t TransformConfig::sample_bytes() const {
   const size_t pixels = static_cast<size_t>(size) * size * channels;
-  return output == OutputKind::kFloat32 ? pixels * sizeof(float) : pixels;
+  return pixels * augment::dtype_bytes(static_cast<int32_t>(output));
 }
 
 void TransformConfig::validate() const {
@@ -134,9 +152,9 @@ CropParams sample_train_crop(Rng& rng, int width, int height, const TransformCon
   return out;
 }
 
-void transform_sample(void* out, std::span<const uint8_t> bytes, const std::string& name,
-                      const TransformConfig& config, Rng& rng, TransformScratch& scratch,
-                      TransformTimings* timings) {
+StagedSample stage_sample(std::span<const uint8_t> bytes, const std::string& name,
+                          const TransformConfig& config, Rng& rng, TransformScratch& scratch,
+                          TransformTimings* timings) {
   const double t0 = timings != nullptr ? thread_cpu_seconds() : 0.0;
   const ImageHeader header = probe_image(bytes, name, config.decode.limits);
   const int size = config.size;
@@ -155,32 +173,61 @@ void transform_sample(void* out, std::span<const uint8_t> bytes, const std::stri
   DecodedRegion& region = scratch.region;
   decode_region(region, bytes, header, plan.need, plan.min_width, plan.min_height, config.channels,
                 name, config.decode);
-  const double t1 = timings != nullptr ? thread_cpu_seconds() : 0.0;
 
   // Full-resolution coordinates -> coordinates in the decoded pixels.
   const double s = region.scale;
-  const Box box{plan.box.x0 * s - region.x0, plan.box.y0 * s - region.y0,
-                plan.box.x1 * s - region.x0, plan.box.y1 * s - region.y0};
-  const Box bounds = plan.clip_to_box ? box
-                                      : Box{-double(region.x0), -double(region.y0),
-                                            double(region.scaled_width - region.x0),
-                                            double(region.scaled_height - region.y0)};
+  StagedSample staged;
+  staged.box = Box{plan.box.x0 * s - region.x0, plan.box.y0 * s - region.y0,
+                   plan.box.x1 * s - region.x0, plan.box.y1 * s - region.y0};
+  staged.bounds = plan.clip_to_box ? staged.box
+                                   : Box{-double(region.x0), -double(region.y0),
+                                         double(region.scaled_width - region.x0),
+                                         double(region.scaled_height - region.y0)};
+  staged.flip = plan.flip;
+  if (timings != nullptr) timings->decode_seconds += thread_cpu_seconds() - t0;
+  return staged;
+}
+
+void augment_staged(void* out, const DecodedRegion& region, const StagedSample& staged,
+                    const TransformConfig& config, TransformScratch& scratch) {
+  const int size = config.size;
   const size_t resized_bytes = static_cast<size_t>(size) * size * config.channels;
   if (scratch.resized.size() < resized_bytes) scratch.resized.resize(resized_bytes);
   resize_bilinear(scratch.resized.data(), size, size, region.pixels.data(), region.width,
-                  region.height, config.channels, box, bounds, scratch.resize_tmp);
+                  region.height, config.channels, staged.box, staged.bounds, scratch.resize_tmp);
   if (config.output == OutputKind::kUint8) {
     copy_hwc(static_cast<uint8_t*>(out), scratch.resized.data(), size, size, config.channels,
-             plan.flip);
-  } else {
+             staged.flip);
+    return;
+  }
+  if (config.output == OutputKind::kFloat32) {
     normalize_to_chw(static_cast<float*>(out), scratch.resized.data(), size, size, config.channels,
-                     plan.flip, config.mean.data(), config.std.data());
+                     staged.flip, config.mean.data(), config.std.data());
+    return;
   }
-  if (timings != nullptr) {
-    const double t2 = thread_cpu_seconds();
-    timings->decode_seconds += t1 - t0;
-    timings->augment_seconds += t2 - t1;
+  // float16 / bfloat16: the float32 values, each rounded to nearest-even.
+  if (scratch.normalized.size() < resized_bytes) scratch.normalized.resize(resized_bytes);
+  normalize_to_chw(scratch.normalized.data(), scratch.resized.data(), size, size, config.channels,
+                   staged.flip, config.mean.data(), config.std.data());
+  auto* o = static_cast<uint16_t*>(out);
+  if (config.output == OutputKind::kFloat16) {
+    for (size_t i = 0; i < resized_bytes; ++i) {
+      o[i] = augment::float_to_half_bits(scratch.normalized[i]);
+    }
+  } else {
+    for (size_t i = 0; i < resized_bytes; ++i) {
+      o[i] = augment::float_to_bfloat16_bits(scratch.normalized[i]);
+    }
   }
+}
+
+void transform_sample(void* out, std::span<const uint8_t> bytes, const std::string& name,
+                      const TransformConfig& config, Rng& rng, TransformScratch& scratch,
+                      TransformTimings* timings) {
+  const StagedSample staged = stage_sample(bytes, name, config, rng, scratch, timings);
+  const double t1 = timings != nullptr ? thread_cpu_seconds() : 0.0;
+  augment_staged(out, scratch.region, staged, config, scratch);
+  if (timings != nullptr) timings->augment_seconds += thread_cpu_seconds() - t1;
 }
 
 }  // namespace stoker

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "pipeline/batch_pool.h"
+#include "pipeline/staging.h"
 #include "stoker/clock.h"
 #include "stoker/env.h"
 #include "stoker/error.h"
@@ -41,6 +42,7 @@ struct InFlight {
   // The failure of the lowest failing slot, so the error reported does not depend on timing.
   int error_slot = -1;
   std::exception_ptr error;
+  std::unique_ptr<Staging> staging;  // AugmentMode::kDeferred only
 };
 
 class Loader::Impl {
@@ -73,8 +75,9 @@ class Loader::Impl {
                              .mode = config_.mode,
                              .shuffle = config_.shuffle,
                              .seed = config_.seed};
-    sample_bytes_ = config_.transform.sample_bytes();
-    pool_ = std::make_shared<BatchPool>(config_.batch_size, sample_bytes_);
+    sample_bytes_ = config_.augment == AugmentMode::kDeferred ? staging_bytes_per_sample(config_)
+                                                              : config_.transform.sample_bytes();
+    pool_ = std::make_shared<BatchPool>(config_.batch_size, sample_bytes_, config_.memory);
     workers_.reserve(static_cast<size_t>(threads_));
     for (int t = 0; t < threads_; ++t) workers_.emplace_back([this] { worker_loop(); });
   }
@@ -196,6 +199,7 @@ class Loader::Impl {
     // After a failure the epoch is over for this loader; set_epoch starts afresh.
     if (failed_ || delivered_ >= plan_->num_batches()) return nullptr;
     std::unique_ptr<Batch> batch;
+    std::unique_ptr<Staging> staging;
     std::exception_ptr error;
     {
       std::unique_lock lock(mu_);
@@ -214,8 +218,10 @@ class Loader::Impl {
       }
       batch = std::move(front.batch);
       error = front.error;
+      staging = std::move(front.staging);
       in_flight_.pop_front();
     }
+    if (staging && !error) staging->finish(*pool_);
     if (!error) {
       try {
         schedule(delivered_ + 1 + static_cast<int64_t>(in_flight_.size()));
@@ -338,6 +344,9 @@ class Loader::Impl {
       in_flight_.back().batch = std::move(batch);
       in_flight_.back().error = label_error;
       in_flight_.back().error_slot = label_error_slot;
+      if (config_.augment == AugmentMode::kDeferred) {
+        in_flight_.back().staging = std::make_unique<Staging>(*in_flight_.back().batch);
+      }
     }
     work_cv_.notify_all();
   }
@@ -353,6 +362,7 @@ class Loader::Impl {
       const int slot = flight->taken++;
       ++active_;
       Batch* batch = flight->batch.get();
+      Staging* staging = flight->staging.get();
       lock.unlock();
 
       StageSeconds cpu;
@@ -360,7 +370,7 @@ class Loader::Impl {
       std::exception_ptr error;
       bool skipped = false;
       const auto busy_start = SteadyClock::now();
-      run_sample(*batch, slot, bytes, scratch, cpu, read_wall, error, skipped);
+      run_sample(*batch, staging, slot, bytes, scratch, cpu, read_wall, error, skipped);
       const double busy = seconds_since(busy_start);
 
       lock.lock();
@@ -390,10 +400,14 @@ class Loader::Impl {
     return nullptr;
   }
 
-  void run_sample(Batch& batch, int slot, std::vector<uint8_t>& bytes, TransformScratch& scratch,
-                  StageSeconds& cpu, double& read_wall, std::exception_ptr& error, bool& skipped) {
+  // staging: where the sample goes in AugmentMode::kDeferred (nullptr in kCpu).
+  void run_sample(Batch& batch, Staging* staging, int slot, std::vector<uint8_t>& bytes,
+                  TransformScratch& scratch, StageSeconds& cpu, double& read_wall,
+                  std::exception_ptr& error, bool& skipped) {
     const int64_t index = batch.indices[static_cast<size_t>(slot)];
-    uint8_t* out = batch.storage.get() + static_cast<size_t>(slot) * sample_bytes_;
+    uint8_t* out = staging != nullptr
+                       ? nullptr
+                       : batch.storage.get() + static_cast<size_t>(slot) * sample_bytes_;
     try {
       const double t0 = thread_cpu_seconds();
       const auto read_start = SteadyClock::now();
@@ -403,15 +417,23 @@ class Loader::Impl {
       Rng rng(stream_key(config_.seed, static_cast<uint64_t>(batch.epoch),
                          static_cast<uint64_t>(index)));
       TransformTimings timings;
-      transform_sample(out, bytes, dataset_->name(index), config_.transform, rng, scratch,
-                       &timings);
+      if (staging != nullptr) {
+        stage_sample_into(*staging, slot, bytes, dataset_->name(index), rng, scratch, timings);
+      } else {
+        transform_sample(out, bytes, dataset_->name(index), config_.transform, rng, scratch,
+                         &timings);
+      }
       cpu.decode += timings.decode_seconds;
       cpu.augment += timings.augment_seconds;
     } catch (const Error& e) {
       // A bad sample: the policy decides whether it ends the epoch or is skipped.
       if (config_.bad_samples == BadSamplePolicy::kSkip) {
         // A padding slot repeating a bad sample is already invalid: it is not counted twice.
-        std::memset(out, 0, sample_bytes_);
+        if (staging != nullptr) {
+          staging->blank(slot);
+        } else {
+          std::memset(out, 0, sample_bytes_);
+        }
         auto& valid = batch.valid[static_cast<size_t>(slot)];
         if (valid) {
           valid = 0;
@@ -424,6 +446,24 @@ class Loader::Impl {
     } catch (...) {
       error = std::current_exception();
     }
+  }
+
+  // AugmentMode::kDeferred: decode into scratch, then copy into the batch's staging area (the
+  // copy counts as augment time: it is all the CPU does of the augmentation).
+  void stage_sample_into(Staging& staging, int slot, std::span<const uint8_t> bytes,
+                         const std::string& name, Rng& rng, TransformScratch& scratch,
+                         TransformTimings& timings) {
+    const StagedSample sample =
+        stage_sample(bytes, name, config_.transform, rng, scratch, &timings);
+    const double t0 = thread_cpu_seconds();
+    staging.put(slot, scratch.region, sample);
+    timings.augment_seconds += thread_cpu_seconds() - t0;
+  }
+
+  static size_t staging_bytes_per_sample(const LoaderConfig& c) {
+    if (c.staging_bytes_per_sample > 0) return (c.staging_bytes_per_sample + 63) / 64 * 64;
+    const auto side = static_cast<size_t>(c.transform.size);
+    return (side * side * static_cast<size_t>(c.transform.channels) * 9 / 4 + 63) / 64 * 64;
   }
 
   std::shared_ptr<const Dataset> dataset_;

@@ -248,7 +248,7 @@ def test_bad_samples(tmp_path):
 @pytest.mark.parametrize("kwargs, message", [
     (dict(batch_size=0), "batch_size"),
     (dict(transform="test"), "transform"),
-    (dict(output="float16"), "output"),
+    (dict(output="float64"), "output"),
     (dict(mode="even"), "mode"),
     (dict(bad_samples="ignore"), "bad_samples"),
     (dict(rank=1), "both rank and world_size"),

@@ -1,0 +1,231 @@
+// The cuda layer on a real device: GPU output against the CPU reference, the hand-off and
+// buffer reuse rules. Every test skips (reported as skipped) where no usable device is present;
+// tests/gpu/run.sh runs them on a GPU machine. The arithmetic itself is checked on the host in
+// CI by src/image/augment_kernel_test.cc.
+
+#include "stoker/cuda.h"
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "cuda_check.h"
+#include "image/augment_kernel.h"
+#include "stoker/image.h"
+#include "stoker/rng.h"
+
+namespace stoker::cuda {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Skips without a usable GPU, unless STOKER_REQUIRE_GPU=1 (tests/gpu/run.sh): then it fails.
+#define SKIP_WITHOUT_GPU()                                           \
+  do {                                                               \
+    std::string why;                                                 \
+    if (!available(&why)) {                                          \
+      const char* require = std::getenv("STOKER_REQUIRE_GPU");       \
+      if (require != nullptr && std::string(require) == "1") {       \
+        FAIL() << "STOKER_REQUIRE_GPU=1 but no usable GPU: " << why; \
+      }                                                              \
+      GTEST_SKIP() << "no GPU: " << why;                             \
+    }                                                                \
+  } while (0)
+
+std::vector<uint8_t> to_host(const DeviceBatch& b) {
+  std::vector<uint8_t> out(b.image_bytes);
+  // Ordered after the batch's kernels: the legacy default stream was the consumer stream, or
+  // the caller synchronised.
+  STOKER_CUDA_CHECK(cudaDeviceSynchronize());
+  STOKER_CUDA_CHECK(cudaMemcpy(out.data(), b.images, b.image_bytes, cudaMemcpyDeviceToHost));
+  return out;
+}
+
+// Largest difference: 0-255 units for uint8, normalised units for float32.
+double max_error(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, OutputKind k) {
+  double worst = 0;
+  if (k == OutputKind::kUint8) {
+    for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(double(a[i]) - b[i]));
+  } else {
+    const auto* x = reinterpret_cast<const float*>(a.data());
+    const auto* y = reinterpret_cast<const float*>(b.data());
+    for (size_t i = 0; i < a.size() / 4; ++i)
+      worst = std::max(worst, double(std::fabs(x[i] - y[i])));
+  }
+  return worst;
+}
+
+class GpuTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const char* tmp = std::getenv("STOKER_TEST_TMP");
+    root_ = fs::path(tmp ? tmp : "/tmp") / fmt::format("cuda_test_{}", ::getpid());
+    fs::remove_all(root_);
+    for (int i = 0; i < kImages; ++i) {
+      Rng rng(stream_key(5, i));
+      const int w = 40 + static_cast<int>(rng.bounded(600));
+      const int h = 40 + static_cast<int>(rng.bounded(450));
+      std::vector<uint8_t> pixels(static_cast<size_t>(w) * h * 3);
+      for (size_t p = 0; p < pixels.size(); ++p) {
+        pixels[p] = static_cast<uint8_t>(((p / 3) % w) * 3 + (p / 3 / w) + rng.bounded(40));
+      }
+      const fs::path path = root_ / fmt::format("c{}", i % 3) / fmt::format("{:03d}.jpg", i);
+      fs::create_directories(path.parent_path());
+      const auto jpeg = encode_jpeg(pixels.data(), w, h, 3, 85);
+      std::ofstream(path, std::ios::binary)
+          .write(reinterpret_cast<const char*>(jpeg.data()), std::streamsize(jpeg.size()));
+    }
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+
+  static LoaderConfig config(OutputKind output, int batch = 8) {
+    LoaderConfig c;
+    c.batch_size = batch;
+    c.threads = 3;
+    c.rank = 0;
+    c.world_size = 1;
+    c.seed = 3;
+    c.transform.size = 64;
+    c.transform.output = output;
+    return c;
+  }
+
+  static constexpr int kImages = 37;
+  static fs::path root_;
+};
+
+fs::path GpuTest::root_;
+
+// GPU batches against the CPU loader's for every dtype: bytes equal (the shared arithmetic),
+// and in any case within 1 (0-255) / 1e-2 (normalised), the bound.
+TEST_F(GpuTest, GpuBatchesEqualCpuBatches) {
+  SKIP_WITHOUT_GPU();
+  auto data = open_image_folder(root_, {.cache = "off"});
+  for (OutputKind output :
+       {OutputKind::kFloat32, OutputKind::kUint8, OutputKind::kFloat16, OutputKind::kBFloat16}) {
+    for (TransformKind kind : {TransformKind::kTrain, TransformKind::kEval}) {
+      LoaderConfig c = config(output);
+      c.transform.kind = kind;
+      Loader cpu(data, c);
+      GpuLoader gpu(data, c, 0);
+      for (int64_t epoch : {0, 1}) {
+        cpu.set_epoch(epoch);
+        gpu.set_epoch(epoch);
+        int64_t differing = 0;
+        while (auto want = cpu.next()) {
+          auto got = gpu.next(0);
+          ASSERT_TRUE(got);
+          EXPECT_EQ(got->labels, want->labels);
+          EXPECT_EQ(got->valid, want->valid);
+          const auto bytes = to_host(*got);
+          ASSERT_EQ(bytes.size(), want->images.size());
+          const std::vector<uint8_t> ref(want->images.begin(), want->images.end());
+          for (size_t i = 0; i < bytes.size(); ++i) differing += bytes[i] != ref[i];
+          if (output == OutputKind::kFloat32 || output == OutputKind::kUint8) {
+            const double err = max_error(bytes, ref, output);
+            EXPECT_LE(err, output == OutputKind::kUint8 ? 1.0 : 1e-2);
+          }
+        }
+        EXPECT_EQ(gpu.next(0), nullptr);
+        EXPECT_EQ(differing, 0) << to_string(output) << " epoch " << epoch;
+      }
+    }
+  }
+}
+
+// A released batch's buffer is reused only after work queued on the consumer stream before the
+// release: a slow kernel-like operation (a large device-to-device copy chain) still reading the
+// previous batch sees its bytes intact.
+TEST_F(GpuTest, ReleasedBufferIsReusedOnlyAfterTheConsumerStream) {
+  SKIP_WITHOUT_GPU();
+  auto data = open_image_folder(root_, {.cache = "off"});
+  LoaderConfig c = config(OutputKind::kFloat32, 4);
+  cudaStream_t consumer;
+  STOKER_CUDA_CHECK(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking));
+  const auto s = reinterpret_cast<uintptr_t>(consumer);
+  GpuLoader gpu(data, c, 0);
+  gpu.set_epoch(0);
+  std::vector<std::vector<uint8_t>> copies;
+  std::vector<void*> snapshots;
+  int batches = 0;
+  while (auto b = gpu.next(s)) {
+    // Queue many copies of the batch on the consumer stream, then release the batch at once.
+    void* snap = nullptr;
+    STOKER_CUDA_CHECK(cudaMallocAsync(&snap, b->image_bytes, consumer));
+    for (int r = 0; r < 50; ++r) {
+      STOKER_CUDA_CHECK(
+          cudaMemcpyAsync(snap, b->images, b->image_bytes, cudaMemcpyDeviceToDevice, consumer));
+    }
+    snapshots.push_back(snap);
+    ++batches;
+  }
+  STOKER_CUDA_CHECK(cudaStreamSynchronize(consumer));
+  // The same epoch from the CPU: every snapshot holds its own batch, not a later one.
+  Loader cpu(data, c);
+  cpu.set_epoch(0);
+  for (void* snap : snapshots) {
+    auto want = cpu.next();
+    ASSERT_TRUE(want);
+    std::vector<uint8_t> got(want->images.size());
+    STOKER_CUDA_CHECK(cudaMemcpy(got.data(), snap, got.size(), cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), want->images.begin()));
+    STOKER_CUDA_CHECK(cudaFree(snap));
+  }
+  EXPECT_EQ(batches, (kImages + 3) / 4);
+  // Released at once: the pool needed few device buffers.
+  EXPECT_LE(gpu.augmenter_stats().device_buffers, 2);
+  STOKER_CUDA_CHECK(cudaStreamDestroy(consumer));
+}
+
+TEST_F(GpuTest, HeldBatchesGrowThePoolAndOutliveTheLoader) {
+  SKIP_WITHOUT_GPU();
+  auto data = open_image_folder(root_, {.cache = "off"});
+  std::vector<std::shared_ptr<const DeviceBatch>> held;
+  {
+    GpuLoader gpu(data, config(OutputKind::kUint8, 4), 0);
+    gpu.set_epoch(0);
+    while (auto b = gpu.next(0)) held.push_back(b);
+    EXPECT_EQ(gpu.augmenter_stats().device_buffers, static_cast<int64_t>(held.size()));
+  }
+  // Still readable after the loader is gone; each distinct.
+  std::set<void*> buffers;
+  for (auto& b : held) {
+    buffers.insert(b->images);
+    EXPECT_EQ(to_host(*b).size(), 4u * 64 * 64 * 3);
+  }
+  EXPECT_EQ(buffers.size(), held.size());
+  held.clear();
+}
+
+TEST(Gpu, PinnedMemoryIsPageLockedAndAligned) {
+  SKIP_WITHOUT_GPU();
+  auto memory = pinned_memory();
+  uint8_t* p = memory->allocate(1 << 20);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+  cudaPointerAttributes a;
+  STOKER_CUDA_CHECK(cudaPointerGetAttributes(&a, p));
+  EXPECT_EQ(a.type, cudaMemoryTypeHost);
+  memory->deallocate(p, 1 << 20);
+}
+
+TEST_F(GpuTest, ErrorsNameTheCall) {
+  SKIP_WITHOUT_GPU();
+  try {
+    STOKER_CUDA_CHECK(cudaSetDevice(1 << 20));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("cudaSetDevice(1 << 20)"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("cudaErrorInvalidDevice"), std::string::npos) << e.message();
+  }
+  auto data = open_image_folder(root_, {.cache = "off"});
+  EXPECT_THROW(GpuLoader(data, config(OutputKind::kFloat32), 1 << 20), Error);
+}
+
+}  // namespace
+}  // namespace stoker::cuda

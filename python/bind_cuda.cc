@@ -1,0 +1,208 @@
+// The GPU loader (stoker/cuda.h) for Python, and cuda_available() in every build.
+//
+// A device batch reaches torch without a copy: `images` is an object exposing
+// __cuda_array_interface__ (v3, stream None: the consumer's stream already waits for the
+// batch, see GpuLoader::next) that owns a shared_ptr to the batch. torch.as_tensor keeps that
+// object alive as long as the tensor's storage; when it goes, the batch's release records an
+// event on the stream given to next(), and the device buffer is reused only after it.
+// Blocking calls release the GIL. torch is never linked: streams travel as integers.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "bind.h"
+#include "stoker/error.h"
+#include "stoker/loader.h"
+
+#ifdef STOKER_HAVE_CUDA
+#include "stoker/cuda.h"
+#endif
+
+namespace py = pybind11;
+
+namespace stoker::python {
+namespace {
+
+#ifdef STOKER_HAVE_CUDA
+
+using DeviceBatchPtr = std::shared_ptr<const cuda::DeviceBatch>;
+
+// The image tensor's owner: __cuda_array_interface__ over the batch's device memory.
+struct DeviceImages {
+  DeviceBatchPtr batch;
+
+  py::dict interface() const {
+    const cuda::DeviceBatch& b = *batch;
+    py::tuple shape;
+    if (b.output == OutputKind::kUint8) {
+      shape = py::make_tuple(b.batch_size, b.height, b.width, b.channels);
+    } else {
+      shape = py::make_tuple(b.batch_size, b.channels, b.height, b.width);
+    }
+    // bfloat16 has no array-interface type: its bits travel as int16 (the package views them).
+    const char* typestr = b.output == OutputKind::kFloat32   ? "<f4"
+                          : b.output == OutputKind::kFloat16 ? "<f2"
+                          : b.output == OutputKind::kUint8   ? "|u1"
+                                                             : "<i2";
+    py::dict d;
+    d["shape"] = shape;
+    d["typestr"] = typestr;
+    d["data"] = py::make_tuple(reinterpret_cast<uintptr_t>(b.images), false);
+    d["version"] = 3;
+    d["strides"] = py::none();  // C-contiguous
+    d["stream"] = py::none();   // already ordered before the consumer's stream
+    return d;
+  }
+};
+
+struct DeviceBatchRef {
+  DeviceBatchPtr batch;
+
+  // (images, labels, indices, valid): images on the device, the rest numpy on the host.
+  py::tuple arrays() const {
+    py::capsule owner(new DeviceBatchPtr(batch),
+                      [](void* p) { delete static_cast<DeviceBatchPtr*>(p); });
+    const cuda::DeviceBatch& b = *batch;
+    using Dims = std::vector<py::ssize_t>;
+    const auto n = static_cast<py::ssize_t>(b.batch_size);
+    constexpr py::ssize_t kI = sizeof(int64_t);
+    py::array labels(py::dtype::of<int64_t>(), Dims{n}, Dims{kI},
+                     const_cast<int64_t*>(b.labels.data()), owner);
+    py::array indices(py::dtype::of<int64_t>(), Dims{n}, Dims{kI},
+                      const_cast<int64_t*>(b.indices.data()), owner);
+    py::array valid(py::dtype("bool"), Dims{n}, Dims{1}, const_cast<uint8_t*>(b.valid.data()),
+                    owner);
+    return py::make_tuple(py::cast(DeviceImages{batch}), labels, indices, valid);
+  }
+};
+
+// Owns the GpuLoader so that close() stops it deterministically (as LoaderHandle does).
+class GpuLoaderHandle {
+ public:
+  GpuLoaderHandle(std::shared_ptr<Dataset> dataset, const LoaderConfig& config, int device)
+      : dataset_(dataset),
+        loader_(std::make_shared<cuda::GpuLoader>(std::move(dataset), config, device)) {}
+
+  std::shared_ptr<cuda::GpuLoader> get() const {
+    std::lock_guard lock(mu_);
+    STOKER_CHECK(loader_ != nullptr, "the loader is closed");
+    return loader_;
+  }
+  void close() {
+    std::shared_ptr<cuda::GpuLoader> loader;
+    {
+      std::lock_guard lock(mu_);
+      loader = std::move(loader_);
+    }
+  }
+  bool closed() const {
+    std::lock_guard lock(mu_);
+    return loader_ == nullptr;
+  }
+  const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
+
+ private:
+  std::shared_ptr<Dataset> dataset_;
+  mutable std::mutex mu_;
+  std::shared_ptr<cuda::GpuLoader> loader_;
+};
+
+void register_gpu_loader(py::module_& m) {
+  using Release = py::call_guard<py::gil_scoped_release>;
+  py::class_<DeviceImages>(m, "DeviceImages")
+      .def_property_readonly("__cuda_array_interface__", &DeviceImages::interface);
+  py::class_<DeviceBatchRef>(m, "DeviceBatch")
+      .def_property_readonly("epoch", [](const DeviceBatchRef& b) { return b.batch->epoch; })
+      .def_property_readonly("index", [](const DeviceBatchRef& b) { return b.batch->index; })
+      .def_property_readonly("global_valid",
+                             [](const DeviceBatchRef& b) { return b.batch->global_valid; })
+      .def_property_readonly("batch_size",
+                             [](const DeviceBatchRef& b) { return b.batch->batch_size; })
+      .def_property_readonly("skipped", [](const DeviceBatchRef& b) { return b.batch->skipped; })
+      .def_property_readonly("device", [](const DeviceBatchRef& b) { return b.batch->device; })
+      .def_property_readonly(
+          "output", [](const DeviceBatchRef& b) { return std::string(to_string(b.batch->output)); })
+      .def("arrays", &DeviceBatchRef::arrays);
+
+  py::class_<GpuLoaderHandle>(m, "GpuLoader")
+      .def(py::init<std::shared_ptr<Dataset>, const LoaderConfig&, int>(), py::arg("dataset"),
+           py::arg("config"), py::arg("device"), Release())
+      .def(
+          "next",
+          [](const GpuLoaderHandle& h, uintptr_t stream) -> std::optional<DeviceBatchRef> {
+            auto loader = h.get();
+            DeviceBatchPtr batch;
+            {
+              py::gil_scoped_release release;
+              batch = loader->next(stream);
+            }
+            if (!batch) return std::nullopt;
+            return DeviceBatchRef{std::move(batch)};
+          },
+          py::arg("stream"),
+          "The next batch, ordered before work queued on `stream` (a cudaStream_t as an int, "
+          "e.g. torch.cuda.current_stream().cuda_stream) from now on; None at the end.")
+      .def(
+          "set_epoch", [](const GpuLoaderHandle& h, int64_t e) { h.get()->set_epoch(e); },
+          py::arg("epoch"), Release())
+      .def("num_batches", [](const GpuLoaderHandle& h) { return h.get()->host().num_batches(); })
+      .def("size", [](const GpuLoaderHandle& h) { return h.get()->host().size(); })
+      .def_property_readonly("rank",
+                             [](const GpuLoaderHandle& h) { return h.get()->host().rank(); })
+      .def_property_readonly("world_size",
+                             [](const GpuLoaderHandle& h) { return h.get()->host().world_size(); })
+      .def_property_readonly("config",
+                             [](const GpuLoaderHandle& h) { return h.get()->host().config(); })
+      .def_property_readonly("device", [](const GpuLoaderHandle& h) { return h.get()->device(); })
+      .def_property_readonly("dataset", &GpuLoaderHandle::dataset)
+      .def("state", [](const GpuLoaderHandle& h) { return h.get()->host().state(); })
+      .def(
+          "load_state",
+          [](const GpuLoaderHandle& h, const ResumeState& s) { h.get()->host().load_state(s); },
+          py::arg("state"), Release())
+      .def("stats", [](const GpuLoaderHandle& h) { return h.get()->host().stats(); })
+      .def("augmenter_stats",
+           [](const GpuLoaderHandle& h) {
+             const cuda::AugmenterStats s = h.get()->augmenter_stats();
+             py::dict d;
+             d["batches"] = s.batches;
+             d["device_buffers"] = s.device_buffers;
+             d["staged_bytes"] = s.staged_bytes;
+             d["submit_seconds"] = s.submit_seconds;
+             return d;
+           })
+      .def("close", &GpuLoaderHandle::close, Release())
+      .def_property_readonly("closed", &GpuLoaderHandle::closed);
+}
+
+#endif  // STOKER_HAVE_CUDA
+
+}  // namespace
+
+void register_cuda(py::module_& m) {
+  m.def(
+      "cuda_available",
+      []() -> std::pair<bool, std::string> {
+#ifdef STOKER_HAVE_CUDA
+        std::string why;
+        const bool ok = cuda::available(&why);
+        return {ok, why};
+#else
+        return {false, "stoker was built without CUDA (configure with nvcc, -DSTOKER_CUDA=ON)"};
+#endif
+      },
+      "(usable, why not): whether device='cuda' can work in this process.");
+#ifdef STOKER_HAVE_CUDA
+  m.attr("built_with_cuda") = true;
+  register_gpu_loader(m);
+#else
+  m.attr("built_with_cuda") = false;
+#endif
+}
+
+}  // namespace stoker::python

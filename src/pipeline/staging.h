@@ -1,0 +1,52 @@
+// The staging area of one batch assembled in AugmentMode::kDeferred (loader.h): workers append
+// their samples' decoded regions to the batch's buffer concurrently; a region that does not fit
+// is kept aside and moved in by finish(), on a larger buffer, before the batch is delivered.
+// Thread-safety: put/blank from any thread for distinct slots; finish once, after every slot.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "image/augment_kernel.h"
+#include "pipeline/batch_pool.h"
+#include "stoker/image.h"
+#include "stoker/loader.h"
+#include "stoker/transform.h"
+
+namespace stoker {
+
+class Staging {
+ public:
+  // Clears the batch's staging records (batch.staged: one per slot, all blank).
+  explicit Staging(Batch& batch);
+
+  // Copies slot `slot`'s decoded region (channels per pixel) and its resize parameters.
+  void put(int slot, const DecodedRegion& region, const StagedSample& sample);
+  // Marks the slot blank (skipped: its output is all zeros).
+  void blank(int slot);
+  // Moves the regions kept aside into a buffer from `pool` large enough for all, and sets
+  // batch.staged_bytes. Returns whether the buffer had to grow.
+  bool finish(BatchPool& pool);
+
+  // Offsets are multiples of this (a worker's region never shares a cache line).
+  static constexpr size_t kAlign = 64;
+
+ private:
+  Batch& batch_;
+  std::atomic<size_t> used_{0};
+  std::mutex aside_mu_;
+  std::vector<std::pair<int, std::vector<uint8_t>>> aside_;
+};
+
+// The shared kernels' view of a delivered kDeferred batch (image/augment_kernel.h): one
+// Geometry per slot (pixels at staged offsets, coefficient tables laid out one after another).
+// Returns the int32s all tables need. Throws stoker::Error where resize_bilinear would (an
+// empty box), naming the slot.
+int64_t staged_geometry(const Batch& batch, int size, augment::Geometry* out);
+
+// The output every slot gets under `config` (size, channels, dtype, mean and std).
+augment::OutputSpec output_spec(const TransformConfig& config);
+
+}  // namespace stoker

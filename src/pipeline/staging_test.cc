@@ -1,0 +1,222 @@
+// AugmentMode::kDeferred (the GPU path's CPU half): staged batches, augmented by the shared
+// kernels on the host, are the CPU loader's batches byte for byte; staging areas that overflow
+// grow instead of truncating; batch memory comes from the configured HostMemory.
+
+#include "pipeline/staging.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+
+#include "image/augment_kernel.h"
+#include "stoker/error.h"
+#include "stoker/image.h"
+#include "stoker/loader.h"
+#include "stoker/rng.h"
+
+namespace stoker {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DeferredTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const char* tmp = std::getenv("STOKER_TEST_TMP");
+    root_ = fs::path(tmp ? tmp : "/tmp") / fmt::format("staging_test_{}", ::getpid());
+    fs::remove_all(root_);
+    for (int i = 0; i < kImages; ++i) {
+      Rng rng(stream_key(9, i));
+      // Up to 700 pixels: large crops decode at DCT scales 1/2 and 1/4.
+      const int w = 30 + static_cast<int>(rng.bounded(670));
+      const int h = 30 + static_cast<int>(rng.bounded(500));
+      std::vector<uint8_t> pixels(static_cast<size_t>(w) * h * 3);
+      for (size_t p = 0; p < pixels.size(); ++p) {
+        pixels[p] = static_cast<uint8_t>(((p / 3) % w) * 2 + (p / 3 / w) + rng.bounded(30));
+      }
+      write(fmt::format("c{}/img{:03d}.jpg", i % 2, i), encode_jpeg(pixels.data(), w, h, 3, 85));
+    }
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+
+  static void write(const std::string& rel, const std::vector<uint8_t>& bytes) {
+    const fs::path path = root_ / rel;
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+  }
+
+  static LoaderConfig config(int threads, int batch) {
+    LoaderConfig c;
+    c.batch_size = batch;
+    c.threads = threads;
+    c.rank = 0;
+    c.world_size = 1;
+    c.seed = 11;
+    c.transform.size = 40;
+    return c;
+  }
+
+  // The deferred batch's images after the shared kernels (the GPU's arithmetic) on the host.
+  static std::vector<uint8_t> augment_on_host(const Batch& b, const TransformConfig& t) {
+    std::vector<augment::Geometry> geometry(static_cast<size_t>(b.batch_size));
+    const int64_t ints = staged_geometry(b, t.size, geometry.data());
+    std::vector<int32_t> tables(static_cast<size_t>(ints));
+    std::vector<uint8_t> out(t.sample_bytes() * b.batch_size, 0xA5);
+    augment::augment_batch_host(out.data(), b.images.data(), tables.data(), geometry.data(),
+                                b.batch_size, output_spec(t));
+    return out;
+  }
+
+  // Runs epoch `epoch` of both loaders and compares every batch. Returns the batches seen.
+  static int compare_epoch(Loader& cpu, Loader& deferred, int64_t epoch) {
+    cpu.set_epoch(epoch);
+    deferred.set_epoch(epoch);
+    int batches = 0;
+    while (auto want = cpu.next()) {
+      auto got = deferred.next();
+      EXPECT_TRUE(got != nullptr);
+      if (!got) return batches;
+      EXPECT_EQ(got->labels, want->labels);
+      EXPECT_EQ(got->indices, want->indices);
+      EXPECT_EQ(got->valid, want->valid);
+      EXPECT_EQ(got->global_valid, want->global_valid);
+      EXPECT_EQ(got->staged.size(), static_cast<size_t>(got->batch_size));
+      EXPECT_LE(got->staged_bytes, got->images.size());
+      const auto images = augment_on_host(*got, deferred.config().transform);
+      EXPECT_TRUE(
+          std::equal(images.begin(), images.end(), want->images.begin(), want->images.end()))
+          << "epoch " << epoch << " batch " << want->index;
+      ++batches;
+    }
+    EXPECT_EQ(deferred.next(), nullptr);
+    return batches;
+  }
+
+  static constexpr int kImages = 23;
+  static fs::path root_;
+};
+
+fs::path DeferredTest::root_;
+
+TEST_F(DeferredTest, StagedBatchesAugmentToTheCpuBatches) {
+  auto data = open_image_folder(root_, {.cache = "off"});
+  struct Variant {
+    TransformKind kind;
+    OutputKind output;
+    int channels;
+  };
+  for (const Variant v : {Variant{TransformKind::kTrain, OutputKind::kFloat32, 3},
+                          Variant{TransformKind::kTrain, OutputKind::kUint8, 3},
+                          Variant{TransformKind::kTrain, OutputKind::kFloat16, 1},
+                          Variant{TransformKind::kEval, OutputKind::kBFloat16, 3},
+                          Variant{TransformKind::kEval, OutputKind::kUint8, 1}}) {
+    LoaderConfig c = config(1, 5);
+    c.transform.kind = v.kind;
+    c.transform.output = v.output;
+    c.transform.channels = v.channels;
+    Loader cpu(data, c);
+    c.threads = 3;
+    c.augment = AugmentMode::kDeferred;
+    Loader deferred(data, c);
+    EXPECT_EQ(compare_epoch(cpu, deferred, 0), 5) << to_string(v.output);
+    EXPECT_EQ(compare_epoch(cpu, deferred, 1), 5) << to_string(v.output);
+    EXPECT_EQ(deferred.stats().images, kImages * 2);
+  }
+}
+
+// Counts what it hands out, so the test sees the hook used and every buffer returned.
+class CountingMemory : public HostMemory {
+ public:
+  uint8_t* allocate(size_t bytes) override {
+    ++allocations;
+    bytes_out += static_cast<int64_t>(bytes);
+    return new (std::align_val_t{64}) uint8_t[bytes];
+  }
+  void deallocate(uint8_t* p, size_t bytes) noexcept override {
+    ++deallocations;
+    bytes_out -= static_cast<int64_t>(bytes);
+    ::operator delete[](p, std::align_val_t{64});
+  }
+  std::atomic<int> allocations{0}, deallocations{0};
+  std::atomic<int64_t> bytes_out{0};
+};
+
+TEST_F(DeferredTest, OverflowingStagingGrowsAndMemoryComesFromTheHook) {
+  auto data = open_image_folder(root_, {.cache = "off"});
+  auto memory = std::make_shared<CountingMemory>();
+  {
+    LoaderConfig c = config(2, 6);
+    Loader cpu(data, c);
+    c.augment = AugmentMode::kDeferred;
+    c.memory = memory;
+    c.staging_bytes_per_sample = 64;  // nothing fits: every region goes aside, then moves in
+    Loader deferred(data, c);
+    EXPECT_EQ(compare_epoch(cpu, deferred, 2), 4);
+    // Grown buffers are reused: a second epoch still matches.
+    EXPECT_EQ(compare_epoch(cpu, deferred, 3), 4);
+    EXPECT_GT(memory->allocations.load(), 4);  // initial buffers plus grown ones
+    deferred.set_epoch(0);
+    auto held = deferred.next();  // a batch outliving its loader keeps its memory
+    ASSERT_TRUE(held);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(held->images.data()) % 64, 0u);
+  }
+  EXPECT_EQ(memory->allocations.load(), memory->deallocations.load());
+  EXPECT_EQ(memory->bytes_out.load(), 0);
+}
+
+TEST_F(DeferredTest, SkippedSamplesAreBlankAndAugmentToZeros) {
+  const fs::path bad = root_.parent_path() / fmt::format("staging_bad_{}", ::getpid());
+  fs::remove_all(bad);
+  fs::create_directories(bad / "a");
+  fs::copy_file(root_ / "c0" / "img000.jpg", bad / "a" / "good.jpg");
+  std::ofstream(bad / "a" / "text.jpg") << "not an image";
+  auto data = open_image_folder(bad, {.cache = "off"});
+  LoaderConfig c = config(2, 2);
+  c.bad_samples = BadSamplePolicy::kSkip;
+  c.augment = AugmentMode::kDeferred;
+  c.shuffle = false;
+  Loader loader(data, c);
+  loader.set_epoch(0);
+  auto batch = loader.next();
+  ASSERT_TRUE(batch);
+  const int bad_slot = data->name(batch->indices[0]).find("text.jpg") != std::string::npos ? 0 : 1;
+  EXPECT_EQ(batch->valid[bad_slot], 0);
+  EXPECT_EQ(batch->valid[1 - bad_slot], 1);
+  EXPECT_EQ(batch->staged[bad_slot].width, 0);
+  EXPECT_GT(batch->staged[1 - bad_slot].width, 0);
+  const auto images = augment_on_host(*batch, c.transform);
+  const size_t slot = c.transform.sample_bytes();
+  const auto first = images.begin() + bad_slot * slot;
+  EXPECT_TRUE(std::all_of(first, first + slot, [](uint8_t v) { return v == 0; }));
+  EXPECT_EQ(loader.stats().skipped, 1);
+  fs::remove_all(bad);
+}
+
+TEST(StagedGeometry, RefusesBatchesThatWereNotStaged) {
+  Batch b;
+  b.batch_size = 2;
+  augment::Geometry g[2];
+  EXPECT_THROW(staged_geometry(b, 8, g), Error);
+  b.staged.resize(2);
+  b.staged[0].width = 4;
+  b.staged[0].height = 4;
+  b.staged[0].sample.box = Box{1, 1, 1, 3};  // empty
+  b.staged[0].sample.bounds = b.staged[0].sample.box;
+  EXPECT_THROW(staged_geometry(b, 8, g), Error);
+  b.staged[0].sample.box = b.staged[0].sample.bounds = Box{0, 0, 4, 4};
+  b.channels = 3;
+  b.staged_bytes = 47;  // one byte short of the 4x4x3 region
+  EXPECT_THROW(staged_geometry(b, 8, g), Error);
+  b.staged_bytes = 48;
+  EXPECT_EQ(staged_geometry(b, 8, g), 8 * (2 + 3 + 3));  // 4 -> 8 upscales: 3 taps per axis
+  EXPECT_EQ(g[0].taps_x, 3);
+  EXPECT_EQ(g[1].width, 0);  // blank
+}
+
+}  // namespace
+}  // namespace stoker
