@@ -68,6 +68,11 @@ class Doctor : public DoctorCommand {
     cmd_->add_option("--size", size_, "output side of the job's RandomResizedCrop")
         ->check(CLI::PositiveNumber);
     cmd_->add_flag("--no-fixes", no_fixes_, "measure the data as is only");
+    cmd_->add_option("--device", device_,
+                     "cuda: measure every setup with GPU augmentation (CUDA builds)")
+        ->check(CLI::IsMember({"cpu", "cuda"}));
+    cmd_->add_option("--gpu", gpu_, "CUDA device index for --device cuda")
+        ->check(CLI::NonNegativeNumber);
     cmd_->add_flag("--json", json_, "one JSON document instead of text");
     cmd_->add_option("--html", html_, "also write a self-contained HTML report with charts");
   }
@@ -86,6 +91,8 @@ class Doctor : public DoctorCommand {
     o.threads = threads_;
     o.transform.size = size_;
     o.measure_fixes = !no_fixes_;
+    o.device = device_;
+    o.gpu = gpu_;
     auto dataset = open_dataset(data_);
     const CapacityReport report = run_capacity(*dataset, o);
     if (!html_.empty()) write_html(capacity_html(report), html_);
@@ -111,6 +118,8 @@ class Doctor : public DoctorCommand {
   bool no_fixes_ = false;
   bool json_ = false;
   std::string html_;
+  std::string device_ = "cpu";
+  int gpu_ = 0;
 };
 
 }  // namespace

@@ -32,6 +32,8 @@ struct CapacityOptions {
   int batch = 64;                  // loader batch size while measuring
   TransformConfig transform;       // the job's transform (RandomResizedCrop 224 by default)
   bool measure_fixes = true;       // also measure the packed setups
+  std::string device = "cpu";      // "cuda": every setup with GPU augmentation (CUDA builds)
+  int gpu = 0;                     // CUDA device index
   std::filesystem::path work_dir;  // where the sample is packed; empty: a temporary folder
 };
 

@@ -13,6 +13,10 @@
 #include "stoker/packed.h"
 #include "stoker/rng.h"
 
+#ifdef STOKER_HAVE_CUDA
+#include "stoker/cuda.h"
+#endif
+
 namespace stoker {
 namespace {
 
@@ -51,20 +55,15 @@ std::vector<int64_t> pick_sample(int64_t size, int sample) {
   return perm;
 }
 
-// Throughput of a loader over `data`, after one warm-up epoch.
-SetupMeasurement measure(const Dataset& data, const CapacityOptions& o, std::string name,
-                         std::string action) {
-  LoaderConfig config;
-  config.batch_size = static_cast<int>(std::min<int64_t>(o.batch, data.size()));
-  config.threads = o.threads;
-  config.rank = 0;
-  config.world_size = 1;
-  config.transform = o.transform;
-  Loader loader(borrow(data), config);
+// Throughput of a loader over `data`, after one warm-up epoch. `Source` is a Loader or a
+// GpuLoader (whose host() loader counts the CPU work).
+template <typename Source>
+SetupMeasurement measure_source(Source& loader, const Loader& host, const CapacityOptions& o,
+                                std::string name, std::string action) {
   loader.set_epoch(0);
   while (loader.next()) {
   }
-  StatsSampler sampler(loader);
+  StatsSampler sampler(host);
   sampler.sample();
   const auto start = std::chrono::steady_clock::now();
   for (int64_t epoch = 1;; ++epoch) {
@@ -88,6 +87,36 @@ SetupMeasurement measure(const Dataset& data, const CapacityOptions& o, std::str
   m.cpu_ms_per_image = w.images > 0 ? 1e3 * cpu / static_cast<double>(w.images) : 0.0;
   m.wait_fraction = w.wait_fraction;
   return m;
+}
+
+LoaderConfig measuring_config(const Dataset& data, const CapacityOptions& o) {
+  LoaderConfig config;
+  config.batch_size = static_cast<int>(std::min<int64_t>(o.batch, data.size()));
+  config.threads = o.threads;
+  config.rank = 0;
+  config.world_size = 1;
+  config.transform = o.transform;
+  return config;
+}
+
+SetupMeasurement measure(const Dataset& data, const CapacityOptions& o, std::string name,
+                         std::string action) {
+  if (o.device == "cuda") {
+#ifdef STOKER_HAVE_CUDA
+    cuda::GpuLoader gpu(borrow(data), measuring_config(data, o), o.gpu);
+    struct Source {
+      cuda::GpuLoader& gpu;
+      void set_epoch(int64_t e) { gpu.set_epoch(e); }
+      auto next() { return gpu.next(0); }
+    } source{gpu};
+    return measure_source(source, gpu.host(), o, std::move(name) + " + GPU augmentation",
+                          std::move(action) + (action.empty() ? "" : ", ") + "device='cuda'");
+#else
+    STOKER_THROW("--device cuda: this stoker was built without CUDA");
+#endif
+  }
+  Loader loader(borrow(data), measuring_config(data, o));
+  return measure_source(loader, loader, o, std::move(name), std::move(action));
 }
 
 int64_t stored_bytes(const Dataset& data) {
@@ -196,6 +225,13 @@ CapacityReport run_capacity(const Dataset& data, const CapacityOptions& o) {
                o.demand_per_gpu);
   STOKER_CHECK(o.sample >= 1, "doctor: the sample must hold at least 1 image (got {})", o.sample);
   STOKER_CHECK(o.seconds > 0, "doctor: the measuring time must be positive");
+  STOKER_CHECK(o.device == "cpu" || o.device == "cuda", "doctor: unknown device '{}'", o.device);
+#ifdef STOKER_HAVE_CUDA
+  if (o.device == "cuda") {
+    std::string why;
+    STOKER_CHECK(cuda::available(&why), "--device cuda: no usable GPU: {}", why);
+  }
+#endif
   CapacityReport r;
   r.data = data.describe();
   r.cpus = available_cpus();
@@ -255,7 +291,7 @@ CapacityReport run_capacity(const Dataset& data, const CapacityOptions& o) {
     const int feeds = static_cast<int>(std::floor(*fix.images_per_second / o.demand_per_gpu));
     fix.reason += fmt::format("; feeds {} of {} GPUs", std::min(feeds, o.gpus), o.gpus);
   }
-  d.fixes.push_back(gpu_augmentation_fix());
+  if (o.device != "cuda") d.fixes.push_back(gpu_augmentation_fix());
   if (base.cpu_ms_per_image > 0) {
     Fix cores;
     cores.action = fmt::format("about {:.0f} cores for {} GPUs with the pipeline as is",
