@@ -157,6 +157,12 @@ for set in jpeg raw; do
   [ "$d_cpu" = "$d_gpu" ] || { echo "run.sh: $set: GPU and CPU batches differ" >&2; exit 1; }
 done
 
+# -- 6b. the doctor measures GPU augmentation ------------------------------------------------------
+step "6b. stoker doctor --device cuda"
+"$stoker" doctor "$data/src" --gpus 8 --gpu-rate 3000 --sample 256 --seconds 1 --device cuda \
+  --json > "$OUT/doctor_cuda.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["verdict"], d["summary"]); assert all("GPU augmentation" in s["name"] for s in d["capacity"]["setups"])' "$OUT/doctor_cuda.json"
+
 # -- 7. measurements -----------------------------------------------------------------------------
 step "7. gpu_bench: batch 256, size 224, jpeg and raw, GPU vs CPU augmentation, 1-16 threads"
 bench_images=4096 bench_seconds=3
