@@ -381,6 +381,18 @@ int run_monitor(const MonitorOptions& options) {
   auto last = SteadyClock::now();
   auto next = last + interval;
   int64_t samples = 0;
+  // A log that can no longer be written (disk full) ends the sampling, not the job: the
+  // command runs on and its exit status still comes back.
+  bool logging = true;
+  const auto write = [&](const json& line) {
+    if (!logging) return;
+    try {
+      log.write(line);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "stoker %s; no more samples\n", e.message().c_str());
+      logging = false;
+    }
+  };
   const auto take_sample = [&] {
     const std::vector<CpuTicks> now = read_proc_stat();
     json line = {{"t", round2(epoch_seconds())}};
@@ -403,7 +415,7 @@ int run_monitor(const MonitorOptions& options) {
     json g = json::array();
     for (const GpuReading& r : gpus->sample()) g.push_back(to_json(r));
     line["gpus"] = g;
-    log.write(line);
+    write(line);
     before = now;
     last = SteadyClock::now();
     ++samples;
@@ -415,25 +427,25 @@ int run_monitor(const MonitorOptions& options) {
     if (r == child) break;
     if (r < 0 && errno != EINTR) STOKER_THROW("monitor: waitpid: {}", std::strerror(errno));
     const auto now = SteadyClock::now();
-    if (now >= next) {
+    if (now >= next && logging) {
       take_sample();
       next += interval;
       if (next < SteadyClock::now()) next = SteadyClock::now() + interval;  // sampling was slow
       continue;
     }
-    std::this_thread::sleep_for(std::min<SteadyClock::duration>(
-        next - now,
-        std::chrono::duration_cast<SteadyClock::duration>(std::chrono::milliseconds(20))));
+    const auto poll =
+        std::chrono::duration_cast<SteadyClock::duration>(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(logging ? std::min<SteadyClock::duration>(next - now, poll) : poll);
   }
   g_child = 0;
   // A last, shorter sample so that short commands are measured too.
-  if (SteadyClock::now() - last >= std::chrono::milliseconds(50)) take_sample();
+  if (logging && SteadyClock::now() - last >= std::chrono::milliseconds(50)) take_sample();
   const int exit_status = WIFEXITED(status)     ? WEXITSTATUS(status)
                           : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
                                                 : 1;
   json end = {{"t", epoch_seconds()}, {"exit_status", exit_status}, {"samples", samples}};
   if (WIFSIGNALED(status)) end["signal"] = WTERMSIG(status);
-  log.write(end);
+  write(end);
   return exit_status;
 }
 

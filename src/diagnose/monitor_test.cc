@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "stoker/telemetry.h"
@@ -71,6 +72,25 @@ TEST_F(MonitorTest, ExitStatusOfSignalAndMissingCommand) {
   EXPECT_EQ(t.files[0].exit_status, 137);
   EXPECT_EQ(shell(monitor("--gpu-source none -- /nonexistent/command 2>/dev/null")), 127);
   EXPECT_EQ(shell(monitor("--interval 0.01 -- true 2>/dev/null")), 105);  // CLI11: out of range
+}
+
+TEST_F(MonitorTest, FullDiskEndsSamplingNotTheJob) {
+  // The log may not grow past 2 KiB (dash counts ulimit -f in 512-byte blocks; SIGXFSZ ignored
+  // so that writes fail with EFBIG): the monitor warns, stops sampling, and the command runs
+  // on to its own exit status. The log stays readable: the cut-off last line is skipped.
+  const std::string script =
+      fmt::format("trap '' XFSZ; ulimit -f 4; exec {} 2>'{}'",
+                  monitor("--interval 0.05 --gpu-source none -- sh -c 'sleep 1; exit 5'"),
+                  (dir_ / "stderr.txt").string());
+  EXPECT_EQ(shell(script), 5);
+  std::ifstream err(dir_ / "stderr.txt");
+  const std::string message((std::istreambuf_iterator<char>(err)),
+                            std::istreambuf_iterator<char>());
+  EXPECT_NE(message.find("; no more samples"), std::string::npos) << message;
+  EXPECT_LE(fs::file_size(log_), 2048u);
+  const Telemetry t = read_telemetry_files({log_});
+  EXPECT_EQ(t.files[0].kind, TelemetryKind::kStokerMonitor);
+  EXPECT_FALSE(t.files[0].exit_status.has_value());  // the end line could not be written
 }
 
 TEST_F(MonitorTest, NvidiaSmiFallback) {

@@ -18,6 +18,7 @@ namespace stoker::telemetry {
 struct Line {
   int64_t number = 0;     // 1-based
   std::string_view text;  // without the line break, '\r' and trailing spaces
+  bool complete = true;   // false for a last line without its line break (a cut-off write)
 };
 
 // Every line of `content`, blank ones included (so that numbers match the file).

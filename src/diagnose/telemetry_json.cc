@@ -11,8 +11,11 @@ namespace {
 
 using nlohmann::json;
 
+// The line's object; a discarded value for a last line cut off mid-write (a job killed or a
+// disk full while the log was written), which the callers skip.
 json parse_line(const Source& src, const Line& line) {
   json j = json::parse(line.text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() && !line.complete) return j;
   if (j.is_discarded()) src.fail(line, "not a JSON object");
   if (!j.is_object()) src.fail(line, "expected a JSON object");
   return j;
@@ -65,6 +68,7 @@ void parse_stoker_stats(const std::vector<Line>& lines, const Source& src) {
   for (const Line& line : lines) {
     if (trim(line.text).empty()) continue;
     const json j = parse_line(src, line);
+    if (j.is_discarded()) continue;
     if (!j.contains("stoker_stats"))
       src.fail(line, "not a stoker stats line (no \"stoker_stats\")");
     RankSample s;
@@ -97,6 +101,7 @@ void parse_stoker_monitor(const std::vector<Line>& lines, const Source& src) {
   for (const Line& line : lines) {
     if (trim(line.text).empty()) continue;
     const json j = parse_line(src, line);
+    if (j.is_discarded()) continue;
     if (!header) {
       if (!j.contains("stoker_monitor")) src.fail(line, "expected the stoker_monitor header");
       const auto it = j.find("gpu_source");

@@ -267,6 +267,16 @@ TEST(TelemetryParse, MonitorLog) {
   EXPECT_DOUBLE_EQ(*t.gpus[3].pcie_rx_mbps, 812.25);
 }
 
+TEST(TelemetryParse, CutOffLastJsonLineIsSkipped) {
+  // A job killed (or a disk full) mid-write leaves a last line without its line break.
+  const std::string head =
+      "{\"stoker_monitor\": 1, \"gpu_source\": \"none\"}\n"
+      "{\"t\": 1.0, \"cpu\": {\"busy\": 50, \"iowait\": 1, \"idle\": 49}}\n";
+  const std::string cut = "{\"t\": 2.0, \"cpu\": {\"busy\": 5";
+  EXPECT_EQ(parse(head + cut, "m.jsonl").cpus.size(), 1u);
+  EXPECT_EQ(parse_error(head + cut + "\n", "m.jsonl"), "m.jsonl:3: not a JSON object");
+}
+
 // ---- malformed logs name the line ----------------------------------------------------------
 
 TEST(TelemetryMalformed, NamesFileAndLine) {

@@ -20,7 +20,7 @@ std::vector<Line> split_lines(std::string_view content) {
     if (end == std::string_view::npos) end = content.size();
     std::string_view text = content.substr(start, end - start);
     while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-    lines.push_back({++number, text});
+    lines.push_back({++number, text, end < content.size()});
     start = end + 1;
   }
   return lines;
