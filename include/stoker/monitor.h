@@ -5,7 +5,9 @@
 // CPU: /proc/stat deltas (all CPUs and each CPU: busy = 100 - idle - iowait, iowait, idle, in
 // percent). GPUs: NVML, loaded at run time with dlopen("libnvidia-ml.so.1") (no build-time
 // dependency), else `nvidia-smi --query-gpu=... --format=csv,noheader,nounits` run once per
-// sample, else none; the log's first line says which ("gpu_source").
+// sample, else none; the log's first line says which ("gpu_source"). PCIe rx/tx come from NVML
+// only (nvmlDeviceGetPcieThroughput, which measures for about 20 ms per GPU and direction, so
+// a sample of 8 GPUs takes about 0.3 s).
 //
 // The command inherits stdin, stdout, stderr and the environment; SIGINT and SIGTERM sent to
 // the monitor by another process (kill, a scheduler) are passed on to it (a terminal's Ctrl-C
