@@ -119,7 +119,7 @@ void parse_vmstat(const std::vector<Line>& lines, const Source& src) {
   for (const Line& line : lines) {
     const auto tokens = split_whitespace(line.text);
     if (tokens.empty()) continue;
-    if (tokens[0] == "procs") continue;  // the group line above the column names
+    if (tokens[0] == "procs" || tokens[0] == "--procs--") continue;  // the group line (-w: --)
     if (tokens[0] == "r") {
       std::unordered_map<std::string, int> names;
       size_t n = 0;

@@ -119,7 +119,9 @@ TelemetryKind detect_telemetry_kind(std::string_view content, const std::string&
         break;
       }
       const auto tokens = telemetry::split_whitespace(text);
-      if (tokens[0] == "procs" || (tokens[0] == "r" && tokens.size() > 1 && tokens[1] == "b")) {
+      // vmstat's group line: "procs -----memory---- ..." ("--procs-- ..." with -w).
+      if (tokens[0] == "procs" || tokens[0] == "--procs--" ||
+          (tokens[0] == "r" && tokens.size() > 1 && tokens[1] == "b")) {
         return TelemetryKind::kVmstat;
       }
       if (is_query_header(text)) return TelemetryKind::kNvidiaSmiCsv;

@@ -68,6 +68,7 @@ TEST(TelemetryKind, DetectedFromContentNotName) {
       {"sar_all_cpus.txt", TelemetryKind::kSar},
       {"io_bound_vmstat.txt", TelemetryKind::kVmstat},
       {"vmstat_plain.txt", TelemetryKind::kVmstat},
+      {"vmstat_wide.txt", TelemetryKind::kVmstat},
       {"stats_straggler.jsonl", TelemetryKind::kStokerStats},
       {"healthy_monitor.jsonl", TelemetryKind::kStokerMonitor},
   };
@@ -238,6 +239,11 @@ TEST(TelemetryParse, VmstatWithAndWithoutTimestamps) {
   EXPECT_DOUBLE_EQ(p.cpus[0].busy, 95);
   EXPECT_DOUBLE_EQ(p.cpus[1].busy, 96);
   EXPECT_EQ(p.cpus[3].origin.line, 9);  // after the repeated header
+  // vmstat -w (procps 4, with the gu column), captured from the real tool.
+  const Telemetry w = read({"vmstat_wide.txt"});
+  ASSERT_EQ(w.cpus.size(), 2u);
+  EXPECT_DOUBLE_EQ(w.cpus[0].busy, 51);
+  EXPECT_DOUBLE_EQ(w.cpus[0].idle, 49);
 }
 
 TEST(TelemetryParse, StatsLines) {
