@@ -69,6 +69,8 @@ TEST(TelemetryKind, DetectedFromContentNotName) {
       {"io_bound_vmstat.txt", TelemetryKind::kVmstat},
       {"vmstat_plain.txt", TelemetryKind::kVmstat},
       {"vmstat_wide.txt", TelemetryKind::kVmstat},
+      {"mpstat_sysstat12.txt", TelemetryKind::kMpstat},
+      {"sar_u_all_sysstat12.txt", TelemetryKind::kSar},
       {"stats_straggler.jsonl", TelemetryKind::kStokerStats},
       {"healthy_monitor.jsonl", TelemetryKind::kStokerMonitor},
   };
@@ -187,6 +189,19 @@ TEST(TelemetryParse, MpstatAllAndPerCpuRowsSkippingAverage) {
   EXPECT_DOUBLE_EQ(s.iowait, 0.25);
   EXPECT_DOUBLE_EQ(s.idle, 3.75);
   EXPECT_DOUBLE_EQ(s.time, 20421 * 86400.0 + 14 * 3600 + 2 * 60 + 11);  // 11/29/25 (C locale)
+}
+
+TEST(TelemetryParse, RealSysstatOutput) {
+  // Captured from sysstat 12.6.1 (Debian 12, C locale): mpstat -P ALL 1 3; sar -u ALL -P ALL.
+  const Telemetry m = read({"mpstat_sysstat12.txt"});
+  EXPECT_EQ(count_cpu(m, -1), 3u);
+  EXPECT_EQ(count_cpu(m, 1), 3u);
+  EXPECT_EQ(m.files[0].time_base, TimeBase::kAbsolute);
+  EXPECT_EQ(m.cpus[0].origin.line, 4);
+  const Telemetry s = read({"sar_u_all_sysstat12.txt"});
+  EXPECT_EQ(count_cpu(s, -1), 2u);
+  EXPECT_EQ(count_cpu(s, 0), 2u);
+  EXPECT_EQ(s.cpus[0].origin.line, 4);
 }
 
 TEST(TelemetryParse, MpstatTwelveHourClock) {
