@@ -10,6 +10,7 @@
 #include "stoker/capacity.h"
 #include "stoker/error.h"
 #include "stoker/report.h"
+#include "stoker/telemetry.h"
 #include "stoker/transform.h"
 
 namespace stoker {
@@ -43,13 +44,49 @@ Report capacity_html(const CapacityReport& r) {
   return page;
 }
 
+// Telemetry as a page: utilisation over time per GPU and of the CPUs.
+Report telemetry_html(const Diagnosis& d, const nlohmann::json& series,
+                      const std::vector<std::string>& files) {
+  Report page;
+  page.title = "stoker doctor: telemetry";
+  page.diagnosis = d;
+  nlohmann::json lines = nlohmann::json::array();
+  for (const auto& gpu : series.value("gpus", nlohmann::json::array())) {
+    lines.push_back({{"name", fmt::format("GPU {} util %", gpu["index"].get<int>())},
+                     {"x", gpu["t"]},
+                     {"y", gpu["util"]}});
+  }
+  if (series.contains("cpu") && !series["cpu"]["t"].empty()) {
+    lines.push_back(
+        {{"name", "CPU busy %"}, {"x", series["cpu"]["t"]}, {"y", series["cpu"]["busy"]}});
+    lines.push_back(
+        {{"name", "CPU iowait %"}, {"x", series["cpu"]["t"]}, {"y", series["cpu"]["iowait"]}});
+  }
+  page.charts.push_back({{"kind", "lines"},
+                         {"title", "Utilisation over time"},
+                         {"x_label", "seconds"},
+                         {"y_label", "%"},
+                         {"y_max", 100},
+                         {"series", lines}});
+  std::string list;
+  for (const auto& f : files) list += (list.empty() ? "" : ", ") + f;
+  page.notes.push_back("logs: " + list);
+  return page;
+}
+
 class Doctor : public DoctorCommand {
  public:
   explicit Doctor(CLI::App& app) {
     cmd_ = app.add_subcommand(
         "doctor",
         "name the scaling failure: measure the pipeline on a sample of DATA and plan 1..G GPUs");
-    cmd_->add_option("DATA", data_, "image folder, file list or packed dataset");
+    auto* data = cmd_->add_option("DATA", data_, "image folder, file list or packed dataset");
+    auto* telemetry =
+        cmd_->add_option("--telemetry", telemetry_,
+                         "diagnose logs instead: nvidia-smi CSV or dmon, mpstat, sar -u, vmstat, "
+                         "stoker stats lines or stoker monitor logs")
+            ->expected(1, -1);
+    data->excludes(telemetry);
     cmd_->add_option("--gpus", gpus_, "plan for 1..G GPUs")->check(CLI::PositiveNumber);
     auto* rate = cmd_->add_option("--gpu-rate", gpu_rate_, "images/s one GPU trains on")
                      ->check(CLI::PositiveNumber);
@@ -79,6 +116,7 @@ class Doctor : public DoctorCommand {
 
   std::optional<int> run() override {
     if (!cmd_->parsed()) return std::nullopt;
+    if (!telemetry_.empty()) return run_telemetry();
     STOKER_CHECK(!data_.empty(), "doctor: give DATA (and --gpus with --gpu-rate or --step-ms)");
     STOKER_CHECK(gpu_rate_ > 0 || step_ms_ > 0,
                  "doctor: give the GPU demand: --gpu-rate IMAGES_PER_S, or --step-ms MS with "
@@ -105,7 +143,23 @@ class Doctor : public DoctorCommand {
   }
 
  private:
+  int run_telemetry() {
+    const Telemetry telemetry = read_telemetry_files(telemetry_);
+    const Diagnosis d = diagnose_telemetry(telemetry);
+    const nlohmann::json series = telemetry_series(telemetry);
+    if (!html_.empty()) write_html(telemetry_html(d, series, telemetry_), html_);
+    if (json_) {
+      nlohmann::json j = to_json(d);
+      j["series"] = series;
+      fmt::print("{}\n", j.dump(2));
+    } else {
+      fmt::print("{}", format_diagnosis(d));
+    }
+    return 0;
+  }
+
   CLI::App* cmd_ = nullptr;
+  std::vector<std::string> telemetry_;
   std::string data_;
   int gpus_ = 1;
   double gpu_rate_ = 0;

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "doctor.h"
+#include "monitor_cmd.h"
 #include "pack.h"
 #include "stoker/capacity.h"
 #include "stoker/dataset.h"
@@ -501,9 +502,11 @@ int run(int argc, char** argv) {
 
   auto pack_commands = add_pack_commands(app);
   auto doctor_command = add_doctor_command(app);
+  auto monitor_command = add_monitor_command(app);
   CLI11_PARSE(app, argc, argv);
   if (auto rc = pack_commands->run()) return *rc;
   if (auto rc = doctor_command->run()) return *rc;
+  if (auto rc = monitor_command->run()) return *rc;
   if (bench_cmd->parsed()) return cmd_bench(bench);
   if (demo_cmd->parsed()) return cmd_demo(demo, demo_options);
   if (synth_cmd->parsed()) return cmd_synth(synth_out, synth);

@@ -3,48 +3,10 @@
 #include <algorithm>
 #include <utility>
 
+#include "diagnose/fixes.h"
 #include "stoker/diagnose.h"
 
 namespace stoker {
-namespace {
-
-Fix unmeasured(std::string action, std::string reason, std::string note) {
-  Fix fix;
-  fix.action = std::move(action);
-  fix.reason = std::move(reason);
-  fix.measured_on = std::move(note);
-  return fix;
-}
-
-std::vector<Fix> input_bound_fixes() {
-  return {
-      unmeasured("stoker pack DATA OUT --mode jpeg --max-side 256",
-                 "decoding 256-pixel JPEGs costs a fraction of full-size photos",
-                 "estimate; `stoker doctor DATA` measures it on your data"),
-      unmeasured("stoker pack DATA OUT --mode raw --max-side 256",
-                 "raw pixels skip decoding: the CPU only copies and augments",
-                 "estimate; `stoker doctor DATA` measures it on your data"),
-      unmeasured("GPU augmentation (device='cuda', --device cuda)",
-                 "the CPU only decodes; crop, resize and normalise run on the GPU",
-                 "estimate; needs a CUDA build and a GPU"),
-      unmeasured("more cores per rank (threads = cores / ranks on the node)",
-                 "the pool is saturated: throughput grows with cores", ""),
-  };
-}
-
-std::vector<Fix> io_bound_fixes() {
-  return {
-      unmeasured("stoker pack DATA OUT --mode jpeg --max-side 256",
-                 "few large shards read sequentially instead of many small files; fewer bytes",
-                 "estimate; `stoker doctor DATA` measures it on your data"),
-      unmeasured("copy the data set to local NVMe or RAM (page cache) before training",
-                 "the workers wait on storage, not on the CPU", ""),
-      unmeasured("more threads than cores (e.g. --threads 2x cores) to overlap reads",
-                 "blocked reads leave cores idle", ""),
-  };
-}
-
-}  // namespace
 
 Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t) {
   Diagnosis d;
@@ -90,7 +52,7 @@ Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t
         "input-bound on reads: the consumer waited {:.0f} % of the time and the workers spent "
         "{:.0f} % of their time reading (process CPU {:.0f} %)",
         pct(w.wait_fraction), pct(w.read_fraction), pct(w.cpu_utilisation));
-    d.fixes = io_bound_fixes();
+    d.fixes = fixes::io_bound();
     return d;
   }
   if (w.busy_fraction >= t.busy_saturated) {
@@ -103,7 +65,7 @@ Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t
       d.summary += fmt::format(", the training step could take {:.0f}",
                                d.numbers["step_images_per_second"].get<double>());
     }
-    d.fixes = input_bound_fixes();
+    d.fixes = fixes::input_bound_cpu();
     return d;
   }
   d.verdict = Verdict::kUnknown;
@@ -111,8 +73,8 @@ Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t
       "the consumer waited {:.0f} % of the time although the workers were only {:.0f} % busy: "
       "too few batches in flight, or the process is starved by something outside the loader",
       pct(w.wait_fraction), pct(w.busy_fraction));
-  d.fixes = {unmeasured("raise prefetch (batches in flight) and check other CPU users (top)",
-                        "idle workers while the consumer waits", "")};
+  d.fixes = {fixes::unmeasured("raise prefetch (batches in flight) and check other CPU users (top)",
+                               "idle workers while the consumer waits", "")};
   return d;
 }
 

@@ -55,3 +55,22 @@ def test_capacity_report_renders_its_charts(small_set, tmp_path):
     seen = {px for px in image.getdata() if px in colours}
     # Every series colour is on screen: the bars were painted, not only put in the DOM.
     assert seen == colours
+
+
+def test_telemetry_report_charts_each_gpu_and_the_cpus(tmp_path):
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "telemetry"
+    page = tmp_path / "telemetry.html"
+    out = subprocess.run([str(stoker_bin()), "doctor", "--telemetry",
+                          str(fixtures / "input_bound_gpu.csv"),
+                          str(fixtures / "input_bound_mpstat.txt"), "--html", str(page), "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    assert json.loads(out)["verdict"] == "input-bound-cpu"
+    dom = browser("--dump-dom", page.as_uri())
+    assert 'data-rendered="1"' in dom
+    # GPU 0, GPU 1, CPU busy, CPU iowait: one drawn line each, with a point per sample.
+    assert dom.count("<polyline") == 4
+    assert '>input-bound-cpu<' in dom
+    shot = tmp_path / "telemetry.png"
+    browser("--window-size=1100,1400", f"--screenshot={shot}", page.as_uri())
+    pixels = set(Image.open(shot).convert("RGB").getdata())
+    assert {(0x15, 0x65, 0xC0), (0xC6, 0x28, 0x28), (0x2E, 0x7D, 0x32), (0xEF, 0x6C, 0x00)} <= pixels

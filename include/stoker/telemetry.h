@@ -1,0 +1,167 @@
+// Telemetry: the logs people already have (GPU and CPU utilisation over time, stoker's own stats
+// lines), read into typed samples, and the doctor's verdict from them (docs/doctor.md,
+// "Telemetry").
+//
+// Kinds, detected from the content (never the file name):
+//   nvidia-smi-csv   `nvidia-smi --query-gpu=...,utilization.gpu,... --format=csv[,nounits]
+//                    [-l N]`: a header of query names (units like `[%]` optional), any order or
+//                    subset that includes utilization.gpu, wider queries welcome; values like
+//                    `87 %`, `1234 MiB`, `[N/A]`, `[Not Supported]`. GPUs are told apart by
+//                    `index` (else `uuid` / `pci.bus_id`, else one GPU); time from `timestamp`
+//                    (`2024/01/15 10:23:45.123`), else sample order at 1 s.
+//   nvidia-smi-dmon  `nvidia-smi dmon [-s ut] [-o DT]`: `# gpu ... sm ...` header and `# Idx`
+//                    units line (repeated headers are fine), `-` for missing values, rxpci /
+//                    txpci (MB/s) with `-s t`, Date (YYYYMMDD) / Time columns with `-o DT`.
+//   mpstat           sysstat `mpstat [-P ALL] N`: `all` and per-CPU rows, 12-hour (AM/PM) or
+//                    24-hour times, the date from the `Linux ...` banner; `Average:` rows are a
+//                    summary and are skipped.
+//   sar              sysstat `sar -u [ALL] [-P ALL] N` (same layout, `%user`/`%system` columns
+//                    or `sar -u ALL`'s); other sar reports in the file are skipped.
+//   vmstat           procps `vmstat [-w] [-t] N`: us sy id wa [st gu]; with `-t` the trailing
+//                    date and time. The first row (averages since boot) is skipped.
+//   stoker-stats     stoker stats JSON lines (`{"stoker_stats": 1, "time": ..., "rank": ...,
+//                    "window": {...}}`, docs/doctor.md), one or more ranks.
+//   stoker-monitor   what `stoker monitor` writes (JSON lines, docs/doctor.md).
+// CPU busy is always 100 - %idle - %iowait, so every kind agrees on what "busy" means.
+//
+// Failure: every function throws stoker::Error. A file of no known kind: "FILE: not a telemetry
+// log stoker reads ...". Malformed content of a recognised kind: "FILE:LINE: reason" (a field
+// count that does not match the header, text where a number belongs, a bad timestamp, invalid
+// JSON or a missing required key). Blank lines, repeated headers and trailing spaces are fine.
+//
+// Thread-safety: plain values and pure functions; distinct objects may be used concurrently.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stoker/diagnose.h"
+
+namespace stoker {
+
+enum class TelemetryKind {
+  kNvidiaSmiCsv,
+  kNvidiaSmiDmon,
+  kMpstat,
+  kSar,
+  kVmstat,
+  kStokerStats,
+  kStokerMonitor
+};
+// "nvidia-smi-csv", "nvidia-smi-dmon", "mpstat", "sar", "vmstat", "stoker-stats",
+// "stoker-monitor".
+const char* to_string(TelemetryKind kind);
+
+// How a file's sample times are known.
+enum class TimeBase {
+  kAbsolute,   // date and time of day: seconds since 1970-01-01 of the logged wall clock
+  kTimeOfDay,  // time of day only (no date): seconds since the first day's midnight
+  kSequence,   // no clock in the log: sample order, 1 s apart (the tools' default interval)
+};
+
+// Where a sample came from: Telemetry::files[file] and its 1-based line number
+// (Telemetry::cite quotes it).
+struct Origin {
+  int file = 0;
+  int64_t line = 0;
+};
+
+struct GpuSample {
+  Origin origin;
+  double time = 0;    // seconds, see the file's TimeBase
+  int gpu = 0;        // the GPU's index within its file (GPUs of different files are distinct)
+  int64_t round = 0;  // this GPU's sample count before this one: equal rounds are simultaneous
+  double util = 0;    // utilization.gpu / dmon sm, percent
+  std::optional<double> memory_util;      // percent
+  std::optional<double> memory_used_mib;  // MiB
+  std::optional<double> pcie_rx_mbps;     // MB/s
+  std::optional<double> pcie_tx_mbps;     // MB/s
+};
+
+struct CpuSample {
+  Origin origin;
+  double time = 0;
+  int cpu = -1;       // -1: all CPUs together, else the CPU number
+  double busy = 0;    // percent: 100 - idle - iowait
+  double iowait = 0;  // percent
+  double idle = 0;    // percent
+};
+
+// One stoker stats line: one rank's window.
+struct RankSample {
+  Origin origin;
+  double time = 0;  // seconds since 1970
+  int rank = 0;
+  int world_size = 1;
+  PipelineWindow window;
+};
+
+struct TelemetryFile {
+  std::string path;
+  TelemetryKind kind = TelemetryKind::kNvidiaSmiCsv;
+  TimeBase time_base = TimeBase::kSequence;
+  std::vector<std::string> lines;  // every line, trailing spaces removed (for quoting)
+  std::string gpu_source;          // stoker-monitor: "nvml", "nvidia-smi" or "none"
+  std::optional<int> exit_status;  // stoker-monitor: the command's exit status, when it ended
+};
+
+// Samples of every file read, in file order and, within a file, in line order.
+struct Telemetry {
+  std::vector<TelemetryFile> files;
+  std::vector<GpuSample> gpus;
+  std::vector<CpuSample> cpus;
+  std::vector<RankSample> ranks;
+
+  // "FILE:LINE: <the line>" (long lines shortened), for evidence.
+  std::string cite(const Origin& origin) const;
+};
+
+// The kind of a log from its first lines; `name` is only used in the error message.
+TelemetryKind detect_telemetry_kind(std::string_view content, const std::string& name);
+
+// Detects the kind of `content` and appends its samples (and a TelemetryFile named `name`);
+// when it throws, `into` is left as it was.
+void parse_telemetry(std::string_view content, const std::string& name, Telemetry& into);
+
+// Reads and parses each file; errors name the file (unreadable, unknown kind, FILE:LINE).
+Telemetry read_telemetry_files(const std::vector<std::string>& paths);
+
+// Thresholds of the telemetry verdict, in percent unless said otherwise (docs/doctor.md).
+struct TelemetryThresholds {
+  int min_samples = 5;         // fewer GPU samples (or CPU samples, where needed): unknown
+  double gpu_low = 50;         // mean GPU utilisation below this: the GPUs are underused
+  double gpu_healthy = 80;     // mean GPU utilisation at or above this: healthy
+  double cpu_pinned = 85;      // CPU busy at or above this: the CPUs are saturated
+  double cpu_low = 50;         // CPU busy below this: the CPUs are not what limits
+  double iowait_high = 20;     // iowait at or above this (GPUs and CPUs low): io-bound
+  double imbalance_busy = 60;  // rank-imbalance: the busiest GPU's mean at or above this ...
+  double imbalance_idle = 20;  // ... while the other GPUs' mean is at or below this
+  double dip_fraction = 0.2;   // communication-bound: at least this share of the rounds has
+                               // every GPU below gpu_low ...
+  double dip_together = 0.6;   // ... and of the rounds with some GPU below gpu_low, at
+                               // least this share has all of them below it ...
+  double interconnect_high_mbps = 1000;  // ... while PCIe rx + tx per GPU in those rounds
+                                         // averages at least this (MB/s)
+  double straggler_ratio = 0.7;  // stats lines: a rank under this share of the fastest rank's
+                                 // images/s is a straggler
+  double wait_outlier = 0.25;    // stats lines: ranks whose consumer wait fractions differ by
+                                 // at least this (the most waiting one is the straggler)
+};
+
+// The verdict from telemetry: rank-imbalance, healthy, input-bound-cpu, io-bound,
+// communication-bound or unknown, with the numbers in the summary, quoted log lines
+// ("FILE:LINE: <line>") and per-GPU means as evidence, and fixes. Stats lines go through
+// diagnose_pipeline per rank. GPU and CPU logs are compared over the time they overlap when
+// both have dates, else by whole-file means. Never throws for well-formed input.
+Diagnosis diagnose_telemetry(const Telemetry& telemetry, const TelemetryThresholds& t = {});
+
+// Time series for charts: {"gpus": [{"file": F, "index": 0, "t": [...], "util": [...]}],
+//  "cpu": {"t": [...], "busy": [...], "iowait": [...]}} (the "all CPUs" samples), t in seconds
+// from the first sample with a date (files without one count from their own first sample).
+nlohmann::json telemetry_series(const Telemetry& telemetry);
+
+}  // namespace stoker

@@ -1,0 +1,70 @@
+// Shared by the telemetry parsers (telemetry_*.cc): lines, tokens, numbers, dates, and the
+// "FILE:LINE: reason" error. Not a public header.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stoker/error.h"
+#include "stoker/telemetry.h"
+
+namespace stoker::telemetry {
+
+struct Line {
+  int64_t number = 0;     // 1-based
+  std::string_view text;  // without the line break, '\r' and trailing spaces
+  bool complete = true;   // false for a last line without its line break (a cut-off write)
+};
+
+// Every line of `content`, blank ones included (so that numbers match the file).
+std::vector<Line> split_lines(std::string_view content);
+
+std::string_view trim(std::string_view s);
+std::vector<std::string_view> split_whitespace(std::string_view s);
+std::vector<std::string_view> split_char(std::string_view s, char sep);
+std::string lower(std::string_view s);
+
+// The whole of `s` as a finite number (no leading '+', no trailing text); nullopt otherwise.
+std::optional<double> parse_number(std::string_view s);
+// A non-negative integer below 2^31; nullopt otherwise.
+std::optional<int> parse_index(std::string_view s);
+
+// Days since 1970-01-01 of a proleptic Gregorian date; nullopt for an invalid date.
+std::optional<int64_t> days_from_civil(int64_t y, int m, int d);
+// "HH:MM:SS" or "HH:MM:SS.fff" -> seconds since midnight; nullopt when malformed.
+std::optional<double> parse_clock(std::string_view s);
+
+// One file being parsed: its name, index in Telemetry::files, and the output.
+struct Source {
+  const std::string& name;
+  int file;
+  Telemetry& out;
+
+  Origin origin(const Line& line) const { return {file, line.number}; }
+
+  template <typename... Args>
+  [[noreturn]] void fail(const Line& line, fmt::format_string<Args...> format,
+                         Args&&... args) const {
+    STOKER_THROW("{}:{}: {}", name, line.number, fmt::format(format, std::forward<Args>(args)...));
+  }
+};
+
+// `s` with control characters and bytes that are not well-formed UTF-8 replaced by '?', so
+// that quoted log lines are valid JSON strings.
+std::string printable(std::string_view s);
+// A short, printable quote of untrusted text for error messages.
+std::string quote(std::string_view s);
+
+void parse_nvidia_smi_csv(const std::vector<Line>& lines, const Source& src);
+void parse_nvidia_smi_dmon(const std::vector<Line>& lines, const Source& src);
+void parse_sysstat(const std::vector<Line>& lines, const Source& src);  // mpstat and sar
+void parse_vmstat(const std::vector<Line>& lines, const Source& src);
+void parse_stoker_stats(const std::vector<Line>& lines, const Source& src);
+void parse_stoker_monitor(const std::vector<Line>& lines, const Source& src);
+
+}  // namespace stoker::telemetry

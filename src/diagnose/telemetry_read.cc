@@ -1,0 +1,194 @@
+// Telemetry files: which kind a log is (from its content) and reading it into samples
+// (stoker/telemetry.h).
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "diagnose/telemetry_internal.h"
+
+namespace stoker {
+namespace {
+
+using telemetry::Line;
+
+constexpr std::array<std::pair<TelemetryKind, const char*>, 7> kKindNames = {{
+    {TelemetryKind::kNvidiaSmiCsv, "nvidia-smi-csv"},
+    {TelemetryKind::kNvidiaSmiDmon, "nvidia-smi-dmon"},
+    {TelemetryKind::kMpstat, "mpstat"},
+    {TelemetryKind::kSar, "sar"},
+    {TelemetryKind::kVmstat, "vmstat"},
+    {TelemetryKind::kStokerStats, "stoker-stats"},
+    {TelemetryKind::kStokerMonitor, "stoker-monitor"},
+}};
+
+// A --query-gpu header: comma-separated query names (lowercase, digits, '.', '_'), each with an
+// optional " [unit]", one of which nvidia-smi always knows.
+bool is_query_header(std::string_view text) {
+  const auto fields = telemetry::split_char(text, ',');
+  if (fields.size() < 2) return false;
+  bool known = false;
+  for (auto f : fields) {
+    f = telemetry::trim(f);
+    const size_t bracket = f.find('[');
+    if (bracket != std::string_view::npos) {
+      if (f.back() != ']') return false;
+      f = telemetry::trim(f.substr(0, bracket));
+    }
+    if (f.empty()) return false;
+    for (char c : f) {
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_')) {
+        return false;
+      }
+    }
+    known = known || f == "timestamp" || f == "index" || f == "utilization.gpu" || f == "uuid" ||
+            f == "pci.bus_id" || f == "name" || f == "memory.used";
+  }
+  return known;
+}
+
+// The kind of a sysstat CPU header "[time [AM|PM]] CPU %usr ... %idle", or nullopt.
+std::optional<TelemetryKind> sysstat_header(std::string_view text) {
+  const auto tokens = telemetry::split_whitespace(text);
+  int cpu = -1, usr = -1, irq = -1, steal = -1, idle = -1;
+  bool user = false;
+  for (size_t i = 0; i < tokens.size() && i < 64; ++i) {
+    const int n = static_cast<int>(i);
+    if (tokens[i] == "CPU") cpu = n;
+    if (tokens[i] == "%usr") usr = n;
+    if (tokens[i] == "%user" || tokens[i] == "%system") user = true;
+    if (tokens[i] == "%irq") irq = n;
+    if (tokens[i] == "%steal") steal = n;
+    if (tokens[i] == "%idle") idle = n;
+  }
+  if (cpu < 0 || idle < 0 || cpu > 2) return std::nullopt;
+  // mpstat: %usr ... %irq %soft %steal; sar -u: %user (or, for -u ALL, %steal before %irq).
+  if (!user && usr >= 0 && irq >= 0 && (steal < 0 || irq < steal)) return TelemetryKind::kMpstat;
+  return TelemetryKind::kSar;
+}
+
+}  // namespace
+
+const char* to_string(TelemetryKind kind) {
+  for (const auto& [k, name] : kKindNames) {
+    if (k == kind) return name;
+  }
+  return "unknown";
+}
+
+std::string Telemetry::cite(const Origin& origin) const {
+  std::string path = "?";
+  std::string_view text;
+  if (origin.file >= 0 && static_cast<size_t>(origin.file) < files.size()) {
+    const TelemetryFile& f = files[static_cast<size_t>(origin.file)];
+    path = f.path;
+    if (origin.line >= 1 && static_cast<size_t>(origin.line) <= f.lines.size()) {
+      text = f.lines[static_cast<size_t>(origin.line - 1)];
+    }
+  }
+  // Quoted lines end up in JSON (doctor --json): valid UTF-8 only, long lines shortened.
+  constexpr size_t kMax = 200;
+  std::string quoted = telemetry::printable(text.substr(0, kMax));
+  if (text.size() > kMax) quoted += " ...";
+  return fmt::format("{}:{}: {}", telemetry::printable(path), origin.line, quoted);
+}
+
+TelemetryKind detect_telemetry_kind(std::string_view content, const std::string& name) {
+  const auto lines = telemetry::split_lines(content);
+  std::string_view first;
+  int seen = 0;
+  for (const Line& line : lines) {
+    const std::string_view text = telemetry::trim(line.text);
+    if (text.empty()) continue;
+    if (seen++ == 0) {
+      first = text;
+      if (text.front() == '{') {
+        const auto j = nlohmann::json::parse(text, nullptr, false);
+        if (j.is_object() && j.contains("stoker_monitor")) return TelemetryKind::kStokerMonitor;
+        if (j.is_object() && j.contains("stoker_stats")) return TelemetryKind::kStokerStats;
+        break;
+      }
+      if (text.front() == '#') {
+        std::string_view rest = text;
+        while (!rest.empty() && rest.front() == '#') rest.remove_prefix(1);
+        for (auto t : telemetry::split_whitespace(rest)) {
+          if (t == "gpu") return TelemetryKind::kNvidiaSmiDmon;
+        }
+        break;
+      }
+      const auto tokens = telemetry::split_whitespace(text);
+      // vmstat's group line: "procs -----memory---- ..." ("--procs-- ..." with -w).
+      if (tokens[0] == "procs" || tokens[0] == "--procs--" ||
+          (tokens[0] == "r" && tokens.size() > 1 && tokens[1] == "b")) {
+        return TelemetryKind::kVmstat;
+      }
+      if (is_query_header(text)) return TelemetryKind::kNvidiaSmiCsv;
+      if (tokens[0] != "Linux") {
+        if (const auto kind = sysstat_header(text)) return *kind;
+        break;
+      }
+      continue;  // sysstat's banner: the CPU header follows
+    }
+    if (const auto kind = sysstat_header(text)) return *kind;
+    if (seen > 8) break;
+  }
+  if (seen == 0) STOKER_THROW("{}: empty, not a telemetry log", name);
+  STOKER_THROW(
+      "{}: not a telemetry log stoker reads (nvidia-smi --format=csv or dmon, mpstat, sar -u, "
+      "vmstat, stoker stats or monitor JSON lines); it starts with {}",
+      name, telemetry::quote(first));
+}
+
+void parse_telemetry(std::string_view content, const std::string& name, Telemetry& into) {
+  const TelemetryKind kind = detect_telemetry_kind(content, name);
+  const auto lines = telemetry::split_lines(content);
+  TelemetryFile file;
+  file.path = name;
+  file.kind = kind;
+  file.lines.reserve(lines.size());
+  for (const Line& line : lines) file.lines.emplace_back(line.text);
+  const size_t files = into.files.size(), gpus = into.gpus.size(), cpus = into.cpus.size(),
+               ranks = into.ranks.size();
+  into.files.push_back(std::move(file));
+  const telemetry::Source src{name, static_cast<int>(files), into};
+  try {
+    switch (kind) {
+      case TelemetryKind::kNvidiaSmiCsv:
+        return telemetry::parse_nvidia_smi_csv(lines, src);
+      case TelemetryKind::kNvidiaSmiDmon:
+        return telemetry::parse_nvidia_smi_dmon(lines, src);
+      case TelemetryKind::kMpstat:
+      case TelemetryKind::kSar:
+        return telemetry::parse_sysstat(lines, src);
+      case TelemetryKind::kVmstat:
+        return telemetry::parse_vmstat(lines, src);
+      case TelemetryKind::kStokerStats:
+        return telemetry::parse_stoker_stats(lines, src);
+      case TelemetryKind::kStokerMonitor:
+        return telemetry::parse_stoker_monitor(lines, src);
+    }
+  } catch (...) {  // leave `into` as it was
+    into.files.resize(files);
+    into.gpus.resize(gpus);
+    into.cpus.resize(cpus);
+    into.ranks.resize(ranks);
+    throw;
+  }
+}
+
+Telemetry read_telemetry_files(const std::vector<std::string>& paths) {
+  Telemetry telemetry;
+  for (const std::string& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) STOKER_THROW("{}: cannot open: {}", path, std::strerror(errno));
+    std::ostringstream content;
+    content << in.rdbuf();
+    if (in.bad()) STOKER_THROW("{}: read error", path);
+    parse_telemetry(content.str(), path, telemetry);
+  }
+  return telemetry;
+}
+
+}  // namespace stoker

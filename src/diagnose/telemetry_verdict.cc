@@ -1,0 +1,514 @@
+// The doctor's verdict from telemetry samples, and their time series (stoker/telemetry.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "diagnose/fixes.h"
+#include "diagnose/telemetry_internal.h"
+#include "stoker/telemetry.h"
+
+namespace stoker {
+namespace {
+
+using nlohmann::json;
+
+// One GPU of one file.
+struct GpuSeries {
+  int file = 0;
+  int gpu = 0;
+  std::vector<const GpuSample*> samples;
+  double mean = 0;
+};
+
+struct Inputs {
+  std::vector<GpuSeries> gpus;        // by (file, gpu)
+  std::vector<const CpuSample*> cpu;  // "all CPUs" samples
+  bool by_time = false;               // restricted to the time both logs cover
+  double overlap_seconds = 0;
+  std::string time_note;  // why the logs were compared by whole-file means
+};
+
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+}
+
+template <typename Sample, typename Value>
+double mean_of(const std::vector<const Sample*>& samples, Value value) {
+  double sum = 0;
+  for (const Sample* s : samples) sum += value(*s);
+  return samples.empty() ? 0.0 : sum / static_cast<double>(samples.size());
+}
+
+// The `k` samples whose value is closest to `target`, in log order: representative lines.
+template <typename Sample, typename Value>
+std::vector<const Sample*> closest(std::vector<const Sample*> samples, Value value, double target,
+                                   size_t k) {
+  std::stable_sort(samples.begin(), samples.end(), [&](const Sample* a, const Sample* b) {
+    return std::abs(value(*a) - target) < std::abs(value(*b) - target);
+  });
+  samples.resize(std::min(k, samples.size()));
+  std::sort(samples.begin(), samples.end(), [](const Sample* a, const Sample* b) {
+    return std::pair(a->origin.file, a->origin.line) < std::pair(b->origin.file, b->origin.line);
+  });
+  return samples;
+}
+
+// A file's path as it may appear in JSON (valid UTF-8).
+std::string path_of(const Telemetry& tel, int file) {
+  return telemetry::printable(tel.files[static_cast<size_t>(file)].path);
+}
+
+bool absolute(const Telemetry& tel, const Origin& o) {
+  return tel.files[static_cast<size_t>(o.file)].time_base == TimeBase::kAbsolute;
+}
+
+Inputs select_inputs(const Telemetry& tel, const TelemetryThresholds& th) {
+  Inputs in;
+  std::vector<const GpuSample*> gpu;
+  for (const GpuSample& s : tel.gpus) gpu.push_back(&s);
+  for (const CpuSample& s : tel.cpus) {
+    if (s.cpu < 0) in.cpu.push_back(&s);
+  }
+  // Compare over the time both cover when both have dates and overlap.
+  if (!gpu.empty() && !in.cpu.empty()) {
+    const bool dated =
+        std::all_of(gpu.begin(), gpu.end(), [&](auto* s) { return absolute(tel, s->origin); }) &&
+        std::all_of(in.cpu.begin(), in.cpu.end(),
+                    [&](auto* s) { return absolute(tel, s->origin); });
+    if (dated) {
+      const auto [g0, g1] = std::minmax_element(gpu.begin(), gpu.end(),
+                                                [](auto* a, auto* b) { return a->time < b->time; });
+      const auto [c0, c1] = std::minmax_element(in.cpu.begin(), in.cpu.end(),
+                                                [](auto* a, auto* b) { return a->time < b->time; });
+      const double lo = std::max((*g0)->time, (*c0)->time) - 0.5;
+      const double hi = std::min((*g1)->time, (*c1)->time) + 0.5;
+      std::vector<const GpuSample*> g;
+      std::vector<const CpuSample*> c;
+      for (auto* s : gpu) {
+        if (s->time >= lo && s->time <= hi) g.push_back(s);
+      }
+      for (auto* s : in.cpu) {
+        if (s->time >= lo && s->time <= hi) c.push_back(s);
+      }
+      if (hi > lo && c.size() >= static_cast<size_t>(th.min_samples) &&
+          g.size() >= static_cast<size_t>(th.min_samples)) {
+        in.by_time = true;
+        in.overlap_seconds = hi - lo - 1.0;
+        gpu = std::move(g);
+        in.cpu = std::move(c);
+      } else {
+        in.time_note = fmt::format(
+            "the GPU log ({:.0f} s) and the CPU log ({:.0f} s) barely overlap in time (another "
+            "day or time zone?): compared whole-file means",
+            (*g1)->time - (*g0)->time, (*c1)->time - (*c0)->time);
+      }
+    } else {
+      in.time_note = "not every log has dates: compared whole-file means";
+    }
+  }
+  std::map<std::pair<int, int>, GpuSeries> series;
+  for (const GpuSample* s : gpu) {
+    GpuSeries& g = series[{s->origin.file, s->gpu}];
+    g.file = s->origin.file;
+    g.gpu = s->gpu;
+    g.samples.push_back(s);
+  }
+  for (auto& [key, g] : series) {
+    g.mean = mean_of(g.samples, [](const GpuSample& s) { return s.util; });
+    in.gpus.push_back(std::move(g));
+  }
+  return in;
+}
+
+// Rounds in which every GPU of a file has a sample: how often they dip below `low` together,
+// and the PCIe traffic in those rounds.
+struct Dips {
+  int64_t rounds = 0;
+  int64_t all_low = 0;
+  int64_t any_low = 0;
+  double traffic_sum = 0;  // rx + tx per GPU sample in all-low rounds, MB/s
+  int64_t traffic_count = 0;
+  const GpuSample* example = nullptr;  // the all-low sample with the most traffic
+};
+
+Dips find_dips(const Inputs& in, double low) {
+  Dips dips;
+  std::map<int, std::vector<const GpuSeries*>> by_file;
+  for (const GpuSeries& g : in.gpus) by_file[g.file].push_back(&g);
+  for (const auto& [file, gpus] : by_file) {
+    if (gpus.size() < 2) continue;
+    std::map<int64_t, std::vector<const GpuSample*>> rounds;
+    for (const GpuSeries* g : gpus) {
+      for (const GpuSample* s : g->samples) rounds[s->round].push_back(s);
+    }
+    for (const auto& [round, samples] : rounds) {
+      if (samples.size() != gpus.size()) continue;
+      ++dips.rounds;
+      const auto low_count = std::count_if(samples.begin(), samples.end(),
+                                           [&](const GpuSample* s) { return s->util < low; });
+      if (low_count > 0) ++dips.any_low;
+      if (low_count != static_cast<int64_t>(samples.size())) continue;
+      ++dips.all_low;
+      for (const GpuSample* s : samples) {
+        if (!s->pcie_rx_mbps && !s->pcie_tx_mbps) continue;
+        const double traffic = s->pcie_rx_mbps.value_or(0) + s->pcie_tx_mbps.value_or(0);
+        dips.traffic_sum += traffic;
+        ++dips.traffic_count;
+        if (dips.example == nullptr || traffic > dips.example->pcie_rx_mbps.value_or(0) +
+                                                     dips.example->pcie_tx_mbps.value_or(0)) {
+          dips.example = s;
+        }
+      }
+    }
+  }
+  return dips;
+}
+
+std::string gpu_name(const Telemetry& tel, const GpuSeries& g) {
+  return fmt::format("GPU {} ({})", g.gpu, path_of(tel, g.file));
+}
+
+// The verdict from GPU and CPU utilisation; nullopt without GPU or CPU samples.
+std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const TelemetryThresholds& th) {
+  const Inputs in = select_inputs(tel, th);
+  if (in.gpus.empty() && in.cpu.empty()) return std::nullopt;
+  Diagnosis d;
+  json& n = d.numbers;
+  size_t max_samples = 0;
+  std::vector<double> means;
+  json per_gpu = json::array();
+  for (const GpuSeries& g : in.gpus) {
+    max_samples = std::max(max_samples, g.samples.size());
+    means.push_back(g.mean);
+    per_gpu.push_back({{"file", path_of(tel, g.file)},
+                       {"index", g.gpu},
+                       {"mean_util", g.mean},
+                       {"samples", g.samples.size()}});
+    d.evidence.push_back(fmt::format("{}: mean utilisation {:.1f} % over {} samples",
+                                     gpu_name(tel, g), g.mean, g.samples.size()));
+  }
+  const double gpu_mean = mean(means);
+  const double busy = mean_of(in.cpu, [](const CpuSample& s) { return s.busy; });
+  const double iowait = mean_of(in.cpu, [](const CpuSample& s) { return s.iowait; });
+  n["gpus"] = per_gpu;
+  n["gpu_util_mean"] = gpu_mean;
+  n["cpu_samples"] = in.cpu.size();
+  if (!in.cpu.empty()) {
+    n["cpu_busy_mean"] = busy;
+    n["cpu_iowait_mean"] = iowait;
+    d.evidence.push_back(
+        fmt::format("CPUs: {:.1f} % busy, {:.1f} % iowait on average over {} "
+                    "samples",
+                    busy, iowait, in.cpu.size()));
+  }
+  n["combined"] = in.by_time ? "time" : "file-means";
+  if (in.by_time) {
+    n["overlap_seconds"] = in.overlap_seconds;
+    d.evidence.push_back(fmt::format("GPU and CPU logs compared over the {:.0f} s they overlap",
+                                     in.overlap_seconds));
+  } else if (!in.time_note.empty()) {
+    d.evidence.push_back(in.time_note);
+  }
+  const bool gpu_ok = max_samples >= static_cast<size_t>(th.min_samples);
+  const bool cpu_ok = in.cpu.size() >= static_cast<size_t>(th.min_samples);
+  const auto util = [](const GpuSample& s) { return s.util; };
+  const auto cpu_busy = [](const CpuSample& s) { return s.busy; };
+  std::vector<const GpuSample*> all_gpu;
+  for (const GpuSeries& g : in.gpus)
+    all_gpu.insert(all_gpu.end(), g.samples.begin(), g.samples.end());
+  const auto cite_gpu = [&](double target, size_t k) {
+    for (auto* s : closest(all_gpu, util, target, k)) d.evidence.push_back(tel.cite(s->origin));
+  };
+  const auto cite_cpu = [&](auto value, double target, size_t k) {
+    for (auto* s : closest(in.cpu, value, target, k)) d.evidence.push_back(tel.cite(s->origin));
+  };
+
+  if (!gpu_ok) {
+    d.verdict = Verdict::kUnknown;
+    d.summary = in.gpus.empty() ? fmt::format(
+                                      "no GPU log: CPUs {:.1f} % busy, {:.1f} % iowait; add "
+                                      "nvidia-smi or `stoker monitor` output to judge",
+                                      busy, iowait)
+                                : fmt::format("too few GPU samples to judge: {} (need {})",
+                                              max_samples, th.min_samples);
+    return d;
+  }
+  // One GPU does the work.
+  if (in.gpus.size() >= 2) {
+    const auto busiest =
+        std::max_element(in.gpus.begin(), in.gpus.end(),
+                         [](const GpuSeries& a, const GpuSeries& b) { return a.mean < b.mean; });
+    const double others = (gpu_mean * static_cast<double>(in.gpus.size()) - busiest->mean) /
+                          static_cast<double>(in.gpus.size() - 1);
+    n["others_util_mean"] = others;
+    if (busiest->mean >= th.imbalance_busy && others <= th.imbalance_idle) {
+      d.verdict = Verdict::kRankImbalance;
+      d.summary = fmt::format(
+          "one GPU does the work: {} averaged {:.1f} % while the other {} averaged {:.1f} %: "
+          "unsharded data, or a single-GPU funnel such as DataParallel",
+          gpu_name(tel, *busiest), busiest->mean, in.gpus.size() - 1, others);
+      for (const GpuSeries& g : in.gpus) {
+        for (auto* s : closest(g.samples, util, g.mean, 1)) {
+          if (d.evidence.size() < in.gpus.size() + 8) d.evidence.push_back(tel.cite(s->origin));
+        }
+      }
+      d.fixes = fixes::rank_imbalance();
+      return d;
+    }
+  }
+  if (gpu_mean >= th.gpu_healthy) {
+    d.verdict = Verdict::kHealthy;
+    d.summary = fmt::format(
+        "the GPUs are busy: mean utilisation {:.1f} % over {} GPU(s){}; the input pipeline "
+        "keeps up",
+        gpu_mean, in.gpus.size(),
+        in.cpu.empty() ? std::string() : fmt::format(", CPUs {:.1f} % busy", busy));
+    cite_gpu(gpu_mean, 2);
+    return d;
+  }
+  if (!cpu_ok) {
+    d.verdict = Verdict::kUnknown;
+    d.summary = fmt::format(
+        "GPUs averaged {:.1f} % but there are {} CPU samples (need {}): add mpstat, sar -u, "
+        "vmstat or `stoker monitor` output to say why",
+        gpu_mean, in.cpu.size(), th.min_samples);
+    cite_gpu(gpu_mean, 2);
+    return d;
+  }
+  if (gpu_mean < th.gpu_low && busy >= th.cpu_pinned) {
+    d.verdict = Verdict::kInputBoundCpu;
+    d.summary = fmt::format(
+        "input-bound on CPU: the GPUs averaged {:.1f} % while the CPUs were {:.1f} % busy "
+        "(iowait {:.1f} %): decoding and augmentation cannot keep up",
+        gpu_mean, busy, iowait);
+    cite_gpu(gpu_mean, 2);
+    cite_cpu(cpu_busy, busy, 2);
+    d.fixes = fixes::input_bound_cpu();
+    return d;
+  }
+  if (gpu_mean < th.gpu_low && iowait >= th.iowait_high && busy < th.cpu_low) {
+    d.verdict = Verdict::kIoBound;
+    d.summary = fmt::format(
+        "io-bound: iowait {:.1f} % with the CPUs only {:.1f} % busy and the GPUs at {:.1f} %: "
+        "the job waits on storage",
+        iowait, busy, gpu_mean);
+    cite_gpu(gpu_mean, 1);
+    cite_cpu([](const CpuSample& s) { return s.iowait; }, iowait, 2);
+    d.fixes = fixes::io_bound();
+    return d;
+  }
+  const Dips dips = find_dips(in, th.gpu_low);
+  if (dips.rounds > 0) {
+    const double dip_fraction = static_cast<double>(dips.all_low) / dips.rounds;
+    const double together =
+        dips.any_low > 0 ? static_cast<double>(dips.all_low) / dips.any_low : 0.0;
+    n["dip_fraction"] = dip_fraction;
+    n["dip_together"] = together;
+    if (dips.traffic_count > 0) {
+      n["interconnect_mbps_in_dips"] = dips.traffic_sum / dips.traffic_count;
+    }
+    if (dip_fraction >= th.dip_fraction && together >= th.dip_together && busy < th.cpu_pinned) {
+      if (dips.traffic_count == 0) {
+        d.verdict = Verdict::kUnknown;
+        d.summary = fmt::format(
+            "the GPUs dip below {:.0f} % together in {:.0f} % of the rounds with the CPUs "
+            "{:.1f} % busy, but there are no interconnect counters: log nvidia-smi dmon -s ut "
+            "to see whether communication is the cause",
+            th.gpu_low, 100 * dip_fraction, busy);
+        return d;
+      }
+      const double traffic = dips.traffic_sum / dips.traffic_count;
+      if (traffic >= th.interconnect_high_mbps) {
+        d.verdict = Verdict::kCommunicationBound;
+        d.summary = fmt::format(
+            "communication-bound: all GPUs dipped below {:.0f} % together in {:.0f} % of the "
+            "rounds ({:.0f} % of the dips were shared) while PCIe rx+tx averaged {:.0f} MB/s "
+            "per GPU; CPUs {:.1f} % busy, GPUs {:.1f} % on average",
+            th.gpu_low, 100 * dip_fraction, 100 * together, traffic, busy, gpu_mean);
+        d.evidence.push_back(tel.cite(dips.example->origin));
+        cite_cpu(cpu_busy, busy, 1);
+        d.fixes = fixes::communication_bound();
+        return d;
+      }
+    }
+  }
+  d.verdict = Verdict::kUnknown;
+  d.summary = fmt::format(
+      "no rule fits: GPUs {:.1f} %, CPUs {:.1f} % busy, iowait {:.1f} % (healthy needs GPUs "
+      ">= {:.0f} %; input-bound GPUs < {:.0f} % with CPUs >= {:.0f} %)",
+      gpu_mean, busy, iowait, th.gpu_healthy, th.gpu_low, th.cpu_pinned);
+  cite_gpu(gpu_mean, 1);
+  cite_cpu(cpu_busy, busy, 1);
+  return d;
+}
+
+// One rank's stats lines merged into one window (fractions weighted by window length).
+struct RankWindow {
+  int rank = 0;
+  PipelineWindow window;
+  std::vector<const RankSample*> lines;
+};
+
+std::optional<Diagnosis> diagnose_ranks(const Telemetry& tel, const TelemetryThresholds& th) {
+  if (tel.ranks.empty()) return std::nullopt;
+  std::map<int, RankWindow> by_rank;
+  for (const RankSample& s : tel.ranks) {
+    RankWindow& r = by_rank[s.rank];
+    r.rank = s.rank;
+    r.lines.push_back(&s);
+  }
+  std::vector<RankWindow> ranks;
+  for (auto& [rank, r] : by_rank) {
+    PipelineWindow& w = r.window;
+    double weight = 0;
+    for (const RankSample* s : r.lines) weight += s->window.seconds;
+    for (const RankSample* s : r.lines) {
+      const double k = weight > 0 ? s->window.seconds / weight : 1.0 / r.lines.size();
+      w.seconds += s->window.seconds;
+      w.images += s->window.images;
+      w.wait_fraction += k * s->window.wait_fraction;
+      w.busy_fraction += k * s->window.busy_fraction;
+      w.read_fraction += k * s->window.read_fraction;
+      w.cpu_utilisation += k * s->window.cpu_utilisation;
+      w.threads = s->window.threads;
+      w.cpus = s->window.cpus;
+    }
+    ranks.push_back(std::move(r));
+  }
+  json per_rank = json::array();
+  std::vector<Diagnosis> verdicts;
+  std::vector<std::string> evidence;
+  for (const RankWindow& r : ranks) {
+    verdicts.push_back(diagnose_pipeline(r.window));
+    per_rank.push_back({{"rank", r.rank},
+                        {"lines", r.lines.size()},
+                        {"verdict", to_string(verdicts.back().verdict)},
+                        {"images_per_second", r.window.images_per_second()},
+                        {"wait_fraction", r.window.wait_fraction},
+                        {"busy_fraction", r.window.busy_fraction}});
+    if (evidence.size() < 16) {
+      evidence.push_back(fmt::format(
+          "rank {}: {:.0f} images/s, consumer waited {:.0f} %, workers {:.0f} % busy over "
+          "{:.1f} s ({} lines): {}",
+          r.rank, r.window.images_per_second(), 100 * r.window.wait_fraction,
+          100 * r.window.busy_fraction, r.window.seconds, r.lines.size(),
+          to_string(verdicts.back().verdict)));
+    }
+  }
+  // Outliers: the slowest rank against the fastest, the most waiting against the least.
+  const auto ips = [](const RankWindow& r) { return r.window.images_per_second(); };
+  const auto wait = [](const RankWindow& r) { return r.window.wait_fraction; };
+  const auto [slow, fast] = std::minmax_element(ranks.begin(), ranks.end(),
+                                                [&](auto& a, auto& b) { return ips(a) < ips(b); });
+  const auto [calm, waits] = std::minmax_element(
+      ranks.begin(), ranks.end(), [&](auto& a, auto& b) { return wait(a) < wait(b); });
+  Diagnosis d;
+  if (ranks.size() >= 2 && (ips(*slow) < th.straggler_ratio * ips(*fast) ||
+                            wait(*waits) - wait(*calm) >= th.wait_outlier)) {
+    const bool by_rate = ips(*slow) < th.straggler_ratio * ips(*fast);
+    const RankWindow& straggler = by_rate ? *slow : *waits;
+    d.verdict = Verdict::kRankImbalance;
+    d.summary = fmt::format(
+        "rank {} straggles: {:.0f} images/s against {:.0f} on rank {}, its consumer waited "
+        "{:.0f} % against {:.0f} % on rank {}; every step waits for the slowest rank",
+        straggler.rank, ips(straggler), ips(*fast), fast->rank, 100 * wait(straggler),
+        100 * wait(*calm), calm->rank);
+    d.evidence = evidence;
+    d.evidence.push_back(tel.cite(straggler.lines.back()->origin));
+    d.evidence.push_back(tel.cite(fast->lines.back()->origin));
+    d.fixes = fixes::straggler();
+  } else {
+    // The ranks agree: the verdict most of them have (the first rank's on a tie).
+    size_t best = 0;
+    int best_count = 0;
+    for (size_t i = 0; i < verdicts.size(); ++i) {
+      const auto count = std::count_if(verdicts.begin(), verdicts.end(), [&](const Diagnosis& v) {
+        return v.verdict == verdicts[i].verdict;
+      });
+      if (count > best_count) best = i, best_count = static_cast<int>(count);
+    }
+    d = verdicts[best];
+    d.summary = ranks.size() == 1 ? fmt::format("rank {}: {}", ranks[best].rank, d.summary)
+                                  : fmt::format("{} of {} ranks, e.g. rank {}: {}", best_count,
+                                                ranks.size(), ranks[best].rank, d.summary);
+    d.evidence.insert(d.evidence.begin(), evidence.begin(), evidence.end());
+    d.evidence.push_back(tel.cite(ranks[best].lines.back()->origin));
+  }
+  d.numbers["ranks"] = per_rank;
+  return d;
+}
+
+void append(Diagnosis& to, const Diagnosis& from, const char* key) {
+  to.evidence.insert(to.evidence.end(), from.evidence.begin(), from.evidence.end());
+  to.numbers[key] = from.numbers;
+}
+
+}  // namespace
+
+Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th) {
+  const auto util = diagnose_utilisation(tel, th);
+  const auto ranks = diagnose_ranks(tel, th);
+  Diagnosis d;
+  if (ranks &&
+      (ranks->verdict == Verdict::kRankImbalance || !util || util->verdict == Verdict::kUnknown)) {
+    d = *ranks;
+    if (util) append(d, *util, "utilisation");
+  } else if (util) {
+    d = *util;
+    if (ranks) append(d, *ranks, "stats");
+  } else {
+    d.verdict = Verdict::kUnknown;
+    d.summary = "no samples: the logs hold no GPU, CPU or stoker stats lines";
+  }
+  json files = json::array();
+  for (const TelemetryFile& f : tel.files) {
+    files.push_back({{"path", telemetry::printable(f.path)}, {"kind", to_string(f.kind)}});
+  }
+  d.numbers["files"] = files;
+  return d;
+}
+
+json telemetry_series(const Telemetry& tel) {
+  // Dated files share one origin; the others start at their own first sample.
+  double t0 = std::numeric_limits<double>::infinity();
+  std::vector<double> file_t0(tel.files.size(), std::numeric_limits<double>::infinity());
+  const auto note = [&](const Origin& o, double t) {
+    if (absolute(tel, o)) t0 = std::min(t0, t);
+    file_t0[static_cast<size_t>(o.file)] = std::min(file_t0[static_cast<size_t>(o.file)], t);
+  };
+  for (const GpuSample& s : tel.gpus) note(s.origin, s.time);
+  for (const CpuSample& s : tel.cpus) note(s.origin, s.time);
+  const auto rel = [&](const Origin& o, double t) {
+    return t - (absolute(tel, o) ? t0 : file_t0[static_cast<size_t>(o.file)]);
+  };
+  std::map<std::pair<int, int>, json> gpus;
+  for (const GpuSample& s : tel.gpus) {
+    json& g = gpus[{s.origin.file, s.gpu}];
+    if (g.is_null()) {
+      g = {{"file", path_of(tel, s.origin.file)},
+           {"index", s.gpu},
+           {"t", json::array()},
+           {"util", json::array()}};
+    }
+    g["t"].push_back(rel(s.origin, s.time));
+    g["util"].push_back(s.util);
+  }
+  json out = {{"gpus", json::array()},
+              {"cpu", {{"t", json::array()}, {"busy", json::array()}, {"iowait", json::array()}}}};
+  for (auto& [key, g] : gpus) out["gpus"].push_back(std::move(g));
+  for (const CpuSample& s : tel.cpus) {
+    if (s.cpu >= 0) continue;
+    out["cpu"]["t"].push_back(rel(s.origin, s.time));
+    out["cpu"]["busy"].push_back(s.busy);
+    out["cpu"]["iowait"].push_back(s.iowait);
+  }
+  return out;
+}
+
+}  // namespace stoker
