@@ -4,6 +4,14 @@
 
 #include <pybind11/pybind11.h>
 
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "stoker/dataset.h"
+#include "stoker/error.h"
+#include "stoker/loader.h"
+
 namespace stoker::python {
 
 void register_errors(pybind11::module_& m);   // bind_module.cc
@@ -11,5 +19,52 @@ void register_dataset(pybind11::module_& m);  // bind_dataset.cc
 void register_sampler(pybind11::module_& m);  // bind_sampler.cc
 void register_loader(pybind11::module_& m);   // bind_loader.cc
 void register_cuda(pybind11::module_& m);     // bind_cuda.cc (GpuLoader only with CUDA)
+
+// Owns a loader (Loader, cuda::GpuLoader) so that close() stops its workers deterministically.
+// Calls made while another thread closes it keep their own reference; the last one out joins
+// the workers.
+template <typename T>
+class Closable {
+ public:
+  explicit Closable(std::shared_ptr<T> object) : object_(std::move(object)) {}
+
+  std::shared_ptr<T> get() const {
+    std::lock_guard lock(mu_);
+    STOKER_CHECK(object_ != nullptr, "the loader is closed");
+    return object_;
+  }
+
+  void close() {
+    std::shared_ptr<T> object;
+    {
+      std::lock_guard lock(mu_);
+      object = std::move(object_);
+    }
+    // Destroyed here (workers joined) unless another thread is still inside a call.
+  }
+
+  bool closed() const {
+    std::lock_guard lock(mu_);
+    return object_ == nullptr;
+  }
+
+ protected:
+  mutable std::mutex mu_;
+
+ private:
+  std::shared_ptr<T> object_;
+};
+
+// Python's live stats and diagnosis of one loader (CPU or GPU): the stats JSON line with the
+// window since the previous advancing call, and the live verdict (bind_loader.cc).
+class LiveStats {
+ public:
+  std::string json(const Loader& loader, bool advance);
+  static std::string diagnose(const Loader& loader, const Dataset& data, bool measure, int sample);
+
+ private:
+  std::mutex mu_;
+  LoaderStats previous_;
+};
 
 }  // namespace stoker::python

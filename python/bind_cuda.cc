@@ -81,35 +81,15 @@ struct DeviceBatchRef {
   }
 };
 
-// Owns the GpuLoader so that close() stops it deterministically (as LoaderHandle does).
-class GpuLoaderHandle {
+class GpuLoaderHandle : public Closable<cuda::GpuLoader> {
  public:
   GpuLoaderHandle(std::shared_ptr<Dataset> dataset, const LoaderConfig& config, int device)
-      : dataset_(dataset),
-        loader_(std::make_shared<cuda::GpuLoader>(std::move(dataset), config, device)) {}
-
-  std::shared_ptr<cuda::GpuLoader> get() const {
-    std::lock_guard lock(mu_);
-    STOKER_CHECK(loader_ != nullptr, "the loader is closed");
-    return loader_;
-  }
-  void close() {
-    std::shared_ptr<cuda::GpuLoader> loader;
-    {
-      std::lock_guard lock(mu_);
-      loader = std::move(loader_);
-    }
-  }
-  bool closed() const {
-    std::lock_guard lock(mu_);
-    return loader_ == nullptr;
-  }
+      : Closable(std::make_shared<cuda::GpuLoader>(dataset, config, device)), dataset_(dataset) {}
   const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
+  LiveStats live;
 
  private:
   std::shared_ptr<Dataset> dataset_;
-  mutable std::mutex mu_;
-  std::shared_ptr<cuda::GpuLoader> loader_;
 };
 
 void register_gpu_loader(py::module_& m) {
@@ -166,6 +146,16 @@ void register_gpu_loader(py::module_& m) {
           [](const GpuLoaderHandle& h, const ResumeState& s) { h.get()->host().load_state(s); },
           py::arg("state"), Release())
       .def("stats", [](const GpuLoaderHandle& h) { return h.get()->host().stats(); })
+      .def(
+          "stats_json",
+          [](GpuLoaderHandle& h, bool advance) { return h.live.json(h.get()->host(), advance); },
+          py::arg("advance") = true)
+      .def(
+          "diagnose",
+          [](const GpuLoaderHandle& h, bool measure, int sample) {
+            return LiveStats::diagnose(h.get()->host(), *h.dataset(), measure, sample);
+          },
+          py::arg("measure") = true, py::arg("sample") = 200, Release())
       .def("augmenter_stats",
            [](const GpuLoaderHandle& h) {
              const cuda::AugmenterStats s = h.get()->augmenter_stats();

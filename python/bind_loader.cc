@@ -72,62 +72,17 @@ struct BatchRef {
   }
 };
 
-// Owns the Loader so that close() can stop its workers deterministically. Calls made while
-// another thread closes it keep their own reference; the last one out joins the workers.
-class LoaderHandle {
+class LoaderHandle : public Closable<Loader> {
  public:
   LoaderHandle(std::shared_ptr<Dataset> dataset, const LoaderConfig& config)
-      : dataset_(dataset), loader_(std::make_shared<Loader>(std::move(dataset), config)) {}
-
-  std::shared_ptr<Loader> get() const {
-    std::lock_guard lock(mu_);
-    STOKER_CHECK(loader_ != nullptr, "the loader is closed");
-    return loader_;
-  }
-
-  void close() {
-    std::shared_ptr<Loader> loader;
-    {
-      std::lock_guard lock(mu_);
-      loader = std::move(loader_);
-    }
-    // Destroyed here (workers joined) unless another thread is still inside a call.
-  }
-
-  bool closed() const {
-    std::lock_guard lock(mu_);
-    return loader_ == nullptr;
-  }
+      : Closable(std::make_shared<Loader>(dataset, config)), dataset_(dataset) {}
 
   const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
 
-  // The stats JSON line (stoker/loader_stats.h) with the window since the previous call that
-  // advanced it; advance=false leaves that window running (the audit's read).
-  std::string stats_json(bool advance) {
-    const LoaderStats now = get()->stats();
-    std::lock_guard lock(mu_);
-    const PipelineWindow window = pipeline_window(now, previous_stats_);
-    if (advance) previous_stats_ = now;
-    const double unix_time =
-        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    return stoker::stats_json(now, window, unix_time).dump();
-  }
-
-  // The live verdict over the loader's whole run, fixes measured on a sample when asked.
-  std::string diagnose(bool measure, int sample) {
-    auto loader = get();
-    Diagnosis d = diagnose_pipeline(pipeline_window(loader->stats(), LoaderStats{}));
-    if (measure && (d.verdict == Verdict::kInputBoundCpu || d.verdict == Verdict::kIoBound)) {
-      measure_fixes(d, *dataset_, loader->config(), sample);
-    }
-    return to_json(d).dump();
-  }
+  LiveStats live;
 
  private:
-  LoaderStats previous_stats_;
   std::shared_ptr<Dataset> dataset_;
-  mutable std::mutex mu_;
-  std::shared_ptr<Loader> loader_;
 };
 
 using Release = py::call_guard<py::gil_scoped_release>;
@@ -241,12 +196,38 @@ void register_loader(py::module_& m) {
           "load_state", [](const LoaderHandle& h, const ResumeState& s) { h.get()->load_state(s); },
           py::arg("state"), Release())
       .def("stats", [](const LoaderHandle& h) { return h.get()->stats(); })
-      .def("stats_json", &LoaderHandle::stats_json, py::arg("advance") = true)
-      .def("diagnose", &LoaderHandle::diagnose, py::arg("measure") = true, py::arg("sample") = 200,
-           Release())
+      .def(
+          "stats_json",
+          [](LoaderHandle& h, bool advance) { return h.live.json(*h.get(), advance); },
+          py::arg("advance") = true)
+      .def(
+          "diagnose",
+          [](const LoaderHandle& h, bool measure, int sample) {
+            return LiveStats::diagnose(*h.get(), *h.dataset(), measure, sample);
+          },
+          py::arg("measure") = true, py::arg("sample") = 200, Release())
       .def("close", &LoaderHandle::close, Release(),
            "Stops and joins the workers; outstanding batches stay valid.")
       .def_property_readonly("closed", &LoaderHandle::closed);
+}
+
+std::string LiveStats::json(const Loader& loader, bool advance) {
+  const LoaderStats now = loader.stats();
+  std::lock_guard lock(mu_);
+  const PipelineWindow window = pipeline_window(now, previous_);
+  if (advance) previous_ = now;
+  const double unix_time =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return stoker::stats_json(now, window, unix_time).dump();
+}
+
+std::string LiveStats::diagnose(const Loader& loader, const Dataset& data, bool measure,
+                                int sample) {
+  Diagnosis d = diagnose_pipeline(pipeline_window(loader.stats(), LoaderStats{}));
+  if (measure && (d.verdict == Verdict::kInputBoundCpu || d.verdict == Verdict::kIoBound)) {
+    measure_fixes(d, data, loader.config(), sample);
+  }
+  return to_json(d).dump();
 }
 
 }  // namespace stoker::python
