@@ -79,13 +79,21 @@ def run_job(tmp_path: Path, *args: str, timeout: float) -> str:
     cmd = [str(EXAMPLES / "launch.sh"), "2", sys.executable, str(EXAMPLES / "train_ddp.py"),
            *args]
     t0 = time.monotonic()
-    p = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=timeout,
-                       cwd=tmp_path)
-    print(p.stdout)
-    print(p.stderr, file=sys.stderr)
+    p = subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, cwd=tmp_path)
+    try:
+        stdout, stderr = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # SIGTERM, not SIGKILL: the launcher forwards it to every rank (then SIGKILL after its
+        # grace period), so a hung job leaves no orphaned rank behind.
+        p.terminate()
+        stdout, stderr = p.communicate(timeout=60)
+        raise AssertionError(f"job hung for {timeout} s:\n{stdout}\n{stderr}")
+    print(stdout)
+    print(stderr, file=sys.stderr)
     print(f"job took {time.monotonic() - t0:.1f} s")
-    assert p.returncode == 0, f"job failed ({p.returncode}):\n{p.stdout}\n{p.stderr}"
-    return p.stdout
+    assert p.returncode == 0, f"job failed ({p.returncode}):\n{stdout}\n{stderr}"
+    return stdout
 
 
 @skip_training
