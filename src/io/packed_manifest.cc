@@ -53,6 +53,34 @@ std::string get_string(const Json& object, const char* key, const std::string& n
   return v.get<std::string>();
 }
 
+// Manifests nest three levels deep; nlohmann::json parses any depth without recursion, but
+// dump() and comparisons recurse, so a manifest nesting a million arrays would overflow the
+// stack. Counted on the text, before parsing: strings (and escapes in them) are skipped.
+constexpr int kMaxJsonDepth = 32;
+
+bool nested_too_deep(std::string_view text) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 uint64_t parse_hex64(const std::string& text, const char* key, const std::string& name) {
   uint64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
@@ -108,6 +136,8 @@ std::string serialize_manifest(const Manifest& m) {
 }
 
 Manifest parse_manifest(std::string_view text, const std::string& name) {
+  STOKER_CHECK(!nested_too_deep(text), "{}: JSON nested deeper than {} levels", name,
+               kMaxJsonDepth);
   Json j;
   try {
     j = Json::parse(text.begin(), text.end());
