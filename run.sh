@@ -157,9 +157,11 @@ case "$cmd" in
     stage "TSan build (engine and sampler tests)"
     sanitizer_build build-tsan thread pipeline_test sampler_test
     stage "engine and sampler tests under TSan"
+    # EpochPlan.LargeDatasets is single-threaded arithmetic over 10^6-sample permutations
+    # (80 s under TSan, nothing to race); ASan+UBSan and the Release run cover it.
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
       ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" --timeout 900 \
-      -L '^(pipeline_test|sampler_test)$'
+      -L '^(pipeline_test|sampler_test)$' -E '^EpochPlan\.LargeDatasets$'
     stage done
     ;;
   fuzz)
