@@ -163,6 +163,8 @@ case "$cmd" in
       ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" --timeout 900 \
       -L '^(pipeline_test|sampler_test)$' -E '^EpochPlan\.LargeDatasets$'
     stage done
+    echo "ccache ($CCACHE_DIR), this run:"
+    ccache --show-stats 2>/dev/null | grep -E '^ *(Hits|Misses):' || true
     ;;
   fuzz)
     fuzz "${1:-60}"
