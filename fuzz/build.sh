@@ -1,27 +1,44 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses with clang (Debian's clang-14 works), ASan + UBSan, outside
-# the CMake build:  fuzz/build.sh [OUT_DIR]   (default build-fuzz)
-# Run:  build-fuzz/packed_reader_fuzz -max_total_time=60 build-fuzz/corpus-packed
-#       build-fuzz/raw_image_fuzz -max_total_time=60
-# Seeds: build-fuzz/make_packed_seed writes one valid input (a tiny pack) to the corpus folder.
+# Builds every libFuzzer harness fuzz/*_fuzz.cc with clang (Debian's clang-14), ASan + UBSan,
+# outside the CMake build:  fuzz/build.sh [OUT_DIR]   (default build-fuzz)
+# `./run.sh fuzz [SECONDS]` builds with this script and runs each harness on a copy of its
+# committed seed corpus fuzz/corpus/<harness>/ (see fuzz/README.md).
+#
+# Adding a harness: drop fuzz/NAME_fuzz.cc
+# defining LLVMFuzzerTestOneInput, add its seeds under fuzz/corpus/NAME_fuzz/, and append the
+# library sources it needs to SOURCES below; build.sh and `./run.sh fuzz` pick it up by name.
+# Keep fuzzed code compilable by clang 14 (C++20 without <source_location>: fuzz/compat shims
+# it, see compat/source_location).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-build-fuzz}
 CXX=${CXX:-$(command -v clang++-14 || command -v clang++)}
-mkdir -p "$OUT/obj" "$OUT/corpus-packed"
+mkdir -p "$OUT/obj"
 FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-       -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -Ifuzz/compat -Iinclude -Isrc)
+       -fno-sanitize-recover=undefined -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+       -Ifuzz/compat -Iinclude -Isrc)
 SOURCES=(src/util/error.cc src/util/log.cc src/io/file_util.cc src/io/packed_shard.cc
          src/io/packed_manifest.cc src/io/packed_dataset.cc src/image/raw.cc src/image/probe.cc
-         src/image/jpeg.cc src/image/png.cc src/image/webp.cc src/image/pixels.cc)
+         src/image/jpeg.cc src/image/png.cc src/image/webp.cc src/image/pixels.cc
+         src/diagnose/verdict.cc src/diagnose/fixes.cc src/diagnose/pipeline_verdict.cc
+         src/diagnose/telemetry_text.cc src/diagnose/telemetry_read.cc
+         src/diagnose/telemetry_nvidia.cc src/diagnose/telemetry_cpu.cc
+         src/diagnose/telemetry_json.cc src/diagnose/telemetry_verdict.cc)
 OBJS=()
 for src in "${SOURCES[@]}"; do
   obj="$OUT/obj/$(echo "$src" | tr / _).o"
-  "$CXX" "${FLAGS[@]}" -c "$src" -o "$obj"
+  # Rebuild only what changed (the source or any header is newer than the object).
+  if [ ! -f "$obj" ] || [ -n "$(find "$src" include src fuzz/compat -newer "$obj" \
+                                 \( -name '*.h' -o -path "$src" \) -print -quit)" ]; then
+    "$CXX" "${FLAGS[@]}" -c "$src" -o "$obj"
+  fi
   OBJS+=("$obj")
 done
 LIBS=(-lfmt -lxxhash -lzstd -ljpeg -lpng -lwebp -lpthread)
-for h in packed_reader_fuzz raw_image_fuzz; do
-  "$CXX" "${FLAGS[@]}" -fsanitize=fuzzer "fuzz/$h.cc" "${OBJS[@]}" "${LIBS[@]}" -o "$OUT/$h"
+built=()
+for harness in fuzz/*_fuzz.cc; do
+  name=$(basename "$harness" .cc)
+  "$CXX" "${FLAGS[@]}" -fsanitize=fuzzer "$harness" "${OBJS[@]}" "${LIBS[@]}" -o "$OUT/$name"
+  built+=("$OUT/$name")
 done
-echo "built $OUT/packed_reader_fuzz $OUT/raw_image_fuzz"
+echo "built ${built[*]}"

@@ -391,6 +391,38 @@ TEST(PackedTest, BadManifestsAreNamed) {
   EXPECT_THAT(error_of([&] { open_packed(f->out); }), HasSubstr("manifest"));
 }
 
+// Regression (found while writing the manifest fuzz harness; libFuzzer's inputs are too short
+// to reach it): options nesting a million arrays overflowed the stack in the recursive dump()
+// of the parsed options (SIGSEGV in `stoker inspect`).
+TEST(PackedTest, DeeplyNestedManifestIsAnErrorNotAStackOverflow) {
+  auto f = make_folder(2);
+  pack(f->data, f->out, PackOptions{});
+  const fs::path manifest = f->out / "manifest.json";
+  const auto good = slurp(manifest);
+  const std::string text(good.begin(), good.end());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    t.replace(at, from.size(), to);
+    spit(manifest, std::vector<uint8_t>(t.begin(), t.end()));
+  };
+  const int depth = 1'000'000;
+  with("\"options\": {",
+       "\"options\": {\"deep\": " + std::string(depth, '[') + std::string(depth, ']') + ", ");
+  EXPECT_THAT(error_of([&] { open_packed(f->out); }),
+              HasSubstr(manifest.string() + ": JSON nested deeper than 32 levels"));
+  // Brackets inside strings (a class name, with an escaped quote) are not nesting.
+  auto classes = text.find("\"classes\": [");
+  ASSERT_NE(classes, std::string::npos);
+  const size_t name = text.find('"', text.find('[', classes)) + 1;
+  std::string t = text;
+  t.insert(name, "\\\"" + std::string(100, '[') + std::string(50, '{'));
+  spit(manifest, std::vector<uint8_t>(t.begin(), t.end()));
+  auto data = open_packed(f->out);
+  EXPECT_EQ(data->classes()[0].substr(0, 4), "\"[[[");
+}
+
 TEST(PackedTest, BadSamplesStopOrAreSkippedAndListed) {
   auto f = make_folder(9);
   // A truncated JPEG (no end of image) and a non-image, both with image extensions.

@@ -1,0 +1,335 @@
+// The bad-input corpus through the loader, under both bad-sample policies.
+//
+// Bad (each must be named with its reason under `error`, and zero-filled, marked invalid and
+// counted under `skip`): a zero-byte file; a JPEG truncated at several points (inside the
+// markers, inside the tables, mid-scan, just before the end-of-image marker) and a truncated
+// PNG; random bytes named .jpg; a JPEG header claiming 65,500 x 65,500; a dangling symlink and
+// a directory named like an image (the tests run as root, so permissions cannot make a file
+// unreadable); a file deleted after the folder was indexed.
+//
+// Unusual but valid (delivered valid, pixels exactly as Pillow decodes them): a PNG named .jpg,
+// CMYK and progressive JPEGs, a 16-bit PNG, a grayscale JPEG, a 1x1 JPEG (fixtures with Pillow
+// references, tests/fixtures/image), and an EXIF-rotated JPEG whose orientation is ignored, as
+// torchvision does. "Exactly as Pillow" is checked end to end: each fixture's slot equals the
+// slot of a raw-pixel payload holding Pillow's decode (the same transform on the same pixels).
+//
+// The corpus is generated in $STOKER_TEST_TMP at test time.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include "stoker/dataset.h"
+#include "stoker/error.h"
+#include "stoker/image.h"
+#include "stoker/loader.h"
+#include "stoker/raw_image.h"
+#include "stoker/rng.h"
+
+namespace stoker {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<uint8_t> read_bytes(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  EXPECT_TRUE(f.good()) << "cannot open " << path;
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+
+void write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+}
+
+std::vector<uint8_t> noisy_jpeg(int width, int height, uint64_t seed) {
+  Rng rng(stream_key(seed, 1));
+  std::vector<uint8_t> pixels(static_cast<size_t>(width) * height * 3);
+  for (size_t p = 0; p < pixels.size(); ++p) {
+    pixels[p] = static_cast<uint8_t>(((p / 3) % width) * 2 + rng.bounded(60));
+  }
+  return encode_jpeg(pixels.data(), width, height, 3, 90);
+}
+
+// `jpeg` with an EXIF APP1 segment (orientation 6: rotate 90 degrees) right after SOI.
+std::vector<uint8_t> with_exif_orientation(const std::vector<uint8_t>& jpeg, uint16_t value) {
+  const uint8_t tiff[] = {'I',
+                          'I',
+                          42,
+                          0,
+                          8,
+                          0,
+                          0,
+                          0,  // little-endian, IFD at 8
+                          1,
+                          0,  // one entry
+                          0x12,
+                          0x01,
+                          3,
+                          0,
+                          1,
+                          0,
+                          0,
+                          0,  // tag 0x0112, SHORT, count 1
+                          static_cast<uint8_t>(value),
+                          static_cast<uint8_t>(value >> 8),
+                          0,
+                          0,
+                          0,
+                          0,
+                          0,
+                          0};  // no next IFD
+  std::vector<uint8_t> app1 = {0xFF, 0xE1, 0, 0, 'E', 'x', 'i', 'f', 0, 0};
+  app1.insert(app1.end(), std::begin(tiff), std::end(tiff));
+  const size_t length = app1.size() - 2;
+  app1[2] = static_cast<uint8_t>(length >> 8);
+  app1[3] = static_cast<uint8_t>(length & 0xFF);
+  std::vector<uint8_t> out(jpeg.begin(), jpeg.begin() + 2);
+  out.insert(out.end(), app1.begin(), app1.end());
+  out.insert(out.end(), jpeg.begin() + 2, jpeg.end());
+  return out;
+}
+
+// Patches the baseline frame header (FF C0) to claim width x height.
+std::vector<uint8_t> with_frame_size(std::vector<uint8_t> jpeg, int width, int height) {
+  for (size_t i = 2; i + 9 < jpeg.size(); ++i) {
+    if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xC0) {
+      jpeg[i + 5] = static_cast<uint8_t>(height >> 8);
+      jpeg[i + 6] = static_cast<uint8_t>(height & 0xFF);
+      jpeg[i + 7] = static_cast<uint8_t>(width >> 8);
+      jpeg[i + 8] = static_cast<uint8_t>(width & 0xFF);
+      return jpeg;
+    }
+  }
+  ADD_FAILURE() << "no SOF0 marker";
+  return jpeg;
+}
+
+std::vector<uint8_t> head(const std::vector<uint8_t>& bytes, size_t n) {
+  return std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(n));
+}
+
+struct BadFile {
+  std::string file;
+  std::string reason;  // a part of the error message after "PATH: "
+};
+
+class BadInputTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const char* tmp = std::getenv("STOKER_TEST_TMP");
+    root_ = fs::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") /
+            fmt::format("bad_input_test_{}", ::getpid());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    for (int i = 0; i < 4; ++i)
+      write_bytes(root_ / fmt::format("good{}.jpg", i), noisy_jpeg(48, 40, i));
+
+    const std::vector<uint8_t> jpeg = noisy_jpeg(200, 150, 9);
+    size_t sos = 0;  // the start-of-scan marker: entropy-coded data follows its header
+    for (size_t i = 2; i + 1 < jpeg.size() && sos == 0; ++i) {
+      if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xDA) sos = i;
+    }
+    ASSERT_GT(sos, 200u);
+    ASSERT_LT(sos + 1000, jpeg.size());
+    const std::vector<uint8_t> png = read_bytes(fixture("palette.png"));
+    Rng rng(stream_key(5, 5));
+    std::vector<uint8_t> random(4096);
+    for (auto& b : random) b = static_cast<uint8_t>(rng.bounded(256));
+    random[0] = 0x42;  // never a magic number by chance
+
+    const std::vector<std::pair<BadFile, std::vector<uint8_t>>> files = {
+        {{"zero.jpg", "empty file"}, {}},
+        {{"trunc_soi.jpg", "not a JPEG, PNG or WebP image"}, head(jpeg, 2)},
+        {{"trunc_tables.jpg", "premature end"}, head(jpeg, 100)},
+        {{"trunc_scan.jpg", "(truncated file)"}, head(jpeg, sos + (jpeg.size() - sos) / 2)},
+        {{"trunc_no_eoi.jpg", "no end-of-image marker"}, head(jpeg, jpeg.size() - 2)},
+        {{"trunc.png", "PNG"}, head(png, png.size() / 2)},
+        {{"random.jpg", "not a JPEG, PNG or WebP image"}, random},
+        {{"bomb.jpg", "65500x65500"}, with_frame_size(jpeg, 65500, 65500)},
+    };
+    for (const auto& [bad, bytes] : files) {
+      write_bytes(root_ / bad.file, bytes);
+      bad_.push_back(bad);
+    }
+    fs::create_symlink(root_ / "nowhere" / "gone.jpg", root_ / "dangling.jpg");
+    bad_.push_back({"dangling.jpg", "No such file or directory"});
+    fs::create_directory(root_ / "dir.jpg");
+    bad_.push_back({"dir.jpg", "is a directory"});
+
+    // Unusual but valid: each fixture, and beside it Pillow's decode as a raw payload.
+    for (const char* name :
+         {"png_named.jpg", "cmyk.jpg", "progressive.jpg", "rgb16.png", "gray.jpg", "one.jpg"}) {
+      const auto bytes = read_bytes(fixture(name));
+      const auto ref = read_bytes(fixture(std::string(name) + ".ref3.bin"));
+      const ImageHeader header = probe_image(bytes, name);
+      ASSERT_EQ(ref.size(), static_cast<size_t>(header.width) * header.height * 3) << name;
+      write_bytes(root_ / name, bytes);
+      write_bytes(root_ / (std::string(name) + ".pil.raw"),
+                  encode_raw_image(ref.data(), header.width, header.height, 3, 0));
+      pairs_.emplace_back(name, std::string(name) + ".pil.raw");
+    }
+    const std::vector<uint8_t> upright = noisy_jpeg(60, 30, 3);
+    write_bytes(root_ / "exif_rotated.jpg", with_exif_orientation(upright, 6));
+    write_bytes(root_ / "upright.jpg", upright);
+    pairs_.emplace_back("exif_rotated.jpg", "upright.jpg");
+
+    // The list names every file: good, bad and valid.
+    std::ofstream list(root_ / "list.txt");
+    int label = 0;
+    for (int i = 0; i < 4; ++i) list << fmt::format("good{}.jpg\t{}\n", i, label++ % 3);
+    for (const auto& bad : bad_) list << bad.file << '\t' << label++ % 3 << '\n';
+    for (const auto& [file, ref] : pairs_) {
+      list << file << '\t' << label++ % 3 << '\n';
+      list << ref << '\t' << label++ % 3 << '\n';
+    }
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+
+  static std::string fixture(const std::string& name) {
+    return std::string(STOKER_FIXTURES) + "/image/" + name;
+  }
+
+  // A file list of the four good files and `extra`.
+  static std::shared_ptr<Dataset> list_with(const std::string& extra) {
+    const fs::path list = root_ / fmt::format("list_{}.txt", extra);
+    std::ofstream(list) << "good0.jpg\t0\ngood1.jpg\t1\ngood2.jpg\t0\n"
+                        << extra << "\t1\ngood3.jpg\t1\n";
+    return open_file_list(list);
+  }
+
+  static LoaderConfig config(BadSamplePolicy policy, int batch) {
+    LoaderConfig c;
+    c.batch_size = batch;
+    c.threads = 2;
+    c.rank = 0;
+    c.world_size = 1;
+    c.shuffle = false;
+    c.bad_samples = policy;
+    c.transform.kind = TransformKind::kEval;
+    c.transform.output = OutputKind::kUint8;
+    c.transform.size = 24;
+    c.transform.decode.dct_scaling = false;  // exact: the slot is a function of Pillow's pixels
+    return c;
+  }
+
+  static fs::path root_;
+  static std::vector<BadFile> bad_;
+  static std::vector<std::pair<std::string, std::string>> pairs_;  // (valid file, reference)
+};
+
+fs::path BadInputTest::root_;
+std::vector<BadFile> BadInputTest::bad_;
+std::vector<std::pair<std::string, std::string>> BadInputTest::pairs_;
+
+// `error`: each bad file, among good ones, ends the epoch with an error naming it and saying
+// why; nothing after the failed batch is delivered.
+TEST_F(BadInputTest, ErrorPolicyNamesEachBadFileAndItsReason) {
+  for (const auto& bad : bad_) {
+    auto data = list_with(bad.file);
+    Loader loader(data, config(BadSamplePolicy::kError, 2));
+    loader.set_epoch(0);
+    ASSERT_TRUE(loader.next()) << bad.file;  // good0, good1
+    try {
+      loader.next();  // good2, then the bad file
+      ADD_FAILURE() << bad.file << ": no error";
+    } catch (const Error& e) {
+      const std::string expected = (root_ / bad.file).string() + ": ";
+      EXPECT_EQ(e.message().rfind(expected, 0), 0u) << e.message();
+      EXPECT_NE(e.message().find(bad.reason), std::string::npos) << bad.file << ": " << e.message();
+    }
+    EXPECT_EQ(loader.next(), nullptr) << bad.file;
+    EXPECT_EQ(loader.state().consumed, 2) << bad.file;
+    EXPECT_EQ(loader.stats().skipped, 0);
+  }
+}
+
+// `skip`: the whole corpus in one epoch. Bad slots are zero-filled, invalid and counted once
+// each; every other file is delivered valid, and the unusual ones equal Pillow's decode.
+TEST_F(BadInputTest, SkipPolicyCountsEveryBadFileAndDecodesTheUnusualOnes) {
+  auto data = open_file_list(root_ / "list.txt");
+  ASSERT_EQ(data->size(), static_cast<int64_t>(4 + bad_.size() + 2 * pairs_.size()));
+  auto c = config(BadSamplePolicy::kSkip, 5);
+  Loader loader(data, c);
+  loader.set_epoch(0);
+  std::map<std::string, std::vector<uint8_t>> slots;  // file name -> its valid slot
+  std::set<std::string> skipped;
+  int64_t batch_skips = 0;
+  while (auto batch = loader.next()) {
+    const size_t bytes = batch->images.size() / static_cast<size_t>(batch->batch_size);
+    int64_t valid = 0;
+    for (int i = 0; i < batch->batch_size; ++i) {
+      const std::string file = fs::path(data->name(batch->indices[i])).filename().string();
+      const uint8_t* slot = batch->images.data() + i * bytes;
+      const bool padding = batch->index * batch->batch_size + i >= data->size();
+      if (padding) continue;
+      if (batch->valid[i]) {
+        ++valid;
+        EXPECT_TRUE(slots.emplace(file, std::vector<uint8_t>(slot, slot + bytes)).second) << file;
+      } else {
+        EXPECT_TRUE(std::all_of(slot, slot + bytes, [](uint8_t v) { return v == 0; })) << file;
+        EXPECT_TRUE(skipped.insert(file).second) << file;
+      }
+    }
+    batch_skips += batch->skipped;
+    EXPECT_EQ(batch->global_valid, valid) << "one rank: a skipped slot leaves global_valid";
+  }
+  std::set<std::string> expected_bad;
+  for (const auto& bad : bad_) expected_bad.insert(bad.file);
+  EXPECT_EQ(skipped, expected_bad);
+  EXPECT_EQ(loader.stats().skipped, static_cast<int64_t>(bad_.size()));
+  EXPECT_EQ(batch_skips, static_cast<int64_t>(bad_.size()));
+  EXPECT_EQ(static_cast<int64_t>(slots.size()), 4 + 2 * static_cast<int64_t>(pairs_.size()));
+  for (const auto& [file, ref] : pairs_) {
+    ASSERT_TRUE(slots.count(file) && slots.count(ref)) << file;
+    EXPECT_EQ(slots[file], slots[ref]) << file << " is not decoded as " << ref;
+  }
+  // Not trivially equal: the unusual images differ from one another.
+  EXPECT_NE(slots["cmyk.jpg"], slots["progressive.jpg"]);
+}
+
+// The EXIF orientation is ignored: the header keeps the stored (unrotated) size.
+TEST_F(BadInputTest, ExifOrientationIsIgnored) {
+  const auto bytes = read_bytes(root_ / "exif_rotated.jpg");
+  const ImageHeader header = probe_image(bytes, "exif_rotated.jpg");
+  EXPECT_EQ(header.width, 60);
+  EXPECT_EQ(header.height, 30);
+}
+
+// A file deleted after its folder was indexed: named under `error`, counted under `skip`.
+TEST_F(BadInputTest, FileDeletedAfterIndexing) {
+  const fs::path folder = root_ / "folder";
+  for (int i = 0; i < 5; ++i) {
+    write_bytes(folder / "c" / fmt::format("f{}.jpg", i), noisy_jpeg(32, 32, 20 + i));
+  }
+  auto data = open_image_folder(folder, {.cache = "off"});
+  ASSERT_EQ(data->size(), 5);
+  fs::remove(folder / "c" / "f3.jpg");
+  {
+    Loader loader(data, config(BadSamplePolicy::kError, 5));
+    try {
+      loader.next();
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(e.message().find("f3.jpg: No such file or directory"), std::string::npos)
+          << e.message();
+    }
+  }
+  Loader loader(data, config(BadSamplePolicy::kSkip, 5));
+  auto batch = loader.next();
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(batch->valid, (std::vector<uint8_t>{1, 1, 1, 0, 1}));
+  EXPECT_EQ(batch->skipped, 1);
+  EXPECT_EQ(loader.stats().skipped, 1);
+}
+
+}  // namespace
+}  // namespace stoker
