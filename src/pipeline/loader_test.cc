@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "pipeline/test_util.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
 #include "stoker/rng.h"
@@ -25,29 +26,10 @@ namespace fs = std::filesystem;
 class LoaderTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const char* tmp = std::getenv("STOKER_TEST_TMP");
-    root_ = fs::path(tmp ? tmp : "/tmp") / fmt::format("loader_test_{}", ::getpid());
-    fs::remove_all(root_);
-    for (int i = 0; i < kImages; ++i) {
-      Rng rng(stream_key(42, i));
-      const int w = 40 + static_cast<int>(rng.bounded(200));
-      const int h = 40 + static_cast<int>(rng.bounded(200));
-      std::vector<uint8_t> pixels(static_cast<size_t>(w) * h * 3);
-      for (size_t p = 0; p < pixels.size(); ++p) {
-        pixels[p] = static_cast<uint8_t>(((p / 3) % w) * 3 + rng.bounded(40));
-      }
-      write(fmt::format("c{}/img{:03d}.jpg", i % 3, i), encode_jpeg(pixels.data(), w, h, 3, 85));
-    }
+    root_ = pipeline_testing::fresh_folder("loader_test");
+    pipeline_testing::write_jpeg_folder(root_, {.images = kImages, .classes = 3, .seed = 42});
   }
   static void TearDownTestSuite() { fs::remove_all(root_); }
-
-  static void write(const std::string& rel, const std::vector<uint8_t>& bytes) {
-    const fs::path path = root_ / rel;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()),
-               static_cast<std::streamsize>(bytes.size()));
-  }
 
   static std::shared_ptr<Dataset> dataset(const fs::path& root = root_) {
     return open_image_folder(root, {.cache = "off"});

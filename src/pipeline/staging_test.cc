@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "image/augment_kernel.h"
+#include "pipeline/test_util.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
 #include "stoker/loader.h"
@@ -25,30 +26,19 @@ namespace fs = std::filesystem;
 class DeferredTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const char* tmp = std::getenv("STOKER_TEST_TMP");
-    root_ = fs::path(tmp ? tmp : "/tmp") / fmt::format("staging_test_{}", ::getpid());
-    fs::remove_all(root_);
-    for (int i = 0; i < kImages; ++i) {
-      Rng rng(stream_key(9, i));
-      // Up to 700 pixels: large crops decode at DCT scales 1/2 and 1/4.
-      const int w = 30 + static_cast<int>(rng.bounded(670));
-      const int h = 30 + static_cast<int>(rng.bounded(500));
-      std::vector<uint8_t> pixels(static_cast<size_t>(w) * h * 3);
-      for (size_t p = 0; p < pixels.size(); ++p) {
-        pixels[p] = static_cast<uint8_t>(((p / 3) % w) * 2 + (p / 3 / w) + rng.bounded(30));
-      }
-      write(fmt::format("c{}/img{:03d}.jpg", i % 2, i), encode_jpeg(pixels.data(), w, h, 3, 85));
-    }
+    root_ = pipeline_testing::fresh_folder("staging_test");
+    // Up to 700 pixels: large crops decode at DCT scales 1/2 and 1/4.
+    pipeline_testing::write_jpeg_folder(root_, {.images = kImages,
+                                                .classes = 2,
+                                                .seed = 9,
+                                                .min_side = 30,
+                                                .width_spread = 670,
+                                                .height_spread = 500,
+                                                .x_gradient = 2,
+                                                .y_gradient = 1,
+                                                .noise = 30});
   }
   static void TearDownTestSuite() { fs::remove_all(root_); }
-
-  static void write(const std::string& rel, const std::vector<uint8_t>& bytes) {
-    const fs::path path = root_ / rel;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()),
-               static_cast<std::streamsize>(bytes.size()));
-  }
 
   static LoaderConfig config(int threads, int batch) {
     LoaderConfig c;
