@@ -224,7 +224,7 @@ std::string LiveStats::json(const Loader& loader, bool advance) {
 std::string LiveStats::diagnose(const Loader& loader, const Dataset& data, bool measure,
                                 int sample) {
   Diagnosis d = diagnose_pipeline(pipeline_window(loader.stats(), LoaderStats{}));
-  if (measure && (d.verdict == Verdict::kInputBoundCpu || d.verdict == Verdict::kIoBound)) {
+  if (measure && d.verdict == Verdict::kInputBoundCpu) {
     measure_fixes(d, data, loader.config(), sample);
   }
   return to_json(d).dump();

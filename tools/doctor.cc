@@ -135,7 +135,8 @@ class Doctor : public DoctorCommand {
     const CapacityReport report = run_capacity(*dataset, o);
     if (!html_.empty()) write_html(capacity_html(report), html_);
     if (json_) {
-      fmt::print("{}\n", to_json(report).dump(2));
+      fmt::print("{}\n",
+                 to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     } else {
       fmt::print("{}", format_capacity(report));
     }
@@ -151,7 +152,7 @@ class Doctor : public DoctorCommand {
     if (json_) {
       nlohmann::json j = to_json(d);
       j["series"] = series;
-      fmt::print("{}\n", j.dump(2));
+      fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     } else {
       fmt::print("{}", format_diagnosis(d));
     }

@@ -151,8 +151,8 @@ struct LoaderStats {
   double queue_ready_sum = 0;
   int64_t queue_checks = 0;
   StageSeconds cpu;  // worker CPU seconds per stage (collate: the consumer's batch set-up)
-  // The current epoch: batches delivered in it and the digest of their valid sample indices
-  // (the cross-rank audit compares digests; sampler.h).
+  // The current epoch: batches delivered in it and the digest of their planned valid sample
+  // indices, skipped bad samples included (the cross-rank audit compares digests; sampler.h).
   int64_t epoch = -1;
   int64_t epoch_start = 0;  // samples of the epoch consumed before it started (a resume)
   int64_t epoch_batches = 0;

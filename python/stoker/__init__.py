@@ -456,8 +456,8 @@ class Loader:
     def diagnose(self, measure: bool = True, sample: int = 200) -> Dict[str, Any]:
         """The doctor's live verdict over this loader's run so far: ``verdict``
         (input-bound-cpu, io-bound, healthy or unknown), ``summary``, ``evidence``, ``fixes``
-        (with ``measure``, the pack fixes are measured on ``sample`` images of the data set,
-        which takes a few seconds) and ``numbers``."""
+        (with ``measure`` and an input-bound-cpu verdict, the pack fixes are measured on
+        ``sample`` images of the data set, which takes a few seconds) and ``numbers``."""
         return json.loads(self._core.diagnose(measure, sample))
 
     # -- lifetime --------------------------------------------------------------------------

@@ -134,10 +134,18 @@ def audit(loader, group=None) -> Dict[str, Any]:
     import torch.distributed as dist
 
     if not dist.is_available() or not dist.is_initialized():
-        records = [_rank_record(loader)]
-    else:
-        records = [None] * dist.get_world_size(group)
-        dist.all_gather_object(records, _rank_record(loader), group=group)
+        return analyse_audit([_rank_record(loader)])
+    # A rank that cannot build its record still joins the collective (the others would wait
+    # in all_gather_object until the group's timeout), and every rank raises the same error.
+    try:
+        mine = _rank_record(loader)
+    except Exception as e:  # noqa: BLE001 - reported to every rank below
+        mine = {"error": f"{type(e).__name__}: {e}"}
+    records = [None] * dist.get_world_size(group)
+    dist.all_gather_object(records, mine, group=group)
+    failed = [(i, r["error"]) for i, r in enumerate(records) if "error" in r]
+    if failed:
+        raise RuntimeError("stoker audit: " + "; ".join(f"rank {i}: {e}" for i, e in failed))
     return analyse_audit(records)
 
 

@@ -96,6 +96,9 @@ LoaderConfig measuring_config(const Dataset& data, const CapacityOptions& o) {
   config.rank = 0;
   config.world_size = 1;
   config.transform = o.transform;
+  // A bad file in the sample is skipped (and costs nothing), as a job that trains through
+  // bad files would; the capacity is what the good ones cost.
+  config.bad_samples = BadSamplePolicy::kSkip;
   return config;
 }
 
@@ -174,6 +177,7 @@ std::vector<SetupMeasurement> measure_setups(const Dataset& data, const Capacity
     pack.max_side = 256;
     pack.quality = 90;
     pack.threads = o.threads;
+    pack.skip_bad_samples = true;
     const fs::path out = work.path / to_string(v.mode);
     const PackResult packed = pack_dataset(subset, "doctor sample", out, pack);
     auto packed_data = open_packed(out);
@@ -221,7 +225,8 @@ Fix gpu_augmentation_fix() {
 
 CapacityReport run_capacity(const Dataset& data, const CapacityOptions& o) {
   STOKER_CHECK(o.gpus >= 1, "doctor: --gpus must be at least 1 (got {})", o.gpus);
-  STOKER_CHECK(o.demand_per_gpu > 0, "doctor: the GPU demand must be positive (got {} images/s)",
+  STOKER_CHECK(o.demand_per_gpu > 0 && std::isfinite(o.demand_per_gpu),
+               "doctor: the GPU demand must be a positive number (got {} images/s)",
                o.demand_per_gpu);
   STOKER_CHECK(o.sample >= 1, "doctor: the sample must hold at least 1 image (got {})", o.sample);
   STOKER_CHECK(o.seconds > 0, "doctor: the measuring time must be positive");
@@ -256,7 +261,11 @@ CapacityReport run_capacity(const Dataset& data, const CapacityOptions& o) {
 
   const SetupMeasurement& base = r.setups[0];
   const double demand = o.gpus * o.demand_per_gpu;
-  const int fed = static_cast<int>(std::floor(base.images_per_second / o.demand_per_gpu));
+  // GPUs fed, in double first: a tiny demand must not overflow the int.
+  const auto gpus_fed = [&](double rate) {
+    return static_cast<int>(std::min<double>(o.gpus, std::floor(rate / o.demand_per_gpu)));
+  };
+  const int fed = gpus_fed(base.images_per_second);
   Diagnosis& d = r.diagnosis;
   d.numbers = {{"demand_images_per_second", demand},
                {"delivered_images_per_second", std::min(demand, base.images_per_second)},
@@ -288,8 +297,7 @@ CapacityReport run_capacity(const Dataset& data, const CapacityOptions& o) {
       fed == 1 ? "" : "s", o.demand_per_gpu);
   d.fixes = measured_fixes(r.setups, r.sample, r.threads);
   for (Fix& fix : d.fixes) {
-    const int feeds = static_cast<int>(std::floor(*fix.images_per_second / o.demand_per_gpu));
-    fix.reason += fmt::format("; feeds {} of {} GPUs", std::min(feeds, o.gpus), o.gpus);
+    fix.reason += fmt::format("; feeds {} of {} GPUs", gpus_fed(*fix.images_per_second), o.gpus);
   }
   if (o.device != "cuda") d.fixes.push_back(gpu_augmentation_fix());
   if (base.cpu_ms_per_image > 0) {
@@ -306,6 +314,7 @@ CapacityReport run_capacity(const Dataset& data, const CapacityOptions& o) {
 
 void measure_fixes(Diagnosis& diagnosis, const Dataset& data, const LoaderConfig& config,
                    int sample) {
+  STOKER_CHECK(sample >= 1, "diagnose: the sample must hold at least 1 image (got {})", sample);
   CapacityOptions o;
   o.sample = sample;
   o.threads = config.threads > 0 ? config.threads : available_cpus();

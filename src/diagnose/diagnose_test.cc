@@ -10,6 +10,7 @@
 #include "stoker/error.h"
 #include "stoker/image.h"
 #include "stoker/loader_stats.h"
+#include "stoker/report.h"
 #include "stoker/rng.h"
 
 namespace stoker {
@@ -18,7 +19,7 @@ namespace {
 // JPEGs held in memory; read() can be made slow to stand in for a slow store.
 class MemoryDataset : public Dataset {
  public:
-  MemoryDataset(int images, int side, std::chrono::microseconds read_delay = {})
+  MemoryDataset(int images, int side, std::chrono::microseconds read_delay = {}, int bad_index = -1)
       : read_delay_(read_delay) {
     for (int i = 0; i < images; ++i) {
       Rng rng(stream_key(5, i));
@@ -26,6 +27,7 @@ class MemoryDataset : public Dataset {
       for (auto& p : pixels) p = static_cast<uint8_t>(rng.bounded(256));
       jpegs_.push_back(encode_jpeg(pixels.data(), side, side, 3, 90));
     }
+    if (bad_index >= 0) jpegs_[static_cast<size_t>(bad_index)] = {'n', 'o', 't', 'j', 'p', 'g'};
   }
   int64_t size() const override { return static_cast<int64_t>(jpegs_.size()); }
   int64_t label(int64_t index) const override { return index % 2; }
@@ -187,6 +189,49 @@ TEST(LoaderStats, EpochDigestsOfTheRanksAddUpToTheGroupDigest) {
     EXPECT_EQ(batches, plan.num_batches());
     EXPECT_EQ(total, plan.group_digest(batches));
   }
+}
+
+// A skipped bad file does not change which samples a rank was given: the digest still adds up
+// (the audit must not call a correctly sharded job with one corrupt image "overlapping").
+TEST(LoaderStats, SkippedBadSamplesStayInTheDigest) {
+  auto data = std::make_shared<MemoryDataset>(20, 8, std::chrono::microseconds(0), 7);
+  SampleDigest total;
+  int64_t skipped = 0, batches = 0;
+  for (int rank = 0; rank < 2; ++rank) {
+    LoaderConfig c = small_config(2, 3, 8);
+    c.rank = rank;
+    c.world_size = 2;
+    c.bad_samples = BadSamplePolicy::kSkip;
+    Loader loader(data, c);
+    loader.set_epoch(0);
+    while (loader.next()) {
+    }
+    total += loader.stats().epoch_digest;
+    skipped += loader.stats().skipped;
+    batches = loader.stats().epoch_batches;
+  }
+  EXPECT_EQ(skipped, 1);
+  const EpochPlan plan({.dataset_size = 20, .batch_size = 3, .rank = 0, .world_size = 2}, 0);
+  EXPECT_EQ(total, plan.group_digest(batches));
+}
+
+TEST(Report, DataCannotEndOrCommentOutTheScripts) {
+  Report page;
+  page.title = "t";
+  page.diagnosis.summary = "s";
+  page.diagnosis.evidence = {"/data/</script><!--<script>x.jpg & more"};
+  page.charts.push_back(
+      {{"kind", "lines"}, {"title", "</script><!--<script>"}, {"series", nlohmann::json::array()}});
+  const std::string html = render_html(page);
+  // Exactly the two closers of our own script elements.
+  size_t closers = 0;
+  for (size_t at = html.find("</script>"); at != std::string::npos;
+       at = html.find("</script>", at + 1)) {
+    ++closers;
+  }
+  EXPECT_EQ(closers, 2u);
+  EXPECT_EQ(html.find("<!--"), std::string::npos);
+  EXPECT_NE(html.find("&lt;/script&gt;&lt;!--&lt;script&gt;x.jpg &amp; more"), std::string::npos);
 }
 
 TEST(Verdict, NamesRoundTrip) {

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -77,8 +78,12 @@ std::vector<CpuTicks> read_proc_stat() {
 json cpu_percent(const CpuTicks& now, const CpuTicks& before) {
   const double total = static_cast<double>(now.total - before.total);
   if (now.total <= before.total) return nullptr;
-  const double idle = 100.0 * static_cast<double>(now.idle - before.idle) / total;
-  const double iowait = 100.0 * static_cast<double>(now.iowait - before.iowait) / total;
+  // Per-CPU iowait (and on some kernels idle) may go backwards (proc(5)): no unsigned wrap.
+  const auto delta = [](uint64_t a, uint64_t b) {
+    return a >= b ? static_cast<double>(a - b) : 0.0;
+  };
+  const double idle = std::min(100.0, 100.0 * delta(now.idle, before.idle) / total);
+  const double iowait = std::min(100.0 - idle, 100.0 * delta(now.iowait, before.iowait) / total);
   return {{"busy", round2(std::max(0.0, 100.0 - idle - iowait))},
           {"iowait", round2(iowait)},
           {"idle", round2(idle)}};
@@ -333,7 +338,7 @@ class SignalForwarding {
 
 class Log {
  public:
-  explicit Log(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "w")) {
+  explicit Log(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "we")) {
     STOKER_CHECK(file_ != nullptr, "monitor: cannot write {}: {}", path, std::strerror(errno));
   }
   ~Log() { std::fclose(file_); }
@@ -367,6 +372,9 @@ int run_monitor(const MonitorOptions& options) {
              {"cpus", cpus},
              {"command", options.command}});
 
+  // A parent that ignores SIGCHLD would make the kernel reap CMD behind our back (waitpid:
+  // ECHILD) and lose its exit status.
+  ::signal(SIGCHLD, SIG_DFL);
   SignalForwarding forwarding;
   std::vector<char*> argv;
   for (const auto& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));

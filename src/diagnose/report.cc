@@ -34,16 +34,24 @@ std::string escape_html(const std::string& s) {
   return out;
 }
 
-// JSON inside <script>: "</" would end the element early.
+// JSON inside <script>: "</script>", "<!--" and the like must not reach the HTML parser, so
+// every <, > and & (found only inside JSON strings) becomes a \u escape.
 std::string script_safe(const std::string& json) {
   std::string out;
   out.reserve(json.size());
-  for (size_t i = 0; i < json.size(); ++i) {
-    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') {
-      out += "<\\/";
-      ++i;
-    } else {
-      out += json[i];
+  for (char c : json) {
+    switch (c) {
+      case '<':
+        out += "\\u003c";
+        break;
+      case '>':
+        out += "\\u003e";
+        break;
+      case '&':
+        out += "\\u0026";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -215,7 +223,7 @@ std::string render_html(const Report& r) {
   html += fmt::format(
       "<script type=\"application/json\" id=\"stoker-data\">{}</script>\n<script>{}</script>\n"
       "</body></html>\n",
-      script_safe(data.dump()), kScript);
+      script_safe(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)), kScript);
   return html;
 }
 

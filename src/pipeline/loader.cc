@@ -43,6 +43,9 @@ struct InFlight {
   int error_slot = -1;
   std::exception_ptr error;
   std::unique_ptr<Staging> staging;  // AugmentMode::kDeferred only
+  // The planned valid samples (before the skip policy clears any): the audit checks sharding,
+  // which a skipped bad file does not change.
+  SampleDigest planned;
 };
 
 class Loader::Impl {
@@ -201,6 +204,7 @@ class Loader::Impl {
     std::unique_ptr<Batch> batch;
     std::unique_ptr<Staging> staging;
     std::exception_ptr error;
+    SampleDigest planned;
     {
       std::unique_lock lock(mu_);
       InFlight& front = in_flight_.front();
@@ -218,6 +222,7 @@ class Loader::Impl {
       }
       batch = std::move(front.batch);
       error = front.error;
+      planned = front.planned;
       staging = std::move(front.staging);
       in_flight_.pop_front();
     }
@@ -240,18 +245,14 @@ class Loader::Impl {
     // without a collective, so with several ranks global_valid stays the planned count.
     if (rank_.world_size == 1) batch->global_valid -= batch->skipped;
     int64_t valid = 0;
-    SampleDigest digest;
-    for (size_t i = 0; i < batch->valid.size(); ++i) {
-      valid += batch->valid[i];
-      if (batch->valid[i]) digest.add(batch->indices[i]);
-    }
+    for (uint8_t v : batch->valid) valid += v;
     {
       std::lock_guard lock(mu_);
       ++stats_batches_;
       stats_images_ += valid;
       stats_skipped_ += batch->skipped;
       ++stats_epoch_batches_;
-      stats_epoch_digest_ += digest;
+      stats_epoch_digest_ += planned;
     }
     return pool_->deliver(std::move(batch));
   }
@@ -315,6 +316,10 @@ class Loader::Impl {
     batch->height = batch->width = config_.transform.size;
     batch->skipped = 0;
     batch->global_valid = plan_->batch(j, batch->indices, batch->valid);
+    SampleDigest planned;
+    for (size_t i = 0; i < batch->valid.size(); ++i) {
+      if (batch->valid[i]) planned.add(batch->indices[i]);
+    }
     // A label is data too (a packed shard's index may hold a bad one): the bad-sample policy
     // applies to it as to the pixels.
     std::exception_ptr label_error;
@@ -344,6 +349,7 @@ class Loader::Impl {
       in_flight_.back().batch = std::move(batch);
       in_flight_.back().error = label_error;
       in_flight_.back().error_slot = label_error_slot;
+      in_flight_.back().planned = planned;
       if (config_.augment == AugmentMode::kDeferred) {
         in_flight_.back().staging = std::make_unique<Staging>(*in_flight_.back().batch);
       }
