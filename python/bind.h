@@ -55,6 +55,18 @@ class Closable {
   std::shared_ptr<T> object_;
 };
 
+// The metadata properties shared by a host batch and a device batch (Ref holds `batch`).
+template <typename Ref, typename Class>
+Class& def_batch_metadata(Class& cls) {
+  return cls.def_property_readonly("epoch", [](const Ref& b) { return b.batch->epoch; })
+      .def_property_readonly("index", [](const Ref& b) { return b.batch->index; })
+      .def_property_readonly("global_valid", [](const Ref& b) { return b.batch->global_valid; })
+      .def_property_readonly("batch_size", [](const Ref& b) { return b.batch->batch_size; })
+      .def_property_readonly("skipped", [](const Ref& b) { return b.batch->skipped; })
+      .def_property_readonly("output",
+                             [](const Ref& b) { return std::string(to_string(b.batch->output)); });
+}
+
 // Python's live stats and diagnosis of one loader (CPU or GPU): the stats JSON line with the
 // window since the previous advancing call, and the live verdict (bind_loader.cc).
 class LiveStats {

@@ -96,17 +96,9 @@ void register_gpu_loader(py::module_& m) {
   using Release = py::call_guard<py::gil_scoped_release>;
   py::class_<DeviceImages>(m, "DeviceImages")
       .def_property_readonly("__cuda_array_interface__", &DeviceImages::interface);
-  py::class_<DeviceBatchRef>(m, "DeviceBatch")
-      .def_property_readonly("epoch", [](const DeviceBatchRef& b) { return b.batch->epoch; })
-      .def_property_readonly("index", [](const DeviceBatchRef& b) { return b.batch->index; })
-      .def_property_readonly("global_valid",
-                             [](const DeviceBatchRef& b) { return b.batch->global_valid; })
-      .def_property_readonly("batch_size",
-                             [](const DeviceBatchRef& b) { return b.batch->batch_size; })
-      .def_property_readonly("skipped", [](const DeviceBatchRef& b) { return b.batch->skipped; })
+  py::class_<DeviceBatchRef> batch(m, "DeviceBatch");
+  def_batch_metadata<DeviceBatchRef>(batch)
       .def_property_readonly("device", [](const DeviceBatchRef& b) { return b.batch->device; })
-      .def_property_readonly(
-          "output", [](const DeviceBatchRef& b) { return std::string(to_string(b.batch->output)); })
       .def("arrays", &DeviceBatchRef::arrays);
 
   py::class_<GpuLoaderHandle>(m, "GpuLoader")

@@ -154,16 +154,8 @@ void register_configs(py::module_& m) {
 void register_loader(py::module_& m) {
   register_configs(m);
 
-  py::class_<BatchRef>(m, "Batch")
-      .def_property_readonly("epoch", [](const BatchRef& b) { return b.batch->epoch; })
-      .def_property_readonly("index", [](const BatchRef& b) { return b.batch->index; })
-      .def_property_readonly("global_valid",
-                             [](const BatchRef& b) { return b.batch->global_valid; })
-      .def_property_readonly("batch_size", [](const BatchRef& b) { return b.batch->batch_size; })
-      .def_property_readonly("skipped", [](const BatchRef& b) { return b.batch->skipped; })
-      .def_property_readonly(
-          "output", [](const BatchRef& b) { return std::string(to_string(b.batch->output)); })
-      .def("arrays", &BatchRef::arrays);
+  py::class_<BatchRef> batch(m, "Batch");
+  def_batch_metadata<BatchRef>(batch).def("arrays", &BatchRef::arrays);
 
   py::class_<LoaderHandle>(m, "Loader")
       .def(py::init<std::shared_ptr<Dataset>, const LoaderConfig&>(), py::arg("dataset"),
