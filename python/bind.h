@@ -2,11 +2,13 @@
 // bind_<area>.cc defines one register_<area>() and holds no logic of its own.
 #pragma once
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "stoker/dataset.h"
 #include "stoker/error.h"
@@ -65,6 +67,24 @@ Class& def_batch_metadata(Class& cls) {
       .def_property_readonly("skipped", [](const Ref& b) { return b.batch->skipped; })
       .def_property_readonly("output",
                              [](const Ref& b) { return std::string(to_string(b.batch->output)); });
+}
+
+// (images, labels, indices, valid) of a host or device batch: `images` as given, the rest
+// writable numpy views of the batch's host vectors, kept alive by `owner`. valid is one byte per
+// slot, 0 or 1: exactly numpy's bool layout.
+template <typename BatchT>
+pybind11::tuple batch_arrays(const BatchT& b, pybind11::object images,
+                             const pybind11::capsule& owner) {
+  namespace py = pybind11;
+  using Dims = std::vector<py::ssize_t>;
+  const auto n = static_cast<py::ssize_t>(b.batch_size);
+  constexpr py::ssize_t kI = sizeof(int64_t);
+  py::array labels(py::dtype::of<int64_t>(), Dims{n}, Dims{kI},
+                   const_cast<int64_t*>(b.labels.data()), owner);
+  py::array indices(py::dtype::of<int64_t>(), Dims{n}, Dims{kI},
+                    const_cast<int64_t*>(b.indices.data()), owner);
+  py::array valid(py::dtype("bool"), Dims{n}, Dims{1}, const_cast<uint8_t*>(b.valid.data()), owner);
+  return py::make_tuple(std::move(images), labels, indices, valid);
 }
 
 // Python's live stats and diagnosis of one loader (CPU or GPU): the stats JSON line with the

@@ -67,17 +67,7 @@ struct DeviceBatchRef {
   py::tuple arrays() const {
     py::capsule owner(new DeviceBatchPtr(batch),
                       [](void* p) { delete static_cast<DeviceBatchPtr*>(p); });
-    const cuda::DeviceBatch& b = *batch;
-    using Dims = std::vector<py::ssize_t>;
-    const auto n = static_cast<py::ssize_t>(b.batch_size);
-    constexpr py::ssize_t kI = sizeof(int64_t);
-    py::array labels(py::dtype::of<int64_t>(), Dims{n}, Dims{kI},
-                     const_cast<int64_t*>(b.labels.data()), owner);
-    py::array indices(py::dtype::of<int64_t>(), Dims{n}, Dims{kI},
-                      const_cast<int64_t*>(b.indices.data()), owner);
-    py::array valid(py::dtype("bool"), Dims{n}, Dims{1}, const_cast<uint8_t*>(b.valid.data()),
-                    owner);
-    return py::make_tuple(py::cast(DeviceImages{batch}), labels, indices, valid);
+    return batch_arrays(*batch, py::cast(DeviceImages{batch}), owner);
   }
 };
 

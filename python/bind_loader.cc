@@ -45,7 +45,7 @@ struct BatchRef {
     // them (consumers own the batch until they drop it).
     auto* pixels = const_cast<uint8_t*>(b.images.data());
     using Dims = std::vector<py::ssize_t>;
-    constexpr py::ssize_t kF = sizeof(float), kI = sizeof(int64_t);
+    constexpr py::ssize_t kF = sizeof(float);
     py::array images;
     if (b.output == OutputKind::kFloat32) {
       images = py::array(py::dtype::of<float>(), Dims{n, c, h, w},
@@ -61,14 +61,7 @@ struct BatchRef {
       images = py::array(py::dtype::of<uint8_t>(), Dims{n, h, w, c}, Dims{h * w * c, w * c, c, 1},
                          pixels, owner);
     }
-    py::array labels(py::dtype::of<int64_t>(), Dims{n}, Dims{kI},
-                     const_cast<int64_t*>(b.labels.data()), owner);
-    py::array indices(py::dtype::of<int64_t>(), Dims{n}, Dims{kI},
-                      const_cast<int64_t*>(b.indices.data()), owner);
-    // valid is one byte per slot, 0 or 1: exactly numpy's bool layout.
-    py::array valid(py::dtype("bool"), Dims{n}, Dims{1}, const_cast<uint8_t*>(b.valid.data()),
-                    owner);
-    return py::make_tuple(images, labels, indices, valid);
+    return batch_arrays(b, images, owner);
   }
 };
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "pipeline/test_util.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
 #include "stoker/loader_stats.h"
@@ -16,44 +17,16 @@
 namespace stoker {
 namespace {
 
-// JPEGs held in memory; read() can be made slow to stand in for a slow store.
-class MemoryDataset : public Dataset {
- public:
-  MemoryDataset(int images, int side, std::chrono::microseconds read_delay = {}, int bad_index = -1)
-      : read_delay_(read_delay) {
-    for (int i = 0; i < images; ++i) {
-      Rng rng(stream_key(5, i));
-      std::vector<uint8_t> pixels(static_cast<size_t>(side) * side * 3);
-      for (auto& p : pixels) p = static_cast<uint8_t>(rng.bounded(256));
-      jpegs_.push_back(encode_jpeg(pixels.data(), side, side, 3, 90));
-    }
-    if (bad_index >= 0) jpegs_[static_cast<size_t>(bad_index)] = {'n', 'o', 't', 'j', 'p', 'g'};
-  }
-  int64_t size() const override { return static_cast<int64_t>(jpegs_.size()); }
-  int64_t label(int64_t index) const override { return index % 2; }
-  std::string name(int64_t index) const override { return fmt::format("mem#{}", index); }
-  void read(int64_t index, std::vector<uint8_t>& out) const override {
-    if (read_delay_.count() > 0) std::this_thread::sleep_for(read_delay_);
-    out = jpegs_[static_cast<size_t>(index)];
-  }
-  const std::vector<std::string>& classes() const override { return classes_; }
-  std::string fingerprint() const override { return "0000000000000001"; }
-  std::string describe() const override { return "memory"; }
+using pipeline_testing::MemoryDataset;
+using pipeline_testing::MemoryImages;
+using pipeline_testing::one_rank_config;
 
- private:
-  std::vector<std::vector<uint8_t>> jpegs_;
-  std::vector<std::string> classes_ = {"a", "b"};
-  std::chrono::microseconds read_delay_;
-};
-
-LoaderConfig small_config(int threads, int batch, int size) {
-  LoaderConfig c;
-  c.batch_size = batch;
-  c.threads = threads;
-  c.rank = 0;
-  c.world_size = 1;
-  c.transform.size = size;
-  return c;
+// Square noise JPEGs held in memory; reads can be made slow to stand in for a slow store.
+std::shared_ptr<MemoryDataset> memory_images(int images, int side,
+                                             std::chrono::microseconds read_delay = {},
+                                             int bad_index = -1) {
+  return std::make_shared<MemoryDataset>(MemoryImages{
+      .images = images, .side = side, .seed = 5, .read_delay = read_delay, .bad_index = bad_index});
 }
 
 // Runs epochs for at least `seconds`, sleeping `step` per batch like a training step would.
@@ -73,7 +46,7 @@ Diagnosis run_and_diagnose(Loader& loader, double seconds, std::chrono::millisec
 }
 
 TEST(LiveVerdict, SlowConsumerIsHealthy) {
-  Loader loader(std::make_shared<MemoryDataset>(32, 32), small_config(2, 4, 16));
+  Loader loader(memory_images(32, 32), one_rank_config(2, 4, 16));
   const Diagnosis d = run_and_diagnose(loader, 0.8, std::chrono::milliseconds(20));
   EXPECT_EQ(d.verdict, Verdict::kHealthy) << format_diagnosis(d);
   EXPECT_LT(d.numbers["wait_fraction"].get<double>(), 0.1);
@@ -81,7 +54,7 @@ TEST(LiveVerdict, SlowConsumerIsHealthy) {
 }
 
 TEST(LiveVerdict, FastConsumerOfOneThreadIsInputBoundCpu) {
-  Loader loader(std::make_shared<MemoryDataset>(16, 384), small_config(1, 4, 64));
+  Loader loader(memory_images(16, 384), one_rank_config(1, 4, 64));
   const Diagnosis d = run_and_diagnose(loader, 0.8, std::chrono::milliseconds(0));
   EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << format_diagnosis(d);
   EXPECT_GT(d.numbers["wait_fraction"].get<double>(), 0.5);
@@ -91,8 +64,7 @@ TEST(LiveVerdict, FastConsumerOfOneThreadIsInputBoundCpu) {
 }
 
 TEST(LiveVerdict, SlowStoreIsIoBound) {
-  Loader loader(std::make_shared<MemoryDataset>(16, 16, std::chrono::microseconds(4000)),
-                small_config(2, 4, 16));
+  Loader loader(memory_images(16, 16, std::chrono::microseconds(4000)), one_rank_config(2, 4, 16));
   const Diagnosis d = run_and_diagnose(loader, 0.8, std::chrono::milliseconds(0));
   EXPECT_EQ(d.verdict, Verdict::kIoBound) << format_diagnosis(d);
   EXPECT_GT(d.numbers["read_fraction"].get<double>(), 0.5);
@@ -159,12 +131,12 @@ TEST(PipelineWindow, IsTheDifferenceOfTwoSnapshots) {
 // The digest each rank's loader keeps adds up to the sampler's group digest: what the audit
 // compares across ranks.
 TEST(LoaderStats, EpochDigestsOfTheRanksAddUpToTheGroupDigest) {
-  auto data = std::make_shared<MemoryDataset>(37, 8);
+  auto data = memory_images(37, 8);
   for (int64_t consumed : {int64_t{0}, int64_t{10}}) {
     SampleDigest total;
     int64_t batches = 0;
     for (int rank = 0; rank < 3; ++rank) {
-      LoaderConfig c = small_config(2, 4, 8);
+      LoaderConfig c = one_rank_config(2, 4, 8);
       c.rank = rank;
       c.world_size = 3;
       Loader loader(data, c);
@@ -194,11 +166,11 @@ TEST(LoaderStats, EpochDigestsOfTheRanksAddUpToTheGroupDigest) {
 // A skipped bad file does not change which samples a rank was given: the digest still adds up
 // (the audit must not call a correctly sharded job with one corrupt image "overlapping").
 TEST(LoaderStats, SkippedBadSamplesStayInTheDigest) {
-  auto data = std::make_shared<MemoryDataset>(20, 8, std::chrono::microseconds(0), 7);
+  auto data = memory_images(20, 8, std::chrono::microseconds(0), 7);
   SampleDigest total;
   int64_t skipped = 0, batches = 0;
   for (int rank = 0; rank < 2; ++rank) {
-    LoaderConfig c = small_config(2, 3, 8);
+    LoaderConfig c = one_rank_config(2, 3, 8);
     c.rank = rank;
     c.world_size = 2;
     c.bad_samples = BadSamplePolicy::kSkip;

@@ -36,14 +36,7 @@ class LoaderTest : public ::testing::Test {
   }
 
   static LoaderConfig config(int threads, int batch = 8) {
-    LoaderConfig c;
-    c.batch_size = batch;
-    c.threads = threads;
-    c.rank = 0;
-    c.world_size = 1;
-    c.seed = 7;
-    c.transform.size = 32;
-    return c;
+    return pipeline_testing::one_rank_config(threads, batch, 32, 7);
   }
 
   // XXH3 over every batch of one epoch: images, labels, valid mask.

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <thread>
 
+#include "pipeline/test_util.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
 #include "stoker/loader.h"
@@ -45,49 +46,18 @@ int thread_count() {
   return n;
 }
 
-// An in-memory dataset of small JPEGs; optionally each read sleeps (a slow disk) and counts.
-class MemoryDataset : public Dataset {
- public:
-  MemoryDataset(int images, int side, std::chrono::milliseconds read_delay = {})
-      : delay_(read_delay), classes_{"a", "b"} {
-    for (int i = 0; i < images; ++i) {
-      Rng rng(stream_key(11, i));
-      const int w = side + static_cast<int>(rng.bounded(side / 2 + 1));
-      const int h = side + static_cast<int>(rng.bounded(side / 2 + 1));
-      std::vector<uint8_t> pixels(static_cast<size_t>(w) * h * 3);
-      for (auto& p : pixels) p = static_cast<uint8_t>(rng.bounded(256));
-      images_.push_back(encode_jpeg(pixels.data(), w, h, 3, 80));
-    }
-  }
-  int64_t size() const override { return static_cast<int64_t>(images_.size()); }
-  int64_t label(int64_t index) const override { return index % 2; }
-  std::string name(int64_t index) const override { return fmt::format("mem{}.jpg", index); }
-  void read(int64_t index, std::vector<uint8_t>& out) const override {
-    reads_.fetch_add(1);
-    if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
-    out = images_[static_cast<size_t>(index)];
-  }
-  const std::vector<std::string>& classes() const override { return classes_; }
-  std::string fingerprint() const override { return "00000000000000aa"; }
-  std::string describe() const override { return "memory"; }
+using pipeline_testing::MemoryDataset;
+using pipeline_testing::one_rank_config;
 
-  int64_t reads() const { return reads_.load(); }
-
- private:
-  std::vector<std::vector<uint8_t>> images_;
-  std::chrono::milliseconds delay_;
-  std::vector<std::string> classes_;
-  mutable std::atomic<int64_t> reads_{0};
-};
-
-LoaderConfig config(int threads, int batch, int size) {
-  LoaderConfig c;
-  c.batch_size = batch;
-  c.threads = threads;
-  c.rank = 0;
-  c.world_size = 1;
-  c.transform.size = size;
-  return c;
+// Small noise JPEGs of 16..24 pixels a side; optionally each read sleeps (a slow disk).
+std::shared_ptr<MemoryDataset> memory_images(int images, int side,
+                                             std::chrono::milliseconds read_delay = {}) {
+  return std::make_shared<MemoryDataset>(pipeline_testing::MemoryImages{.images = images,
+                                                                        .side = side,
+                                                                        .spread = side / 2,
+                                                                        .seed = 11,
+                                                                        .quality = 80,
+                                                                        .read_delay = read_delay});
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -101,8 +71,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // through the exact delivered-count check.
 TEST(LoaderResources, ResidentMemoryIsFlatOverTwentyEpochs) {
   if (STOKER_SANITIZED) GTEST_SKIP() << "sanitizer runtimes keep freed memory on purpose";
-  auto data = std::make_shared<MemoryDataset>(45, 96);
-  Loader loader(data, config(2, 8, 128));
+  auto data = memory_images(45, 96);
+  Loader loader(data, one_rank_config(2, 8, 128));
   constexpr int64_t kTolerance = 4 << 20;
   int64_t baseline = 0, peak = 0;
   for (int epoch = 0; epoch < 20; ++epoch) {
@@ -125,11 +95,11 @@ TEST(LoaderResources, ResidentMemoryIsFlatOverTwentyEpochs) {
 // 1,000 loaders of 2 workers each: every thread is joined by the destructor, whether the
 // loader never started, was mid-epoch, or was left with its batch held by the consumer.
 TEST(LoaderResources, NoThreadOutlivesAThousandLoaders) {
-  auto data = std::make_shared<MemoryDataset>(6, 16);
+  auto data = memory_images(6, 16);
   const int before = thread_count();
   std::shared_ptr<const Batch> held;
   for (int i = 0; i < 1000; ++i) {
-    Loader loader(data, config(2, 2, 16));
+    Loader loader(data, one_rank_config(2, 2, 16));
     if (i % 100 == 0) {
       ASSERT_EQ(thread_count(), before + 2) << "loader " << i << " should run 2 workers";
     }
@@ -150,8 +120,8 @@ TEST(LoaderResources, NoThreadOutlivesAThousandLoaders) {
 // after its first batch must return within a second, having read only what was in flight
 // (prefetch batches plus one sample per worker), not the rest of the epoch.
 TEST(LoaderResources, DestroyingMidEpochReturnsWithinASecond) {
-  auto data = std::make_shared<MemoryDataset>(240, 16, std::chrono::milliseconds(20));
-  auto c = config(2, 4, 16);
+  auto data = memory_images(240, 16, std::chrono::milliseconds(20));
+  auto c = one_rank_config(2, 4, 16);
   c.prefetch = 2;
   double destroy_seconds = 0;
   int64_t reads_at_destruction = 0;

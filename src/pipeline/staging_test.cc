@@ -41,14 +41,7 @@ class DeferredTest : public ::testing::Test {
   static void TearDownTestSuite() { fs::remove_all(root_); }
 
   static LoaderConfig config(int threads, int batch) {
-    LoaderConfig c;
-    c.batch_size = batch;
-    c.threads = threads;
-    c.rank = 0;
-    c.world_size = 1;
-    c.seed = 11;
-    c.transform.size = 40;
-    return c;
+    return pipeline_testing::one_rank_config(threads, batch, 40, 11);
   }
 
   // The deferred batch's images after the shared kernels (the GPU's arithmetic) on the host.

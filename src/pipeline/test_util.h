@@ -4,14 +4,19 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "stoker/dataset.h"
 #include "stoker/image.h"
+#include "stoker/loader.h"
 #include "stoker/rng.h"
 
 namespace stoker::pipeline_testing {
@@ -61,5 +66,66 @@ inline void write_jpeg_folder(const std::filesystem::path& root, const JpegFolde
                encode_jpeg(pixels.data(), w, h, 3, 85));
   }
 }
+
+// A loader config for one rank of a world of one.
+inline LoaderConfig one_rank_config(int threads, int batch, int size, uint64_t seed = 0) {
+  LoaderConfig c;
+  c.batch_size = batch;
+  c.threads = threads;
+  c.rank = 0;
+  c.world_size = 1;
+  c.seed = seed;
+  c.transform.size = size;
+  return c;
+}
+
+// JPEGs of random noise held in memory: image i is (side + [0, spread]) x (side + [0, spread])
+// drawn from Rng(stream_key(seed, i)) (square `side` when spread is 0), label i % 2.
+struct MemoryImages {
+  int images = 0;
+  int side = 16;
+  int spread = 0;
+  uint64_t seed = 0;
+  int quality = 90;
+  std::chrono::microseconds read_delay{0};  // each read sleeps this long (a slow store)
+  int bad_index = -1;                       // this sample's bytes are not an image
+};
+
+class MemoryDataset : public Dataset {
+ public:
+  explicit MemoryDataset(const MemoryImages& spec) : read_delay_(spec.read_delay) {
+    for (int i = 0; i < spec.images; ++i) {
+      Rng rng(stream_key(spec.seed, i));
+      int w = spec.side, h = spec.side;
+      if (spec.spread > 0) {
+        w += static_cast<int>(rng.bounded(spec.spread + 1));
+        h += static_cast<int>(rng.bounded(spec.spread + 1));
+      }
+      std::vector<uint8_t> pixels(static_cast<size_t>(w) * h * 3);
+      for (auto& p : pixels) p = static_cast<uint8_t>(rng.bounded(256));
+      images_.push_back(encode_jpeg(pixels.data(), w, h, 3, spec.quality));
+    }
+    if (spec.bad_index >= 0) images_[static_cast<size_t>(spec.bad_index)] = {'n', 'o', 't'};
+  }
+  int64_t size() const override { return static_cast<int64_t>(images_.size()); }
+  int64_t label(int64_t index) const override { return index % 2; }
+  std::string name(int64_t index) const override { return fmt::format("mem{}.jpg", index); }
+  void read(int64_t index, std::vector<uint8_t>& out) const override {
+    reads_.fetch_add(1);
+    if (read_delay_.count() > 0) std::this_thread::sleep_for(read_delay_);
+    out = images_[static_cast<size_t>(index)];
+  }
+  const std::vector<std::string>& classes() const override { return classes_; }
+  std::string fingerprint() const override { return "00000000000000aa"; }
+  std::string describe() const override { return "memory"; }
+
+  int64_t reads() const { return reads_.load(); }
+
+ private:
+  std::vector<std::vector<uint8_t>> images_;
+  std::chrono::microseconds read_delay_;
+  std::vector<std::string> classes_ = {"a", "b"};
+  mutable std::atomic<int64_t> reads_{0};
+};
 
 }  // namespace stoker::pipeline_testing
