@@ -16,6 +16,9 @@
 
 namespace stoker {
 
+// {"read", "decode", "augment", "collate"}: CPU seconds per stage.
+nlohmann::json to_json(const StageSeconds& cpu);
+
 // The window between two snapshots of the same loader (before earlier than now).
 PipelineWindow pipeline_window(const LoaderStats& now, const LoaderStats& before);
 

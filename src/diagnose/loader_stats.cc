@@ -7,6 +7,13 @@
 
 namespace stoker {
 
+nlohmann::json to_json(const StageSeconds& cpu) {
+  return {{"read", cpu.read},
+          {"decode", cpu.decode},
+          {"augment", cpu.augment},
+          {"collate", cpu.collate}};
+}
+
 PipelineWindow pipeline_window(const LoaderStats& now, const LoaderStats& before) {
   PipelineWindow w;
   w.seconds = std::max(0.0, now.wall_seconds - before.wall_seconds);
@@ -53,11 +60,7 @@ nlohmann::json stats_json(const LoaderStats& s, const PipelineWindow& w, double 
         {"read_fraction", w.read_fraction},
         {"cpu_utilisation", w.cpu_utilisation},
         {"queue_occupancy", w.queue_occupancy}}},
-      {"cpu_seconds",
-       {{"read", s.cpu.read},
-        {"decode", s.cpu.decode},
-        {"augment", s.cpu.augment},
-        {"collate", s.cpu.collate}}},
+      {"cpu_seconds", to_json(s.cpu)},
       {"wait_seconds", s.wait_seconds},
       {"busy_seconds", s.busy_seconds},
       {"read_wall_seconds", s.read_wall_seconds},
