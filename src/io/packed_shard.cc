@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -10,6 +12,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 #include "stoker/error.h"
 
@@ -40,6 +43,52 @@ bool read_exact(int fd, uint8_t* out, size_t size, uint64_t offset) {
     size -= static_cast<size_t>(n);
     offset += static_cast<uint64_t>(n);
   }
+  return true;
+}
+
+// Records are read in place from the shard's mapping. A page of a mapping that cannot be read
+// (the file shrank after it was opened, or an I/O error) raises SIGBUS instead of failing a
+// read(); every access to the mapping therefore runs under touch_guarded(), which turns that
+// SIGBUS into a false return, so the caller throws an error naming the shard and record.
+// The handler is process-wide and installed once; a SIGBUS outside a guarded touch goes to the
+// handler that was there before (restored, then the faulting instruction runs again).
+// initial-exec: the handler must not make the dynamic TLS allocation of a dlopen'ed library.
+__attribute__((tls_model("initial-exec"))) thread_local sigjmp_buf* t_touch_jump = nullptr;
+struct sigaction g_previous_sigbus;
+
+void on_sigbus(int signal, siginfo_t* info, void* context) {
+  (void)signal;
+  (void)info;
+  (void)context;
+  if (t_touch_jump != nullptr) siglongjmp(*t_touch_jump, 1);
+  ::sigaction(SIGBUS, &g_previous_sigbus, nullptr);
+}
+
+void install_sigbus_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action;
+    std::memset(&action, 0, sizeof action);
+    action.sa_sigaction = on_sigbus;
+    // SA_NODEFER: siglongjmp leaves the handler without restoring the signal mask (sigsetjmp
+    // with savemask 0, no syscall per record), so SIGBUS must not be blocked while it runs.
+    action.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGBUS, &action, &g_previous_sigbus);
+  });
+}
+
+// Calls touch(arg), which only reads memory (no destructors to skip, no locks held); false if
+// that raised SIGBUS.
+bool touch_guarded(void (*touch)(void*), void* arg) {
+  sigjmp_buf jump;
+  if (sigsetjmp(jump, 0) != 0) {
+    t_touch_jump = nullptr;
+    return false;
+  }
+  t_touch_jump = &jump;
+  touch(arg);
+  t_touch_jump = nullptr;
   return true;
 }
 
@@ -189,18 +238,17 @@ ShardFile ShardFile::open(const std::string& path, const std::string& name) {
     corrupt("record or source index out of range");
   }
 
-  // Map from the page holding the index to the end: the index and the skipped list are read
-  // through it; the records are not mapped at all, so that neither fault-around nor large
-  // page-cache folios can count record pages in this process's RSS, and an I/O error on a
-  // record stays an exception (pread) rather than a SIGBUS.
-  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  const uint64_t map_from = s.index_offset_ / page * page;
-  void* addr = ::mmap(nullptr, size - map_from, PROT_READ, MAP_SHARED, s.fd_.get(),
-                      static_cast<off_t>(map_from));
+  // Map the whole file: records are read in place (view_record), the index and the skipped
+  // list through the same mapping. Only the pages a process touches count in its RSS; the
+  // index is read ahead at once (one read-ahead, not a fault per page).
+  void* addr = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, s.fd_.get(), 0);
   if (addr == MAP_FAILED) STOKER_THROW("{}: mmap failed: {}", name, errno_message(errno));
-  s.map_ = Mapping(static_cast<const uint8_t*>(addr), size - map_from);
-  s.index_ = s.map_.data() + (s.index_offset_ - map_from);
-  ::madvise(addr, size - map_from, MADV_WILLNEED);  // one read-ahead, not a fault per page
+  install_sigbus_handler();
+  s.map_ = Mapping(static_cast<const uint8_t*>(addr), size);
+  s.index_ = s.map_.data() + s.index_offset_;
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t index_page = s.index_offset_ / page * page;
+  ::madvise(static_cast<uint8_t*>(addr) + index_page, size - index_page, MADV_WILLNEED);
   const uint64_t tail = XXH3_64bits(s.index_, footer_at - s.index_offset_);
   STOKER_CHECK(checksum_ok(load_u64(f + footer::kTailChecksum), tail),
                "{}: index checksum mismatch (index at byte offset {})", name, s.index_offset_);
@@ -217,9 +265,27 @@ uint32_t ShardFile::label(uint64_t j) const {
   return load_u32(index_ + j * kIndexEntrySize + entry::kLabel);
 }
 
-void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* info) const {
+std::span<const uint8_t> ShardFile::view_record(uint64_t j, RecordInfo* info) const {
   STOKER_CHECK(j < record_count_, "{}: record {} out of range [0, {})", name_, j, record_count_);
-  const IndexEntry e = entry(j);
+  const auto unreadable = [&](uint64_t at) {
+    STOKER_THROW(
+        "{}: record {} at byte offset {}: cannot be read (the shard shrank after it was opened, "
+        "or an I/O error)",
+        name_, j, at);
+  };
+  struct EntryTouch {
+    const ShardFile* shard;
+    uint64_t j;
+    IndexEntry e;
+  } et{this, j, {}};
+  if (!touch_guarded([](void* a) {
+        auto* t = static_cast<EntryTouch*>(a);
+        t->e = t->shard->entry(t->j);
+      },
+                     &et)) {
+    unreadable(index_offset_ + j * kIndexEntrySize);
+  }
+  const IndexEntry e = et.e;
   STOKER_CHECK(e.payload_length <= kMaxPayloadLength,
                "{}: record {}: corrupt index entry at byte offset {}: payload length {} above the "
                "cap",
@@ -232,33 +298,25 @@ void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* i
                name_, j, index_offset_ + j * kIndexEntrySize, e.offset,
                kRecordHeaderSize + uint64_t{e.payload_length}, kShardHeaderSize, index_offset_);
 
-  // One syscall for header and payload, straight into the caller's buffer.
-  uint8_t h[kRecordHeaderSize];
-  out.resize(e.payload_length);
-  size_t done = 0;
-  const size_t total = kRecordHeaderSize + e.payload_length;
-  while (done < total) {
-    iovec iov[2];
-    int count = 0;
-    if (done < kRecordHeaderSize) {
-      iov[count++] = iovec{h + done, kRecordHeaderSize - done};
-      iov[count++] = iovec{out.data(), e.payload_length};
-    } else {
-      const size_t p = done - kRecordHeaderSize;
-      iov[count++] = iovec{out.data() + p, e.payload_length - p};
-    }
-    const ssize_t n = ::preadv(fd_.get(), iov, count, static_cast<off_t>(e.offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      STOKER_THROW("{}: record {} at byte offset {}: {}", name_, j, e.offset, errno_message(errno));
-    }
-    STOKER_CHECK(n > 0,
-                 "{}: record {} at byte offset {}: unexpected end of file (the shard shrank after "
-                 "it was opened)",
-                 name_, j, e.offset);
-    done += static_cast<size_t>(n);
+  // The header is copied out and the checksum reads every payload byte, so a page that cannot
+  // be read is found here, under the guard; the caller then reads pages just touched.
+  const uint8_t* record = map_.data() + e.offset;
+  const std::span<const uint8_t> payload(record + kRecordHeaderSize, e.payload_length);
+  struct RecordTouch {
+    const uint8_t* record;
+    std::span<const uint8_t> payload;
+    uint8_t header[kRecordHeaderSize];
+    uint64_t checksum;
+  } rt{record, payload, {}, 0};
+  if (!touch_guarded([](void* a) {
+        auto* t = static_cast<RecordTouch*>(a);
+        std::memcpy(t->header, t->record, kRecordHeaderSize);
+        t->checksum = kVerifyChecksums ? record_checksum(t->header, t->payload) : 0;
+      },
+                     &rt)) {
+    unreadable(e.offset);
   }
-
+  const uint8_t* h = rt.header;
   STOKER_CHECK(std::memcmp(h + record::kMagic, kRecordMagic, sizeof kRecordMagic) == 0,
                "{}: record {} at byte offset {}: bad record magic", name_, j, e.offset);
   const uint32_t label = load_u32(h + record::kLabel);
@@ -267,7 +325,7 @@ void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* i
   STOKER_CHECK(length == e.payload_length && label == e.label && stored == e.checksum,
                "{}: record {} at byte offset {}: record header disagrees with its index entry",
                name_, j, e.offset);
-  STOKER_CHECK(checksum_ok(stored, record_checksum(h, out)),
+  STOKER_CHECK(checksum_ok(stored, rt.checksum),
                "{}: record {} at byte offset {}: checksum mismatch", name_, j, e.offset);
   if (info != nullptr) {
     info->label = label;
@@ -275,6 +333,25 @@ void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* i
     info->channels = h[record::kChannels];
     info->width = load_u32(h + record::kWidth);
     info->height = load_u32(h + record::kHeight);
+  }
+  return payload;
+}
+
+void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* info) const {
+  struct CopyTouch {
+    std::span<const uint8_t> payload;
+    uint8_t* out;
+  } ct{view_record(j, info), nullptr};
+  out.resize(ct.payload.size());
+  ct.out = out.data();
+  if (!touch_guarded([](void* a) {
+        auto* t = static_cast<CopyTouch*>(a);
+        std::memcpy(t->out, t->payload.data(), t->payload.size());
+      },
+                     &ct)) {
+    STOKER_THROW("{}: record {}: cannot be read (the shard shrank after it was opened, or an I/O "
+                 "error)",
+                 name_, j);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -23,6 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::error_of;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using testing::TempDir;
 
@@ -359,6 +361,28 @@ TEST(PackedTest, TruncatedMissingAndUnknownVersionShardsAreNamed) {
   pack(f->data, other, PackOptions{.mode = PackMode::kJpeg});
   fs::copy_file(other / "shard-00000.stk", shard, fs::copy_options::overwrite_existing);
   EXPECT_THAT(error_of([&] { open_packed(f->out); }), HasSubstr("shard-00000.stk"));
+}
+
+// Records are read in place from the mapping: a shard cut short while open makes its pages
+// unreadable (SIGBUS), which must become an error naming the shard and record, not a crash.
+TEST(PackedTest, ShardShrunkAfterOpenIsAnErrorNotACrash) {
+  auto f = make_folder(6);
+  pack(f->data, f->out, PackOptions{});
+  const fs::path shard = f->out / "shard-00000.stk";
+  const auto data = open_dataset(f->out);
+  std::vector<uint8_t> storage;
+  const std::span<const uint8_t> before = data->view(2, storage);
+  EXPECT_TRUE(storage.empty());  // a view into the mapping, no copy
+  std::vector<uint8_t> copy;
+  data->read(2, copy);
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), copy.begin(), copy.end()));
+
+  fs::resize_file(shard, 4096);  // the header page stays; records and index are gone
+  for (int64_t i = 0; i < data->size(); ++i) {
+    EXPECT_THAT(error_of([&] { data->view(i, storage); }),
+                AllOf(HasSubstr(shard.string() + ": record"), HasSubstr("cannot be read")));
+    EXPECT_THAT(error_of([&] { data->read(i, copy); }), HasSubstr("cannot be read"));
+  }
 }
 
 TEST(PackedTest, BadManifestsAreNamed) {
