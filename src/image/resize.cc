@@ -313,6 +313,11 @@ bool have_avx2() {
   return have;
 }
 
+bool have_avx512() {
+  static const bool have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  return have;
+}
+
 // Generic channel count (2, 4, ...): not on the hot path.
 void horizontal_generic(uint8_t* out, const uint8_t* row, const Axis& ax, int out_width,
                         int channels) {
@@ -345,18 +350,18 @@ void vertical_row(uint8_t* __restrict out, const uint8_t* __restrict rows, size_
 // row in memory). Integer arithmetic is exact and the saturating packs equal clip8, so the
 // bytes are the scalar kernel's whatever the CPU.
 __attribute__((target("avx2"))) void vertical_row_avx2(uint8_t* __restrict out,
-                                                       const uint8_t* __restrict rows, size_t n,
+                                                       const uint8_t* __restrict rows,
+                                                       size_t stride, size_t n,
                                                        const int32_t* __restrict k, int taps,
                                                        int32_t* __restrict acc) {
-  // n is also the stride between the taps' rows.
   const __m256i half = _mm256_set1_epi32(kHalf);
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     __m256i lo = half, hi = half;
     for (int t = 0; t < taps; ++t) {
       const __m256i kt = _mm256_set1_epi32(k[t]);
-      const __m128i px =
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows + static_cast<size_t>(t) * n + i));
+      const __m128i px = _mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(rows + static_cast<size_t>(t) * stride + i));
       lo = _mm256_add_epi32(lo, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(px), kt));
       hi =
           _mm256_add_epi32(hi, _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(px, 8)), kt));
@@ -370,7 +375,34 @@ __attribute__((target("avx2"))) void vertical_row_avx2(uint8_t* __restrict out,
         _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), bytes);
   }
-  if (i < n) vertical_row(out + i, rows + i, n, n - i, k, taps, acc);
+  if (i < n) vertical_row(out + i, rows + i, stride, n - i, k, taps, acc);
+}
+
+// The same with AVX-512, 64 bytes at a time: twice the lanes per multiply. After the shift the
+// sums are clamped at 0 and narrowed with unsigned saturation, which equals clip8.
+__attribute__((target("avx512f,avx512bw"))) void vertical_row_avx512(
+    uint8_t* __restrict out, const uint8_t* __restrict rows, size_t n, const int32_t* __restrict k,
+    int taps, int32_t* __restrict acc) {
+  // n is also the stride between the taps' rows.
+  const __m512i half = _mm512_set1_epi32(kHalf);
+  const __m512i zero = _mm512_setzero_si512();
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m512i sum[4] = {half, half, half, half};
+    for (int t = 0; t < taps; ++t) {
+      const __m512i kt = _mm512_set1_epi32(k[t]);
+      const uint8_t* r = rows + static_cast<size_t>(t) * n + i;
+      for (int q = 0; q < 4; ++q) {
+        const __m128i px = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 16 * q));
+        sum[q] = _mm512_add_epi32(sum[q], _mm512_mullo_epi32(_mm512_cvtepu8_epi32(px), kt));
+      }
+    }
+    for (int q = 0; q < 4; ++q) {
+      const __m512i v = _mm512_max_epi32(_mm512_srai_epi32(sum[q], kPrecisionBits), zero);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 16 * q), _mm512_cvtusepi32_epi8(v));
+    }
+  }
+  if (i < n) vertical_row_avx2(out + i, rows + i, n, n - i, k, taps, acc);
 }
 
 // Bytes reserved for a block of `count` elements of T, rounded up to 64-byte multiples.
@@ -384,6 +416,7 @@ size_t block(size_t count) {
 namespace image_internal {
 
 int best_resize_level() {
+  if (have_avx512()) return kResizeAvx512;
   return have_avx2() ? kResizeAvx2 : have_sse41() ? kResizeSse41 : kResizeScalar;
 }
 
@@ -477,13 +510,14 @@ void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, 
 
   // Vertical pass: accumulate whole intermediate rows (integer sums, so the order of taps
   // does not change the result).
-  const bool avx2 = level >= kResizeAvx2;
   for (int y = 0; y < out_height; ++y) {
     uint8_t* dst = out + static_cast<size_t>(y) * row_elems;
     const uint8_t* rows = tmp + static_cast<size_t>(vy.start[y] - first) * row_elems;
     const int32_t* k = vy.coeffs + static_cast<size_t>(y) * vy.taps;
-    if (avx2) {
-      vertical_row_avx2(dst, rows, row_elems, k, vy.taps, acc);
+    if (level >= kResizeAvx512) {
+      vertical_row_avx512(dst, rows, row_elems, k, vy.taps, acc);
+    } else if (level >= kResizeAvx2) {
+      vertical_row_avx2(dst, rows, row_elems, row_elems, k, vy.taps, acc);
     } else {
       vertical_row(dst, rows, row_elems, row_elems, k, vy.taps, acc);
     }

@@ -278,11 +278,12 @@ std::span<const uint8_t> ShardFile::view_record(uint64_t j, RecordInfo* info) co
     uint64_t j;
     IndexEntry e;
   } et{this, j, {}};
-  if (!touch_guarded([](void* a) {
-        auto* t = static_cast<EntryTouch*>(a);
-        t->e = t->shard->entry(t->j);
-      },
-                     &et)) {
+  if (!touch_guarded(
+          [](void* a) {
+            auto* t = static_cast<EntryTouch*>(a);
+            t->e = t->shard->entry(t->j);
+          },
+          &et)) {
     unreadable(index_offset_ + j * kIndexEntrySize);
   }
   const IndexEntry e = et.e;
@@ -308,12 +309,13 @@ std::span<const uint8_t> ShardFile::view_record(uint64_t j, RecordInfo* info) co
     uint8_t header[kRecordHeaderSize];
     uint64_t checksum;
   } rt{record, payload, {}, 0};
-  if (!touch_guarded([](void* a) {
-        auto* t = static_cast<RecordTouch*>(a);
-        std::memcpy(t->header, t->record, kRecordHeaderSize);
-        t->checksum = kVerifyChecksums ? record_checksum(t->header, t->payload) : 0;
-      },
-                     &rt)) {
+  if (!touch_guarded(
+          [](void* a) {
+            auto* t = static_cast<RecordTouch*>(a);
+            std::memcpy(t->header, t->record, kRecordHeaderSize);
+            t->checksum = kVerifyChecksums ? record_checksum(t->header, t->payload) : 0;
+          },
+          &rt)) {
     unreadable(e.offset);
   }
   const uint8_t* h = rt.header;
@@ -344,14 +346,16 @@ void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* i
   } ct{view_record(j, info), nullptr};
   out.resize(ct.payload.size());
   ct.out = out.data();
-  if (!touch_guarded([](void* a) {
-        auto* t = static_cast<CopyTouch*>(a);
-        std::memcpy(t->out, t->payload.data(), t->payload.size());
-      },
-                     &ct)) {
-    STOKER_THROW("{}: record {}: cannot be read (the shard shrank after it was opened, or an I/O "
-                 "error)",
-                 name_, j);
+  if (!touch_guarded(
+          [](void* a) {
+            auto* t = static_cast<CopyTouch*>(a);
+            std::memcpy(t->out, t->payload.data(), t->payload.size());
+          },
+          &ct)) {
+    STOKER_THROW(
+        "{}: record {}: cannot be read (the shard shrank after it was opened, or an I/O "
+        "error)",
+        name_, j);
   }
 }
 

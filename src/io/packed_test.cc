@@ -23,8 +23,8 @@ namespace stoker::io {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::error_of;
 using ::testing::AllOf;
+using testing::error_of;
 using ::testing::HasSubstr;
 using testing::TempDir;
 
