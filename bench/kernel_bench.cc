@@ -17,6 +17,7 @@
 #include <new>
 #include <vector>
 
+#include "image/decoders.h"
 #include "image/resize_internal.h"
 #include "stoker/image.h"
 #include "stoker/rng.h"
@@ -60,19 +61,26 @@ BENCHMARK(BM_ResizeUp)->DenseRange(image_internal::kResizeScalar, image_internal
 BENCHMARK(BM_ResizeDown)->DenseRange(image_internal::kResizeScalar, image_internal::kResizeAvx512);
 
 void BM_NormalizeToChw(benchmark::State& state) {
+  const int level = static_cast<int>(state.range(0));
+  if (level > image_internal::best_normalize_level()) {
+    state.SkipWithError("level not supported by this CPU");
+    return;
+  }
   constexpr int kSize = 224, kRing = 256;
   const size_t plane = kSize * kSize;
   const auto in = noise(plane * 3, 9);
   std::unique_ptr<float[]> ring(new (std::align_val_t{64}) float[plane * 3 * kRing]);
+  std::fill_n(ring.get(), plane * 3 * kRing, 0.0f);  // fault the pages in before timing
   const float mean[] = {0.485f, 0.456f, 0.406f}, std[] = {0.229f, 0.224f, 0.225f};
   int i = 0;
   for (auto _ : state) {
-    normalize_to_chw(ring.get() + plane * 3 * (i++ % kRing), in.data(), kSize, kSize, 3, i % 2,
-                     mean, std);
+    image_internal::normalize_to_chw_at(level, ring.get() + plane * 3 * (i++ % kRing), in.data(),
+                                        kSize, kSize, 3, i % 2, mean, std);
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_NormalizeToChw);
+BENCHMARK(BM_NormalizeToChw)
+    ->DenseRange(image_internal::kNormalizeScalar, image_internal::kNormalizeAvx512);
 
 }  // namespace
 }  // namespace stoker

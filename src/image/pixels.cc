@@ -2,6 +2,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -139,24 +140,100 @@ bool have_avx2() {
   return have;
 }
 
+// The same with AVX-512: one masked 48-byte load and one byte permutation (VBMI) split 16 pixels
+// into their R, G and B bytes, then one 16-wide gather per channel and full-cache-line stores.
+// Measured against the AVX2 kernel on a 224x224 image into a batch-sized ring: ~0.8x the time.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) void normalize_rgb_rows_avx512(
+    float* out, const uint8_t* in, int width, int height, bool flip, const ChannelTables& lut) {
+  alignas(64) uint8_t split[64] = {};
+  for (int k = 0; k < 3; ++k) {
+    for (int i = 0; i < 16; ++i) split[16 * k + i] = static_cast<uint8_t>(3 * i + k);
+  }
+  const __m512i to_planes = _mm512_load_si512(split);
+  const __m512i reverse = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const size_t plane = static_cast<size_t>(width) * height;
+  const int blocks = width / 16;
+  // Streaming stores (see the AVX2 kernel) need 64-byte alignment here: every row and plane
+  // start is aligned when the output is and the width is a multiple of 16.
+  const bool stream = reinterpret_cast<uintptr_t>(out) % 64 == 0 && width % 16 == 0;
+  for (int y = 0; y < height; ++y) {
+    const uint8_t* src = in + static_cast<size_t>(y) * width * 3;
+    float* row = out + static_cast<size_t>(y) * width;
+    for (int blk = 0; blk < blocks; ++blk) {
+      const __m512i bytes = _mm512_permutexvar_epi8(
+          to_planes, _mm512_maskz_loadu_epi8((uint64_t{1} << 48) - 1, src + blk * 48));
+      for (int k = 0; k < 3; ++k) {
+        const __m128i channel = k == 0   ? _mm512_castsi512_si128(bytes)
+                                : k == 1 ? _mm512_extracti32x4_epi32(bytes, 1)
+                                         : _mm512_extracti32x4_epi32(bytes, 2);
+        __m512 v = _mm512_i32gather_ps(_mm512_cvtepu8_epi32(channel), lut[k].data(), 4);
+        float* dst = row + plane * k + blk * 16;
+        if (flip) {
+          v = _mm512_permutexvar_ps(reverse, v);
+          dst = row + plane * k + width - 16 - blk * 16;
+        }
+        if (stream) {
+          _mm512_stream_ps(dst, v);
+        } else {
+          _mm512_storeu_ps(dst, v);
+        }
+      }
+    }
+    for (int x = blocks * 16; x < width; ++x) {
+      const uint8_t* q = src + 3 * x;
+      const int at = flip ? width - 1 - x : x;
+      for (int k = 0; k < 3; ++k) row[plane * k + at] = lut[k][q[k]];
+    }
+  }
+  _mm_sfence();
+}
+
+bool have_avx512() {
+  static const bool have =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+  return have;
+}
+
 }  // namespace
 
-void normalize_to_chw(float* out, const uint8_t* in, int width, int height, int channels, bool flip,
-                      const float* mean, const float* std) {
+namespace image_internal {
+
+int best_normalize_level() {
+  return have_avx512() ? kNormalizeAvx512 : have_avx2() ? kNormalizeAvx2 : kNormalizeScalar;
+}
+
+void normalize_to_chw_at(int level, float* out, const uint8_t* in, int width, int height,
+                         int channels, bool flip, const float* mean, const float* std) {
   // One table per channel, computed with exactly torchvision's float32 operations:
   // ToTensor divides by 255 in float32, Normalize subtracts the mean then divides by the std
   // (separately rounded; -ffp-contract=off keeps the compiler from fusing them). Every output
-  // value is then bit-identical to torchvision's.
+  // value is then bit-identical to torchvision's. The tables are kept per thread for the last
+  // (channels, mean, std): one call per image would otherwise spend 1,536 divisions on them.
   STOKER_CHECK(channels >= 1 && channels <= 4, "normalize_to_chw: {} channels", channels);
-  ChannelTables lut;
-  for (int c = 0; c < channels; ++c) {
-    for (int v = 0; v < 256; ++v) {
-      const float x = static_cast<float>(v) / 255.0f;
-      lut[c][v] = (x - mean[c]) / std[c];
+  struct Cached {
+    int channels = 0;
+    std::array<float, 4> mean{}, std{};
+    ChannelTables lut;
+  };
+  thread_local Cached cached;
+  if (cached.channels != channels || !std::equal(mean, mean + channels, cached.mean.begin()) ||
+      !std::equal(std, std + channels, cached.std.begin())) {
+    for (int c = 0; c < channels; ++c) {
+      for (int v = 0; v < 256; ++v) {
+        const float x = static_cast<float>(v) / 255.0f;
+        cached.lut[c][v] = (x - mean[c]) / std[c];
+      }
+      cached.mean[c] = mean[c];
+      cached.std[c] = std[c];
     }
+    cached.channels = channels;
   }
+  const ChannelTables& lut = cached.lut;
   if (channels == 3) {
-    if (have_avx2()) {
+    if (level >= kNormalizeAvx512) {
+      normalize_rgb_rows_avx512(out, in, width, height, flip, lut);
+    } else if (level >= kNormalizeAvx2) {
       normalize_rgb_rows_avx2(out, in, width, height, flip, lut);
     } else {
       normalize_rgb_rows(out, in, width, height, flip, lut);
@@ -179,11 +256,16 @@ void normalize_to_chw(float* out, const uint8_t* in, int width, int height, int 
   }
 }
 
-namespace image_internal {
-
 void rgb_to_luma_row(uint8_t* out, const uint8_t* in, int64_t count) {
   for (int64_t i = 0; i < count; ++i) out[i] = rgb_to_luma(in[3 * i], in[3 * i + 1], in[3 * i + 2]);
 }
 
 }  // namespace image_internal
+
+void normalize_to_chw(float* out, const uint8_t* in, int width, int height, int channels, bool flip,
+                      const float* mean, const float* std) {
+  static const int level = image_internal::best_normalize_level();
+  image_internal::normalize_to_chw_at(level, out, in, width, height, channels, flip, mean, std);
+}
+
 }  // namespace stoker

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "image/decoders.h"
 #include "image/test_util.h"
 #include "stoker/error.h"
 
@@ -295,33 +296,51 @@ TEST(Transform, BadSampleThrowsWithItsName) {
 namespace stoker {
 namespace {
 
-// Every width class (whole 16-pixel blocks, a tail, both) and both flips: each float must be
-// torchvision's (v / 255 - mean) / std to the bit, whichever kernel the CPU selected.
-TEST(Normalize, BitExactForEveryWidthAndFlip) {
+// Every width class (whole 16-pixel blocks, a tail, both), both flips, every kernel this CPU
+// runs, and outputs with and without the 64-byte alignment that enables streaming stores: each
+// float must be torchvision's (v / 255 - mean) / std to the bit.
+TEST(Normalize, BitExactForEveryWidthFlipAndKernel) {
   const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
+  const int best = image_internal::best_normalize_level();
   for (int channels : {1, 3}) {
     for (int width : {1, 7, 15, 16, 17, 32, 45, 224}) {
       const int height = 3;
       std::vector<uint8_t> in(static_cast<size_t>(width) * height * channels);
       for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 37 + 11);
-      for (bool flip : {false, true}) {
-        std::vector<float> out(in.size(), -99.0f);
-        normalize_to_chw(out.data(), in.data(), width, height, channels, flip, mean, std);
-        for (int c = 0; c < channels; ++c) {
-          for (int y = 0; y < height; ++y) {
-            for (int x = 0; x < width; ++x) {
-              const int sx = flip ? width - 1 - x : x;
-              const float v = in[(static_cast<size_t>(y) * width + sx) * channels + c] / 255.0f;
-              const float want = (v - mean[c]) / std[c];
-              ASSERT_EQ(out[(static_cast<size_t>(c) * height + y) * width + x], want)
-                  << "channels " << channels << " width " << width << " flip " << flip << " at ("
-                  << c << ", " << y << ", " << x << ")";
+      for (int level = image_internal::kNormalizeScalar; level <= best; ++level) {
+        for (size_t misalign : {0, 4}) {
+          for (bool flip : {false, true}) {
+            std::vector<float> storage(in.size() + 32, -99.0f);
+            const auto at = reinterpret_cast<uintptr_t>(storage.data());
+            float* out = storage.data() + ((64 - at % 64) % 64) / sizeof(float) + misalign;
+            image_internal::normalize_to_chw_at(level, out, in.data(), width, height, channels,
+                                                flip, mean, std);
+            for (int c = 0; c < channels; ++c) {
+              for (int y = 0; y < height; ++y) {
+                for (int x = 0; x < width; ++x) {
+                  const int sx = flip ? width - 1 - x : x;
+                  const float v = in[(static_cast<size_t>(y) * width + sx) * channels + c] / 255.0f;
+                  const float want = (v - mean[c]) / std[c];
+                  ASSERT_EQ(out[(static_cast<size_t>(c) * height + y) * width + x], want)
+                      << "level " << level << " misalign " << misalign << " channels " << channels
+                      << " width " << width << " flip " << flip << " at (" << c << ", " << y << ", "
+                      << x << ")";
+                }
+              }
             }
           }
         }
       }
     }
   }
+  // The per-thread tables follow a change of mean/std.
+  const float other_mean[3] = {0.5f, 0.5f, 0.5f}, other_std[3] = {0.5f, 0.25f, 0.125f};
+  const uint8_t px[3] = {255, 255, 255};
+  float out[3];
+  normalize_to_chw(out, px, 1, 1, 3, false, other_mean, other_std);
+  EXPECT_EQ(out[0], 1.0f);
+  EXPECT_EQ(out[1], 2.0f);
+  EXPECT_EQ(out[2], 4.0f);
 }
 
 }  // namespace
