@@ -54,6 +54,9 @@ struct Axis {
   // vectors (low then high 11 bits of the coefficients) laid out for vpmaddwd. See
   // fill_pair_table.
   int16_t* pairs = nullptr;
+  // For the AVX-512 planar RGB kernel: per group of 16 outputs and tap pair, the byte
+  // permutation and the coefficient halves. See fill_planar_table.
+  uint8_t* planar = nullptr;
 };
 
 // The most taps any output of this axis can have (Pillow's ksize).
@@ -286,6 +289,139 @@ HorizontalFn pick_horizontal_rgb_avx2(int taps) {
   }
 }
 
+// The AVX-512 RGB kernel works on planes: each input row is first split into its R, G and B
+// bytes (one masked load and one vpermb per 16 pixels). Then, per group of 16 outputs, one
+// 64-byte load per plane covers every tap of the group (the group's windows must span at most
+// 64 pixels, true up to ~3.5x downscaling; wider ones keep the AVX2 kernel), and per tap pair
+// one vpermb (VBMI) places the taps' bytes as words for vpmaddwd: 16 outputs of one channel
+// per instruction, the tap pair's coefficients shared by the three planes. The arithmetic is
+// the AVX2 kernel's (11-bit coefficient halves, exact int32 sums), so the bytes are the scalar
+// kernel's. A table group: per tap pair [64 B byte indices][64 B low halves][64 B high halves].
+constexpr int kPlanarGroup = 16;
+constexpr size_t kPlanarPairBytes = 192;
+
+size_t planar_table_bytes(int out_width, int taps) {
+  return static_cast<size_t>((out_width + kPlanarGroup - 1) / kPlanarGroup) * ((taps + 1) / 2) *
+         kPlanarPairBytes;
+}
+
+// One plane's bytes: the row's pixels rounded up to whole 16-pixel blocks (the split writes
+// whole blocks), plus 64 so that a group's 64-byte load stays inside.
+size_t planar_plane_stride(int src_w) { return (static_cast<size_t>(src_w) + 15) / 16 * 16 + 64; }
+
+// False when some group's windows span more than 64 pixels (the table is then unused).
+bool fill_planar_table(Axis& ax, int out_width) {
+  const int tap_pairs = (ax.taps + 1) / 2;
+  for (int x0 = 0, g = 0; x0 < out_width; x0 += kPlanarGroup, ++g) {
+    const int last = std::min(x0 + kPlanarGroup, out_width) - 1;
+    const int base = ax.start[x0];
+    if (ax.start[last] + ax.taps - base > 64) return false;
+    for (int u = 0; u < tap_pairs; ++u) {
+      uint8_t* index = ax.planar + (static_cast<size_t>(g) * tap_pairs + u) * kPlanarPairBytes;
+      auto* lo = reinterpret_cast<int16_t*>(index + 64);
+      auto* hi = reinterpret_cast<int16_t*>(index + 128);
+      for (int i = 0; i < kPlanarGroup; ++i) {
+        const int x = x0 + i;
+        for (int half = 0; half < 2; ++half) {
+          const int t = 2 * u + half;
+          const int word = 2 * i + half;
+          const bool used = x < out_width && t < ax.taps;
+          index[2 * word] = static_cast<uint8_t>(used ? ax.start[x] + t - base : 0);
+          index[2 * word + 1] = 0;  // the high byte, zeroed by the permute's mask
+          const int32_t k = used ? ax.coeffs[static_cast<size_t>(x) * ax.taps + t] : 0;
+          lo[word] = static_cast<int16_t>(k & ((1 << kSplitBits) - 1));
+          hi[word] = static_cast<int16_t>(k >> kSplitBits);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) inline __mmask64 first_bytes(
+    int n) {
+  return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+}
+
+// `planes`: three planes of planar_plane_stride(src_w) bytes.
+template <int P>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) void horizontal_rgb_planar_avx512(
+    uint8_t* __restrict out, const uint8_t* __restrict row, int src_w, const Axis& ax,
+    int out_width, uint8_t* __restrict planes) {
+  const int tap_pairs = P > 0 ? P : (ax.taps + 1) / 2;
+  const size_t stride = planar_plane_stride(src_w);
+  alignas(64) uint8_t split_index[64] = {}, join_index[64] = {};
+  for (int c = 0; c < 3; ++c) {
+    for (int i = 0; i < 16; ++i) {
+      split_index[16 * c + i] = static_cast<uint8_t>(3 * i + c);  // RGB RGB.. -> R16 G16 B16
+      join_index[3 * i + c] = static_cast<uint8_t>(16 * c + i);   // and back
+    }
+  }
+  const __m512i split = _mm512_load_si512(split_index);
+  const __m512i join = _mm512_load_si512(join_index);
+  for (int x = 0; x < src_w; x += 16) {
+    const int n = std::min(16, src_w - x);
+    const __m512i px =
+        _mm512_permutexvar_epi8(split, _mm512_maskz_loadu_epi8(first_bytes(3 * n), row + 3 * x));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + x), _mm512_castsi512_si128(px));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + stride + x),
+                     _mm512_extracti32x4_epi32(px, 1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + 2 * stride + x),
+                     _mm512_extracti32x4_epi32(px, 2));
+  }
+
+  const __m512i half = _mm512_set1_epi32(kHalf);
+  const __m512i zero = _mm512_setzero_si512();
+  const __mmask64 low_bytes = 0x5555555555555555ULL;
+  const uint8_t* pair = ax.planar;
+  for (int x0 = 0; x0 < out_width; x0 += kPlanarGroup) {
+    const int base = ax.start[x0];
+    __m512i src[3], lo[3], hi[3];
+    for (int c = 0; c < 3; ++c) {
+      src[c] = _mm512_loadu_si512(planes + c * stride + base);
+      lo[c] = zero;
+      hi[c] = zero;
+    }
+    for (int u = 0; u < tap_pairs; ++u, pair += kPlanarPairBytes) {
+      const __m512i index = _mm512_load_si512(pair);
+      const __m512i k_lo = _mm512_load_si512(pair + 64);
+      const __m512i k_hi = _mm512_load_si512(pair + 128);
+      for (int c = 0; c < 3; ++c) {
+        const __m512i taps = _mm512_maskz_permutexvar_epi8(low_bytes, index, src[c]);
+        lo[c] = _mm512_add_epi32(lo[c], _mm512_madd_epi16(taps, k_lo));
+        hi[c] = _mm512_add_epi32(hi[c], _mm512_madd_epi16(taps, k_hi));
+      }
+    }
+    __m128i bytes[3];
+    for (int c = 0; c < 3; ++c) {
+      const __m512i acc =
+          _mm512_add_epi32(_mm512_add_epi32(lo[c], _mm512_slli_epi32(hi[c], kSplitBits)), half);
+      bytes[c] =
+          _mm512_cvtusepi32_epi8(_mm512_max_epi32(_mm512_srai_epi32(acc, kPrecisionBits), zero));
+    }
+    const __m512i planar3 = _mm512_inserti32x4(
+        _mm512_inserti32x4(_mm512_castsi128_si512(bytes[0]), bytes[1], 1), bytes[2], 2);
+    const int n = std::min(kPlanarGroup, out_width - x0);
+    _mm512_mask_storeu_epi8(out + static_cast<size_t>(x0) * 3, first_bytes(3 * n),
+                            _mm512_permutexvar_epi8(join, planar3));
+  }
+}
+
+using PlanarFn = void (*)(uint8_t*, const uint8_t*, int, const Axis&, int, uint8_t*);
+
+PlanarFn pick_horizontal_rgb_planar_avx512(int taps) {
+  switch ((taps + 1) / 2) {
+    case 1:
+      return horizontal_rgb_planar_avx512<1>;
+    case 2:
+      return horizontal_rgb_planar_avx512<2>;
+    case 3:
+      return horizontal_rgb_planar_avx512<3>;
+    default:
+      return horizontal_rgb_planar_avx512<0>;
+  }
+}
+
 HorizontalFn pick_horizontal_rgb_sse41(int taps) {
   switch (taps) {
     case 2:
@@ -314,7 +450,9 @@ bool have_avx2() {
 }
 
 bool have_avx512() {
-  static const bool have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  static const bool have =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
   return have;
 }
 
@@ -453,7 +591,12 @@ void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, 
   const size_t accum = block<int32_t>(row_elems);
   const bool rgb_avx2 = level >= kResizeAvx2 && channels == 3;
   const size_t pairs = rgb_avx2 ? block<uint8_t>(pair_table_bytes(out_width, hx.taps)) : 0;
-  const size_t fixed = hx_coeffs + hx_start + vy_coeffs + vy_start + weights + accum + pairs;
+  const bool rgb_avx512 = level >= kResizeAvx512 && channels == 3;
+  const size_t planar = rgb_avx512 ? block<uint8_t>(planar_table_bytes(out_width, hx.taps)) +
+                                         block<uint8_t>(3 * planar_plane_stride(src_w))
+                                   : 0;
+  const size_t fixed =
+      hx_coeffs + hx_start + vy_coeffs + vy_start + weights + accum + pairs + planar;
   // The intermediate needs at most src_h rows; its exact height is known only after the
   // vertical taps are computed, so reserve the bound (no reallocation mid-call).
   const size_t needed = fixed + block<uint8_t>(row_elems * src_h) + 64;
@@ -466,13 +609,19 @@ void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, 
   vy.coeffs = reinterpret_cast<int32_t*>(base + hx_coeffs + hx_start);
   vy.start = reinterpret_cast<int32_t*>(base + hx_coeffs + hx_start + vy_coeffs);
   double* w = reinterpret_cast<double*>(base + hx_coeffs + hx_start + vy_coeffs + vy_start);
-  int32_t* acc = reinterpret_cast<int32_t*>(base + fixed - accum - pairs);
-  hx.pairs = reinterpret_cast<int16_t*>(base + fixed - pairs);
+  int32_t* acc = reinterpret_cast<int32_t*>(base + fixed - accum - pairs - planar);
+  hx.pairs = reinterpret_cast<int16_t*>(base + fixed - pairs - planar);
+  hx.planar = base + fixed - planar;
+  uint8_t* planes =
+      rgb_avx512 ? hx.planar + block<uint8_t>(planar_table_bytes(out_width, hx.taps)) : nullptr;
   uint8_t* tmp = base + fixed;
 
   compute_axis(hx, w, ix0, ix1, out_width, src_w);
   compute_axis(vy, w, iy0, iy1, out_height, src_h);
   if (rgb_avx2) fill_pair_table(hx, out_width);
+  const PlanarFn h_planar = rgb_avx512 && fill_planar_table(hx, out_width)
+                                ? pick_horizontal_rgb_planar_avx512(hx.taps)
+                                : nullptr;
 
   // Horizontal pass over only the rows the vertical taps reach (windows are monotonic).
   const int first = vy.start[0];
@@ -499,7 +648,9 @@ void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, 
     const uint8_t* row = src + static_cast<size_t>(y) * in_stride;
     const size_t row_offset = static_cast<size_t>(row - in);
     const bool room = row_offset + static_cast<size_t>(src_w) * channels + kOverRead <= input_bytes;
-    if (h_wide != nullptr && room) {
+    if (h_planar != nullptr) {  // masked loads: reads nothing past the row
+      h_planar(dst, row, src_w, hx, out_width, planes);
+    } else if (h_wide != nullptr && room) {
       h_wide(dst, row, hx, out_width);
     } else if (h != nullptr) {
       h(dst, row, hx, out_width);

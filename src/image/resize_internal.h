@@ -10,9 +10,10 @@
 namespace stoker::image_internal {
 
 constexpr int kResizeScalar = 0;
-constexpr int kResizeSse41 = 1;   // SSE4.1 horizontal RGB pass
-constexpr int kResizeAvx2 = 2;    // AVX2 horizontal RGB and vertical passes
-constexpr int kResizeAvx512 = 3;  // AVX-512 (F, BW) vertical pass
+constexpr int kResizeSse41 = 1;  // SSE4.1 horizontal RGB pass
+constexpr int kResizeAvx2 = 2;   // AVX2 horizontal RGB and vertical passes
+constexpr int kResizeAvx512 =
+    3;  // AVX-512 (F, BW, VL, VBMI) planar horizontal RGB and vertical passes
 
 // The highest level this CPU runs.
 int best_resize_level();
