@@ -232,13 +232,29 @@ bool read_rows(Decompressor* d, const Plan* plan, uint8_t* dst, uint8_t* row_tmp
   const size_t out_row = static_cast<size_t>(plan->out_width) * plan->channels;
   const int w = plan->out_width;
   const size_t n = plan->out_components;
+  // Rows that need no conversion are decoded in place, except the first and the last: libjpeg
+  // writes the whole window, so the `lead` bytes of its left column land on the end of the
+  // previous row (saved and put back) and its right columns on the start of the next row
+  // (written afterwards). The first and last rows have no neighbour there: they go through
+  // row_tmp and a copy.
+  const size_t lead = n * static_cast<size_t>(plan->window_skip);
+  uint8_t saved[8];
+  const int right = plan->window_width - plan->window_skip - plan->out_width;  // columns
+  const bool direct =
+      plan->convert == Convert::kCopy && lead <= sizeof saved && right <= plan->out_width;
   for (int y = 0; y < plan->out_height; ++y) {
     uint8_t* out = dst + out_row * y;
-    JSAMPROW row = row_tmp;
+    const bool in_place = direct && y > 0 && y + 1 < plan->out_height;
+    JSAMPROW row = in_place ? out - lead : row_tmp;
+    if (in_place) std::memcpy(saved, out - lead, lead);
     while (jpeg_read_scanlines(&c, &row, 1) != 1) {
       // Only suspending sources return 0; a memory source never does. Guard regardless.
       std::snprintf(d->err.message, sizeof(d->err.message), "JPEG decoder stalled");
       return false;
+    }
+    if (in_place) {
+      std::memcpy(out - lead, saved, lead);
+      continue;
     }
     const uint8_t* in = row_tmp + n * plan->window_skip;
     switch (plan->convert) {
