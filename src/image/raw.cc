@@ -105,7 +105,6 @@ void decode_raw_region(DecodedRegion& out, std::span<const uint8_t> bytes, const
   const size_t data_length = bytes.size() - packed::kRawHeaderSize;
   const size_t row_bytes = static_cast<size_t>(info.width) * info.channels;
   const size_t pixel_bytes = row_bytes * info.height;
-  std::vector<uint8_t> whole;  // only for zstd
   const uint8_t* pixels = data;
   if (info.compression == static_cast<int>(packed::RawCompression::kZstd)) {
     const unsigned long long content = ZSTD_getFrameContentSize(data, data_length);
@@ -115,10 +114,13 @@ void decode_raw_region(DecodedRegion& out, std::span<const uint8_t> bytes, const
                      ? std::string("unknown")
                      : std::to_string(content),
                  info.width, info.height, info.channels);
-    whole.resize(pixel_bytes);
+    // Per thread and grown only: a fresh vector per image would be a new mapping (above
+    // malloc's mmap threshold), page faults and zeroing for every record.
+    thread_local std::vector<uint8_t> whole;
+    if (whole.size() < pixel_bytes) whole.resize(pixel_bytes);
     ZSTD_DCtx* dctx = thread_dctx();
     STOKER_CHECK(dctx != nullptr, "{}: raw image: cannot create a zstd context", name);
-    const size_t n = ZSTD_decompressDCtx(dctx, whole.data(), whole.size(), data, data_length);
+    const size_t n = ZSTD_decompressDCtx(dctx, whole.data(), pixel_bytes, data, data_length);
     STOKER_CHECK(!ZSTD_isError(n), "{}: raw image: zstd: {}", name, ZSTD_getErrorName(n));
     STOKER_CHECK(n == pixel_bytes, "{}: raw image: zstd frame holds {} bytes, {} expected", name, n,
                  pixel_bytes);
