@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -52,21 +53,30 @@ bool read_exact(int fd, uint8_t* out, size_t size, uint64_t offset) {
 // SIGBUS into a false return, so the caller throws an error naming the shard and record.
 // The handler is process-wide and installed once; a SIGBUS outside a guarded touch goes to the
 // handler that was there before (restored, then the faulting instruction runs again).
-// initial-exec: the handler must not make the dynamic TLS allocation of a dlopen'ed library.
-__attribute__((tls_model("initial-exec"))) thread_local sigjmp_buf* t_touch_jump = nullptr;
+// The guarded thread's jump buffer is found through a pthread key, not a thread_local: in a
+// dlopen'ed library (the Python module) a thread_local may be allocated on first access, which
+// a signal handler must not do, and initial-exec TLS may not fit in the static TLS block.
+// pthread_getspecific only reads the thread's key table.
+pthread_key_t g_touch_key;
+bool g_touch_guard = false;  // set once, before the handler is installed
 struct sigaction g_previous_sigbus;
 
 void on_sigbus(int signal, siginfo_t* info, void* context) {
   (void)signal;
   (void)info;
   (void)context;
-  if (t_touch_jump != nullptr) siglongjmp(*t_touch_jump, 1);
+  auto* jump = static_cast<sigjmp_buf*>(pthread_getspecific(g_touch_key));
+  if (jump != nullptr) siglongjmp(*jump, 1);
   ::sigaction(SIGBUS, &g_previous_sigbus, nullptr);
 }
 
 void install_sigbus_handler() {
   static std::once_flag once;
   std::call_once(once, [] {
+    // Without a key (all taken) records are still read, unguarded: SIGBUS then ends the
+    // process, as it would without this handler.
+    if (pthread_key_create(&g_touch_key, nullptr) != 0) return;
+    g_touch_guard = true;
     struct sigaction action;
     std::memset(&action, 0, sizeof action);
     action.sa_sigaction = on_sigbus;
@@ -81,14 +91,18 @@ void install_sigbus_handler() {
 // Calls touch(arg), which only reads memory (no destructors to skip, no locks held); false if
 // that raised SIGBUS.
 bool touch_guarded(void (*touch)(void*), void* arg) {
+  if (!g_touch_guard) {
+    touch(arg);
+    return true;
+  }
   sigjmp_buf jump;
   if (sigsetjmp(jump, 0) != 0) {
-    t_touch_jump = nullptr;
+    pthread_setspecific(g_touch_key, nullptr);
     return false;
   }
-  t_touch_jump = &jump;
+  pthread_setspecific(g_touch_key, &jump);
   touch(arg);
-  t_touch_jump = nullptr;
+  pthread_setspecific(g_touch_key, nullptr);
   return true;
 }
 
