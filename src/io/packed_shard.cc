@@ -95,14 +95,16 @@ bool touch_guarded(void (*touch)(void*), void* arg) {
     touch(arg);
     return true;
   }
+  // Nested guards (a touch that calls entry()) put the outer jump buffer back on the way out.
+  void* const outer = pthread_getspecific(g_touch_key);
   sigjmp_buf jump;
   if (sigsetjmp(jump, 0) != 0) {
-    pthread_setspecific(g_touch_key, nullptr);
+    pthread_setspecific(g_touch_key, outer);
     return false;
   }
   pthread_setspecific(g_touch_key, &jump);
   touch(arg);
-  pthread_setspecific(g_touch_key, nullptr);
+  pthread_setspecific(g_touch_key, outer);
   return true;
 }
 
@@ -270,37 +272,49 @@ ShardFile ShardFile::open(const std::string& path, const std::string& name) {
 }
 
 IndexEntry ShardFile::entry(uint64_t j) const {
-  const uint8_t* e = index_ + j * kIndexEntrySize;
-  return IndexEntry{load_u64(e + entry::kOffset), load_u32(e + entry::kPayloadLength),
-                    load_u32(e + entry::kLabel), load_u64(e + entry::kChecksum)};
+  struct Touch {
+    const uint8_t* at;
+    IndexEntry e;
+  } t{index_ + j * kIndexEntrySize, {}};
+  if (!touch_guarded(
+          [](void* a) {
+            auto* t = static_cast<Touch*>(a);
+            t->e = IndexEntry{load_u64(t->at + entry::kOffset),
+                              load_u32(t->at + entry::kPayloadLength),
+                              load_u32(t->at + entry::kLabel), load_u64(t->at + entry::kChecksum)};
+          },
+          &t)) {
+    index_unreadable(j);
+  }
+  return t.e;
 }
 
 uint32_t ShardFile::label(uint64_t j) const {
-  return load_u32(index_ + j * kIndexEntrySize + entry::kLabel);
+  struct Touch {
+    const uint8_t* at;
+    uint32_t label;
+  } t{index_ + j * kIndexEntrySize + entry::kLabel, 0};
+  if (!touch_guarded(
+          [](void* a) {
+            auto* t = static_cast<Touch*>(a);
+            t->label = load_u32(t->at);
+          },
+          &t)) {
+    index_unreadable(j);
+  }
+  return t.label;
+}
+
+void ShardFile::index_unreadable(uint64_t j) const {
+  STOKER_THROW(
+      "{}: record {}: index entry at byte offset {} cannot be read (the shard shrank after it was "
+      "opened, or an I/O error)",
+      name_, j, index_offset_ + j * kIndexEntrySize);
 }
 
 std::span<const uint8_t> ShardFile::view_record(uint64_t j, RecordInfo* info) const {
   STOKER_CHECK(j < record_count_, "{}: record {} out of range [0, {})", name_, j, record_count_);
-  const auto unreadable = [&](uint64_t at) {
-    STOKER_THROW(
-        "{}: record {} at byte offset {}: cannot be read (the shard shrank after it was opened, "
-        "or an I/O error)",
-        name_, j, at);
-  };
-  struct EntryTouch {
-    const ShardFile* shard;
-    uint64_t j;
-    IndexEntry e;
-  } et{this, j, {}};
-  if (!touch_guarded(
-          [](void* a) {
-            auto* t = static_cast<EntryTouch*>(a);
-            t->e = t->shard->entry(t->j);
-          },
-          &et)) {
-    unreadable(index_offset_ + j * kIndexEntrySize);
-  }
-  const IndexEntry e = et.e;
+  const IndexEntry e = entry(j);
   STOKER_CHECK(e.payload_length <= kMaxPayloadLength,
                "{}: record {}: corrupt index entry at byte offset {}: payload length {} above the "
                "cap",
@@ -330,7 +344,10 @@ std::span<const uint8_t> ShardFile::view_record(uint64_t j, RecordInfo* info) co
             t->checksum = kVerifyChecksums ? record_checksum(t->header, t->payload) : 0;
           },
           &rt)) {
-    unreadable(e.offset);
+    STOKER_THROW(
+        "{}: record {} at byte offset {}: cannot be read (the shard shrank after it was opened, "
+        "or an I/O error)",
+        name_, j, e.offset);
   }
   const uint8_t* h = rt.header;
   STOKER_CHECK(std::memcmp(h + record::kMagic, kRecordMagic, sizeof kRecordMagic) == 0,

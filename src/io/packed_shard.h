@@ -90,7 +90,8 @@ class ShardFile {
   uint64_t skipped_count() const { return skipped_count_; }
   uint64_t checksum() const { return footer_checksum_; }
 
-  // Entry `j` < record_count() of the mapped index.
+  // Entry `j` < record_count() of the mapped index. Throws "NAME: record j: index entry at
+  // byte offset N cannot be read (...)" when its page cannot be read (see view_record).
   IndexEntry entry(uint64_t j) const;
   uint32_t label(uint64_t j) const;
 
@@ -107,6 +108,8 @@ class ShardFile {
   std::vector<SkippedSample> skipped() const;
 
  private:
+  [[noreturn]] void index_unreadable(uint64_t j) const;
+
   std::string name_;
   UniqueFd fd_;
   Mapping map_;                     // the whole file

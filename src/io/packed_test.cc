@@ -382,6 +382,7 @@ TEST(PackedTest, ShardShrunkAfterOpenIsAnErrorNotACrash) {
     EXPECT_THAT(error_of([&] { data->view(i, storage); }),
                 AllOf(HasSubstr(shard.string() + ": record"), HasSubstr("cannot be read")));
     EXPECT_THAT(error_of([&] { data->read(i, copy); }), HasSubstr("cannot be read"));
+    EXPECT_THAT(error_of([&] { data->label(i); }), HasSubstr("index entry at byte offset"));
   }
 }
 
