@@ -51,7 +51,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         (void)dataset->label(i);
         (void)dataset->name(i);
         dataset->read(i, out);
-        (void)dataset->view(i, out);
       } catch (const stoker::Error&) {
       }
     }

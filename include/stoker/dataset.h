@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -41,14 +40,6 @@ class Dataset {
   // Throws "NAME: is a directory", "NAME: not a regular file", "NAME: <strerror>", or
   // "NAME: file too large" above 1 GiB.
   virtual void read(int64_t index, std::vector<uint8_t>& out) const = 0;
-  // The encoded bytes of sample `index` without a copy where the dataset holds them in memory
-  // (a packed dataset's mapped shards): a view valid while the dataset lives. Otherwise (the
-  // default) read() into `storage` and a view of it, valid until `storage` changes. Same
-  // errors as read().
-  virtual std::span<const uint8_t> view(int64_t index, std::vector<uint8_t>& storage) const {
-    read(index, storage);
-    return storage;
-  }
   virtual const std::vector<std::string>& classes() const = 0;
   // 16 hex digits identifying the dataset's content listing (sorted paths, sizes, labels).
   // Ranks compare it to be sure they index the same data.

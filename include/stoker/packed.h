@@ -10,7 +10,18 @@
 // corruption the record number and byte offset:
 //   "OUT/shard-00003.stk: record 17 at byte offset 123456: checksum mismatch".
 // Thread-safety: the free functions are independent; a packed Dataset's const methods may be
-// called from any thread (reads use pread on a shared descriptor; no mutable state).
+// called from any thread (no mutable state).
+//
+// Reading: each shard is mapped read-only (MAP_SHARED) and a record is copied out of the mapping
+// and checked; the pages a process has read stay mapped, so they count in its RSS as shared file
+// pages (page cache, reclaimable; a cgroup charges them whether they are mapped or not). Where
+// RSS is what a scheduler polices, or the address space is limited, STOKER_PACKED_IO=pread reads
+// records with preadv instead (only the index is mapped; ~10 us more per 147 KB record); mapping
+// a whole shard that fails falls back to that by itself. Opening a packed dataset installs a
+// process-wide SIGBUS handler (once): a mapped page that cannot be read (the shard shrank while
+// open, an I/O error) then throws "SHARD: record j at byte offset N: cannot be read ..." instead
+// of ending the process; other SIGBUS go to the handler installed before it. A handler installed
+// later that does not chain to it disables this.
 #pragma once
 
 #include <cstdint>

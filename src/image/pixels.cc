@@ -1,8 +1,17 @@
 // Pixel layout kernels: HWC copy with optional mirror, float CHW normalisation, RGB -> L.
 
+// GCC 12 reports its own AVX-512 intrinsics as "may be used uninitialized" once inlined (the
+// _mm512_undefined_* self-initialisation, GCC bug 105593, fixed in GCC 13): silenced for the
+// header's lines only.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
-#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -217,8 +226,10 @@ void normalize_to_chw_at(int level, float* out, const uint8_t* in, int width, in
     ChannelTables lut;
   };
   thread_local Cached cached;
-  if (cached.channels != channels || !std::equal(mean, mean + channels, cached.mean.begin()) ||
-      !std::equal(std, std + channels, cached.std.begin())) {
+  // Compared as bits: a NaN key matches itself, -0 and +0 (which give -inf and +inf) differ.
+  const size_t key_bytes = sizeof(float) * static_cast<size_t>(channels);
+  if (cached.channels != channels || std::memcmp(mean, cached.mean.data(), key_bytes) != 0 ||
+      std::memcmp(std, cached.std.data(), key_bytes) != 0) {
     for (int c = 0; c < channels; ++c) {
       for (int v = 0; v < 256; ++v) {
         const float x = static_cast<float>(v) / 255.0f;

@@ -105,6 +105,8 @@ void decode_raw_region(DecodedRegion& out, std::span<const uint8_t> bytes, const
   const size_t data_length = bytes.size() - packed::kRawHeaderSize;
   const size_t row_bytes = static_cast<size_t>(info.width) * info.channels;
   const size_t pixel_bytes = row_bytes * info.height;
+  thread_local std::vector<uint8_t> whole;  // zstd only
+  constexpr size_t kKeptZstdBuffer = size_t{16} << 20;
   const uint8_t* pixels = data;
   if (info.compression == static_cast<int>(packed::RawCompression::kZstd)) {
     const unsigned long long content = ZSTD_getFrameContentSize(data, data_length);
@@ -114,9 +116,9 @@ void decode_raw_region(DecodedRegion& out, std::span<const uint8_t> bytes, const
                      ? std::string("unknown")
                      : std::to_string(content),
                  info.width, info.height, info.channels);
-    // Per thread and grown only: a fresh vector per image would be a new mapping (above
-    // malloc's mmap threshold), page faults and zeroing for every record.
-    thread_local std::vector<uint8_t> whole;
+    // Per thread and reused: a fresh vector per image would be a new mapping (above malloc's
+    // mmap threshold), page faults and zeroing for every record. An outsized image's buffer is
+    // not kept (below), so a thread holds at most kKeptZstdBuffer bytes between images.
     if (whole.size() < pixel_bytes) whole.resize(pixel_bytes);
     ZSTD_DCtx* dctx = thread_dctx();
     STOKER_CHECK(dctx != nullptr, "{}: raw image: cannot create a zstd context", name);
@@ -133,6 +135,7 @@ void decode_raw_region(DecodedRegion& out, std::span<const uint8_t> bytes, const
     uint8_t* dst = out.pixels.data() + static_cast<size_t>(y) * r.width * channels;
     convert_row(dst, src, r.width, info.channels, channels);
   }
+  if (whole.capacity() > kKeptZstdBuffer) std::vector<uint8_t>().swap(whole);
 }
 
 std::vector<uint8_t> encode_raw_image(const uint8_t* pixels, int width, int height, int channels,

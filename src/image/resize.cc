@@ -19,7 +19,17 @@
 // (zero-padded, windows shifted inside the source) so the inner loops have no per-tap branch;
 // the vertical pass accumulates whole rows, which the compiler vectorises.
 
+// GCC 12 reports its own AVX-512 intrinsics as "may be used uninitialized" once inlined (the
+// _mm512_undefined_* self-initialisation, GCC bug 105593, fixed in GCC 13): silenced for the
+// header's lines only.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -338,6 +348,27 @@ bool fill_planar_table(Axis& ax, int out_width) {
   return true;
 }
 
+// Byte permutations between 16 interleaved RGB pixels and their planes R16 G16 B16 (built at
+// compile time: the kernel runs once per row).
+struct alignas(64) ByteTable {
+  uint8_t bytes[64];
+};
+constexpr ByteTable rgb_permutation(bool to_planes) {
+  ByteTable t{};
+  for (int c = 0; c < 3; ++c) {
+    for (int i = 0; i < 16; ++i) {
+      if (to_planes) {
+        t.bytes[16 * c + i] = static_cast<uint8_t>(3 * i + c);
+      } else {
+        t.bytes[3 * i + c] = static_cast<uint8_t>(16 * c + i);
+      }
+    }
+  }
+  return t;
+}
+constexpr ByteTable kSplitRgb = rgb_permutation(true);
+constexpr ByteTable kJoinRgb = rgb_permutation(false);
+
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) inline __mmask64 first_bytes(
     int n) {
   return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
@@ -350,15 +381,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) void horizontal_
     int out_width, uint8_t* __restrict planes) {
   const int tap_pairs = P > 0 ? P : (ax.taps + 1) / 2;
   const size_t stride = planar_plane_stride(src_w);
-  alignas(64) uint8_t split_index[64] = {}, join_index[64] = {};
-  for (int c = 0; c < 3; ++c) {
-    for (int i = 0; i < 16; ++i) {
-      split_index[16 * c + i] = static_cast<uint8_t>(3 * i + c);  // RGB RGB.. -> R16 G16 B16
-      join_index[3 * i + c] = static_cast<uint8_t>(16 * c + i);   // and back
-    }
-  }
-  const __m512i split = _mm512_load_si512(split_index);
-  const __m512i join = _mm512_load_si512(join_index);
+  const __m512i split = _mm512_load_si512(kSplitRgb.bytes);
+  const __m512i join = _mm512_load_si512(kJoinRgb.bytes);
   for (int x = 0; x < src_w; x += 16) {
     const int n = std::min(16, src_w - x);
     const __m512i px =

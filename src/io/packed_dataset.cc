@@ -101,12 +101,6 @@ class PackedDataset final : public Dataset {
     shards_[s].read_record(j, out);
   }
 
-  std::span<const uint8_t> view(int64_t index, std::vector<uint8_t>& storage) const override {
-    (void)storage;  // the records are in the mapping
-    const auto [s, j] = locate(index);
-    return shards_[s].view_record(j);
-  }
-
   const std::vector<std::string>& classes() const override { return classes_; }
   std::string fingerprint() const override { return fingerprint_; }
   std::string describe() const override {

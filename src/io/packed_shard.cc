@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -47,12 +48,13 @@ bool read_exact(int fd, uint8_t* out, size_t size, uint64_t offset) {
   return true;
 }
 
-// Records are read in place from the shard's mapping. A page of a mapping that cannot be read
-// (the file shrank after it was opened, or an I/O error) raises SIGBUS instead of failing a
-// read(); every access to the mapping therefore runs under touch_guarded(), which turns that
-// SIGBUS into a false return, so the caller throws an error naming the shard and record.
-// The handler is process-wide and installed once; a SIGBUS outside a guarded touch goes to the
-// handler that was there before (restored, then the faulting instruction runs again).
+// Shards are mapped (unless STOKER_PACKED_IO=pread, or mapping fails) and records copied out of
+// the mapping. A page of a mapping that cannot be read (the file shrank after it was opened, or
+// an I/O error) raises SIGBUS instead of failing a read(); every access to the mapping
+// therefore runs under touch_guarded(), which turns that SIGBUS into a false return, so the
+// caller throws an error naming the shard and record.
+// The handler is process-wide and installed once. A SIGBUS that is not a fault inside a guarded
+// touch (another mapping's, or one sent with kill) goes to the handler that was there before.
 // The guarded thread's jump buffer is found through a pthread key, not a thread_local: in a
 // dlopen'ed library (the Python module) a thread_local may be allocated on first access, which
 // a signal handler must not do, and initial-exec TLS may not fit in the static TLS block.
@@ -62,18 +64,35 @@ bool g_touch_guard = false;  // set once, before the handler is installed
 struct sigaction g_previous_sigbus;
 
 void on_sigbus(int signal, siginfo_t* info, void* context) {
-  (void)signal;
-  (void)info;
-  (void)context;
-  auto* jump = static_cast<sigjmp_buf*>(pthread_getspecific(g_touch_key));
-  if (jump != nullptr) siglongjmp(*jump, 1);
-  ::sigaction(SIGBUS, &g_previous_sigbus, nullptr);
+  const bool fault = info != nullptr && info->si_code > 0;  // <= 0: sent by a process
+  if (fault) {
+    auto* jump = static_cast<sigjmp_buf*>(pthread_getspecific(g_touch_key));
+    if (jump != nullptr) siglongjmp(*jump, 1);
+  }
+  const struct sigaction& previous = g_previous_sigbus;
+  if ((previous.sa_flags & SA_SIGINFO) != 0) {
+    if (previous.sa_sigaction != nullptr) previous.sa_sigaction(signal, info, context);
+    return;
+  }
+  if (previous.sa_handler == SIG_IGN) {
+    // A fault cannot be ignored: with the default action back, it recurs and ends the process.
+    if (fault) ::sigaction(SIGBUS, &previous, nullptr);
+    return;
+  }
+  if (previous.sa_handler != SIG_DFL) {
+    previous.sa_handler(signal);
+    return;
+  }
+  // Default action: restore it; a fault recurs when the instruction runs again, a sent signal
+  // is raised again (SA_NODEFER: delivered at once).
+  ::sigaction(SIGBUS, &previous, nullptr);
+  if (!fault) ::raise(SIGBUS);
 }
 
 void install_sigbus_handler() {
   static std::once_flag once;
   std::call_once(once, [] {
-    // Without a key (all taken) records are still read, unguarded: SIGBUS then ends the
+    // Without a key (all taken) the mapping is still read, unguarded: SIGBUS then ends the
     // process, as it would without this handler.
     if (pthread_key_create(&g_touch_key, nullptr) != 0) return;
     g_touch_guard = true;
@@ -88,24 +107,44 @@ void install_sigbus_handler() {
   });
 }
 
-// Calls touch(arg), which only reads memory (no destructors to skip, no locks held); false if
-// that raised SIGBUS.
-bool touch_guarded(void (*touch)(void*), void* arg) {
+using TouchFn = void (*)(void*) noexcept;
+
+// Calls touch(arg), which only reads or copies memory (noexcept, no destructors to skip, no
+// locks held); false if that raised SIGBUS.
+bool touch_guarded(TouchFn touch, void* arg) {
   if (!g_touch_guard) {
     touch(arg);
     return true;
   }
-  // Nested guards (a touch that calls entry()) put the outer jump buffer back on the way out.
+  // A fault on a thread that blocks SIGBUS kills the process whatever the handler: unblock it
+  // (once per thread; blocking a fault signal has no use). Threads inherit their creator's mask.
+  thread_local bool unblocked = false;
+  if (!unblocked) {
+    sigset_t bus;
+    sigemptyset(&bus);
+    sigaddset(&bus, SIGBUS);
+    pthread_sigmask(SIG_UNBLOCK, &bus, nullptr);
+    unblocked = true;
+  }
+  // Nested guards put the outer jump buffer back on the way out.
   void* const outer = pthread_getspecific(g_touch_key);
   sigjmp_buf jump;
   if (sigsetjmp(jump, 0) != 0) {
     pthread_setspecific(g_touch_key, outer);
     return false;
   }
-  pthread_setspecific(g_touch_key, &jump);
+  if (pthread_setspecific(g_touch_key, &jump) != 0) {  // no memory for the key: unguarded
+    touch(arg);
+    return true;
+  }
   touch(arg);
   pthread_setspecific(g_touch_key, outer);
   return true;
+}
+
+bool mapped_reads() {
+  const char* io = std::getenv("STOKER_PACKED_IO");
+  return io == nullptr || std::strcmp(io, "pread") != 0;
 }
 
 bool checksum_ok(uint64_t stored, uint64_t computed) {
@@ -254,19 +293,43 @@ ShardFile ShardFile::open(const std::string& path, const std::string& name) {
     corrupt("record or source index out of range");
   }
 
-  // Map the whole file: records are read in place (view_record), the index and the skipped
-  // list through the same mapping. Only the pages a process touches count in its RSS; the
-  // index is read ahead at once (one read-ahead, not a fault per page).
-  void* addr = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, s.fd_.get(), 0);
-  if (addr == MAP_FAILED) STOKER_THROW("{}: mmap failed: {}", name, errno_message(errno));
+  // Map the whole file, so that records are copied out of the page cache without a syscall;
+  // only the pages a process has read count in its RSS (as shared file pages). With
+  // STOKER_PACKED_IO=pread, or when the whole file cannot be mapped (an address-space limit),
+  // only the tail from the index on is mapped and records are read with preadv.
   install_sigbus_handler();
-  s.map_ = Mapping(static_cast<const uint8_t*>(addr), size);
-  s.index_ = s.map_.data() + s.index_offset_;
   const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   const uint64_t index_page = s.index_offset_ / page * page;
-  ::madvise(static_cast<uint8_t*>(addr) + index_page, size - index_page, MADV_WILLNEED);
-  const uint64_t tail = XXH3_64bits(s.index_, footer_at - s.index_offset_);
-  STOKER_CHECK(checksum_ok(load_u64(f + footer::kTailChecksum), tail),
+  void* addr =
+      mapped_reads() ? ::mmap(nullptr, size, PROT_READ, MAP_SHARED, s.fd_.get(), 0) : MAP_FAILED;
+  uint64_t map_from = 0;
+  if (addr == MAP_FAILED) {
+    map_from = index_page;
+    addr = ::mmap(nullptr, size - map_from, PROT_READ, MAP_SHARED, s.fd_.get(),
+                  static_cast<off_t>(map_from));
+    if (addr == MAP_FAILED) STOKER_THROW("{}: mmap failed: {}", name, errno_message(errno));
+  }
+  s.records_mapped_ = map_from == 0;
+  s.map_ = Mapping(static_cast<const uint8_t*>(addr), size - map_from);
+  s.index_ = s.map_.data() + (s.index_offset_ - map_from);
+  // One read-ahead of the index, not a fault per page.
+  ::madvise(static_cast<uint8_t*>(addr) + (index_page - map_from), size - index_page,
+            MADV_WILLNEED);
+  struct TailTouch {
+    const uint8_t* at;
+    uint64_t size;
+    uint64_t hash;
+  } tail{s.index_, footer_at - s.index_offset_, 0};
+  STOKER_CHECK(touch_guarded(
+                   [](void* a) noexcept {
+                     auto* t = static_cast<TailTouch*>(a);
+                     t->hash = XXH3_64bits(t->at, t->size);
+                   },
+                   &tail),
+               "{}: index at byte offset {} cannot be read (the shard shrank while it was opened, "
+               "or an I/O error)",
+               name, s.index_offset_);
+  STOKER_CHECK(checksum_ok(load_u64(f + footer::kTailChecksum), tail.hash),
                "{}: index checksum mismatch (index at byte offset {})", name, s.index_offset_);
   return s;
 }
@@ -277,7 +340,7 @@ IndexEntry ShardFile::entry(uint64_t j) const {
     IndexEntry e;
   } t{index_ + j * kIndexEntrySize, {}};
   if (!touch_guarded(
-          [](void* a) {
+          [](void* a) noexcept {
             auto* t = static_cast<Touch*>(a);
             t->e = IndexEntry{load_u64(t->at + entry::kOffset),
                               load_u32(t->at + entry::kPayloadLength),
@@ -295,7 +358,7 @@ uint32_t ShardFile::label(uint64_t j) const {
     uint32_t label;
   } t{index_ + j * kIndexEntrySize + entry::kLabel, 0};
   if (!touch_guarded(
-          [](void* a) {
+          [](void* a) noexcept {
             auto* t = static_cast<Touch*>(a);
             t->label = load_u32(t->at);
           },
@@ -312,7 +375,7 @@ void ShardFile::index_unreadable(uint64_t j) const {
       name_, j, index_offset_ + j * kIndexEntrySize);
 }
 
-std::span<const uint8_t> ShardFile::view_record(uint64_t j, RecordInfo* info) const {
+void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* info) const {
   STOKER_CHECK(j < record_count_, "{}: record {} out of range [0, {})", name_, j, record_count_);
   const IndexEntry e = entry(j);
   STOKER_CHECK(e.payload_length <= kMaxPayloadLength,
@@ -327,29 +390,53 @@ std::span<const uint8_t> ShardFile::view_record(uint64_t j, RecordInfo* info) co
                name_, j, index_offset_ + j * kIndexEntrySize, e.offset,
                kRecordHeaderSize + uint64_t{e.payload_length}, kShardHeaderSize, index_offset_);
 
-  // The header is copied out and the checksum reads every payload byte, so a page that cannot
-  // be read is found here, under the guard; the caller then reads pages just touched.
-  const uint8_t* record = map_.data() + e.offset;
-  const std::span<const uint8_t> payload(record + kRecordHeaderSize, e.payload_length);
-  struct RecordTouch {
-    const uint8_t* record;
-    std::span<const uint8_t> payload;
-    uint8_t header[kRecordHeaderSize];
-    uint64_t checksum;
-  } rt{record, payload, {}, 0};
-  if (!touch_guarded(
-          [](void* a) {
-            auto* t = static_cast<RecordTouch*>(a);
-            std::memcpy(t->header, t->record, kRecordHeaderSize);
-            t->checksum = kVerifyChecksums ? record_checksum(t->header, t->payload) : 0;
-          },
-          &rt)) {
-    STOKER_THROW(
-        "{}: record {} at byte offset {}: cannot be read (the shard shrank after it was opened, "
-        "or an I/O error)",
-        name_, j, e.offset);
+  uint8_t h[kRecordHeaderSize];
+  out.resize(e.payload_length);
+  if (records_mapped_) {
+    struct CopyTouch {
+      const uint8_t* record;
+      uint8_t* header;
+      uint8_t* payload;
+      size_t length;
+    } t{map_.data() + e.offset, h, out.data(), e.payload_length};
+    STOKER_CHECK(touch_guarded(
+                     [](void* a) noexcept {
+                       auto* t = static_cast<CopyTouch*>(a);
+                       std::memcpy(t->header, t->record, kRecordHeaderSize);
+                       std::memcpy(t->payload, t->record + kRecordHeaderSize, t->length);
+                     },
+                     &t),
+                 "{}: record {} at byte offset {}: cannot be read (the shard shrank after it was "
+                 "opened, or an I/O error)",
+                 name_, j, e.offset);
+  } else {
+    // One syscall for header and payload, straight into the caller's buffer.
+    size_t done = 0;
+    const size_t total = kRecordHeaderSize + e.payload_length;
+    while (done < total) {
+      iovec iov[2];
+      int count = 0;
+      if (done < kRecordHeaderSize) {
+        iov[count++] = iovec{h + done, kRecordHeaderSize - done};
+        iov[count++] = iovec{out.data(), e.payload_length};
+      } else {
+        const size_t p = done - kRecordHeaderSize;
+        iov[count++] = iovec{out.data() + p, e.payload_length - p};
+      }
+      const ssize_t n = ::preadv(fd_.get(), iov, count, static_cast<off_t>(e.offset + done));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        STOKER_THROW("{}: record {} at byte offset {}: {}", name_, j, e.offset,
+                     errno_message(errno));
+      }
+      STOKER_CHECK(n > 0,
+                   "{}: record {} at byte offset {}: cannot be read (the shard shrank after it "
+                   "was opened)",
+                   name_, j, e.offset);
+      done += static_cast<size_t>(n);
+    }
   }
-  const uint8_t* h = rt.header;
+
   STOKER_CHECK(std::memcmp(h + record::kMagic, kRecordMagic, sizeof kRecordMagic) == 0,
                "{}: record {} at byte offset {}: bad record magic", name_, j, e.offset);
   const uint32_t label = load_u32(h + record::kLabel);
@@ -358,7 +445,7 @@ std::span<const uint8_t> ShardFile::view_record(uint64_t j, RecordInfo* info) co
   STOKER_CHECK(length == e.payload_length && label == e.label && stored == e.checksum,
                "{}: record {} at byte offset {}: record header disagrees with its index entry",
                name_, j, e.offset);
-  STOKER_CHECK(checksum_ok(stored, rt.checksum),
+  STOKER_CHECK(checksum_ok(stored, record_checksum(h, out)),
                "{}: record {} at byte offset {}: checksum mismatch", name_, j, e.offset);
   if (info != nullptr) {
     info->label = label;
@@ -367,37 +454,32 @@ std::span<const uint8_t> ShardFile::view_record(uint64_t j, RecordInfo* info) co
     info->width = load_u32(h + record::kWidth);
     info->height = load_u32(h + record::kHeight);
   }
-  return payload;
-}
-
-void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* info) const {
-  struct CopyTouch {
-    std::span<const uint8_t> payload;
-    uint8_t* out;
-  } ct{view_record(j, info), nullptr};
-  out.resize(ct.payload.size());
-  ct.out = out.data();
-  if (!touch_guarded(
-          [](void* a) {
-            auto* t = static_cast<CopyTouch*>(a);
-            std::memcpy(t->out, t->payload.data(), t->payload.size());
-          },
-          &ct)) {
-    STOKER_THROW(
-        "{}: record {}: cannot be read (the shard shrank after it was opened, or an I/O "
-        "error)",
-        name_, j);
-  }
 }
 
 std::vector<SkippedSample> ShardFile::skipped() const {
   std::vector<SkippedSample> result;
   const uint64_t end = file_size_ - kShardFooterSize;
+  // The list is copied out of the mapping under the guard, then parsed from the copy.
+  std::vector<uint8_t> list(end - skipped_offset_);
+  struct Touch {
+    const uint8_t* from;
+    uint8_t* to;
+    size_t size;
+  } t{index_ + (skipped_offset_ - index_offset_), list.data(), list.size()};
+  STOKER_CHECK(touch_guarded(
+                   [](void* a) noexcept {
+                     auto* t = static_cast<Touch*>(a);
+                     std::memcpy(t->to, t->from, t->size);
+                   },
+                   &t),
+               "{}: skipped list at byte offset {} cannot be read (the shard shrank after it was "
+               "opened, or an I/O error)",
+               name_, skipped_offset_);
   uint64_t at = skipped_offset_;
   for (uint64_t k = 0; k < skipped_count_; ++k) {
     STOKER_CHECK(end - at >= kSkippedFixedSize,
                  "{}: skipped entry {} at byte offset {}: runs past the footer", name_, k, at);
-    const uint8_t* p = index_ + (at - index_offset_);
+    const uint8_t* p = list.data() + (at - skipped_offset_);
     SkippedSample s;
     s.source_index = load_u64(p);
     const uint32_t name_length = load_u32(p + 8);

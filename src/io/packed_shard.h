@@ -2,8 +2,9 @@
 // docs/format.md, the constants stoker/packed_format.h).
 //
 // ShardFile reads one shard: open() checks its structure (sizes, magics, version, header and
-// footer checksums, the index checksum) and maps the file; view_record() bounds-checks one index
-// entry and verifies the record's checksum in place. ShardWriter writes one shard as
+// footer checksums, the index checksum) and maps the file (or, with STOKER_PACKED_IO=pread or
+// when that fails, its index); read_record() bounds-checks one index entry, copies the record out
+// of the mapping (or preads it) and verifies its checksum. ShardWriter writes one shard as
 // NAME.tmp and publishes it with fsync + rename + directory fsync.
 // Thread-safety: a ShardFile's const methods may be called from any thread; a ShardWriter
 // belongs to one thread.
@@ -91,17 +92,14 @@ class ShardFile {
   uint64_t checksum() const { return footer_checksum_; }
 
   // Entry `j` < record_count() of the mapped index. Throws "NAME: record j: index entry at
-  // byte offset N cannot be read (...)" when its page cannot be read (see view_record).
+  // byte offset N cannot be read (...)" when its page cannot be read (see read_record).
   IndexEntry entry(uint64_t j) const;
   uint32_t label(uint64_t j) const;
 
-  // Record j's payload, in the mapping (valid while this ShardFile lives), after checking that
-  // its entry lies inside the record area, that the record header agrees with the entry, and
-  // the checksum. `info` (optional) receives the record header. Throws "NAME: record j at
-  // byte offset N: <reason>", also when the pages cannot be read (the file shrank after
-  // open(), an I/O error): that SIGBUS is caught while the checksum reads the record.
-  std::span<const uint8_t> view_record(uint64_t j, RecordInfo* info = nullptr) const;
-  // The same, copied into `out`.
+  // Reads record j's payload into `out` after checking that its entry lies inside the record
+  // area, that the record header agrees with the entry, and the checksum. `info` (optional)
+  // receives the record header. Throws "NAME: record j at byte offset N: <reason>", also when
+  // the bytes cannot be read (the file shrank after open(), an I/O error).
   void read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* info = nullptr) const;
 
   // Parses the skipped list. Throws "NAME: skipped entry k at byte offset N: <reason>".
@@ -112,7 +110,8 @@ class ShardFile {
 
   std::string name_;
   UniqueFd fd_;
-  Mapping map_;                     // the whole file
+  Mapping map_;                     // the whole file, or [page of index_offset_, end)
+  bool records_mapped_ = false;     // map_ starts at byte 0
   const uint8_t* index_ = nullptr;  // the index inside map_
   uint64_t file_size_ = 0;
   uint64_t options_hash_ = 0, shard_number_ = 0, first_record_ = 0, first_source_ = 0;

@@ -417,16 +417,16 @@ class Loader::Impl {
     try {
       const double t0 = thread_cpu_seconds();
       const auto read_start = SteadyClock::now();
-      const std::span<const uint8_t> data = dataset_->view(index, bytes);
+      dataset_->read(index, bytes);
       read_wall += seconds_since(read_start);
       cpu.read += thread_cpu_seconds() - t0;
       Rng rng(stream_key(config_.seed, static_cast<uint64_t>(batch.epoch),
                          static_cast<uint64_t>(index)));
       TransformTimings timings;
       if (staging != nullptr) {
-        stage_sample_into(*staging, slot, data, dataset_->name(index), rng, scratch, timings);
+        stage_sample_into(*staging, slot, bytes, dataset_->name(index), rng, scratch, timings);
       } else {
-        transform_sample(out, data, dataset_->name(index), config_.transform, rng, scratch,
+        transform_sample(out, bytes, dataset_->name(index), config_.transform, rng, scratch,
                          &timings);
       }
       cpu.decode += timings.decode_seconds;
