@@ -473,10 +473,16 @@ bool have_avx2() {
   return have;
 }
 
+// F + BW: the vertical pass (Skylake-SP and later).
 bool have_avx512() {
+  static const bool have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  return have;
+}
+
+// + VL + VBMI (vpermb): the planar horizontal pass (Ice Lake and later).
+bool have_avx512_vbmi() {
   static const bool have =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+      have_avx512() && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
   return have;
 }
 
@@ -615,7 +621,7 @@ void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, 
   const size_t accum = block<int32_t>(row_elems);
   const bool rgb_avx2 = level >= kResizeAvx2 && channels == 3;
   const size_t pairs = rgb_avx2 ? block<uint8_t>(pair_table_bytes(out_width, hx.taps)) : 0;
-  const bool rgb_avx512 = level >= kResizeAvx512 && channels == 3;
+  const bool rgb_avx512 = level >= kResizeAvx512 && channels == 3 && have_avx512_vbmi();
   const size_t planar = rgb_avx512 ? block<uint8_t>(planar_table_bytes(out_width, hx.taps)) +
                                          block<uint8_t>(3 * planar_plane_stride(src_w))
                                    : 0;

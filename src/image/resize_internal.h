@@ -12,8 +12,8 @@ namespace stoker::image_internal {
 constexpr int kResizeScalar = 0;
 constexpr int kResizeSse41 = 1;  // SSE4.1 horizontal RGB pass
 constexpr int kResizeAvx2 = 2;   // AVX2 horizontal RGB and vertical passes
-constexpr int kResizeAvx512 =
-    3;  // AVX-512 (F, BW, VL, VBMI) planar horizontal RGB and vertical passes
+// AVX-512 F+BW vertical pass; with VL+VBMI also the planar horizontal RGB pass.
+constexpr int kResizeAvx512 = 3;
 
 // The highest level this CPU runs.
 int best_resize_level();
