@@ -103,19 +103,25 @@ void compute_axis(Axis& axis, double* weights, double in0, double in1, int out_s
     int lo, hi;
     const double center = window(i, lo, hi);
     const int n = std::clamp(hi - lo, 0, used);
+    // Every loop runs `used` times, the same for every output, so that its exit is predicted;
+    // taps past n weigh +0.0, which leaves the sum (added in the same order) unchanged.
     double sum = 0.0;
-    for (int j = 0; j < n; ++j) {
-      weights[j] = triangle((j + lo - center + 0.5) * inv);
+    for (int j = 0; j < used; ++j) {
+      weights[j] = j < n ? triangle((j + lo - center + 0.5) * inv) : 0.0;
       sum += weights[j];
     }
     const int start = std::min(lo, in_size - used);
     const int shift = lo - start;
     int32_t* k = axis.coeffs + static_cast<size_t>(i) * used;
-    std::fill(k, k + used, 0);
-    for (int j = 0; j < n && shift + j < used; ++j) {
-      const double w = sum != 0.0 ? weights[j] / sum : weights[j];
-      const double f = w * (1 << kPrecisionBits);
-      k[shift + j] = static_cast<int32_t>(w < 0 ? f - 0.5 : f + 0.5);
+    for (int t = 0; t < used; ++t) {
+      const int j = t - shift;  // tap j of the window lands at t; before it, leading zeros
+      int32_t value = 0;
+      if (j >= 0 && j < n) {
+        const double w = sum != 0.0 ? weights[j] / sum : weights[j];
+        const double f = w * (1 << kPrecisionBits);
+        value = static_cast<int32_t>(w < 0 ? f - 0.5 : f + 0.5);
+      }
+      k[t] = value;
     }
     axis.start[i] = start;
   }
