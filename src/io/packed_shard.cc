@@ -403,7 +403,9 @@ void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* i
                      [](void* a) noexcept {
                        auto* t = static_cast<CopyTouch*>(a);
                        std::memcpy(t->header, t->record, kRecordHeaderSize);
-                       std::memcpy(t->payload, t->record + kRecordHeaderSize, t->length);
+                       if (t->length > 0) {
+                         std::memcpy(t->payload, t->record + kRecordHeaderSize, t->length);
+                       }
                      },
                      &t),
                  "{}: record {} at byte offset {}: cannot be read (the shard shrank after it was "
@@ -469,7 +471,7 @@ std::vector<SkippedSample> ShardFile::skipped() const {
   STOKER_CHECK(touch_guarded(
                    [](void* a) noexcept {
                      auto* t = static_cast<Touch*>(a);
-                     std::memcpy(t->to, t->from, t->size);
+                     if (t->size > 0) std::memcpy(t->to, t->from, t->size);
                    },
                    &t),
                "{}: skipped list at byte offset {} cannot be read (the shard shrank after it was "
