@@ -1,21 +1,10 @@
 // Pixel layout kernels: HWC copy with optional mirror, float CHW normalisation, RGB -> L.
 
-// GCC 12 reports its own AVX-512 intrinsics as "may be used uninitialized" once inlined (the
-// _mm512_undefined_* self-initialisation, GCC bug 105593, fixed in GCC 13): silenced for the
-// header's lines only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
 #include <array>
 #include <cstring>
 
 #include "image/decoders.h"
+#include "image/simd.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
 
@@ -49,26 +38,47 @@ void copy_hwc(uint8_t* out, const uint8_t* in, int width, int height, int channe
 
 namespace {
 
+using image_internal::have_avx2;
+using image_internal::have_avx512_vbmi;
+using image_internal::kSplitRgb;
 using ChannelTables = std::array<std::array<float, 256>, 4>;
+
+// Outputs [o0, o1) of one RGB row into the three planes' rows, output o taken from source pixel
+// o, or width - 1 - o when flipped: the scalar kernel, and the SIMD kernels' tail past their last
+// whole block (use normalize_rgb_tail).
+inline void normalize_rgb_outputs(float* row, size_t plane, const uint8_t* __restrict src, int o0,
+                                  int o1, int width, bool flip, const ChannelTables& lut) {
+  const float* __restrict t0 = lut[0].data();
+  const float* __restrict t1 = lut[1].data();
+  const float* __restrict t2 = lut[2].data();
+  float* __restrict r = row;
+  float* __restrict g = row + plane;
+  float* __restrict b = row + 2 * plane;
+  for (int o = o0; o < o1; ++o) {
+    const uint8_t* p = src + 3 * (flip ? width - 1 - o : o);
+    r[o] = t0[p[0]];
+    g[o] = t1[p[1]];
+    b[o] = t2[p[2]];
+  }
+}
+
+// Source pixels [x0, width): the outputs they land on.
+inline void normalize_rgb_tail(float* row, size_t plane, const uint8_t* src, int x0, int width,
+                               bool flip, const ChannelTables& lut) {
+  if (flip) {
+    normalize_rgb_outputs(row, plane, src, 0, width - x0, width, true, lut);
+  } else {
+    normalize_rgb_outputs(row, plane, src, x0, width, width, false, lut);
+  }
+}
 
 // RGB rows -> three planes, one pass over the source: three table lookups per pixel.
 void normalize_rgb_rows(float* out, const uint8_t* in, int width, int height, bool flip,
                         const ChannelTables& lut) {
   const size_t plane = static_cast<size_t>(width) * height;
-  const float* __restrict t0 = lut[0].data();
-  const float* __restrict t1 = lut[1].data();
-  const float* __restrict t2 = lut[2].data();
   for (int y = 0; y < height; ++y) {
-    const uint8_t* __restrict src = in + static_cast<size_t>(y) * width * 3;
-    float* __restrict r = out + static_cast<size_t>(y) * width;
-    float* __restrict g = r + plane;
-    float* __restrict b = g + plane;
-    for (int x = 0; x < width; ++x) {
-      const uint8_t* p = src + 3 * (flip ? width - 1 - x : x);
-      r[x] = t0[p[0]];
-      g[x] = t1[p[1]];
-      b[x] = t2[p[2]];
-    }
+    normalize_rgb_outputs(out + static_cast<size_t>(y) * width, plane,
+                          in + static_cast<size_t>(y) * width * 3, 0, width, width, flip, lut);
   }
 }
 
@@ -134,19 +144,10 @@ __attribute__((target("avx2"))) void normalize_rgb_rows_avx2(float* out, const u
         store8(hi_at, hi, stream);
       }
     }
-    for (int x = blocks * 16; x < width; ++x) {
-      const uint8_t* q = src + 3 * x;
-      const int at = flip ? width - 1 - x : x;
-      for (int k = 0; k < 3; ++k) row[plane * k + at] = lut[k][q[k]];
-    }
+    normalize_rgb_tail(row, plane, src, blocks * 16, width, flip, lut);
   }
   // Streaming stores are weakly ordered: make them visible before the slot is handed over.
   _mm_sfence();
-}
-
-bool have_avx2() {
-  static const bool have = __builtin_cpu_supports("avx2");
-  return have;
 }
 
 // The same with AVX-512: one masked 48-byte load and one byte permutation (VBMI) split 16 pixels
@@ -154,11 +155,7 @@ bool have_avx2() {
 // Measured against the AVX2 kernel on a 224x224 image into a batch-sized ring: ~0.8x the time.
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) void normalize_rgb_rows_avx512(
     float* out, const uint8_t* in, int width, int height, bool flip, const ChannelTables& lut) {
-  alignas(64) uint8_t split[64] = {};
-  for (int k = 0; k < 3; ++k) {
-    for (int i = 0; i < 16; ++i) split[16 * k + i] = static_cast<uint8_t>(3 * i + k);
-  }
-  const __m512i to_planes = _mm512_load_si512(split);
+  const __m512i to_planes = _mm512_load_si512(kSplitRgb.bytes);
   const __m512i reverse = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   const size_t plane = static_cast<size_t>(width) * height;
   const int blocks = width / 16;
@@ -188,20 +185,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) void normalize_r
         }
       }
     }
-    for (int x = blocks * 16; x < width; ++x) {
-      const uint8_t* q = src + 3 * x;
-      const int at = flip ? width - 1 - x : x;
-      for (int k = 0; k < 3; ++k) row[plane * k + at] = lut[k][q[k]];
-    }
+    normalize_rgb_tail(row, plane, src, blocks * 16, width, flip, lut);
   }
   _mm_sfence();
-}
-
-bool have_avx512() {
-  static const bool have =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
-  return have;
 }
 
 }  // namespace
@@ -209,7 +195,7 @@ bool have_avx512() {
 namespace image_internal {
 
 int best_normalize_level() {
-  return have_avx512() ? kNormalizeAvx512 : have_avx2() ? kNormalizeAvx2 : kNormalizeScalar;
+  return have_avx512_vbmi() ? kNormalizeAvx512 : have_avx2() ? kNormalizeAvx2 : kNormalizeScalar;
 }
 
 void normalize_to_chw_at(int level, float* out, const uint8_t* in, int width, int height,

@@ -19,28 +19,24 @@
 // (zero-padded, windows shifted inside the source) so the inner loops have no per-tap branch;
 // the vertical pass accumulates whole rows, which the compiler vectorises.
 
-// GCC 12 reports its own AVX-512 intrinsics as "may be used uninitialized" once inlined (the
-// _mm512_undefined_* self-initialisation, GCC bug 105593, fixed in GCC 13): silenced for the
-// header's lines only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "image/resize_internal.h"
+#include "image/simd.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
 
 namespace stoker {
 namespace {
+
+using image_internal::have_avx2;
+using image_internal::have_avx512;
+using image_internal::have_avx512_vbmi;
+using image_internal::have_sse41;
+using image_internal::kJoinRgb;
+using image_internal::kSplitRgb;
 
 constexpr int kPrecisionBits = 32 - 8 - 2;
 constexpr int32_t kHalf = int32_t{1} << (kPrecisionBits - 1);
@@ -354,27 +350,6 @@ bool fill_planar_table(Axis& ax, int out_width) {
   return true;
 }
 
-// Byte permutations between 16 interleaved RGB pixels and their planes R16 G16 B16 (built at
-// compile time: the kernel runs once per row).
-struct alignas(64) ByteTable {
-  uint8_t bytes[64];
-};
-constexpr ByteTable rgb_permutation(bool to_planes) {
-  ByteTable t{};
-  for (int c = 0; c < 3; ++c) {
-    for (int i = 0; i < 16; ++i) {
-      if (to_planes) {
-        t.bytes[16 * c + i] = static_cast<uint8_t>(3 * i + c);
-      } else {
-        t.bytes[3 * i + c] = static_cast<uint8_t>(16 * c + i);
-      }
-    }
-  }
-  return t;
-}
-constexpr ByteTable kSplitRgb = rgb_permutation(true);
-constexpr ByteTable kJoinRgb = rgb_permutation(false);
-
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) inline __mmask64 first_bytes(
     int n) {
   return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
@@ -467,29 +442,6 @@ HorizontalFn pick_horizontal_rgb_sse41(int taps) {
     default:
       return horizontal_rgb_sse41<0>;
   }
-}
-
-bool have_sse41() {
-  static const bool have = __builtin_cpu_supports("sse4.1");
-  return have;
-}
-
-bool have_avx2() {
-  static const bool have = __builtin_cpu_supports("avx2");
-  return have;
-}
-
-// F + BW: the vertical pass (Skylake-SP and later).
-bool have_avx512() {
-  static const bool have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-  return have;
-}
-
-// + VL + VBMI (vpermb): the planar horizontal pass (Ice Lake and later).
-bool have_avx512_vbmi() {
-  static const bool have =
-      have_avx512() && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
-  return have;
 }
 
 // Generic channel count (2, 4, ...): not on the hot path.
