@@ -142,6 +142,22 @@ bool touch_guarded(TouchFn touch, void* arg) {
   return true;
 }
 
+// memcpy from a mapping under the guard (size 0 copies nothing); false if a page could not be
+// read.
+bool copy_guarded(void* to, const uint8_t* from, size_t size) {
+  struct Copy {
+    void* to;
+    const uint8_t* from;
+    size_t size;
+  } c{to, from, size};
+  return touch_guarded(
+      [](void* a) noexcept {
+        auto* c = static_cast<Copy*>(a);
+        if (c->size > 0) std::memcpy(c->to, c->from, c->size);
+      },
+      &c);
+}
+
 bool mapped_reads() {
   const char* io = std::getenv("STOKER_PACKED_IO");
   return io == nullptr || std::strcmp(io, "pread") != 0;
@@ -335,38 +351,13 @@ ShardFile ShardFile::open(const std::string& path, const std::string& name) {
 }
 
 IndexEntry ShardFile::entry(uint64_t j) const {
-  struct Touch {
-    const uint8_t* at;
-    IndexEntry e;
-  } t{index_ + j * kIndexEntrySize, {}};
-  if (!touch_guarded(
-          [](void* a) noexcept {
-            auto* t = static_cast<Touch*>(a);
-            t->e = IndexEntry{load_u64(t->at + entry::kOffset),
-                              load_u32(t->at + entry::kPayloadLength),
-                              load_u32(t->at + entry::kLabel), load_u64(t->at + entry::kChecksum)};
-          },
-          &t)) {
-    index_unreadable(j);
-  }
-  return t.e;
+  uint8_t e[kIndexEntrySize];
+  if (!copy_guarded(e, index_ + j * kIndexEntrySize, sizeof e)) index_unreadable(j);
+  return IndexEntry{load_u64(e + entry::kOffset), load_u32(e + entry::kPayloadLength),
+                    load_u32(e + entry::kLabel), load_u64(e + entry::kChecksum)};
 }
 
-uint32_t ShardFile::label(uint64_t j) const {
-  struct Touch {
-    const uint8_t* at;
-    uint32_t label;
-  } t{index_ + j * kIndexEntrySize + entry::kLabel, 0};
-  if (!touch_guarded(
-          [](void* a) noexcept {
-            auto* t = static_cast<Touch*>(a);
-            t->label = load_u32(t->at);
-          },
-          &t)) {
-    index_unreadable(j);
-  }
-  return t.label;
-}
+uint32_t ShardFile::label(uint64_t j) const { return entry(j).label; }
 
 void ShardFile::index_unreadable(uint64_t j) const {
   STOKER_THROW(
@@ -393,21 +384,9 @@ void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* i
   uint8_t h[kRecordHeaderSize];
   out.resize(e.payload_length);
   if (records_mapped_) {
-    struct CopyTouch {
-      const uint8_t* record;
-      uint8_t* header;
-      uint8_t* payload;
-      size_t length;
-    } t{map_.data() + e.offset, h, out.data(), e.payload_length};
-    STOKER_CHECK(touch_guarded(
-                     [](void* a) noexcept {
-                       auto* t = static_cast<CopyTouch*>(a);
-                       std::memcpy(t->header, t->record, kRecordHeaderSize);
-                       if (t->length > 0) {
-                         std::memcpy(t->payload, t->record + kRecordHeaderSize, t->length);
-                       }
-                     },
-                     &t),
+    const uint8_t* record = map_.data() + e.offset;
+    STOKER_CHECK(copy_guarded(h, record, kRecordHeaderSize) &&
+                     copy_guarded(out.data(), record + kRecordHeaderSize, e.payload_length),
                  "{}: record {} at byte offset {}: cannot be read (the shard shrank after it was "
                  "opened, or an I/O error)",
                  name_, j, e.offset);
@@ -463,17 +442,7 @@ std::vector<SkippedSample> ShardFile::skipped() const {
   const uint64_t end = file_size_ - kShardFooterSize;
   // The list is copied out of the mapping under the guard, then parsed from the copy.
   std::vector<uint8_t> list(end - skipped_offset_);
-  struct Touch {
-    const uint8_t* from;
-    uint8_t* to;
-    size_t size;
-  } t{index_ + (skipped_offset_ - index_offset_), list.data(), list.size()};
-  STOKER_CHECK(touch_guarded(
-                   [](void* a) noexcept {
-                     auto* t = static_cast<Touch*>(a);
-                     if (t->size > 0) std::memcpy(t->to, t->from, t->size);
-                   },
-                   &t),
+  STOKER_CHECK(copy_guarded(list.data(), index_ + (skipped_offset_ - index_offset_), list.size()),
                "{}: skipped list at byte offset {} cannot be read (the shard shrank after it was "
                "opened, or an I/O error)",
                name_, skipped_offset_);
