@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -142,29 +141,6 @@ TEST(Resize, SimdKernelsEqualScalar) {
                            << in_h << "x" << channels << " -> " << out_w << "x" << out_h;
     }
   }
-}
-
-TEST(Resize, Speed) {
-  const int w = 400, h = 400;
-  const auto img = synthetic(w, h, 3);
-  std::vector<uint8_t> out(224 * 224 * 3), scratch;
-  const Box box{3, 5, 3 + 391.0, 5 + 387.0};
-  for (int i = 0; i < 20; ++i) {
-    resize_bilinear(out.data(), 224, 224, img.data(), w, h, 3, box, box, scratch);
-  }
-  const int iters = 300;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < iters; ++i) {
-    resize_bilinear(out.data(), 224, 224, img.data(), w, h, 3, box, box, scratch);
-  }
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
-      iters;
-  std::printf("  resize 391x387 -> 224x224 RGB: %.3f ms per call\n", ms);
-  RecordProperty("resize_ms", std::to_string(ms));
-#ifdef NDEBUG  // optimised builds only: Debug and sanitizer builds are many times slower
-  EXPECT_LT(ms, 20.0);
-#endif
 }
 
 TEST(Pixels, CopyHwcFlip) {

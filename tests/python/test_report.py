@@ -13,6 +13,12 @@ from PIL import Image
 from conftest import stoker_bin
 
 
+def pixels_of(image):
+    """Every pixel of an image (Pillow 12 renamed getdata)."""
+    flat = getattr(image, "get_flattened_data", None)
+    return flat() if flat is not None else image.getdata()
+
+
 def chromium() -> str:
     path = shutil.which("chromium")
     if path is None:
@@ -52,7 +58,7 @@ def test_capacity_report_renders_its_charts(small_set, tmp_path):
     browser("--window-size=1100,1600", f"--screenshot={shot}", page.as_uri())
     image = Image.open(shot).convert("RGB")
     colours = {(0x15, 0x65, 0xC0), (0xC6, 0x28, 0x28), (0x2E, 0x7D, 0x32), (0xEF, 0x6C, 0x00)}
-    seen = {px for px in image.getdata() if px in colours}
+    seen = {px for px in pixels_of(image) if px in colours}
     # Every series colour is on screen: the bars were painted, not only put in the DOM.
     assert seen == colours
 
@@ -72,5 +78,5 @@ def test_telemetry_report_charts_each_gpu_and_the_cpus(tmp_path):
     assert '>input-bound-cpu<' in dom
     shot = tmp_path / "telemetry.png"
     browser("--window-size=1100,1400", f"--screenshot={shot}", page.as_uri())
-    pixels = set(Image.open(shot).convert("RGB").getdata())
+    pixels = set(pixels_of(Image.open(shot).convert("RGB")))
     assert {(0x15, 0x65, 0xC0), (0xC6, 0x28, 0x28), (0x2E, 0x7D, 0x32), (0xEF, 0x6C, 0x00)} <= pixels
