@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # stoker's one entry point. Each command installs what is missing (Debian packages, through
-# sudo when not root), builds Release into build/, then runs.
-#   ./run.sh build         build only
-#   ./run.sh test          build and run every test, then the unit tests under ASan+UBSan
-#                          (build-asan/) and the engine and sampler tests under TSan (build-tsan/)
+# sudo when not root; Python packages into the project's venv), builds, then runs.
+#   ./run.sh build         build only: the C++ core, tests and benchmarks in build/, the stoker
+#                          wheel (build/dist/) installed into the venv (.venv: torch 2.13 CPU)
+#   ./run.sh test          build, check the C++ formatting, run every test, then the unit tests
+#                          under ASan+UBSan (build-asan/), the engine and sampler tests under
+#                          TSan (build-tsan/) and the aarch64 unit tests under qemu (build-arm64/)
 #   ./run.sh fuzz [SECS]   build the libFuzzer harnesses fuzz/*_fuzz.cc, run each SECS (60) s
 #   ./run.sh demo          build and run the main job on the embedded default data set
 #   ./run.sh bench [ARGS]  side-by-side benchmark against torchvision (bench/compare_torchvision)
@@ -11,20 +13,33 @@ set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
 
-# Build and test dependencies, all from Debian's archive.
+# The C++ build and test dependencies, all from Debian's archive. Python and its packages come
+# from the venv (below); python3-dev and python3-venv serve Debian's python3 when it is the
+# interpreter the venv is made from.
 build_packages=(build-essential cmake ninja-build pkg-config git
   libjpeg62-turbo-dev libpng-dev libwebp-dev libzstd-dev libxxhash-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
-  pybind11-dev python3-dev python3-numpy ccache)
-# What the tests use besides the build: PyTorch and torchvision (the Python layer, the DDP job,
-# the fidelity reference), real photographs and Fashion-MNIST from Debian's archive, and a
-# headless browser for the doctor's HTML report.
-test_packages=(python3-pytest python3-torch python3-torchvision python3-pil
-  mate-backgrounds dataset-fashion-mnist chromium)
+  python3-dev python3-venv ccache)
+# What the tests use besides the build and the venv: real photographs and Fashion-MNIST from
+# Debian's archive, a headless browser for the doctor's HTML report, and the aarch64 cross
+# toolchain with qemu's user-mode emulator for the arm64 unit tests.
+test_packages=(mate-backgrounds dataset-fashion-mnist chromium clang-format)
+arm64_packages=(g++-aarch64-linux-gnu qemu-user libjpeg62-turbo-dev:arm64 libpng-dev:arm64
+  libwebp-dev:arm64 libzstd-dev:arm64 libxxhash-dev:arm64 libfmt-dev:arm64 libgtest-dev:arm64
+  libgmock-dev:arm64)
 # The fuzzers: clang 14 with libFuzzer and its sanitizer runtimes (fuzz/build.sh).
 fuzz_packages=(clang-14 libclang-rt-14-dev)
-# The interpreter that has Debian's python3-torch; the first python3 on PATH may be another.
-python=/usr/bin/python3
+
+# The project's Python environment: a venv made from the first python3 on PATH (or
+# $STOKER_PYTHON), with the packages of python/requirements-dev.txt (torch 2.13.0, CPU build,
+# pytest, the build backend). `source .venv/bin/activate` gives the installed stoker package
+# and command. The reference venv (torch 2.14.1 + the torchvision built for it, ~5.5 GB) holds
+# what the fidelity test and the torchvision benchmark compare against; it lives in the cache
+# folder below so that fresh clones (CI) share it.
+venv=${STOKER_VENV:-$root/.venv}
+base_python=${STOKER_PYTHON:-python3}
+cache_dir=${XDG_CACHE_HOME:-$HOME/.cache}/stoker
+reference_venv=${STOKER_REFERENCE_VENV:-$cache_dir/venv-reference}
 
 # Every build goes through ccache, whose cache lives outside the clone so that it survives a
 # clean checkout (CI). NOHASHDIR + BASEDIR: clones at different paths share hits.
@@ -48,6 +63,22 @@ ensure_packages() {
     "${missing[@]}" >/dev/null
 }
 
+# ensure_arm64_packages: Debian's arm64 architecture (multiarch), then the cross toolchain, qemu
+# and the arm64 -dev packages of the C++ dependencies.
+ensure_arm64_packages() {
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    as_root dpkg --add-architecture arm64
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  fi
+  ensure_packages "${arm64_packages[@]}"
+}
+
+# pip, without this machine's notes about local index folders that lack a package.
+pip_quiet() {
+  "$@" 2>&1 | { grep -v "^WARNING: Location 'file:" || true; }
+  return "${PIPESTATUS[0]}"
+}
+
 # configure DIR ARGS...: (re)configures a build folder; cheap when nothing changed, and it
 # puts the ccache launcher on build folders made before it existed.
 configure() {
@@ -56,10 +87,31 @@ configure() {
   cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@" >/dev/null
 }
 
+# ensure_venv DIR REQUIREMENTS: (re)creates the venv DIR from $base_python with the packages of
+# REQUIREMENTS, when it is missing or was made from another file or interpreter (a stamp).
+ensure_venv() {
+  local dir=$1 requirements=$2 stamp
+  stamp="$("$base_python" -c 'import sys; print(sys.version)' | head -n 1) $(sha256sum "$requirements")"
+  [ -x "$dir/bin/python" ] && [ "$(cat "$dir/.stoker-stamp" 2>/dev/null)" = "$stamp" ] && return 0
+  echo "run.sh: making the venv $dir ($requirements)"
+  rm -rf "$dir"
+  "$base_python" -m venv "$dir"
+  pip_quiet "$dir/bin/python" -m pip install -q --upgrade pip
+  pip_quiet "$dir/bin/python" -m pip install -q -r "$requirements"
+  echo "$stamp" >"$dir/.stoker-stamp"
+}
+
+# build: the stoker wheel built by pip through scikit-build-core in build/ (the same CMake
+# build folder that holds the unit tests and benchmarks: one build, not two), then installed
+# into the venv. --no-build-isolation: the venv's scikit-build-core and pybind11.
 build() {
   ensure_packages "${build_packages[@]}"
-  configure build -DCMAKE_BUILD_TYPE=Release
-  cmake --build build -j "$(nproc)"
+  ensure_venv "$venv" python/requirements-dev.txt
+  rm -f build/dist/stoker-*.whl
+  CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache \
+    "$venv/bin/python" -m pip wheel . --no-build-isolation --no-deps -v -w build/dist \
+    -Cbuild-dir=build -Ccmake.define.STOKER_TESTS=ON -Ccmake.define.STOKER_BENCHMARKS=ON
+  pip_quiet "$venv/bin/python" -m pip install -q --no-deps --force-reinstall build/dist/stoker-*.whl
 }
 
 # sanitizer_build DIR KIND [TARGET...]: the libraries and unit tests with STOKER_SANITIZE=KIND
@@ -142,11 +194,19 @@ case "$cmd" in
     ccache --zero-stats >/dev/null 2>&1 || true
     build
     ensure_packages "${test_packages[@]}"
+    stage "clang-format (Google style, 100 columns: .clang-format)"
+    git ls-files -z '*.cc' '*.h' '*.cu' | xargs -0 clang-format --dry-run --Werror
     stage "C++ and command-line tests"
     ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
-    stage "Python tests"
-    PYTHONPATH="$root/build/python" STOKER_BIN="$root/build/stoker" \
-      "$python" -m pytest -q -p no:cacheprovider tests/python
+    stage "Python tests (venv: torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)'))"
+    # Against the installed wheel: no PYTHONPATH; the command is the venv's bin/stoker.
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python
+    stage "Python tests against torchvision (reference venv)"
+    ensure_venv "$reference_venv" python/requirements-reference.txt
+    pip_quiet "$reference_venv/bin/python" -m pip install -q --no-deps --force-reinstall \
+      build/dist/stoker-*.whl
+    "$reference_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_fidelity.py \
+      tests/python/test_loader.py
     # Sanitizers: every unit test under ASan + UBSan (undefined behaviour aborts), the engine
     # and sampler under TSan. halt_on_error: the first report fails the test.
     stage "ASan+UBSan build"
@@ -163,6 +223,16 @@ case "$cmd" in
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
       ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" --timeout 900 \
       -L '^(pipeline_test|sampler_test)$' -E '^EpochPlan\.LargeDatasets$'
+    # aarch64: the libraries and unit tests cross-compiled with Debian's g++-aarch64-linux-gnu
+    # and run under qemu-aarch64 (the x86 SIMD kernels are left out there; the portable paths
+    # must give the same bytes, which the golden-output tests check).
+    stage "aarch64 cross build"
+    ensure_arm64_packages
+    configure build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
+      -DCMAKE_BUILD_TYPE=Release -DSTOKER_PYTHON=OFF -DSTOKER_BENCHMARKS=OFF
+    cmake --build build-arm64 -j "$(nproc)"
+    stage "aarch64 unit tests under qemu"
+    ctest --test-dir build-arm64 --output-on-failure -j "$(nproc)" --timeout 900
     stage done
     echo "ccache ($CCACHE_DIR), this run:"
     ccache --show-stats 2>/dev/null | grep -E '^ *(Hits|Misses):' || true
@@ -172,14 +242,17 @@ case "$cmd" in
     ;;
   demo)
     build
-    build/stoker demo "$@"
+    "$venv/bin/stoker" demo "$@"
     ;;
   bench)
     build
-    bench/compare_torchvision "$@"
+    ensure_venv "$reference_venv" python/requirements-reference.txt
+    pip_quiet "$reference_venv/bin/python" -m pip install -q --no-deps --force-reinstall \
+      build/dist/stoker-*.whl
+    STOKER_BENCH_PYTHON="$reference_venv/bin/python" bench/compare_torchvision "$@"
     ;;
   *)
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
     [ "$cmd" = help ] || exit 2
     ;;
 esac

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Fashion-MNIST (IDX files) -> an ImageFolder of grayscale PNGs that stoker reads.
 
     examples/fashion_mnist_to_folder.py OUT [--idx DIR] [--pack]
@@ -17,7 +17,7 @@ give the same bytes) and idempotent: OUT/stamp.json records the IDX files' SHA-2
 layout, and a second run with the same input does nothing. An interrupted run leaves no stamp
 and is redone from scratch.
 
---pack then runs `build/stoker pack OUT/<split> OUT/<split>-packed --mode raw` for both splits
+--pack then runs `stoker pack OUT/<split> OUT/<split>-packed --mode raw` for both splits
 (raw decoded pixels, 28x28 kept as is since no --max-side is given): no PNG decoding at training
 time. `stoker pack` resumes or skips work already done, so --pack is idempotent too.
 Only the standard library, numpy and PIL are used.
@@ -46,7 +46,12 @@ SPLITS = {  # split -> (images file, labels file, count)
     "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz", 10000),
 }
 LAYOUT_VERSION = 1  # bump when the output layout or encoding changes
-REPO = Path(__file__).resolve().parent.parent
+
+
+def default_stoker() -> Path:
+    """The stoker command pip installed beside this interpreter, else the first on PATH."""
+    beside = Path(sys.executable).parent / "stoker"
+    return beside if beside.exists() else Path(shutil.which("stoker") or "stoker")
 
 
 def class_dir(label):
@@ -143,8 +148,9 @@ def main():
                     help=f"folder with the four IDX files (default {DEFAULT_IDX})")
     ap.add_argument("--pack", action="store_true",
                     help="also pack both splits with `stoker pack --mode raw` into OUT/*-packed")
-    ap.add_argument("--stoker", type=Path, default=REPO / "build" / "stoker",
-                    help="the stoker command for --pack (default: build/stoker of this repo)")
+    ap.add_argument("--stoker", type=Path, default=default_stoker(),
+                    help="the stoker command for --pack (default: the one beside this Python, "
+                         "as pip installs it, else the first on PATH)")
     args = ap.parse_args()
     convert(args.idx, args.out)
     if args.pack:

@@ -1,13 +1,14 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """A real job: a small CNN on Fashion-MNIST with DistributedDataParallel, fed by stoker.
 
-    examples/fashion_mnist_to_folder.py /tmp/fmnist             # IDX -> PNG ImageFolder
-    PYTHONPATH=build/python examples/launch.sh 2 \\
-        /usr/bin/python3 examples/train_ddp.py --data /tmp/fmnist
+    source .venv/bin/activate                                   # made by ./run.sh build
+    python examples/fashion_mnist_to_folder.py /tmp/fmnist      # IDX -> PNG ImageFolder
+    torchrun --standalone --nproc-per-node 2 examples/train_ddp.py --data /tmp/fmnist
 
-Start it with examples/launch.sh (or torchrun where it works): every rank reads RANK,
-WORLD_SIZE, MASTER_ADDR and MASTER_PORT from the environment. gloo on CPU, nccl when CUDA is
-there (one GPU per local rank). Run alone (no RANK in the environment) it is a one-rank job.
+torchrun starts the ranks: every rank reads RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT from
+the environment, and stoker its threads' share of the node from LOCAL_WORLD_SIZE. gloo on CPU,
+nccl when CUDA is there (one GPU per local rank). Run alone (no RANK in the environment) it is
+a one-rank job.
 
 What stoker does here:
   * each rank gets a disjoint share of the training set, every image exactly once per epoch
@@ -18,7 +19,10 @@ What stoker does here:
   * the test accuracy counts the valid slots only and sums them over the ranks, so every test
     image counts exactly once whatever the world size: the sample count printed is 10,000;
   * set_epoch reshuffles every epoch; --checkpoint/--resume save and restore the loader's
-    state_dict() with the model's, so a resumed job continues with the right epoch's order.
+    state_dict() with the model's, so a resumed job continues with the right epoch's order;
+    with --checkpoint-every N also mid-epoch, after every N steps, so that a job restarted by
+    `torchrun --max-restarts K` (same command line, with --resume) goes on from the last saved
+    step and takes every remaining sample of the epoch exactly once.
 """
 
 import argparse
@@ -57,8 +61,10 @@ def parse_args():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--checkpoint", type=Path, default=None,
                     help="save model, optimizer and loader state here after every epoch")
+    ap.add_argument("--checkpoint-every", type=int, default=None, metavar="STEPS",
+                    help="also save --checkpoint every STEPS training steps (mid-epoch)")
     ap.add_argument("--resume", action="store_true",
-                    help="continue from --checkpoint when it exists")
+                    help="continue from --checkpoint when it exists (the saved epoch and step)")
     ap.add_argument("--max-steps", type=int, default=None,
                     help="stop each training epoch after this many steps (for quick tests)")
     return ap.parse_args()
@@ -94,7 +100,7 @@ def setup():
     else:
         device = torch.device("cpu")
         backend = "gloo"
-    dist.init_process_group(backend, init_method="env://")
+    stoker.torch.init_process_group(backend)  # init_process_group, robust to torchrun restarts
     return dist.get_rank(), dist.get_world_size(), device
 
 
@@ -114,6 +120,17 @@ def evaluate(model, loader, device):
     model.train()
     correct, samples = counts.tolist()
     return correct / max(samples, 1), int(samples)
+
+
+def save_checkpoint(path, rank, **state):
+    """Rank 0 writes `state` atomically (temp file + rename); every rank waits for it, so the
+    file never names a step that some rank has not finished."""
+    dist.barrier()
+    if rank == 0:  # the loader's state_dict() is the same on every rank
+        tmp = path.with_name(path.name + ".tmp")
+        torch.save(state, tmp)
+        tmp.replace(path)
+    dist.barrier()
 
 
 def main():
@@ -146,16 +163,25 @@ def main():
     sched = torch.optim.lr_scheduler.OneCycleLR(
         opt, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch, pct_start=0.2)
 
-    start_epoch = 0
+    start_epoch, start_step = 0, 0
     if args.resume and args.checkpoint and args.checkpoint.exists():
         ckpt = torch.load(args.checkpoint, map_location=device)
         model.load_state_dict(ckpt["model"])
         opt.load_state_dict(ckpt["optimizer"])
         sched.load_state_dict(ckpt["scheduler"])
         train.load_state_dict(ckpt["train_loader"])
-        start_epoch = ckpt["epoch"] + 1
-        log(f"resumed from {args.checkpoint} after epoch {ckpt['epoch'] + 1}; loader state "
-            f"{ckpt['train_loader']}")
+        # Mid-epoch (step > 0): the saved epoch goes on from that step; else the next epoch.
+        start_epoch, start_step = ckpt["epoch"], ckpt.get("step", 0)
+        if start_step == 0:
+            start_epoch += 1
+        restarts = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+        log(f"resumed from {args.checkpoint} at epoch {start_epoch + 1} step {start_step} "
+            f"(torchrun restart {restarts}); loader state {ckpt['train_loader']}")
+
+    def checkpoint(epoch, step):
+        save_checkpoint(args.checkpoint, rank, epoch=epoch, step=step,
+                        model=model.state_dict(), optimizer=opt.state_dict(),
+                        scheduler=sched.state_dict(), train_loader=train.state_dict())
 
     accuracy, samples = 0.0, 0
     for epoch in range(start_epoch, args.epochs):
@@ -163,7 +189,8 @@ def main():
         t0 = time.perf_counter()
         loss_sum = torch.zeros(2, dtype=torch.float64, device=device)  # loss sum, samples
         images_seen = 0
-        for step, batch in enumerate(train):
+        first_step = start_step if epoch == start_epoch else 0
+        for step, batch in enumerate(train, start=first_step):
             images = batch.images.to(device, non_blocking=True)
             labels = batch.labels.to(device, non_blocking=True)
             per_sample = F.cross_entropy(ddp(images), labels, reduction="none")
@@ -179,6 +206,8 @@ def main():
             images_seen += batch.global_valid  # valid images of this step, all ranks
             if step + 1 == steps_per_epoch:  # --max-steps: the same step on every rank
                 break
+            if args.checkpoint and args.checkpoint_every and (step + 1) % args.checkpoint_every == 0:
+                checkpoint(epoch, step + 1)
         train_seconds = time.perf_counter() - t0
         dist.all_reduce(loss_sum, op=dist.ReduceOp.SUM)
         train_loss = (loss_sum[0] / loss_sum[1].clamp(min=1)).item()
@@ -187,13 +216,7 @@ def main():
         accuracy, samples = evaluate(ddp, test, device)
         eval_seconds = time.perf_counter() - t1
         if args.checkpoint is not None:
-            if rank == 0:  # state_dict() is the same on every rank
-                tmp = args.checkpoint.with_name(args.checkpoint.name + ".tmp")
-                torch.save({"epoch": epoch, "model": model.state_dict(),
-                            "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
-                            "train_loader": train.state_dict()}, tmp)
-                tmp.replace(args.checkpoint)
-            dist.barrier()
+            checkpoint(epoch, 0)  # step 0: the epoch is done
         log(f"epoch {epoch + 1}/{args.epochs}: train loss {train_loss:.4f} over "
             f"{int(loss_sum[1])} images, {images_seen / train_seconds:.0f} images/s "
             f"({train_seconds:.1f} s), test accuracy {100 * accuracy:.2f}% on {samples} samples "

@@ -4,6 +4,7 @@
 
 #include "bind.h"
 #include "stoker/error.h"
+#include "stoker/version.h"
 
 namespace py = pybind11;
 
@@ -30,6 +31,7 @@ void register_errors(py::module_& m) {
 
 PYBIND11_MODULE(_stoker, m) {
   m.doc() = "stoker's C++ core (internal; use the `stoker` package)";
+  m.attr("__version__") = STOKER_VERSION_STRING;
   stoker::python::register_errors(m);
   stoker::python::register_dataset(m);
   stoker::python::register_sampler(m);

@@ -34,6 +34,7 @@ except ImportError:  # pragma: no cover - exercised only where torch is absent
     _torch = None
 
 __all__ = ["Batch", "Error", "Loader", "open_dataset"]
+__version__: str = _stoker.__version__  # the CMake project's version
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)

@@ -2,10 +2,39 @@
 
 from __future__ import annotations
 
+import os
 import statistics
+from datetime import timedelta
 from typing import Any, Dict, List, Optional
 
-__all__ = ["masked_mean", "audit", "analyse_audit"]
+__all__ = ["masked_mean", "audit", "analyse_audit", "init_process_group"]
+
+
+# -- the process group under torchrun -----------------------------------------------------------
+
+def init_process_group(backend: str, timeout: Optional[timedelta] = None) -> None:
+    """torch.distributed.init_process_group(backend) from torchrun's environment, one that also
+    survives torchrun's restarts (--max-restarts).
+
+    After a restart torchrun hands the new workers the same agent store (MASTER_ADDR,
+    MASTER_PORT, TORCHELASTIC_USE_AGENT_STORE=True) without a per-attempt key prefix, so the
+    new group can read the dead attempt's addresses and fail ("Gloo connectFullMesh failed ...
+    Connection refused") or hang (seen here with torch 2.13 and 2.14 on most restarts; upstream
+    pytorch/pytorch#167288 reports it for NCCL). Here each attempt's keys live under its own
+    prefix (TORCHELASTIC_RESTART_COUNT). Outside torchrun's agent store this is exactly
+    init_process_group(backend, init_method="env://")."""
+    import torch.distributed as dist
+
+    kwargs = {} if timeout is None else {"timeout": timeout}
+    if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True":
+        dist.init_process_group(backend, init_method="env://", **kwargs)
+        return
+    store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]),
+                          is_master=False, **kwargs)
+    attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+    dist.init_process_group(backend, store=dist.PrefixStore(f"stoker/attempt{attempt}", store),
+                            rank=int(os.environ["RANK"]),
+                            world_size=int(os.environ["WORLD_SIZE"]), **kwargs)
 
 
 # -- the device hand-off (stoker.Loader(device='cuda')) -----------------------------------------

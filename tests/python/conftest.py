@@ -1,16 +1,17 @@
 """Shared fixtures of the Python tests.
 
-Run from the repository root after `./run.sh build`:
-    PYTHONPATH=build/python /usr/bin/python3 -m pytest -q tests/python
-The stoker package is found through PYTHONPATH; the `stoker` CLI (for `stoker synth`) is
-looked up beside the package's build folder (build/stoker), else $STOKER_BIN.
+Run from the repository root after `./run.sh build`, with the venv's interpreter:
+    .venv/bin/python -m pytest -q tests/python
+The tests import the installed stoker package (the wheel run.sh installs into the venv), never
+the source tree; the `stoker` command is $STOKER_BIN, else the one installed beside the
+interpreter (the venv's bin/), else the first on PATH.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import socket
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,11 +29,14 @@ def stoker_bin() -> Path:
     env = os.environ.get("STOKER_BIN")
     if env:
         return Path(env)
-    # build/python/stoker/__init__.py -> build/stoker
-    candidate = Path(stoker.__file__).resolve().parent.parent.parent / "stoker"
-    if not candidate.exists():
-        pytest.skip(f"stoker CLI not found at {candidate} (set STOKER_BIN)")
-    return candidate
+    candidate = Path(sys.executable).parent / "stoker"
+    if candidate.exists():
+        return candidate
+    found = shutil.which("stoker")
+    if found is None:
+        pytest.fail("the stoker command is neither beside the interpreter nor on PATH "
+                    "(pip install the stoker wheel, or set STOKER_BIN)")
+    return Path(found)
 
 
 def synth(out: Path, images: int, classes: int = 3, width: int = 64, height: int = 48,
@@ -65,40 +69,32 @@ def _isolated_cache(tmp_path, monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def torchrun() -> List[str]:
+    """The torchrun of this interpreter's torch: the venv's `torchrun` script, else the module
+    it runs (python -m torch.distributed.run)."""
+    script = Path(sys.executable).parent / "torchrun"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "torch.distributed.run"]
 
 
-def launch(world_size: int, tmp_path: Path, args: Dict, timeout: float = 120,
-           per_rank: Optional[List[Dict]] = None) -> List[Dict]:
-    """Runs dist_worker.py on `world_size` processes the way torchrun starts them (gloo) and
-    returns each rank's JSON result. `args` goes to every rank, `per_rank[r]` on top."""
-    port = free_port()
-    procs = []
-    outs = []
-    for rank in range(world_size):
-        out = tmp_path / f"rank{rank}-{port}.json"
-        outs.append(out)
-        rank_args = dict(args, out=str(out))
-        if per_rank:
-            rank_args.update(per_rank[rank])
-        env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank),
-                   LOCAL_RANK=str(rank), WORLD_SIZE=str(world_size),
-                   LOCAL_WORLD_SIZE=str(world_size), OMP_NUM_THREADS="1",
-                   STOKER_CACHE_DIR=str(tmp_path / "cache"))
-        procs.append(subprocess.Popen([sys.executable, str(WORKER), json.dumps(rank_args)],
-                                      env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, text=True))
-    logs = []
+def launch(world_size: int, tmp_path: Path, args: Dict, timeout: float = 180,
+           per_rank: Optional[List[Dict]] = None, max_restarts: int = 0) -> List[Dict]:
+    """Runs dist_worker.py on `world_size` ranks started by torchrun (--standalone, gloo) and
+    returns each rank's JSON result (of the last attempt, with --max-restarts). `args` goes to
+    every rank, `per_rank[r]` on top of it for rank r."""
+    out = tmp_path / f"result-{len(list(tmp_path.glob('result-*')))}"
+    out.mkdir()
+    worker_args = dict(args, out=str(out), per_rank=per_rank or [])
+    cmd = [*torchrun(), "--standalone", f"--nproc-per-node={world_size}",
+           f"--max-restarts={max_restarts}", "--monitor-interval=0.2", str(WORKER),
+           json.dumps(worker_args)]
+    env = dict(os.environ, OMP_NUM_THREADS="1", STOKER_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
     try:
-        for p in procs:
-            logs.append(p.communicate(timeout=timeout)[0])
+        log = proc.communicate(timeout=timeout)[0]
     except subprocess.TimeoutExpired:
-        for p in procs:
-            p.kill()
-        raise AssertionError(f"ranks did not finish within {timeout} s (hang?)")
-    for rank, p in enumerate(procs):
-        assert p.returncode == 0, f"rank {rank} failed ({p.returncode}):\n{logs[rank]}"
-    return [json.loads(out.read_text()) for out in outs]
+        proc.terminate()  # torchrun stops its ranks on SIGTERM: none is left behind
+        log = proc.communicate(timeout=60)[0]
+        raise AssertionError(f"ranks did not finish within {timeout} s (hang?):\n{log}")
+    assert proc.returncode == 0, f"torchrun failed ({proc.returncode}):\n{log}"
+    return [json.loads((out / f"rank{rank}.json").read_text()) for rank in range(world_size)]

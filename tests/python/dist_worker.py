@@ -1,7 +1,9 @@
-"""One rank of a distributed test, started by conftest.launch() as torchrun would start it
-(MASTER_ADDR, MASTER_PORT, RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE in the environment).
+"""One rank of a distributed test, started by torchrun (conftest.launch): MASTER_ADDR,
+MASTER_PORT, RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK and
+TORCHELASTIC_RESTART_COUNT come from torchrun's environment.
 
-argv[1] is a JSON object: {"scenario": ..., "out": result.json, ...}. The loader is always
+argv[1] is a JSON object: {"scenario": ..., "out": folder, "per_rank": [{...}, ...], ...};
+rank r adds per_rank[r] to it and writes its result to out/rank<r>.json. The loader is always
 built without rank/world_size, so both come from the initialised gloo process group.
 """
 
@@ -10,7 +12,9 @@ from __future__ import annotations
 import copy
 import json
 import math
+import os
 import sys
+from pathlib import Path
 from datetime import timedelta
 
 import torch
@@ -158,19 +162,61 @@ def run_audit(args):
     return report
 
 
-SCENARIOS = {"epochs": run_epochs, "save": run_save, "resume": run_resume, "train": run_train,
+def run_elastic(args):
+    """One epoch with a checkpoint after every step, under torchrun --max-restarts. In the
+    first attempt, rank args["crash_rank"] dies (exit 17) in step args["crash_step"]; torchrun
+    restarts every rank, which resume from the checkpoint. Every attempt logs each step's
+    valid indices (log/attempt<A>.rank<R>.jsonl) so that the test can check that the committed
+    steps of the first attempt and the steps of the second are each sample exactly once."""
+    attempt = int(os.environ["TORCHELASTIC_RESTART_COUNT"])
+    rank = dist.get_rank()
+    checkpoint = Path(args["checkpoint"])
+    loader = make_loader(args, threads=None)  # the default: CPUs / LOCAL_WORLD_SIZE
+    committed = 0
+    if checkpoint.exists():
+        saved = json.loads(checkpoint.read_text())
+        loader.load_state_dict(saved["state"])
+        committed = saved["step"]
+    loader.set_epoch(args["epoch"])  # the saved epoch keeps the saved position
+    log_dir = Path(args["log"])
+    log_dir.mkdir(exist_ok=True)
+    valid, step = [], committed
+    with open(log_dir / f"attempt{attempt}.rank{rank}.jsonl", "a") as log:
+        for batch in loader:
+            step += 1
+            indices = batch.indices[batch.valid].tolist()
+            valid += indices
+            log.write(json.dumps({"step": step, "valid": indices}) + "\n")
+            log.flush()
+            if attempt == 0 and rank == args["crash_rank"] and step == args["crash_step"]:
+                os._exit(17)  # a rank dies mid-epoch: torchrun restarts the group
+            dist.barrier()  # every rank has taken this step: it can be committed
+            if rank == 0:  # the state is the same on every rank
+                tmp = checkpoint.with_name(checkpoint.name + ".tmp")
+                tmp.write_text(json.dumps({"state": loader.state_dict(), "step": step}))
+                tmp.replace(checkpoint)
+    return {"attempt": attempt, "resumed_from_step": committed, "steps": step,
+            "valid": valid, "group_rank": int(os.environ["GROUP_RANK"]),
+            "local_world_size": int(os.environ["LOCAL_WORLD_SIZE"]),
+            "stats": loader.stats(advance=False)}
+
+
+SCENARIOS = {"elastic": run_elastic, "epochs": run_epochs, "save": run_save, "resume": run_resume, "train": run_train,
              "fingerprint": run_fingerprint, "audit": run_audit}
 
 
 def main():
     args = json.loads(sys.argv[1])
-    dist.init_process_group("gloo", timeout=timedelta(seconds=60))
+    rank = int(os.environ["RANK"])
+    if args["per_rank"]:
+        args.update(args["per_rank"][rank])
+    stoker.torch.init_process_group("gloo", timeout=timedelta(seconds=60))
     try:
         result = SCENARIOS[args["scenario"]](args)
         dist.barrier()
     finally:
         dist.destroy_process_group()
-    with open(args["out"], "w") as f:
+    with open(Path(args["out"]) / f"rank{rank}.json", "w") as f:
         json.dump(result, f)
 
 

@@ -4,6 +4,7 @@ resume, DDP training with padding-only steps, and the cross-rank dataset check."
 from __future__ import annotations
 
 import collections
+import json
 import math
 
 import pytest
@@ -87,3 +88,38 @@ def test_ranks_with_different_datasets_fail_clearly(tmp_path):
         assert "rank 0" in message and "rank 1" in message
     fingerprints = [w for w in results[0]["error"].split() if len(w) == 16]
     assert len(set(fingerprints)) == 2, results[0]["error"]
+
+
+def test_torchrun_restart_resumes_from_the_checkpoint_exactly_once(tmp_path):
+    """torchrun --max-restarts 1: rank 1 dies in step 7 of 16; torchrun restarts both ranks,
+    which load the last checkpoint (written after every step all ranks finished). The steps
+    committed before the failure and the steps of the restarted attempt hold every sample
+    of the epoch exactly once; the uncommitted steps of the first attempt are redone."""
+    data = synth(tmp_path / "data", images=61, classes=3, width=40, height=30)
+    log = tmp_path / "log"
+    results = launch(2, tmp_path, {"scenario": "elastic", "data": str(data), "batch_size": 2,
+                                   "epoch": 4, "seed": 3, "checkpoint": str(tmp_path / "ck.json"),
+                                   "log": str(log), "crash_rank": 1, "crash_step": 7},
+                     max_restarts=1)
+    assert [r["attempt"] for r in results] == [1, 1], "torchrun did not restart the ranks"
+    resumed = results[0]["resumed_from_step"]
+    assert {r["resumed_from_step"] for r in results} == {resumed}
+    assert 5 <= resumed <= 6  # step 6 is committed unless rank 0 was stopped while saving it
+    assert {r["steps"] for r in results} == {16}  # ceil(61 / (2 * 2)): the same on both ranks
+
+    def logged(attempt: int):
+        return [json.loads(line) for rank in (0, 1)
+                for line in (log / f"attempt{attempt}.rank{rank}.jsonl").read_text().splitlines()]
+
+    first, second = logged(0), logged(1)
+    assert max(r["step"] for r in first) == 7  # the crash came mid-epoch, after step 6
+    committed = [i for r in first if r["step"] <= resumed for i in r["valid"]]
+    after = [i for r in second for i in r["valid"]]
+    assert min(r["step"] for r in second) == resumed + 1
+    assert sorted(after) == sorted(i for r in results for i in r["valid"])
+    assert sorted(committed + after) == list(range(61)), "lost or repeated samples"
+    # torchrun's node and local-world variables: one node, two ranks on it, and the default
+    # thread count divides this node's CPUs between them.
+    for r in results:
+        assert r["group_rank"] == 0 and r["local_world_size"] == 2
+        assert r["stats"]["threads"] == max(1, r["stats"]["cpus"] // 2)

@@ -18,7 +18,8 @@ import torch
 
 import stoker
 
-torchvision = pytest.importorskip("torchvision")
+torchvision = pytest.importorskip(
+    "torchvision", reason="torchvision is in the reference venv: ./run.sh test runs this file there")
 from PIL import Image  # noqa: E402
 from torchvision import transforms as T  # noqa: E402
 
