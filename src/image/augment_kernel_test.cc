@@ -102,6 +102,14 @@ std::vector<float> conversion_cases() {
   return v;
 }
 
+// The compiler's IEEE binary16 type, where it has one in C++: __fp16 on aarch64 (GCC 12 has
+// no C++ _Float16 there), _Float16 elsewhere.
+#if defined(__aarch64__)
+#define STOKER_COMPILER_HALF __fp16
+#elif defined(__FLT16_MAX__)
+#define STOKER_COMPILER_HALF _Float16
+#endif
+
 TEST(AugmentKernel, Float16RoundsToNearestEven) {
   int checked = 0;
   for (float f : conversion_cases()) {
@@ -117,9 +125,9 @@ TEST(AugmentKernel, Float16RoundsToNearestEven) {
       std::memcpy(&b, &f, 4);
       return b;
     }() << ")";
-#ifdef __FLT16_MAX__
+#ifdef STOKER_COMPILER_HALF
     // The compiler's own conversion (also round-to-nearest-even) agrees.
-    const _Float16 h = static_cast<_Float16>(f);
+    const STOKER_COMPILER_HALF h = static_cast<STOKER_COMPILER_HALF>(f);
     uint16_t hb;
     std::memcpy(&hb, &h, 2);
     ASSERT_EQ(got, hb) << "f = " << f;

@@ -82,6 +82,7 @@ void normalize_rgb_rows(float* out, const uint8_t* in, int width, int height, bo
   }
 }
 
+#if STOKER_X86
 __attribute__((target("avx2"))) inline void store8(float* at, __m256 v, bool stream) {
   if (stream) {
     _mm256_stream_ps(at, v);
@@ -189,6 +190,19 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) void normalize_r
   }
   _mm_sfence();
 }
+
+#else
+// No vector kernels of this file on this architecture: best_normalize_level() is
+// kNormalizeScalar, so these are never called; they keep normalize_to_chw_at free of guards.
+void normalize_rgb_rows_avx2(float* out, const uint8_t* in, int width, int height, bool flip,
+                             const ChannelTables& lut) {
+  normalize_rgb_rows(out, in, width, height, flip, lut);
+}
+void normalize_rgb_rows_avx512(float* out, const uint8_t* in, int width, int height, bool flip,
+                               const ChannelTables& lut) {
+  normalize_rgb_rows(out, in, width, height, flip, lut);
+}
+#endif  // STOKER_X86
 
 }  // namespace
 

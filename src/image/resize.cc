@@ -144,6 +144,7 @@ void horizontal_fixed(uint8_t* __restrict out, const uint8_t* __restrict row, co
   }
 }
 
+#if STOKER_X86
 // RGB with SSE4.1: one output pixel's three channels in one vector of four int32 lanes.
 // Each tap loads four bytes (the pixel and the next one's first byte, ignored), so a row may
 // be read one byte past its last pixel: callers use it only where that byte exists. The
@@ -179,6 +180,8 @@ __attribute__((target("sse4.1"))) void horizontal_rgb_sse41(uint8_t* __restrict 
     }
   }
 }
+
+#endif  // STOKER_X86
 
 using HorizontalFn = void (*)(uint8_t*, const uint8_t*, const Axis&, int);
 
@@ -236,6 +239,7 @@ void fill_pair_table(Axis& ax, int out_width) {
   }
 }
 
+#if STOKER_X86
 // P: tap pairs known at compile time (unrolled), or 0 for a run-time count.
 template <int P>
 __attribute__((target("avx2"))) void horizontal_rgb_avx2(uint8_t* __restrict out,
@@ -301,6 +305,8 @@ HorizontalFn pick_horizontal_rgb_avx2(int taps) {
   }
 }
 
+#endif  // STOKER_X86
+
 // The AVX-512 RGB kernel works on planes: each input row is first split into its R, G and B
 // bytes (one masked load and one vpermb per 16 pixels). Then, per group of 16 outputs, one
 // 64-byte load per plane covers every tap of the group (the group's windows must span at most
@@ -350,6 +356,9 @@ bool fill_planar_table(Axis& ax, int out_width) {
   return true;
 }
 
+using PlanarFn = void (*)(uint8_t*, const uint8_t*, int, const Axis&, int, uint8_t*);
+
+#if STOKER_X86
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) inline __mmask64 first_bytes(
     int n) {
   return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
@@ -412,8 +421,6 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) void horizontal_
   }
 }
 
-using PlanarFn = void (*)(uint8_t*, const uint8_t*, int, const Axis&, int, uint8_t*);
-
 PlanarFn pick_horizontal_rgb_planar_avx512(int taps) {
   switch ((taps + 1) / 2) {
     case 1:
@@ -444,6 +451,8 @@ HorizontalFn pick_horizontal_rgb_sse41(int taps) {
   }
 }
 
+#endif  // STOKER_X86
+
 // Generic channel count (2, 4, ...): not on the hot path.
 void horizontal_generic(uint8_t* out, const uint8_t* row, const Axis& ax, int out_width,
                         int channels) {
@@ -472,6 +481,7 @@ void vertical_row(uint8_t* __restrict out, const uint8_t* __restrict rows, size_
   for (size_t i = 0; i < n; ++i) out[i] = clip8(acc[i]);
 }
 
+#if STOKER_X86
 // The same with AVX2, 16 bytes at a time with every tap summed in registers (no accumulator
 // row in memory). Integer arithmetic is exact and the saturating packs equal clip8, so the
 // bytes are the scalar kernel's whatever the CPU.
@@ -530,6 +540,22 @@ __attribute__((target("avx512f,avx512bw"))) void vertical_row_avx512(
   }
   if (i < n) vertical_row_avx2(out + i, rows + i, n, n - i, k, taps, acc);
 }
+
+#else
+// No vector kernels of this file on this architecture: best_resize_level() is kResizeScalar, so
+// these names are never called; they keep resize_bilinear_at free of architecture guards.
+HorizontalFn pick_horizontal_rgb_avx2(int) { return nullptr; }
+HorizontalFn pick_horizontal_rgb_sse41(int) { return nullptr; }
+PlanarFn pick_horizontal_rgb_planar_avx512(int) { return nullptr; }
+void vertical_row_avx2(uint8_t* out, const uint8_t* rows, size_t stride, size_t n, const int32_t* k,
+                       int taps, int32_t* acc) {
+  vertical_row(out, rows, stride, n, k, taps, acc);
+}
+void vertical_row_avx512(uint8_t* out, const uint8_t* rows, size_t n, const int32_t* k, int taps,
+                         int32_t* acc) {
+  vertical_row(out, rows, n, n, k, taps, acc);
+}
+#endif  // STOKER_X86
 
 // Bytes reserved for a block of `count` elements of T, rounded up to 64-byte multiples.
 template <typename T>

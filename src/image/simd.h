@@ -1,7 +1,17 @@
 // x86 SIMD support shared by the image kernels (private to src/image): the intrinsics header,
 // the run-time CPU feature checks that pick a kernel, and the byte permutation between 16
-// interleaved RGB pixels and their planes.
+// interleaved RGB pixels and their planes. On other architectures (aarch64) STOKER_X86 is 0,
+// no intrinsic is included, every have_*() is false and the kernels' portable C++ paths run
+// (which the compiler vectorises with the architecture's baseline SIMD, NEON on aarch64).
 #pragma once
+
+#if defined(__x86_64__) || defined(__i386__)
+#define STOKER_X86 1
+#else
+#define STOKER_X86 0
+#endif
+
+#if STOKER_X86
 
 // GCC 12 reports its own AVX-512 intrinsics as "may be used uninitialized" once inlined (the
 // _mm512_undefined_* self-initialisation, GCC bug 105593, fixed in GCC 13): silenced for the
@@ -15,10 +25,13 @@
 #pragma GCC diagnostic pop
 #endif
 
+#endif  // STOKER_X86
+
 #include <cstdint>
 
 namespace stoker::image_internal {
 
+#if STOKER_X86
 inline bool have_sse41() {
   static const bool have = __builtin_cpu_supports("sse4.1");
   return have;
@@ -41,6 +54,12 @@ inline bool have_avx512_vbmi() {
       have_avx512() && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
   return have;
 }
+#else
+inline bool have_sse41() { return false; }
+inline bool have_avx2() { return false; }
+inline bool have_avx512() { return false; }
+inline bool have_avx512_vbmi() { return false; }
+#endif  // STOKER_X86
 
 // vpermb indices, built at compile time: kSplitRgb takes 16 interleaved RGB pixels (48 bytes) to
 // R16 G16 B16, kJoinRgb takes them back.
