@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Builds the benchmark ImageFolder: real photographs of about 0.3 megapixels as JPEG.
 
 Sources are the photographs shipped in Debian's `mate-backgrounds` and
@@ -15,7 +15,7 @@ fixed-seed RNG per source photo, and PIL's encoder is deterministic. Idempotent:
 file (.stamp.json) records the parameters and the source files; when it matches and every
 output file is present, nothing is done.
 
-Usage: /usr/bin/python3 bench/make_photo_set.py [--out DIR] [--count N] [--quality Q]
+Usage: .venv/bin/python bench/make_photo_set.py [--out DIR] [--count N] [--quality Q]
                                                  [--jobs J] [--force]
 """
 import argparse

@@ -51,8 +51,13 @@ inline void write_file(const std::filesystem::path& path, const std::string& con
 // index cache does not treat them as still changing (see kRacyWindowNs in image_folder.cc).
 // Each call picks another time: restoring an older mtime would make an older cache valid again.
 inline void backdate_folders(const std::filesystem::path& root) {
+  // An hour before the first call, one second earlier at each call: every call's time is new.
+  // (Counting back from each call's own time(nullptr) repeated an earlier call's time whenever
+  // the clock had moved on by as many seconds as calls were made in between, and a cached
+  // index stamped with that time then looked valid again.)
+  static const time_t first = ::time(nullptr) - 3600;
   static int calls = 0;
-  const struct timespec times[2] = {{0, UTIME_OMIT}, {::time(nullptr) - 3600 - ++calls, 0}};
+  const struct timespec times[2] = {{0, UTIME_OMIT}, {first - ++calls, 0}};
   std::vector<std::filesystem::path> dirs = {root};
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     if (entry.is_directory() && !entry.is_symlink()) dirs.push_back(entry.path());
