@@ -17,7 +17,9 @@
 // rewritten in place (same name) is not noticed until a folder changes.
 //
 // Thread-safety: after construction, all const methods may be called from any thread.
-// read() failures (missing file, directory, I/O error) throw stoker::Error naming the path.
+// read() failures throw stoker::Error naming the path: kIo for a failed system call (missing
+// file, EIO, EACCES: errno and path on the error), kBadData for what the sample itself is (a
+// directory or FIFO named like an image, a file over the size limit, a corrupt packed record).
 #pragma once
 
 #include <cstdint>
@@ -37,8 +39,8 @@ class Dataset {
   // Human-readable name of a sample for messages: its path.
   virtual std::string name(int64_t index) const = 0;
   // Reads the encoded bytes of sample `index` into `out` (resized to fit; capacity reused).
-  // Throws "NAME: is a directory", "NAME: not a regular file", "NAME: <strerror>", or
-  // "NAME: file too large" above 1 GiB.
+  // Throws "NAME: <strerror>" (kIo), or "NAME: is a directory", "NAME: not a regular file",
+  // "NAME: file too large" above 1 GiB (kBadData).
   virtual void read(int64_t index, std::vector<uint8_t>& out) const = 0;
   virtual const std::vector<std::string>& classes() const = 0;
   // 16 hex digits identifying the dataset's content listing (sorted paths, sizes, labels).
@@ -61,5 +63,17 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list);
 
 // A folder opens as an ImageFolder, a regular file as a file list.
 std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path);
+
+// How often a read that failed with an I/O error (ErrorKind::kIo) is tried again.
+struct IoRetryPolicy {
+  int attempts = 3;               // tries in all, at least 1
+  double first_backoff_s = 0.05;  // the wait before the second try; x4 before each later one
+};
+
+// data.read(index, out), tried again after an I/O error as `policy` says (a flaky network
+// mount, a storage server restarting); other kinds of error are not retried. The last I/O
+// error is rethrown with the number of tries added to its message, keeping errno and path.
+void read_with_retries(const Dataset& data, int64_t index, std::vector<uint8_t>& out,
+                       const IoRetryPolicy& policy = {});
 
 }  // namespace stoker

@@ -26,14 +26,19 @@ import threading
 from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from . import _stoker
-from ._stoker import Error  # stoker::Error, a RuntimeError subclass
+# stoker::Error by its kind (all are stoker.Error, a RuntimeError): BadSampleError (a broken
+# sample: what bad_samples='skip' skips), StorageError (also an OSError, with errno and
+# filename: the storage failed after stoker's retries), ArgumentError (also a ValueError).
+# MissingFileError: a StorageError for ENOENT, also a FileNotFoundError.
+from ._stoker import ArgumentError, BadSampleError, Error, MissingFileError, StorageError
 
 try:  # torch is optional: without it batches hold numpy arrays.
     import torch as _torch
 except ImportError:  # pragma: no cover - exercised only where torch is absent
     _torch = None
 
-__all__ = ["Batch", "Error", "Loader", "open_dataset"]
+__all__ = ["ArgumentError", "BadSampleError", "Batch", "Error", "Loader", "MissingFileError",
+           "StorageError", "open_dataset"]
 __version__: str = _stoker.__version__  # the CMake project's version
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -189,8 +194,10 @@ class Loader:
         torch.cuda.set_device first) and a mismatch raises stoker.Error on every rank.
       threads: worker threads (default: the CPUs this process may use / ranks on the node).
       prefetch: batches in flight (default: chosen by the loader).
-      bad_samples: 'error' (raise stoker.Error naming the file) or 'skip' (zero-fill, mask
-        invalid, warn, count).
+      bad_samples: 'error' (raise stoker.BadSampleError naming the file) or 'skip' (zero-fill,
+        mask invalid, warn, count). Only broken samples are skipped: a failed read (EIO,
+        EACCES, a file gone, a truncated shard) is tried 3 times, then raises
+        stoker.StorageError (an OSError with errno and filename) under either policy.
       scale, ratio, flip_p: train transform parameters (torchvision's defaults).
       mean, std: normalisation for float32 output (ImageNet's by default).
       channels: 3 (RGB) or 1 (grayscale).
@@ -209,9 +216,12 @@ class Loader:
     Close the loader (``close()``, ``with Loader(...) as loader:``, or dropping the last
     reference) to stop its threads; batches still held stay valid.
 
-    Raises:
-      ValueError: on a bad argument. stoker.Error (a RuntimeError): on a dataset that cannot
-      be opened, a bad sample under bad_samples='error', or ranks that see different data.
+    Raises (every stoker error is a stoker.Error, a RuntimeError):
+      stoker.ArgumentError (a ValueError; plain ValueError for Python-side conversions): on a
+      bad argument. stoker.MissingFileError (a FileNotFoundError) or stoker.StorageError (an
+      OSError): a source that cannot be opened or read. stoker.BadSampleError: a broken sample
+      under bad_samples='error'. stoker.Error: ranks that see different data, or an internal
+      error.
     """
 
     def __init__(
@@ -245,9 +255,7 @@ class Loader:
         config = self._make_config(**{k: v for k, v in locals().items()
                                       if k not in ("self", "source", "device")})
         self._device = _parse_device(device)  # None: CPU augmentation
-        source = os.fspath(source)
-        if not os.path.exists(source):
-            raise FileNotFoundError(f"stoker.Loader: {source}: no such file or directory")
+        source = os.fspath(source)  # a missing one: stoker.MissingFileError (FileNotFoundError)
 
         dist = None
         if rank is None and world_size is None:
@@ -278,29 +286,18 @@ class Loader:
         t.kind = _choice("transform", transform, _TRANSFORMS)
         t.output = _choice("output", output, _OUTPUTS)
         t.size = _positive_int("size", size)
-        if channels not in (1, 3):
-            raise ValueError(f"channels must be 1 or 3 (got {channels!r})")
         t.channels = channels
         t.scale = _pair("scale", scale)
         t.ratio = _pair("ratio", ratio)
-        if not 0.0 <= float(flip_p) <= 1.0:
-            raise ValueError(f"flip_p must be in [0, 1] (got {flip_p!r})")
         t.flip_p = float(flip_p)
-        if not 0.0 < float(crop_fraction) <= 1.0:
-            raise ValueError(f"crop_fraction must be in (0, 1] (got {crop_fraction!r})")
         t.crop_fraction = float(crop_fraction)
         for name, value in (("mean", mean), ("std", std)):
             if len(value) != 3 and not (channels == 1 and len(value) == 1):
                 raise ValueError(f"{name} must have 3 values (got {value!r})")
-        if any(float(s) <= 0 for s in std):
-            raise ValueError(f"std must be positive (got {std!r})")
         t.mean = [float(v) for v in (mean if len(mean) == 3 else tuple(mean) * 3)]
         t.std = [float(v) for v in (std if len(std) == 3 else tuple(std) * 3)]
         t.dct_scaling = not exact_decode
-        try:
-            t.validate()
-        except Error as e:
-            raise ValueError(str(e)) from None
+        t.validate()  # the C++ checks: stoker.ArgumentError, a ValueError
 
         c = _stoker.LoaderConfig()
         c.transform = t

@@ -295,7 +295,7 @@ ImageHeader probe_jpeg(std::span<const uint8_t> bytes, const std::string& name,
   plan.size = bytes.size();
   plan.max_memory = static_cast<long>(limits.max_memory_bytes);
   plan.header_only = true;
-  if (!start(&d, &plan)) STOKER_THROW("{}: {}", name, libjpeg_message(d));
+  if (!start(&d, &plan)) STOKER_BAD_DATA("{}: {}", name, libjpeg_message(d));
   return ImageHeader{ImageFormat::kJpeg, plan.width, plan.height};
 }
 
@@ -324,18 +324,18 @@ void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const Image
   plan.expect_height = header.height;
 
   Decompressor d;
-  if (!start(&d, &plan)) STOKER_THROW("{}: {}", name, libjpeg_message(d));
+  if (!start(&d, &plan)) STOKER_BAD_DATA("{}: {}", name, libjpeg_message(d));
   switch (plan.verdict) {
     case Plan::Verdict::kOk:
       break;
     case Plan::Verdict::kSizeMismatch:
-      STOKER_THROW("{}: JPEG is {}x{}, but its probed header said {}x{}", name, plan.width,
-                   plan.height, header.width, header.height);
+      STOKER_BAD_DATA("{}: JPEG is {}x{}, but its probed header said {}x{}", name, plan.width,
+                      plan.height, header.width, header.height);
     case Plan::Verdict::kNoEndMarker:
-      STOKER_THROW("{}: JPEG has no end-of-image marker (truncated file)", name);
+      STOKER_BAD_DATA("{}: JPEG has no end-of-image marker (truncated file)", name);
     case Plan::Verdict::kBadColourSpace:
-      STOKER_THROW("{}: unsupported JPEG colour space ({} components)", name,
-                   d.cinfo.num_components);
+      STOKER_BAD_DATA("{}: unsupported JPEG colour space ({} components)", name,
+                      d.cinfo.num_components);
   }
 
   out.width = plan.out_width;
@@ -352,7 +352,7 @@ void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const Image
   const auto row_tmp =
       std::make_unique<uint8_t[]>(static_cast<size_t>(plan.window_width) * plan.out_components);
   if (!read_rows(&d, &plan, out.pixels.data(), row_tmp.get())) {
-    STOKER_THROW("{}: {}", name, libjpeg_message(d));
+    STOKER_BAD_DATA("{}: {}", name, libjpeg_message(d));
   }
 }
 
@@ -409,12 +409,13 @@ bool compress(Compressor* c, const uint8_t* pixels, int width, int height, int c
 
 std::vector<uint8_t> encode_jpeg(const uint8_t* pixels, int width, int height, int channels,
                                  int quality) {
-  STOKER_CHECK(channels == 1 || channels == 3, "encode_jpeg: channels must be 1 or 3, not {}",
-               channels);
-  STOKER_CHECK(
+  STOKER_CHECK_ARG(channels == 1 || channels == 3, "encode_jpeg: channels must be 1 or 3, not {}",
+                   channels);
+  STOKER_CHECK_ARG(
       width > 0 && height > 0 && width <= JPEG_MAX_DIMENSION && height <= JPEG_MAX_DIMENSION,
       "encode_jpeg: invalid size {}x{}", width, height);
-  STOKER_CHECK(quality >= 1 && quality <= 100, "encode_jpeg: quality {} not in [1, 100]", quality);
+  STOKER_CHECK_ARG(quality >= 1 && quality <= 100, "encode_jpeg: quality {} not in [1, 100]",
+                   quality);
   Compressor c;
   if (!compress(&c, pixels, width, height, channels, quality)) {
     STOKER_THROW("encode_jpeg: {}", c.err.message);

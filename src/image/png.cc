@@ -98,15 +98,15 @@ bool read_pixels(Reader* r, png_bytepp rows) {
 
 ImageHeader probe_png(std::span<const uint8_t> bytes, const std::string& name) {
   // Signature (8) + IHDR length (4) + "IHDR" (4) + width (4) + height (4).
-  STOKER_CHECK(bytes.size() >= 24 && std::memcmp(bytes.data() + 12, "IHDR", 4) == 0,
-               "{}: PNG header is truncated or does not start with IHDR", name);
+  STOKER_CHECK_DATA(bytes.size() >= 24 && std::memcmp(bytes.data() + 12, "IHDR", 4) == 0,
+                    "{}: PNG header is truncated or does not start with IHDR", name);
   auto be32 = [&](size_t at) {
     return (uint32_t{bytes[at]} << 24) | (uint32_t{bytes[at + 1]} << 16) |
            (uint32_t{bytes[at + 2]} << 8) | uint32_t{bytes[at + 3]};
   };
   const uint32_t w = be32(16), h = be32(20);
-  STOKER_CHECK(w > 0 && h > 0 && w <= 0x7FFFFFFFu && h <= 0x7FFFFFFFu,
-               "{}: PNG header has invalid size {}x{}", name, w, h);
+  STOKER_CHECK_DATA(w > 0 && h > 0 && w <= 0x7FFFFFFFu && h <= 0x7FFFFFFFu,
+                    "{}: PNG header has invalid size {}x{}", name, w, h);
   return ImageHeader{ImageFormat::kPng, static_cast<int>(w), static_cast<int>(h)};
 }
 
@@ -117,21 +117,21 @@ void decode_png(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageH
   Reader reader;
   Layout layout{};
   if (!read_header(&reader, &src, options.limits.max_memory_bytes, &layout)) {
-    STOKER_THROW("{}: {}", name, src.message[0] != '\0' ? src.message : "cannot read PNG");
+    STOKER_BAD_DATA("{}: {}", name, src.message[0] != '\0' ? src.message : "cannot read PNG");
   }
-  STOKER_CHECK(static_cast<int64_t>(layout.width) == header.width &&
-                   static_cast<int64_t>(layout.height) == header.height,
-               "{}: PNG is {}x{}, but its probed header said {}x{}", name, layout.width,
-               layout.height, header.width, header.height);
+  STOKER_CHECK_DATA(static_cast<int64_t>(layout.width) == header.width &&
+                        static_cast<int64_t>(layout.height) == header.height,
+                    "{}: PNG is {}x{}, but its probed header said {}x{}", name, layout.width,
+                    layout.height, header.width, header.height);
   const int64_t total = static_cast<int64_t>(layout.rowbytes) * layout.height;
-  STOKER_CHECK(total <= options.limits.max_memory_bytes,
-               "{}: decoding needs {} bytes, above the cap of {} bytes (DecodeLimits)", name, total,
-               options.limits.max_memory_bytes);
+  STOKER_CHECK_DATA(total <= options.limits.max_memory_bytes,
+                    "{}: decoding needs {} bytes, above the cap of {} bytes (DecodeLimits)", name,
+                    total, options.limits.max_memory_bytes);
   std::vector<uint8_t> pixels(static_cast<size_t>(total));
   std::vector<png_bytep> rows(layout.height);
   for (png_uint_32 y = 0; y < layout.height; ++y) rows[y] = pixels.data() + layout.rowbytes * y;
   if (!read_pixels(&reader, rows.data())) {
-    STOKER_THROW("{}: {}", name, src.message[0] != '\0' ? src.message : "cannot read PNG");
+    STOKER_BAD_DATA("{}: {}", name, src.message[0] != '\0' ? src.message : "cannot read PNG");
   }
 
   out.set_full_scale(need, header.width, header.height, channels);

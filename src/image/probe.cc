@@ -29,11 +29,11 @@ namespace image_internal {
 
 void check_dimensions(int64_t width, int64_t height, const std::string& name,
                       const DecodeLimits& limits) {
-  STOKER_CHECK(width > 0 && height > 0, "{}: invalid image size {}x{}", name, width, height);
+  STOKER_CHECK_DATA(width > 0 && height > 0, "{}: invalid image size {}x{}", name, width, height);
   // Both factors fit in 32 bits for every format we read, so the product cannot overflow.
-  STOKER_CHECK(width * height <= limits.max_pixels,
-               "{}: image is {}x{} = {} pixels, above the cap of {} pixels (DecodeLimits)", name,
-               width, height, width * height, limits.max_pixels);
+  STOKER_CHECK_DATA(width * height <= limits.max_pixels,
+                    "{}: image is {}x{} = {} pixels, above the cap of {} pixels (DecodeLimits)",
+                    name, width, height, width * height, limits.max_pixels);
 }
 
 }  // namespace image_internal
@@ -56,7 +56,7 @@ ImageFormat sniff(std::span<const uint8_t> b) {
 
 ImageHeader probe_image(std::span<const uint8_t> bytes, const std::string& name,
                         const DecodeLimits& limits) {
-  STOKER_CHECK(!bytes.empty(), "{}: empty file", name);
+  STOKER_CHECK_DATA(!bytes.empty(), "{}: empty file", name);
   ImageHeader header;
   switch (sniff(bytes)) {
     case ImageFormat::kJpeg:
@@ -74,7 +74,7 @@ ImageHeader probe_image(std::span<const uint8_t> bytes, const std::string& name,
       break;
     }
     case ImageFormat::kUnknown:
-      STOKER_THROW("{}: not a JPEG, PNG or WebP image", name);
+      STOKER_BAD_DATA("{}: not a JPEG, PNG or WebP image", name);
   }
   image_internal::check_dimensions(header.width, header.height, name, limits);
   return header;
@@ -83,9 +83,9 @@ ImageHeader probe_image(std::span<const uint8_t> bytes, const std::string& name,
 void decode_region(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
                    const Rect& need, int min_width, int min_height, int channels,
                    const std::string& name, const DecodeOptions& options) {
-  STOKER_CHECK(channels == 1 || channels == 3, "{}: channels must be 1 or 3, not {}", name,
-               channels);
-  STOKER_CHECK(!bytes.empty(), "{}: empty file", name);
+  STOKER_CHECK_ARG(channels == 1 || channels == 3, "{}: channels must be 1 or 3, not {}", name,
+                   channels);
+  STOKER_CHECK_DATA(!bytes.empty(), "{}: empty file", name);
   image_internal::check_dimensions(header.width, header.height, name, options.limits);
   // Clip the request to the image; an empty request still decodes one pixel so the result
   // is a valid region.
@@ -113,7 +113,7 @@ void decode_region(DecodedRegion& out, std::span<const uint8_t> bytes, const Ima
     case ImageFormat::kUnknown:
       break;
   }
-  STOKER_THROW("{}: not a JPEG, PNG or WebP image", name);
+  STOKER_BAD_DATA("{}: not a JPEG, PNG or WebP image", name);
 }
 
 }  // namespace stoker

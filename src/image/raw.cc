@@ -51,9 +51,9 @@ bool is_raw_image(std::span<const uint8_t> bytes) {
 
 RawImageInfo probe_raw(std::span<const uint8_t> bytes, const std::string& name,
                        const DecodeLimits& limits) {
-  STOKER_CHECK(is_raw_image(bytes), "{}: raw image: bad magic", name);
-  STOKER_CHECK(bytes.size() >= packed::kRawHeaderSize, "{}: raw image: truncated header ({} bytes)",
-               name, bytes.size());
+  STOKER_CHECK_DATA(is_raw_image(bytes), "{}: raw image: bad magic", name);
+  STOKER_CHECK_DATA(bytes.size() >= packed::kRawHeaderSize,
+                    "{}: raw image: truncated header ({} bytes)", name, bytes.size());
   const uint8_t* h = bytes.data();
   RawImageInfo info;
   const uint32_t width = load_u32(h + packed::raw::kWidth);
@@ -61,36 +61,36 @@ RawImageInfo probe_raw(std::span<const uint8_t> bytes, const std::string& name,
   info.channels = h[packed::raw::kChannels];
   info.compression = h[packed::raw::kCompression];
   const uint32_t data_length = load_u32(h + packed::raw::kDataLength);
-  STOKER_CHECK(width > 0 && height > 0 && width <= (1u << 30) && height <= (1u << 30),
-               "{}: raw image: invalid size {}x{}", name, width, height);
+  STOKER_CHECK_DATA(width > 0 && height > 0 && width <= (1u << 30) && height <= (1u << 30),
+                    "{}: raw image: invalid size {}x{}", name, width, height);
   image_internal::check_dimensions(width, height, name, limits);
   info.width = static_cast<int>(width);
   info.height = static_cast<int>(height);
-  STOKER_CHECK(info.channels == 1 || info.channels == 3, "{}: raw image: {} channels (1 or 3)",
-               name, info.channels);
-  STOKER_CHECK(info.compression <= static_cast<int>(packed::RawCompression::kZstd),
-               "{}: raw image: unknown compression {}", name, info.compression);
-  STOKER_CHECK(packed::load_u16(h + packed::raw::kReserved) == 0,
-               "{}: raw image: reserved header bytes are not zero", name);
-  STOKER_CHECK(data_length == bytes.size() - packed::kRawHeaderSize,
-               "{}: raw image: header says {} data bytes, {} follow", name, data_length,
-               bytes.size() - packed::kRawHeaderSize);
+  STOKER_CHECK_DATA(info.channels == 1 || info.channels == 3, "{}: raw image: {} channels (1 or 3)",
+                    name, info.channels);
+  STOKER_CHECK_DATA(info.compression <= static_cast<int>(packed::RawCompression::kZstd),
+                    "{}: raw image: unknown compression {}", name, info.compression);
+  STOKER_CHECK_DATA(packed::load_u16(h + packed::raw::kReserved) == 0,
+                    "{}: raw image: reserved header bytes are not zero", name);
+  STOKER_CHECK_DATA(data_length == bytes.size() - packed::kRawHeaderSize,
+                    "{}: raw image: header says {} data bytes, {} follow", name, data_length,
+                    bytes.size() - packed::kRawHeaderSize);
   const uint64_t pixel_bytes = uint64_t{width} * height * info.channels;
-  STOKER_CHECK(pixel_bytes <= static_cast<uint64_t>(limits.max_memory_bytes),
-               "{}: raw image: {} bytes of pixels, above the memory cap of {}", name, pixel_bytes,
-               limits.max_memory_bytes);
+  STOKER_CHECK_DATA(pixel_bytes <= static_cast<uint64_t>(limits.max_memory_bytes),
+                    "{}: raw image: {} bytes of pixels, above the memory cap of {}", name,
+                    pixel_bytes, limits.max_memory_bytes);
   if (info.compression == 0) {
-    STOKER_CHECK(data_length == pixel_bytes,
-                 "{}: raw image: {} data bytes for {}x{}x{} pixels ({} expected)", name,
-                 data_length, width, height, info.channels, pixel_bytes);
+    STOKER_CHECK_DATA(data_length == pixel_bytes,
+                      "{}: raw image: {} data bytes for {}x{}x{} pixels ({} expected)", name,
+                      data_length, width, height, info.channels, pixel_bytes);
   }
   return info;
 }
 
 void decode_raw_region(DecodedRegion& out, std::span<const uint8_t> bytes, const Rect& need,
                        int channels, const std::string& name, const DecodeLimits& limits) {
-  STOKER_CHECK(channels == 1 || channels == 3, "{}: channels must be 1 or 3, not {}", name,
-               channels);
+  STOKER_CHECK_ARG(channels == 1 || channels == 3, "{}: channels must be 1 or 3, not {}", name,
+                   channels);
   const RawImageInfo info = probe_raw(bytes, name, limits);
   // Clip as decode_region does, so this is safe to call directly too.
   Rect r;
@@ -110,12 +110,12 @@ void decode_raw_region(DecodedRegion& out, std::span<const uint8_t> bytes, const
   const uint8_t* pixels = data;
   if (info.compression == static_cast<int>(packed::RawCompression::kZstd)) {
     const unsigned long long content = ZSTD_getFrameContentSize(data, data_length);
-    STOKER_CHECK(content == pixel_bytes,
-                 "{}: raw image: zstd frame content size {} does not match {}x{}x{}", name,
-                 content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR
-                     ? std::string("unknown")
-                     : std::to_string(content),
-                 info.width, info.height, info.channels);
+    STOKER_CHECK_DATA(content == pixel_bytes,
+                      "{}: raw image: zstd frame content size {} does not match {}x{}x{}", name,
+                      content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR
+                          ? std::string("unknown")
+                          : std::to_string(content),
+                      info.width, info.height, info.channels);
     // Per thread and reused: a fresh vector per image would be a new mapping (above malloc's
     // mmap threshold), page faults and zeroing for every record. An outsized image's buffer is
     // not kept (below), so a thread holds at most kKeptZstdBuffer bytes between images.
@@ -123,9 +123,9 @@ void decode_raw_region(DecodedRegion& out, std::span<const uint8_t> bytes, const
     ZSTD_DCtx* dctx = thread_dctx();
     STOKER_CHECK(dctx != nullptr, "{}: raw image: cannot create a zstd context", name);
     const size_t n = ZSTD_decompressDCtx(dctx, whole.data(), pixel_bytes, data, data_length);
-    STOKER_CHECK(!ZSTD_isError(n), "{}: raw image: zstd: {}", name, ZSTD_getErrorName(n));
-    STOKER_CHECK(n == pixel_bytes, "{}: raw image: zstd frame holds {} bytes, {} expected", name, n,
-                 pixel_bytes);
+    STOKER_CHECK_DATA(!ZSTD_isError(n), "{}: raw image: zstd: {}", name, ZSTD_getErrorName(n));
+    STOKER_CHECK_DATA(n == pixel_bytes, "{}: raw image: zstd frame holds {} bytes, {} expected",
+                      name, n, pixel_bytes);
     pixels = whole.data();
   }
 
@@ -140,10 +140,10 @@ void decode_raw_region(DecodedRegion& out, std::span<const uint8_t> bytes, const
 
 std::vector<uint8_t> encode_raw_image(const uint8_t* pixels, int width, int height, int channels,
                                       int zstd_level) {
-  STOKER_CHECK(width > 0 && height > 0 && (channels == 1 || channels == 3),
-               "raw image: cannot encode {}x{}x{}", width, height, channels);
-  STOKER_CHECK(zstd_level >= 0 && zstd_level <= ZSTD_maxCLevel(),
-               "raw image: zstd level {} out of range [0, {}]", zstd_level, ZSTD_maxCLevel());
+  STOKER_CHECK_ARG(width > 0 && height > 0 && (channels == 1 || channels == 3),
+                   "raw image: cannot encode {}x{}x{}", width, height, channels);
+  STOKER_CHECK_ARG(zstd_level >= 0 && zstd_level <= ZSTD_maxCLevel(),
+                   "raw image: zstd level {} out of range [0, {}]", zstd_level, ZSTD_maxCLevel());
   const size_t pixel_bytes = static_cast<size_t>(width) * height * channels;
   std::vector<uint8_t> out;
   if (zstd_level == 0) {

@@ -65,7 +65,7 @@ Plan plan_eval(int width, int height, const TransformConfig& config) {
 TransformKind parse_transform_kind(const std::string& name) {
   if (name == "train") return TransformKind::kTrain;
   if (name == "eval") return TransformKind::kEval;
-  STOKER_THROW("unknown transform '{}' (expected one of: train, eval)", name);
+  STOKER_THROW_ARG("unknown transform '{}' (expected one of: train, eval)", name);
 }
 
 OutputKind parse_output_kind(const std::string& name) {
@@ -73,8 +73,8 @@ OutputKind parse_output_kind(const std::string& name) {
   if (name == "uint8") return OutputKind::kUint8;
   if (name == "float16") return OutputKind::kFloat16;
   if (name == "bfloat16") return OutputKind::kBFloat16;
-  STOKER_THROW("unknown output kind '{}' (expected one of: float32, uint8, float16, bfloat16)",
-               name);
+  STOKER_THROW_ARG("unknown output kind '{}' (expected one of: float32, uint8, float16, bfloat16)",
+                   name);
 }
 
 const char* to_string(OutputKind output) {
@@ -97,25 +97,25 @@ size_t TransformConfig::sample_bytes() const {
 }
 
 void TransformConfig::validate() const {
-  STOKER_CHECK(size >= 1 && size <= 16384, "transform: size {} not in [1, 16384]", size);
-  STOKER_CHECK(channels == 1 || channels == 3, "transform: channels must be 1 or 3, not {}",
-               channels);
-  STOKER_CHECK(
+  STOKER_CHECK_ARG(size >= 1 && size <= 16384, "transform: size {} not in [1, 16384]", size);
+  STOKER_CHECK_ARG(channels == 1 || channels == 3, "transform: channels must be 1 or 3, not {}",
+                   channels);
+  STOKER_CHECK_ARG(
       std::isfinite(scale[0]) && std::isfinite(scale[1]) && scale[0] > 0 && scale[0] <= scale[1],
       "transform: scale ({}, {}) must satisfy 0 < min <= max", scale[0], scale[1]);
-  STOKER_CHECK(
+  STOKER_CHECK_ARG(
       std::isfinite(ratio[0]) && std::isfinite(ratio[1]) && ratio[0] > 0 && ratio[0] <= ratio[1],
       "transform: ratio ({}, {}) must satisfy 0 < min <= max", ratio[0], ratio[1]);
-  STOKER_CHECK(flip_p >= 0 && flip_p <= 1, "transform: flip_p {} not in [0, 1]", flip_p);
-  STOKER_CHECK(crop_fraction > 0 && crop_fraction <= 1, "transform: crop_fraction {} not in (0, 1]",
-               crop_fraction);
+  STOKER_CHECK_ARG(flip_p >= 0 && flip_p <= 1, "transform: flip_p {} not in [0, 1]", flip_p);
+  STOKER_CHECK_ARG(crop_fraction > 0 && crop_fraction <= 1,
+                   "transform: crop_fraction {} not in (0, 1]", crop_fraction);
   for (int c = 0; c < channels; ++c) {
-    STOKER_CHECK(std::isfinite(mean[c]) && std::isfinite(std[c]) && std[c] != 0,
-                 "transform: mean[{}] = {} / std[{}] = {} must be finite with std != 0", c, mean[c],
-                 c, std[c]);
+    STOKER_CHECK_ARG(std::isfinite(mean[c]) && std::isfinite(std[c]) && std[c] > 0,
+                     "transform: mean[{}] = {} / std[{}] = {} must be finite with std > 0", c,
+                     mean[c], c, std[c]);
   }
-  STOKER_CHECK(decode.limits.max_pixels > 0 && decode.limits.max_memory_bytes > 0,
-               "transform: decode limits must be positive");
+  STOKER_CHECK_ARG(decode.limits.max_pixels > 0 && decode.limits.max_memory_bytes > 0,
+                   "transform: decode limits must be positive");
 }
 
 CropParams sample_train_crop(Rng& rng, int width, int height, const TransformConfig& config) {

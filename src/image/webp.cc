@@ -12,8 +12,8 @@ namespace stoker::image_internal {
 
 ImageHeader probe_webp(std::span<const uint8_t> bytes, const std::string& name) {
   int width = 0, height = 0;
-  STOKER_CHECK(WebPGetInfo(bytes.data(), bytes.size(), &width, &height) != 0,
-               "{}: invalid or unsupported WebP header", name);
+  STOKER_CHECK_DATA(WebPGetInfo(bytes.data(), bytes.size(), &width, &height) != 0,
+                    "{}: invalid or unsupported WebP header", name);
   return ImageHeader{ImageFormat::kWebp, width, height};
 }
 
@@ -21,23 +21,24 @@ void decode_webp(DecodedRegion& out, std::span<const uint8_t> bytes, const Image
                  const Rect& need, int channels, const std::string& name,
                  const DecodeOptions& options) {
   WebPBitstreamFeatures features;
-  STOKER_CHECK(WebPGetFeatures(bytes.data(), bytes.size(), &features) == VP8_STATUS_OK,
-               "{}: invalid WebP data", name);
-  STOKER_CHECK(!features.has_animation, "{}: animated WebP is not supported", name);
-  STOKER_CHECK(features.width == header.width && features.height == header.height,
-               "{}: WebP is {}x{}, but its probed header said {}x{}", name, features.width,
-               features.height, header.width, header.height);
+  STOKER_CHECK_DATA(WebPGetFeatures(bytes.data(), bytes.size(), &features) == VP8_STATUS_OK,
+                    "{}: invalid WebP data", name);
+  STOKER_CHECK_DATA(!features.has_animation, "{}: animated WebP is not supported", name);
+  STOKER_CHECK_DATA(features.width == header.width && features.height == header.height,
+                    "{}: WebP is {}x{}, but its probed header said {}x{}", name, features.width,
+                    features.height, header.width, header.height);
   const int64_t stride = int64_t{header.width} * 3;
   const int64_t total = stride * header.height;
-  STOKER_CHECK(total <= options.limits.max_memory_bytes,
-               "{}: decoding needs {} bytes, above the cap of {} bytes (DecodeLimits)", name, total,
-               options.limits.max_memory_bytes);
+  STOKER_CHECK_DATA(total <= options.limits.max_memory_bytes,
+                    "{}: decoding needs {} bytes, above the cap of {} bytes (DecodeLimits)", name,
+                    total, options.limits.max_memory_bytes);
   // Decode the whole image into the output buffer, then move the region to its front: every
   // destination byte lies at or before its source, so a forward pass never overwrites input.
   out.pixels.resize(static_cast<size_t>(total));
-  STOKER_CHECK(WebPDecodeRGBInto(bytes.data(), bytes.size(), out.pixels.data(),
-                                 static_cast<size_t>(total), static_cast<int>(stride)) != nullptr,
-               "{}: corrupt or truncated WebP data", name);
+  STOKER_CHECK_DATA(
+      WebPDecodeRGBInto(bytes.data(), bytes.size(), out.pixels.data(), static_cast<size_t>(total),
+                        static_cast<int>(stride)) != nullptr,
+      "{}: corrupt or truncated WebP data", name);
   uint8_t* base = out.pixels.data();
   for (int y = 0; y < need.height; ++y) {
     const uint8_t* in = base + (need.y + y) * stride + int64_t{need.x} * 3;

@@ -3,21 +3,24 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 
 #include "io/file_util.h"
 #include "stoker/error.h"
+#include "stoker/log.h"
 #include "stoker/packed.h"
 
 namespace stoker {
 
 std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path) {
   const std::string name = path.string();
-  STOKER_CHECK(!name.empty(), "dataset: empty path");
+  STOKER_CHECK_ARG(!name.empty(), "dataset: empty path");
   struct stat st;
   if (::stat(name.c_str(), &st) != 0) {
     const int error = errno;
-    STOKER_CHECK(error != ENOENT, "{}: no such file or directory", name);
-    STOKER_THROW("{}: {}", name, io::errno_message(error));
+    if (error == ENOENT) STOKER_THROW_IO(error, name, "{}: no such file or directory", name);
+    STOKER_THROW_IO(error, name, "{}: {}", name, io::errno_message(error));
   }
   // A packed dataset is a folder (or a manifest file) whose manifest says so; checked first
   // because its folder holds no class sub-folders and its manifest is not a file list.
@@ -26,7 +29,30 @@ std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path) {
   }
   if (S_ISDIR(st.st_mode)) return open_image_folder(path);
   if (S_ISREG(st.st_mode)) return open_file_list(path);
-  STOKER_THROW("{}: not a folder or a regular file", name);
+  STOKER_THROW_ARG("{}: not a folder or a regular file", name);
+}
+
+void read_with_retries(const Dataset& data, int64_t index, std::vector<uint8_t>& out,
+                       const IoRetryPolicy& policy) {
+  double backoff = policy.first_backoff_s;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      data.read(index, out);
+      return;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kIo) throw;
+      if (attempt >= policy.attempts) {
+        throw Error(
+            ErrorKind::kIo,
+            fmt::format("{} (tried {} time{})", e.message(), attempt, attempt == 1 ? "" : "s"),
+            e.sys_errno(), e.path(), e.where());
+      }
+      log(LogLevel::kWarning, "{}: I/O error, trying again in {:.2f} s ({} of {}): {}",
+          data.name(index), backoff, attempt, policy.attempts, e.message());
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
+    backoff *= 4;
+  }
 }
 
 }  // namespace stoker

@@ -33,7 +33,7 @@ bool blank(std::string_view line) {
 
 std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list) {
   const std::string list_name = list.string();
-  STOKER_CHECK(!list_name.empty(), "file list: empty path");
+  STOKER_CHECK_ARG(!list_name.empty(), "file list: empty path");
   std::vector<uint8_t> bytes;
   io::read_file(list_name, bytes, io::kMaxListBytes);
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -51,25 +51,25 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list) {
     if (io::blank(line) || line.front() == '#') continue;
 
     const size_t tab = line.rfind('\t');
-    STOKER_CHECK(tab != std::string_view::npos, "{}:{}: expected 'path<TAB>label', found no tab",
-                 list_name, line_number);
+    STOKER_CHECK_ARG(tab != std::string_view::npos,
+                     "{}:{}: expected 'path<TAB>label', found no tab", list_name, line_number);
     const std::string_view path = line.substr(0, tab);
     const std::string_view token = line.substr(tab + 1);
-    STOKER_CHECK(!path.empty(), "{}:{}: empty path", list_name, line_number);
-    STOKER_CHECK(path.find('\0') == std::string_view::npos, "{}:{}: the path contains a NUL byte",
-                 list_name, line_number);
+    STOKER_CHECK_ARG(!path.empty(), "{}:{}: empty path", list_name, line_number);
+    STOKER_CHECK_ARG(path.find('\0') == std::string_view::npos,
+                     "{}:{}: the path contains a NUL byte", list_name, line_number);
     int64_t label = 0;
     const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), label);
-    STOKER_CHECK(
+    STOKER_CHECK_ARG(
         !token.empty() && ec != std::errc::invalid_argument && end == token.data() + token.size(),
         "{}:{}: label '{}' is not an integer", list_name, line_number, token);
-    STOKER_CHECK(ec != std::errc::result_out_of_range && label >= 0 && label <= io::kMaxLabel,
-                 "{}:{}: label {} is out of range [0, {}]", list_name, line_number, token,
-                 io::kMaxLabel);
+    STOKER_CHECK_ARG(ec != std::errc::result_out_of_range && label >= 0 && label <= io::kMaxLabel,
+                     "{}:{}: label {} is out of range [0, {}]", list_name, line_number, token,
+                     io::kMaxLabel);
     samples.add(path, -1, label);
     max_label = std::max(max_label, label);
   }
-  STOKER_CHECK(samples.size() > 0, "{}: no samples", list_name);
+  STOKER_CHECK_ARG(samples.size() > 0, "{}: no samples", list_name);
   // Relative paths are relative to the list's folder.
   const size_t slash = list_name.rfind('/');
   std::string prefix = slash == std::string::npos ? "" : list_name.substr(0, slash + 1);

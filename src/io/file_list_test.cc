@@ -108,10 +108,30 @@ TEST(FileList, ReadErrorsNameTheFile) {
   const auto read_error = [&](int64_t index) {
     return error_of([&] { data->read(index, bytes); });
   };
+  // The kind each error is raised with: what the entry is (bad data, which the bad-sample
+  // policy may skip) or what the storage did (I/O: errno and path on the error).
+  const auto kind_of = [&](int64_t index) {
+    try {
+      data->read(index, bytes);
+    } catch (const Error& e) {
+      return e.kind();
+    }
+    return ErrorKind::kInternal;
+  };
   EXPECT_EQ(read_error(0), (dir / "folder").string() + ": is a directory");
-  EXPECT_EQ(read_error(1), (dir / "dangling.jpg").string() + ": No such file or directory");
+  EXPECT_EQ(kind_of(0), ErrorKind::kBadData);
+  EXPECT_EQ(read_error(1), (dir / "dangling.jpg").string() + ": dangling symbolic link");
+  EXPECT_EQ(kind_of(1), ErrorKind::kBadData);
   EXPECT_EQ(read_error(2), (dir / "missing.jpg").string() + ": No such file or directory");
+  try {
+    data->read(2, bytes);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kIo);
+    EXPECT_EQ(e.sys_errno(), ENOENT);
+    EXPECT_EQ(e.path(), (dir / "missing.jpg").string());
+  }
   EXPECT_EQ(read_error(3), (dir / "fifo.jpg").string() + ": not a regular file");  // no hang
+  EXPECT_EQ(kind_of(3), ErrorKind::kBadData);
   EXPECT_EQ(read_error(-1), (dir / "l.txt").string() + ": sample index -1 out of range [0, 4)");
 }
 

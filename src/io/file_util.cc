@@ -19,15 +19,25 @@ void read_file(const std::string& path, std::vector<uint8_t>& out, int64_t max_b
   do {
     raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (raw < 0 && errno == EINTR);
-  if (raw < 0) STOKER_THROW("{}: {}", path, errno_message(errno));
+  if (raw < 0) {
+    const int error = errno;
+    // A symbolic link to nothing is this entry's own fault (bad data, skippable); a missing
+    // file is the storage's (a file deleted under the job, an unmounted share): I/O.
+    struct stat link;
+    if (error == ENOENT && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+      STOKER_BAD_DATA("{}: dangling symbolic link", path);
+    }
+    STOKER_THROW_IO(error, path, "{}: {}", path, errno_message(error));
+  }
   UniqueFd fd(raw);
 
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) STOKER_THROW("{}: {}", path, errno_message(errno));
-  if (S_ISDIR(st.st_mode)) STOKER_THROW("{}: is a directory", path);
-  if (!S_ISREG(st.st_mode)) STOKER_THROW("{}: not a regular file", path);
+  if (::fstat(fd.get(), &st) != 0)
+    STOKER_THROW_IO(errno, path, "{}: {}", path, errno_message(errno));
+  if (S_ISDIR(st.st_mode)) STOKER_BAD_DATA("{}: is a directory", path);
+  if (!S_ISREG(st.st_mode)) STOKER_BAD_DATA("{}: not a regular file", path);
   if (st.st_size > max_bytes) {
-    STOKER_THROW("{}: file too large ({} bytes; the limit is {})", path, st.st_size, max_bytes);
+    STOKER_BAD_DATA("{}: file too large ({} bytes; the limit is {})", path, st.st_size, max_bytes);
   }
   const int flags = ::fcntl(fd.get(), F_GETFL);
   if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
@@ -39,7 +49,7 @@ void read_file(const std::string& path, std::vector<uint8_t>& out, int64_t max_b
     const ssize_t n = ::pread(fd.get(), out.data() + done, size - done, static_cast<off_t>(done));
     if (n < 0) {
       if (errno == EINTR) continue;
-      STOKER_THROW("{}: {}", path, errno_message(errno));
+      STOKER_THROW_IO(errno, path, "{}: {}", path, errno_message(errno));
     }
     if (n == 0) break;  // The file shrank since fstat: return what is there.
     done += static_cast<size_t>(n);

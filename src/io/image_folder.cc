@@ -92,7 +92,7 @@ class FolderWalker {
     std::vector<std::string> classes;
     UniqueFd fd(::dup(root_fd_.get()));
     const int error = fd.valid() ? read_dir(std::move(fd), nullptr, &classes) : errno;
-    if (error != 0) STOKER_THROW("{}: {}", root_, errno_message(error));
+    if (error != 0) STOKER_THROW_IO(error, root_, "{}: {}", root_, errno_message(error));
     std::sort(classes.begin(), classes.end());
     return classes;
   }
@@ -210,14 +210,14 @@ FolderIndex walk_folder(const std::string& root, bool& cacheable) {
   UniqueFd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   struct stat st;
   if (!fd.valid() || ::fstat(fd.get(), &st) != 0) {
-    STOKER_THROW("{}: {}", root, errno_message(errno));
+    STOKER_THROW_IO(errno, root, "{}: {}", root, errno_message(errno));
   }
   FolderWalker walker(root, std::move(fd));
   walker.dirs.push_back({"", static_cast<uint64_t>(st.st_ino), mtime_ns(st)});
 
   FolderIndex index;
   index.classes = walker.list_classes();
-  STOKER_CHECK(!index.classes.empty(), "{}: no class folders", root);
+  STOKER_CHECK_ARG(!index.classes.empty(), "{}: no class folders", root);
   std::vector<std::string_view> empty;
   for (size_t label = 0; label < index.classes.size(); ++label) {
     const int64_t before = index.samples.size();
@@ -225,8 +225,8 @@ FolderIndex walk_folder(const std::string& root, bool& cacheable) {
     if (index.samples.size() == before) empty.push_back(index.classes[label]);
   }
   if (!empty.empty()) {
-    STOKER_THROW("{}: Found no valid file for the classes {}. Supported extensions are: {}", root,
-                 fmt::join(empty, ", "), fmt::join(kExtensions, ", "));
+    STOKER_THROW_ARG("{}: Found no valid file for the classes {}. Supported extensions are: {}",
+                     root, fmt::join(empty, ", "), fmt::join(kExtensions, ", "));
   }
   index.dirs = std::move(walker.dirs);
 
@@ -251,7 +251,7 @@ std::shared_ptr<Dataset> make_image_folder(const std::string& root, FolderIndex 
 ImageFolderOpening open_image_folder_traced(const std::filesystem::path& root,
                                             const ImageFolderOptions& options) {
   const std::string root_name = root.string();
-  STOKER_CHECK(!root_name.empty(), "image folder: empty path");
+  STOKER_CHECK_ARG(!root_name.empty(), "image folder: empty path");
   ImageFolderOpening result;
   std::string canonical;
   if (const std::filesystem::path dir = cache_dir_from_option(options.cache); !dir.empty()) {

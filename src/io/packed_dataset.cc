@@ -86,8 +86,8 @@ class PackedDataset final : public Dataset {
     const auto [s, j] = locate(index);
     const uint32_t label = shards_[s].label(j);
     // The index checksum vouches for the bytes, not for the writer: check the range too.
-    STOKER_CHECK(label < classes_.size(), "{}#{}: label {} out of range [0, {})", shards_[s].name(),
-                 j, label, classes_.size());
+    STOKER_CHECK_DATA(label < classes_.size(), "{}#{}: label {} out of range [0, {})",
+                      shards_[s].name(), j, label, classes_.size());
     return label;
   }
 
@@ -235,8 +235,8 @@ PackedInfo inspect_packed(const std::filesystem::path& path) {
   for (const io::ShardFile& s : p.shards) {
     for (uint64_t j = 0; j < s.record_count(); ++j) {
       const uint32_t label = s.label(j);
-      STOKER_CHECK(label < m.classes.size(), "{}#{}: label {} out of range [0, {})", s.name(), j,
-                   label, m.classes.size());
+      STOKER_CHECK_DATA(label < m.classes.size(), "{}#{}: label {} out of range [0, {})", s.name(),
+                        j, label, m.classes.size());
       ++info.class_counts[label];
     }
     info.bytes += static_cast<int64_t>(s.file_size());

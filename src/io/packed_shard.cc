@@ -173,7 +173,7 @@ void write_all(int fd, const uint8_t* data, size_t size, const std::string& name
     const ssize_t n = ::write(fd, data, size);
     if (n < 0) {
       if (errno == EINTR) continue;
-      STOKER_THROW("{}: write failed: {}", name, errno_message(errno));
+      STOKER_THROW_IO(errno, name, "{}: write failed: {}", name, errno_message(errno));
     }
     data += n;
     size -= static_cast<size_t>(n);
@@ -181,7 +181,8 @@ void write_all(int fd, const uint8_t* data, size_t size, const std::string& name
 }
 
 void fsync_or_throw(int fd, const std::string& name) {
-  if (::fsync(fd) != 0) STOKER_THROW("{}: fsync failed: {}", name, errno_message(errno));
+  if (::fsync(fd) != 0)
+    STOKER_THROW_IO(errno, name, "{}: fsync failed: {}", name, errno_message(errno));
 }
 
 }  // namespace
@@ -222,12 +223,14 @@ ShardFile ShardFile::open(const std::string& path, const std::string& name) {
   } while (raw < 0 && errno == EINTR);
   if (raw < 0) {
     const int error = errno;
-    STOKER_CHECK(error != ENOENT, "{}: missing shard (no such file)", name);
-    STOKER_THROW("{}: {}", name, errno_message(error));
+    if (error == ENOENT) STOKER_THROW_IO(error, name, "{}: missing shard (no such file)", name);
+    STOKER_THROW_IO(error, name, "{}: {}", name, errno_message(error));
   }
   s.fd_ = UniqueFd(raw);
   struct stat st;
-  if (::fstat(s.fd_.get(), &st) != 0) STOKER_THROW("{}: {}", name, errno_message(errno));
+  if (::fstat(s.fd_.get(), &st) != 0) {
+    STOKER_THROW_IO(errno, name, "{}: {}", name, errno_message(errno));
+  }
   STOKER_CHECK(S_ISREG(st.st_mode), "{}: not a regular file", name);
   const int flags = ::fcntl(s.fd_.get(), F_GETFL);
   if (flags >= 0) ::fcntl(s.fd_.get(), F_SETFL, flags & ~O_NONBLOCK);
@@ -360,7 +363,8 @@ IndexEntry ShardFile::entry(uint64_t j) const {
 uint32_t ShardFile::label(uint64_t j) const { return entry(j).label; }
 
 void ShardFile::index_unreadable(uint64_t j) const {
-  STOKER_THROW(
+  STOKER_THROW_IO(
+      EIO, name_,
       "{}: record {}: index entry at byte offset {} cannot be read (the shard shrank after it was "
       "opened, or an I/O error)",
       name_, j, index_offset_ + j * kIndexEntrySize);
@@ -369,27 +373,31 @@ void ShardFile::index_unreadable(uint64_t j) const {
 void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* info) const {
   STOKER_CHECK(j < record_count_, "{}: record {} out of range [0, {})", name_, j, record_count_);
   const IndexEntry e = entry(j);
-  STOKER_CHECK(e.payload_length <= kMaxPayloadLength,
-               "{}: record {}: corrupt index entry at byte offset {}: payload length {} above the "
-               "cap",
-               name_, j, index_offset_ + j * kIndexEntrySize, e.payload_length);
+  STOKER_CHECK_DATA(
+      e.payload_length <= kMaxPayloadLength,
+      "{}: record {}: corrupt index entry at byte offset {}: payload length {} above the "
+      "cap",
+      name_, j, index_offset_ + j * kIndexEntrySize, e.payload_length);
   // Record header + payload must lie inside [header end, index offset).
-  STOKER_CHECK(e.offset >= kShardHeaderSize && e.offset <= index_offset_ &&
-                   index_offset_ - e.offset >= kRecordHeaderSize + uint64_t{e.payload_length},
-               "{}: record {}: corrupt index entry at byte offset {}: record [{}, +{}) outside the "
-               "record area [{}, {})",
-               name_, j, index_offset_ + j * kIndexEntrySize, e.offset,
-               kRecordHeaderSize + uint64_t{e.payload_length}, kShardHeaderSize, index_offset_);
+  STOKER_CHECK_DATA(
+      e.offset >= kShardHeaderSize && e.offset <= index_offset_ &&
+          index_offset_ - e.offset >= kRecordHeaderSize + uint64_t{e.payload_length},
+      "{}: record {}: corrupt index entry at byte offset {}: record [{}, +{}) outside the "
+      "record area [{}, {})",
+      name_, j, index_offset_ + j * kIndexEntrySize, e.offset,
+      kRecordHeaderSize + uint64_t{e.payload_length}, kShardHeaderSize, index_offset_);
 
   uint8_t h[kRecordHeaderSize];
   out.resize(e.payload_length);
   if (records_mapped_) {
     const uint8_t* record = map_.data() + e.offset;
-    STOKER_CHECK(copy_guarded(h, record, kRecordHeaderSize) &&
-                     copy_guarded(out.data(), record + kRecordHeaderSize, e.payload_length),
-                 "{}: record {} at byte offset {}: cannot be read (the shard shrank after it was "
-                 "opened, or an I/O error)",
-                 name_, j, e.offset);
+    if (!copy_guarded(h, record, kRecordHeaderSize) ||
+        !copy_guarded(out.data(), record + kRecordHeaderSize, e.payload_length)) {
+      STOKER_THROW_IO(EIO, name_,
+                      "{}: record {} at byte offset {}: cannot be read (the shard shrank after "
+                      "it was opened, or an I/O error)",
+                      name_, j, e.offset);
+    }
   } else {
     // One syscall for header and payload, straight into the caller's buffer.
     size_t done = 0;
@@ -407,27 +415,29 @@ void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* i
       const ssize_t n = ::preadv(fd_.get(), iov, count, static_cast<off_t>(e.offset + done));
       if (n < 0) {
         if (errno == EINTR) continue;
-        STOKER_THROW("{}: record {} at byte offset {}: {}", name_, j, e.offset,
-                     errno_message(errno));
+        STOKER_THROW_IO(errno, name_, "{}: record {} at byte offset {}: {}", name_, j, e.offset,
+                        errno_message(errno));
       }
-      STOKER_CHECK(n > 0,
-                   "{}: record {} at byte offset {}: cannot be read (the shard shrank after it "
-                   "was opened)",
-                   name_, j, e.offset);
+      if (n == 0) {
+        STOKER_THROW_IO(0, name_,
+                        "{}: record {} at byte offset {}: cannot be read (the shard shrank after "
+                        "it was opened)",
+                        name_, j, e.offset);
+      }
       done += static_cast<size_t>(n);
     }
   }
 
-  STOKER_CHECK(std::memcmp(h + record::kMagic, kRecordMagic, sizeof kRecordMagic) == 0,
-               "{}: record {} at byte offset {}: bad record magic", name_, j, e.offset);
+  STOKER_CHECK_DATA(std::memcmp(h + record::kMagic, kRecordMagic, sizeof kRecordMagic) == 0,
+                    "{}: record {} at byte offset {}: bad record magic", name_, j, e.offset);
   const uint32_t label = load_u32(h + record::kLabel);
   const uint32_t length = load_u32(h + record::kPayloadLength);
   const uint64_t stored = load_u64(h + record::kChecksum);
-  STOKER_CHECK(length == e.payload_length && label == e.label && stored == e.checksum,
-               "{}: record {} at byte offset {}: record header disagrees with its index entry",
-               name_, j, e.offset);
-  STOKER_CHECK(checksum_ok(stored, record_checksum(h, out)),
-               "{}: record {} at byte offset {}: checksum mismatch", name_, j, e.offset);
+  STOKER_CHECK_DATA(length == e.payload_length && label == e.label && stored == e.checksum,
+                    "{}: record {} at byte offset {}: record header disagrees with its index entry",
+                    name_, j, e.offset);
+  STOKER_CHECK_DATA(checksum_ok(stored, record_checksum(h, out)),
+                    "{}: record {} at byte offset {}: checksum mismatch", name_, j, e.offset);
   if (info != nullptr) {
     info->label = label;
     info->encoding = static_cast<Encoding>(h[record::kEncoding]);
@@ -488,7 +498,10 @@ ShardWriter::ShardWriter(const std::filesystem::path& dir, uint64_t number, uint
   temp_ = dir / (shard_file_name(number) + std::string(kTempSuffix));
   // O_TRUNC: a temporary file of an interrupted run is garbage by definition.
   const int raw = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (raw < 0) STOKER_THROW("{}: cannot create: {}", temp_.string(), errno_message(errno));
+  if (raw < 0) {
+    STOKER_THROW_IO(errno, temp_.string(), "{}: cannot create: {}", temp_.string(),
+                    errno_message(errno));
+  }
   fd_ = UniqueFd(raw);
   buffer_.reserve(kWriteBuffer);
 
@@ -602,8 +615,8 @@ ShardWriter::Result ShardWriter::finish(uint64_t source_end) {
   fsync_or_throw(fd_.get(), temp_.string());
   fd_.reset();
   if (::rename(temp_.c_str(), final_.c_str()) != 0) {
-    STOKER_THROW("{}: cannot rename to {}: {}", temp_.string(), final_.string(),
-                 errno_message(errno));
+    STOKER_THROW_IO(errno, final_.string(), "{}: cannot rename to {}: {}", temp_.string(),
+                    final_.string(), errno_message(errno));
   }
   finished_ = true;
   fsync_directory(dir_);
@@ -616,21 +629,27 @@ void write_file_atomically(const std::filesystem::path& dir, const std::string& 
   const std::filesystem::path temp = dir / (name + std::string(kTempSuffix));
   {
     const int raw = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (raw < 0) STOKER_THROW("{}: cannot create: {}", temp.string(), errno_message(errno));
+    if (raw < 0) {
+      STOKER_THROW_IO(errno, temp.string(), "{}: cannot create: {}", temp.string(),
+                      errno_message(errno));
+    }
     UniqueFd fd(raw);
     write_all(fd.get(), bytes.data(), bytes.size(), temp.string());
     fsync_or_throw(fd.get(), temp.string());
   }
   if (::rename(temp.c_str(), final_path.c_str()) != 0) {
-    STOKER_THROW("{}: cannot rename to {}: {}", temp.string(), final_path.string(),
-                 errno_message(errno));
+    STOKER_THROW_IO(errno, final_path.string(), "{}: cannot rename to {}: {}", temp.string(),
+                    final_path.string(), errno_message(errno));
   }
   fsync_directory(dir);
 }
 
 void fsync_directory(const std::filesystem::path& dir) {
   const int raw = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (raw < 0) STOKER_THROW("{}: cannot open folder: {}", dir.string(), errno_message(errno));
+  if (raw < 0) {
+    STOKER_THROW_IO(errno, dir.string(), "{}: cannot open folder: {}", dir.string(),
+                    errno_message(errno));
+  }
   UniqueFd fd(raw);
   fsync_or_throw(fd.get(), dir.string());
 }

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
+#include <exception>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -118,7 +119,8 @@ packed::Encoding encoding_of(ImageFormat format) {
 
 struct Produced {
   bool ready = false;
-  std::optional<std::string> bad;  // the reason, naming the sample
+  std::optional<std::string> bad;  // kBadData: the reason, naming the sample
+  std::exception_ptr fatal;        // any other error (I/O after its retries, internal)
   RecordInfo info;
   std::vector<uint8_t> payload;
 };
@@ -137,7 +139,7 @@ void produce(const Dataset& source, int64_t k, const PackOptions& o, WorkerScrat
   const int64_t label = source.label(k);
   STOKER_CHECK(label >= 0 && label <= UINT32_MAX, "{}: label {} does not fit the format", name,
                label);
-  source.read(k, s.bytes);
+  read_with_retries(source, k, s.bytes);
   const ImageHeader header = probe_image(s.bytes, name, o.limits);
   out.info.label = static_cast<uint32_t>(label);
   if (o.mode == PackMode::kOriginal) {
@@ -233,12 +235,16 @@ class ProducerPool {
       try {
         produce(source_, k, options_, scratch, p);
       } catch (const Error& e) {
-        p.bad = e.message();
-      } catch (const std::exception& e) {
-        p.bad = fmt::format("{}: {}", source_.name(k), e.what());
+        // Only a bad sample may be skipped; a failed read stops the pack (recording it as
+        // skipped would make the damage permanent: a re-run finds the pack complete).
+        if (e.kind() == ErrorKind::kBadData) {
+          p.bad = e.message();
+        } else {
+          p.fatal = std::current_exception();
+        }
       } catch (...) {
-        // Nothing may escape a worker thread (std::terminate); report it like any failure.
-        p.bad = fmt::format("sample {}: unknown exception", k);
+        // Nothing may escape a worker thread (std::terminate): the taker rethrows it.
+        p.fatal = std::current_exception();
       }
       p.ready = true;
       {
@@ -394,8 +400,9 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
     };
     for (int64_t k = static_cast<int64_t>(next_source); k < total; ++k) {
       Produced p = pool.take();
+      if (p.fatal) std::rethrow_exception(p.fatal);
       if (p.bad) {
-        STOKER_CHECK(options.skip_bad_samples, "{}", *p.bad);
+        STOKER_CHECK_DATA(options.skip_bad_samples, "{}", *p.bad);
         if (!writer) writer.emplace(out, shard_number, hash, next_record, k);
         const std::string name = source.name(k);
         log(LogLevel::kWarning, "pack: skipping {}", *p.bad);

@@ -5,7 +5,8 @@
 // markers, inside the tables, mid-scan, just before the end-of-image marker) and a truncated
 // PNG; random bytes named .jpg; a JPEG header claiming 65,500 x 65,500; a dangling symlink and
 // a directory named like an image (the tests run as root, so permissions cannot make a file
-// unreadable); a file deleted after the folder was indexed.
+// unreadable). Not bad samples but I/O errors, which stop the job under either policy after
+// their retries: a file deleted after the folder was indexed, an injected EIO.
 //
 // Unusual but valid (delivered valid, pixels exactly as Pillow decodes them): a PNG named .jpg,
 // CMYK and progressive JPEGs, a 16-bit PNG, a grayscale JPEG, a 1x1 JPEG (fixtures with Pillow
@@ -25,6 +26,7 @@
 #include <map>
 #include <set>
 
+#include "pipeline/test_util.h"
 #include "stoker/dataset.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
@@ -161,7 +163,7 @@ class BadInputTest : public ::testing::Test {
       bad_.push_back(bad);
     }
     fs::create_symlink(root_ / "nowhere" / "gone.jpg", root_ / "dangling.jpg");
-    bad_.push_back({"dangling.jpg", "No such file or directory"});
+    bad_.push_back({"dangling.jpg", "dangling symbolic link"});
     fs::create_directory(root_ / "dir.jpg");
     bad_.push_back({"dir.jpg", "is a directory"});
 
@@ -304,8 +306,10 @@ TEST_F(BadInputTest, ExifOrientationIsIgnored) {
   EXPECT_EQ(header.height, 30);
 }
 
-// A file deleted after its folder was indexed: named under `error`, counted under `skip`.
-TEST_F(BadInputTest, FileDeletedAfterIndexing) {
+// A file deleted after its folder was indexed is the storage's doing, not the sample's: an
+// I/O error (ENOENT, the path on the error), tried again, then the end of the epoch under
+// either policy. A dead mount must not pass for an epoch of bad samples.
+TEST_F(BadInputTest, FileDeletedAfterIndexingStopsTheJobUnderEitherPolicy) {
   const fs::path folder = root_ / "folder";
   for (int i = 0; i < 5; ++i) {
     write_bytes(folder / "c" / fmt::format("f{}.jpg", i), noisy_jpeg(32, 32, 20 + i));
@@ -313,22 +317,53 @@ TEST_F(BadInputTest, FileDeletedAfterIndexing) {
   auto data = open_image_folder(folder, {.cache = "off"});
   ASSERT_EQ(data->size(), 5);
   fs::remove(folder / "c" / "f3.jpg");
-  {
-    Loader loader(data, config(BadSamplePolicy::kError, 5));
+  for (BadSamplePolicy policy : {BadSamplePolicy::kError, BadSamplePolicy::kSkip}) {
+    Loader loader(data, config(policy, 5));
     try {
       loader.next();
       ADD_FAILURE() << "no error";
     } catch (const Error& e) {
-      EXPECT_NE(e.message().find("f3.jpg: No such file or directory"), std::string::npos)
+      EXPECT_EQ(e.kind(), ErrorKind::kIo);
+      EXPECT_EQ(e.sys_errno(), ENOENT);
+      EXPECT_EQ(e.path(), (folder / "c" / "f3.jpg").string());
+      EXPECT_NE(e.message().find("f3.jpg: No such file or directory (tried 3 times)"),
+                std::string::npos)
           << e.message();
     }
+    EXPECT_EQ(loader.stats().skipped, 0);
   }
-  Loader loader(data, config(BadSamplePolicy::kSkip, 5));
+}
+
+// An injected EIO (a storage failure) under bad_samples = skip: tried 3 times, then the job
+// stops naming the file and the errno; a corrupt JPEG in the same batch is still skipped and
+// counted, and an EIO that heals before the last try costs nothing.
+TEST(IoErrors, PersistentEioStopsTheJobUnderSkipWhileACorruptJpegIsSkipped) {
+  auto c = pipeline_testing::one_rank_config(2, 8, 16);
+  c.shuffle = false;
+  c.bad_samples = BadSamplePolicy::kSkip;
+  {
+    auto data = std::make_shared<pipeline_testing::MemoryDataset>(pipeline_testing::MemoryImages{
+        .images = 8, .seed = 4, .bad_index = 2, .io_error_index = 5, .io_failures = 1000});
+    Loader loader(data, c);
+    try {
+      loader.next();
+      ADD_FAILURE() << "an EIO was skipped like a bad sample";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kIo);
+      EXPECT_EQ(e.sys_errno(), EIO);
+      EXPECT_EQ(e.path(), "mem5.jpg");
+      EXPECT_EQ(e.message(), "mem5.jpg: Input/output error (tried 3 times)");
+    }
+    EXPECT_EQ(data->io_error_reads(), 3);
+  }
+  auto data = std::make_shared<pipeline_testing::MemoryDataset>(pipeline_testing::MemoryImages{
+      .images = 8, .seed = 4, .bad_index = 2, .io_error_index = 5, .io_failures = 2});
+  Loader loader(data, c);
   auto batch = loader.next();
   ASSERT_TRUE(batch);
-  EXPECT_EQ(batch->valid, (std::vector<uint8_t>{1, 1, 1, 0, 1}));
+  EXPECT_EQ(batch->valid, (std::vector<uint8_t>{1, 1, 0, 1, 1, 1, 1, 1}));  // only the JPEG
   EXPECT_EQ(batch->skipped, 1);
-  EXPECT_EQ(loader.stats().skipped, 1);
+  EXPECT_EQ(data->io_error_reads(), 3);  // two failures, then the read that worked
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ double seconds_since(SteadyClock::time_point start) {
 BadSamplePolicy parse_bad_sample_policy(const std::string& name) {
   if (name == "error") return BadSamplePolicy::kError;
   if (name == "skip") return BadSamplePolicy::kSkip;
-  STOKER_THROW("unknown bad-sample policy '{}' (expected error or skip)", name);
+  STOKER_THROW_ARG("unknown bad-sample policy '{}' (expected error or skip)", name);
 }
 
 // One batch being assembled by the workers.
@@ -52,14 +52,15 @@ class Loader::Impl {
  public:
   Impl(std::shared_ptr<const Dataset> dataset, const LoaderConfig& config)
       : dataset_(std::move(dataset)), config_(config) {
-    STOKER_CHECK(dataset_ != nullptr, "Loader: no dataset");
-    STOKER_CHECK(config_.batch_size >= 1, "batch size must be >= 1 (got {})", config_.batch_size);
-    STOKER_CHECK(config_.threads >= 0, "threads must be >= 0 (got {})", config_.threads);
-    STOKER_CHECK(config_.prefetch >= 0, "prefetch must be >= 0 (got {})", config_.prefetch);
-    STOKER_CHECK(dataset_->size() >= 1, "{}: the dataset is empty", dataset_->describe());
+    STOKER_CHECK_ARG(dataset_ != nullptr, "Loader: no dataset");
+    STOKER_CHECK_ARG(config_.batch_size >= 1, "batch size must be >= 1 (got {})",
+                     config_.batch_size);
+    STOKER_CHECK_ARG(config_.threads >= 0, "threads must be >= 0 (got {})", config_.threads);
+    STOKER_CHECK_ARG(config_.prefetch >= 0, "prefetch must be >= 0 (got {})", config_.prefetch);
+    STOKER_CHECK_ARG(dataset_->size() >= 1, "{}: the dataset is empty", dataset_->describe());
     config_.transform.validate();
     if (config_.rank.has_value() != config_.world_size.has_value()) {
-      STOKER_THROW("give both rank and world size, or neither");
+      STOKER_THROW_ARG("give both rank and world size, or neither");
     }
     rank_ = discover_rank(config_.rank, config_.world_size);
     config_.rank = rank_.rank;
@@ -135,20 +136,20 @@ class Loader::Impl {
   void load_state(const ResumeState& s) {
     std::lock_guard consumer(consumer_mu_);
     const std::string fingerprint = dataset_->fingerprint();
-    STOKER_CHECK(s.fingerprint == fingerprint,
-                 "resume state is for another dataset (fingerprint {} here, {} in the state)",
-                 fingerprint, s.fingerprint);
-    STOKER_CHECK(s.dataset_size == dataset_->size(),
-                 "resume state is for {} samples, the dataset has {}", s.dataset_size,
-                 dataset_->size());
-    STOKER_CHECK(s.mode == config_.mode, "resume state has mode {}, the loader {}",
-                 to_string(s.mode), to_string(config_.mode));
-    STOKER_CHECK(s.shuffle == config_.shuffle, "resume state has shuffle={}, the loader {}",
-                 s.shuffle, config_.shuffle);
-    STOKER_CHECK(s.seed == config_.seed, "resume state has seed {}, the loader {}", s.seed,
-                 config_.seed);
-    STOKER_CHECK(s.epoch >= 0 && s.consumed >= 0 && s.consumed <= s.dataset_size,
-                 "resume state out of range (epoch {}, consumed {})", s.epoch, s.consumed);
+    STOKER_CHECK_ARG(s.fingerprint == fingerprint,
+                     "resume state is for another dataset (fingerprint {} here, {} in the state)",
+                     fingerprint, s.fingerprint);
+    STOKER_CHECK_ARG(s.dataset_size == dataset_->size(),
+                     "resume state is for {} samples, the dataset has {}", s.dataset_size,
+                     dataset_->size());
+    STOKER_CHECK_ARG(s.mode == config_.mode, "resume state has mode {}, the loader {}",
+                     to_string(s.mode), to_string(config_.mode));
+    STOKER_CHECK_ARG(s.shuffle == config_.shuffle, "resume state has shuffle={}, the loader {}",
+                     s.shuffle, config_.shuffle);
+    STOKER_CHECK_ARG(s.seed == config_.seed, "resume state has seed {}, the loader {}", s.seed,
+                     config_.seed);
+    STOKER_CHECK_ARG(s.epoch >= 0 && s.consumed >= 0 && s.consumed <= s.dataset_size,
+                     "resume state out of range (epoch {}, consumed {})", s.epoch, s.consumed);
     drain();
     plan_.reset();
     delivered_ = 0;
@@ -189,7 +190,7 @@ class Loader::Impl {
 
  private:
   void set_epoch_unlocked(int64_t epoch) {
-    STOKER_CHECK(epoch >= 0, "epoch must be >= 0 (got {})", epoch);
+    STOKER_CHECK_ARG(epoch >= 0, "epoch must be >= 0 (got {})", epoch);
     // DESIGN.md: set_epoch for the epoch a resume state was loaded for keeps its offset (until
     // a batch of it is delivered); any other call starts the epoch from its beginning.
     if (pending_ && pending_->epoch != epoch) pending_.reset();
@@ -329,7 +330,7 @@ class Loader::Impl {
         batch->labels[i] = dataset_->label(batch->indices[i]);
       } catch (const Error& e) {
         batch->labels[i] = -1;
-        if (config_.bad_samples == BadSamplePolicy::kError) {
+        if (config_.bad_samples == BadSamplePolicy::kError || e.kind() != ErrorKind::kBadData) {
           if (!label_error) {
             label_error = std::current_exception();
             label_error_slot = static_cast<int>(i);
@@ -417,7 +418,7 @@ class Loader::Impl {
     try {
       const double t0 = thread_cpu_seconds();
       const auto read_start = SteadyClock::now();
-      dataset_->read(index, bytes);
+      read_with_retries(*dataset_, index, bytes);  // an I/O error is tried again, then fatal
       read_wall += seconds_since(read_start);
       cpu.read += thread_cpu_seconds() - t0;
       Rng rng(stream_key(config_.seed, static_cast<uint64_t>(batch.epoch),
@@ -432,8 +433,10 @@ class Loader::Impl {
       cpu.decode += timings.decode_seconds;
       cpu.augment += timings.augment_seconds;
     } catch (const Error& e) {
-      // A bad sample: the policy decides whether it ends the epoch or is skipped.
-      if (config_.bad_samples == BadSamplePolicy::kSkip) {
+      // A bad sample: the policy decides whether it ends the epoch or is skipped. Any other
+      // kind (the storage failed, a broken invariant) ends it whatever the policy: a dead
+      // mount must not look like a corrupt image.
+      if (config_.bad_samples == BadSamplePolicy::kSkip && e.kind() == ErrorKind::kBadData) {
         // A padding slot repeating a bad sample is already invalid: it is not counted twice.
         if (staging != nullptr) {
           staging->blank(slot);

@@ -291,7 +291,7 @@ class BadLabelDataset : public Dataset {
       : inner_(std::move(inner)), bad_(bad) {}
   int64_t size() const override { return inner_->size(); }
   int64_t label(int64_t index) const override {
-    STOKER_CHECK(index != bad_, "{}: label out of range", name(index));
+    STOKER_CHECK_DATA(index != bad_, "{}: label out of range", name(index));
     return inner_->label(index);
   }
   std::string name(int64_t index) const override { return inner_->name(index); }

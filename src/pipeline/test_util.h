@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "stoker/dataset.h"
+#include "stoker/error.h"
 #include "stoker/image.h"
 #include "stoker/loader.h"
 #include "stoker/rng.h"
@@ -89,11 +92,16 @@ struct MemoryImages {
   int quality = 90;
   std::chrono::microseconds read_delay{0};  // each read sleeps this long (a slow store)
   int bad_index = -1;                       // this sample's bytes are not an image
+  int io_error_index = -1;                  // reading this sample fails with EIO ...
+  int io_failures = 0;                      // ... this many times (then it reads fine)
 };
 
 class MemoryDataset : public Dataset {
  public:
-  explicit MemoryDataset(const MemoryImages& spec) : read_delay_(spec.read_delay) {
+  explicit MemoryDataset(const MemoryImages& spec)
+      : read_delay_(spec.read_delay),
+        io_error_index_(spec.io_error_index),
+        io_failures_left_(spec.io_failures) {
     for (int i = 0; i < spec.images; ++i) {
       Rng rng(stream_key(spec.seed, i));
       int w = spec.side, h = spec.side;
@@ -113,6 +121,12 @@ class MemoryDataset : public Dataset {
   void read(int64_t index, std::vector<uint8_t>& out) const override {
     reads_.fetch_add(1);
     if (read_delay_.count() > 0) std::this_thread::sleep_for(read_delay_);
+    if (index == io_error_index_) {
+      io_error_reads_.fetch_add(1);
+      if (io_failures_left_.fetch_sub(1) > 0) {
+        STOKER_THROW_IO(EIO, name(index), "{}: {}", name(index), std::strerror(EIO));
+      }
+    }
     out = images_[static_cast<size_t>(index)];
   }
   const std::vector<std::string>& classes() const override { return classes_; }
@@ -120,10 +134,14 @@ class MemoryDataset : public Dataset {
   std::string describe() const override { return "memory"; }
 
   int64_t reads() const { return reads_.load(); }
+  int64_t io_error_reads() const { return io_error_reads_.load(); }  // reads of io_error_index
 
  private:
   std::vector<std::vector<uint8_t>> images_;
   std::chrono::microseconds read_delay_;
+  int io_error_index_;
+  mutable std::atomic<int> io_failures_left_;
+  mutable std::atomic<int64_t> io_error_reads_{0};
   std::vector<std::string> classes_ = {"a", "b"};
   mutable std::atomic<int64_t> reads_{0};
 };

@@ -22,7 +22,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 const nlohmann::json& field(const nlohmann::json& j, const char* name) {
   const auto it = j.find(name);
-  STOKER_CHECK(it != j.end(), "sampler resume state: missing field \"{}\"", name);
+  STOKER_CHECK_ARG(it != j.end(), "sampler resume state: missing field \"{}\"", name);
   return *it;
 }
 
@@ -31,12 +31,12 @@ int64_t int64_field(const nlohmann::json& j, const char* name) {
   const nlohmann::json& v = field(j, name);
   if (v.is_number_unsigned()) {
     const auto u = v.get<uint64_t>();
-    STOKER_CHECK(u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
-                 "sampler resume state: field \"{}\" = {} is out of range", name, u);
+    STOKER_CHECK_ARG(u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
+                     "sampler resume state: field \"{}\" = {} is out of range", name, u);
     return static_cast<int64_t>(u);
   }
-  STOKER_CHECK(v.is_number_integer(),
-               "sampler resume state: field \"{}\" must be an integer, got {}", name, v.dump());
+  STOKER_CHECK_ARG(v.is_number_integer(),
+                   "sampler resume state: field \"{}\" must be an integer, got {}", name, v.dump());
   return v.get<int64_t>();
 }
 
@@ -50,13 +50,13 @@ uint64_t seed_field(const nlohmann::json& j) {
     const auto& s = v.get_ref<const std::string&>();
     uint64_t seed = 0;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), seed, 10);
-    STOKER_CHECK(!s.empty() && ec == std::errc() && end == s.data() + s.size(),
-                 "sampler resume state: field \"seed\" = \"{}\" is not an unsigned 64-bit "
-                 "decimal integer",
-                 s);
+    STOKER_CHECK_ARG(!s.empty() && ec == std::errc() && end == s.data() + s.size(),
+                     "sampler resume state: field \"seed\" = \"{}\" is not an unsigned 64-bit "
+                     "decimal integer",
+                     s);
     return seed;
   }
-  STOKER_THROW(
+  STOKER_THROW_ARG(
       "sampler resume state: field \"seed\" must be a decimal string or a non-negative integer, "
       "got {}",
       v.dump());
@@ -68,7 +68,7 @@ SamplerMode parse_sampler_mode(const std::string& name) {
   if (name == "exact") return SamplerMode::kExact;
   if (name == "pad") return SamplerMode::kPad;
   if (name == "drop") return SamplerMode::kDrop;
-  STOKER_THROW("unknown sampler mode \"{}\" (allowed: exact, pad, drop)", name);
+  STOKER_THROW_ARG("unknown sampler mode \"{}\" (allowed: exact, pad, drop)", name);
 }
 
 const char* to_string(SamplerMode mode) {
@@ -101,27 +101,28 @@ ResumeState ResumeState::from_json(const std::string& json) {
   try {
     j = nlohmann::json::parse(json);
   } catch (const nlohmann::json::parse_error& e) {
-    STOKER_THROW("sampler resume state: malformed JSON: {}", e.what());
+    STOKER_THROW_ARG("sampler resume state: malformed JSON: {}", e.what());
   }
-  STOKER_CHECK(j.is_object(), "sampler resume state: expected a JSON object, got {}",
-               j.type_name());
+  STOKER_CHECK_ARG(j.is_object(), "sampler resume state: expected a JSON object, got {}",
+                   j.type_name());
 
   const int64_t version = int64_field(j, "version");
-  STOKER_CHECK(version == kResumeStateVersion,
-               "sampler resume state: unsupported version {} (this build reads version {})",
-               version, kResumeStateVersion);
+  STOKER_CHECK_ARG(version == kResumeStateVersion,
+                   "sampler resume state: unsupported version {} (this build reads version {})",
+                   version, kResumeStateVersion);
 
   ResumeState s;
   const nlohmann::json& fp = field(j, "fingerprint");
-  STOKER_CHECK(fp.is_string(), "sampler resume state: field \"fingerprint\" must be a string");
+  STOKER_CHECK_ARG(fp.is_string(), "sampler resume state: field \"fingerprint\" must be a string");
   s.fingerprint = fp.get<std::string>();
 
   const nlohmann::json& mode = field(j, "mode");
-  STOKER_CHECK(mode.is_string(), "sampler resume state: field \"mode\" must be a string");
+  STOKER_CHECK_ARG(mode.is_string(), "sampler resume state: field \"mode\" must be a string");
   s.mode = parse_sampler_mode(mode.get<std::string>());
 
   const nlohmann::json& shuffle = field(j, "shuffle");
-  STOKER_CHECK(shuffle.is_boolean(), "sampler resume state: field \"shuffle\" must be a boolean");
+  STOKER_CHECK_ARG(shuffle.is_boolean(),
+                   "sampler resume state: field \"shuffle\" must be a boolean");
   s.shuffle = shuffle.get<bool>();
 
   s.seed = seed_field(j);
@@ -129,12 +130,12 @@ ResumeState ResumeState::from_json(const std::string& json) {
   s.epoch = int64_field(j, "epoch");
   s.consumed = int64_field(j, "consumed");
 
-  STOKER_CHECK(s.dataset_size >= 0, "sampler resume state: dataset_size {} is negative",
-               s.dataset_size);
-  STOKER_CHECK(s.epoch >= 0, "sampler resume state: epoch {} is negative", s.epoch);
-  STOKER_CHECK(s.consumed >= 0 && s.consumed <= s.dataset_size,
-               "sampler resume state: consumed {} is outside [0, dataset_size = {}]", s.consumed,
-               s.dataset_size);
+  STOKER_CHECK_ARG(s.dataset_size >= 0, "sampler resume state: dataset_size {} is negative",
+                   s.dataset_size);
+  STOKER_CHECK_ARG(s.epoch >= 0, "sampler resume state: epoch {} is negative", s.epoch);
+  STOKER_CHECK_ARG(s.consumed >= 0 && s.consumed <= s.dataset_size,
+                   "sampler resume state: consumed {} is outside [0, dataset_size = {}]",
+                   s.consumed, s.dataset_size);
   return s;
 }
 
@@ -151,22 +152,23 @@ int64_t EpochPlan::count_batches(const SamplerConfig& config, int64_t consumed) 
     case SamplerMode::kDrop:
       return remaining / (w * b);
   }
-  STOKER_THROW("sampler: invalid mode {}", static_cast<int>(config.mode));
+  STOKER_THROW_ARG("sampler: invalid mode {}", static_cast<int>(config.mode));
 }
 
 EpochPlan::EpochPlan(const SamplerConfig& config, int64_t epoch, int64_t consumed)
     : config_(config), epoch_(epoch), consumed_(consumed) {
   const int64_t n = config.dataset_size;
-  STOKER_CHECK(n >= 1, "sampler: dataset_size must be at least 1, got {}", n);
-  STOKER_CHECK(config.batch_size >= 1, "sampler: batch_size must be at least 1, got {}",
-               config.batch_size);
-  STOKER_CHECK(config.world_size >= 1, "sampler: world_size must be at least 1, got {}",
-               config.world_size);
-  STOKER_CHECK(config.rank >= 0 && config.rank < config.world_size,
-               "sampler: rank {} is outside [0, world_size = {})", config.rank, config.world_size);
-  STOKER_CHECK(epoch >= 0, "sampler: epoch must be non-negative, got {}", epoch);
-  STOKER_CHECK(consumed >= 0 && consumed <= n,
-               "sampler: consumed {} is outside [0, dataset_size = {}]", consumed, n);
+  STOKER_CHECK_ARG(n >= 1, "sampler: dataset_size must be at least 1, got {}", n);
+  STOKER_CHECK_ARG(config.batch_size >= 1, "sampler: batch_size must be at least 1, got {}",
+                   config.batch_size);
+  STOKER_CHECK_ARG(config.world_size >= 1, "sampler: world_size must be at least 1, got {}",
+                   config.world_size);
+  STOKER_CHECK_ARG(config.rank >= 0 && config.rank < config.world_size,
+                   "sampler: rank {} is outside [0, world_size = {})", config.rank,
+                   config.world_size);
+  STOKER_CHECK_ARG(epoch >= 0, "sampler: epoch must be non-negative, got {}", epoch);
+  STOKER_CHECK_ARG(consumed >= 0 && consumed <= n,
+                   "sampler: consumed {} is outside [0, dataset_size = {}]", consumed, n);
   switch (config.mode) {
     case SamplerMode::kExact:
     case SamplerMode::kPad:

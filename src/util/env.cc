@@ -35,9 +35,9 @@ std::optional<int> env_int(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr || value[0] == '\0') return std::nullopt;
   const auto parsed = parse_int(value);
-  STOKER_CHECK(parsed && *parsed >= std::numeric_limits<int>::min() &&
-                   *parsed <= std::numeric_limits<int>::max(),
-               "environment variable {}=\"{}\" is not an integer", name, value);
+  STOKER_CHECK_ARG(parsed && *parsed >= std::numeric_limits<int>::min() &&
+                       *parsed <= std::numeric_limits<int>::max(),
+                   "environment variable {}=\"{}\" is not an integer", name, value);
   return static_cast<int>(*parsed);
 }
 
@@ -61,26 +61,26 @@ constexpr Names kOpenMpi = {"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_
 constexpr Names kSlurm = {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", nullptr};
 
 void check_rank(int rank, int world, const char* rank_name, const char* world_name) {
-  STOKER_CHECK(world >= 1, "{} = {} must be at least 1", world_name, world);
-  STOKER_CHECK(rank >= 0 && rank < world, "{} = {} is outside [0, {} = {})", rank_name, rank,
-               world_name, world);
+  STOKER_CHECK_ARG(world >= 1, "{} = {} must be at least 1", world_name, world);
+  STOKER_CHECK_ARG(rank >= 0 && rank < world, "{} = {} is outside [0, {} = {})", rank_name, rank,
+                   world_name, world);
 }
 
 // Local rank and local world size: optional (default 0 of 1), but when given they must fit.
 void set_local(RankInfo& info, std::optional<int> local_rank, std::optional<int> local_world,
                const char* local_rank_name, const char* local_world_name) {
   if (local_world) {
-    STOKER_CHECK(*local_world >= 1 && *local_world <= info.world_size,
-                 "{} = {} is outside [1, world size = {}]", local_world_name, *local_world,
-                 info.world_size);
+    STOKER_CHECK_ARG(*local_world >= 1 && *local_world <= info.world_size,
+                     "{} = {} is outside [1, world size = {}]", local_world_name, *local_world,
+                     info.world_size);
     info.local_world_size = *local_world;
   }
   if (local_rank) {
-    STOKER_CHECK(*local_rank >= 0 && *local_rank < info.world_size,
-                 "{} = {} is outside [0, world size = {})", local_rank_name, *local_rank,
-                 info.world_size);
-    STOKER_CHECK(!local_world || *local_rank < *local_world, "{} = {} is not below {} = {}",
-                 local_rank_name, *local_rank, local_world_name, *local_world);
+    STOKER_CHECK_ARG(*local_rank >= 0 && *local_rank < info.world_size,
+                     "{} = {} is outside [0, world size = {})", local_rank_name, *local_rank,
+                     info.world_size);
+    STOKER_CHECK_ARG(!local_world || *local_rank < *local_world, "{} = {} is not below {} = {}",
+                     local_rank_name, *local_rank, local_world_name, *local_world);
     info.local_rank = *local_rank;
   }
 }
@@ -90,8 +90,8 @@ std::optional<RankInfo> from_launcher(const Names& n) {
   const auto rank = env_int(n.rank);
   const auto world = env_int(n.world);
   if (!rank && !world) return std::nullopt;
-  STOKER_CHECK(rank && world, "{} is set but {} is not (a partial {} environment)",
-               rank ? n.rank : n.world, rank ? n.world : n.rank, n.source);
+  STOKER_CHECK_ARG(rank && world, "{} is set but {} is not (a partial {} environment)",
+                   rank ? n.rank : n.world, rank ? n.world : n.rank, n.source);
   check_rank(*rank, *world, n.rank, n.world);
   RankInfo info;
   info.rank = *rank;
@@ -122,7 +122,7 @@ std::optional<RankInfo> from_slurm() {
   const auto node_id = env_int("SLURM_NODEID");
   const auto ntasks_per_node = env_int("SLURM_NTASKS_PER_NODE");
   if (!tasks_per_node.empty() && node_id) {
-    STOKER_CHECK(*node_id >= 0, "SLURM_NODEID = {} is negative", *node_id);
+    STOKER_CHECK_ARG(*node_id >= 0, "SLURM_NODEID = {} is negative", *node_id);
     local_world = internal::slurm_tasks_on_node(tasks_per_node, *node_id);
   } else if (ntasks_per_node) {
     local_world = std::min(*ntasks_per_node, *world);
@@ -210,7 +210,7 @@ int slurm_tasks_on_node(std::string_view value, int node_id) {
   // Grammar: group ("," group)*, group = count | count "(x" repeat ")".
   const std::string text(value);
   auto malformed = [&]() {
-    STOKER_THROW("SLURM_TASKS_PER_NODE=\"{}\" is not of the form 4(x2),3", text);
+    STOKER_THROW_ARG("SLURM_TASKS_PER_NODE=\"{}\" is not of the form 4(x2),3", text);
   };
   int64_t node = 0;
   int last = 0;
@@ -302,9 +302,9 @@ std::optional<int> cgroup_cpu_limit(const std::filesystem::path& root,
 }  // namespace internal
 
 RankInfo discover_rank(std::optional<int> rank, std::optional<int> world_size) {
-  STOKER_CHECK(rank.has_value() == world_size.has_value(),
-               "rank and world_size must be given together (got only {})",
-               rank ? "rank" : "world_size");
+  STOKER_CHECK_ARG(rank.has_value() == world_size.has_value(),
+                   "rank and world_size must be given together (got only {})",
+                   rank ? "rank" : "world_size");
   if (rank) {
     check_rank(*rank, *world_size, "rank", "world_size");
     RankInfo info;

@@ -10,14 +10,40 @@ std::string with_location(const std::string& message, const std::source_location
 }
 }  // namespace
 
-Error::Error(std::string message, std::source_location where)
+std::string_view to_string(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kBadData:
+      return "bad-data";
+    case ErrorKind::kIo:
+      return "io";
+    case ErrorKind::kInvalidArgument:
+      return "invalid-argument";
+    case ErrorKind::kInternal:
+      return "internal";
+  }
+  return "internal";
+}
+
+Error::Error(ErrorKind kind, std::string message, int sys_errno, std::string path,
+             std::source_location where)
     : std::runtime_error(with_location(message, where)),
+      kind_(kind),
       message_(std::move(message)),
+      sys_errno_(sys_errno),
+      path_(std::move(path)),
       where_(where) {}
 
+Error::Error(std::string message, std::source_location where)
+    : Error(ErrorKind::kInternal, std::move(message), 0, {}, where) {}
+
 namespace detail {
-void throw_error(std::string message, std::source_location where) {
-  throw Error(std::move(message), where);
+void throw_error(ErrorKind kind, std::string message, std::source_location where) {
+  throw Error(kind, std::move(message), 0, {}, where);
+}
+
+void throw_io_error(int sys_errno, std::string path, std::string message,
+                    std::source_location where) {
+  throw Error(ErrorKind::kIo, std::move(message), sys_errno, std::move(path), where);
 }
 }  // namespace detail
 }  // namespace stoker

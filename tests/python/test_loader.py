@@ -4,6 +4,7 @@ closing, resume, stats and argument errors."""
 from __future__ import annotations
 
 import dis
+import errno
 import gc
 import math
 import os
@@ -259,7 +260,7 @@ def test_bad_samples(tmp_path):
     (folder,) = [p for p in data.iterdir() if p.is_dir()]
     bad = folder / "zz_broken.jpg"
     bad.write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
-    with pytest.raises(stoker.Error, match="zz_broken.jpg"):
+    with pytest.raises(stoker.BadSampleError, match="zz_broken.jpg"):
         for _ in stoker.Loader(data, 7, size=16, shuffle=False):
             pass
     loader = stoker.Loader(data, 7, size=16, shuffle=False, bad_samples="skip")
@@ -289,9 +290,38 @@ def test_bad_arguments_raise_value_error(small_set, kwargs, message):
         stoker.Loader(small_set, **kwargs)
 
 
+def test_arguments_checked_in_cpp_raise_argument_error(small_set):
+    with pytest.raises(stoker.ArgumentError, match="std") as raised:
+        stoker.Loader(small_set, 2, std=(0.2, -0.1, 0.2))
+    assert isinstance(raised.value, ValueError) and raised.value.kind == "invalid-argument"
+
+
 def test_missing_source(tmp_path):
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError) as raised:
         stoker.Loader(tmp_path / "nope", 2)
+    e = raised.value
+    assert isinstance(e, stoker.StorageError) and isinstance(e, stoker.Error)
+    assert e.errno == errno.ENOENT and e.filename == str(tmp_path / "nope")
+    assert str(e) == f"{tmp_path / 'nope'}: no such file or directory"
+
+
+def test_a_file_gone_mid_job_is_a_storage_error_even_under_skip(tmp_path):
+    """A file deleted after the folder was indexed is the storage's doing (a dead mount looks
+    the same): an OSError naming the file and errno after stoker's retries, never a skipped
+    sample; a broken JPEG in the same batch is still skipped."""
+    from conftest import synth
+    data = synth(tmp_path / "d", images=6, classes=1)
+    (folder,) = [p for p in data.iterdir() if p.is_dir()]
+    (folder / "zz_broken.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    loader = stoker.Loader(data, 7, size=16, shuffle=False, bad_samples="skip")
+    gone = sorted(folder.glob("*.jpg"))[0]
+    gone.unlink()
+    with pytest.raises(stoker.StorageError) as raised:
+        list(loader)
+    e = raised.value
+    assert isinstance(e, OSError) and e.errno == errno.ENOENT and e.filename == str(gone)
+    assert "(tried 3 times)" in str(e)
+    assert loader.stats()["skipped"] == 0
 
 
 def test_numpy_views_without_torch_conversion(small_set):
