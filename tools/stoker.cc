@@ -1,6 +1,5 @@
 // The stoker command: no logic of its own, it wires the library's layers to flags.
 #include <fmt/format.h>
-#include <xxhash.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -15,6 +14,7 @@
 #include "doctor.h"
 #include "monitor_cmd.h"
 #include "pack.h"
+#include "stoker/batch_digest.h"
 #include "stoker/capacity.h"
 #include "stoker/dataset.h"
 #include "stoker/env.h"
@@ -183,8 +183,7 @@ template <typename Source>
 BenchResult run_bench(Source& loader, int64_t first_epoch, int64_t images, bool digest,
                       StatsLog* stats_log = nullptr) {
   std::vector<uint8_t> copy;
-  XXH3_state_t* hash = XXH3_createState();
-  XXH3_64bits_reset(hash);
+  BatchDigest hash;
   BenchResult result;
   const auto start_time = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point first_batch_time;
@@ -206,15 +205,7 @@ BenchResult run_bench(Source& loader, int64_t first_epoch, int64_t images, bool 
       result.images_total += valid;
       ++result.batches;
       if (digest) {
-        const std::span<const uint8_t> pixels = image_bytes(*batch, copy);
-        XXH3_64bits_update(hash, pixels.data(), pixels.size());
-        for (int64_t label : batch->labels) {
-          uint8_t le[8];
-          for (int b = 0; b < 8; ++b)
-            le[b] = static_cast<uint8_t>(static_cast<uint64_t>(label) >> (8 * b));
-          XXH3_64bits_update(hash, le, sizeof le);
-        }
-        XXH3_64bits_update(hash, batch->valid.data(), batch->valid.size());
+        hash.add(image_bytes(*batch, copy), batch->labels, batch->valid);
       }
       if (stats_log) stats_log->tick();
       if (images > 0 && result.images_total >= images) break;
@@ -227,8 +218,7 @@ BenchResult run_bench(Source& loader, int64_t first_epoch, int64_t images, bool 
         std::chrono::duration<double>(std::chrono::steady_clock::now() - first_batch_time).count();
   }
   result.stats = loader.stats();
-  if (digest) result.digest = fmt::format("{:016x}", XXH3_64bits_digest(hash));
-  XXH3_freeState(hash);
+  if (digest) result.digest = hash.hex();
   return result;
 }
 
