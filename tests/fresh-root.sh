@@ -10,8 +10,9 @@
 #   - the local package indexes of pip's configuration (file:// extra-index-url folders, here
 #     /opt/pypi and /opt/pypi-more) besides the find-links folders, bound read-only;
 #   - /dev/shm (a plain bind of /dev does not bring the tmpfs mounted on it: --rbind here);
-#   - /etc/hosts, which every installed Debian has and debootstrap's minbase lacks: without it
-#     "localhost" does not resolve (torchrun --standalone rendezvouses on localhost).
+#   - /etc/hosts, which every installed Debian has (localhost, and the host name on 127.0.1.1)
+#     and debootstrap's minbase lacks: without it neither resolves, and torchrun --standalone
+#     (which rendezvouses on localhost and hands the ranks the host name) never starts a job.
 # Run as root. The minimal root is cached in /var/cache/stoker-fresh (shared with fresh-check);
 # the new root itself is removed afterwards.
 set -euo pipefail
@@ -47,8 +48,9 @@ bind() {
 }
 
 tar -C "$root" -xf "$cache/bookworm-minbase.tar"
-[ -s "$root/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' \
-  >"$root/etc/hosts"
+[ -s "$root/etc/hosts" ] ||
+  printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' \
+    "$(hostname)" >"$root/etc/hosts"
 # apt: this machine's sources and settings.
 rm -f "$root/etc/apt/sources.list"
 cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null || true
