@@ -3,7 +3,7 @@
 // 256), and plans 1..G GPUs against it.
 //
 //   CapacityOptions options{.gpus = 8, .demand_per_gpu = 2500};
-//   CapacityReport report = run_capacity(*open_dataset("/data/train"), "/data/train", options);
+//   CapacityReport report = run_capacity(*open_dataset("/data/train"), options);
 //   std::cout << format_capacity(report);
 //
 // Everything runs in this process: the sample is packed into `work_dir` (a temporary folder

@@ -17,7 +17,7 @@ namespace stoker {
 enum class ImageFormat { kUnknown, kJpeg, kPng, kWebp, kRaw };
 const char* to_string(ImageFormat format);
 
-// Default caps against decompression bombs (documented in README and docs/design.md):
+// Default caps against decompression bombs (README, "Limits against hostile data"):
 // PIL's DecompressionBombError threshold in pixels, and 1 GiB of decoder working memory.
 struct DecodeLimits {
   int64_t max_pixels = 178'956'970;
