@@ -45,6 +45,9 @@ def test_wheel_installs_and_works_in_a_new_venv(tmp_path):
     assert "synth" in help_text and "doctor" in help_text
     subprocess.run(["stoker", "synth", str(tmp_path / "data"), "--images", "9"], env=env,
                    check=True, stdout=subprocess.DEVNULL)
+    stub = next(venv.glob("lib/python*/site-packages/stoker/_stoker.pyi"))
+    stub_text = stub.read_text()
+    assert "class Loader" in stub_text and "class StorageError(OSError, Error)" in stub_text
     script = (
         "import stoker, stoker.torch, torch\n"
         "assert stoker.__file__.startswith(%r), stoker.__file__\n"
