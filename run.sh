@@ -111,7 +111,18 @@ build() {
   CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache \
     "$venv/bin/python" -m pip wheel . --no-build-isolation --no-deps -v -w build/dist \
     -Cbuild-dir=build -Ccmake.define.STOKER_TESTS=ON -Ccmake.define.STOKER_BENCHMARKS=ON
-  pip_quiet "$venv/bin/python" -m pip install -q --no-deps --force-reinstall build/dist/stoker-*.whl
+  install_wheel "$venv"
+}
+
+# install_wheel VENV: the wheel that build() made, into VENV (its dependencies are already there).
+install_wheel() {
+  pip_quiet "$1/bin/python" -m pip install -q --no-deps --force-reinstall build/dist/stoker-*.whl
+}
+
+# ensure_reference_venv: the torchvision venv (cached), with this build's wheel installed.
+ensure_reference_venv() {
+  ensure_venv "$reference_venv" python/requirements-reference.txt
+  install_wheel "$reference_venv"
 }
 
 # sanitizer_build DIR KIND [TARGET...]: the libraries and unit tests with STOKER_SANITIZE=KIND
@@ -202,9 +213,7 @@ case "$cmd" in
     # Against the installed wheel: no PYTHONPATH; the command is the venv's bin/stoker.
     "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python
     stage "Python tests against torchvision (reference venv)"
-    ensure_venv "$reference_venv" python/requirements-reference.txt
-    pip_quiet "$reference_venv/bin/python" -m pip install -q --no-deps --force-reinstall \
-      build/dist/stoker-*.whl
+    ensure_reference_venv
     "$reference_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_fidelity.py \
       tests/python/test_loader.py
     # Sanitizers: every unit test under ASan + UBSan (undefined behaviour aborts), the engine
@@ -246,9 +255,7 @@ case "$cmd" in
     ;;
   bench)
     build
-    ensure_venv "$reference_venv" python/requirements-reference.txt
-    pip_quiet "$reference_venv/bin/python" -m pip install -q --no-deps --force-reinstall \
-      build/dist/stoker-*.whl
+    ensure_reference_venv
     STOKER_BENCH_PYTHON="$reference_venv/bin/python" bench/compare_torchvision "$@"
     ;;
   *)

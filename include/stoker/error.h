@@ -32,8 +32,6 @@ class Error : public std::runtime_error {
  public:
   Error(ErrorKind kind, std::string message, int sys_errno = 0, std::string path = {},
         std::source_location where = std::source_location::current());
-  // An internal error.
-  explicit Error(std::string message, std::source_location where = std::source_location::current());
 
   ErrorKind kind() const { return kind_; }
   // The message without the location, for users; what() carries both.
@@ -52,9 +50,8 @@ class Error : public std::runtime_error {
 };
 
 namespace detail {
-[[noreturn]] void throw_error(ErrorKind kind, std::string message, std::source_location where);
-[[noreturn]] void throw_io_error(int sys_errno, std::string path, std::string message,
-                                 std::source_location where);
+[[noreturn]] void throw_error(ErrorKind kind, std::string message, std::source_location where,
+                              int sys_errno = 0, std::string path = {});
 }  // namespace detail
 
 }  // namespace stoker
@@ -78,6 +75,6 @@ namespace detail {
 #define STOKER_CHECK_ARG(cond, ...) \
   STOKER_CHECK_AS(::stoker::ErrorKind::kInvalidArgument, cond, __VA_ARGS__)
 // An I/O error: `err` is the errno, `path` the file; the message is formatted as usual.
-#define STOKER_THROW_IO(err, path, ...)                                   \
-  ::stoker::detail::throw_io_error(err, path, ::fmt::format(__VA_ARGS__), \
-                                   std::source_location::current())
+#define STOKER_THROW_IO(err, path, ...)                                               \
+  ::stoker::detail::throw_error(::stoker::ErrorKind::kIo, ::fmt::format(__VA_ARGS__), \
+                                std::source_location::current(), err, path)

@@ -33,17 +33,10 @@ Error::Error(ErrorKind kind, std::string message, int sys_errno, std::string pat
       path_(std::move(path)),
       where_(where) {}
 
-Error::Error(std::string message, std::source_location where)
-    : Error(ErrorKind::kInternal, std::move(message), 0, {}, where) {}
-
 namespace detail {
-void throw_error(ErrorKind kind, std::string message, std::source_location where) {
-  throw Error(kind, std::move(message), 0, {}, where);
-}
-
-void throw_io_error(int sys_errno, std::string path, std::string message,
-                    std::source_location where) {
-  throw Error(ErrorKind::kIo, std::move(message), sys_errno, std::move(path), where);
+void throw_error(ErrorKind kind, std::string message, std::source_location where, int sys_errno,
+                 std::string path) {
+  throw Error(kind, std::move(message), sys_errno, std::move(path), where);
 }
 }  // namespace detail
 }  // namespace stoker

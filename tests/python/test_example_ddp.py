@@ -36,17 +36,13 @@ skip_training = pytest.mark.skipif(os.environ.get("STOKER_SKIP_EXAMPLE") == "1",
                                    reason="STOKER_SKIP_EXAMPLE=1")
 
 
-def stoker_cli() -> Path:
-    return stoker_bin()
-
-
 @pytest.fixture(scope="module")
 def fmnist(tmp_path_factory) -> Path:
     if not (IDX / "t10k-labels-idx1-ubyte.gz").exists():
         pytest.skip(f"no Fashion-MNIST IDX files in {IDX}: apt-get install dataset-fashion-mnist")
     out = tmp_path_factory.mktemp("fmnist") / "data"
     cmd = [sys.executable, str(EXAMPLES / "fashion_mnist_to_folder.py"), str(out),
-           "--idx", str(IDX), "--pack", "--stoker", str(stoker_cli())]
+           "--idx", str(IDX), "--pack", "--stoker", str(stoker_bin())]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, timeout=600)
     # Idempotent: a second run sees the stamp and writes nothing.
     again = subprocess.run(cmd[:5], check=True, capture_output=True, text=True, timeout=60)
