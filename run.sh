@@ -23,7 +23,7 @@ build_packages=(build-essential cmake ninja-build pkg-config git
 # What the tests use besides the build and the venv: real photographs and Fashion-MNIST from
 # Debian's archive, a headless browser for the doctor's HTML report, and the aarch64 cross
 # toolchain with qemu's user-mode emulator for the arm64 unit tests.
-test_packages=(mate-backgrounds dataset-fashion-mnist chromium clang-format)
+test_packages=(mate-backgrounds dataset-fashion-mnist chromium clang-format clang-16)
 arm64_packages=(g++-aarch64-linux-gnu qemu-user libjpeg62-turbo-dev:arm64 libpng-dev:arm64
   libwebp-dev:arm64 libzstd-dev:arm64 libxxhash-dev:arm64 libfmt-dev:arm64 libgtest-dev:arm64
   libgmock-dev:arm64)
@@ -232,6 +232,14 @@ case "$cmd" in
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
       ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" --timeout 900 \
       -L '^(pipeline_test|sampler_test)$' -E '^EpochPlan\.LargeDatasets$'
+    # Clang's thread-safety analysis: the STOKER_GUARDED_BY / STOKER_REQUIRES annotations
+    # (src/util/mutex.h) checked at compile time over the libraries and the command (-O0: the
+    # analysis is what this build is for; the CUDA layer too where nvcc is installed).
+    stage "clang -Wthread-safety build"
+    configure build-clang -DCMAKE_CXX_COMPILER=clang++-16 -DCMAKE_BUILD_TYPE=Debug \
+      -DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_CXX_FLAGS="-Wthread-safety -Werror=thread-safety" \
+      -DSTOKER_TESTS=OFF -DSTOKER_PYTHON=OFF -DSTOKER_BENCHMARKS=OFF
+    cmake --build build-clang -j "$(nproc)"
     # aarch64: the libraries and unit tests cross-compiled with Debian's g++-aarch64-linux-gnu
     # and run under qemu-aarch64 (the x86 SIMD kernels are left out there; the portable paths
     # must give the same bytes, which the golden-output tests check).

@@ -13,12 +13,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <condition_variable>
-#include <exception>
-#include <mutex>
+#include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <thread>
 
 #include "io/file_util.h"
 #include "io/packed_manifest.h"
@@ -28,6 +25,7 @@
 #include "stoker/log.h"
 #include "stoker/packed.h"
 #include "stoker/raw_image.h"
+#include "util/task_pool.h"
 
 namespace stoker {
 
@@ -35,7 +33,7 @@ PackMode parse_pack_mode(const std::string& name) {
   if (name == "original") return PackMode::kOriginal;
   if (name == "jpeg") return PackMode::kJpeg;
   if (name == "raw") return PackMode::kRaw;
-  STOKER_THROW("unknown pack mode '{}' (expected one of: original, jpeg, raw)", name);
+  STOKER_THROW_ARG("unknown pack mode '{}' (expected one of: original, jpeg, raw)", name);
 }
 
 const char* to_string(PackMode mode) {
@@ -51,19 +49,22 @@ const char* to_string(PackMode mode) {
 }
 
 void PackOptions::validate() const {
-  STOKER_CHECK(max_side >= 0 && short_side >= 0, "pack: --max-side/--short-side must be >= 0");
-  STOKER_CHECK(max_side == 0 || short_side == 0, "pack: give --max-side or --short-side, not both");
-  STOKER_CHECK(mode != PackMode::kOriginal || (max_side == 0 && short_side == 0),
-               "pack: mode original keeps the bytes; --max-side/--short-side need mode jpeg or "
-               "raw");
-  STOKER_CHECK(quality >= 1 && quality <= 100, "pack: --quality {} out of range [1, 100]", quality);
-  STOKER_CHECK(zstd_level >= 0 && zstd_level <= 22, "pack: --zstd {} out of range [0, 22]",
-               zstd_level);
-  STOKER_CHECK(zstd_level == 0 || mode == PackMode::kRaw, "pack: --zstd applies to mode raw only");
-  STOKER_CHECK(shard_size >= 4096, "pack: --shard-size {} below 4096 bytes", shard_size);
-  STOKER_CHECK(threads >= 0, "pack: --threads must be >= 0");
-  STOKER_CHECK(limits.max_pixels > 0 && limits.max_memory_bytes > 0,
-               "pack: decode limits must be positive");
+  STOKER_CHECK_ARG(max_side >= 0 && short_side >= 0, "pack: --max-side/--short-side must be >= 0");
+  STOKER_CHECK_ARG(max_side == 0 || short_side == 0,
+                   "pack: give --max-side or --short-side, not both");
+  STOKER_CHECK_ARG(mode != PackMode::kOriginal || (max_side == 0 && short_side == 0),
+                   "pack: mode original keeps the bytes; --max-side/--short-side need mode jpeg or "
+                   "raw");
+  STOKER_CHECK_ARG(quality >= 1 && quality <= 100, "pack: --quality {} out of range [1, 100]",
+                   quality);
+  STOKER_CHECK_ARG(zstd_level >= 0 && zstd_level <= 22, "pack: --zstd {} out of range [0, 22]",
+                   zstd_level);
+  STOKER_CHECK_ARG(zstd_level == 0 || mode == PackMode::kRaw,
+                   "pack: --zstd applies to mode raw only");
+  STOKER_CHECK_ARG(shard_size >= 4096, "pack: --shard-size {} below 4096 bytes", shard_size);
+  STOKER_CHECK_ARG(threads >= 0, "pack: --threads must be >= 0");
+  STOKER_CHECK_ARG(limits.max_pixels > 0 && limits.max_memory_bytes > 0,
+                   "pack: decode limits must be positive");
 }
 
 namespace io {
@@ -118,9 +119,7 @@ packed::Encoding encoding_of(ImageFormat format) {
 }
 
 struct Produced {
-  bool ready = false;
   std::optional<std::string> bad;  // kBadData: the reason, naming the sample
-  std::exception_ptr fatal;        // any other error (I/O after its retries, internal)
   RecordInfo info;
   std::vector<uint8_t> payload;
 };
@@ -183,87 +182,61 @@ void produce(const Dataset& source, int64_t k, const PackOptions& o, WorkerScrat
   }
 }
 
-// Workers fill slots k % window for k in [begin, end) no further than `window` ahead of the
-// writer; the writer takes them in order.
+// Samples [begin, end) produced by a TaskPool, one job a sample, no further than `window` ahead
+// of the writer; the writer takes them in order.
 class ProducerPool {
  public:
   ProducerPool(const Dataset& source, const PackOptions& options, int64_t begin, int64_t end,
                int threads)
-      : source_(source), options_(options), next_claim_(begin), next_take_(begin), end_(end) {
-    window_ = std::max<int64_t>(16, int64_t{4} * threads);
-    slots_.resize(static_cast<size_t>(window_));
-    for (int t = 0; t < threads; ++t) workers_.emplace_back([this] { run(); });
+      : source_(source),
+        options_(options),
+        window_(std::max<int64_t>(16, int64_t{4} * threads)),
+        next_submit_(begin),
+        end_(end),
+        slots_(static_cast<size_t>(window_)),
+        scratch_(static_cast<size_t>(threads)),
+        workers_(threads) {
+    while (next_submit_ < end_ && next_submit_ < begin + window_) submit();
   }
-  ~ProducerPool() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    space_.notify_all();
-    for (std::thread& t : workers_) t.join();
-  }
-  ProducerPool(const ProducerPool&) = delete;
-  ProducerPool& operator=(const ProducerPool&) = delete;
 
-  // The result for the next index, in order. Call exactly end - begin times.
+  // The result for the next index, in order. Call exactly end - begin times. A fatal error of
+  // that sample (I/O after its retries, internal) is thrown here.
   Produced take() {
-    std::unique_lock lock(mutex_);
-    Produced& slot = slots_[static_cast<size_t>(next_take_ % window_)];
-    ready_.wait(lock, [&] { return slot.ready; });
-    Produced result = std::move(slot);
-    slot = Produced{};
-    ++next_take_;
-    lock.unlock();
-    space_.notify_all();
+    const int64_t k = next_submit_ - static_cast<int64_t>(jobs_.size());
+    std::shared_ptr<TaskPool::Job> job = std::move(jobs_.front());
+    jobs_.pop_front();
+    job->wait();
+    Produced result = std::move(slots_[static_cast<size_t>(k % window_)]);
+    if (next_submit_ < end_) submit();
     return result;
   }
 
  private:
-  void run() {
-    WorkerScratch scratch;
-    for (;;) {
-      int64_t k;
-      {
-        std::unique_lock lock(mutex_);
-        space_.wait(lock, [&] {
-          return stop_ || next_claim_ >= end_ || next_claim_ < next_take_ + window_;
-        });
-        if (stop_ || next_claim_ >= end_) return;
-        k = next_claim_++;
-      }
-      Produced p;
+  void submit() {
+    const int64_t k = next_submit_++;
+    jobs_.push_back(workers_.submit(1, [this, k](int, int thread) {
+      Produced& p = slots_[static_cast<size_t>(k % window_)];
+      p = Produced{};
       try {
-        produce(source_, k, options_, scratch, p);
+        produce(source_, k, options_, scratch_[static_cast<size_t>(thread)], p);
       } catch (const Error& e) {
         // Only a bad sample may be skipped; a failed read stops the pack (recording it as
         // skipped would make the damage permanent: a re-run finds the pack complete).
-        if (e.kind() == ErrorKind::kBadData) {
-          p.bad = e.message();
-        } else {
-          p.fatal = std::current_exception();
-        }
-      } catch (...) {
-        // Nothing may escape a worker thread (std::terminate): the taker rethrows it.
-        p.fatal = std::current_exception();
+        if (e.kind() != ErrorKind::kBadData) throw;
+        p.bad = e.message();
       }
-      p.ready = true;
-      {
-        std::lock_guard lock(mutex_);
-        slots_[static_cast<size_t>(k % window_)] = std::move(p);
-      }
-      ready_.notify_all();
-    }
+    }));
   }
 
   const Dataset& source_;
   const PackOptions& options_;
-  std::mutex mutex_;
-  std::condition_variable space_, ready_;
-  std::vector<Produced> slots_;
-  int64_t window_ = 16;
-  int64_t next_claim_, next_take_, end_;
-  bool stop_ = false;
-  std::vector<std::thread> workers_;
+  const int64_t window_;
+  int64_t next_submit_;
+  const int64_t end_;
+  std::vector<Produced> slots_;  // sample k's in slot k % window, written by its task only
+  std::vector<WorkerScratch> scratch_;
+  std::deque<std::shared_ptr<TaskPool::Job>> jobs_;  // the samples in flight, in order
+  TaskPool workers_;  // last: destroyed (joined) before the slots its tasks write
 };
 
 std::string read_text_or_empty(const std::filesystem::path& path) {
@@ -400,7 +373,6 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
     };
     for (int64_t k = static_cast<int64_t>(next_source); k < total; ++k) {
       Produced p = pool.take();
-      if (p.fatal) std::rethrow_exception(p.fatal);
       if (p.bad) {
         STOKER_CHECK_DATA(options.skip_bad_samples, "{}", *p.bad);
         if (!writer) writer.emplace(out, shard_number, hash, next_record, k);

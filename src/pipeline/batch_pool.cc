@@ -19,7 +19,7 @@ std::unique_ptr<uint8_t[], Batch::StorageDelete> BatchPool::allocate(size_t byte
 std::unique_ptr<Batch> BatchPool::acquire() {
   size_t bytes = 0;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (!free_.empty()) {
       auto batch = std::move(free_.back());
       free_.pop_back();
@@ -41,7 +41,7 @@ std::unique_ptr<Batch> BatchPool::acquire() {
 
 std::unique_ptr<uint8_t[], Batch::StorageDelete> BatchPool::allocate_larger(size_t bytes) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     const size_t per_sample = (bytes + batch_size_ - 1) / static_cast<size_t>(batch_size_);
     sample_bytes_ = std::max(sample_bytes_, (per_sample + 63) / 64 * 64);
   }
@@ -50,7 +50,7 @@ std::unique_ptr<uint8_t[], Batch::StorageDelete> BatchPool::allocate_larger(size
 
 void BatchPool::release(std::unique_ptr<Batch> batch) {
   if (!batch) return;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   free_.push_back(std::move(batch));
 }
 
@@ -63,7 +63,7 @@ std::shared_ptr<const Batch> BatchPool::deliver(std::unique_ptr<Batch> batch) {
 }
 
 int64_t BatchPool::allocated() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return allocated_;
 }
 

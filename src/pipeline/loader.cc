@@ -2,12 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <exception>
-#include <mutex>
-#include <thread>
 
 #include "pipeline/batch_pool.h"
 #include "pipeline/staging.h"
@@ -16,6 +13,8 @@
 #include "stoker/error.h"
 #include "stoker/log.h"
 #include "stoker/rng.h"
+#include "util/mutex.h"
+#include "util/task_pool.h"
 
 namespace stoker {
 namespace {
@@ -34,14 +33,20 @@ BadSamplePolicy parse_bad_sample_policy(const std::string& name) {
   STOKER_THROW_ARG("unknown bad-sample policy '{}' (expected error or skip)", name);
 }
 
-// One batch being assembled by the workers.
+// What a worker thread keeps between samples.
+struct WorkerScratch {
+  std::vector<uint8_t> bytes;
+  TransformScratch transform;
+};
+
+// One batch being assembled by the workers: a job of one task a slot.
 struct InFlight {
   std::unique_ptr<Batch> batch;
-  int taken = 0;     // slots handed to workers
-  int finished = 0;  // slots done (successfully, skipped or failed)
-  // The failure of the lowest failing slot, so the error reported does not depend on timing.
-  int error_slot = -1;
-  std::exception_ptr error;
+  std::shared_ptr<TaskPool::Job> job;
+  // A label that failed while the batch was set up (its lowest slot): reported if no sample of a
+  // lower slot failed, so the error reported does not depend on timing.
+  int label_error_slot = -1;
+  std::exception_ptr label_error;
   std::unique_ptr<Staging> staging;  // AugmentMode::kDeferred only
   // The planned valid samples (before the skip policy clears any): the audit checks sharding,
   // which a skipped bad file does not change.
@@ -82,17 +87,13 @@ class Loader::Impl {
     sample_bytes_ = config_.augment == AugmentMode::kDeferred ? staging_bytes_per_sample(config_)
                                                               : config_.transform.sample_bytes();
     pool_ = std::make_shared<BatchPool>(config_.batch_size, sample_bytes_, config_.memory);
-    workers_.reserve(static_cast<size_t>(threads_));
-    for (int t = 0; t < threads_; ++t) workers_.emplace_back([this] { worker_loop(); });
+    scratch_.resize(static_cast<size_t>(threads_));
+    workers_ = std::make_unique<TaskPool>(threads_);
   }
 
   ~Impl() {
-    {
-      std::lock_guard lock(mu_);
-      stopping_ = true;
-    }
-    work_cv_.notify_all();
-    for (auto& worker : workers_) worker.join();
+    workers_.reset();  // drops the queued samples, waits for the running ones
+    MutexLock consumer(consumer_mu_);
     for (auto& flight : in_flight_) pool_->release(std::move(flight.batch));
   }
 
@@ -100,23 +101,23 @@ class Loader::Impl {
   // but Python may call from several (the GIL is released while they wait), and a set_epoch
   // racing a next() must wait, not pull the batch from under it.
   void set_epoch(int64_t epoch) {
-    std::lock_guard consumer(consumer_mu_);
+    MutexLock consumer(consumer_mu_);
     set_epoch_unlocked(epoch);
   }
 
   std::shared_ptr<const Batch> next() {
-    std::lock_guard consumer(consumer_mu_);
+    MutexLock consumer(consumer_mu_);
     return next_unlocked();
   }
 
   int64_t num_batches() const {
-    std::lock_guard consumer(consumer_mu_);
+    MutexLock consumer(consumer_mu_);
     if (plan_) return plan_->num_batches();
     return EpochPlan::count_batches(sampler_, pending_ ? pending_->consumed : 0);
   }
 
   ResumeState state() const {
-    std::lock_guard consumer(consumer_mu_);
+    MutexLock consumer(consumer_mu_);
     if (pending_) return *pending_;
     ResumeState s;
     s.fingerprint = dataset_->fingerprint();
@@ -134,7 +135,7 @@ class Loader::Impl {
   int64_t size() const { return EpochPlan::count_batches(sampler_, 0); }
 
   void load_state(const ResumeState& s) {
-    std::lock_guard consumer(consumer_mu_);
+    MutexLock consumer(consumer_mu_);
     const std::string fingerprint = dataset_->fingerprint();
     STOKER_CHECK_ARG(s.fingerprint == fingerprint,
                      "resume state is for another dataset (fingerprint {} here, {} in the state)",
@@ -157,7 +158,7 @@ class Loader::Impl {
   }
 
   LoaderStats stats() const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(stats_mu_);
     LoaderStats s;
     s.threads = threads_;
     s.prefetch = prefetch_;
@@ -189,7 +190,7 @@ class Loader::Impl {
   const RankInfo& rank() const { return rank_; }
 
  private:
-  void set_epoch_unlocked(int64_t epoch) {
+  void set_epoch_unlocked(int64_t epoch) STOKER_REQUIRES(consumer_mu_) {
     STOKER_CHECK_ARG(epoch >= 0, "epoch must be >= 0 (got {})", epoch);
     // DESIGN.md: set_epoch for the epoch a resume state was loaded for keeps its offset (until
     // a batch of it is delivered); any other call starts the epoch from its beginning.
@@ -198,34 +199,32 @@ class Loader::Impl {
     start(epoch, consumed);
   }
 
-  std::shared_ptr<const Batch> next_unlocked() {
+  std::shared_ptr<const Batch> next_unlocked() STOKER_REQUIRES(consumer_mu_) {
     if (!plan_) set_epoch_unlocked(pending_ ? pending_->epoch : 0);
     // After a failure the epoch is over for this loader; set_epoch starts afresh.
     if (failed_ || delivered_ >= plan_->num_batches()) return nullptr;
-    std::unique_ptr<Batch> batch;
-    std::unique_ptr<Staging> staging;
-    std::exception_ptr error;
-    SampleDigest planned;
+    InFlight& front = in_flight_.front();
+    int ready = 0;
+    for (const auto& flight : in_flight_) {
+      if (!flight.job->done()) break;
+      ++ready;
+    }
+    const auto wait_start = SteadyClock::now();
+    int error_slot = -1;
+    std::exception_ptr error = front.job->wait_error(&error_slot);
+    const double waited = ready == 0 ? seconds_since(wait_start) : 0.0;
+    if (front.label_error && (!error || front.label_error_slot < error_slot)) {
+      error = front.label_error;
+    }
+    std::unique_ptr<Batch> batch = std::move(front.batch);
+    std::unique_ptr<Staging> staging = std::move(front.staging);
+    const SampleDigest planned = front.planned;
+    in_flight_.pop_front();
     {
-      std::unique_lock lock(mu_);
-      InFlight& front = in_flight_.front();
-      int ready = 0;
-      for (const auto& flight : in_flight_) {
-        if (flight.finished < flight.batch->batch_size) break;
-        ++ready;
-      }
+      MutexLock lock(stats_mu_);
       queue_ready_sum_ += static_cast<double>(ready) / prefetch_;
       ++queue_checks_;
-      if (front.finished < front.batch->batch_size) {
-        const auto wait_start = SteadyClock::now();
-        done_cv_.wait(lock, [&] { return front.finished == front.batch->batch_size; });
-        wait_seconds_ += seconds_since(wait_start);
-      }
-      batch = std::move(front.batch);
-      error = front.error;
-      planned = front.planned;
-      staging = std::move(front.staging);
-      in_flight_.pop_front();
+      wait_seconds_ += waited;
     }
     if (staging && !error) staging->finish(*pool_);
     if (!error) {
@@ -248,7 +247,7 @@ class Loader::Impl {
     int64_t valid = 0;
     for (uint8_t v : batch->valid) valid += v;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(stats_mu_);
       ++stats_batches_;
       stats_images_ += valid;
       stats_skipped_ += batch->skipped;
@@ -258,39 +257,30 @@ class Loader::Impl {
     return pool_->deliver(std::move(batch));
   }
 
-  // Ends the epoch after an error: workers stop taking its samples.
-  void fail() {
+  // Ends the epoch after an error: the workers do not start its other samples.
+  void fail() STOKER_REQUIRES(consumer_mu_) {
     failed_ = true;
-    std::lock_guard lock(mu_);
-    paused_ = true;
+    for (auto& flight : in_flight_) flight.job->cancel();
   }
 
   // Waits for the workers to put down every sample they took, then drops the batches in
-  // flight. Called by the consumer thread only.
-  void drain() {
-    std::unique_lock lock(mu_);
-    paused_ = true;
-    idle_cv_.wait(lock, [&] { return active_ == 0; });
-    for (auto& flight : in_flight_) pool_->release(std::move(flight.batch));
+  // flight.
+  void drain() STOKER_REQUIRES(consumer_mu_) {
+    for (auto& flight : in_flight_) flight.job->cancel();
+    for (auto& flight : in_flight_) {
+      flight.job->wait_error();  // the epoch is abandoned: its errors no longer matter
+      pool_->release(std::move(flight.batch));
+    }
     in_flight_.clear();
   }
 
-  void start(int64_t epoch, int64_t consumed) {
+  void start(int64_t epoch, int64_t consumed) STOKER_REQUIRES(consumer_mu_) {
     drain();
     plan_.emplace(sampler_, epoch, consumed);
     delivered_ = 0;
     failed_ = false;
-    try {
-      const int64_t first = std::min<int64_t>(prefetch_, plan_->num_batches());
-      for (int64_t j = 0; j < first; ++j) schedule(j);
-    } catch (...) {
-      // No half-started epoch: the next call starts it again.
-      drain();
-      plan_.reset();
-      throw;
-    }
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(stats_mu_);
       if (!started_) {
         started_ = true;
         start_time_ = SteadyClock::now();
@@ -300,161 +290,124 @@ class Loader::Impl {
       stats_epoch_start_ = consumed;
       stats_epoch_batches_ = 0;
       stats_epoch_digest_ = {};
-      paused_ = false;
     }
-    work_cv_.notify_all();
+    try {
+      const int64_t first = std::min<int64_t>(prefetch_, plan_->num_batches());
+      for (int64_t j = 0; j < first; ++j) schedule(j);
+    } catch (...) {
+      // No half-started epoch: the next call starts it again.
+      drain();
+      plan_.reset();
+      throw;
+    }
   }
 
-  // Sets up batch j (indices, labels, mask) and queues its samples for the workers.
-  void schedule(int64_t j) {
+  // Sets up batch j (indices, labels, mask) and hands its samples to the workers.
+  void schedule(int64_t j) STOKER_REQUIRES(consumer_mu_) {
     if (j >= plan_->num_batches()) return;
     const double cpu_start = thread_cpu_seconds();
-    std::unique_ptr<Batch> batch = pool_->acquire();
-    batch->epoch = plan_->epoch();
-    batch->index = j;
-    batch->output = config_.transform.output;
-    batch->channels = config_.transform.channels;
-    batch->height = batch->width = config_.transform.size;
-    batch->skipped = 0;
-    batch->global_valid = plan_->batch(j, batch->indices, batch->valid);
-    SampleDigest planned;
-    for (size_t i = 0; i < batch->valid.size(); ++i) {
-      if (batch->valid[i]) planned.add(batch->indices[i]);
+    InFlight flight;
+    flight.batch = pool_->acquire();
+    Batch& batch = *flight.batch;
+    batch.epoch = plan_->epoch();
+    batch.index = j;
+    batch.output = config_.transform.output;
+    batch.channels = config_.transform.channels;
+    batch.height = batch.width = config_.transform.size;
+    batch.skipped = 0;
+    batch.global_valid = plan_->batch(j, batch.indices, batch.valid);
+    for (size_t i = 0; i < batch.valid.size(); ++i) {
+      if (batch.valid[i]) flight.planned.add(batch.indices[i]);
     }
     // A label is data too (a packed shard's index may hold a bad one): the bad-sample policy
     // applies to it as to the pixels.
-    std::exception_ptr label_error;
-    int label_error_slot = -1;
-    for (size_t i = 0; i < batch->indices.size(); ++i) {
+    for (size_t i = 0; i < batch.indices.size(); ++i) {
       try {
-        batch->labels[i] = dataset_->label(batch->indices[i]);
+        batch.labels[i] = dataset_->label(batch.indices[i]);
       } catch (const Error& e) {
-        batch->labels[i] = -1;
+        batch.labels[i] = -1;
         if (config_.bad_samples == BadSamplePolicy::kError || e.kind() != ErrorKind::kBadData) {
-          if (!label_error) {
-            label_error = std::current_exception();
-            label_error_slot = static_cast<int>(i);
+          if (!flight.label_error) {
+            flight.label_error = std::current_exception();
+            flight.label_error_slot = static_cast<int>(i);
           }
-        } else if (batch->valid[i]) {
-          batch->valid[i] = 0;
-          ++batch->skipped;
-          log(LogLevel::kWarning, "skipping bad sample {}: {}", batch->indices[i], e.message());
+        } else if (batch.valid[i]) {
+          batch.valid[i] = 0;
+          ++batch.skipped;
+          log(LogLevel::kWarning, "skipping bad sample {}: {}", batch.indices[i], e.message());
         }
       }
     }
-    const double collate = thread_cpu_seconds() - cpu_start;
+    if (config_.augment == AugmentMode::kDeferred)
+      flight.staging = std::make_unique<Staging>(batch);
     {
-      std::lock_guard lock(mu_);
-      cpu_.collate += collate;
-      in_flight_.emplace_back();
-      in_flight_.back().batch = std::move(batch);
-      in_flight_.back().error = label_error;
-      in_flight_.back().error_slot = label_error_slot;
-      in_flight_.back().planned = planned;
-      if (config_.augment == AugmentMode::kDeferred) {
-        in_flight_.back().staging = std::make_unique<Staging>(*in_flight_.back().batch);
-      }
+      MutexLock lock(stats_mu_);
+      cpu_.collate += thread_cpu_seconds() - cpu_start;
     }
-    work_cv_.notify_all();
+    Staging* staging = flight.staging.get();
+    flight.job = workers_->submit(batch.batch_size, [this, &batch, staging](int slot, int thread) {
+      run_sample(batch, staging, slot, scratch_[static_cast<size_t>(thread)]);
+    });
+    in_flight_.push_back(std::move(flight));
   }
 
-  void worker_loop() {
-    std::vector<uint8_t> bytes;
-    TransformScratch scratch;
-    std::unique_lock lock(mu_);
-    while (true) {
-      InFlight* flight = nullptr;
-      work_cv_.wait(lock, [&] { return stopping_ || (!paused_ && (flight = find_work())); });
-      if (stopping_) return;
-      const int slot = flight->taken++;
-      ++active_;
-      Batch* batch = flight->batch.get();
-      Staging* staging = flight->staging.get();
-      lock.unlock();
-
-      StageSeconds cpu;
-      double read_wall = 0;
-      std::exception_ptr error;
-      bool skipped = false;
-      const auto busy_start = SteadyClock::now();
-      run_sample(*batch, staging, slot, bytes, scratch, cpu, read_wall, error, skipped);
-      const double busy = seconds_since(busy_start);
-
-      lock.lock();
-      busy_seconds_ += busy;
-      read_wall_seconds_ += read_wall;
-      cpu_.read += cpu.read;
-      cpu_.decode += cpu.decode;
-      cpu_.augment += cpu.augment;
-      if (skipped) ++batch->skipped;
-      if (error && (flight->error_slot < 0 || slot < flight->error_slot)) {
-        flight->error_slot = slot;
-        flight->error = error;
-      }
-      ++flight->finished;
-      --active_;
-      if (flight->finished == batch->batch_size) done_cv_.notify_one();
-      if (active_ == 0) idle_cv_.notify_all();
-    }
-  }
-
-  // The earliest batch with a slot left to take; in-order delivery wants the front first.
-  // Called with mu_ held; deque elements stay put while only the consumer pushes/pops under mu_.
-  InFlight* find_work() {
-    for (auto& flight : in_flight_) {
-      if (flight.batch && flight.taken < flight.batch->batch_size) return &flight;
-    }
-    return nullptr;
-  }
-
-  // staging: where the sample goes in AugmentMode::kDeferred (nullptr in kCpu).
-  void run_sample(Batch& batch, Staging* staging, int slot, std::vector<uint8_t>& bytes,
-                  TransformScratch& scratch, StageSeconds& cpu, double& read_wall,
-                  std::exception_ptr& error, bool& skipped) {
+  // One slot of a batch, on a worker thread. staging: where the sample goes in
+  // AugmentMode::kDeferred (nullptr in kCpu). Throws what ends the epoch.
+  void run_sample(Batch& batch, Staging* staging, int slot, WorkerScratch& scratch)
+      STOKER_EXCLUDES(stats_mu_) {
     const int64_t index = batch.indices[static_cast<size_t>(slot)];
     uint8_t* out = staging != nullptr
                        ? nullptr
                        : batch.storage.get() + static_cast<size_t>(slot) * sample_bytes_;
+    StageSeconds cpu;
+    double read_wall = 0;
+    bool skipped = false;
+    const auto busy_start = SteadyClock::now();
     try {
       const double t0 = thread_cpu_seconds();
       const auto read_start = SteadyClock::now();
-      read_with_retries(*dataset_, index, bytes);  // an I/O error is tried again, then fatal
-      read_wall += seconds_since(read_start);
-      cpu.read += thread_cpu_seconds() - t0;
+      read_with_retries(*dataset_, index,
+                        scratch.bytes);  // an I/O error is tried again, then fatal
+      read_wall = seconds_since(read_start);
+      cpu.read = thread_cpu_seconds() - t0;
       Rng rng(stream_key(config_.seed, static_cast<uint64_t>(batch.epoch),
                          static_cast<uint64_t>(index)));
       TransformTimings timings;
       if (staging != nullptr) {
-        stage_sample_into(*staging, slot, bytes, dataset_->name(index), rng, scratch, timings);
+        stage_sample_into(*staging, slot, scratch.bytes, dataset_->name(index), rng,
+                          scratch.transform, timings);
       } else {
-        transform_sample(out, bytes, dataset_->name(index), config_.transform, rng, scratch,
-                         &timings);
+        transform_sample(out, scratch.bytes, dataset_->name(index), config_.transform, rng,
+                         scratch.transform, &timings);
       }
-      cpu.decode += timings.decode_seconds;
-      cpu.augment += timings.augment_seconds;
+      cpu.decode = timings.decode_seconds;
+      cpu.augment = timings.augment_seconds;
     } catch (const Error& e) {
       // A bad sample: the policy decides whether it ends the epoch or is skipped. Any other
       // kind (the storage failed, a broken invariant) ends it whatever the policy: a dead
       // mount must not look like a corrupt image.
-      if (config_.bad_samples == BadSamplePolicy::kSkip && e.kind() == ErrorKind::kBadData) {
-        // A padding slot repeating a bad sample is already invalid: it is not counted twice.
-        if (staging != nullptr) {
-          staging->blank(slot);
-        } else {
-          std::memset(out, 0, sample_bytes_);
-        }
-        auto& valid = batch.valid[static_cast<size_t>(slot)];
-        if (valid) {
-          valid = 0;
-          skipped = true;
-          log(LogLevel::kWarning, "skipping bad sample {}: {}", index, e.message());
-        }
+      if (config_.bad_samples != BadSamplePolicy::kSkip || e.kind() != ErrorKind::kBadData) throw;
+      // A padding slot repeating a bad sample is already invalid: it is not counted twice.
+      if (staging != nullptr) {
+        staging->blank(slot);
       } else {
-        error = std::current_exception();
+        std::memset(out, 0, sample_bytes_);
       }
-    } catch (...) {
-      error = std::current_exception();
+      auto& valid = batch.valid[static_cast<size_t>(slot)];
+      if (valid) {
+        valid = 0;
+        skipped = true;
+        log(LogLevel::kWarning, "skipping bad sample {}: {}", index, e.message());
+      }
     }
+    const double busy = seconds_since(busy_start);
+    MutexLock lock(stats_mu_);
+    busy_seconds_ += busy;
+    read_wall_seconds_ += read_wall;
+    cpu_.read += cpu.read;
+    cpu_.decode += cpu.decode;
+    cpu_.augment += cpu.augment;
+    if (skipped) ++batch.skipped;  // the batch's other slots count too: under the lock
   }
 
   // AugmentMode::kDeferred: decode into scratch, then copy into the batch's staging area (the
@@ -481,44 +434,40 @@ class Loader::Impl {
   SamplerConfig sampler_;
   int threads_ = 1;
   int prefetch_ = 2;
+  int cpus_ = 1;
   size_t sample_bytes_ = 0;
   std::shared_ptr<BatchPool> pool_;
+  std::vector<WorkerScratch> scratch_;  // one a worker thread, by the pool's thread index
 
-  // Consumer-side state, guarded by consumer_mu_.
-  mutable std::mutex consumer_mu_;
-  bool failed_ = false;
-  std::optional<EpochPlan> plan_;
-  std::optional<ResumeState> pending_;
-  int64_t delivered_ = 0;
-  bool started_ = false;
-  SteadyClock::time_point start_time_;
-  double start_process_cpu_ = 0;
-  int cpus_ = 1;
+  // Consumer-side state.
+  mutable Mutex consumer_mu_;
+  bool failed_ STOKER_GUARDED_BY(consumer_mu_) = false;
+  std::optional<EpochPlan> plan_ STOKER_GUARDED_BY(consumer_mu_);
+  std::optional<ResumeState> pending_ STOKER_GUARDED_BY(consumer_mu_);
+  int64_t delivered_ STOKER_GUARDED_BY(consumer_mu_) = 0;
+  std::deque<InFlight> in_flight_ STOKER_GUARDED_BY(consumer_mu_);
 
-  // Shared with workers, guarded by mu_.
-  mutable std::mutex mu_;
-  std::condition_variable work_cv_;  // workers: work queued or stopping
-  std::condition_variable done_cv_;  // consumer: a batch finished
-  std::condition_variable idle_cv_;  // consumer: no sample in progress
-  std::deque<InFlight> in_flight_;
-  int active_ = 0;
-  bool paused_ = true;
-  bool stopping_ = false;
-  StageSeconds cpu_;
-  double wait_seconds_ = 0;
-  int64_t stats_batches_ = 0;
-  int64_t stats_images_ = 0;
-  int64_t stats_skipped_ = 0;
-  double busy_seconds_ = 0;
-  double read_wall_seconds_ = 0;
-  double queue_ready_sum_ = 0;
-  int64_t queue_checks_ = 0;
-  int64_t stats_epoch_ = -1;
-  int64_t stats_epoch_start_ = 0;
-  int64_t stats_epoch_batches_ = 0;
-  SampleDigest stats_epoch_digest_;
+  // Statistics, written by the workers and the consumer.
+  mutable Mutex stats_mu_;
+  bool started_ STOKER_GUARDED_BY(stats_mu_) = false;
+  SteadyClock::time_point start_time_ STOKER_GUARDED_BY(stats_mu_);
+  double start_process_cpu_ STOKER_GUARDED_BY(stats_mu_) = 0;
+  StageSeconds cpu_ STOKER_GUARDED_BY(stats_mu_);
+  double wait_seconds_ STOKER_GUARDED_BY(stats_mu_) = 0;
+  int64_t stats_batches_ STOKER_GUARDED_BY(stats_mu_) = 0;
+  int64_t stats_images_ STOKER_GUARDED_BY(stats_mu_) = 0;
+  int64_t stats_skipped_ STOKER_GUARDED_BY(stats_mu_) = 0;
+  double busy_seconds_ STOKER_GUARDED_BY(stats_mu_) = 0;
+  double read_wall_seconds_ STOKER_GUARDED_BY(stats_mu_) = 0;
+  double queue_ready_sum_ STOKER_GUARDED_BY(stats_mu_) = 0;
+  int64_t queue_checks_ STOKER_GUARDED_BY(stats_mu_) = 0;
+  int64_t stats_epoch_ STOKER_GUARDED_BY(stats_mu_) = -1;
+  int64_t stats_epoch_start_ STOKER_GUARDED_BY(stats_mu_) = 0;
+  int64_t stats_epoch_batches_ STOKER_GUARDED_BY(stats_mu_) = 0;
+  SampleDigest stats_epoch_digest_ STOKER_GUARDED_BY(stats_mu_);
 
-  std::vector<std::thread> workers_;
+  // Last: its tasks use the members above (and ~Impl resets it first).
+  std::unique_ptr<TaskPool> workers_;
 };
 
 Loader::Loader(std::shared_ptr<const Dataset> dataset, const LoaderConfig& config)
