@@ -36,8 +36,9 @@ std::vector<uint8_t> noise(size_t n, uint64_t seed) {
 }
 
 void resize_case(benchmark::State& state, int in_w, int in_h, Box box) {
-  const int level = static_cast<int>(state.range(0));
-  if (level > image_internal::best_resize_level()) {
+  const auto level = static_cast<image_internal::SimdLevel>(state.range(0));
+  state.SetLabel(to_string(level));
+  if (level > image_internal::best_simd_level()) {
     state.SkipWithError("level not supported by this CPU");
     return;
   }
@@ -55,12 +56,13 @@ void BM_ResizeUp(benchmark::State& state) { resize_case(state, 256, 192, Box{40,
 void BM_ResizeDown(benchmark::State& state) {
   resize_case(state, 640, 480, Box{100, 50, 491, 437});
 }
-BENCHMARK(BM_ResizeUp)->DenseRange(image_internal::kResizeScalar, image_internal::kResizeAvx512);
-BENCHMARK(BM_ResizeDown)->DenseRange(image_internal::kResizeScalar, image_internal::kResizeAvx512);
+BENCHMARK(BM_ResizeUp)->DenseRange(0, image_internal::kSimdLevels - 1);
+BENCHMARK(BM_ResizeDown)->DenseRange(0, image_internal::kSimdLevels - 1);
 
 void BM_NormalizeToChw(benchmark::State& state) {
-  const int level = static_cast<int>(state.range(0));
-  if (level > image_internal::best_normalize_level()) {
+  const auto level = static_cast<image_internal::SimdLevel>(state.range(0));
+  state.SetLabel(to_string(level));
+  if (level > image_internal::best_simd_level()) {
     state.SkipWithError("level not supported by this CPU");
     return;
   }
@@ -78,8 +80,7 @@ void BM_NormalizeToChw(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_NormalizeToChw)
-    ->DenseRange(image_internal::kNormalizeScalar, image_internal::kNormalizeAvx512);
+BENCHMARK(BM_NormalizeToChw)->DenseRange(0, image_internal::kSimdLevels - 1);
 
 }  // namespace
 }  // namespace stoker

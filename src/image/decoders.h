@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 
+#include "image/simd.h"
 #include "stoker/image.h"
 
 namespace stoker::image_internal {
@@ -37,13 +38,10 @@ inline uint8_t rgb_to_luma(uint8_t r, uint8_t g, uint8_t b) {
   return static_cast<uint8_t>((r * 19595u + g * 38470u + b * 7471u + 0x8000u) >> 16);
 }
 
-// normalize_to_chw with a chosen kernel, so tests can hold every SIMD path to the scalar one.
+// normalize_to_chw with a chosen SIMD level (at most best_simd_level()), so tests can hold every
+// kernel to the scalar one: kAvx2 and kAvx512 run the AVX2 kernel, kAvx512Vbmi the AVX-512 one.
 // All levels give the same floats.
-constexpr int kNormalizeScalar = 0;
-constexpr int kNormalizeAvx2 = 1;
-constexpr int kNormalizeAvx512 = 2;  // F, BW, VL, VBMI
-int best_normalize_level();          // the highest level this CPU runs
-void normalize_to_chw_at(int level, float* out, const uint8_t* in, int width, int height,
+void normalize_to_chw_at(SimdLevel level, float* out, const uint8_t* in, int width, int height,
                          int channels, bool flip, const float* mean, const float* std);
 
 // In-place RGB -> L over `count` pixels (out may alias in: it writes behind the reads).

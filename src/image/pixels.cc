@@ -38,9 +38,8 @@ void copy_hwc(uint8_t* out, const uint8_t* in, int width, int height, int channe
 
 namespace {
 
-using image_internal::have_avx2;
-using image_internal::have_avx512_vbmi;
 using image_internal::kSplitRgb;
+using image_internal::SimdLevel;
 using ChannelTables = std::array<std::array<float, 256>, 4>;
 
 // Outputs [o0, o1) of one RGB row into the three planes' rows, output o taken from source pixel
@@ -191,28 +190,26 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) void normalize_r
   _mm_sfence();
 }
 
-#else
-// No vector kernels of this file on this architecture: best_normalize_level() is
-// kNormalizeScalar, so these are never called; they keep normalize_to_chw_at free of guards.
-void normalize_rgb_rows_avx2(float* out, const uint8_t* in, int width, int height, bool flip,
-                             const ChannelTables& lut) {
-  normalize_rgb_rows(out, in, width, height, flip, lut);
-}
-void normalize_rgb_rows_avx512(float* out, const uint8_t* in, int width, int height, bool flip,
-                               const ChannelTables& lut) {
-  normalize_rgb_rows(out, in, width, height, flip, lut);
-}
 #endif  // STOKER_X86
+
+using NormalizeRgbFn = void (*)(float*, const uint8_t*, int, int, bool, const ChannelTables&);
+
+// The RGB kernel of each SIMD level.
+#if STOKER_X86
+constexpr NormalizeRgbFn kNormalizeRgb[image_internal::kSimdLevels] = {
+    normalize_rgb_rows, normalize_rgb_rows, normalize_rgb_rows_avx2, normalize_rgb_rows_avx2,
+    normalize_rgb_rows_avx512};
+#else
+constexpr NormalizeRgbFn kNormalizeRgb[image_internal::kSimdLevels] = {
+    normalize_rgb_rows, normalize_rgb_rows, normalize_rgb_rows, normalize_rgb_rows,
+    normalize_rgb_rows};
+#endif
 
 }  // namespace
 
 namespace image_internal {
 
-int best_normalize_level() {
-  return have_avx512_vbmi() ? kNormalizeAvx512 : have_avx2() ? kNormalizeAvx2 : kNormalizeScalar;
-}
-
-void normalize_to_chw_at(int level, float* out, const uint8_t* in, int width, int height,
+void normalize_to_chw_at(SimdLevel level, float* out, const uint8_t* in, int width, int height,
                          int channels, bool flip, const float* mean, const float* std) {
   // One table per channel, computed with exactly torchvision's float32 operations:
   // ToTensor divides by 255 in float32, Normalize subtracts the mean then divides by the std
@@ -220,6 +217,8 @@ void normalize_to_chw_at(int level, float* out, const uint8_t* in, int width, in
   // value is then bit-identical to torchvision's. The tables are kept per thread for the last
   // (channels, mean, std): one call per image would otherwise spend 1,536 divisions on them.
   STOKER_CHECK(channels >= 1 && channels <= 4, "normalize_to_chw: {} channels", channels);
+  STOKER_CHECK(level <= best_simd_level(), "normalize: SIMD level {} on a CPU that runs up to {}",
+               to_string(level), to_string(best_simd_level()));
   struct Cached {
     int channels = 0;
     std::array<float, 4> mean{}, std{};
@@ -242,13 +241,7 @@ void normalize_to_chw_at(int level, float* out, const uint8_t* in, int width, in
   }
   const ChannelTables& lut = cached.lut;
   if (channels == 3) {
-    if (level >= kNormalizeAvx512) {
-      normalize_rgb_rows_avx512(out, in, width, height, flip, lut);
-    } else if (level >= kNormalizeAvx2) {
-      normalize_rgb_rows_avx2(out, in, width, height, flip, lut);
-    } else {
-      normalize_rgb_rows(out, in, width, height, flip, lut);
-    }
+    kNormalizeRgb[static_cast<int>(level)](out, in, width, height, flip, lut);
     return;
   }
   const size_t plane = static_cast<size_t>(width) * height;
@@ -275,8 +268,8 @@ void rgb_to_luma_row(uint8_t* out, const uint8_t* in, int64_t count) {
 
 void normalize_to_chw(float* out, const uint8_t* in, int width, int height, int channels, bool flip,
                       const float* mean, const float* std) {
-  static const int level = image_internal::best_normalize_level();
-  image_internal::normalize_to_chw_at(level, out, in, width, height, channels, flip, mean, std);
+  image_internal::normalize_to_chw_at(image_internal::best_simd_level(), out, in, width, height,
+                                      channels, flip, mean, std);
 }
 
 }  // namespace stoker

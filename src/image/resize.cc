@@ -31,12 +31,11 @@
 namespace stoker {
 namespace {
 
-using image_internal::have_avx2;
-using image_internal::have_avx512;
-using image_internal::have_avx512_vbmi;
-using image_internal::have_sse41;
 using image_internal::kJoinRgb;
 using image_internal::kSplitRgb;
+using image_internal::pick;
+using image_internal::SimdLevel;
+using image_internal::unrolled;
 
 constexpr int kPrecisionBits = 32 - 8 - 2;
 constexpr int32_t kHalf = int32_t{1} << (kPrecisionBits - 1);
@@ -185,29 +184,11 @@ __attribute__((target("sse4.1"))) void horizontal_rgb_sse41(uint8_t* __restrict 
 
 using HorizontalFn = void (*)(uint8_t*, const uint8_t*, const Axis&, int);
 
+// The scalar kernels for C channels, unrolled up to 8 taps.
 template <int C>
-HorizontalFn pick_horizontal(int taps) {
-  switch (taps) {
-    case 1:
-      return horizontal_fixed<C, 1>;
-    case 2:
-      return horizontal_fixed<C, 2>;
-    case 3:
-      return horizontal_fixed<C, 3>;
-    case 4:
-      return horizontal_fixed<C, 4>;
-    case 5:
-      return horizontal_fixed<C, 5>;
-    case 6:
-      return horizontal_fixed<C, 6>;
-    case 7:
-      return horizontal_fixed<C, 7>;
-    case 8:
-      return horizontal_fixed<C, 8>;
-    default:
-      return horizontal_fixed<C, 0>;
-  }
-}
+constexpr auto kHorizontalFixed = unrolled<HorizontalFn, 8>([](auto k) {
+  return &horizontal_fixed<C, decltype(k)::value>;
+});
 
 // The AVX2 RGB kernel splits each coefficient k (0 <= k <= 2^22) into k = hi * 2^11 + lo
 // with both parts below 2^15, so that vpmaddwd (16-bit products summed in pairs into 32 bits)
@@ -290,20 +271,9 @@ __attribute__((target("avx2"))) void horizontal_rgb_avx2(uint8_t* __restrict out
   }
 }
 
-HorizontalFn pick_horizontal_rgb_avx2(int taps) {
-  switch ((taps + 1) / 2) {
-    case 1:
-      return horizontal_rgb_avx2<1>;
-    case 2:
-      return horizontal_rgb_avx2<2>;
-    case 3:
-      return horizontal_rgb_avx2<3>;
-    case 4:
-      return horizontal_rgb_avx2<4>;
-    default:
-      return horizontal_rgb_avx2<0>;
-  }
-}
+// Unrolled up to 4 tap pairs (8 taps); indexed by tap pairs.
+constexpr auto kHorizontalRgbAvx2 =
+    unrolled<HorizontalFn, 4>([](auto p) { return &horizontal_rgb_avx2<decltype(p)::value>; });
 
 #endif  // STOKER_X86
 
@@ -421,35 +391,13 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) void horizontal_
   }
 }
 
-PlanarFn pick_horizontal_rgb_planar_avx512(int taps) {
-  switch ((taps + 1) / 2) {
-    case 1:
-      return horizontal_rgb_planar_avx512<1>;
-    case 2:
-      return horizontal_rgb_planar_avx512<2>;
-    case 3:
-      return horizontal_rgb_planar_avx512<3>;
-    default:
-      return horizontal_rgb_planar_avx512<0>;
-  }
-}
+// Unrolled up to 3 tap pairs; indexed by tap pairs.
+constexpr auto kHorizontalRgbPlanarAvx512 =
+    unrolled<PlanarFn, 3>([](auto p) { return &horizontal_rgb_planar_avx512<decltype(p)::value>; });
 
-HorizontalFn pick_horizontal_rgb_sse41(int taps) {
-  switch (taps) {
-    case 2:
-      return horizontal_rgb_sse41<2>;
-    case 3:
-      return horizontal_rgb_sse41<3>;
-    case 4:
-      return horizontal_rgb_sse41<4>;
-    case 5:
-      return horizontal_rgb_sse41<5>;
-    case 6:
-      return horizontal_rgb_sse41<6>;
-    default:
-      return horizontal_rgb_sse41<0>;
-  }
-}
+// Unrolled up to 6 taps.
+constexpr auto kHorizontalRgbSse41 =
+    unrolled<HorizontalFn, 6>([](auto k) { return &horizontal_rgb_sse41<decltype(k)::value>; });
 
 #endif  // STOKER_X86
 
@@ -517,9 +465,8 @@ __attribute__((target("avx2"))) void vertical_row_avx2(uint8_t* __restrict out,
 // The same with AVX-512, 64 bytes at a time: twice the lanes per multiply. After the shift the
 // sums are clamped at 0 and narrowed with unsigned saturation, which equals clip8.
 __attribute__((target("avx512f,avx512bw"))) void vertical_row_avx512(
-    uint8_t* __restrict out, const uint8_t* __restrict rows, size_t n, const int32_t* __restrict k,
-    int taps, int32_t* __restrict acc) {
-  // n is also the stride between the taps' rows.
+    uint8_t* __restrict out, const uint8_t* __restrict rows, size_t stride, size_t n,
+    const int32_t* __restrict k, int taps, int32_t* __restrict acc) {
   const __m512i half = _mm512_set1_epi32(kHalf);
   const __m512i zero = _mm512_setzero_si512();
   size_t i = 0;
@@ -527,7 +474,7 @@ __attribute__((target("avx512f,avx512bw"))) void vertical_row_avx512(
     __m512i sum[4] = {half, half, half, half};
     for (int t = 0; t < taps; ++t) {
       const __m512i kt = _mm512_set1_epi32(k[t]);
-      const uint8_t* r = rows + static_cast<size_t>(t) * n + i;
+      const uint8_t* r = rows + static_cast<size_t>(t) * stride + i;
       for (int q = 0; q < 4; ++q) {
         const __m128i px = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 16 * q));
         sum[q] = _mm512_add_epi32(sum[q], _mm512_mullo_epi32(_mm512_cvtepu8_epi32(px), kt));
@@ -538,23 +485,9 @@ __attribute__((target("avx512f,avx512bw"))) void vertical_row_avx512(
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 16 * q), _mm512_cvtusepi32_epi8(v));
     }
   }
-  if (i < n) vertical_row_avx2(out + i, rows + i, n, n - i, k, taps, acc);
+  if (i < n) vertical_row_avx2(out + i, rows + i, stride, n - i, k, taps, acc);
 }
 
-#else
-// No vector kernels of this file on this architecture: best_resize_level() is kResizeScalar, so
-// these names are never called; they keep resize_bilinear_at free of architecture guards.
-HorizontalFn pick_horizontal_rgb_avx2(int) { return nullptr; }
-HorizontalFn pick_horizontal_rgb_sse41(int) { return nullptr; }
-PlanarFn pick_horizontal_rgb_planar_avx512(int) { return nullptr; }
-void vertical_row_avx2(uint8_t* out, const uint8_t* rows, size_t stride, size_t n, const int32_t* k,
-                       int taps, int32_t* acc) {
-  vertical_row(out, rows, stride, n, k, taps, acc);
-}
-void vertical_row_avx512(uint8_t* out, const uint8_t* rows, size_t n, const int32_t* k, int taps,
-                         int32_t* acc) {
-  vertical_row(out, rows, n, n, k, taps, acc);
-}
 #endif  // STOKER_X86
 
 // Bytes reserved for a block of `count` elements of T, rounded up to 64-byte multiples.
@@ -563,18 +496,47 @@ size_t block(size_t count) {
   return (count * sizeof(T) + 63) / 64 * 64;
 }
 
+using VerticalFn = void (*)(uint8_t*, const uint8_t*, size_t, size_t, const int32_t*, int,
+                            int32_t*);
+
+// What each SIMD level runs. The interleaved RGB horizontal kernel is picked by tap count and
+// may read 8 bytes past a row's last tap; planar_rgb (masked loads) is used where its table
+// fits (see fill_planar_table) and reads nothing past the row.
+struct ResizeKernels {
+  HorizontalFn (*horizontal_rgb)(int taps);
+  bool pair_table;                   // horizontal_rgb reads Axis::pairs (fill_pair_table)
+  PlanarFn (*planar_rgb)(int taps);  // nullptr: none at this level
+  VerticalFn vertical;
+};
+
+constexpr HorizontalFn scalar_rgb(int taps) { return pick(kHorizontalFixed<3>, taps); }
+constexpr ResizeKernels kScalarResize{scalar_rgb, false, nullptr, vertical_row};
+
+#if STOKER_X86
+constexpr HorizontalFn sse41_rgb(int taps) { return pick(kHorizontalRgbSse41, taps); }
+constexpr HorizontalFn avx2_rgb(int taps) { return pick(kHorizontalRgbAvx2, (taps + 1) / 2); }
+constexpr PlanarFn avx512_planar_rgb(int taps) {
+  return pick(kHorizontalRgbPlanarAvx512, (taps + 1) / 2);
+}
+constexpr ResizeKernels kResizeKernels[image_internal::kSimdLevels] = {
+    kScalarResize,
+    {sse41_rgb, false, nullptr, vertical_row},
+    {avx2_rgb, true, nullptr, vertical_row_avx2},
+    {avx2_rgb, true, nullptr, vertical_row_avx512},
+    {avx2_rgb, true, avx512_planar_rgb, vertical_row_avx512},
+};
+#else
+constexpr ResizeKernels kResizeKernels[image_internal::kSimdLevels] = {
+    kScalarResize, kScalarResize, kScalarResize, kScalarResize, kScalarResize};
+#endif
+
 }  // namespace
 
 namespace image_internal {
 
-int best_resize_level() {
-  if (have_avx512()) return kResizeAvx512;
-  return have_avx2() ? kResizeAvx2 : have_sse41() ? kResizeSse41 : kResizeScalar;
-}
-
-void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, const uint8_t* in,
-                        int in_width, int in_height, int channels, const Box& box,
-                        const Box& bounds, std::vector<uint8_t>& scratch) {
+void resize_bilinear_at(SimdLevel level, uint8_t* out, int out_width, int out_height,
+                        const uint8_t* in, int in_width, int in_height, int channels,
+                        const Box& box, const Box& bounds, std::vector<uint8_t>& scratch) {
   STOKER_CHECK(out_width > 0 && out_height > 0, "resize: invalid output size {}x{}", out_width,
                out_height);
   STOKER_CHECK(in_width > 0 && in_height > 0 && channels > 0, "resize: invalid input {}x{}x{}",
@@ -603,10 +565,13 @@ void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, 
   const size_t vy_start = block<int32_t>(out_height);
   const size_t weights = block<double>(std::max(hx.taps, vy.taps));
   const size_t accum = block<int32_t>(row_elems);
-  const bool rgb_avx2 = level >= kResizeAvx2 && channels == 3;
-  const size_t pairs = rgb_avx2 ? block<uint8_t>(pair_table_bytes(out_width, hx.taps)) : 0;
-  const bool rgb_avx512 = level >= kResizeAvx512 && channels == 3 && have_avx512_vbmi();
-  const size_t planar = rgb_avx512 ? block<uint8_t>(planar_table_bytes(out_width, hx.taps)) +
+  STOKER_CHECK(level <= best_simd_level(), "resize: SIMD level {} on a CPU that runs up to {}",
+               to_string(level), to_string(best_simd_level()));
+  const ResizeKernels& kernels = kResizeKernels[static_cast<int>(level)];
+  const bool rgb_pairs = kernels.pair_table && channels == 3;
+  const size_t pairs = rgb_pairs ? block<uint8_t>(pair_table_bytes(out_width, hx.taps)) : 0;
+  const bool rgb_planar = kernels.planar_rgb != nullptr && channels == 3;
+  const size_t planar = rgb_planar ? block<uint8_t>(planar_table_bytes(out_width, hx.taps)) +
                                          block<uint8_t>(3 * planar_plane_stride(src_w))
                                    : 0;
   const size_t fixed =
@@ -627,15 +592,14 @@ void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, 
   hx.pairs = reinterpret_cast<int16_t*>(base + fixed - pairs - planar);
   hx.planar = base + fixed - planar;
   uint8_t* planes =
-      rgb_avx512 ? hx.planar + block<uint8_t>(planar_table_bytes(out_width, hx.taps)) : nullptr;
+      rgb_planar ? hx.planar + block<uint8_t>(planar_table_bytes(out_width, hx.taps)) : nullptr;
   uint8_t* tmp = base + fixed;
 
   compute_axis(hx, w, ix0, ix1, out_width, src_w);
   compute_axis(vy, w, iy0, iy1, out_height, src_h);
-  if (rgb_avx2) fill_pair_table(hx, out_width);
-  const PlanarFn h_planar = rgb_avx512 && fill_planar_table(hx, out_width)
-                                ? pick_horizontal_rgb_planar_avx512(hx.taps)
-                                : nullptr;
+  if (rgb_pairs) fill_pair_table(hx, out_width);
+  const PlanarFn h_planar =
+      rgb_planar && fill_planar_table(hx, out_width) ? kernels.planar_rgb(hx.taps) : nullptr;
 
   // Horizontal pass over only the rows the vertical taps reach (windows are monotonic).
   const int first = vy.start[0];
@@ -644,18 +608,13 @@ void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, 
   const uint8_t* src =
       in + static_cast<size_t>(by0) * in_stride + static_cast<size_t>(bx0) * channels;
   HorizontalFn h = nullptr;
-  if (channels == 3) h = pick_horizontal<3>(hx.taps);
-  if (channels == 1) h = pick_horizontal<1>(hx.taps);
+  if (channels == 3) h = pick(kHorizontalFixed<3>, hx.taps);
+  if (channels == 1) h = pick(kHorizontalFixed<1>, hx.taps);
   // The vector kernels may read a few bytes past a row's last tap (at most 5: one 8-byte load
   // covering two RGB taps, the second possibly the zero padding tap). Those bytes are never
   // used; rows where they would lie past the end of the input keep the scalar kernel.
   constexpr size_t kOverRead = 8;
-  HorizontalFn h_wide = h;
-  if (channels == 3 && level >= kResizeAvx2) {
-    h_wide = pick_horizontal_rgb_avx2(hx.taps);
-  } else if (channels == 3 && level >= kResizeSse41) {
-    h_wide = pick_horizontal_rgb_sse41(hx.taps);
-  }
+  const HorizontalFn h_wide = channels == 3 ? kernels.horizontal_rgb(hx.taps) : h;
   const size_t input_bytes = static_cast<size_t>(in_height) * in_stride;
   for (int y = first; y < last; ++y) {
     uint8_t* dst = tmp + static_cast<size_t>(y - first) * row_elems;
@@ -679,13 +638,7 @@ void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, 
     uint8_t* dst = out + static_cast<size_t>(y) * row_elems;
     const uint8_t* rows = tmp + static_cast<size_t>(vy.start[y] - first) * row_elems;
     const int32_t* k = vy.coeffs + static_cast<size_t>(y) * vy.taps;
-    if (level >= kResizeAvx512) {
-      vertical_row_avx512(dst, rows, row_elems, k, vy.taps, acc);
-    } else if (level >= kResizeAvx2) {
-      vertical_row_avx2(dst, rows, row_elems, row_elems, k, vy.taps, acc);
-    } else {
-      vertical_row(dst, rows, row_elems, row_elems, k, vy.taps, acc);
-    }
+    kernels.vertical(dst, rows, row_elems, row_elems, k, vy.taps, acc);
   }
 }
 
@@ -694,9 +647,8 @@ void resize_bilinear_at(int level, uint8_t* out, int out_width, int out_height, 
 void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t* in, int in_width,
                      int in_height, int channels, const Box& box, const Box& bounds,
                      std::vector<uint8_t>& scratch) {
-  static const int level = image_internal::best_resize_level();
-  image_internal::resize_bilinear_at(level, out, out_width, out_height, in, in_width, in_height,
-                                     channels, box, bounds, scratch);
+  image_internal::resize_bilinear_at(image_internal::best_simd_level(), out, out_width, out_height,
+                                     in, in_width, in_height, channels, box, bounds, scratch);
 }
 
 }  // namespace stoker

@@ -301,13 +301,14 @@ namespace {
 // float must be torchvision's (v / 255 - mean) / std to the bit.
 TEST(Normalize, BitExactForEveryWidthFlipAndKernel) {
   const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
-  const int best = image_internal::best_normalize_level();
+  const int best = static_cast<int>(image_internal::best_simd_level());
   for (int channels : {1, 3}) {
     for (int width : {1, 7, 15, 16, 17, 32, 45, 224}) {
       const int height = 3;
       std::vector<uint8_t> in(static_cast<size_t>(width) * height * channels);
       for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 37 + 11);
-      for (int level = image_internal::kNormalizeScalar; level <= best; ++level) {
+      for (int l = 0; l <= best; ++l) {
+        const auto level = static_cast<image_internal::SimdLevel>(l);
         for (size_t misalign : {0, 4}) {
           for (bool flip : {false, true}) {
             std::vector<float> storage(in.size() + 32, -99.0f);
@@ -322,9 +323,9 @@ TEST(Normalize, BitExactForEveryWidthFlipAndKernel) {
                   const float v = in[(static_cast<size_t>(y) * width + sx) * channels + c] / 255.0f;
                   const float want = (v - mean[c]) / std[c];
                   ASSERT_EQ(out[(static_cast<size_t>(c) * height + y) * width + x], want)
-                      << "level " << level << " misalign " << misalign << " channels " << channels
-                      << " width " << width << " flip " << flip << " at (" << c << ", " << y << ", "
-                      << x << ")";
+                      << "level " << to_string(level) << " misalign " << misalign << " channels "
+                      << channels << " width " << width << " flip " << flip << " at (" << c << ", "
+                      << y << ", " << x << ")";
                 }
               }
             }
