@@ -12,7 +12,7 @@ namespace stoker::io {
 
 std::string errno_message(int error) { return std::generic_category().message(error); }
 
-void read_file(const std::string& path, std::vector<uint8_t>& out, int64_t max_bytes) {
+UniqueFd open_regular_file(const std::string& path, const std::string& name, uint64_t& size) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever; it is
   // cleared again below once we know the file is regular.
   int raw;
@@ -25,24 +25,30 @@ void read_file(const std::string& path, std::vector<uint8_t>& out, int64_t max_b
     // file is the storage's (a file deleted under the job, an unmounted share): I/O.
     struct stat link;
     if (error == ENOENT && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-      STOKER_BAD_DATA("{}: dangling symbolic link", path);
+      STOKER_BAD_DATA("{}: dangling symbolic link", name);
     }
-    STOKER_THROW_IO(error, path, "{}: {}", path, errno_message(error));
+    STOKER_THROW_IO(error, name, "{}: {}", name, errno_message(error));
   }
   UniqueFd fd(raw);
-
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0)
-    STOKER_THROW_IO(errno, path, "{}: {}", path, errno_message(errno));
-  if (S_ISDIR(st.st_mode)) STOKER_BAD_DATA("{}: is a directory", path);
-  if (!S_ISREG(st.st_mode)) STOKER_BAD_DATA("{}: not a regular file", path);
-  if (st.st_size > max_bytes) {
-    STOKER_BAD_DATA("{}: file too large ({} bytes; the limit is {})", path, st.st_size, max_bytes);
+  if (::fstat(fd.get(), &st) != 0) {
+    STOKER_THROW_IO(errno, name, "{}: {}", name, errno_message(errno));
   }
+  if (S_ISDIR(st.st_mode)) STOKER_BAD_DATA("{}: is a directory", name);
+  if (!S_ISREG(st.st_mode)) STOKER_BAD_DATA("{}: not a regular file", name);
   const int flags = ::fcntl(fd.get(), F_GETFL);
   if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+  size = static_cast<uint64_t>(st.st_size);
+  return fd;
+}
 
-  const size_t size = static_cast<size_t>(st.st_size);
+void read_file(const std::string& path, std::vector<uint8_t>& out, int64_t max_bytes) {
+  uint64_t file_size = 0;
+  UniqueFd fd = open_regular_file(path, path, file_size);
+  if (file_size > static_cast<uint64_t>(max_bytes)) {
+    STOKER_BAD_DATA("{}: file too large ({} bytes; the limit is {})", path, file_size, max_bytes);
+  }
+  const size_t size = static_cast<size_t>(file_size);
   out.resize(size);
   size_t done = 0;
   while (done < size) {

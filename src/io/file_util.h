@@ -43,6 +43,12 @@ std::string errno_message(int error);
 // Error naming it (which the bad-sample policy can handle), not a std::bad_alloc.
 inline constexpr int64_t kMaxSampleBytes = int64_t{1} << 30;
 
+// Opens the regular file at `path` for reading, never blocking on a FIFO; `name` is how
+// messages call it. Returns the descriptor and stores the file's size in `size`. Throws a
+// bad-data Error "NAME: dangling symbolic link", "NAME: is a directory" or "NAME: not a regular
+// file" (the entry's own fault), an I/O Error "NAME: <strerror>" otherwise (the storage's).
+UniqueFd open_regular_file(const std::string& path, const std::string& name, uint64_t& size);
+
 // Reads the whole regular file at `path` into `out` (resized to fit; its capacity is reused).
 // Throws Error "PATH: is a directory", "PATH: not a regular file", "PATH: <strerror>", or
 // "PATH: file too large" when it holds more than `max_bytes`. Never blocks on a FIFO.

@@ -1,15 +1,21 @@
-// Shard files and the manifest of a packed dataset (private to src/io; the format is
-// docs/format.md, the constants stoker/packed_format.h).
+// Shard files of a packed dataset (private to src/io; the format is docs/format.md, the
+// constants stoker/packed_format.h). The bytes come from storage (io/random_access_file.h):
+// this file only encodes and checks them.
 //
-// ShardFile reads one shard: open() checks its structure (sizes, magics, version, header and
-// footer checksums, the index checksum) and maps the file (or, with STOKER_PACKED_IO=pread or
-// when that fails, its index); read_record() bounds-checks one index entry, copies the record out
-// of the mapping (or preads it) and verifies its checksum. ShardWriter writes one shard as
-// NAME.tmp and publishes it with fsync + rename + directory fsync.
+// ShardHeader and ShardFooter encode and decode the fixed 64-byte ends of a shard. ShardFile
+// reads one shard: open() checks its structure (sizes, magics, version, header and footer
+// checksums, the index checksum) and maps the file (or, with STOKER_PACKED_IO=pread or when that
+// fails, its index); read_record() bounds-checks one index entry, reads the record and verifies
+// its checksum. ShardWriter writes one shard as NAME.tmp and publishes it with fsync + rename +
+// directory fsync.
+//
+// Errors: a shard whose bytes are wrong (magic, version, checksum, an offset out of range) is
+// ErrorKind::kBadData, naming the shard and the byte offset; bytes that cannot be read are kIo.
 // Thread-safety: a ShardFile's const methods may be called from any thread; a ShardWriter
 // belongs to one thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -18,6 +24,7 @@
 #include <vector>
 
 #include "io/file_util.h"
+#include "io/random_access_file.h"
 #include "stoker/packed_format.h"
 
 namespace stoker::io {
@@ -52,25 +59,37 @@ struct SkippedSample {
   std::string reason;
 };
 
-// A memory mapping, unmapped on destruction.
-class Mapping {
- public:
-  Mapping() = default;
-  Mapping(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-  Mapping(Mapping&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
-  Mapping& operator=(Mapping&& other) noexcept;
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  ~Mapping() { reset(); }
+// The shard header: magic, format version, header size and these fields.
+struct ShardHeader {
+  uint64_t options_hash = 0;
+  uint64_t shard_number = 0;
+  uint64_t first_record = 0;
+  uint64_t first_source = 0;
+  uint64_t checksum = 0;  // XXH3-64 of bytes [0, 56): computed by encode, checked by decode
 
-  const uint8_t* data() const { return data_; }
-  size_t size() const { return size_; }
-  void reset();
+  // The 64 bytes, with `checksum` set to theirs.
+  std::array<uint8_t, packed::kShardHeaderSize> encode();
+  // Checks magic, then version (a newer format says so rather than failing a checksum it
+  // defines differently), header size and checksum. Throws "NAME: <reason>".
+  static ShardHeader decode(std::span<const uint8_t, packed::kShardHeaderSize> bytes,
+                            const std::string& name);
+};
 
- private:
-  const uint8_t* data_ = nullptr;
-  size_t size_ = 0;
+// The shard footer: these fields and the magic.
+struct ShardFooter {
+  uint64_t record_count = 0;
+  uint64_t source_count = 0;    // records + skipped
+  uint64_t index_offset = 0;    // = end of the last record
+  uint64_t skipped_offset = 0;  // = index_offset + record_count * index entry size
+  uint64_t skipped_count = 0;
+  uint64_t tail_checksum = 0;  // XXH3-64 of [index_offset, file size - 64)
+  uint64_t checksum = 0;       // XXH3-64 of bytes [0, 48) seeded with the header's checksum
+
+  std::array<uint8_t, packed::kShardFooterSize> encode(uint64_t header_checksum);
+  // Checks magic and checksum, then every offset and count against a file of `file_size`
+  // bytes (so no product of them can overflow later). Throws "NAME: <reason> at byte offset N".
+  static ShardFooter decode(std::span<const uint8_t, packed::kShardFooterSize> bytes,
+                            uint64_t header_checksum, uint64_t file_size, const std::string& name);
 };
 
 class ShardFile {
@@ -79,20 +98,20 @@ class ShardFile {
   // "NAME: <reason>" (at byte offset N where one applies).
   static ShardFile open(const std::string& path, const std::string& name);
 
-  const std::string& name() const { return name_; }
-  uint64_t file_size() const { return file_size_; }
-  uint64_t options_hash() const { return options_hash_; }
-  uint64_t shard_number() const { return shard_number_; }
-  uint64_t first_record() const { return first_record_; }
-  uint64_t first_source() const { return first_source_; }
-  uint64_t record_count() const { return record_count_; }
-  uint64_t source_count() const { return source_count_; }
-  uint64_t index_offset() const { return index_offset_; }
-  uint64_t skipped_count() const { return skipped_count_; }
-  uint64_t checksum() const { return footer_checksum_; }
+  const std::string& name() const { return file_.name(); }
+  uint64_t file_size() const { return file_.size(); }
+  uint64_t options_hash() const { return header_.options_hash; }
+  uint64_t shard_number() const { return header_.shard_number; }
+  uint64_t first_record() const { return header_.first_record; }
+  uint64_t first_source() const { return header_.first_source; }
+  uint64_t record_count() const { return footer_.record_count; }
+  uint64_t source_count() const { return footer_.source_count; }
+  uint64_t index_offset() const { return footer_.index_offset; }
+  uint64_t skipped_count() const { return footer_.skipped_count; }
+  uint64_t checksum() const { return footer_.checksum; }
 
-  // Entry `j` < record_count() of the mapped index. Throws "NAME: record j: index entry at
-  // byte offset N cannot be read (...)" when its page cannot be read (see read_record).
+  // Entry `j` < record_count() of the mapped index. Throws an I/O Error "NAME: record j: index
+  // entry at byte offset N: cannot be read (...)" when its page cannot be read.
   IndexEntry entry(uint64_t j) const;
   uint32_t label(uint64_t j) const;
 
@@ -106,17 +125,9 @@ class ShardFile {
   std::vector<SkippedSample> skipped() const;
 
  private:
-  [[noreturn]] void index_unreadable(uint64_t j) const;
-
-  std::string name_;
-  UniqueFd fd_;
-  Mapping map_;                     // the whole file, or [page of index_offset_, end)
-  bool records_mapped_ = false;     // map_ starts at byte 0
-  const uint8_t* index_ = nullptr;  // the index inside map_
-  uint64_t file_size_ = 0;
-  uint64_t options_hash_ = 0, shard_number_ = 0, first_record_ = 0, first_source_ = 0;
-  uint64_t record_count_ = 0, source_count_ = 0, index_offset_ = 0, skipped_offset_ = 0;
-  uint64_t skipped_count_ = 0, header_checksum_ = 0, footer_checksum_ = 0;
+  RandomAccessFile file_;  // mapped whole, or from the index on
+  ShardHeader header_;
+  ShardFooter footer_;
 };
 
 // Writes shard `number` of folder `dir` as shard-NNNNN.stk.tmp; finish() publishes it.
