@@ -87,16 +87,4 @@ pybind11::tuple batch_arrays(const BatchT& b, pybind11::object images,
   return py::make_tuple(std::move(images), labels, indices, valid);
 }
 
-// Python's live stats and diagnosis of one loader (CPU or GPU): the stats JSON line with the
-// window since the previous advancing call, and the live verdict (bind_loader.cc).
-class LiveStats {
- public:
-  std::string json(const Loader& loader, bool advance);
-  static std::string diagnose(const Loader& loader, const Dataset& data, bool measure, int sample);
-
- private:
-  std::mutex mu_;
-  LoaderStats previous_;
-};
-
 }  // namespace stoker::python

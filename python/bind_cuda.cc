@@ -11,13 +11,13 @@
 #include <pybind11/stl.h>
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 
 #include "bind.h"
 #include "stoker/error.h"
 #include "stoker/loader.h"
+#include "stoker/loader_stats.h"
 
 #ifdef STOKER_HAVE_CUDA
 #include "stoker/cuda.h"
@@ -74,12 +74,20 @@ struct DeviceBatchRef {
 class GpuLoaderHandle : public Closable<cuda::GpuLoader> {
  public:
   GpuLoaderHandle(std::shared_ptr<Dataset> dataset, const LoaderConfig& config, int device)
-      : Closable(std::make_shared<cuda::GpuLoader>(dataset, config, device)), dataset_(dataset) {}
+      : Closable(std::make_shared<cuda::GpuLoader>(dataset, config, device)),
+        dataset_(dataset),
+        sampler_(get()->host()) {}
   const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
-  LiveStats live;
+
+  // The stats line of the host loader (see StatsSampler); the loader held for the call.
+  std::string stats_json(bool advance) {
+    const std::shared_ptr<cuda::GpuLoader> loader = get();
+    return sampler_.sample(advance).dump();
+  }
 
  private:
   std::shared_ptr<Dataset> dataset_;
+  StatsSampler sampler_;  // of the loader this handle owns; used only while get() succeeds
 };
 
 void register_gpu_loader(py::module_& m) {
@@ -128,14 +136,11 @@ void register_gpu_loader(py::module_& m) {
           [](const GpuLoaderHandle& h, const ResumeState& s) { h.get()->host().load_state(s); },
           py::arg("state"), Release())
       .def("stats", [](const GpuLoaderHandle& h) { return h.get()->host().stats(); })
-      .def(
-          "stats_json",
-          [](GpuLoaderHandle& h, bool advance) { return h.live.json(h.get()->host(), advance); },
-          py::arg("advance") = true)
+      .def("stats_json", &GpuLoaderHandle::stats_json, py::arg("advance") = true)
       .def(
           "diagnose",
           [](const GpuLoaderHandle& h, bool measure, int sample) {
-            return LiveStats::diagnose(h.get()->host(), *h.dataset(), measure, sample);
+            return to_json(diagnose_loader(h.get()->host(), measure, sample)).dump();
           },
           py::arg("measure") = true, py::arg("sample") = 200, Release())
       .def("augmenter_stats",

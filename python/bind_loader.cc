@@ -10,7 +10,6 @@
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -68,14 +67,19 @@ struct BatchRef {
 class LoaderHandle : public Closable<Loader> {
  public:
   LoaderHandle(std::shared_ptr<Dataset> dataset, const LoaderConfig& config)
-      : Closable(std::make_shared<Loader>(dataset, config)), dataset_(dataset) {}
+      : Closable(std::make_shared<Loader>(dataset, config)), dataset_(dataset), sampler_(*get()) {}
 
   const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
 
-  LiveStats live;
+  // The stats line (see StatsSampler); the loader held for the call.
+  std::string stats_json(bool advance) {
+    const std::shared_ptr<Loader> loader = get();
+    return sampler_.sample(advance).dump();
+  }
 
  private:
   std::shared_ptr<Dataset> dataset_;
+  StatsSampler sampler_;  // of the loader this handle owns; used only while get() succeeds
 };
 
 using Release = py::call_guard<py::gil_scoped_release>;
@@ -181,38 +185,16 @@ void register_loader(py::module_& m) {
           "load_state", [](const LoaderHandle& h, const ResumeState& s) { h.get()->load_state(s); },
           py::arg("state"), Release())
       .def("stats", [](const LoaderHandle& h) { return h.get()->stats(); })
-      .def(
-          "stats_json",
-          [](LoaderHandle& h, bool advance) { return h.live.json(*h.get(), advance); },
-          py::arg("advance") = true)
+      .def("stats_json", &LoaderHandle::stats_json, py::arg("advance") = true)
       .def(
           "diagnose",
           [](const LoaderHandle& h, bool measure, int sample) {
-            return LiveStats::diagnose(*h.get(), *h.dataset(), measure, sample);
+            return to_json(diagnose_loader(*h.get(), measure, sample)).dump();
           },
           py::arg("measure") = true, py::arg("sample") = 200, Release())
       .def("close", &LoaderHandle::close, Release(),
            "Stops and joins the workers; outstanding batches stay valid.")
       .def_property_readonly("closed", &LoaderHandle::closed);
-}
-
-std::string LiveStats::json(const Loader& loader, bool advance) {
-  const LoaderStats now = loader.stats();
-  std::lock_guard lock(mu_);
-  const PipelineWindow window = pipeline_window(now, previous_);
-  if (advance) previous_ = now;
-  const double unix_time =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  return stoker::stats_json(now, window, unix_time).dump();
-}
-
-std::string LiveStats::diagnose(const Loader& loader, const Dataset& data, bool measure,
-                                int sample) {
-  Diagnosis d = diagnose_pipeline(pipeline_window(loader.stats(), LoaderStats{}));
-  if (measure && d.verdict == Verdict::kInputBoundCpu) {
-    measure_fixes(d, data, loader.config(), sample);
-  }
-  return to_json(d).dump();
 }
 
 }  // namespace stoker::python

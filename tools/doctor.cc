@@ -12,9 +12,42 @@
 #include "stoker/report.h"
 #include "stoker/telemetry.h"
 #include "stoker/transform.h"
+#ifdef STOKER_HAVE_CUDA
+#include "stoker/cuda.h"
+#endif
 
 namespace stoker {
 namespace {
+
+#ifdef STOKER_HAVE_CUDA
+// The capacity test's GPU setups: a GpuLoader (the diagnose layer does not link CUDA).
+class MeasuredGpuLoader : public MeasuredLoader {
+ public:
+  MeasuredGpuLoader(std::shared_ptr<const Dataset> data, const LoaderConfig& config, int gpu)
+      : gpu_(std::move(data), config, gpu) {}
+  void set_epoch(int64_t epoch) override { gpu_.set_epoch(epoch); }
+  bool next() override { return gpu_.next(0) != nullptr; }
+  const Loader& host() const override { return gpu_.host(); }
+
+ private:
+  cuda::GpuLoader gpu_;
+};
+#endif
+
+// The GPU setups' loader where this build has CUDA and a usable device; empty otherwise
+// (run_capacity then refuses --device cuda).
+GpuLoaderFactory gpu_loader_factory(const std::string& device) {
+#ifdef STOKER_HAVE_CUDA
+  if (device != "cuda") return {};
+  std::string why;
+  STOKER_CHECK_ARG(cuda::available(&why), "--device cuda: no usable GPU: {}", why);
+  return [](std::shared_ptr<const Dataset> data, const LoaderConfig& config, int gpu) {
+    return std::make_unique<MeasuredGpuLoader>(std::move(data), config, gpu);
+  };
+#else
+  return {};
+#endif
+}
 
 // The capacity test as a page: demand against delivered per GPU count, GPU idle per setup.
 Report capacity_html(const CapacityReport& r) {
@@ -131,6 +164,7 @@ class Doctor : public DoctorCommand {
     o.measure_fixes = !no_fixes_;
     o.device = device_;
     o.gpu = gpu_;
+    o.gpu_loader = gpu_loader_factory(device_);
     auto dataset = open_dataset(data_);
     const CapacityReport report = run_capacity(*dataset, o);
     if (!html_.empty()) write_html(capacity_html(report), html_);

@@ -267,10 +267,7 @@ int report_bench(const BenchFlags& f, const Dataset& dataset_ref, const Loader& 
   if (f.stats) {
     stats_log.tick(true);
     // The live verdict over the whole run (the per-interval lines carry the windows).
-    diagnosis = diagnose_pipeline(pipeline_window(s, LoaderStats{}));
-    if (f.measure_fixes && diagnosis->verdict == Verdict::kInputBoundCpu) {
-      measure_fixes(*diagnosis, *dataset, loader->config());
-    }
+    diagnosis = diagnose_loader(*loader, f.measure_fixes);
   }
   if (f.json) {
     nlohmann::json j = {{"images_per_second", rate(r)},

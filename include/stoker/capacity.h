@@ -14,6 +14,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,20 @@
 #include "stoker/loader.h"
 
 namespace stoker {
+
+// A loader the capacity test drives through epochs; the stats of host() measure the setup.
+class MeasuredLoader {
+ public:
+  virtual ~MeasuredLoader() = default;
+  virtual void set_epoch(int64_t epoch) = 0;
+  virtual bool next() = 0;  // false after the epoch's last batch
+  virtual const Loader& host() const = 0;
+};
+
+// Makes the loader of a setup measured with GPU augmentation on CUDA device `gpu`. The diagnose
+// layer does not link the CUDA layer: a caller that has it passes this (tools/doctor.cc).
+using GpuLoaderFactory = std::function<std::unique_ptr<MeasuredLoader>(
+    std::shared_ptr<const Dataset> data, const LoaderConfig& config, int gpu)>;
 
 struct CapacityOptions {
   int gpus = 1;                    // plan 1..gpus GPUs
@@ -32,8 +48,9 @@ struct CapacityOptions {
   int batch = 64;                  // loader batch size while measuring
   TransformConfig transform;       // the job's transform (RandomResizedCrop 224 by default)
   bool measure_fixes = true;       // also measure the packed setups
-  std::string device = "cpu";      // "cuda": every setup with GPU augmentation (CUDA builds)
+  std::string device = "cpu";      // "cuda": every setup with GPU augmentation (gpu_loader)
   int gpu = 0;                     // CUDA device index
+  GpuLoaderFactory gpu_loader;     // required for device "cuda"
   std::filesystem::path work_dir;  // where the sample is packed; empty: a temporary folder
 };
 

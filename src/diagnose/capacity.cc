@@ -13,10 +13,6 @@
 #include "stoker/packed.h"
 #include "stoker/rng.h"
 
-#ifdef STOKER_HAVE_CUDA
-#include "stoker/cuda.h"
-#endif
-
 namespace stoker {
 namespace {
 
@@ -105,18 +101,10 @@ LoaderConfig measuring_config(const Dataset& data, const CapacityOptions& o) {
 SetupMeasurement measure(const Dataset& data, const CapacityOptions& o, std::string name,
                          std::string action) {
   if (o.device == "cuda") {
-#ifdef STOKER_HAVE_CUDA
-    cuda::GpuLoader gpu(borrow(data), measuring_config(data, o), o.gpu);
-    struct Source {
-      cuda::GpuLoader& gpu;
-      void set_epoch(int64_t e) { gpu.set_epoch(e); }
-      auto next() { return gpu.next(0); }
-    } source{gpu};
-    return measure_source(source, gpu.host(), o, std::move(name) + " + GPU augmentation",
+    const std::unique_ptr<MeasuredLoader> gpu =
+        o.gpu_loader(borrow(data), measuring_config(data, o), o.gpu);
+    return measure_source(*gpu, gpu->host(), o, std::move(name) + " + GPU augmentation",
                           std::move(action) + (action.empty() ? "" : ", ") + "device='cuda'");
-#else
-    STOKER_THROW("--device cuda: this stoker was built without CUDA");
-#endif
   }
   Loader loader(borrow(data), measuring_config(data, o));
   return measure_source(loader, loader, o, std::move(name), std::move(action));
@@ -224,19 +212,17 @@ Fix gpu_augmentation_fix() {
 }  // namespace
 
 CapacityReport run_capacity(const Dataset& data, const CapacityOptions& o) {
-  STOKER_CHECK(o.gpus >= 1, "doctor: --gpus must be at least 1 (got {})", o.gpus);
-  STOKER_CHECK(o.demand_per_gpu > 0 && std::isfinite(o.demand_per_gpu),
-               "doctor: the GPU demand must be a positive number (got {} images/s)",
-               o.demand_per_gpu);
-  STOKER_CHECK(o.sample >= 1, "doctor: the sample must hold at least 1 image (got {})", o.sample);
-  STOKER_CHECK(o.seconds > 0, "doctor: the measuring time must be positive");
-  STOKER_CHECK(o.device == "cpu" || o.device == "cuda", "doctor: unknown device '{}'", o.device);
-#ifdef STOKER_HAVE_CUDA
-  if (o.device == "cuda") {
-    std::string why;
-    STOKER_CHECK(cuda::available(&why), "--device cuda: no usable GPU: {}", why);
-  }
-#endif
+  STOKER_CHECK_ARG(o.gpus >= 1, "doctor: --gpus must be at least 1 (got {})", o.gpus);
+  STOKER_CHECK_ARG(o.demand_per_gpu > 0 && std::isfinite(o.demand_per_gpu),
+                   "doctor: the GPU demand must be a positive number (got {} images/s)",
+                   o.demand_per_gpu);
+  STOKER_CHECK_ARG(o.sample >= 1, "doctor: the sample must hold at least 1 image (got {})",
+                   o.sample);
+  STOKER_CHECK_ARG(o.seconds > 0, "doctor: the measuring time must be positive");
+  STOKER_CHECK_ARG(o.device == "cpu" || o.device == "cuda", "doctor: unknown device '{}'",
+                   o.device);
+  STOKER_CHECK_ARG(o.device != "cuda" || o.gpu_loader,
+                   "--device cuda: this stoker was built without CUDA");
   CapacityReport r;
   r.data = data.describe();
   r.cpus = available_cpus();

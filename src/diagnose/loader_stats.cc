@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "stoker/capacity.h"
+
 namespace stoker {
 
 nlohmann::json to_json(const StageSeconds& cpu) {
@@ -73,13 +75,38 @@ nlohmann::json stats_json(const LoaderStats& s, const PipelineWindow& w, double 
   };
 }
 
-nlohmann::json StatsSampler::sample() {
+nlohmann::json StatsSampler::sample(bool advance) {
   const LoaderStats now = loader_.stats();
-  window_ = pipeline_window(now, previous_);
-  previous_ = now;
+  PipelineWindow window;
+  {
+    std::lock_guard lock(mu_);
+    window = pipeline_window(now, previous_);
+    if (advance) {
+      previous_ = now;
+      window_ = window;
+    }
+  }
   const double unix_time =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  return stats_json(now, window_, unix_time);
+  return stats_json(now, window, unix_time);
+}
+
+PipelineWindow StatsSampler::last_window() const {
+  std::lock_guard lock(mu_);
+  return window_;
+}
+
+LoaderStats StatsSampler::last_stats() const {
+  std::lock_guard lock(mu_);
+  return previous_;
+}
+
+Diagnosis diagnose_loader(const Loader& loader, bool measure, int sample) {
+  Diagnosis d = diagnose_pipeline(pipeline_window(loader.stats(), LoaderStats{}));
+  if (measure && d.verdict == Verdict::kInputBoundCpu) {
+    measure_fixes(d, loader.dataset(), loader.config(), sample);
+  }
+  return d;
 }
 
 }  // namespace stoker
