@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "stoker/error.h"
+#include "stoker/log.h"
 
 #define STOKER_CUDA_CHECK(call)                                                   \
   do {                                                                            \
@@ -21,6 +22,14 @@
   } while (0)
 
 namespace stoker::cuda {
+
+// For destructors and deleters, which must not throw: logs a failed call instead.
+inline void warn_on_cuda_error(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) {
+    log(LogLevel::kWarning, "{}: {} ({})", what, cudaGetErrorString(status),
+        cudaGetErrorName(status));
+  }
+}
 
 // Makes `device` current for the scope, restoring the caller's device after (the consumer's
 // thread may be using another one, e.g. torch's current device).

@@ -4,32 +4,18 @@
 #include <cuda_runtime_api.h>
 
 #include <deque>
-#include <mutex>
 
 #include "augment_launch.h"
 #include "cuda_check.h"
-#include "pipeline/staging.h"
+#include "cuda_resources.h"
+#include "image/staged_geometry.h"
 #include "stoker/clock.h"
 #include "stoker/cuda.h"
 #include "stoker/log.h"
+#include "util/mutex.h"
 
 namespace stoker::cuda {
 namespace {
-
-cudaEvent_t make_event() {
-  cudaEvent_t e = nullptr;
-  // Blocking sync: a host wait sleeps instead of spinning; no timing: cheaper record/wait.
-  STOKER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventBlockingSync | cudaEventDisableTiming));
-  return e;
-}
-
-// For destructors and deleters, which must not throw: logs instead.
-void warn_on_error(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    log(LogLevel::kWarning, "{}: {} ({})", what, cudaGetErrorString(status),
-        cudaGetErrorName(status));
-  }
-}
 
 class PinnedMemory : public HostMemory {
  public:
@@ -40,7 +26,7 @@ class PinnedMemory : public HostMemory {
     return static_cast<uint8_t*>(p);
   }
   void deallocate(uint8_t* p, size_t) noexcept override {
-    warn_on_error(cudaFreeHost(p), "cudaFreeHost");
+    warn_on_cuda_error(cudaFreeHost(p), "cudaFreeHost");
   }
 };
 
@@ -100,26 +86,31 @@ std::vector<uint8_t> copy_to_host(const DeviceBatch& batch) {
   // covers the rest.
   STOKER_CUDA_CHECK(
       cudaMemcpyAsync(out.data(), batch.images, batch.image_bytes, cudaMemcpyDeviceToHost, stream));
-  cudaEvent_t done = make_event();
-  cudaError_t status = cudaEventRecord(done, stream);
-  if (status == cudaSuccess) status = cudaEventSynchronize(done);
-  warn_on_error(cudaEventDestroy(done), "cudaEventDestroy");
-  STOKER_CUDA_CHECK(status);
+  const Event done = Event::create();
+  STOKER_CUDA_CHECK(cudaEventRecord(done.get(), stream));
+  STOKER_CUDA_CHECK(cudaEventSynchronize(done.get()));
   return out;
 }
 
-// One device output buffer with the inputs of the batch last written into it.
+// One device output buffer with the inputs of the batch last written into it. Every member
+// owns its resource: a constructor that throws half-way frees what it already made.
 struct Slot {
-  void* out = nullptr;
-  uint8_t* staging = nullptr;
-  size_t staging_capacity = 0;
-  int32_t* tables = nullptr;
-  size_t tables_capacity = 0;                  // int32s
-  augment::Geometry* geometry = nullptr;       // device, batch entries
-  augment::Geometry* geometry_host = nullptr;  // pinned, batch entries: the copy's source
-  cudaEvent_t copied = nullptr;                // after the copies from geometry_host
-  cudaEvent_t ready = nullptr;                 // after the kernels
-  cudaEvent_t released = nullptr;              // recorded on the consumer stream at release
+  Slot(size_t out_bytes, int batch_size)
+      : out(out_bytes),
+        geometry(static_cast<size_t>(batch_size)),
+        geometry_host(static_cast<size_t>(batch_size)),
+        copied(Event::create()),
+        ready(Event::create()),
+        released(Event::create()) {}
+
+  DeviceBuffer<uint8_t> out;
+  DeviceBuffer<uint8_t> staging;                  // grown stream-ordered
+  DeviceBuffer<int32_t> tables;                   // grown stream-ordered
+  DeviceBuffer<augment::Geometry> geometry;       // batch entries
+  PinnedBuffer<augment::Geometry> geometry_host;  // batch entries: the copy's source
+  Event copied;                                   // after the copies from geometry_host
+  Event ready;                                    // after the kernels
+  Event released;                                 // recorded on the consumer stream at release
   bool copy_pending = false, release_recorded = false;
 };
 
@@ -137,33 +128,33 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
     spec_ = output_spec(transform_);
     out_bytes_ = transform_.sample_bytes() * static_cast<size_t>(batch_size);
     DeviceGuard guard(device_);
-    STOKER_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    stream_ = Stream::create();
   }
 
   ~Impl() {
-    // Every device batch holds a shared_ptr to this Impl: none is alive here.
+    // Every device batch holds a shared_ptr to this Impl: none is alive here. Once the stream's
+    // work is over, the owners free their resources, with this device current.
     int previous = device_;
-    warn_on_error(cudaGetDevice(&previous), "cudaGetDevice");
-    warn_on_error(cudaSetDevice(device_), "cudaSetDevice");
-    warn_on_error(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
-    pending_.clear();
-    for (auto& slot : slots_) {
-      warn_on_error(cudaFree(slot->out), "cudaFree");
-      warn_on_error(cudaFree(slot->staging), "cudaFree");
-      warn_on_error(cudaFree(slot->tables), "cudaFree");
-      warn_on_error(cudaFree(slot->geometry), "cudaFree");
-      warn_on_error(cudaFreeHost(slot->geometry_host), "cudaFreeHost");
-      for (cudaEvent_t e : {slot->copied, slot->ready, slot->released}) {
-        warn_on_error(cudaEventDestroy(e), "cudaEventDestroy");
-      }
+    warn_on_cuda_error(cudaGetDevice(&previous), "cudaGetDevice");
+    warn_on_cuda_error(cudaSetDevice(device_), "cudaSetDevice");
+    warn_on_cuda_error(cudaStreamSynchronize(stream_.get()), "cudaStreamSynchronize");
+    {
+      MutexLock consumer(consumer_mu_);
+      pending_.clear();
+      spare_events_.clear();
     }
-    for (cudaEvent_t e : spare_events_) warn_on_error(cudaEventDestroy(e), "cudaEventDestroy");
-    warn_on_error(cudaStreamDestroy(stream_), "cudaStreamDestroy");
-    warn_on_error(cudaSetDevice(previous), "cudaSetDevice");
+    {
+      MutexLock lock(mu_);
+      free_.clear();
+      slots_.clear();
+    }
+    stream_.reset();
+    warn_on_cuda_error(cudaSetDevice(previous), "cudaSetDevice");
   }
 
-  std::shared_ptr<const DeviceBatch> submit(std::shared_ptr<const Batch> host, uintptr_t stream) {
-    std::lock_guard consumer(consumer_mu_);
+  std::shared_ptr<const DeviceBatch> submit(std::shared_ptr<const Batch> host, uintptr_t stream)
+      STOKER_EXCLUDES(consumer_mu_, mu_) {
+    MutexLock consumer(consumer_mu_);
     const double cpu0 = thread_cpu_seconds();
     STOKER_CHECK(host != nullptr, "submit: no batch");
     STOKER_CHECK(host->batch_size == batch_size_, "submit: batch of {} slots, expected {}",
@@ -177,30 +168,36 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
     try {
       // The previous copy out of this slot's pinned geometry must be over before it is
       // rewritten (long over in steady state).
-      if (slot->copy_pending) STOKER_CUDA_CHECK(cudaEventSynchronize(slot->copied));
+      if (slot->copy_pending) STOKER_CUDA_CHECK(cudaEventSynchronize(slot->copied.get()));
       slot->copy_pending = false;
-      const int64_t ints = staged_geometry(*host, transform_.size, slot->geometry_host);
-      reserve(slot->staging, slot->staging_capacity, host->staged_bytes);
-      reserve(slot->tables, slot->tables_capacity, static_cast<size_t>(ints));
-      STOKER_CUDA_CHECK(cudaMemcpyAsync(slot->geometry, slot->geometry_host,
+      const StagedView view{host->staged, host->batch_size, host->channels, host->staged_bytes,
+                            host->index};
+      const int64_t ints = staged_geometry(view, transform_.size, slot->geometry_host.get());
+      slot->staging.grow_async(host->staged_bytes, stream_.get());
+      slot->tables.grow_async(static_cast<size_t>(ints), stream_.get());
+      STOKER_CUDA_CHECK(cudaMemcpyAsync(slot->geometry.get(), slot->geometry_host.get(),
                                         sizeof(augment::Geometry) * batch_size_,
-                                        cudaMemcpyHostToDevice, stream_));
+                                        cudaMemcpyHostToDevice, stream_.get()));
       if (host->staged_bytes > 0) {
-        STOKER_CUDA_CHECK(cudaMemcpyAsync(slot->staging, host->images.data(), host->staged_bytes,
-                                          cudaMemcpyHostToDevice, stream_));
+        STOKER_CUDA_CHECK(cudaMemcpyAsync(slot->staging.get(), host->images.data(),
+                                          host->staged_bytes, cudaMemcpyHostToDevice,
+                                          stream_.get()));
       }
-      STOKER_CUDA_CHECK(cudaEventRecord(slot->copied, stream_));
+      STOKER_CUDA_CHECK(cudaEventRecord(slot->copied.get(), stream_.get()));
       slot->copy_pending = true;
       // The host batch goes back to the loader once its copy is done.
-      cudaEvent_t copied = spare_event();
-      STOKER_CUDA_CHECK(cudaEventRecord(copied, stream_));
-      pending_.push_back(Pending{host, copied});
+      Event copied = spare_event();
+      STOKER_CUDA_CHECK(cudaEventRecord(copied.get(), stream_.get()));
+      pending_.push_back(Pending{host, std::move(copied)});
       // The consumer's last use of the output buffer comes before the kernels overwrite it.
-      if (slot->release_recorded) STOKER_CUDA_CHECK(cudaStreamWaitEvent(stream_, slot->released));
-      STOKER_CUDA_CHECK(launch_augment(stream_, slot->out, slot->staging, slot->tables,
-                                       slot->geometry, batch_size_, spec_));
-      STOKER_CUDA_CHECK(cudaEventRecord(slot->ready, stream_));
-      STOKER_CUDA_CHECK(cudaStreamWaitEvent(consumer_stream, slot->ready));
+      if (slot->release_recorded) {
+        STOKER_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), slot->released.get()));
+      }
+      STOKER_CUDA_CHECK(launch_augment(stream_.get(), slot->out.get(), slot->staging.get(),
+                                       slot->tables.get(), slot->geometry.get(), batch_size_,
+                                       spec_));
+      STOKER_CUDA_CHECK(cudaEventRecord(slot->ready.get(), stream_.get()));
+      STOKER_CUDA_CHECK(cudaStreamWaitEvent(consumer_stream, slot->ready.get()));
       release_copied();
     } catch (...) {
       return_slot(slot);
@@ -217,7 +214,7 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
     batch->height = host->height;
     batch->width = host->width;
     batch->device = device_;
-    batch->images = slot->out;
+    batch->images = slot->out.get();
     batch->image_bytes = out_bytes_;
     batch->stream = stream;
     batch->labels = host->labels;
@@ -225,7 +222,7 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
     batch->valid = host->valid;
     batch->skipped = host->skipped;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       ++stats_.batches;
       stats_.staged_bytes += static_cast<int64_t>(host->staged_bytes);
       stats_.submit_seconds += thread_cpu_seconds() - cpu0;
@@ -242,22 +239,22 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
   }
 
   void synchronize() {
-    std::lock_guard consumer(consumer_mu_);
+    MutexLock consumer(consumer_mu_);
     DeviceGuard guard(device_);
-    for (auto& p : pending_) STOKER_CUDA_CHECK(cudaEventSynchronize(p.copied));
+    for (auto& p : pending_) STOKER_CUDA_CHECK(cudaEventSynchronize(p.copied.get()));
     release_copied();
     // Blocks on an event rather than cudaStreamSynchronize, whose wait may spin.
-    cudaEvent_t done = spare_event();
-    STOKER_CUDA_CHECK(cudaEventRecord(done, stream_));
-    const cudaError_t status = cudaEventSynchronize(done);
-    spare_events_.push_back(done);
+    Event done = spare_event();
+    STOKER_CUDA_CHECK(cudaEventRecord(done.get(), stream_.get()));
+    const cudaError_t status = cudaEventSynchronize(done.get());
+    spare_events_.push_back(std::move(done));
     STOKER_CUDA_CHECK(status);
   }
 
   int device() const { return device_; }
 
   AugmenterStats stats() const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     AugmenterStats s = stats_;
     s.device_buffers = static_cast<int64_t>(slots_.size());
     return s;
@@ -266,92 +263,67 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
  private:
   struct Pending {
     std::shared_ptr<const Batch> host;
-    cudaEvent_t copied;
+    Event copied;
   };
 
-  Slot* acquire_slot() {
+  Slot* acquire_slot() STOKER_EXCLUDES(mu_) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       if (!free_.empty()) {
         Slot* s = free_.back();
         free_.pop_back();
         return s;
       }
     }
-    auto slot = std::make_unique<Slot>();
-    slot->copied = make_event();
-    slot->ready = make_event();
-    slot->released = make_event();
-    STOKER_CUDA_CHECK(cudaMalloc(&slot->out, out_bytes_));
-    void* geometry = nullptr;
-    STOKER_CUDA_CHECK(cudaMalloc(&geometry, sizeof(augment::Geometry) * batch_size_));
-    slot->geometry = static_cast<augment::Geometry*>(geometry);
-    void* host = nullptr;
-    STOKER_CUDA_CHECK(
-        cudaHostAlloc(&host, sizeof(augment::Geometry) * batch_size_, cudaHostAllocPortable));
-    slot->geometry_host = static_cast<augment::Geometry*>(host);
-    std::lock_guard lock(mu_);
+    auto slot = std::make_unique<Slot>(out_bytes_, batch_size_);
+    MutexLock lock(mu_);
     slots_.push_back(std::move(slot));
     return slots_.back().get();
   }
 
-  void return_slot(Slot* slot) {
-    std::lock_guard lock(mu_);
+  void return_slot(Slot* slot) STOKER_EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     free_.push_back(slot);
   }
 
   // From a deleter, on any thread: must not throw.
-  void release(Slot* slot, cudaStream_t consumer) {
+  void release(Slot* slot, cudaStream_t consumer) STOKER_EXCLUDES(mu_) {
     int previous = device_;
-    warn_on_error(cudaGetDevice(&previous), "cudaGetDevice");
+    warn_on_cuda_error(cudaGetDevice(&previous), "cudaGetDevice");
     const bool switched = previous != device_;
-    if (switched) warn_on_error(cudaSetDevice(device_), "cudaSetDevice");
-    const cudaError_t status = cudaEventRecord(slot->released, consumer);
-    warn_on_error(status, "cudaEventRecord (batch release)");
+    if (switched) warn_on_cuda_error(cudaSetDevice(device_), "cudaSetDevice");
+    const cudaError_t status = cudaEventRecord(slot->released.get(), consumer);
+    warn_on_cuda_error(status, "cudaEventRecord (batch release)");
     if (status != cudaSuccess) {
       // Without the event the buffer's last reader is unknown: wait for the device instead.
-      warn_on_error(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+      warn_on_cuda_error(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     }
-    if (switched) warn_on_error(cudaSetDevice(previous), "cudaSetDevice");
-    std::lock_guard lock(mu_);
+    if (switched) warn_on_cuda_error(cudaSetDevice(previous), "cudaSetDevice");
+    MutexLock lock(mu_);
     slot->release_recorded = status == cudaSuccess;
     free_.push_back(slot);
   }
 
-  // Grows a device buffer, stream-ordered: the old one is freed after the kernels that read it.
-  template <typename T>
-  void reserve(T*& buffer, size_t& capacity, size_t count) {
-    if (count <= capacity) return;
-    const size_t grown = std::max(count + count / 4, size_t{1});
-    if (buffer != nullptr) STOKER_CUDA_CHECK(cudaFreeAsync(buffer, stream_));
-    buffer = nullptr;
-    capacity = 0;
-    void* p = nullptr;
-    STOKER_CUDA_CHECK(cudaMallocAsync(&p, grown * sizeof(T), stream_));
-    buffer = static_cast<T*>(p);
-    capacity = grown;
-  }
-
-  cudaEvent_t spare_event() {
-    if (spare_events_.empty()) return make_event();
-    cudaEvent_t e = spare_events_.back();
+  Event spare_event() STOKER_REQUIRES(consumer_mu_) {
+    if (spare_events_.empty()) return Event::create();
+    Event e = std::move(spare_events_.back());
     spare_events_.pop_back();
     return e;
   }
 
   // Lets go of the host batches whose copy has finished; at most kMaxPending wait, beyond
   // that the oldest is waited for (blocking, not spinning).
-  void release_copied() {
+  void release_copied() STOKER_REQUIRES(consumer_mu_) {
     constexpr size_t kMaxPending = 2;
     while (!pending_.empty()) {
-      const cudaError_t status = cudaEventQuery(pending_.front().copied);
+      const cudaError_t status = cudaEventQuery(pending_.front().copied.get());
       if (status == cudaErrorNotReady && pending_.size() <= kMaxPending) break;
       if (status == cudaErrorNotReady) {
-        STOKER_CUDA_CHECK(cudaEventSynchronize(pending_.front().copied));
+        STOKER_CUDA_CHECK(cudaEventSynchronize(pending_.front().copied.get()));
       } else {
         STOKER_CUDA_CHECK(status);
       }
-      spare_events_.push_back(pending_.front().copied);
+      spare_events_.push_back(std::move(pending_.front().copied));
       pending_.pop_front();
     }
   }
@@ -361,16 +333,16 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
   const int device_;
   augment::OutputSpec spec_;
   size_t out_bytes_ = 0;
-  cudaStream_t stream_ = nullptr;
+  Stream stream_;
 
-  std::mutex consumer_mu_;  // one submit/synchronize at a time
-  std::deque<Pending> pending_;
-  std::vector<cudaEvent_t> spare_events_;
+  Mutex consumer_mu_;  // one submit/synchronize at a time
+  std::deque<Pending> pending_ STOKER_GUARDED_BY(consumer_mu_);
+  std::vector<Event> spare_events_ STOKER_GUARDED_BY(consumer_mu_);
 
-  mutable std::mutex mu_;  // slots: taken by submit, returned by deleters on any thread
-  std::vector<std::unique_ptr<Slot>> slots_;
-  std::vector<Slot*> free_;
-  AugmenterStats stats_;
+  mutable Mutex mu_;  // slots: taken by submit, returned by deleters on any thread
+  std::vector<std::unique_ptr<Slot>> slots_ STOKER_GUARDED_BY(mu_);
+  std::vector<Slot*> free_ STOKER_GUARDED_BY(mu_);
+  AugmenterStats stats_ STOKER_GUARDED_BY(mu_);
 };
 
 Augmenter::Augmenter(const TransformConfig& transform, int batch_size, int device)

@@ -110,11 +110,7 @@ struct Batch {
   // AugmentMode::kDeferred: slot i's decoded region is `width` x `height` pixels of `channels`
   // bytes (HWC) at images[staged[i].offset]; width 0 marks a slot skipped by the bad-sample
   // policy (its output is all zeros). `staged_bytes` of `images` are in use.
-  struct Staged {
-    size_t offset = 0;
-    int width = 0, height = 0;
-    StagedSample sample;
-  };
+  using Staged = StagedRegion;
   std::vector<Staged> staged;
   size_t staged_bytes = 0;
 

@@ -86,6 +86,14 @@ struct StagedSample {
   bool flip = false;
 };
 
+// A staged sample in a batch's staging area: `width` x `height` decoded pixels (HWC) at byte
+// `offset`; width 0 marks a blank slot (skipped: its output is all zeros).
+struct StagedRegion {
+  size_t offset = 0;
+  int width = 0, height = 0;
+  StagedSample sample;
+};
+
 // The first half of transform_sample: probe, crop and flip draws (the same draws, so the same
 // randomness), region + DCT-scaled decode into scratch.region. Adds to timings->decode.
 StagedSample stage_sample(std::span<const uint8_t> bytes, const std::string& name,

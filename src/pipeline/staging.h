@@ -5,11 +5,9 @@
 #pragma once
 
 #include <atomic>
-#include <mutex>
 #include <utility>
 #include <vector>
 
-#include "image/augment_kernel.h"
 #include "pipeline/batch_pool.h"
 #include "stoker/image.h"
 #include "stoker/loader.h"
@@ -36,17 +34,8 @@ class Staging {
  private:
   Batch& batch_;
   std::atomic<size_t> used_{0};
-  std::mutex aside_mu_;
-  std::vector<std::pair<int, std::vector<uint8_t>>> aside_;
+  Mutex aside_mu_;
+  std::vector<std::pair<int, std::vector<uint8_t>>> aside_ STOKER_GUARDED_BY(aside_mu_);
 };
-
-// The shared kernels' view of a delivered kDeferred batch (image/augment_kernel.h): one
-// Geometry per slot (pixels at staged offsets, coefficient tables laid out one after another).
-// Returns the int32s all tables need. Throws stoker::Error where resize_bilinear would (an
-// empty box), naming the slot.
-int64_t staged_geometry(const Batch& batch, int size, augment::Geometry* out);
-
-// The output every slot gets under `config` (size, channels, dtype, mean and std).
-augment::OutputSpec output_spec(const TransformConfig& config);
 
 }  // namespace stoker

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "image/augment_kernel.h"
+#include "image/staged_geometry.h"
 #include "pipeline/test_util.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
@@ -22,6 +23,10 @@ namespace stoker {
 namespace {
 
 namespace fs = std::filesystem;
+
+StagedView view_of(const Batch& b) {
+  return StagedView{b.staged, b.batch_size, b.channels, b.staged_bytes, b.index};
+}
 
 class DeferredTest : public ::testing::Test {
  protected:
@@ -47,7 +52,7 @@ class DeferredTest : public ::testing::Test {
   // The deferred batch's images after the shared kernels (the GPU's arithmetic) on the host.
   static std::vector<uint8_t> augment_on_host(const Batch& b, const TransformConfig& t) {
     std::vector<augment::Geometry> geometry(static_cast<size_t>(b.batch_size));
-    const int64_t ints = staged_geometry(b, t.size, geometry.data());
+    const int64_t ints = staged_geometry(view_of(b), t.size, geometry.data());
     std::vector<int32_t> tables(static_cast<size_t>(ints));
     std::vector<uint8_t> out(t.sample_bytes() * b.batch_size, 0xA5);
     augment::augment_batch_host(out.data(), b.images.data(), tables.data(), geometry.data(),
@@ -184,19 +189,20 @@ TEST(StagedGeometry, RefusesBatchesThatWereNotStaged) {
   Batch b;
   b.batch_size = 2;
   augment::Geometry g[2];
-  EXPECT_THROW(staged_geometry(b, 8, g), Error);
+  EXPECT_THROW(staged_geometry(view_of(b), 8, g), Error);
   b.staged.resize(2);
   b.staged[0].width = 4;
   b.staged[0].height = 4;
   b.staged[0].sample.box = Box{1, 1, 1, 3};  // empty
   b.staged[0].sample.bounds = b.staged[0].sample.box;
-  EXPECT_THROW(staged_geometry(b, 8, g), Error);
+  EXPECT_THROW(staged_geometry(view_of(b), 8, g), Error);
   b.staged[0].sample.box = b.staged[0].sample.bounds = Box{0, 0, 4, 4};
   b.channels = 3;
   b.staged_bytes = 47;  // one byte short of the 4x4x3 region
-  EXPECT_THROW(staged_geometry(b, 8, g), Error);
+  EXPECT_THROW(staged_geometry(view_of(b), 8, g), Error);
   b.staged_bytes = 48;
-  EXPECT_EQ(staged_geometry(b, 8, g), 8 * (2 + 3 + 3));  // 4 -> 8 upscales: 3 taps per axis
+  EXPECT_EQ(staged_geometry(view_of(b), 8, g),
+            8 * (2 + 3 + 3));  // 4 -> 8 upscales: 3 taps per axis
   EXPECT_EQ(g[0].taps_x, 3);
   EXPECT_EQ(g[1].width, 0);  // blank
 }
