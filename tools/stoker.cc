@@ -404,7 +404,8 @@ int cmd_demo(BenchFlags f, const DemoOptions& o) {
     Loader loader(c.data, loader_config(flags));
     fmt::print("\n== {}: {} ({} threads)\n", c.name, c.how, loader.stats().threads);
     const DemoRun run = feed_simulated_gpus(loader, o);
-    const double idle = run.diagnosis.numbers.value("wait_fraction", 0.0);
+    const auto& numbers = run.diagnosis.numbers.pipeline;
+    const double idle = numbers ? numbers->wait_fraction : 0.0;
     fmt::print("   delivered {:.0f} of {:.0f} images/s: the GPUs idle {:.0f} % of the time\n",
                run.delivered, demand, 100 * idle);
     fmt::print("   doctor: {} — {}\n", to_string(run.diagnosis.verdict), run.diagnosis.summary);

@@ -42,15 +42,89 @@ struct Fix {
   std::string measured_on;                  // "200 of your images, 2 threads"; empty: estimate
 };
 
+// The measured values behind a verdict, one part per source; to_json writes the parts that are
+// set as the "numbers" object of docs/doctor.md (keys as the fields are named).
+
+// The live verdict's window (diagnose_pipeline).
+struct PipelineNumbers {
+  double seconds = 0;
+  double images_per_second = 0;
+  double wait_fraction = 0;
+  double busy_fraction = 0;
+  double read_fraction = 0;
+  double cpu_utilisation = 0;
+  int threads = 0;
+  int cpus = 0;
+  std::optional<double> step_images_per_second;  // the training step's own pace, if measurable
+};
+
+// The capacity test's plan (run_capacity).
+struct CapacityNumbers {
+  double demand_images_per_second = 0;     // all GPUs together
+  double delivered_images_per_second = 0;  // min(demand, pipeline)
+  double pipeline_images_per_second = 0;   // the setup as is
+  double gpu_idle_fraction = 0;            // at the planned GPU count
+  int gpus_fed = 0;
+};
+
+// GPU and CPU utilisation logs (diagnose_telemetry).
+struct GpuUtilisation {
+  std::string file;  // printable path of the log
+  int index = 0;     // the GPU's index in it
+  double mean_util = 0;
+  int64_t samples = 0;
+};
+struct UtilisationNumbers {
+  std::vector<GpuUtilisation> gpus;
+  double gpu_util_mean = 0;
+  int64_t cpu_samples = 0;
+  std::optional<double> cpu_busy_mean, cpu_iowait_mean;  // with CPU samples
+  std::string combined;                    // "time" (logs overlap in time) or "file-means"
+  std::optional<double> overlap_seconds;   // "time": how long they overlap
+  std::optional<double> others_util_mean;  // 2+ GPUs: all but the busiest
+  std::optional<double> dip_fraction, dip_together, interconnect_mbps_in_dips;
+};
+
+// stoker stats lines per rank (diagnose_telemetry).
+struct RankNumbers {
+  int rank = 0;
+  int64_t lines = 0;
+  Verdict verdict = Verdict::kUnknown;
+  double images_per_second = 0;
+  double wait_fraction = 0;
+  double busy_fraction = 0;
+};
+struct RankStatsNumbers {
+  std::optional<PipelineNumbers> agreed;  // when the ranks agree: the chosen rank's window
+  std::vector<RankNumbers> ranks;
+};
+
+struct TelemetryFileNumbers {
+  std::string path;  // printable
+  std::string kind;  // to_string(TelemetryKind)
+};
+
+struct DiagnosisNumbers {
+  std::optional<PipelineNumbers> pipeline;
+  std::optional<CapacityNumbers> capacity;
+  // Telemetry: the part that decided is written at the top level, the other, when present,
+  // attached under "utilisation" or "stats".
+  std::optional<UtilisationNumbers> utilisation;
+  std::optional<RankStatsNumbers> stats;
+  bool stats_decided = false;
+  std::optional<std::vector<TelemetryFileNumbers>> files;  // the logs read
+};
+
 struct Diagnosis {
   Verdict verdict = Verdict::kUnknown;
-  std::string summary;                                // one line with the numbers that decided
-  std::vector<std::string> evidence;                  // supporting lines
-  std::vector<Fix> fixes;                             // best first
-  nlohmann::json numbers = nlohmann::json::object();  // the measured values behind the verdict
+  std::string summary;                // one line with the numbers that decided
+  std::vector<std::string> evidence;  // supporting lines
+  std::vector<Fix> fixes;             // best first
+  DiagnosisNumbers numbers;           // the measured values behind the verdict
 };
 
 nlohmann::json to_json(const Fix& fix);
+nlohmann::json to_json(const DiagnosisNumbers& numbers);
 nlohmann::json to_json(const Diagnosis& diagnosis);
 // Plain-text rendering for the terminal: verdict, summary, evidence, fixes.
 std::string format_diagnosis(const Diagnosis& diagnosis);

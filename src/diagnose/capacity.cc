@@ -253,11 +253,12 @@ CapacityReport run_capacity(const Dataset& data, const CapacityOptions& o) {
   };
   const int fed = gpus_fed(base.images_per_second);
   Diagnosis& d = r.diagnosis;
-  d.numbers = {{"demand_images_per_second", demand},
-               {"delivered_images_per_second", std::min(demand, base.images_per_second)},
-               {"pipeline_images_per_second", base.images_per_second},
-               {"gpu_idle_fraction", r.rows.back().gpu_idle[0]},
-               {"gpus_fed", std::min(fed, o.gpus)}};
+  d.numbers.capacity =
+      CapacityNumbers{.demand_images_per_second = demand,
+                      .delivered_images_per_second = std::min(demand, base.images_per_second),
+                      .pipeline_images_per_second = base.images_per_second,
+                      .gpu_idle_fraction = r.rows.back().gpu_idle[0],
+                      .gpus_fed = std::min(fed, o.gpus)};
   d.evidence.push_back(fmt::format(
       "measured on {} images of {} with {} threads on {} cores: {:.0f} images/s as is "
       "({:.2f} ms of CPU per image)",

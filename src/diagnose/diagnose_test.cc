@@ -49,7 +49,7 @@ TEST(LiveVerdict, SlowConsumerIsHealthy) {
   Loader loader(memory_images(32, 32), one_rank_config(2, 4, 16));
   const Diagnosis d = run_and_diagnose(loader, 0.8, std::chrono::milliseconds(20));
   EXPECT_EQ(d.verdict, Verdict::kHealthy) << format_diagnosis(d);
-  EXPECT_LT(d.numbers["wait_fraction"].get<double>(), 0.1);
+  EXPECT_LT(d.numbers.pipeline->wait_fraction, 0.1);
   EXPECT_TRUE(d.fixes.empty());
 }
 
@@ -57,8 +57,8 @@ TEST(LiveVerdict, FastConsumerOfOneThreadIsInputBoundCpu) {
   Loader loader(memory_images(16, 384), one_rank_config(1, 4, 64));
   const Diagnosis d = run_and_diagnose(loader, 0.8, std::chrono::milliseconds(0));
   EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << format_diagnosis(d);
-  EXPECT_GT(d.numbers["wait_fraction"].get<double>(), 0.5);
-  EXPECT_GT(d.numbers["busy_fraction"].get<double>(), 0.8);
+  EXPECT_GT(d.numbers.pipeline->wait_fraction, 0.5);
+  EXPECT_GT(d.numbers.pipeline->busy_fraction, 0.8);
   ASSERT_FALSE(d.fixes.empty());
   EXPECT_NE(d.fixes[0].action.find("pack"), std::string::npos);
 }
@@ -67,9 +67,9 @@ TEST(LiveVerdict, SlowStoreIsIoBound) {
   Loader loader(memory_images(16, 16, std::chrono::microseconds(4000)), one_rank_config(2, 4, 16));
   const Diagnosis d = run_and_diagnose(loader, 0.8, std::chrono::milliseconds(0));
   EXPECT_EQ(d.verdict, Verdict::kIoBound) << format_diagnosis(d);
-  EXPECT_GT(d.numbers["read_fraction"].get<double>(), 0.5);
+  EXPECT_GT(d.numbers.pipeline->read_fraction, 0.5);
   // Sleeping in read() is not CPU work: the process is far from its cores' capacity.
-  EXPECT_LT(d.numbers["cpu_utilisation"].get<double>(), 0.5);
+  EXPECT_LT(d.numbers.pipeline->cpu_utilisation, 0.5);
 }
 
 TEST(LiveVerdict, ShortWindowIsUnknown) {

@@ -10,14 +10,15 @@ namespace stoker {
 
 Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t) {
   Diagnosis d;
-  d.numbers = {{"seconds", w.seconds},
-               {"images_per_second", w.images_per_second()},
-               {"wait_fraction", w.wait_fraction},
-               {"busy_fraction", w.busy_fraction},
-               {"read_fraction", w.read_fraction},
-               {"cpu_utilisation", w.cpu_utilisation},
-               {"threads", w.threads},
-               {"cpus", w.cpus}};
+  PipelineNumbers& n =
+      d.numbers.pipeline.emplace(PipelineNumbers{.seconds = w.seconds,
+                                                 .images_per_second = w.images_per_second(),
+                                                 .wait_fraction = w.wait_fraction,
+                                                 .busy_fraction = w.busy_fraction,
+                                                 .read_fraction = w.read_fraction,
+                                                 .cpu_utilisation = w.cpu_utilisation,
+                                                 .threads = w.threads,
+                                                 .cpus = w.cpus});
   const auto pct = [](double x) { return 100.0 * x; };
   if (w.seconds < t.min_seconds || w.images == 0) {
     d.verdict = Verdict::kUnknown;
@@ -44,7 +45,7 @@ Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t
   // The consumer waits: find out what holds the workers back. The step's own pace is what the
   // consumer took between batches; with almost no step (a benchmark) it is not measurable.
   if (w.wait_fraction < 0.95) {
-    d.numbers["step_images_per_second"] = w.images_per_second() / (1.0 - w.wait_fraction);
+    n.step_images_per_second = w.images_per_second() / (1.0 - w.wait_fraction);
   }
   if (w.read_fraction >= t.read_dominates) {
     d.verdict = Verdict::kIoBound;
@@ -61,9 +62,8 @@ Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t
         "input-bound on CPU: the consumer waited {:.0f} % of the time while the {} worker "
         "threads were {:.0f} % busy; the pipeline gives {:.0f} images/s",
         pct(w.wait_fraction), w.threads, pct(w.busy_fraction), w.images_per_second());
-    if (d.numbers.contains("step_images_per_second")) {
-      d.summary += fmt::format(", the training step could take {:.0f}",
-                               d.numbers["step_images_per_second"].get<double>());
+    if (n.step_images_per_second) {
+      d.summary += fmt::format(", the training step could take {:.0f}", *n.step_images_per_second);
     }
     d.fixes = fixes::input_bound_cpu();
     return d;

@@ -381,15 +381,15 @@ TEST(TelemetryVerdict, InputBoundCpuCombinedByTime) {
   const Diagnosis d = diagnose_telemetry(t);
   EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
   // Compared over 14:02:11-14:02:21, the seconds both logs cover: 11 rounds, 11 CPU samples.
-  EXPECT_EQ(d.numbers["combined"], "time");
-  EXPECT_NEAR(d.numbers["overlap_seconds"].get<double>(), 10.146, 1e-6);
-  EXPECT_NEAR(d.numbers["gpus"][0]["mean_util"].get<double>(), 288.0 / 11, 1e-9);
-  EXPECT_NEAR(d.numbers["gpus"][1]["mean_util"].get<double>(), 266.0 / 11, 1e-9);
-  EXPECT_EQ(d.numbers["gpus"][0]["samples"], 11);
-  EXPECT_NEAR(d.numbers["gpu_util_mean"].get<double>(), 277.0 / 11, 1e-9);
-  EXPECT_NEAR(d.numbers["cpu_busy_mean"].get<double>(), 1053.0 / 11, 1e-9);
-  EXPECT_NEAR(d.numbers["cpu_iowait_mean"].get<double>(), 0.25, 1e-9);
-  EXPECT_EQ(d.numbers["cpu_samples"], 11);
+  EXPECT_EQ(d.numbers.utilisation->combined, "time");
+  EXPECT_NEAR(*d.numbers.utilisation->overlap_seconds, 10.146, 1e-6);
+  EXPECT_NEAR(d.numbers.utilisation->gpus[0].mean_util, 288.0 / 11, 1e-9);
+  EXPECT_NEAR(d.numbers.utilisation->gpus[1].mean_util, 266.0 / 11, 1e-9);
+  EXPECT_EQ(d.numbers.utilisation->gpus[0].samples, 11);
+  EXPECT_NEAR(d.numbers.utilisation->gpu_util_mean, 277.0 / 11, 1e-9);
+  EXPECT_NEAR(*d.numbers.utilisation->cpu_busy_mean, 1053.0 / 11, 1e-9);
+  EXPECT_NEAR(*d.numbers.utilisation->cpu_iowait_mean, 0.25, 1e-9);
+  EXPECT_EQ(d.numbers.utilisation->cpu_samples, 11);
   EXPECT_EQ(d.summary,
             "input-bound on CPU: the GPUs averaged 25.2 % while the CPUs were 95.7 % busy "
             "(iowait 0.2 %): decoding and augmentation cannot keep up");
@@ -421,9 +421,9 @@ TEST(TelemetryVerdict, InputBoundCpuCombinedByTime) {
 TEST(TelemetryVerdict, RankImbalanceOneGpuBusy) {
   const Diagnosis d = diagnose_telemetry(read({"imbalance_dmon.txt"}));
   EXPECT_EQ(d.verdict, Verdict::kRankImbalance) << d.summary;
-  EXPECT_NEAR(d.numbers["gpus"][0]["mean_util"].get<double>(), 97.5, 1e-9);
-  EXPECT_NEAR(d.numbers["others_util_mean"].get<double>(), 1.0, 1e-9);
-  EXPECT_NEAR(d.numbers["gpu_util_mean"].get<double>(), 25.125, 1e-9);
+  EXPECT_NEAR(d.numbers.utilisation->gpus[0].mean_util, 97.5, 1e-9);
+  EXPECT_NEAR(*d.numbers.utilisation->others_util_mean, 1.0, 1e-9);
+  EXPECT_NEAR(d.numbers.utilisation->gpu_util_mean, 25.125, 1e-9);
   EXPECT_EQ(d.summary, "one GPU does the work: GPU 0 (" + fixture("imbalance_dmon.txt") +
                            ") averaged 97.5 % while the other 3 averaged 1.0 %: unsharded data, "
                            "or a single-GPU funnel such as DataParallel");
@@ -441,10 +441,10 @@ TEST(TelemetryVerdict, RankImbalanceOneGpuBusy) {
 TEST(TelemetryVerdict, IoBound) {
   const Diagnosis d = diagnose_telemetry(read({"io_bound_gpu.csv", "io_bound_vmstat.txt"}));
   EXPECT_EQ(d.verdict, Verdict::kIoBound) << d.summary;
-  EXPECT_EQ(d.numbers["combined"], "time");
-  EXPECT_NEAR(d.numbers["gpu_util_mean"].get<double>(), 94.0 / 11, 1e-9);
-  EXPECT_NEAR(d.numbers["cpu_iowait_mean"].get<double>(), 442.0 / 11, 1e-9);
-  EXPECT_NEAR(d.numbers["cpu_busy_mean"].get<double>(), 131.0 / 11, 1e-9);
+  EXPECT_EQ(d.numbers.utilisation->combined, "time");
+  EXPECT_NEAR(d.numbers.utilisation->gpu_util_mean, 94.0 / 11, 1e-9);
+  EXPECT_NEAR(*d.numbers.utilisation->cpu_iowait_mean, 442.0 / 11, 1e-9);
+  EXPECT_NEAR(*d.numbers.utilisation->cpu_busy_mean, 131.0 / 11, 1e-9);
   EXPECT_EQ(d.summary,
             "io-bound: iowait 40.2 % with the CPUs only 11.9 % busy and the GPUs at 8.5 %: the "
             "job waits on storage");
@@ -455,12 +455,12 @@ TEST(TelemetryVerdict, IoBound) {
 TEST(TelemetryVerdict, CommunicationBound) {
   const Diagnosis d = diagnose_telemetry(read({"comm_dmon.txt", "comm_sar.txt"}));
   EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
-  EXPECT_EQ(d.numbers["combined"], "time");
-  EXPECT_NEAR(d.numbers["gpu_util_mean"].get<double>(), (881.0 + 895.0) / 28, 1e-9);
-  EXPECT_NEAR(d.numbers["dip_fraction"].get<double>(), 5.0 / 14, 1e-9);
-  EXPECT_NEAR(d.numbers["dip_together"].get<double>(), 1.0, 1e-9);
-  EXPECT_NEAR(d.numbers["interconnect_mbps_in_dips"].get<double>(), 18369.0, 1e-9);
-  EXPECT_NEAR(d.numbers["cpu_busy_mean"].get<double>(), 327.0 / 14 + 6.5, 1e-9);
+  EXPECT_EQ(d.numbers.utilisation->combined, "time");
+  EXPECT_NEAR(d.numbers.utilisation->gpu_util_mean, (881.0 + 895.0) / 28, 1e-9);
+  EXPECT_NEAR(*d.numbers.utilisation->dip_fraction, 5.0 / 14, 1e-9);
+  EXPECT_NEAR(*d.numbers.utilisation->dip_together, 1.0, 1e-9);
+  EXPECT_NEAR(*d.numbers.utilisation->interconnect_mbps_in_dips, 18369.0, 1e-9);
+  EXPECT_NEAR(*d.numbers.utilisation->cpu_busy_mean, 327.0 / 14 + 6.5, 1e-9);
   EXPECT_EQ(d.summary,
             "communication-bound: all GPUs dipped below 50 % together in 36 % of the rounds "
             "(100 % of the dips were shared) while PCIe rx+tx averaged 18369 MB/s per GPU; "
@@ -494,14 +494,14 @@ TEST(TelemetryVerdict, CommunicationNeedsInterconnectEvidence) {
             "the GPUs dip below 50 % together in 50 % of the rounds with the CPUs 30.0 % busy, "
             "but there are no interconnect counters: log nvidia-smi dmon -s ut to see whether "
             "communication is the cause");
-  EXPECT_NEAR(d.numbers["gpu_util_mean"].get<double>(), 52.5, 1e-9);
+  EXPECT_NEAR(d.numbers.utilisation->gpu_util_mean, 52.5, 1e-9);
 }
 
 TEST(TelemetryVerdict, Healthy) {
   const Diagnosis d = diagnose_telemetry(read({"healthy_monitor.jsonl"}));
   EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
-  EXPECT_NEAR(d.numbers["gpu_util_mean"].get<double>(), (93.375 + 92.875) / 2, 1e-9);
-  EXPECT_NEAR(d.numbers["cpu_busy_mean"].get<double>(), 43.5, 1e-9);
+  EXPECT_NEAR(d.numbers.utilisation->gpu_util_mean, (93.375 + 92.875) / 2, 1e-9);
+  EXPECT_NEAR(*d.numbers.utilisation->cpu_busy_mean, 43.5, 1e-9);
   EXPECT_EQ(d.summary,
             "the GPUs are busy: mean utilisation 93.1 % over 2 GPU(s), CPUs 43.5 % busy; the "
             "input pipeline keeps up");
@@ -528,8 +528,8 @@ TEST(TelemetryVerdict, UnknownWhenThin) {
 TEST(TelemetryVerdict, FileMeansWhenLogsHaveNoCommonClock) {
   // dmon without -o DT has no clock: whole-file means, said in the evidence.
   const Diagnosis d = diagnose_telemetry(read({"imbalance_dmon.txt", "input_bound_mpstat.txt"}));
-  EXPECT_EQ(d.numbers["combined"], "file-means");
-  EXPECT_EQ(d.numbers["cpu_samples"], 12);
+  EXPECT_EQ(d.numbers.utilisation->combined, "file-means");
+  EXPECT_EQ(d.numbers.utilisation->cpu_samples, 12);
   EXPECT_NE(std::find(d.evidence.begin(), d.evidence.end(),
                       "not every log has dates: compared whole-file means"),
             d.evidence.end());
@@ -541,10 +541,10 @@ TEST(TelemetryVerdict, StatsStragglerRank) {
   EXPECT_EQ(d.summary,
             "rank 1 straggles: 1280 images/s against 2560 on rank 0, its consumer waited 55 % "
             "against 5 % on rank 0; every step waits for the slowest rank");
-  ASSERT_EQ(d.numbers["ranks"].size(), 2u);
-  EXPECT_EQ(d.numbers["ranks"][1]["verdict"], "input-bound-cpu");
-  EXPECT_EQ(d.numbers["ranks"][0]["verdict"], "healthy");
-  EXPECT_NEAR(d.numbers["ranks"][1]["images_per_second"].get<double>(), 1280, 1e-9);
+  ASSERT_EQ(d.numbers.stats->ranks.size(), 2u);
+  EXPECT_EQ(d.numbers.stats->ranks[1].verdict, Verdict::kInputBoundCpu);
+  EXPECT_EQ(d.numbers.stats->ranks[0].verdict, Verdict::kHealthy);
+  EXPECT_NEAR(d.numbers.stats->ranks[1].images_per_second, 1280, 1e-9);
   EXPECT_EQ(d.evidence[0],
             "rank 0: 2560 images/s, consumer waited 5 %, workers 62 % busy over 6.0 s (6 "
             "lines): healthy");
@@ -576,7 +576,25 @@ TEST(TelemetryVerdict, StatsAddToGpuEvidence) {
   const Diagnosis d =
       diagnose_telemetry(read({"healthy_monitor.jsonl", "stats_input_bound.jsonl"}));
   EXPECT_EQ(d.verdict, Verdict::kHealthy);
-  EXPECT_EQ(d.numbers["stats"]["ranks"][0]["verdict"], "input-bound-cpu");
+  EXPECT_EQ(d.numbers.stats->ranks[0].verdict, Verdict::kInputBoundCpu);
+  // The JSON of docs/doctor.md: the deciding part at the top, the other attached under its name.
+  const nlohmann::json n = to_json(d)["numbers"];
+  EXPECT_NEAR(n["gpu_util_mean"].get<double>(), d.numbers.utilisation->gpu_util_mean, 0);
+  EXPECT_EQ(n["stats"]["ranks"][0]["verdict"], "input-bound-cpu");
+  EXPECT_EQ(n["stats"]["wait_fraction"], 0.42);  // the agreeing ranks' window
+  EXPECT_EQ(n["files"][1]["kind"], "stoker-stats");
+  EXPECT_FALSE(n.contains("ranks"));
+}
+
+TEST(TelemetryVerdict, AStragglerDecidesWithTheGpuNumbersAttached) {
+  const Diagnosis d = diagnose_telemetry(read({"healthy_monitor.jsonl", "stats_straggler.jsonl"}));
+  EXPECT_EQ(d.verdict, Verdict::kRankImbalance);
+  const nlohmann::json n = to_json(d)["numbers"];
+  EXPECT_EQ(n["ranks"].size(), 2u);
+  EXPECT_EQ(n["ranks"][1]["lines"], 6);
+  EXPECT_EQ(n["utilisation"]["combined"], d.numbers.utilisation->combined);
+  EXPECT_FALSE(n.contains("stats"));
+  EXPECT_FALSE(n.contains("wait_fraction"));  // a straggler has no agreed window
 }
 
 TEST(TelemetryVerdict, QuotedLinesAreValidJson) {

@@ -179,37 +179,35 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
   const Inputs in = select_inputs(tel, th);
   if (in.gpus.empty() && in.cpu.empty()) return std::nullopt;
   Diagnosis d;
-  json& n = d.numbers;
+  UtilisationNumbers& n = d.numbers.utilisation.emplace();
   size_t max_samples = 0;
   std::vector<double> means;
-  json per_gpu = json::array();
   for (const GpuSeries& g : in.gpus) {
     max_samples = std::max(max_samples, g.samples.size());
     means.push_back(g.mean);
-    per_gpu.push_back({{"file", path_of(tel, g.file)},
-                       {"index", g.gpu},
-                       {"mean_util", g.mean},
-                       {"samples", g.samples.size()}});
+    n.gpus.push_back(GpuUtilisation{.file = path_of(tel, g.file),
+                                    .index = g.gpu,
+                                    .mean_util = g.mean,
+                                    .samples = static_cast<int64_t>(g.samples.size())});
     d.evidence.push_back(fmt::format("{}: mean utilisation {:.1f} % over {} samples",
                                      gpu_name(tel, g), g.mean, g.samples.size()));
   }
   const double gpu_mean = mean(means);
   const double busy = mean_of(in.cpu, [](const CpuSample& s) { return s.busy; });
   const double iowait = mean_of(in.cpu, [](const CpuSample& s) { return s.iowait; });
-  n["gpus"] = per_gpu;
-  n["gpu_util_mean"] = gpu_mean;
-  n["cpu_samples"] = in.cpu.size();
+  n.gpu_util_mean = gpu_mean;
+  n.cpu_samples = static_cast<int64_t>(in.cpu.size());
   if (!in.cpu.empty()) {
-    n["cpu_busy_mean"] = busy;
-    n["cpu_iowait_mean"] = iowait;
+    n.cpu_busy_mean = busy;
+    n.cpu_iowait_mean = iowait;
     d.evidence.push_back(
         fmt::format("CPUs: {:.1f} % busy, {:.1f} % iowait on average over {} "
                     "samples",
                     busy, iowait, in.cpu.size()));
   }
-  n["combined"] = in.by_time ? "time" : "file-means";
+  n.combined = in.by_time ? "time" : "file-means";
   if (in.by_time) {
-    n["overlap_seconds"] = in.overlap_seconds;
+    n.overlap_seconds = in.overlap_seconds;
     d.evidence.push_back(fmt::format("GPU and CPU logs compared over the {:.0f} s they overlap",
                                      in.overlap_seconds));
   } else if (!in.time_note.empty()) {
@@ -246,7 +244,7 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
                          [](const GpuSeries& a, const GpuSeries& b) { return a.mean < b.mean; });
     const double others = (gpu_mean * static_cast<double>(in.gpus.size()) - busiest->mean) /
                           static_cast<double>(in.gpus.size() - 1);
-    n["others_util_mean"] = others;
+    n.others_util_mean = others;
     if (busiest->mean >= th.imbalance_busy && others <= th.imbalance_idle) {
       d.verdict = Verdict::kRankImbalance;
       d.summary = fmt::format(
@@ -308,10 +306,10 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
     const double dip_fraction = static_cast<double>(dips.all_low) / dips.rounds;
     const double together =
         dips.any_low > 0 ? static_cast<double>(dips.all_low) / dips.any_low : 0.0;
-    n["dip_fraction"] = dip_fraction;
-    n["dip_together"] = together;
+    n.dip_fraction = dip_fraction;
+    n.dip_together = together;
     if (dips.traffic_count > 0) {
-      n["interconnect_mbps_in_dips"] = dips.traffic_sum / dips.traffic_count;
+      n.interconnect_mbps_in_dips = dips.traffic_sum / dips.traffic_count;
     }
     if (dip_fraction >= th.dip_fraction && together >= th.dip_together && busy < th.cpu_pinned) {
       if (dips.traffic_count == 0) {
@@ -381,17 +379,17 @@ std::optional<Diagnosis> diagnose_ranks(const Telemetry& tel, const TelemetryThr
     }
     ranks.push_back(std::move(r));
   }
-  json per_rank = json::array();
+  RankStatsNumbers stats;
   std::vector<Diagnosis> verdicts;
   std::vector<std::string> evidence;
   for (const RankWindow& r : ranks) {
     verdicts.push_back(diagnose_pipeline(r.window));
-    per_rank.push_back({{"rank", r.rank},
-                        {"lines", r.lines.size()},
-                        {"verdict", to_string(verdicts.back().verdict)},
-                        {"images_per_second", r.window.images_per_second()},
-                        {"wait_fraction", r.window.wait_fraction},
-                        {"busy_fraction", r.window.busy_fraction}});
+    stats.ranks.push_back(RankNumbers{.rank = r.rank,
+                                      .lines = static_cast<int64_t>(r.lines.size()),
+                                      .verdict = verdicts.back().verdict,
+                                      .images_per_second = r.window.images_per_second(),
+                                      .wait_fraction = r.window.wait_fraction,
+                                      .busy_fraction = r.window.busy_fraction});
     if (evidence.size() < 16) {
       evidence.push_back(fmt::format(
           "rank {}: {:.0f} images/s, consumer waited {:.0f} %, workers {:.0f} % busy over "
@@ -440,13 +438,19 @@ std::optional<Diagnosis> diagnose_ranks(const Telemetry& tel, const TelemetryThr
     d.evidence.insert(d.evidence.begin(), evidence.begin(), evidence.end());
     d.evidence.push_back(tel.cite(ranks[best].lines.back()->origin));
   }
-  d.numbers["ranks"] = per_rank;
+  // The agreed rank's window goes with the ranks (the pipeline part is the live verdict's).
+  stats.agreed = std::move(d.numbers.pipeline);
+  d.numbers = DiagnosisNumbers{};
+  d.numbers.stats = std::move(stats);
+  d.numbers.stats_decided = true;
   return d;
 }
 
-void append(Diagnosis& to, const Diagnosis& from, const char* key) {
+// `from`'s evidence and numbers attached to `to`, the verdict that decided.
+void append(Diagnosis& to, const Diagnosis& from) {
   to.evidence.insert(to.evidence.end(), from.evidence.begin(), from.evidence.end());
-  to.numbers[key] = from.numbers;
+  if (from.numbers.utilisation) to.numbers.utilisation = from.numbers.utilisation;
+  if (from.numbers.stats) to.numbers.stats = from.numbers.stats;
 }
 
 }  // namespace
@@ -458,19 +462,19 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   if (ranks &&
       (ranks->verdict == Verdict::kRankImbalance || !util || util->verdict == Verdict::kUnknown)) {
     d = *ranks;
-    if (util) append(d, *util, "utilisation");
+    if (util) append(d, *util);
   } else if (util) {
     d = *util;
-    if (ranks) append(d, *ranks, "stats");
+    if (ranks) append(d, *ranks);
+    d.numbers.stats_decided = false;
   } else {
     d.verdict = Verdict::kUnknown;
     d.summary = "no samples: the logs hold no GPU, CPU or stoker stats lines";
   }
-  json files = json::array();
+  auto& files = d.numbers.files.emplace();
   for (const TelemetryFile& f : tel.files) {
-    files.push_back({{"path", telemetry::printable(f.path)}, {"kind", to_string(f.kind)}});
+    files.push_back(TelemetryFileNumbers{telemetry::printable(f.path), to_string(f.kind)});
   }
-  d.numbers["files"] = files;
   return d;
 }
 

@@ -43,6 +43,93 @@ nlohmann::json to_json(const Fix& fix) {
   return j;
 }
 
+namespace {
+
+using nlohmann::json;
+
+void put(json& j, const char* key, const std::optional<double>& v) {
+  if (v) j[key] = *v;
+}
+
+json numbers_json(const PipelineNumbers& p) {
+  json j = {{"seconds", p.seconds},
+            {"images_per_second", p.images_per_second},
+            {"wait_fraction", p.wait_fraction},
+            {"busy_fraction", p.busy_fraction},
+            {"read_fraction", p.read_fraction},
+            {"cpu_utilisation", p.cpu_utilisation},
+            {"threads", p.threads},
+            {"cpus", p.cpus}};
+  put(j, "step_images_per_second", p.step_images_per_second);
+  return j;
+}
+
+json numbers_json(const CapacityNumbers& c) {
+  return {{"demand_images_per_second", c.demand_images_per_second},
+          {"delivered_images_per_second", c.delivered_images_per_second},
+          {"pipeline_images_per_second", c.pipeline_images_per_second},
+          {"gpu_idle_fraction", c.gpu_idle_fraction},
+          {"gpus_fed", c.gpus_fed}};
+}
+
+json numbers_json(const UtilisationNumbers& u) {
+  json gpus = json::array();
+  for (const GpuUtilisation& g : u.gpus) {
+    gpus.push_back(
+        {{"file", g.file}, {"index", g.index}, {"mean_util", g.mean_util}, {"samples", g.samples}});
+  }
+  json j = {{"gpus", gpus},
+            {"gpu_util_mean", u.gpu_util_mean},
+            {"cpu_samples", u.cpu_samples},
+            {"combined", u.combined}};
+  put(j, "cpu_busy_mean", u.cpu_busy_mean);
+  put(j, "cpu_iowait_mean", u.cpu_iowait_mean);
+  put(j, "overlap_seconds", u.overlap_seconds);
+  put(j, "others_util_mean", u.others_util_mean);
+  put(j, "dip_fraction", u.dip_fraction);
+  put(j, "dip_together", u.dip_together);
+  put(j, "interconnect_mbps_in_dips", u.interconnect_mbps_in_dips);
+  return j;
+}
+
+json numbers_json(const RankStatsNumbers& s) {
+  json j = s.agreed ? numbers_json(*s.agreed) : json::object();
+  json ranks = json::array();
+  for (const RankNumbers& r : s.ranks) {
+    ranks.push_back({{"rank", r.rank},
+                     {"lines", r.lines},
+                     {"verdict", to_string(r.verdict)},
+                     {"images_per_second", r.images_per_second},
+                     {"wait_fraction", r.wait_fraction},
+                     {"busy_fraction", r.busy_fraction}});
+  }
+  j["ranks"] = ranks;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const DiagnosisNumbers& n) {
+  json j = json::object();
+  if (n.pipeline) j.update(numbers_json(*n.pipeline));
+  if (n.capacity) j.update(numbers_json(*n.capacity));
+  if (n.stats_decided) {
+    if (n.stats) j.update(numbers_json(*n.stats));
+    if (n.utilisation) j["utilisation"] = numbers_json(*n.utilisation);
+  } else {
+    if (n.utilisation) j.update(numbers_json(*n.utilisation));
+    if (n.stats) j["stats"] = numbers_json(*n.stats);
+  }
+  if (n.files) {
+    json files = json::array();
+    for (const TelemetryFileNumbers& f : *n.files) {
+      files.push_back({{"path", f.path}, {"kind", f.kind}});
+    }
+    j["files"] = files;
+  }
+  return j;
+}
+
 nlohmann::json to_json(const Diagnosis& d) {
   nlohmann::json fixes = nlohmann::json::array();
   for (const Fix& fix : d.fixes) fixes.push_back(to_json(fix));
@@ -50,7 +137,7 @@ nlohmann::json to_json(const Diagnosis& d) {
           {"summary", d.summary},
           {"evidence", d.evidence},
           {"fixes", fixes},
-          {"numbers", d.numbers}};
+          {"numbers", to_json(d.numbers)}};
 }
 
 std::string format_diagnosis(const Diagnosis& d) {
