@@ -1,5 +1,3 @@
-#include "doctor.h"
-
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -7,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "command.h"
 #include "stoker/capacity.h"
 #include "stoker/error.h"
 #include "stoker/report.h"
@@ -107,7 +106,7 @@ Report telemetry_html(const Diagnosis& d, const nlohmann::json& series,
   return page;
 }
 
-class Doctor : public DoctorCommand {
+class Doctor : public Command {
  public:
   explicit Doctor(CLI::App& app) {
     cmd_ = app.add_subcommand(
@@ -150,10 +149,10 @@ class Doctor : public DoctorCommand {
   std::optional<int> run() override {
     if (!cmd_->parsed()) return std::nullopt;
     if (!telemetry_.empty()) return run_telemetry();
-    STOKER_CHECK(!data_.empty(), "doctor: give DATA (and --gpus with --gpu-rate or --step-ms)");
-    STOKER_CHECK(gpu_rate_ > 0 || step_ms_ > 0,
-                 "doctor: give the GPU demand: --gpu-rate IMAGES_PER_S, or --step-ms MS with "
-                 "--batch B");
+    STOKER_CHECK_ARG(!data_.empty(), "doctor: give DATA (and --gpus with --gpu-rate or --step-ms)");
+    STOKER_CHECK_ARG(gpu_rate_ > 0 || step_ms_ > 0,
+                     "doctor: give the GPU demand: --gpu-rate IMAGES_PER_S, or --step-ms MS with "
+                     "--batch B");
     CapacityOptions o;
     o.gpus = gpus_;
     o.demand_per_gpu = gpu_rate_ > 0 ? gpu_rate_ : batch_ / (step_ms_ / 1e3);
@@ -213,8 +212,6 @@ class Doctor : public DoctorCommand {
 
 }  // namespace
 
-std::unique_ptr<DoctorCommand> add_doctor_command(CLI::App& app) {
-  return std::make_unique<Doctor>(app);
-}
+std::unique_ptr<Command> add_doctor_command(CLI::App& app) { return std::make_unique<Doctor>(app); }
 
 }  // namespace stoker

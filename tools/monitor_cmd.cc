@@ -1,6 +1,4 @@
 // stoker monitor: flags -> stoker/monitor.h.
-#include "monitor_cmd.h"
-
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -9,15 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "command.h"
 #include "stoker/error.h"
 #include "stoker/monitor.h"
 
 namespace stoker {
 namespace {
 
-class MonitorCommandImpl : public MonitorCommand {
+class Monitor : public Command {
  public:
-  explicit MonitorCommandImpl(CLI::App& app) {
+  explicit Monitor(CLI::App& app) {
     cmd_ = app.add_subcommand(
         "monitor",
         "run CMD while sampling CPU (/proc/stat) and GPU utilisation (NVML, else nvidia-smi) "
@@ -54,8 +53,8 @@ class MonitorCommandImpl : public MonitorCommand {
 
 }  // namespace
 
-std::unique_ptr<MonitorCommand> add_monitor_command(CLI::App& app) {
-  return std::make_unique<MonitorCommandImpl>(app);
+std::unique_ptr<Command> add_monitor_command(CLI::App& app) {
+  return std::make_unique<Monitor>(app);
 }
 
 }  // namespace stoker

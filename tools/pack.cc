@@ -1,6 +1,4 @@
 // stoker pack / verify / inspect: flags -> stoker/packed.h, plus progress display.
-#include "pack.h"
-
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -11,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "command.h"
 #include "stoker/dataset.h"
 #include "stoker/error.h"
 #include "stoker/packed.h"
@@ -98,7 +97,7 @@ struct PackFlags {
   std::string bad_samples = "error";
 };
 
-class Commands final : public PackCommands {
+class Commands final : public Command {
  public:
   explicit Commands(CLI::App& app) {
     pack_ = app.add_subcommand(
@@ -160,15 +159,15 @@ class Commands final : public PackCommands {
   int run_pack() {
     PackOptions o;
     o.mode = parse_pack_mode(p_.mode);
-    STOKER_CHECK(quality_->count() == 0 || o.mode == PackMode::kJpeg,
-                 "pack: --quality applies to --mode jpeg only");
-    STOKER_CHECK(zstd_->count() == 0 || o.mode == PackMode::kRaw,
-                 "pack: --zstd applies to --mode raw only");
+    STOKER_CHECK_ARG(quality_->count() == 0 || o.mode == PackMode::kJpeg,
+                     "pack: --quality applies to --mode jpeg only");
+    STOKER_CHECK_ARG(zstd_->count() == 0 || o.mode == PackMode::kRaw,
+                     "pack: --zstd applies to --mode raw only");
     o.max_side = p_.max_side;
     o.short_side = p_.short_side;
     o.quality = p_.quality;
     o.zstd_level = p_.zstd;
-    STOKER_CHECK(p_.shard_size <= (uint64_t{1} << 40), "pack: --shard-size above 1 TiB");
+    STOKER_CHECK_ARG(p_.shard_size <= (uint64_t{1} << 40), "pack: --shard-size above 1 TiB");
     o.shard_size = static_cast<int64_t>(p_.shard_size);
     o.threads = p_.threads;
     o.skip_bad_samples = p_.bad_samples == "skip";
@@ -301,7 +300,7 @@ class Commands final : public PackCommands {
 
 }  // namespace
 
-std::unique_ptr<PackCommands> add_pack_commands(CLI::App& app) {
+std::unique_ptr<Command> add_pack_commands(CLI::App& app) {
   return std::make_unique<Commands>(app);
 }
 

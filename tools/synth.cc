@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <vector>
 
+#include "command.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
 #include "stoker/rng.h"
@@ -86,8 +88,9 @@ std::vector<uint8_t> render(uint64_t key, int width, int height) {
 }  // namespace
 
 void synthesize_image_folder(const std::filesystem::path& out, const SynthOptions& options) {
-  STOKER_CHECK(options.images >= 1 && options.classes >= 1, "synth: need images and classes >= 1");
-  STOKER_CHECK(options.width >= 1 && options.height >= 1, "synth: bad image size");
+  STOKER_CHECK_ARG(options.images >= 1 && options.classes >= 1,
+                   "synth: need images and classes >= 1");
+  STOKER_CHECK_ARG(options.width >= 1 && options.height >= 1, "synth: bad image size");
   for (int i = 0; i < options.images; ++i) {
     const uint64_t key = stream_key(options.seed, 0x73796e7468ull, static_cast<uint64_t>(i));
     // Every fourth image is portrait, and sizes vary by up to 15 % as real photo sets do.
@@ -106,5 +109,38 @@ void synthesize_image_folder(const std::filesystem::path& out, const SynthOption
     STOKER_CHECK(file.good(), "{}: cannot write", path.string());
   }
 }
+
+namespace {
+
+class Synth : public Command {
+ public:
+  explicit Synth(CLI::App& app) {
+    cmd_ = app.add_subcommand("synth", "write a deterministic photo-like JPEG image folder");
+    cmd_->add_option("OUT", out_, "output folder")->required();
+    cmd_->add_option("--images", options_.images, "images")->check(CLI::PositiveNumber);
+    cmd_->add_option("--classes", options_.classes, "classes")->check(CLI::PositiveNumber);
+    cmd_->add_option("--width", options_.width, "width")->check(CLI::PositiveNumber);
+    cmd_->add_option("--height", options_.height, "height")->check(CLI::PositiveNumber);
+    cmd_->add_option("--quality", options_.quality, "JPEG quality")->check(CLI::Range(1, 100));
+    cmd_->add_option("--seed", options_.seed, "seed");
+  }
+
+  std::optional<int> run() override {
+    if (!cmd_->parsed()) return std::nullopt;
+    synthesize_image_folder(out_, options_);
+    fmt::print("synth: wrote {} images in {} classes to {}\n", options_.images, options_.classes,
+               out_);
+    return 0;
+  }
+
+ private:
+  CLI::App* cmd_ = nullptr;
+  std::string out_;
+  SynthOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> add_synth_command(CLI::App& app) { return std::make_unique<Synth>(app); }
 
 }  // namespace stoker

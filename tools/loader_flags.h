@@ -1,0 +1,52 @@
+// The loader flags shared by stoker bench and stoker demo, and the LoaderConfig they give.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "stoker/loader.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace stoker {
+
+// How the loader is configured, and what bench measures and prints.
+struct BenchFlags {
+  std::string data;
+  int threads = 0;
+  int batch = 256;
+  int prefetch = 0;
+  int size = 224;
+  std::string transform = "train";
+  std::string output = "float32";
+  std::string mode = "exact";
+  int64_t images = 0;
+  uint64_t seed = 0;
+  int64_t epoch = 0;
+  std::optional<int> rank;
+  std::optional<int> world;
+  std::string bad_samples = "error";
+  bool no_shuffle = false;
+  bool exact_decode = false;
+  bool digest = false;
+  bool json = false;
+  bool stats = false;           // live stats lines and the live verdict
+  std::string stats_file;       // where the stats lines go ("" with --stats: stderr)
+  double stats_interval = 1.0;  // seconds between stats lines
+  bool measure_fixes = true;    // with --stats: measure the fixes on a sample
+  std::string device = "cpu";   // cpu | cuda (GPU augmentation)
+  int gpu = 0;                  // CUDA device index
+};
+
+// --threads, --batch, --prefetch, --size, --transform, --output, --mode, --seed, --epoch,
+// --rank/--world, --bad-samples, --no-shuffle, --exact-decode.
+void add_loader_flags(CLI::App& cmd, BenchFlags& flags);
+
+// The loader configuration of `flags`: one rank unless --rank/--world say otherwise
+// (DESIGN.md), whatever the environment says.
+LoaderConfig loader_config(const BenchFlags& flags);
+
+}  // namespace stoker
