@@ -19,6 +19,7 @@ torch.distributed and checks that all ranks see the same dataset.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -38,7 +39,7 @@ except ImportError:  # pragma: no cover - exercised only where torch is absent
     _torch = None
 
 __all__ = ["ArgumentError", "BadSampleError", "Batch", "Error", "Loader", "MissingFileError",
-           "StorageError", "open_dataset"]
+           "StorageError", "TransformConfig", "open_dataset"]
 __version__: str = _stoker.__version__  # the CMake project's version
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -99,6 +100,10 @@ class Batch:
         self.skipped = int(skipped)
 
     @property
+    def transform(self) -> TransformConfig:
+        return self._transform
+
+    @property
     def batch_size(self) -> int:
         return len(self.labels)
 
@@ -148,14 +153,6 @@ def _choice(name: str, value: str, choices: Dict[str, Any]) -> Any:
     return choices[value]
 
 
-def _positive_int(name: str, value: Any, *, allow_none: bool = False) -> Optional[int]:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer (got {value!r})")
-    return value
-
-
 def _torch_distributed():
     """torch.distributed when a process group is initialised, else None."""
     if _torch is None:
@@ -166,17 +163,72 @@ def _torch_distributed():
     return dist
 
 
+@dataclasses.dataclass(frozen=True)
+class TransformConfig:
+    """The per-sample transform, field by field the C++ ``stoker::TransformConfig``.
+
+    Pass one as ``Loader(..., transform=TransformConfig(...))``, or give its fields to the
+    Loader as keywords (``transform='train', size=160, ...``); not both. Checked by the C++
+    core when a loader is made (stoker.ArgumentError, a ValueError).
+
+    Fields:
+      kind: 'train' (RandomResizedCrop(size, scale, ratio) + horizontal flip with probability
+        flip_p) or 'eval' (Resize(floor(size / crop_fraction)) + CenterCrop(size)).
+      size: output side S.
+      output: 'float32', 'float16' or 'bfloat16' (NCHW, normalised by mean/std; the half
+        types are the float32 values rounded to nearest-even) or 'uint8' (NHWC, 0..255).
+      scale, ratio, flip_p: train transform parameters (torchvision's defaults).
+      crop_fraction: eval transform, the centre crop's share of the resized shorter side.
+      mean, std: normalisation for float output (ImageNet's by default); one value each
+        with channels=1.
+      channels: 3 (RGB) or 1 (grayscale).
+      exact_decode: decode JPEGs at full scale (no DCT scaling), for fidelity checks.
+    """
+
+    kind: str = "train"
+    size: int = 224
+    output: str = "float32"
+    scale: Tuple[float, float] = (0.08, 1.0)
+    ratio: Tuple[float, float] = (3.0 / 4.0, 4.0 / 3.0)
+    flip_p: float = 0.5
+    crop_fraction: float = 0.875
+    mean: Tuple[float, ...] = IMAGENET_MEAN
+    std: Tuple[float, ...] = IMAGENET_STD
+    channels: int = 3
+    exact_decode: bool = False
+
+    def _core(self) -> "_stoker.TransformConfig":
+        t = _stoker.TransformConfig()
+        t.kind = _choice("transform", self.kind, _TRANSFORMS)
+        t.output = _choice("output", self.output, _OUTPUTS)
+        t.size = self.size
+        t.channels = self.channels
+        t.scale = _pair("scale", self.scale)
+        t.ratio = _pair("ratio", self.ratio)
+        t.flip_p = float(self.flip_p)
+        t.crop_fraction = float(self.crop_fraction)
+        for name, value in (("mean", self.mean), ("std", self.std)):
+            if len(value) != 3 and not (self.channels == 1 and len(value) == 1):
+                raise ValueError(f"{name} must have 3 values (got {value!r})")
+        t.mean = [float(v) for v in (self.mean if len(self.mean) == 3 else tuple(self.mean) * 3)]
+        t.std = [float(v) for v in (self.std if len(self.std) == 3 else tuple(self.std) * 3)]
+        t.dct_scaling = not self.exact_decode
+        t.validate()  # the C++ checks: stoker.ArgumentError, a ValueError
+        return t
+
+
+_TRANSFORM_FIELDS = tuple(f.name for f in dataclasses.fields(TransformConfig) if f.name != "kind")
+
+
 class Loader:
     """This rank's batches of a dataset, read, decoded and augmented by C++ threads.
 
     Args:
       source: a packed dataset, an ImageFolder (``DATA/<class>/.../<image>``) or a file list.
       batch_size: samples per batch on each rank.
-      transform: 'train' (RandomResizedCrop(size, scale, ratio) + horizontal flip with
-        probability flip_p) or 'eval' (Resize(floor(size / crop_fraction)) + CenterCrop(size)).
-      size: output side S.
-      output: 'float32', 'float16' or 'bfloat16' (NCHW, normalised by mean/std; the half
-        types are the float32 values rounded to nearest-even) or 'uint8' (NHWC, 0..255).
+      transform: a stoker.TransformConfig, or its kind ('train' or 'eval') with its other
+        fields as keywords: size (224), output ('float32'), scale, ratio, flip_p,
+        crop_fraction, mean, std, channels, exact_decode (see TransformConfig).
       device: 'cpu' (default: the CPU threads augment) or 'cuda' / 'cuda:N' (the threads only
         decode each crop region into pinned memory; one batched kernel per batch crops,
         resizes, flips and normalises on that GPU, with the same bytes as on the CPU).
@@ -192,17 +244,12 @@ class Loader:
         a process group of several ranks, every rank must build its loader (the ranks
         compare dataset fingerprints with all_gather_object; under NCCL call
         torch.cuda.set_device first) and a mismatch raises stoker.Error on every rank.
-      threads: worker threads (default: the CPUs this process may use / ranks on the node).
-      prefetch: batches in flight (default: chosen by the loader).
+      threads: worker threads (None or 0: the CPUs this process may use / ranks on the node).
+      prefetch: batches in flight (None or 0: chosen by the loader).
       bad_samples: 'error' (raise stoker.BadSampleError naming the file) or 'skip' (zero-fill,
         mask invalid, warn, count). Only broken samples are skipped: a failed read (EIO,
         EACCES, a file gone, a truncated shard) is tried 3 times, then raises
         stoker.StorageError (an OSError with errno and filename) under either policy.
-      scale, ratio, flip_p: train transform parameters (torchvision's defaults).
-      mean, std: normalisation for float32 output (ImageNet's by default).
-      channels: 3 (RGB) or 1 (grayscale).
-      crop_fraction: eval transform, the centre crop's share of the resized shorter side.
-      exact_decode: decode JPEGs at full scale (no DCT scaling), for fidelity checks.
 
     Iteration follows torch's DataLoader: each ``iter(loader)`` is one pass over the current
     epoch from its beginning, and the epoch only changes with ``set_epoch(e)`` (call it
@@ -217,8 +264,8 @@ class Loader:
     reference) to stop its threads; batches still held stay valid.
 
     Raises (every stoker error is a stoker.Error, a RuntimeError):
-      stoker.ArgumentError (a ValueError; plain ValueError for Python-side conversions): on a
-      bad argument. stoker.MissingFileError (a FileNotFoundError) or stoker.StorageError (an
+      stoker.ArgumentError (a ValueError; plain ValueError for Python-side conversions, and
+      TypeError for a value of the wrong type): on a bad argument. stoker.MissingFileError (a FileNotFoundError) or stoker.StorageError (an
       OSError): a source that cannot be opened or read. stoker.BadSampleError: a broken sample
       under bad_samples='error'. stoker.Error: ranks that see different data, or an internal
       error.
@@ -229,9 +276,7 @@ class Loader:
         source: Union[str, os.PathLike],
         batch_size: int,
         *,
-        transform: str = "train",
-        size: int = 224,
-        output: str = "float32",
+        transform: Union[str, TransformConfig] = "train",
         shuffle: bool = True,
         seed: int = 0,
         mode: str = "exact",
@@ -240,20 +285,31 @@ class Loader:
         threads: Optional[int] = None,
         prefetch: Optional[int] = None,
         bad_samples: str = "error",
-        scale: Sequence[float] = (0.08, 1.0),
-        ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0),
-        mean: Sequence[float] = IMAGENET_MEAN,
-        std: Sequence[float] = IMAGENET_STD,
-        channels: int = 3,
-        flip_p: float = 0.5,
-        crop_fraction: float = 0.875,
-        exact_decode: bool = False,
         device: str = "cpu",
+        size: Optional[int] = None,
+        output: Optional[str] = None,
+        scale: Optional[Sequence[float]] = None,
+        ratio: Optional[Sequence[float]] = None,
+        mean: Optional[Sequence[float]] = None,
+        std: Optional[Sequence[float]] = None,
+        channels: Optional[int] = None,
+        flip_p: Optional[float] = None,
+        crop_fraction: Optional[float] = None,
+        exact_decode: Optional[bool] = None,
     ) -> None:
         self._handle = None  # set last, so that __del__ copes with a failed __init__
         self._lock = threading.Lock()
-        config = self._make_config(**{k: v for k, v in locals().items()
-                                      if k not in ("self", "source", "device")})
+        given = {k: v for k, v in locals().items() if k in _TRANSFORM_FIELDS and v is not None}
+        if isinstance(transform, TransformConfig):
+            if given:
+                raise ValueError(f"give the transform as a TransformConfig or as keywords, not "
+                                 f"both (got {', '.join(sorted(given))} besides it)")
+        else:
+            transform = TransformConfig(kind=transform, **given)
+        self._transform = transform
+        config = self._make_config(batch_size=batch_size, transform=transform, shuffle=shuffle,
+                                   seed=seed, mode=mode, rank=rank, world_size=world_size,
+                                   threads=threads, prefetch=prefetch, bad_samples=bad_samples)
         self._device = _parse_device(device)  # None: CPU augmentation
         source = os.fspath(source)  # a missing one: stoker.MissingFileError (FileNotFoundError)
 
@@ -279,44 +335,22 @@ class Loader:
         self._generation = 0     # identifies the live iterator
 
     @staticmethod
-    def _make_config(*, batch_size, transform, size, output, shuffle, seed, mode, rank,
-                     world_size, threads, prefetch, bad_samples, scale, ratio, mean, std,
-                     channels, flip_p, crop_fraction, exact_decode) -> "_stoker.LoaderConfig":
-        t = _stoker.TransformConfig()
-        t.kind = _choice("transform", transform, _TRANSFORMS)
-        t.output = _choice("output", output, _OUTPUTS)
-        t.size = _positive_int("size", size)
-        t.channels = channels
-        t.scale = _pair("scale", scale)
-        t.ratio = _pair("ratio", ratio)
-        t.flip_p = float(flip_p)
-        t.crop_fraction = float(crop_fraction)
-        for name, value in (("mean", mean), ("std", std)):
-            if len(value) != 3 and not (channels == 1 and len(value) == 1):
-                raise ValueError(f"{name} must have 3 values (got {value!r})")
-        t.mean = [float(v) for v in (mean if len(mean) == 3 else tuple(mean) * 3)]
-        t.std = [float(v) for v in (std if len(std) == 3 else tuple(std) * 3)]
-        t.dct_scaling = not exact_decode
-        t.validate()  # the C++ checks: stoker.ArgumentError, a ValueError
-
+    def _make_config(*, batch_size, transform, shuffle, seed, mode, rank, world_size, threads,
+                     prefetch, bad_samples) -> "_stoker.LoaderConfig":
+        # Values are checked by the C++ core (stoker.ArgumentError); only the conversions
+        # from Python's names and types are here.
         c = _stoker.LoaderConfig()
-        c.transform = t
-        c.batch_size = _positive_int("batch_size", batch_size)
-        c.threads = _positive_int("threads", threads, allow_none=True) or 0
-        c.prefetch = _positive_int("prefetch", prefetch, allow_none=True) or 0
+        c.transform = transform._core()
+        c.batch_size = batch_size
+        c.threads = threads or 0
+        c.prefetch = prefetch or 0
         c.shuffle = bool(shuffle)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an integer in [0, 2**64) (got {seed!r})")
         c.seed = seed
         c.mode = _choice("mode", mode, _MODES)
         c.bad_samples = _choice("bad_samples", bad_samples, _BAD_SAMPLES)
-        if (rank is None) != (world_size is None):
-            raise ValueError("give both rank and world_size, or neither")
-        if rank is not None:
-            _positive_int("world_size", world_size)
-            if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < world_size:
-                raise ValueError(f"rank must be in [0, world_size={world_size}) (got {rank!r})")
-            c.rank, c.world_size = rank, world_size
+        c.rank, c.world_size = rank, world_size
         return c
 
     # -- the core, or an error once closed -------------------------------------------------
@@ -422,6 +456,10 @@ class Loader:
     @property
     def world_size(self) -> int:
         return self._core.world_size
+
+    @property
+    def transform(self) -> TransformConfig:
+        return self._transform
 
     @property
     def batch_size(self) -> int:

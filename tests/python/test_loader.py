@@ -331,3 +331,18 @@ def test_numpy_views_without_torch_conversion(small_set):
     b = next(iter(loader))
     assert isinstance(b.images.numpy(), np.ndarray)
     assert b.images.numpy().flags.writeable
+
+
+def test_transform_config_is_the_keywords_in_one_object(small_set):
+    tf = stoker.TransformConfig(kind="train", size=12, scale=(0.5, 1.0), flip_p=1.0)
+    by_object = stoker.Loader(small_set, 3, transform=tf, threads=1, seed=4)
+    by_keywords = stoker.Loader(small_set, 3, size=12, scale=(0.5, 1.0), flip_p=1.0, threads=1,
+                                seed=4)
+    assert by_object.transform == tf == by_keywords.transform
+    for a, b in zip(by_object, by_keywords, strict=True):
+        assert torch.equal(a.images, b.images) and a.images.shape == (3, 3, 12, 12)
+    with pytest.raises(ValueError, match="not both"):
+        stoker.Loader(small_set, 3, transform=tf, size=16)
+    # Checked in C++ when a loader is made, as the keywords are.
+    with pytest.raises(stoker.ArgumentError, match="flip_p"):
+        stoker.Loader(small_set, 3, transform=stoker.TransformConfig(flip_p=1.5))
