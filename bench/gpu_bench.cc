@@ -41,7 +41,7 @@ double process_cpu_seconds() {
          1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
-struct Options {
+struct BenchConfig {
   std::vector<std::string> data;  // NAME=PATH
   std::vector<int> threads = {1, 2, 4, 8, 16};
   int batch = 256;
@@ -62,7 +62,7 @@ struct Result {
   double cpu_ms_per_image() const { return images > 0 ? 1e3 * cpu_seconds / images : 0; }
 };
 
-LoaderConfig loader_config(const Options& o, int threads) {
+LoaderConfig loader_config(const BenchConfig& o, int threads) {
   LoaderConfig c;
   c.batch_size = o.batch;
   c.threads = threads;
@@ -75,7 +75,7 @@ LoaderConfig loader_config(const Options& o, int threads) {
 // Runs `next` (returns valid images of one batch, 0 at the end of an epoch) across epochs
 // until the image or time budget; the window starts after the first batch.
 template <typename SetEpoch, typename Next, typename Finish>
-Result measure(const Options& o, SetEpoch set_epoch, Next next, Finish finish) {
+Result measure(const BenchConfig& o, SetEpoch set_epoch, Next next, Finish finish) {
   Result r;
   bool started = false;
   Clock::time_point t0;
@@ -125,7 +125,7 @@ int64_t count_valid(const std::vector<uint8_t>& valid) {
   return n;
 }
 
-Result run_gpu(const Options& o, const std::shared_ptr<Dataset>& data, int threads,
+Result run_gpu(const BenchConfig& o, const std::shared_ptr<Dataset>& data, int threads,
                cudaStream_t stream) {
   cuda::GpuLoader loader(data, loader_config(o, threads), o.gpu);
   const auto s = reinterpret_cast<uintptr_t>(stream);
@@ -138,7 +138,7 @@ Result run_gpu(const Options& o, const std::shared_ptr<Dataset>& data, int threa
       [&] { wait_for(stream); });
 }
 
-Result run_cpu(const Options& o, const std::shared_ptr<Dataset>& data, int threads,
+Result run_cpu(const BenchConfig& o, const std::shared_ptr<Dataset>& data, int threads,
                cudaStream_t stream, void* device_buffer) {
   LoaderConfig c = loader_config(o, threads);
   c.memory = cuda::pinned_memory();
@@ -163,7 +163,7 @@ Result run_cpu(const Options& o, const std::shared_ptr<Dataset>& data, int threa
 }
 
 // Copy + kernels of one staged batch, `iters` times, images/s.
-nlohmann::json copy_kernel(const Options& o, const std::shared_ptr<Dataset>& data,
+nlohmann::json copy_kernel(const BenchConfig& o, const std::shared_ptr<Dataset>& data,
                            cudaStream_t stream) {
   LoaderConfig c = loader_config(o, 16);
   c.augment = AugmentMode::kDeferred;
@@ -190,7 +190,7 @@ nlohmann::json copy_kernel(const Options& o, const std::shared_ptr<Dataset>& dat
           {"output_bytes_per_batch", c.transform.sample_bytes() * c.batch_size}};
 }
 
-int run(const Options& o) {
+int run(const BenchConfig& o) {
   std::string why;
   STOKER_CHECK(cuda::available(&why), "gpu_bench: no usable GPU: {}", why);
   const std::string device = cuda::device_name(o.gpu);
@@ -278,7 +278,7 @@ int run(const Options& o) {
 }  // namespace stoker
 
 int main(int argc, char** argv) {
-  stoker::Options o;
+  stoker::BenchConfig o;
   CLI::App app("stoker GPU augmentation benchmark");
   app.add_option("--data", o.data, "NAME=PATH of a dataset (repeatable)")->required();
   app.add_option("--threads", o.threads, "thread counts")->delimiter(',');

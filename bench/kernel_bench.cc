@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "image/decoders.h"
-#include "image/resize_internal.h"
+#include "image/resize.h"
 #include "stoker/image.h"
 #include "stoker/rng.h"
 
@@ -36,17 +36,17 @@ std::vector<uint8_t> noise(size_t n, uint64_t seed) {
 }
 
 void resize_case(benchmark::State& state, int in_w, int in_h, Box box) {
-  const auto level = static_cast<image_internal::SimdLevel>(state.range(0));
+  const auto level = static_cast<image::SimdLevel>(state.range(0));
   state.SetLabel(to_string(level));
-  if (level > image_internal::best_simd_level()) {
+  if (level > image::best_simd_level()) {
     state.SkipWithError("level not supported by this CPU");
     return;
   }
   const auto in = noise(static_cast<size_t>(in_w) * in_h * 3, 7);
   std::vector<uint8_t> out(224 * 224 * 3), scratch;
   for (auto _ : state) {
-    image_internal::resize_bilinear_at(level, out.data(), 224, 224, in.data(), in_w, in_h, 3, box,
-                                       box, scratch);
+    image::resize_bilinear_at(level, out.data(), 224, 224, in.data(), in_w, in_h, 3, box, box,
+                              scratch);
     benchmark::DoNotOptimize(out.data());
   }
   state.SetItemsProcessed(state.iterations());
@@ -56,13 +56,13 @@ void BM_ResizeUp(benchmark::State& state) { resize_case(state, 256, 192, Box{40,
 void BM_ResizeDown(benchmark::State& state) {
   resize_case(state, 640, 480, Box{100, 50, 491, 437});
 }
-BENCHMARK(BM_ResizeUp)->DenseRange(0, image_internal::kSimdLevels - 1);
-BENCHMARK(BM_ResizeDown)->DenseRange(0, image_internal::kSimdLevels - 1);
+BENCHMARK(BM_ResizeUp)->DenseRange(0, image::kSimdLevels - 1);
+BENCHMARK(BM_ResizeDown)->DenseRange(0, image::kSimdLevels - 1);
 
 void BM_NormalizeToChw(benchmark::State& state) {
-  const auto level = static_cast<image_internal::SimdLevel>(state.range(0));
+  const auto level = static_cast<image::SimdLevel>(state.range(0));
   state.SetLabel(to_string(level));
-  if (level > image_internal::best_simd_level()) {
+  if (level > image::best_simd_level()) {
     state.SkipWithError("level not supported by this CPU");
     return;
   }
@@ -74,13 +74,13 @@ void BM_NormalizeToChw(benchmark::State& state) {
   const float mean[] = {0.485f, 0.456f, 0.406f}, std[] = {0.229f, 0.224f, 0.225f};
   int i = 0;
   for (auto _ : state) {
-    image_internal::normalize_to_chw_at(level, ring + plane * 3 * (i % kRing), in.data(), kSize,
-                                        kSize, 3, i % 2 == 1, mean, std);
+    image::normalize_to_chw_at(level, ring + plane * 3 * (i % kRing), in.data(), kSize, kSize, 3,
+                               i % 2 == 1, mean, std);
     ++i;
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_NormalizeToChw)->DenseRange(0, image_internal::kSimdLevels - 1);
+BENCHMARK(BM_NormalizeToChw)->DenseRange(0, image::kSimdLevels - 1);
 
 }  // namespace
 }  // namespace stoker

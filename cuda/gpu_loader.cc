@@ -17,6 +17,12 @@
 namespace stoker::cuda {
 namespace {
 
+using image::output_spec;
+using image::staged_geometry;
+using image::StagedView;
+using util::Mutex;
+using util::MutexLock;
+
 class PinnedMemory : public HostMemory {
  public:
   uint8_t* allocate(size_t bytes) override {

@@ -17,7 +17,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 4) return 0;
   const std::span<const uint8_t> bytes(data + 4, size - 4);
-  stoker::DecodeOptions options;
+  stoker::DecodeConfig options;
   options.limits.max_pixels = 1 << 22;
   options.limits.max_memory_bytes = 1 << 26;
   options.dct_scaling = (data[3] & 2) == 0;

@@ -15,8 +15,13 @@ cmake --install "$build" --prefix "$tmp/prefix" --component dev >/dev/null
 test -f "$tmp/prefix/include/stoker/loader.h"
 test -f "$tmp/prefix/include/stoker/version.h"
 test -f "$tmp/prefix/lib/cmake/stoker/stokerConfig.cmake"
-if find "$tmp/prefix" -name '*_internal.h' -o -name 'test_util.h' | grep -q .; then
-  echo "consumer_test: a private header was installed" >&2
+# Exactly the public headers (include/stoker/*.h and the generated version.h): src/ holds the
+# private ones, which must never be installed.
+installed=$(cd "$tmp/prefix/include" && find . -name '*.h' | sort)
+expected=$( (cd "$here/../include" && find . -name '*.h'; echo ./stoker/version.h) | sort)
+if [ "$installed" != "$expected" ]; then
+  echo "consumer_test: installed headers differ from include/stoker:" >&2
+  diff <(echo "$expected") <(echo "$installed") >&2
   exit 1
 fi
 

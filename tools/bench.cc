@@ -22,7 +22,7 @@
 #include "stoker/cuda.h"
 #endif
 
-namespace stoker {
+namespace stoker::cli {
 namespace {
 
 struct BenchResult {
@@ -281,4 +281,4 @@ class Bench : public Command {
 
 std::unique_ptr<Command> add_bench_command(CLI::App& app) { return std::make_unique<Bench>(app); }
 
-}  // namespace stoker
+}  // namespace stoker::cli

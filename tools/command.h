@@ -11,7 +11,7 @@ namespace CLI {
 class App;
 }  // namespace CLI
 
-namespace stoker {
+namespace stoker::cli {
 
 class Command {
  public:
@@ -42,4 +42,4 @@ std::unique_ptr<Command> add_doctor_command(CLI::App& app);
 // (monitor_cmd.cc).
 std::unique_ptr<Command> add_monitor_command(CLI::App& app);
 
-}  // namespace stoker
+}  // namespace stoker::cli

@@ -18,10 +18,10 @@
 #include "stoker/packed.h"
 #include "synth.h"
 
-namespace stoker {
+namespace stoker::cli {
 namespace {
 
-struct DemoOptions {
+struct DemoConfig {
   std::string dir = "build/demo-data";
   int images = 512;
   int gpus = 4;
@@ -36,7 +36,7 @@ struct DemoRun {
   Diagnosis diagnosis;
 };
 
-DemoRun feed_simulated_gpus(Loader& loader, const DemoOptions& o) {
+DemoRun feed_simulated_gpus(Loader& loader, const DemoConfig& o) {
   const double step = loader.config().batch_size / (o.gpus * o.gpu_rate);
   StatsSampler sampler(loader);
   const auto start = std::chrono::steady_clock::now();
@@ -60,7 +60,7 @@ DemoRun feed_simulated_gpus(Loader& loader, const DemoOptions& o) {
   return run;
 }
 
-int cmd_demo(BenchFlags f, const DemoOptions& o) {
+int cmd_demo(BenchFlags f, const DemoConfig& o) {
   const std::filesystem::path data = o.dir;
   const auto stamp = data / ".stoker-synth";
   const std::string want = fmt::format("images={} v1", o.images);
@@ -69,12 +69,12 @@ int cmd_demo(BenchFlags f, const DemoOptions& o) {
   if (have != want) {
     fmt::print("demo: generating {} photo-like 0.3-megapixel JPEGs in {} ...\n", o.images, o.dir);
     std::filesystem::remove_all(data);
-    synthesize_image_folder(data, SynthOptions{.images = o.images});
+    synthesize_image_folder(data, SynthConfig{.images = o.images});
     std::ofstream(stamp) << want << "\n";
   }
   auto dataset = open_dataset(data);
   const std::filesystem::path packed_dir = o.dir + "-raw256";
-  PackOptions pack;
+  PackConfig pack;
   pack.mode = PackMode::kRaw;
   pack.max_side = 256;
   pack_dataset(*dataset, o.dir, packed_dir, pack);  // a no-op once the pack is complete
@@ -145,11 +145,11 @@ class Demo : public Command {
  private:
   CLI::App* cmd_ = nullptr;
   BenchFlags flags_;
-  DemoOptions options_;
+  DemoConfig options_;
 };
 
 }  // namespace
 
 std::unique_ptr<Command> add_demo_command(CLI::App& app) { return std::make_unique<Demo>(app); }
 
-}  // namespace stoker
+}  // namespace stoker::cli

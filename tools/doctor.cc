@@ -15,7 +15,7 @@
 #include "stoker/cuda.h"
 #endif
 
-namespace stoker {
+namespace stoker::cli {
 namespace {
 
 #ifdef STOKER_HAVE_CUDA
@@ -153,7 +153,7 @@ class Doctor : public Command {
     STOKER_CHECK_ARG(gpu_rate_ > 0 || step_ms_ > 0,
                      "doctor: give the GPU demand: --gpu-rate IMAGES_PER_S, or --step-ms MS with "
                      "--batch B");
-    CapacityOptions o;
+    CapacityConfig o;
     o.gpus = gpus_;
     o.demand_per_gpu = gpu_rate_ > 0 ? gpu_rate_ : batch_ / (step_ms_ / 1e3);
     o.sample = sample_;
@@ -214,4 +214,4 @@ class Doctor : public Command {
 
 std::unique_ptr<Command> add_doctor_command(CLI::App& app) { return std::make_unique<Doctor>(app); }
 
-}  // namespace stoker
+}  // namespace stoker::cli

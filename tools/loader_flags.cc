@@ -5,7 +5,7 @@
 #include "stoker/sampler.h"
 #include "stoker/transform.h"
 
-namespace stoker {
+namespace stoker::cli {
 
 void add_loader_flags(CLI::App& cmd, BenchFlags& f) {
   cmd.add_option("--threads", f.threads,
@@ -51,4 +51,4 @@ LoaderConfig loader_config(const BenchFlags& f) {
   return config;
 }
 
-}  // namespace stoker
+}  // namespace stoker::cli

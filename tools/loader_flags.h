@@ -11,7 +11,7 @@ namespace CLI {
 class App;
 }  // namespace CLI
 
-namespace stoker {
+namespace stoker::cli {
 
 // How the loader is configured, and what bench measures and prints.
 struct BenchFlags {
@@ -49,4 +49,4 @@ void add_loader_flags(CLI::App& cmd, BenchFlags& flags);
 // (DESIGN.md), whatever the environment says.
 LoaderConfig loader_config(const BenchFlags& flags);
 
-}  // namespace stoker
+}  // namespace stoker::cli

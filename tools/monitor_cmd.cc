@@ -11,7 +11,7 @@
 #include "stoker/error.h"
 #include "stoker/monitor.h"
 
-namespace stoker {
+namespace stoker::cli {
 namespace {
 
 class Monitor : public Command {
@@ -48,7 +48,7 @@ class Monitor : public Command {
 
  private:
   CLI::App* cmd_ = nullptr;
-  MonitorOptions options_;
+  MonitorConfig options_;
 };
 
 }  // namespace
@@ -57,4 +57,4 @@ std::unique_ptr<Command> add_monitor_command(CLI::App& app) {
   return std::make_unique<Monitor>(app);
 }
 
-}  // namespace stoker
+}  // namespace stoker::cli

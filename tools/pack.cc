@@ -14,7 +14,7 @@
 #include "stoker/error.h"
 #include "stoker/packed.h"
 
-namespace stoker {
+namespace stoker::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -157,7 +157,7 @@ class Commands final : public Command {
 
  private:
   int run_pack() {
-    PackOptions o;
+    PackConfig o;
     o.mode = parse_pack_mode(p_.mode);
     STOKER_CHECK_ARG(quality_->count() == 0 || o.mode == PackMode::kJpeg,
                      "pack: --quality applies to --mode jpeg only");
@@ -304,4 +304,4 @@ std::unique_ptr<Command> add_pack_commands(CLI::App& app) {
   return std::make_unique<Commands>(app);
 }
 
-}  // namespace stoker
+}  // namespace stoker::cli

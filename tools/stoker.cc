@@ -9,7 +9,7 @@
 #include "stoker/error.h"
 #include "stoker/version.h"
 
-namespace stoker {
+namespace stoker::cli {
 namespace {
 
 int run(int argc, char** argv) {
@@ -31,11 +31,11 @@ int run(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace stoker
+}  // namespace stoker::cli
 
 int main(int argc, char** argv) {
   try {
-    return stoker::run(argc, argv);
+    return stoker::cli::run(argc, argv);
   } catch (const stoker::Error& e) {
     std::fprintf(stderr, "stoker: error: %s\n", e.message().c_str());
     return 1;

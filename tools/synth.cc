@@ -13,7 +13,7 @@
 #include "stoker/image.h"
 #include "stoker/rng.h"
 
-namespace stoker {
+namespace stoker::cli {
 namespace {
 
 // Smooth value noise on an integer lattice: hashed corner values, smoothstep interpolation.
@@ -87,7 +87,7 @@ std::vector<uint8_t> render(uint64_t key, int width, int height) {
 
 }  // namespace
 
-void synthesize_image_folder(const std::filesystem::path& out, const SynthOptions& options) {
+void synthesize_image_folder(const std::filesystem::path& out, const SynthConfig& options) {
   STOKER_CHECK_ARG(options.images >= 1 && options.classes >= 1,
                    "synth: need images and classes >= 1");
   STOKER_CHECK_ARG(options.width >= 1 && options.height >= 1, "synth: bad image size");
@@ -136,11 +136,11 @@ class Synth : public Command {
  private:
   CLI::App* cmd_ = nullptr;
   std::string out_;
-  SynthOptions options_;
+  SynthConfig options_;
 };
 
 }  // namespace
 
 std::unique_ptr<Command> add_synth_command(CLI::App& app) { return std::make_unique<Synth>(app); }
 
-}  // namespace stoker
+}  // namespace stoker::cli

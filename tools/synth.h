@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <filesystem>
 
-namespace stoker {
+namespace stoker::cli {
 
-struct SynthOptions {
+struct SynthConfig {
   int images = 512;
   int classes = 8;
   int width = 640;  // about 0.3 megapixels by default; portrait/landscape vary per image
@@ -18,6 +18,6 @@ struct SynthOptions {
 };
 
 // Writes OUT/class_XX/img_XXXXX.jpg (an ImageFolder). Same options, same bytes.
-void synthesize_image_folder(const std::filesystem::path& out, const SynthOptions& options);
+void synthesize_image_folder(const std::filesystem::path& out, const SynthConfig& options);
 
-}  // namespace stoker
+}  // namespace stoker::cli

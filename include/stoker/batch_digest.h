@@ -1,7 +1,9 @@
 // BatchDigest: one XXH3-64 over delivered batches in order, the digest `stoker bench --digest`
 // prints. Per batch it hashes the image bytes, each label as a little-endian int64 and the
 // valid mask as one byte per slot, so that two runs agree exactly when they delivered the same
-// bytes, labels and masks in the same order (whatever the thread count or machine endianness).
+// bytes, labels and masks in the same order (whatever the thread count). Image bytes are hashed
+// as they lie in memory (float outputs in the machine's byte order); labels are byte-order
+// independent.
 // Thread-safety: none (one owner); not copyable.
 #pragma once
 

@@ -2,14 +2,13 @@
 // own data, as it is and with each fix (packed jpeg at max side 256, packed raw at max side
 // 256), and plans 1..G GPUs against it.
 //
-//   CapacityOptions options{.gpus = 8, .demand_per_gpu = 2500};
+//   CapacityConfig options{.gpus = 8, .demand_per_gpu = 2500};
 //   CapacityReport report = run_capacity(*open_dataset("/data/train"), options);
 //   std::cout << format_capacity(report);
 //
-// Everything runs in this process: the sample is packed into `work_dir` (a temporary folder
-// when empty; removed afterwards), each setup is read by a Loader with the same transform and
-// threads for `seconds`. The sample is small and read repeatedly, so it sits in the page
-// cache: the test measures CPU cost, not the storage (the live verdict sees I/O).
+// Everything runs in this process (how: docs/doctor.md, "Capacity planning"): the sample is
+// packed into `work_dir`, or into a temporary folder that is removed afterwards when it is
+// empty; it measures CPU cost, not the storage.
 // Throws stoker::Error for bad options or when the sample cannot be read or decoded.
 #pragma once
 
@@ -35,11 +34,12 @@ class MeasuredLoader {
 };
 
 // Makes the loader of a setup measured with GPU augmentation on CUDA device `gpu`. The diagnose
-// layer does not link the CUDA layer: a caller that has it passes this (tools/doctor.cc).
+// layer does not link the CUDA layer: a caller that links it passes this (the stoker command
+// does).
 using GpuLoaderFactory = std::function<std::unique_ptr<MeasuredLoader>(
     std::shared_ptr<const Dataset> data, const LoaderConfig& config, int gpu)>;
 
-struct CapacityOptions {
+struct CapacityConfig {
   int gpus = 1;                    // plan 1..gpus GPUs
   double demand_per_gpu = 0;       // images/s one GPU consumes (--gpu-rate, or batch / step time)
   int sample = 200;                // images of the data set to measure on
@@ -82,7 +82,7 @@ struct CapacityReport {
   Diagnosis diagnosis;
 };
 
-CapacityReport run_capacity(const Dataset& data, const CapacityOptions& options);
+CapacityReport run_capacity(const Dataset& data, const CapacityConfig& options);
 
 // Measured fixes for a live diagnosis: runs the capacity test's setups on a sample of `data`
 // with `config`'s transform and threads, and replaces the estimated pack fixes of `diagnosis`

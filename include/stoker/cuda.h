@@ -5,20 +5,15 @@
 //   loader.set_epoch(0);
 //   while (auto batch = loader.next(stream)) { use(batch->images, stream); }
 //
-// Data flow: the loader's workers decode each sample's crop region (region + DCT-scaled decode,
-// the same (seed, epoch, index)-keyed crop and flip draws as the CPU path) into a pinned staging
-// buffer (AugmentMode::kDeferred); next() copies the batch to the device on stoker's own stream
-// and runs two kernels there, one that computes every slot's resize coefficients and one that
-// does crop + antialiased resize + flip + normalise + layout per output pixel, with the
-// arithmetic of image/augment_kernel.h, so the bytes equal the CPU path's. The workers decode
-// the next batches meanwhile.
+// The loader's workers decode each sample's crop region into pinned memory; next() copies the
+// batch to the device and augments it there, with the same bytes as the CPU path (how: README,
+// "GPU augmentation").
 //
 // Hand-off: next(stream) makes `stream` (the consumer's, e.g. torch's current stream) wait for
 // the batch's copy and kernels with an event (no host wait). Releasing the batch does not mean
 // the GPU is done with it: the release records an event on that same stream, and the device
-// buffer is reused only after it (stoker's stream waits on it). The pinned host batch goes back
-// to the loader once its copy has finished. Host waits block on events created with
-// cudaEventBlockingSync (no spinning), so CPU time measures work.
+// buffer is reused only after it. The pinned host batch goes back to the loader once its copy
+// has finished. Host waits sleep on events (no spinning).
 //
 // Errors: every CUDA call is checked; failures throw stoker::Error naming the call and the
 // CUDA error. Thread-safety: one consumer thread per GpuLoader/Augmenter (calls serialise);
@@ -34,11 +29,12 @@
 
 namespace stoker::cuda {
 
-// Whether a CUDA device can run this build's kernels (a driver new enough for the CUDA 13
-// runtime, a device, code for its architecture). Never throws; `why` gets the reason when not.
+// Whether a CUDA device can run this build's kernels (a driver new enough for the CUDA runtime
+// the build uses, a device, code for its architecture). Never throws; `why` gets the reason when
+// not.
 bool available(std::string* why = nullptr);
 int device_count();
-std::string device_name(int device);  // "NVIDIA H200 (sm_90, 139 GiB)"
+std::string device_name(int device);  // "NVIDIA H200 (sm_90, 139 GiB, 132 SMs)"
 
 // Page-locked host memory (cudaHostAlloc, portable), for LoaderConfig::memory.
 std::shared_ptr<HostMemory> pinned_memory();

@@ -11,7 +11,7 @@
 //    [0, 2^24 - 1]; classes() is "0", "1", ... up to the largest label. Opening a list does not
 //    stat the listed files, so its fingerprint covers the paths as written and the labels.
 //
-// A folder's index is cached (see ImageFolderOptions::cache) so that N ranks on a shared file
+// A folder's index is cached (see ImageFolderConfig::cache) so that N ranks on a shared file
 // system do not each walk a million files: the cache is keyed by the folder's canonical path
 // and validated by the inode and modification time of every folder the walk read. A file
 // rewritten in place (same name) is not noticed until a folder changes.
@@ -39,8 +39,9 @@ class Dataset {
   // Human-readable name of a sample for messages: its path.
   virtual std::string name(int64_t index) const = 0;
   // Reads the encoded bytes of sample `index` into `out` (resized to fit; capacity reused).
-  // Throws "NAME: <strerror>" (kIo), or "NAME: is a directory", "NAME: not a regular file",
-  // "NAME: file too large" above 1 GiB (kBadData).
+  // Throws "NAME: <strerror>" (kIo), or "NAME: dangling symbolic link", "NAME: is a
+  // directory", "NAME: not a regular file", "NAME: file too large (N bytes; the limit is M)"
+  // above 1 GiB (kBadData).
   virtual void read(int64_t index, std::vector<uint8_t>& out) const = 0;
   virtual const std::vector<std::string>& classes() const = 0;
   // 16 hex digits identifying the dataset's content listing (sorted paths, sizes, labels).
@@ -50,7 +51,7 @@ class Dataset {
   virtual std::string describe() const = 0;
 };
 
-struct ImageFolderOptions {
+struct ImageFolderConfig {
   // Where to cache the folder's index: empty = $STOKER_CACHE_DIR, else $XDG_CACHE_HOME/stoker,
   // else ~/.cache/stoker; "off" (or, for empty, STOKER_CACHE_DIR=off) disables the cache.
   // The cache is never a source of errors: a bad file is ignored, a failed write is a warning.
@@ -58,7 +59,7 @@ struct ImageFolderOptions {
 };
 
 std::shared_ptr<Dataset> open_image_folder(const std::filesystem::path& root,
-                                           const ImageFolderOptions& options = {});
+                                           const ImageFolderConfig& options = {});
 std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list);
 
 // A folder opens as an ImageFolder, a regular file as a file list.

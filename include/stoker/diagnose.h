@@ -35,9 +35,9 @@ Verdict parse_verdict(const std::string& name);
 
 // A change the user can make, with its effect when it was measured.
 struct Fix {
-  std::string action;                       // "stoker pack DATA OUT --mode jpeg --max-side 256"
-  std::string reason;                       // why it helps this job
-  std::optional<double> speedup;            // measured images/s ratio against the current setup
+  std::string action;             // "stoker pack DATA OUT --mode jpeg --max-side 256 --quality 90"
+  std::string reason;             // why it helps this job
+  std::optional<double> speedup;  // measured images/s ratio against the current setup
   std::optional<double> images_per_second;  // measured rate with the fix
   std::string measured_on;                  // "200 of your images, 2 threads"; empty: estimate
 };

@@ -1,9 +1,10 @@
 // Where this process stands in a distributed job, and how many threads it may use.
 //
-// Rank discovery order (DESIGN.md): explicit arguments; then torchrun (RANK, WORLD_SIZE,
-// LOCAL_RANK, LOCAL_WORLD_SIZE); then Open MPI (OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK,
-// _LOCAL_SIZE); then Slurm (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, and the tasks on this
-// node from SLURM_NTASKS_PER_NODE or SLURM_TASKS_PER_NODE); else a single rank.
+// Rank discovery order: explicit arguments; then torchrun (RANK, WORLD_SIZE, LOCAL_RANK,
+// LOCAL_WORLD_SIZE); then Open MPI (OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE);
+// then Slurm (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, and the tasks on this node from
+// SLURM_TASKS_PER_NODE with SLURM_NODEID, else SLURM_NTASKS_PER_NODE capped at the world size,
+// else the first group of SLURM_TASKS_PER_NODE); else a single rank.
 // A malformed or inconsistent value (rank >= world, non-numeric) throws stoker::Error naming
 // the variable. Thread-safety: reads the environment; call from one thread at start-up.
 #pragma once

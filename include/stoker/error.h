@@ -10,7 +10,7 @@
 // Raise with STOKER_THROW / STOKER_CHECK (internal), STOKER_BAD_DATA / STOKER_CHECK_DATA,
 // STOKER_THROW_ARG / STOKER_CHECK_ARG, or STOKER_THROW_IO(errno, path, ...). Messages name the
 // object (file, shard, option) and the reason, e.g.
-//   STOKER_BAD_DATA("{}: not a JPEG, PNG or WebP file", path);
+//   STOKER_BAD_DATA("{}: not a JPEG, PNG or WebP image", path);
 // Thread-safety: the type is an ordinary value; throwing is thread-safe.
 #pragma once
 

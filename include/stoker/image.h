@@ -66,7 +66,7 @@ struct DecodedRegion {
   }
 };
 
-struct DecodeOptions {
+struct DecodeConfig {
   DecodeLimits limits;
   bool dct_scaling = true;  // false: always decode at scale 1 (exact/fidelity mode)
 };
@@ -83,7 +83,7 @@ struct DecodeOptions {
 // then keep the region at scale 1.
 void decode_region(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
                    const Rect& need, int min_width, int min_height, int channels,
-                   const std::string& name, const DecodeOptions& options = {});
+                   const std::string& name, const DecodeConfig& options = {});
 
 // A box in source pixel coordinates (fractional), as PIL's Image.resize(box=...).
 struct Box {

@@ -6,12 +6,11 @@
 //   loader.set_epoch(0);
 //   while (auto batch = loader.next()) { use(*batch); }   // nullptr at the end of the epoch
 //
-// Engine: per-sample tasks (read -> decode -> augment, written straight into the batch's
-// slot) run on `threads` workers; at most `prefetch` batches are in flight; batches are
-// delivered in order. Batch memory comes from a pool and returns to it when the last
-// shared_ptr to the batch is released; if the consumer holds every buffer, the pool grows
-// (counted in stats) instead of deadlocking. Per-sample randomness is keyed by
-// (seed, epoch, sample index): any batch is byte-identical for 1 thread or 64.
+// Guarantees: `threads` workers, at most `prefetch` batches in flight, batches delivered in
+// order. Batch memory comes from a pool and returns to it when the last shared_ptr to the batch
+// is released; if the consumer holds every buffer, the pool grows (counted in stats) instead of
+// deadlocking. Per-sample randomness is keyed by (seed, epoch, sample index): any batch is
+// byte-identical for 1 thread or 64.
 //
 // Bad samples (unreadable, undecodable, a bad label): policy kError (default) rethrows
 // stoker::Error from next() naming the file and reason; kSkip zero-fills the slot, marks it
@@ -115,7 +114,7 @@ struct Batch {
   size_t staged_bytes = 0;
 
   // Owns `images`: 64-byte aligned, left uninitialised on allocation (every slot is written
-  // before delivery, and zeroing a 150 MB float batch up front would only delay the first one).
+  // before delivery).
   // From `memory` when set, else aligned operator new.
   using StorageDelete = BatchStorageDelete;
   std::unique_ptr<uint8_t[], StorageDelete> storage;

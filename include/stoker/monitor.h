@@ -3,11 +3,8 @@
 // docs/doctor.md, "Telemetry").
 //
 // CPU: /proc/stat deltas (all CPUs and each CPU: busy = 100 - idle - iowait, iowait, idle, in
-// percent). GPUs: NVML, loaded at run time with dlopen("libnvidia-ml.so.1") (no build-time
-// dependency), else `nvidia-smi --query-gpu=... --format=csv,noheader,nounits` run once per
-// sample, else none; the log's first line says which ("gpu_source"). PCIe rx/tx come from NVML
-// only (nvmlDeviceGetPcieThroughput, which measures for about 20 ms per GPU and direction, so
-// a sample of 8 GPUs takes about 0.3 s).
+// percent). GPUs: NVML (loaded at run time when present), else nvidia-smi, else none; the log's
+// first line says which ("gpu_source"). How each is sampled: docs/doctor.md, "The monitor".
 //
 // The command inherits stdin, stdout, stderr and the environment; SIGINT and SIGTERM sent to
 // the monitor by another process (kill, a scheduler) are passed on to it (a terminal's Ctrl-C
@@ -24,7 +21,7 @@ namespace stoker {
 
 enum class GpuSource { kAuto, kNvml, kNvidiaSmi, kNone };
 
-struct MonitorOptions {
+struct MonitorConfig {
   std::vector<std::string> command;         // argv, searched on PATH
   std::string out;                          // the log file (created or truncated)
   double interval = 1.0;                    // seconds between samples, at least 0.05
@@ -34,6 +31,6 @@ struct MonitorOptions {
 // Runs the command to the end while sampling; returns its exit status (128 + N when signal N
 // ended it, like a shell). Throws stoker::Error when kNvml or kNvidiaSmi is asked for and not
 // available.
-int run_monitor(const MonitorOptions& options);
+int run_monitor(const MonitorConfig& options);
 
 }  // namespace stoker

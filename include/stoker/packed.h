@@ -1,7 +1,7 @@
 // Packed datasets: a source decoded, resized and re-encoded once, offline, into a few large
 // indexed shard files that load at memory speed (docs/format.md; constants in packed_format.h).
 //
-//   pack_dataset(source, OUT, options)   OUT/shard-NNNNN.stk + OUT/manifest.json
+//   pack_dataset(source, SRC, OUT, options)   OUT/shard-NNNNN.stk + OUT/manifest.json
 //   open_packed(OUT)                     a Dataset; open_dataset(OUT) calls it for packed folders
 //   verify_packed(OUT)                   full scan, throws at the first corruption
 //   inspect_packed(OUT)                  the manifest, summarised
@@ -12,16 +12,12 @@
 // Thread-safety: the free functions are independent; a packed Dataset's const methods may be
 // called from any thread (no mutable state).
 //
-// Reading: each shard is mapped read-only (MAP_SHARED) and a record is copied out of the mapping
-// and checked; the pages a process has read stay mapped, so they count in its RSS as shared file
-// pages (page cache, reclaimable; a cgroup charges them whether they are mapped or not). Where
-// RSS is what a scheduler polices, or the address space is limited, STOKER_PACKED_IO=pread reads
-// records with preadv instead (only the index is mapped; ~10 us more per 147 KB record); mapping
-// a whole shard that fails falls back to that by itself. Opening a packed dataset installs a
-// process-wide SIGBUS handler (once): a mapped page that cannot be read (the shard shrank while
-// open, an I/O error) then throws "SHARD: record j at byte offset N: cannot be read ..." instead
-// of ending the process; other SIGBUS go to the handler installed before it. A handler installed
-// later that does not chain to it disables this.
+// Reading: shards are mapped read-only (the pages read count in RSS as shared file pages);
+// STOKER_PACKED_IO=pread reads records with preadv instead (docs/format.md, "Reading"). Opening
+// a packed dataset installs a process-wide SIGBUS handler (once) that chains to the one before
+// it: a page that cannot be read (the shard shrank while open, an I/O error) throws an I/O
+// Error "SHARD: record j at byte offset N: cannot be read ..." instead of ending the process. A
+// handler installed later that does not chain to it disables this.
 #pragma once
 
 #include <cstdint>
@@ -53,7 +49,7 @@ struct PackProgress {
   bool finished = false;  // the last call: the manifest is written
 };
 
-struct PackOptions {
+struct PackConfig {
   PackMode mode = PackMode::kOriginal;
   // At most one of the two; 0 = keep the size. Target dims are computed from the full-size
   // image: scale = min(1, S / max(w, h)) or min(1, S / min(w, h)); new = round(w * scale),
@@ -90,7 +86,7 @@ struct PackResult {
 // Throws stoker::Error for bad options, I/O errors, and (unless skip_bad_samples) the first
 // sample that cannot be read or decoded, naming it.
 PackResult pack_dataset(const Dataset& source, const std::string& source_path,
-                        const std::filesystem::path& out, const PackOptions& options);
+                        const std::filesystem::path& out, const PackConfig& options);
 
 // True when `path` is a packed dataset's folder (holding manifest.json) or its manifest file,
 // judged by the manifest's "format" field. Never throws.

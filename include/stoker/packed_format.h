@@ -63,7 +63,8 @@ inline constexpr size_t kChecksum = 24;       // u64 record_checksum(header byte
 enum class Encoding : uint8_t { kUnknown = 0, kJpeg = 1, kPng = 2, kWebp = 3, kRaw = 4 };
 inline constexpr uint8_t kMaxEncoding = 4;
 
-// Payloads are capped like source files (io::kMaxSampleBytes): a reader never allocates more.
+// Payloads are capped like source files (1 GiB, Dataset::read's limit): a reader never
+// allocates more.
 inline constexpr uint64_t kMaxPayloadLength = uint64_t{1} << 30;
 
 // ---- index entry (24 bytes), one per record, in record order ----

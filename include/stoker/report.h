@@ -31,7 +31,7 @@ std::string render_html(const Report& report);
 // Writes render_html to `path` (temp file + rename). Throws stoker::Error naming the path.
 void write_html(const Report& report, const std::filesystem::path& path);
 
-// Charts of the capacity test (stoker/capacity.h) and of telemetry series (telemetry.h).
+// The chart of the capacity test (stoker/capacity.h): demand against delivered per GPU count.
 struct CapacityReport;
 nlohmann::json capacity_chart(const CapacityReport& report);
 

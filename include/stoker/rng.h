@@ -1,8 +1,6 @@
 // Random numbers we specify ourselves, so that every standard library, compiler and
-// platform produces the same permutations and the same augmentation parameters.
-//
-// Never use std::shuffle or std::uniform_*_distribution for anything that shapes a batch:
-// their output differs between standard library implementations (DESIGN.md, Determinism).
+// platform produces the same permutations and the same augmentation parameters (the output of
+// std::shuffle and std::uniform_*_distribution differs between standard libraries).
 //
 // The generator is SplitMix64 (Steele, Lea, Flood 2014): state += 0x9E3779B97F4A7C15, then
 // the finaliser below. Streams are derived by hashing keys, e.g. stream_key(seed, epoch, i).
@@ -47,6 +45,9 @@ class Rng {
  private:
   uint64_t state_;
 };
+
+// The stream key's last part for epoch permutations ("permute1" in ASCII).
+inline constexpr uint64_t kPermutationDomain = 0x7065726d75746531ull;
 
 // The permutation of [0, n) for one (seed, epoch): Fisher-Yates from the back with
 // Rng(stream_key(seed, epoch, kPermutationDomain)).bounded(i + 1). The identity when n < 2.

@@ -1,6 +1,6 @@
 // The distributed sampler: which dataset index goes in slot i of batch j on rank r.
 //
-// Math (DESIGN.md, "Sampler math"). Epoch e has one global permutation P = permutation(seed,
+// Math. Epoch e has one global permutation P = permutation(seed,
 // e, N) (the identity without shuffle). A resumed epoch starts after C consumed samples: the
 // remaining sequence is Q[q] = P[C + q], R = N - C entries. With W ranks and batch B, slot i
 // of batch j on rank r reads position q = (j*B + i)*W + r of Q; positions q >= R are filled

@@ -2,32 +2,16 @@
 // lines), read into typed samples, and the doctor's verdict from them (docs/doctor.md,
 // "Telemetry").
 //
-// Kinds, detected from the content (never the file name):
-//   nvidia-smi-csv   `nvidia-smi --query-gpu=...,utilization.gpu,... --format=csv[,nounits]
-//                    [-l N]`: a header of query names (units like `[%]` optional), any order or
-//                    subset that includes utilization.gpu, wider queries welcome; values like
-//                    `87 %`, `1234 MiB`, `[N/A]`, `[Not Supported]`. GPUs are told apart by
-//                    `index` (else `uuid` / `pci.bus_id`, else one GPU); time from `timestamp`
-//                    (`2024/01/15 10:23:45.123`), else sample order at 1 s.
-//   nvidia-smi-dmon  `nvidia-smi dmon [-s ut] [-o DT]`: `# gpu ... sm ...` header and `# Idx`
-//                    units line (repeated headers are fine), `-` for missing values, rxpci /
-//                    txpci (MB/s) with `-s t`, Date (YYYYMMDD) / Time columns with `-o DT`.
-//   mpstat           sysstat `mpstat [-P ALL] N`: `all` and per-CPU rows, 12-hour (AM/PM) or
-//                    24-hour times, the date from the `Linux ...` banner; `Average:` rows are a
-//                    summary and are skipped.
-//   sar              sysstat `sar -u [ALL] [-P ALL] N` (same layout, `%user`/`%system` columns
-//                    or `sar -u ALL`'s); other sar reports in the file are skipped.
-//   vmstat           procps `vmstat [-w] [-t] N`: us sy id wa [st gu]; with `-t` the trailing
-//                    date and time. The first row (averages since boot) is skipped.
-//   stoker-stats     stoker stats JSON lines (`{"stoker_stats": 1, "time": ..., "rank": ...,
-//                    "window": {...}}`, docs/doctor.md), one or more ranks.
-//   stoker-monitor   what `stoker monitor` writes (JSON lines, docs/doctor.md).
-// CPU busy is always 100 - %idle - %iowait, so every kind agrees on what "busy" means.
+// Kinds, detected from the content (never the file name): nvidia-smi-csv, nvidia-smi-dmon,
+// mpstat, sar, vmstat, stoker-stats, stoker-monitor; what each accepts is docs/doctor.md's
+// "Kinds of logs" table. CPU busy is always 100 - %idle - %iowait, so every kind agrees on what
+// "busy" means.
 //
 // Failure: every function throws stoker::Error. A file of no known kind: "FILE: not a telemetry
 // log stoker reads ...". Malformed content of a recognised kind: "FILE:LINE: reason" (a field
-// count that does not match the header, text where a number belongs, a bad timestamp, invalid
-// JSON or a missing required key). Blank lines, repeated headers and trailing spaces are fine.
+// count that does not match the header, text where a number belongs, a percentage outside
+// 0..100, a bad timestamp, invalid JSON or a missing required key). Blank lines, repeated headers
+// and trailing spaces are fine.
 //
 // Thread-safety: plain values and pure functions; distinct objects may be used concurrently.
 #pragma once

@@ -24,7 +24,8 @@
 namespace stoker {
 
 enum class TransformKind { kTrain, kEval };
-// float32 / float16 / bfloat16 NCHW normalised | uint8 NHWC. The order is augment::DType's.
+// float32 / float16 / bfloat16 NCHW normalised | uint8 NHWC. The values are part of the
+// contract with the GPU kernels (they select the output type there): append, never reorder.
 enum class OutputKind { kFloat32, kUint8, kFloat16, kBFloat16 };
 
 TransformKind parse_transform_kind(const std::string& name);  // "train" | "eval"
@@ -43,7 +44,7 @@ struct TransformConfig {
   double crop_fraction = 0.875;  // eval: shorter side resized to floor(size / crop_fraction)
   std::array<float, 3> mean = {0.485f, 0.456f, 0.406f};
   std::array<float, 3> std = {0.229f, 0.224f, 0.225f};
-  DecodeOptions decode;
+  DecodeConfig decode;
 
   // Bytes of one sample's output slot.
   size_t sample_bytes() const;
@@ -95,7 +96,8 @@ struct StagedRegion {
 };
 
 // The first half of transform_sample: probe, crop and flip draws (the same draws, so the same
-// randomness), region + DCT-scaled decode into scratch.region. Adds to timings->decode.
+// randomness), region + DCT-scaled decode into scratch.region. Adds to
+// timings->decode_seconds.
 StagedSample stage_sample(std::span<const uint8_t> bytes, const std::string& name,
                           const TransformConfig& config, Rng& rng, TransformScratch& scratch,
                           TransformTimings* timings = nullptr);

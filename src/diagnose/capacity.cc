@@ -54,7 +54,7 @@ std::vector<int64_t> pick_sample(int64_t size, int sample) {
 // Throughput of a loader over `data`, after one warm-up epoch. `Source` is a Loader or a
 // GpuLoader (whose host() loader counts the CPU work).
 template <typename Source>
-SetupMeasurement measure_source(Source& loader, const Loader& host, const CapacityOptions& o,
+SetupMeasurement measure_source(Source& loader, const Loader& host, const CapacityConfig& o,
                                 std::string name, std::string action) {
   loader.set_epoch(0);
   while (loader.next()) {
@@ -85,7 +85,7 @@ SetupMeasurement measure_source(Source& loader, const Loader& host, const Capaci
   return m;
 }
 
-LoaderConfig measuring_config(const Dataset& data, const CapacityOptions& o) {
+LoaderConfig measuring_config(const Dataset& data, const CapacityConfig& o) {
   LoaderConfig config;
   config.batch_size = static_cast<int>(std::min<int64_t>(o.batch, data.size()));
   config.threads = o.threads;
@@ -98,7 +98,7 @@ LoaderConfig measuring_config(const Dataset& data, const CapacityOptions& o) {
   return config;
 }
 
-SetupMeasurement measure(const Dataset& data, const CapacityOptions& o, std::string name,
+SetupMeasurement measure(const Dataset& data, const CapacityConfig& o, std::string name,
                          std::string action) {
   if (o.device == "cuda") {
     const std::unique_ptr<MeasuredLoader> gpu =
@@ -142,7 +142,7 @@ struct WorkDir {
   bool owned = false;
 };
 
-std::vector<SetupMeasurement> measure_setups(const Dataset& data, const CapacityOptions& o,
+std::vector<SetupMeasurement> measure_setups(const Dataset& data, const CapacityConfig& o,
                                              int64_t& sample_size) {
   SubsetDataset subset(data, pick_sample(data.size(), o.sample));
   sample_size = subset.size();
@@ -160,7 +160,7 @@ std::vector<SetupMeasurement> measure_setups(const Dataset& data, const Capacity
                                    "stoker pack DATA OUT --mode jpeg --max-side 256 --quality 90"},
                            Variant{PackMode::kRaw, "packed raw 256",
                                    "stoker pack DATA OUT --mode raw --max-side 256"}}) {
-    PackOptions pack;
+    PackConfig pack;
     pack.mode = v.mode;
     pack.max_side = 256;
     pack.quality = 90;
@@ -211,7 +211,7 @@ Fix gpu_augmentation_fix() {
 
 }  // namespace
 
-CapacityReport run_capacity(const Dataset& data, const CapacityOptions& o) {
+CapacityReport run_capacity(const Dataset& data, const CapacityConfig& o) {
   STOKER_CHECK_ARG(o.gpus >= 1, "doctor: --gpus must be at least 1 (got {})", o.gpus);
   STOKER_CHECK_ARG(o.demand_per_gpu > 0 && std::isfinite(o.demand_per_gpu),
                    "doctor: the GPU demand must be a positive number (got {} images/s)",
@@ -228,7 +228,7 @@ CapacityReport run_capacity(const Dataset& data, const CapacityOptions& o) {
   r.cpus = available_cpus();
   r.threads = o.threads > 0 ? o.threads : r.cpus;
   r.demand_per_gpu = o.demand_per_gpu;
-  CapacityOptions options = o;
+  CapacityConfig options = o;
   options.threads = r.threads;
   int64_t sample = 0;
   r.setups = measure_setups(data, options, sample);
@@ -302,7 +302,7 @@ CapacityReport run_capacity(const Dataset& data, const CapacityOptions& o) {
 void measure_fixes(Diagnosis& diagnosis, const Dataset& data, const LoaderConfig& config,
                    int sample) {
   STOKER_CHECK(sample >= 1, "diagnose: the sample must hold at least 1 image (got {})", sample);
-  CapacityOptions o;
+  CapacityConfig o;
   o.sample = sample;
   o.threads = config.threads > 0 ? config.threads : available_cpus();
   o.transform = config.transform;

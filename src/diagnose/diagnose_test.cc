@@ -17,9 +17,9 @@
 namespace stoker {
 namespace {
 
-using pipeline_testing::MemoryDataset;
-using pipeline_testing::MemoryImages;
-using pipeline_testing::one_rank_config;
+using test::MemoryDataset;
+using test::MemoryImages;
+using test::one_rank_config;
 
 // Square noise JPEGs held in memory; reads can be made slow to stand in for a slow store.
 std::shared_ptr<MemoryDataset> memory_images(int images, int side,

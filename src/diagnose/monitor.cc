@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "diagnose/telemetry_internal.h"
+#include "diagnose/telemetry_parse.h"
 #include "stoker/error.h"
 
 extern char** environ;
@@ -356,7 +356,7 @@ class Log {
 
 }  // namespace
 
-int run_monitor(const MonitorOptions& options) {
+int run_monitor(const MonitorConfig& options) {
   STOKER_CHECK(!options.command.empty(), "monitor: no command to run");
   STOKER_CHECK(options.interval >= 0.05 && options.interval <= 3600,
                "monitor: --interval must be from 0.05 to 3600 seconds, not {}", options.interval);

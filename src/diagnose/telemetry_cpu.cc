@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "diagnose/telemetry_internal.h"
+#include "diagnose/telemetry_parse.h"
 
 namespace stoker::telemetry {
 namespace {

@@ -4,7 +4,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "diagnose/telemetry_internal.h"
+#include "diagnose/telemetry_parse.h"
 
 namespace stoker::telemetry {
 namespace {

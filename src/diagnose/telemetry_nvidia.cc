@@ -1,7 +1,7 @@
 // nvidia-smi logs: `--query-gpu=... --format=csv` and `dmon` (stoker/telemetry.h).
 #include <map>
 
-#include "diagnose/telemetry_internal.h"
+#include "diagnose/telemetry_parse.h"
 
 namespace stoker::telemetry {
 namespace {

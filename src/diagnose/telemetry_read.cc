@@ -7,7 +7,7 @@
 #include <sstream>
 #include <utility>
 
-#include "diagnose/telemetry_internal.h"
+#include "diagnose/telemetry_parse.h"
 
 namespace stoker {
 namespace {

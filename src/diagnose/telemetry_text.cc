@@ -1,8 +1,8 @@
-// Text helpers of the telemetry parsers: lines, tokens, numbers and dates (telemetry_internal.h).
+// Text helpers of the telemetry parsers: lines, tokens, numbers and dates (telemetry_parse.h).
 #include <charconv>
 #include <cmath>
 
-#include "diagnose/telemetry_internal.h"
+#include "diagnose/telemetry_parse.h"
 
 namespace stoker::telemetry {
 namespace {

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "diagnose/fixes.h"
-#include "diagnose/telemetry_internal.h"
+#include "diagnose/telemetry_parse.h"
 #include "stoker/telemetry.h"
 
 namespace stoker {

@@ -9,7 +9,7 @@
 #include "image/simd.h"
 #include "stoker/image.h"
 
-namespace stoker::image_internal {
+namespace stoker::image {
 
 // Width and height from the format's own header parser. Throw stoker::Error on failure.
 ImageHeader probe_jpeg(std::span<const uint8_t> bytes, const std::string& name,
@@ -24,14 +24,14 @@ void check_dimensions(int64_t width, int64_t height, const std::string& name,
 // `need` is already clipped to the image and non-empty.
 void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
                  const Rect& need, int min_width, int min_height, int channels,
-                 const std::string& name, const DecodeOptions& options);
+                 const std::string& name, const DecodeConfig& options);
 // Whole-image decoders (HWC RGB or gray) followed by a crop to `need` at scale 1.
 void decode_png(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
                 const Rect& need, int channels, const std::string& name,
-                const DecodeOptions& options);
+                const DecodeConfig& options);
 void decode_webp(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
                  const Rect& need, int channels, const std::string& name,
-                 const DecodeOptions& options);
+                 const DecodeConfig& options);
 
 // PIL's convert("L") of one RGB pixel (ITU-R 601-2 in 16-bit fixed point, rounded).
 inline uint8_t rgb_to_luma(uint8_t r, uint8_t g, uint8_t b) {
@@ -47,4 +47,4 @@ void normalize_to_chw_at(SimdLevel level, float* out, const uint8_t* in, int wid
 // In-place RGB -> L over `count` pixels (out may alias in: it writes behind the reads).
 void rgb_to_luma_row(uint8_t* out, const uint8_t* in, int64_t count);
 
-}  // namespace stoker::image_internal
+}  // namespace stoker::image

@@ -23,7 +23,7 @@ using test::synthetic;
 
 // Decodes `bytes` at the given region; returns the Error message or "" on success.
 std::string decode_error(const std::vector<uint8_t>& bytes, const std::string& name,
-                         Rect need = {0, 0, 1 << 30, 1 << 30}, DecodeOptions options = {}) {
+                         Rect need = {0, 0, 1 << 30, 1 << 30}, DecodeConfig options = {}) {
   try {
     const ImageHeader h = probe_image(bytes, name, options.limits);
     DecodedRegion r;
@@ -158,7 +158,7 @@ TEST(JpegRegion, ProgressiveAndCmykRegionsEqualFullDecode) {
     const DecodedRegion full = decode_all(bytes, name);
     const ImageHeader h = probe_image(bytes, name);
     DecodedRegion r;
-    DecodeOptions exact;
+    DecodeConfig exact;
     exact.dct_scaling = false;
     decode_region(r, bytes, h, Rect{19, 11, 9, 7}, 1, 1, 3, name, exact);
     for (int y = 0; y < r.height; ++y) {
@@ -193,7 +193,7 @@ TEST(JpegScale, SmallestScaleCoveringTheOutput) {
       {{100, 100, 447, 448}, 224, true, 1.0, w, h},  // 223.5 < 224
   };
   for (const Case& c : cases) {
-    DecodeOptions options;
+    DecodeConfig options;
     options.dct_scaling = c.dct;
     DecodedRegion r;
     decode_region(r, bytes, hdr, c.need, c.min, c.min, 3, "s.jpg", options);
@@ -266,7 +266,7 @@ void expect_bad_everywhere(const std::vector<uint8_t>& bytes, const std::string&
   const Rect regions[] = {{0, 0, 1 << 30, 1 << 30}, {0, 0, 16, 16}, {0, 0, 1, 1}};
   for (const Rect& need : regions) {
     for (bool dct : {true, false}) {
-      DecodeOptions options;
+      DecodeConfig options;
       options.dct_scaling = dct;
       const std::string msg = decode_error(bytes, name, need, options);
       EXPECT_NE(msg, "") << why << ": decoded region " << need.width << " dct " << dct;
@@ -333,7 +333,7 @@ TEST(BadInput, HugeDimensionsHitThePixelCap) {
     EXPECT_NE(msg.find("178956970"), std::string::npos) << msg;
   }
   // A lower cap also rejects a real image.
-  DecodeOptions options;
+  DecodeConfig options;
   options.limits.max_pixels = 255;
   const std::string msg =
       decode_error(encode_jpeg(rgb.data(), 16, 16, 3, 90), "cap.jpg", Rect{0, 0, 16, 16}, options);
@@ -353,12 +353,12 @@ TEST(BadInput, TruncatedPngAndWebp) {
 }
 
 TEST(BadInput, MemoryCap) {
-  DecodeOptions tiny;
+  DecodeConfig tiny;
   tiny.limits.max_memory_bytes = 1000;
   // Progressive JPEGs buffer every coefficient; libjpeg-turbo checks max_memory_to_use there.
   const auto progressive = read_file(fixture("progressive_256.jpg"));
   EXPECT_EQ(decode_error(progressive, "p.jpg"), "");
-  DecodeOptions small;
+  DecodeConfig small;
   small.limits.max_memory_bytes = 64 << 10;
   std::string msg = decode_error(progressive, "p.jpg", Rect{0, 0, 16, 16}, small);
   EXPECT_EQ(msg.rfind("p.jpg: ", 0), 0u) << msg;

@@ -20,7 +20,7 @@
 #include "image/decoders.h"
 #include "stoker/error.h"
 
-namespace stoker::image_internal {
+namespace stoker::image {
 namespace {
 
 struct ErrorManager {
@@ -301,7 +301,7 @@ ImageHeader probe_jpeg(std::span<const uint8_t> bytes, const std::string& name,
 
 void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
                  const Rect& need, int min_width, int min_height, int channels,
-                 const std::string& name, const DecodeOptions& options) {
+                 const std::string& name, const DecodeConfig& options) {
   Plan plan{};
   plan.data = bytes.data();
   plan.size = bytes.size();
@@ -356,20 +356,20 @@ void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const Image
   }
 }
 
-}  // namespace stoker::image_internal
+}  // namespace stoker::image
 
 namespace stoker {
 namespace {
 
 struct Compressor {
   jpeg_compress_struct cinfo;
-  image_internal::ErrorManager err;
+  image::ErrorManager err;
   bool created = false;
   unsigned char* buffer = nullptr;  // malloc'ed by jpeg_mem_dest
   unsigned long size = 0;
   Compressor() {
     std::memset(&cinfo, 0, sizeof(cinfo));
-    image_internal::install(err);
+    image::install(err);
     cinfo.err = &err.pub;
   }
   Compressor(const Compressor&) = delete;

@@ -38,8 +38,8 @@ void copy_hwc(uint8_t* out, const uint8_t* in, int width, int height, int channe
 
 namespace {
 
-using image_internal::kSplitRgb;
-using image_internal::SimdLevel;
+using image::kSplitRgb;
+using image::SimdLevel;
 using ChannelTables = std::array<std::array<float, 256>, 4>;
 
 // Outputs [o0, o1) of one RGB row into the three planes' rows, output o taken from source pixel
@@ -196,18 +196,18 @@ using NormalizeRgbFn = void (*)(float*, const uint8_t*, int, int, bool, const Ch
 
 // The RGB kernel of each SIMD level.
 #if STOKER_X86
-constexpr NormalizeRgbFn kNormalizeRgb[image_internal::kSimdLevels] = {
+constexpr NormalizeRgbFn kNormalizeRgb[image::kSimdLevels] = {
     normalize_rgb_rows, normalize_rgb_rows, normalize_rgb_rows_avx2, normalize_rgb_rows_avx2,
     normalize_rgb_rows_avx512};
 #else
-constexpr NormalizeRgbFn kNormalizeRgb[image_internal::kSimdLevels] = {
+constexpr NormalizeRgbFn kNormalizeRgb[image::kSimdLevels] = {
     normalize_rgb_rows, normalize_rgb_rows, normalize_rgb_rows, normalize_rgb_rows,
     normalize_rgb_rows};
 #endif
 
 }  // namespace
 
-namespace image_internal {
+namespace image {
 
 void normalize_to_chw_at(SimdLevel level, float* out, const uint8_t* in, int width, int height,
                          int channels, bool flip, const float* mean, const float* std) {
@@ -264,12 +264,12 @@ void rgb_to_luma_row(uint8_t* out, const uint8_t* in, int64_t count) {
   for (int64_t i = 0; i < count; ++i) out[i] = rgb_to_luma(in[3 * i], in[3 * i + 1], in[3 * i + 2]);
 }
 
-}  // namespace image_internal
+}  // namespace image
 
 void normalize_to_chw(float* out, const uint8_t* in, int width, int height, int channels, bool flip,
                       const float* mean, const float* std) {
-  image_internal::normalize_to_chw_at(image_internal::best_simd_level(), out, in, width, height,
-                                      channels, flip, mean, std);
+  image::normalize_to_chw_at(image::best_simd_level(), out, in, width, height, channels, flip, mean,
+                             std);
 }
 
 }  // namespace stoker

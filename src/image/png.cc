@@ -17,7 +17,7 @@
 #include "image/decoders.h"
 #include "stoker/error.h"
 
-namespace stoker::image_internal {
+namespace stoker::image {
 namespace {
 
 struct Source {
@@ -112,7 +112,7 @@ ImageHeader probe_png(std::span<const uint8_t> bytes, const std::string& name) {
 
 void decode_png(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
                 const Rect& need, int channels, const std::string& name,
-                const DecodeOptions& options) {
+                const DecodeConfig& options) {
   Source src{bytes.data(), bytes.size(), 0, {}};
   Reader reader;
   Layout layout{};
@@ -170,4 +170,4 @@ void decode_png(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageH
   }
 }
 
-}  // namespace stoker::image_internal
+}  // namespace stoker::image

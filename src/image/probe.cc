@@ -25,7 +25,7 @@ const char* to_string(ImageFormat format) {
   return "unknown";
 }
 
-namespace image_internal {
+namespace image {
 
 void check_dimensions(int64_t width, int64_t height, const std::string& name,
                       const DecodeLimits& limits) {
@@ -36,7 +36,7 @@ void check_dimensions(int64_t width, int64_t height, const std::string& name,
                     name, width, height, width * height, limits.max_pixels);
 }
 
-}  // namespace image_internal
+}  // namespace image
 
 namespace {
 
@@ -60,13 +60,13 @@ ImageHeader probe_image(std::span<const uint8_t> bytes, const std::string& name,
   ImageHeader header;
   switch (sniff(bytes)) {
     case ImageFormat::kJpeg:
-      header = image_internal::probe_jpeg(bytes, name, limits);
+      header = image::probe_jpeg(bytes, name, limits);
       break;
     case ImageFormat::kPng:
-      header = image_internal::probe_png(bytes, name);
+      header = image::probe_png(bytes, name);
       break;
     case ImageFormat::kWebp:
-      header = image_internal::probe_webp(bytes, name);
+      header = image::probe_webp(bytes, name);
       break;
     case ImageFormat::kRaw: {
       const RawImageInfo raw = probe_raw(bytes, name, limits);
@@ -76,17 +76,17 @@ ImageHeader probe_image(std::span<const uint8_t> bytes, const std::string& name,
     case ImageFormat::kUnknown:
       STOKER_BAD_DATA("{}: not a JPEG, PNG or WebP image", name);
   }
-  image_internal::check_dimensions(header.width, header.height, name, limits);
+  image::check_dimensions(header.width, header.height, name, limits);
   return header;
 }
 
 void decode_region(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
                    const Rect& need, int min_width, int min_height, int channels,
-                   const std::string& name, const DecodeOptions& options) {
+                   const std::string& name, const DecodeConfig& options) {
   STOKER_CHECK_ARG(channels == 1 || channels == 3, "{}: channels must be 1 or 3, not {}", name,
                    channels);
   STOKER_CHECK_DATA(!bytes.empty(), "{}: empty file", name);
-  image_internal::check_dimensions(header.width, header.height, name, options.limits);
+  image::check_dimensions(header.width, header.height, name, options.limits);
   // Clip the request to the image; an empty request still decodes one pixel so the result
   // is a valid region.
   Rect r;
@@ -98,14 +98,13 @@ void decode_region(DecodedRegion& out, std::span<const uint8_t> bytes, const Ima
   r.height = static_cast<int>(y1 - r.y);
   switch (header.format) {
     case ImageFormat::kJpeg:
-      image_internal::decode_jpeg(out, bytes, header, r, min_width, min_height, channels, name,
-                                  options);
+      image::decode_jpeg(out, bytes, header, r, min_width, min_height, channels, name, options);
       return;
     case ImageFormat::kPng:
-      image_internal::decode_png(out, bytes, header, r, channels, name, options);
+      image::decode_png(out, bytes, header, r, channels, name, options);
       return;
     case ImageFormat::kWebp:
-      image_internal::decode_webp(out, bytes, header, r, channels, name, options);
+      image::decode_webp(out, bytes, header, r, channels, name, options);
       return;
     case ImageFormat::kRaw:
       decode_raw_region(out, bytes, r, channels, name, options.limits);

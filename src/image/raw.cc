@@ -35,7 +35,7 @@ void convert_row(uint8_t* out, const uint8_t* in, int64_t count, int from, int t
     std::memcpy(out, in, static_cast<size_t>(count) * from);
   } else if (from == 3) {  // to == 1
     for (int64_t i = 0; i < count; ++i) {
-      out[i] = image_internal::rgb_to_luma(in[3 * i], in[3 * i + 1], in[3 * i + 2]);
+      out[i] = image::rgb_to_luma(in[3 * i], in[3 * i + 1], in[3 * i + 2]);
     }
   } else {  // 1 -> 3
     for (int64_t i = 0; i < count; ++i) out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = in[i];
@@ -63,7 +63,7 @@ RawImageInfo probe_raw(std::span<const uint8_t> bytes, const std::string& name,
   const uint32_t data_length = load_u32(h + packed::raw::kDataLength);
   STOKER_CHECK_DATA(width > 0 && height > 0 && width <= (1u << 30) && height <= (1u << 30),
                     "{}: raw image: invalid size {}x{}", name, width, height);
-  image_internal::check_dimensions(width, height, name, limits);
+  image::check_dimensions(width, height, name, limits);
   info.width = static_cast<int>(width);
   info.height = static_cast<int>(height);
   STOKER_CHECK_DATA(info.channels == 1 || info.channels == 3, "{}: raw image: {} channels (1 or 3)",

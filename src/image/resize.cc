@@ -19,11 +19,12 @@
 // (zero-padded, windows shifted inside the source) so the inner loops have no per-tap branch;
 // the vertical pass accumulates whole rows, which the compiler vectorises.
 
+#include "image/resize.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "image/resize_internal.h"
 #include "image/simd.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
@@ -31,11 +32,11 @@
 namespace stoker {
 namespace {
 
-using image_internal::kJoinRgb;
-using image_internal::kSplitRgb;
-using image_internal::pick;
-using image_internal::SimdLevel;
-using image_internal::unrolled;
+using image::kJoinRgb;
+using image::kSplitRgb;
+using image::pick;
+using image::SimdLevel;
+using image::unrolled;
 
 constexpr int kPrecisionBits = 32 - 8 - 2;
 constexpr int32_t kHalf = int32_t{1} << (kPrecisionBits - 1);
@@ -518,7 +519,7 @@ constexpr HorizontalFn avx2_rgb(int taps) { return pick(kHorizontalRgbAvx2, (tap
 constexpr PlanarFn avx512_planar_rgb(int taps) {
   return pick(kHorizontalRgbPlanarAvx512, (taps + 1) / 2);
 }
-constexpr ResizeKernels kResizeKernels[image_internal::kSimdLevels] = {
+constexpr ResizeKernels kResizeKernels[image::kSimdLevels] = {
     kScalarResize,
     {sse41_rgb, false, nullptr, vertical_row},
     {avx2_rgb, true, nullptr, vertical_row_avx2},
@@ -526,13 +527,13 @@ constexpr ResizeKernels kResizeKernels[image_internal::kSimdLevels] = {
     {avx2_rgb, true, avx512_planar_rgb, vertical_row_avx512},
 };
 #else
-constexpr ResizeKernels kResizeKernels[image_internal::kSimdLevels] = {
+constexpr ResizeKernels kResizeKernels[image::kSimdLevels] = {
     kScalarResize, kScalarResize, kScalarResize, kScalarResize, kScalarResize};
 #endif
 
 }  // namespace
 
-namespace image_internal {
+namespace image {
 
 void resize_bilinear_at(SimdLevel level, uint8_t* out, int out_width, int out_height,
                         const uint8_t* in, int in_width, int in_height, int channels,
@@ -642,13 +643,13 @@ void resize_bilinear_at(SimdLevel level, uint8_t* out, int out_width, int out_he
   }
 }
 
-}  // namespace image_internal
+}  // namespace image
 
 void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t* in, int in_width,
                      int in_height, int channels, const Box& box, const Box& bounds,
                      std::vector<uint8_t>& scratch) {
-  image_internal::resize_bilinear_at(image_internal::best_simd_level(), out, out_width, out_height,
-                                     in, in_width, in_height, channels, box, bounds, scratch);
+  image::resize_bilinear_at(image::best_simd_level(), out, out_width, out_height, in, in_width,
+                            in_height, channels, box, bounds, scratch);
 }
 
 }  // namespace stoker

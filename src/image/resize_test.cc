@@ -1,12 +1,13 @@
 // resize_bilinear against Pillow's Image.resize(BILINEAR, box), and the pixel kernels.
 
+#include "image/resize.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
-#include "image/resize_internal.h"
 #include "image/test_util.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
@@ -105,7 +106,7 @@ TEST(Resize, RejectsEmptyBoxes) {
 // widths, odd and even tap counts, up- and downscaling), fractional boxes, bounds at the
 // image's edges (where the vector kernels must not read past the input) and inside it.
 TEST(Resize, SimdKernelsEqualScalar) {
-  const int best = static_cast<int>(image_internal::best_simd_level());
+  const int best = static_cast<int>(image::best_simd_level());
   Rng rng(stream_key(2024, 11));
   std::vector<uint8_t> scratch;
   for (int round = 0; round < 300; ++round) {
@@ -131,14 +132,13 @@ TEST(Resize, SimdKernelsEqualScalar) {
       box.y1 = rng.uniform(bounds.y1 - (bounds.y1 - bounds.y0) * 0.4, bounds.y1);
     }
     std::vector<uint8_t> want(static_cast<size_t>(out_w) * out_h * channels);
-    image_internal::resize_bilinear_at(image_internal::SimdLevel::kScalar, want.data(), out_w,
-                                       out_h, in.data(), in_w, in_h, channels, box, bounds,
-                                       scratch);
+    image::resize_bilinear_at(image::SimdLevel::kScalar, want.data(), out_w, out_h, in.data(), in_w,
+                              in_h, channels, box, bounds, scratch);
     for (int l = 1; l <= best; ++l) {
-      const auto level = static_cast<image_internal::SimdLevel>(l);
+      const auto level = static_cast<image::SimdLevel>(l);
       std::vector<uint8_t> got(want.size(), 0xAB);
-      image_internal::resize_bilinear_at(level, got.data(), out_w, out_h, in.data(), in_w, in_h,
-                                         channels, box, bounds, scratch);
+      image::resize_bilinear_at(level, got.data(), out_w, out_h, in.data(), in_w, in_h, channels,
+                                box, bounds, scratch);
       ASSERT_EQ(got, want) << "level " << to_string(level) << ", round " << round << ": " << in_w
                            << "x" << in_h << "x" << channels << " -> " << out_w << "x" << out_h;
     }

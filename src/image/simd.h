@@ -35,7 +35,7 @@
 #include <cstdint>
 #include <utility>
 
-namespace stoker::image_internal {
+namespace stoker::image {
 
 // Ordered: a CPU that runs a level runs every level below it.
 enum class SimdLevel : int {
@@ -111,4 +111,4 @@ constexpr ByteTable rgb_permutation(bool to_planes) {
 inline constexpr ByteTable kSplitRgb = rgb_permutation(true);
 inline constexpr ByteTable kJoinRgb = rgb_permutation(false);
 
-}  // namespace stoker::image_internal
+}  // namespace stoker::image

@@ -2,7 +2,7 @@
 
 #include "stoker/error.h"
 
-namespace stoker {
+namespace stoker::image {
 
 int64_t staged_geometry(const StagedView& batch, int size, augment::Geometry* out) {
   STOKER_CHECK(batch.slots.size() == static_cast<size_t>(batch.batch_size),
@@ -43,4 +43,4 @@ augment::OutputSpec output_spec(const TransformConfig& config) {
   return spec;
 }
 
-}  // namespace stoker
+}  // namespace stoker::image

@@ -9,7 +9,7 @@
 #include "image/augment_kernel.h"
 #include "stoker/transform.h"
 
-namespace stoker {
+namespace stoker::image {
 
 // A staged batch's fields (Batch::staged, batch_size, channels, staged_bytes, index).
 struct StagedView {
@@ -28,4 +28,4 @@ int64_t staged_geometry(const StagedView& batch, int size, augment::Geometry* ou
 // The output every slot gets under `config` (size, channels, dtype, mean and std).
 augment::OutputSpec output_spec(const TransformConfig& config);
 
-}  // namespace stoker
+}  // namespace stoker::image

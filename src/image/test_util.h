@@ -29,7 +29,7 @@ inline DecodedRegion decode_all(const std::vector<uint8_t>& bytes, const std::st
                                 int channels = 3) {
   const ImageHeader h = probe_image(bytes, name);
   DecodedRegion r;
-  DecodeOptions options;
+  DecodeConfig options;
   options.dct_scaling = false;
   decode_region(r, bytes, h, Rect{0, 0, h.width, h.height}, h.width, h.height, channels, name,
                 options);

@@ -301,21 +301,21 @@ namespace {
 // float must be torchvision's (v / 255 - mean) / std to the bit.
 TEST(Normalize, BitExactForEveryWidthFlipAndKernel) {
   const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
-  const int best = static_cast<int>(image_internal::best_simd_level());
+  const int best = static_cast<int>(image::best_simd_level());
   for (int channels : {1, 3}) {
     for (int width : {1, 7, 15, 16, 17, 32, 45, 224}) {
       const int height = 3;
       std::vector<uint8_t> in(static_cast<size_t>(width) * height * channels);
       for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 37 + 11);
       for (int l = 0; l <= best; ++l) {
-        const auto level = static_cast<image_internal::SimdLevel>(l);
+        const auto level = static_cast<image::SimdLevel>(l);
         for (size_t misalign : {0, 4}) {
           for (bool flip : {false, true}) {
             std::vector<float> storage(in.size() + 32, -99.0f);
             const auto at = reinterpret_cast<uintptr_t>(storage.data());
             float* out = storage.data() + ((64 - at % 64) % 64) / sizeof(float) + misalign;
-            image_internal::normalize_to_chw_at(level, out, in.data(), width, height, channels,
-                                                flip, mean, std);
+            image::normalize_to_chw_at(level, out, in.data(), width, height, channels, flip, mean,
+                                       std);
             for (int c = 0; c < channels; ++c) {
               for (int y = 0; y < height; ++y) {
                 for (int x = 0; x < width; ++x) {

@@ -8,7 +8,7 @@
 #include "image/decoders.h"
 #include "stoker/error.h"
 
-namespace stoker::image_internal {
+namespace stoker::image {
 
 ImageHeader probe_webp(std::span<const uint8_t> bytes, const std::string& name) {
   int width = 0, height = 0;
@@ -19,7 +19,7 @@ ImageHeader probe_webp(std::span<const uint8_t> bytes, const std::string& name) 
 
 void decode_webp(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
                  const Rect& need, int channels, const std::string& name,
-                 const DecodeOptions& options) {
+                 const DecodeConfig& options) {
   WebPBitstreamFeatures features;
   STOKER_CHECK_DATA(WebPGetFeatures(bytes.data(), bytes.size(), &features) == VP8_STATUS_OK,
                     "{}: invalid WebP data", name);
@@ -52,4 +52,4 @@ void decode_webp(DecodedRegion& out, std::span<const uint8_t> bytes, const Image
   out.set_full_scale(need, header.width, header.height, channels);
 }
 
-}  // namespace stoker::image_internal
+}  // namespace stoker::image

@@ -12,9 +12,9 @@ namespace stoker::io {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::error_of;
-using testing::TempDir;
-using testing::write_file;
+using test::error_of;
+using test::TempDir;
+using test::write_file;
 
 TEST(FileList, ParsesPathsLabelsAndComments) {
   TempDir tmp;

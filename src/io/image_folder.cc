@@ -17,6 +17,8 @@
 // One deliberate difference: os.walk(followlinks=True) follows a symlink to an ancestor folder
 // round and round until the kernel refuses the path (ELOOP), listing every file ~40 times; we
 // do not enter a folder that is already on the current path, and warn.
+#include "io/image_folder.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/ranges.h>
@@ -30,7 +32,6 @@
 #include <utility>
 
 #include "io/file_util.h"
-#include "io/image_folder_internal.h"
 #include "io/index_cache.h"
 #include "io/sample_table.h"
 #include "io/table_dataset.h"
@@ -249,7 +250,7 @@ std::shared_ptr<Dataset> make_image_folder(const std::string& root, FolderIndex 
 }  // namespace
 
 ImageFolderOpening open_image_folder_traced(const std::filesystem::path& root,
-                                            const ImageFolderOptions& options) {
+                                            const ImageFolderConfig& options) {
   const std::string root_name = root.string();
   STOKER_CHECK_ARG(!root_name.empty(), "image folder: empty path");
   ImageFolderOpening result;
@@ -280,7 +281,7 @@ ImageFolderOpening open_image_folder_traced(const std::filesystem::path& root,
 }  // namespace io
 
 std::shared_ptr<Dataset> open_image_folder(const std::filesystem::path& root,
-                                           const ImageFolderOptions& options) {
+                                           const ImageFolderConfig& options) {
   return io::open_image_folder_traced(root, options).dataset;
 }
 

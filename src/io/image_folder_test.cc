@@ -1,3 +1,5 @@
+#include "io/image_folder.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "io/image_folder_internal.h"
 #include "io/test_util.h"
 #include "stoker/dataset.h"
 
@@ -16,10 +17,10 @@ namespace stoker::io {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::backdate_folders;
-using testing::error_of;
-using testing::TempDir;
-using testing::write_file;
+using test::backdate_folders;
+using test::error_of;
+using test::TempDir;
+using test::write_file;
 
 using Listing = std::vector<std::pair<std::string, int64_t>>;
 
@@ -36,7 +37,7 @@ Listing listing(const Dataset& data, const fs::path& root) {
 }
 
 ImageFolderOpening open_traced(const fs::path& root, const std::string& cache) {
-  return open_image_folder_traced(root, ImageFolderOptions{.cache = cache});
+  return open_image_folder_traced(root, ImageFolderConfig{.cache = cache});
 }
 
 // A tree exercising every torchvision rule; kExpected below is derived by hand from them.
@@ -274,7 +275,7 @@ TEST_F(ImageFolderTest, ConcurrentOpensAgree) {
 
 TEST(OpenDataset, DispatchesOnTheKindOfPath) {
   TempDir tmp;
-  testing::EnvGuard cache("STOKER_CACHE_DIR", (tmp.path() / "cache").c_str());
+  test::EnvGuard cache("STOKER_CACHE_DIR", (tmp.path() / "cache").c_str());
   write_file(tmp.path() / "data/a/x.jpg", "x");
   write_file(tmp.path() / "list.txt", "data/a/x.jpg\t0\n");
   EXPECT_EQ(open_dataset(tmp.path() / "data")->describe().rfind("image-folder ", 0), 0u);

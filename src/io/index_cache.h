@@ -38,7 +38,7 @@ struct FolderIndex {
   std::vector<DirStamp> dirs;
 };
 
-// The cache folder ImageFolderOptions::cache names: "off" (or, for "", STOKER_CACHE_DIR=off)
+// The cache folder ImageFolderConfig::cache names: "off" (or, for "", STOKER_CACHE_DIR=off)
 // disables it (empty path); "" means $STOKER_CACHE_DIR, else $XDG_CACHE_HOME/stoker, else
 // $HOME/.cache/stoker.
 std::filesystem::path cache_dir_from_option(const std::string& option);

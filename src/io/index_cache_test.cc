@@ -9,7 +9,7 @@
 namespace stoker::io {
 namespace {
 
-using testing::EnvGuard;
+using test::EnvGuard;
 
 FolderIndex sample_index() {
   FolderIndex index;

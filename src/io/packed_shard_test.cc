@@ -83,7 +83,7 @@ TEST(ShardHeader, DamageIsBadDataNamingTheOffset) {
   // A newer version says so, even though its checksum would not match ours either.
   auto newer = good;
   store_u32(newer.data() + header::kVersion, kFormatVersion + 1);
-  EXPECT_THAT(testing::error_of([&] { ShardHeader::decode(newer, "s"); }),
+  EXPECT_THAT(test::error_of([&] { ShardHeader::decode(newer, "s"); }),
               HasSubstr("unsupported shard format version 2 at byte offset 8"));
 }
 
@@ -101,7 +101,7 @@ TEST(ShardFooter, RoundTripsWithTheHeaderChecksumAsSeed) {
   EXPECT_EQ(back.skipped_count, 2u);
   EXPECT_EQ(back.tail_checksum, 0xABCDEFu);
   // Another header's checksum: the footer belongs to another shard.
-  EXPECT_THAT(testing::error_of([&] { ShardFooter::decode(bytes, 0x5EEE, file_size, "s"); }),
+  EXPECT_THAT(test::error_of([&] { ShardFooter::decode(bytes, 0x5EEE, file_size, "s"); }),
               HasSubstr("footer checksum mismatch (footer at byte offset"));
 }
 
@@ -144,7 +144,7 @@ TEST(ShardFooter, OffsetsAndCountsAreCheckedAgainstTheFile) {
   // A footer that is not one (a file cut short): no magic.
   auto cut = sample_footer(file_size, 5, 0).encode(1);
   cut[footer::kMagic + 3] = 'X';
-  EXPECT_THAT(testing::error_of([&] { ShardFooter::decode(cut, 1, file_size, "s"); }),
+  EXPECT_THAT(test::error_of([&] { ShardFooter::decode(cut, 1, file_size, "s"); }),
               HasSubstr("no shard footer at byte offset"));
 }
 

@@ -24,10 +24,10 @@ namespace stoker::io {
 namespace {
 
 namespace fs = std::filesystem;
+using test::error_of;
+using test::TempDir;
 using ::testing::AllOf;
-using testing::error_of;
 using ::testing::HasSubstr;
-using testing::TempDir;
 
 std::vector<uint8_t> slurp(const fs::path& path) {
   std::ifstream f(path, std::ios::binary);
@@ -82,10 +82,10 @@ std::unique_ptr<Folder> make_folder(int count, int base = 96) {
 }
 
 std::shared_ptr<Dataset> open_source(const fs::path& data) {
-  return open_image_folder(data, ImageFolderOptions{.cache = "off"});
+  return open_image_folder(data, ImageFolderConfig{.cache = "off"});
 }
 
-PackResult pack(const fs::path& data, const fs::path& out, PackOptions options) {
+PackResult pack(const fs::path& data, const fs::path& out, PackConfig options) {
   auto source = open_source(data);
   return pack_dataset(*source, data.string(), out, options);
 }
@@ -103,7 +103,7 @@ std::map<std::string, std::vector<uint8_t>> files_of(const fs::path& dir) {
 DecodedRegion decode_all(const std::vector<uint8_t>& bytes) {
   const ImageHeader h = probe_image(bytes, "x");
   DecodedRegion r;
-  DecodeOptions options;
+  DecodeConfig options;
   options.dct_scaling = false;
   decode_region(r, bytes, h, Rect{0, 0, h.width, h.height}, h.width, h.height, 3, "x", options);
   return r;
@@ -111,7 +111,7 @@ DecodedRegion decode_all(const std::vector<uint8_t>& bytes) {
 
 TEST(PackedTest, OriginalRoundTripKeepsBytesLabelsAndClasses) {
   auto f = make_folder(12);
-  const PackResult r = pack(f->data, f->out, PackOptions{.threads = 3});
+  const PackResult r = pack(f->data, f->out, PackConfig{.threads = 3});
   EXPECT_EQ(r.records, 12);
   EXPECT_EQ(r.skipped, 0);
   EXPECT_EQ(r.shards, 1);
@@ -145,7 +145,7 @@ TEST(PackedTest, OriginalRoundTripKeepsBytesLabelsAndClasses) {
 
 TEST(PackedTest, JpegModeResizesLongerOrShorterSide) {
   auto f = make_folder(6, 120);
-  pack(f->data, f->out, PackOptions{.mode = PackMode::kJpeg, .max_side = 64, .quality = 85});
+  pack(f->data, f->out, PackConfig{.mode = PackMode::kJpeg, .max_side = 64, .quality = 85});
   auto source = open_source(f->data);
   auto packed = open_packed(f->out);
   std::vector<uint8_t> bytes;
@@ -162,7 +162,7 @@ TEST(PackedTest, JpegModeResizesLongerOrShorterSide) {
     EXPECT_EQ(decode_all(bytes).width, p.width);  // decodes
   }
   const fs::path out2 = f->dir.path() / "short";
-  pack(f->data, out2, PackOptions{.mode = PackMode::kJpeg, .short_side = 50});
+  pack(f->data, out2, PackConfig{.mode = PackMode::kJpeg, .short_side = 50});
   packed = open_packed(out2);
   for (int64_t i = 0; i < packed->size(); ++i) {
     packed->read(i, bytes);
@@ -171,7 +171,7 @@ TEST(PackedTest, JpegModeResizesLongerOrShorterSide) {
   }
   // A max side above the image keeps its size (never upscales).
   const fs::path out3 = f->dir.path() / "big";
-  pack(f->data, out3, PackOptions{.mode = PackMode::kJpeg, .max_side = 4096});
+  pack(f->data, out3, PackConfig{.mode = PackMode::kJpeg, .max_side = 4096});
   source->read(0, bytes);
   const ImageHeader s0 = probe_image(bytes, "src");
   open_packed(out3)->read(0, bytes);
@@ -184,9 +184,9 @@ TEST(PackedTest, RawModeStoresDecodedResizedPixels) {
   // Target side 72 of <= 136: above half the size, so no DCT scaling applies and the expected
   // pixels are a scale-1 decode plus the PIL-like resize of the whole image.
   auto f = make_folder(5, 104);
-  pack(f->data, f->out, PackOptions{.mode = PackMode::kRaw, .max_side = 72});
+  pack(f->data, f->out, PackConfig{.mode = PackMode::kRaw, .max_side = 72});
   const fs::path zout = f->dir.path() / "zstd";
-  pack(f->data, zout, PackOptions{.mode = PackMode::kRaw, .max_side = 72, .zstd_level = 3});
+  pack(f->data, zout, PackConfig{.mode = PackMode::kRaw, .max_side = 72, .zstd_level = 3});
   auto source = open_source(f->data);
   auto raw = open_packed(f->out);
   auto zraw = open_packed(zout);
@@ -224,7 +224,7 @@ TEST(PackedTest, RawModeStoresDecodedResizedPixels) {
 TEST(PackedTest, SameBytesForAnyThreadCountAndShardsCutBySize) {
   auto f = make_folder(20);
   const fs::path one = f->dir.path() / "one", four = f->dir.path() / "four";
-  PackOptions options{.mode = PackMode::kJpeg, .max_side = 48, .shard_size = 6000};
+  PackConfig options{.mode = PackMode::kJpeg, .max_side = 48, .shard_size = 6000};
   options.threads = 1;
   const PackResult r1 = pack(f->data, one, options);
   options.threads = 4;
@@ -248,7 +248,7 @@ TEST(PackedTest, SameBytesForAnyThreadCountAndShardsCutBySize) {
 TEST(PackedTest, InterruptedPackResumesToIdenticalBytes) {
   auto f = make_folder(20);
   const fs::path ref = f->dir.path() / "ref";
-  const PackOptions options{.mode = PackMode::kJpeg, .max_side = 48, .shard_size = 6000};
+  const PackConfig options{.mode = PackMode::kJpeg, .max_side = 48, .shard_size = 6000};
   const PackResult full = pack(f->data, ref, options);
   ASSERT_GT(full.shards, 2);
   const auto expected = files_of(ref);
@@ -266,7 +266,7 @@ TEST(PackedTest, InterruptedPackResumesToIdenticalBytes) {
 
   // 2. An interruption in the middle (the progress hook throws), then the same command.
   const fs::path b = f->dir.path() / "b";
-  PackOptions interrupting = options;
+  PackConfig interrupting = options;
   interrupting.progress = [](const PackProgress& p) {
     if (p.done == 11) throw std::runtime_error("interrupted");
   };
@@ -285,7 +285,7 @@ TEST(PackedTest, InterruptedPackResumesToIdenticalBytes) {
   EXPECT_EQ(third.records, 20);
 
   // 4. Other options: nothing is reused; stale shards beyond the new count are removed.
-  PackOptions bigger = options;
+  PackConfig bigger = options;
   bigger.shard_size = 1 << 20;
   const PackResult other = pack(f->data, b, bigger);
   EXPECT_EQ(other.reused_shards, 0);
@@ -296,7 +296,7 @@ TEST(PackedTest, InterruptedPackResumesToIdenticalBytes) {
 
 TEST(PackedTest, FlippedBitIsNamedByVerifyAndRead) {
   auto f = make_folder(20);
-  pack(f->data, f->out, PackOptions{.mode = PackMode::kJpeg, .max_side = 48, .shard_size = 6000});
+  pack(f->data, f->out, PackConfig{.mode = PackMode::kJpeg, .max_side = 48, .shard_size = 6000});
   const fs::path shard = f->out / "shard-00001.stk";
   uint64_t record_offset, first_record;
   {
@@ -334,7 +334,7 @@ TEST(PackedTest, FlippedBitIsNamedByVerifyAndRead) {
 
 TEST(PackedTest, TruncatedMissingAndUnknownVersionShardsAreNamed) {
   auto f = make_folder(6);
-  pack(f->data, f->out, PackOptions{});
+  pack(f->data, f->out, PackConfig{});
   const fs::path shard = f->out / "shard-00000.stk";
   const auto bytes = slurp(shard);
 
@@ -359,7 +359,7 @@ TEST(PackedTest, TruncatedMissingAndUnknownVersionShardsAreNamed) {
 
   // A shard from another pack (other options) under the same name.
   const fs::path other = f->dir.path() / "other";
-  pack(f->data, other, PackOptions{.mode = PackMode::kJpeg});
+  pack(f->data, other, PackConfig{.mode = PackMode::kJpeg});
   fs::copy_file(other / "shard-00000.stk", shard, fs::copy_options::overwrite_existing);
   EXPECT_THAT(error_of([&] { open_packed(f->out); }), HasSubstr("shard-00000.stk"));
 }
@@ -370,7 +370,7 @@ TEST(PackedTest, TruncatedMissingAndUnknownVersionShardsAreNamed) {
 // crash, for labels as for records.
 TEST(PackedTest, PreadAndMappedReadsAgreeAndAShrunkShardIsAnErrorNotACrash) {
   auto f = make_folder(6);
-  pack(f->data, f->out, PackOptions{});
+  pack(f->data, f->out, PackConfig{});
   const fs::path shard = f->out / "shard-00000.stk";
   const auto mapped = open_dataset(f->out);
   ::setenv("STOKER_PACKED_IO", "pread", 1);
@@ -395,7 +395,7 @@ TEST(PackedTest, PreadAndMappedReadsAgreeAndAShrunkShardIsAnErrorNotACrash) {
 
 TEST(PackedTest, BadManifestsAreNamed) {
   auto f = make_folder(4);
-  pack(f->data, f->out, PackOptions{});
+  pack(f->data, f->out, PackConfig{});
   const fs::path manifest = f->out / "manifest.json";
   const auto good = slurp(manifest);
   std::string text(good.begin(), good.end());
@@ -428,7 +428,7 @@ TEST(PackedTest, BadManifestsAreNamed) {
 // of the parsed options (SIGSEGV in `stoker inspect`).
 TEST(PackedTest, DeeplyNestedManifestIsAnErrorNotAStackOverflow) {
   auto f = make_folder(2);
-  pack(f->data, f->out, PackOptions{});
+  pack(f->data, f->out, PackConfig{});
   const fs::path manifest = f->out / "manifest.json";
   const auto good = slurp(manifest);
   const std::string text(good.begin(), good.end());
@@ -464,11 +464,11 @@ TEST(PackedTest, BadSamplesStopOrAreSkippedAndListed) {
   const fs::path bad2 = f->data / "class_2" / "img_zz.jpg";
   spit(bad2, {'n', 'o', 't'});
 
-  const PackOptions jpeg_mode{.mode = PackMode::kJpeg, .max_side = 48};
+  const PackConfig jpeg_mode{.mode = PackMode::kJpeg, .max_side = 48};
   EXPECT_THAT(error_of([&] { pack(f->data, f->out, jpeg_mode); }), HasSubstr(bad1.string()));
   EXPECT_FALSE(fs::exists(f->out / "manifest.json"));
 
-  PackOptions skip = jpeg_mode;
+  PackConfig skip = jpeg_mode;
   skip.skip_bad_samples = true;
   skip.shard_size = 5000;
   const PackResult r = pack(f->data, f->out, skip);
@@ -492,15 +492,15 @@ TEST(PackedTest, BadSamplesStopOrAreSkippedAndListed) {
 TEST(PackedTest, OptionsAreValidated) {
   auto f = make_folder(2);
   EXPECT_THAT(error_of([&] {
-                pack(f->data, f->out, PackOptions{.mode = PackMode::kOriginal, .max_side = 9});
+                pack(f->data, f->out, PackConfig{.mode = PackMode::kOriginal, .max_side = 9});
               }),
               HasSubstr("mode original"));
   EXPECT_THAT(error_of([&] {
                 pack(f->data, f->out,
-                     PackOptions{.mode = PackMode::kJpeg, .max_side = 9, .short_side = 9});
+                     PackConfig{.mode = PackMode::kJpeg, .max_side = 9, .short_side = 9});
               }),
               HasSubstr("not both"));
-  EXPECT_THAT(error_of([&] { pack(f->data, f->out, PackOptions{.zstd_level = 3}); }),
+  EXPECT_THAT(error_of([&] { pack(f->data, f->out, PackConfig{.zstd_level = 3}); }),
               HasSubstr("mode raw"));
   EXPECT_THAT(error_of([] { parse_pack_mode("png"); }), HasSubstr("unknown pack mode"));
 }

@@ -48,7 +48,7 @@ const char* to_string(PackMode mode) {
   return "unknown";
 }
 
-void PackOptions::validate() const {
+void PackConfig::validate() const {
   STOKER_CHECK_ARG(max_side >= 0 && short_side >= 0, "pack: --max-side/--short-side must be >= 0");
   STOKER_CHECK_ARG(max_side == 0 || short_side == 0,
                    "pack: give --max-side or --short-side, not both");
@@ -70,9 +70,11 @@ void PackOptions::validate() const {
 namespace io {
 namespace {
 
+using util::TaskPool;
+
 // The options that shape the bytes, with the irrelevant ones normalised away (threads never
 // matter; quality only for jpeg; zstd only for raw), as compact canonical JSON.
-std::string options_json(const PackOptions& o) {
+std::string options_json(const PackConfig& o) {
   nlohmann::ordered_json j;
   j["mode"] = to_string(o.mode);
   j["max_side"] = o.max_side;
@@ -96,7 +98,7 @@ uint64_t options_hash(const std::string& options, const Dataset& source) {
 int64_t py_round(double v) { return static_cast<int64_t>(std::nearbyint(v)); }
 
 // Target size of the stored image: scale from the full-size dimensions, never up.
-std::pair<int, int> target_size(int width, int height, const PackOptions& o) {
+std::pair<int, int> target_size(int width, int height, const PackConfig& o) {
   double scale = 1.0;
   if (o.max_side > 0) scale = std::min(1.0, double(o.max_side) / std::max(width, height));
   if (o.short_side > 0) scale = std::min(1.0, double(o.short_side) / std::min(width, height));
@@ -132,7 +134,7 @@ struct WorkerScratch {
 };
 
 // Reads and transcodes source sample `k` into `out` (payload + record header fields).
-void produce(const Dataset& source, int64_t k, const PackOptions& o, WorkerScratch& s,
+void produce(const Dataset& source, int64_t k, const PackConfig& o, WorkerScratch& s,
              Produced& out) {
   const std::string name = source.name(k);
   const int64_t label = source.label(k);
@@ -151,7 +153,7 @@ void produce(const Dataset& source, int64_t k, const PackOptions& o, WorkerScrat
     return;
   }
   const auto [tw, th] = target_size(header.width, header.height, o);
-  DecodeOptions decode;
+  DecodeConfig decode;
   decode.limits = o.limits;
   decode.dct_scaling = true;  // only scales whose output still covers (tw, th)
   const Rect whole{0, 0, header.width, header.height};
@@ -186,7 +188,7 @@ void produce(const Dataset& source, int64_t k, const PackOptions& o, WorkerScrat
 // of the writer; the writer takes them in order.
 class ProducerPool {
  public:
-  ProducerPool(const Dataset& source, const PackOptions& options, int64_t begin, int64_t end,
+  ProducerPool(const Dataset& source, const PackConfig& options, int64_t begin, int64_t end,
                int threads)
       : source_(source),
         options_(options),
@@ -229,7 +231,7 @@ class ProducerPool {
   }
 
   const Dataset& source_;
-  const PackOptions& options_;
+  const PackConfig& options_;
   const int64_t window_;
   int64_t next_submit_;
   const int64_t end_;
@@ -268,7 +270,7 @@ void remove_stale_shards(const std::filesystem::path& dir, uint64_t from) {
 }  // namespace io
 
 PackResult pack_dataset(const Dataset& source, const std::string& source_path,
-                        const std::filesystem::path& out, const PackOptions& options) {
+                        const std::filesystem::path& out, const PackConfig& options) {
   using namespace io;  // NOLINT
   options.validate();
   const int64_t total = source.size();

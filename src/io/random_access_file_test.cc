@@ -42,7 +42,7 @@ Error error_from(const std::function<void()>& fn) {
 }
 
 TEST(RandomAccessFile, MappedAndPreadReadsGiveTheSameBytes) {
-  testing::TempDir dir;
+  test::TempDir dir;
   const fs::path path = dir.path() / "f.bin";
   const auto bytes = pattern(3 * 4096 + 123);
   write_bytes(path, bytes);
@@ -79,7 +79,7 @@ TEST(RandomAccessFile, MappedAndPreadReadsGiveTheSameBytes) {
 }
 
 TEST(RandomAccessFile, AFileThatShrinksIsAnIoErrorWhetherMappedOrNot) {
-  testing::TempDir dir;
+  test::TempDir dir;
   const fs::path path = dir.path() / "f.bin";
   write_bytes(path, pattern(4 * 4096));
   RandomAccessFile mapped = RandomAccessFile::open(path.string(), "f.bin");
@@ -102,7 +102,7 @@ TEST(RandomAccessFile, AFileThatShrinksIsAnIoErrorWhetherMappedOrNot) {
 }
 
 TEST(RandomAccessFile, OpenErrorsHaveTheirKind) {
-  testing::TempDir dir;
+  test::TempDir dir;
   const Error missing =
       error_from([&] { RandomAccessFile::open((dir.path() / "none").string(), "none"); });
   EXPECT_EQ(missing.kind(), ErrorKind::kIo);
@@ -119,7 +119,7 @@ TEST(RandomAccessFile, OpenErrorsHaveTheirKind) {
 }
 
 TEST(RandomAccessFile, AnEmptyFileOpensAndMapsNothing) {
-  testing::TempDir dir;
+  test::TempDir dir;
   const fs::path path = dir.path() / "empty";
   write_bytes(path, {});
   RandomAccessFile f = RandomAccessFile::open(path.string(), "empty");

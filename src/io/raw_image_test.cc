@@ -14,7 +14,7 @@
 namespace stoker {
 namespace {
 
-using io::testing::error_of;
+using test::error_of;
 using ::testing::HasSubstr;
 
 std::vector<uint8_t> pixels(int width, int height, int channels) {

@@ -13,7 +13,7 @@
 
 #include "stoker/error.h"
 
-namespace stoker::io::testing {
+namespace stoker::test {
 
 // A fresh folder under $STOKER_TEST_TMP (when set) or /tmp, removed with everything in it.
 class TempDir {
@@ -79,9 +79,9 @@ inline std::string error_of(const std::function<void()>& fn) {
   return "<no error>";
 }
 
-}  // namespace stoker::io::testing
+}  // namespace stoker::test
 
-namespace stoker::io::testing {
+namespace stoker::test {
 
 // Sets (or, with nullptr, unsets) an environment variable for the guard's lifetime.
 class EnvGuard {
@@ -112,4 +112,4 @@ class EnvGuard {
   bool had_ = false;
 };
 
-}  // namespace stoker::io::testing
+}  // namespace stoker::test

@@ -338,11 +338,11 @@ TEST_F(BadInputTest, FileDeletedAfterIndexingStopsTheJobUnderEitherPolicy) {
 // stops naming the file and the errno; a corrupt JPEG in the same batch is still skipped and
 // counted, and an EIO that heals before the last try costs nothing.
 TEST(IoErrors, PersistentEioStopsTheJobUnderSkipWhileACorruptJpegIsSkipped) {
-  auto c = pipeline_testing::one_rank_config(2, 8, 16);
+  auto c = test::one_rank_config(2, 8, 16);
   c.shuffle = false;
   c.bad_samples = BadSamplePolicy::kSkip;
   {
-    auto data = std::make_shared<pipeline_testing::MemoryDataset>(pipeline_testing::MemoryImages{
+    auto data = std::make_shared<test::MemoryDataset>(test::MemoryImages{
         .images = 8, .seed = 4, .bad_index = 2, .io_error_index = 5, .io_failures = 1000});
     Loader loader(data, c);
     try {
@@ -356,7 +356,7 @@ TEST(IoErrors, PersistentEioStopsTheJobUnderSkipWhileACorruptJpegIsSkipped) {
     }
     EXPECT_EQ(data->io_error_reads(), 3);
   }
-  auto data = std::make_shared<pipeline_testing::MemoryDataset>(pipeline_testing::MemoryImages{
+  auto data = std::make_shared<test::MemoryDataset>(test::MemoryImages{
       .images = 8, .seed = 4, .bad_index = 2, .io_error_index = 5, .io_failures = 2});
   Loader loader(data, c);
   auto batch = loader.next();

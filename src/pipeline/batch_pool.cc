@@ -1,6 +1,6 @@
 #include "pipeline/batch_pool.h"
 
-namespace stoker {
+namespace stoker::pipeline {
 
 BatchPool::BatchPool(int batch_size, size_t sample_bytes, std::shared_ptr<HostMemory> memory)
     : batch_size_(batch_size), memory_(std::move(memory)), sample_bytes_(sample_bytes) {}
@@ -19,7 +19,7 @@ std::unique_ptr<uint8_t[], Batch::StorageDelete> BatchPool::allocate(size_t byte
 std::unique_ptr<Batch> BatchPool::acquire() {
   size_t bytes = 0;
   {
-    MutexLock lock(mu_);
+    util::MutexLock lock(mu_);
     if (!free_.empty()) {
       auto batch = std::move(free_.back());
       free_.pop_back();
@@ -41,7 +41,7 @@ std::unique_ptr<Batch> BatchPool::acquire() {
 
 std::unique_ptr<uint8_t[], Batch::StorageDelete> BatchPool::allocate_larger(size_t bytes) {
   {
-    MutexLock lock(mu_);
+    util::MutexLock lock(mu_);
     const size_t per_sample = (bytes + batch_size_ - 1) / static_cast<size_t>(batch_size_);
     sample_bytes_ = std::max(sample_bytes_, (per_sample + 63) / 64 * 64);
   }
@@ -50,7 +50,7 @@ std::unique_ptr<uint8_t[], Batch::StorageDelete> BatchPool::allocate_larger(size
 
 void BatchPool::release(std::unique_ptr<Batch> batch) {
   if (!batch) return;
-  MutexLock lock(mu_);
+  util::MutexLock lock(mu_);
   free_.push_back(std::move(batch));
 }
 
@@ -63,8 +63,8 @@ std::shared_ptr<const Batch> BatchPool::deliver(std::unique_ptr<Batch> batch) {
 }
 
 int64_t BatchPool::allocated() const {
-  MutexLock lock(mu_);
+  util::MutexLock lock(mu_);
   return allocated_;
 }
 
-}  // namespace stoker
+}  // namespace stoker::pipeline

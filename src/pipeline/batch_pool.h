@@ -11,7 +11,7 @@
 #include "stoker/loader.h"
 #include "util/mutex.h"
 
-namespace stoker {
+namespace stoker::pipeline {
 
 class BatchPool : public std::enable_shared_from_this<BatchPool> {
  public:
@@ -35,10 +35,10 @@ class BatchPool : public std::enable_shared_from_this<BatchPool> {
 
   const int batch_size_;
   const std::shared_ptr<HostMemory> memory_;
-  mutable Mutex mu_;
+  mutable util::Mutex mu_;
   size_t sample_bytes_ STOKER_GUARDED_BY(mu_);  // grows with allocate_larger
   std::vector<std::unique_ptr<Batch>> free_ STOKER_GUARDED_BY(mu_);
   int64_t allocated_ STOKER_GUARDED_BY(mu_) = 0;
 };
 
-}  // namespace stoker
+}  // namespace stoker::pipeline

@@ -19,6 +19,12 @@
 namespace stoker {
 namespace {
 
+using pipeline::BatchPool;
+using pipeline::Staging;
+using util::Mutex;
+using util::MutexLock;
+using util::TaskPool;
+
 using SteadyClock = std::chrono::steady_clock;
 
 double seconds_since(SteadyClock::time_point start) {
@@ -58,14 +64,14 @@ class Loader::Impl {
   Impl(std::shared_ptr<const Dataset> dataset, const LoaderConfig& config)
       : dataset_(std::move(dataset)), config_(config) {
     STOKER_CHECK_ARG(dataset_ != nullptr, "Loader: no dataset");
-    STOKER_CHECK_ARG(config_.batch_size >= 1, "batch size must be >= 1 (got {})",
+    STOKER_CHECK_ARG(config_.batch_size >= 1, "batch_size must be >= 1 (got {})",
                      config_.batch_size);
     STOKER_CHECK_ARG(config_.threads >= 0, "threads must be >= 0 (got {})", config_.threads);
     STOKER_CHECK_ARG(config_.prefetch >= 0, "prefetch must be >= 0 (got {})", config_.prefetch);
     STOKER_CHECK_ARG(dataset_->size() >= 1, "{}: the dataset is empty", dataset_->describe());
     config_.transform.validate();
     if (config_.rank.has_value() != config_.world_size.has_value()) {
-      STOKER_THROW_ARG("give both rank and world size, or neither");
+      STOKER_THROW_ARG("give both rank and world_size, or neither");
     }
     rank_ = discover_rank(config_.rank, config_.world_size);
     config_.rank = rank_.rank;

@@ -27,8 +27,8 @@ namespace fs = std::filesystem;
 class LoaderTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = pipeline_testing::fresh_folder("loader_test");
-    pipeline_testing::write_jpeg_folder(root_, {.images = kImages, .classes = 3, .seed = 42});
+    root_ = test::fresh_folder("loader_test");
+    test::write_jpeg_folder(root_, {.images = kImages, .classes = 3, .seed = 42});
   }
   static void TearDownTestSuite() { fs::remove_all(root_); }
 
@@ -37,7 +37,7 @@ class LoaderTest : public ::testing::Test {
   }
 
   static LoaderConfig config(int threads, int batch = 8) {
-    return pipeline_testing::one_rank_config(threads, batch, 32, 7);
+    return test::one_rank_config(threads, batch, 32, 7);
   }
 
   // The digest of one epoch (stoker bench --digest's: images, labels, valid mask).

@@ -46,18 +46,18 @@ int thread_count() {
   return n;
 }
 
-using pipeline_testing::MemoryDataset;
-using pipeline_testing::one_rank_config;
+using test::MemoryDataset;
+using test::one_rank_config;
 
 // Small noise JPEGs of 16..24 pixels a side; optionally each read sleeps (a slow disk).
 std::shared_ptr<MemoryDataset> memory_images(int images, int side,
                                              std::chrono::milliseconds read_delay = {}) {
-  return std::make_shared<MemoryDataset>(pipeline_testing::MemoryImages{.images = images,
-                                                                        .side = side,
-                                                                        .spread = side / 2,
-                                                                        .seed = 11,
-                                                                        .quality = 80,
-                                                                        .read_delay = read_delay});
+  return std::make_shared<MemoryDataset>(test::MemoryImages{.images = images,
+                                                            .side = side,
+                                                            .spread = side / 2,
+                                                            .seed = 11,
+                                                            .quality = 80,
+                                                            .read_delay = read_delay});
 }
 
 // 20 epochs of 6 float batches of 8 x 3 x 128 x 128 (1.5 MiB each). Resident memory after

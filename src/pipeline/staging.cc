@@ -4,7 +4,7 @@
 
 #include "stoker/error.h"
 
-namespace stoker {
+namespace stoker::pipeline {
 namespace {
 
 size_t round_up(size_t n) { return (n + Staging::kAlign - 1) / Staging::kAlign * Staging::kAlign; }
@@ -31,7 +31,7 @@ void Staging::put(int slot, const DecodedRegion& region, const StagedSample& sam
   size_t offset = used_.load(std::memory_order_relaxed);
   do {
     if (offset + need > capacity) {
-      MutexLock lock(aside_mu_);
+      util::MutexLock lock(aside_mu_);
       aside_.emplace_back(
           slot, std::vector<uint8_t>(region.pixels.begin(), region.pixels.begin() + bytes));
       return;
@@ -45,7 +45,7 @@ void Staging::blank(int slot) { batch_.staged[static_cast<size_t>(slot)] = Batch
 
 bool Staging::finish(BatchPool& pool) {
   // Called once the workers are done with the batch: the lock is uncontended (one a batch).
-  MutexLock lock(aside_mu_);
+  util::MutexLock lock(aside_mu_);
   size_t used = used_.load();
   if (aside_.empty()) {
     batch_.staged_bytes = used;
@@ -68,4 +68,4 @@ bool Staging::finish(BatchPool& pool) {
   return true;
 }
 
-}  // namespace stoker
+}  // namespace stoker::pipeline

@@ -13,7 +13,7 @@
 #include "stoker/loader.h"
 #include "stoker/transform.h"
 
-namespace stoker {
+namespace stoker::pipeline {
 
 class Staging {
  public:
@@ -34,8 +34,8 @@ class Staging {
  private:
   Batch& batch_;
   std::atomic<size_t> used_{0};
-  Mutex aside_mu_;
+  util::Mutex aside_mu_;
   std::vector<std::pair<int, std::vector<uint8_t>>> aside_ STOKER_GUARDED_BY(aside_mu_);
 };
 
-}  // namespace stoker
+}  // namespace stoker::pipeline

@@ -23,6 +23,10 @@ namespace stoker {
 namespace {
 
 namespace fs = std::filesystem;
+using image::output_spec;
+using image::staged_geometry;
+using image::StagedView;
+using pipeline::Staging;
 
 StagedView view_of(const Batch& b) {
   return StagedView{b.staged, b.batch_size, b.channels, b.staged_bytes, b.index};
@@ -31,22 +35,22 @@ StagedView view_of(const Batch& b) {
 class DeferredTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = pipeline_testing::fresh_folder("staging_test");
+    root_ = test::fresh_folder("staging_test");
     // Up to 700 pixels: large crops decode at DCT scales 1/2 and 1/4.
-    pipeline_testing::write_jpeg_folder(root_, {.images = kImages,
-                                                .classes = 2,
-                                                .seed = 9,
-                                                .min_side = 30,
-                                                .width_spread = 670,
-                                                .height_spread = 500,
-                                                .x_gradient = 2,
-                                                .y_gradient = 1,
-                                                .noise = 30});
+    test::write_jpeg_folder(root_, {.images = kImages,
+                                    .classes = 2,
+                                    .seed = 9,
+                                    .min_side = 30,
+                                    .width_spread = 670,
+                                    .height_spread = 500,
+                                    .x_gradient = 2,
+                                    .y_gradient = 1,
+                                    .noise = 30});
   }
   static void TearDownTestSuite() { fs::remove_all(root_); }
 
   static LoaderConfig config(int threads, int batch) {
-    return pipeline_testing::one_rank_config(threads, batch, 40, 11);
+    return test::one_rank_config(threads, batch, 40, 11);
   }
 
   // The deferred batch's images after the shared kernels (the GPU's arithmetic) on the host.

@@ -22,7 +22,7 @@
 #include "stoker/loader.h"
 #include "stoker/rng.h"
 
-namespace stoker::pipeline_testing {
+namespace stoker::test {
 
 // $STOKER_TEST_TMP (or /tmp) / NAME_<pid>, emptied.
 inline std::filesystem::path fresh_folder(const std::string& name) {
@@ -146,4 +146,4 @@ class MemoryDataset : public Dataset {
   mutable std::atomic<int64_t> reads_{0};
 };
 
-}  // namespace stoker::pipeline_testing
+}  // namespace stoker::test

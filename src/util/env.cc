@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "stoker/error.h"
-#include "util/env_internal.h"
+#include "util/env_parse.h"
 
 namespace stoker {
 namespace {
@@ -123,12 +123,12 @@ std::optional<RankInfo> from_slurm() {
   const auto ntasks_per_node = env_int("SLURM_NTASKS_PER_NODE");
   if (!tasks_per_node.empty() && node_id) {
     STOKER_CHECK_ARG(*node_id >= 0, "SLURM_NODEID = {} is negative", *node_id);
-    local_world = internal::slurm_tasks_on_node(tasks_per_node, *node_id);
+    local_world = util::slurm_tasks_on_node(tasks_per_node, *node_id);
   } else if (ntasks_per_node) {
     local_world = std::min(*ntasks_per_node, *world);
     local_world_name = "SLURM_NTASKS_PER_NODE";
   } else if (!tasks_per_node.empty()) {
-    local_world = internal::slurm_tasks_on_node(tasks_per_node, 0);
+    local_world = util::slurm_tasks_on_node(tasks_per_node, 0);
   }
   set_local(info, env_int(kSlurm.local_rank), local_world, kSlurm.local_rank, local_world_name);
   return info;
@@ -204,7 +204,7 @@ int affinity_cpus() {
 
 }  // namespace
 
-namespace internal {
+namespace util {
 
 int slurm_tasks_on_node(std::string_view value, int node_id) {
   // Grammar: group ("," group)*, group = count | count "(x" repeat ")".
@@ -299,7 +299,7 @@ std::optional<int> cgroup_cpu_limit(const std::filesystem::path& root,
   return limit;
 }
 
-}  // namespace internal
+}  // namespace util
 
 RankInfo discover_rank(std::optional<int> rank, std::optional<int> world_size) {
   STOKER_CHECK_ARG(rank.has_value() == world_size.has_value(),
@@ -329,7 +329,7 @@ RankInfo discover_rank(std::optional<int> rank, std::optional<int> world_size) {
 
 int available_cpus() {
   int cpus = affinity_cpus();
-  const auto limit = internal::cgroup_cpu_limit("/sys/fs/cgroup", read_file("/proc/self/cgroup"));
+  const auto limit = util::cgroup_cpu_limit("/sys/fs/cgroup", read_file("/proc/self/cgroup"));
   if (limit) cpus = std::min(cpus, *limit);
   return std::max(cpus, 1);
 }

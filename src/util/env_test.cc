@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "stoker/error.h"
-#include "util/env_internal.h"
+#include "util/env_parse.h"
 
 namespace stoker {
 namespace {
@@ -233,7 +233,7 @@ TEST_F(DiscoverRank, EmptyValueReadsAsUnset) {
 }
 
 TEST(SlurmTasksPerNode, Parses) {
-  using internal::slurm_tasks_on_node;
+  using util::slurm_tasks_on_node;
   EXPECT_EQ(slurm_tasks_on_node("4", 0), 4);
   EXPECT_EQ(slurm_tasks_on_node("4(x2),3", 0), 4);
   EXPECT_EQ(slurm_tasks_on_node("4(x2),3", 1), 4);
@@ -246,7 +246,7 @@ TEST(SlurmTasksPerNode, Parses) {
 }
 
 TEST(CgroupQuota, ParseCpuMax) {
-  using internal::parse_cpu_max;
+  using util::parse_cpu_max;
   EXPECT_EQ(parse_cpu_max("max 100000\n"), std::nullopt);
   EXPECT_EQ(parse_cpu_max("200000 100000\n"), 2);
   EXPECT_EQ(parse_cpu_max("150000 100000"), 2);  // 1.5 CPUs: round up
@@ -257,7 +257,7 @@ TEST(CgroupQuota, ParseCpuMax) {
 }
 
 TEST(CgroupQuota, ParseCfsQuota) {
-  using internal::parse_cfs_quota;
+  using util::parse_cfs_quota;
   EXPECT_EQ(parse_cfs_quota("-1\n", "100000\n"), std::nullopt);
   EXPECT_EQ(parse_cfs_quota("300000\n", "100000\n"), 3);
   EXPECT_EQ(parse_cfs_quota("250000", "100000"), 3);
@@ -282,39 +282,39 @@ class CgroupFiles : public ::testing::Test {
 
 TEST_F(CgroupFiles, V2Root) {
   write("cpu.max", "max 100000\n");
-  EXPECT_EQ(internal::cgroup_cpu_limit(root_, "0::/\n"), std::nullopt);
+  EXPECT_EQ(util::cgroup_cpu_limit(root_, "0::/\n"), std::nullopt);
   write("cpu.max", "300000 100000\n");
-  EXPECT_EQ(internal::cgroup_cpu_limit(root_, "0::/\n"), 3);
-  EXPECT_EQ(internal::cgroup_cpu_limit(root_, ""), 3);  // no /proc/self/cgroup: the root
+  EXPECT_EQ(util::cgroup_cpu_limit(root_, "0::/\n"), 3);
+  EXPECT_EQ(util::cgroup_cpu_limit(root_, ""), 3);  // no /proc/self/cgroup: the root
 }
 
 TEST_F(CgroupFiles, V2NestedTakesTightestAncestor) {
   write("cpu.max", "max 100000\n");
   write("user.slice/cpu.max", "200000 100000\n");
   write("user.slice/job/cpu.max", "600000 100000\n");
-  EXPECT_EQ(internal::cgroup_cpu_limit(root_, "0::/user.slice/job\n"), 2);
+  EXPECT_EQ(util::cgroup_cpu_limit(root_, "0::/user.slice/job\n"), 2);
   write("user.slice/cpu.max", "max 100000\n");
-  EXPECT_EQ(internal::cgroup_cpu_limit(root_, "0::/user.slice/job\n"), 6);
+  EXPECT_EQ(util::cgroup_cpu_limit(root_, "0::/user.slice/job\n"), 6);
 }
 
 TEST_F(CgroupFiles, V2ContainerWithHostPath) {
   // Without a cgroup namespace the path names the host's hierarchy, which is not mounted here.
   write("cpu.max", "100000 100000\n");
-  EXPECT_EQ(internal::cgroup_cpu_limit(root_, "0::/docker/abc123\n"), 1);
+  EXPECT_EQ(util::cgroup_cpu_limit(root_, "0::/docker/abc123\n"), 1);
 }
 
 TEST_F(CgroupFiles, V1) {
   write("cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
   write("cpu,cpuacct/cpu.cfs_period_us", "100000\n");
   const char* self = "12:memory:/\n4:cpu,cpuacct:/\n1:name=systemd:/\n";
-  EXPECT_EQ(internal::cgroup_cpu_limit(root_, self), std::nullopt);
+  EXPECT_EQ(util::cgroup_cpu_limit(root_, self), std::nullopt);
   write("cpu,cpuacct/cpu.cfs_quota_us", "400000\n");
-  EXPECT_EQ(internal::cgroup_cpu_limit(root_, self), 4);
+  EXPECT_EQ(util::cgroup_cpu_limit(root_, self), 4);
 }
 
 TEST_F(CgroupFiles, NoFiles) {
-  EXPECT_EQ(internal::cgroup_cpu_limit(root_, "0::/\n"), std::nullopt);
-  EXPECT_EQ(internal::cgroup_cpu_limit(root_ / "missing", "0::/\n"), std::nullopt);
+  EXPECT_EQ(util::cgroup_cpu_limit(root_, "0::/\n"), std::nullopt);
+  EXPECT_EQ(util::cgroup_cpu_limit(root_ / "missing", "0::/\n"), std::nullopt);
 }
 
 TEST(AvailableCpus, WithinHardware) {

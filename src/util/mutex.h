@@ -26,7 +26,7 @@
 #define STOKER_RELEASE(...) STOKER_TSA(release_capability(__VA_ARGS__))
 #define STOKER_EXCLUDES(...) STOKER_TSA(locks_excluded(__VA_ARGS__))
 
-namespace stoker {
+namespace stoker::util {
 
 class STOKER_CAPABILITY("mutex") Mutex {
  public:
@@ -77,4 +77,4 @@ class CondVar {
   std::condition_variable cv_;
 };
 
-}  // namespace stoker
+}  // namespace stoker::util

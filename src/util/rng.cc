@@ -7,7 +7,6 @@ namespace stoker {
 namespace {
 // Domain constants keep streams of different purposes apart.
 constexpr uint64_t kKeyDomain = 0x73746f6b65720001ull;  // "stoker" + 1
-constexpr uint64_t kPermutationDomain = 0x7065726d75746531ull;
 }  // namespace
 
 uint64_t stream_key(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {

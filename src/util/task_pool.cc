@@ -4,7 +4,7 @@
 
 #include "stoker/error.h"
 
-namespace stoker {
+namespace stoker::util {
 
 TaskPool::TaskPool(int threads) {
   STOKER_CHECK_ARG(threads >= 1, "a task pool needs at least one thread (got {})", threads);
@@ -132,4 +132,4 @@ std::exception_ptr TaskPool::Job::wait_error(int* index) {
 
 void TaskPool::Job::cancel() { pool_->cancel(*this); }
 
-}  // namespace stoker
+}  // namespace stoker::util

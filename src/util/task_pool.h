@@ -25,7 +25,7 @@
 
 #include "util/mutex.h"
 
-namespace stoker {
+namespace stoker::util {
 
 class TaskPool {
  public:
@@ -90,4 +90,4 @@ class TaskPool::Job {
   std::exception_ptr error_ STOKER_GUARDED_BY(mu_);
 };
 
-}  // namespace stoker
+}  // namespace stoker::util

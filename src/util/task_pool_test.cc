@@ -11,7 +11,7 @@
 
 #include "stoker/error.h"
 
-namespace stoker {
+namespace stoker::util {
 namespace {
 
 TEST(TaskPool, RunsEveryTaskOnceOnAThreadOfItsOwn) {
@@ -142,4 +142,4 @@ TEST(TaskPool, RejectsNoThreads) {
 }
 
 }  // namespace
-}  // namespace stoker
+}  // namespace stoker::util

@@ -17,6 +17,6 @@ struct ImageFolderOpening {
 };
 
 ImageFolderOpening open_image_folder_traced(const std::filesystem::path& root,
-                                            const ImageFolderOptions& options);
+                                            const ImageFolderConfig& options);
 
 }  // namespace stoker::io

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-namespace stoker::internal {
+namespace stoker::util {
 
 // Tasks on node `node_id` from a SLURM_TASKS_PER_NODE value such as "4(x2),3" (nodes 0 and 1
 // run 4 tasks, node 2 runs 3). A node_id past the list gets the last group's count.
@@ -29,4 +29,4 @@ std::optional<int> parse_cfs_quota(std::string_view quota, std::string_view peri
 std::optional<int> cgroup_cpu_limit(const std::filesystem::path& root,
                                     std::string_view self_cgroup);
 
-}  // namespace stoker::internal
+}  // namespace stoker::util

@@ -8,7 +8,7 @@
 #include "image/simd.h"
 #include "stoker/image.h"
 
-namespace stoker::image_internal {
+namespace stoker::image {
 
 // The kernels by level: kSse41 the SSE4.1 horizontal RGB pass; kAvx2 the AVX2 horizontal RGB
 // and vertical passes; kAvx512 the AVX-512 vertical pass; kAvx512Vbmi also the planar
@@ -17,4 +17,4 @@ void resize_bilinear_at(SimdLevel level, uint8_t* out, int out_width, int out_he
                         const uint8_t* in, int in_width, int in_height, int channels,
                         const Box& box, const Box& bounds, std::vector<uint8_t>& scratch);
 
-}  // namespace stoker::image_internal
+}  // namespace stoker::image
