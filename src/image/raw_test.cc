@@ -1,7 +1,5 @@
 // Raw-pixel payloads (stoker/raw_image.h): round trips, regions, channel conversion, and a
 // clear error for each malformed header.
-#include "stoker/raw_image.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +8,7 @@
 
 #include "io/test_util.h"
 #include "stoker/packed_format.h"
+#include "stoker/raw_image.h"
 
 namespace stoker {
 namespace {

@@ -1,0 +1,270 @@
+// pack_dataset (stoker/packed.h) end to end: every mode read back, the same bytes for any
+// thread count and across resumes, shards cut by size, bad samples stopped or skipped and listed.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "io/packed_shard.h"
+#include "pack/test_util.h"
+#include "stoker/dataset.h"
+#include "stoker/image.h"
+#include "stoker/packed.h"
+#include "stoker/packed_format.h"
+#include "stoker/raw_image.h"
+
+namespace stoker::io {
+namespace {
+
+namespace fs = std::filesystem;
+using test::decode_all;
+using test::error_of;
+using test::files_of;
+using test::make_folder;
+using test::open_source;
+using test::pack;
+using test::slurp;
+using test::spit;
+using ::testing::HasSubstr;
+
+TEST(PackedTest, OriginalRoundTripKeepsBytesLabelsAndClasses) {
+  auto f = make_folder(12);
+  const PackResult r = pack(f->data, f->out, PackConfig{.threads = 3});
+  EXPECT_EQ(r.records, 12);
+  EXPECT_EQ(r.skipped, 0);
+  EXPECT_EQ(r.shards, 1);
+  auto source = open_source(f->data);
+  auto packed = open_dataset(f->out);  // the open_dataset hook
+  ASSERT_EQ(packed->size(), source->size());
+  EXPECT_EQ(packed->classes(), source->classes());
+  std::vector<uint8_t> a, b;
+  for (int64_t i = 0; i < source->size(); ++i) {
+    source->read(i, a);
+    packed->read(i, b);
+    EXPECT_EQ(a, b) << i;
+    EXPECT_EQ(packed->label(i), source->label(i));
+    EXPECT_EQ(packed->name(i), fmt::format("{}#{}", (f->out / "shard-00000.stk").string(), i));
+  }
+  EXPECT_EQ(packed->fingerprint().size(), 16u);
+  EXPECT_THAT(packed->describe(), HasSubstr("packed"));
+  // The manifest file itself opens too, and is recognised; the source folder is not.
+  EXPECT_TRUE(is_packed_dataset(f->out / "manifest.json"));
+  EXPECT_FALSE(is_packed_dataset(f->data));
+  EXPECT_EQ(open_dataset(f->out / "manifest.json")->size(), 12);
+  EXPECT_THAT(error_of([&] { packed->read(12, b); }), HasSubstr("out of range"));
+  const VerifyReport v = verify_packed(f->out);
+  EXPECT_EQ(v.records, 12);
+  EXPECT_EQ(v.shards, 1);
+  const PackedInfo info = inspect_packed(f->out);
+  EXPECT_EQ(info.records, 12);
+  EXPECT_EQ(info.class_counts, (std::vector<int64_t>{4, 4, 4}));
+  EXPECT_THAT(info.options_json, HasSubstr("\"mode\":\"original\""));
+}
+
+TEST(PackedTest, JpegModeResizesLongerOrShorterSide) {
+  auto f = make_folder(6, 120);
+  pack(f->data, f->out, PackConfig{.mode = PackMode::kJpeg, .max_side = 64, .quality = 85});
+  auto source = open_source(f->data);
+  auto packed = open_packed(f->out);
+  std::vector<uint8_t> bytes;
+  for (int64_t i = 0; i < packed->size(); ++i) {
+    source->read(i, bytes);
+    const ImageHeader s = probe_image(bytes, "src");
+    packed->read(i, bytes);
+    const ImageHeader p = probe_image(bytes, packed->name(i));
+    EXPECT_EQ(p.format, ImageFormat::kJpeg);
+    EXPECT_EQ(std::max(p.width, p.height), 64);
+    const double scale = 64.0 / std::max(s.width, s.height);
+    EXPECT_EQ(p.width, static_cast<int>(std::nearbyint(s.width * scale)));
+    EXPECT_EQ(p.height, static_cast<int>(std::nearbyint(s.height * scale)));
+    EXPECT_EQ(decode_all(bytes).width, p.width);  // decodes
+  }
+  const fs::path out2 = f->dir.path() / "short";
+  pack(f->data, out2, PackConfig{.mode = PackMode::kJpeg, .short_side = 50});
+  packed = open_packed(out2);
+  for (int64_t i = 0; i < packed->size(); ++i) {
+    packed->read(i, bytes);
+    const ImageHeader p = probe_image(bytes, packed->name(i));
+    EXPECT_EQ(std::min(p.width, p.height), 50);
+  }
+  // A max side above the image keeps its size (never upscales).
+  const fs::path out3 = f->dir.path() / "big";
+  pack(f->data, out3, PackConfig{.mode = PackMode::kJpeg, .max_side = 4096});
+  source->read(0, bytes);
+  const ImageHeader s0 = probe_image(bytes, "src");
+  open_packed(out3)->read(0, bytes);
+  const ImageHeader p0 = probe_image(bytes, "packed");
+  EXPECT_EQ(p0.width, s0.width);
+  EXPECT_EQ(p0.height, s0.height);
+}
+
+TEST(PackedTest, RawModeStoresDecodedResizedPixels) {
+  // Target side 72 of <= 136: above half the size, so no DCT scaling applies and the expected
+  // pixels are a scale-1 decode plus the PIL-like resize of the whole image.
+  auto f = make_folder(5, 104);
+  pack(f->data, f->out, PackConfig{.mode = PackMode::kRaw, .max_side = 72});
+  const fs::path zout = f->dir.path() / "zstd";
+  pack(f->data, zout, PackConfig{.mode = PackMode::kRaw, .max_side = 72, .zstd_level = 3});
+  auto source = open_source(f->data);
+  auto raw = open_packed(f->out);
+  auto zraw = open_packed(zout);
+  std::vector<uint8_t> bytes, payload, zpayload, scratch;
+  for (int64_t i = 0; i < source->size(); ++i) {
+    source->read(i, bytes);
+    const DecodedRegion full = decode_all(bytes);
+    const double scale = 72.0 / std::max(full.width, full.height);
+    const int tw = static_cast<int>(std::nearbyint(full.width * scale));
+    const int th = static_cast<int>(std::nearbyint(full.height * scale));
+    std::vector<uint8_t> expected(static_cast<size_t>(tw) * th * 3);
+    const Box box{0, 0, double(full.width), double(full.height)};
+    resize_bilinear(expected.data(), tw, th, full.pixels.data(), full.width, full.height, 3, box,
+                    box, scratch);
+
+    raw->read(i, payload);
+    ASSERT_TRUE(is_raw_image(payload));
+    const RawImageInfo info = probe_raw(payload, raw->name(i));
+    EXPECT_EQ(info.width, tw);
+    EXPECT_EQ(info.height, th);
+    EXPECT_EQ(info.compression, 0);
+    DecodedRegion got;
+    decode_raw_region(got, payload, Rect{0, 0, tw, th}, 3, raw->name(i));
+    EXPECT_EQ(got.pixels, expected) << i;
+
+    zraw->read(i, zpayload);
+    EXPECT_EQ(probe_raw(zpayload, "z").compression, 1);
+    DecodedRegion zgot;
+    decode_raw_region(zgot, zpayload, Rect{0, 0, tw, th}, 3, "z");
+    EXPECT_EQ(zgot.pixels, expected) << i;
+  }
+  verify_packed(zout);
+}
+
+TEST(PackedTest, SameBytesForAnyThreadCountAndShardsCutBySize) {
+  auto f = make_folder(20);
+  const fs::path one = f->dir.path() / "one", four = f->dir.path() / "four";
+  PackConfig options{.mode = PackMode::kJpeg, .max_side = 48, .shard_size = 6000};
+  options.threads = 1;
+  const PackResult r1 = pack(f->data, one, options);
+  options.threads = 4;
+  const PackResult r4 = pack(f->data, four, options);
+  EXPECT_GT(r1.shards, 2);
+  EXPECT_EQ(r1.shards, r4.shards);
+  EXPECT_EQ(files_of(one), files_of(four));
+  // Each shard stays within the size unless it holds a single record.
+  auto packed = open_packed(one);
+  for (const auto& [name, bytes] : files_of(one)) {
+    if (name == "manifest.json") continue;
+    const ShardFile s = ShardFile::open((one / name).string(), name);
+    if (s.record_count() > 1) {
+      EXPECT_LE(s.index_offset() + s.record_count() * 24, 6000u) << name;
+    }
+  }
+  EXPECT_EQ(packed->size(), 20);
+  verify_packed(one);
+}
+
+TEST(PackedTest, InterruptedPackResumesToIdenticalBytes) {
+  auto f = make_folder(20);
+  const fs::path ref = f->dir.path() / "ref";
+  const PackConfig options{.mode = PackMode::kJpeg, .max_side = 48, .shard_size = 6000};
+  const PackResult full = pack(f->data, ref, options);
+  ASSERT_GT(full.shards, 2);
+  const auto expected = files_of(ref);
+
+  // 1. A crash after the last shard was renamed but before the manifest: delete both.
+  const fs::path a = f->dir.path() / "a";
+  fs::copy(ref, a);
+  fs::remove(a / "manifest.json");
+  fs::remove(a / shard_file_name(full.shards - 1));
+  spit(a / (shard_file_name(full.shards - 1) + ".tmp"), {1, 2, 3});  // a half-written temp
+  EXPECT_FALSE(is_packed_dataset(a));
+  const PackResult resumed = pack(f->data, a, options);
+  EXPECT_EQ(resumed.reused_shards, full.shards - 1);
+  EXPECT_EQ(files_of(a), expected);
+
+  // 2. An interruption in the middle (the progress hook throws), then the same command.
+  const fs::path b = f->dir.path() / "b";
+  PackConfig interrupting = options;
+  interrupting.progress = [](const PackProgress& p) {
+    if (p.done == 11) throw std::runtime_error("interrupted");
+  };
+  EXPECT_THROW(pack(f->data, b, interrupting), std::runtime_error);
+  EXPECT_FALSE(fs::exists(b / "manifest.json"));
+  for (const auto& e : fs::directory_iterator(b)) {
+    EXPECT_FALSE(e.path().string().ends_with(".tmp")) << e.path();
+  }
+  const PackResult second = pack(f->data, b, options);
+  EXPECT_GT(second.reused_shards, 0);
+  EXPECT_EQ(files_of(b), expected);
+
+  // 3. Running it once more finds a complete pack and writes nothing.
+  const PackResult third = pack(f->data, b, options);
+  EXPECT_TRUE(third.already_complete);
+  EXPECT_EQ(third.records, 20);
+
+  // 4. Other options: nothing is reused; stale shards beyond the new count are removed.
+  PackConfig bigger = options;
+  bigger.shard_size = 1 << 20;
+  const PackResult other = pack(f->data, b, bigger);
+  EXPECT_EQ(other.reused_shards, 0);
+  EXPECT_EQ(other.shards, 1);
+  EXPECT_FALSE(fs::exists(b / shard_file_name(1)));
+  EXPECT_EQ(open_packed(b)->size(), 20);
+}
+
+TEST(PackedTest, BadSamplesStopOrAreSkippedAndListed) {
+  auto f = make_folder(9);
+  // A truncated JPEG (no end of image) and a non-image, both with image extensions.
+  const fs::path bad1 = f->data / "class_1" / "img_04.jpg";
+  auto jpeg = slurp(bad1);
+  spit(bad1, std::vector<uint8_t>(jpeg.begin(), jpeg.begin() + jpeg.size() / 2));
+  const fs::path bad2 = f->data / "class_2" / "img_zz.jpg";
+  spit(bad2, {'n', 'o', 't'});
+
+  const PackConfig jpeg_mode{.mode = PackMode::kJpeg, .max_side = 48};
+  EXPECT_THAT(error_of([&] { pack(f->data, f->out, jpeg_mode); }), HasSubstr(bad1.string()));
+  EXPECT_FALSE(fs::exists(f->out / "manifest.json"));
+
+  PackConfig skip = jpeg_mode;
+  skip.skip_bad_samples = true;
+  skip.shard_size = 5000;
+  const PackResult r = pack(f->data, f->out, skip);
+  EXPECT_EQ(r.skipped, 2);
+  EXPECT_EQ(r.records, 8);
+  const PackedInfo info = inspect_packed(f->out);
+  ASSERT_EQ(info.skipped.size(), 2u);
+  EXPECT_EQ(info.skipped[0].first, bad1.string());
+  EXPECT_EQ(info.skipped[1].first, bad2.string());
+  EXPECT_EQ(info.source_samples, 10);
+  verify_packed(f->out);
+
+  // The skipped list survives a resume (it is kept in the shards too).
+  const auto expected = files_of(f->out);
+  fs::remove(f->out / "manifest.json");
+  fs::remove(f->out / shard_file_name(info.shards.size() - 1));
+  pack(f->data, f->out, skip);
+  EXPECT_EQ(files_of(f->out), expected);
+}
+
+TEST(PackedTest, OptionsAreValidated) {
+  auto f = make_folder(2);
+  EXPECT_THAT(error_of([&] {
+                pack(f->data, f->out, PackConfig{.mode = PackMode::kOriginal, .max_side = 9});
+              }),
+              HasSubstr("mode original"));
+  EXPECT_THAT(error_of([&] {
+                pack(f->data, f->out,
+                     PackConfig{.mode = PackMode::kJpeg, .max_side = 9, .short_side = 9});
+              }),
+              HasSubstr("not both"));
+  EXPECT_THAT(error_of([&] { pack(f->data, f->out, PackConfig{.zstd_level = 3}); }),
+              HasSubstr("mode raw"));
+  EXPECT_THAT(error_of([] { parse_pack_mode("png"); }), HasSubstr("unknown pack mode"));
+}
+
+}  // namespace
+}  // namespace stoker::io
