@@ -3,8 +3,6 @@
 // tests/gpu/run.sh runs them on a GPU machine. The arithmetic itself is checked on the host in
 // CI by src/image/augment_kernel_test.cc.
 
-#include "stoker/cuda.h"
-
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -17,6 +15,7 @@
 
 #include "cuda_check.h"
 #include "image/augment_kernel.h"
+#include "stoker/cuda.h"
 #include "stoker/image.h"
 #include "stoker/rng.h"
 

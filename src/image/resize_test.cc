@@ -145,46 +145,5 @@ TEST(Resize, SimdKernelsEqualScalar) {
   }
 }
 
-TEST(Pixels, CopyHwcFlip) {
-  const uint8_t in[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};  // 2x2 RGB
-  uint8_t out[12];
-  copy_hwc(out, in, 2, 2, 3, false);
-  EXPECT_EQ(0, std::memcmp(out, in, 12));
-  copy_hwc(out, in, 2, 2, 3, true);
-  const uint8_t flipped[] = {4, 5, 6, 1, 2, 3, 10, 11, 12, 7, 8, 9};
-  EXPECT_EQ(0, std::memcmp(out, flipped, 12));
-  const uint8_t gray[] = {1, 2, 3, 4, 5, 6};  // 3x2
-  uint8_t g[6];
-  copy_hwc(g, gray, 3, 2, 1, true);
-  const uint8_t gflip[] = {3, 2, 1, 6, 5, 4};
-  EXPECT_EQ(0, std::memcmp(g, gflip, 6));
-}
-
-TEST(Pixels, NormalizeToChwIsTorchvisionFloat32) {
-  const uint8_t in[] = {0, 128, 255, 7, 8, 9};  // 2x1 RGB
-  const float mean[] = {0.485f, 0.456f, 0.406f};
-  const float std[] = {0.229f, 0.224f, 0.225f};
-  float out[6];
-  normalize_to_chw(out, in, 2, 1, 3, false, mean, std);
-  // ToTensor: float32 v / 255; Normalize: (x - mean) / std, each op rounded to float32.
-  auto expect = [&](uint8_t v, int c) {
-    volatile float x = static_cast<float>(v) / 255.0f;
-    volatile float d = x - mean[c];
-    return d / std[c];
-  };
-  EXPECT_EQ(out[0], expect(0, 0));
-  EXPECT_EQ(out[1], expect(7, 0));
-  EXPECT_EQ(out[2], expect(128, 1));
-  EXPECT_EQ(out[3], expect(8, 1));
-  EXPECT_EQ(out[4], expect(255, 2));
-  EXPECT_EQ(out[5], expect(9, 2));
-  // Known torchvision values (torch 1.13, float32): (1.0 - 0.406) / 0.225 and (0 - .485)/.229.
-  EXPECT_FLOAT_EQ(out[4], 2.64f);
-  EXPECT_FLOAT_EQ(out[0], -2.117904f);
-  normalize_to_chw(out, in, 2, 1, 3, true, mean, std);
-  EXPECT_EQ(out[0], expect(7, 0));
-  EXPECT_EQ(out[1], expect(0, 0));
-}
-
 }  // namespace
 }  // namespace stoker

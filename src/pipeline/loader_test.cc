@@ -271,6 +271,67 @@ TEST_F(BadSampleTest, SkipPolicyZeroFillsMarksInvalidAndCounts) {
   EXPECT_EQ(valid, data->size() - 3);
 }
 
+// The digest each rank's loader keeps adds up to the sampler's group digest: what the audit
+// compares across ranks.
+TEST(LoaderStats, EpochDigestsOfTheRanksAddUpToTheGroupDigest) {
+  auto data =
+      std::make_shared<test::MemoryDataset>(test::MemoryImages{.images = 37, .side = 8, .seed = 5});
+  for (int64_t consumed : {int64_t{0}, int64_t{10}}) {
+    SampleDigest total;
+    int64_t batches = 0;
+    for (int rank = 0; rank < 3; ++rank) {
+      LoaderConfig c = test::one_rank_config(2, 4, 8);
+      c.rank = rank;
+      c.world_size = 3;
+      Loader loader(data, c);
+      if (consumed > 0) {
+        ResumeState state = loader.state();
+        state.epoch = 1;
+        state.consumed = consumed;
+        loader.load_state(state);
+      }
+      loader.set_epoch(1);
+      while (loader.next()) {
+      }
+      const LoaderStats s = loader.stats();
+      EXPECT_EQ(s.epoch, 1);
+      EXPECT_EQ(s.epoch_start, consumed);
+      total += s.epoch_digest;
+      batches = s.epoch_batches;
+    }
+    EXPECT_EQ(total.count, 37 - consumed);
+    const EpochPlan plan({.dataset_size = 37, .batch_size = 4, .rank = 0, .world_size = 3}, 1,
+                         consumed);
+    EXPECT_EQ(batches, plan.num_batches());
+    EXPECT_EQ(total, plan.group_digest(batches));
+  }
+}
+
+// A skipped bad file does not change which samples a rank was given: the digest still adds up
+// (the audit must not call a correctly sharded job with one corrupt image "overlapping").
+TEST(LoaderStats, SkippedBadSamplesStayInTheDigest) {
+  auto data = std::make_shared<test::MemoryDataset>(
+      test::MemoryImages{.images = 20, .side = 8, .seed = 5, .bad_index = 7});
+  SampleDigest total;
+  int64_t skipped = 0, batches = 0;
+  for (int rank = 0; rank < 2; ++rank) {
+    LoaderConfig c = test::one_rank_config(2, 3, 8);
+    c.rank = rank;
+    c.world_size = 2;
+    c.bad_samples = BadSamplePolicy::kSkip;
+    Loader loader(data, c);
+    loader.set_epoch(0);
+    while (loader.next()) {
+    }
+    total += loader.stats().epoch_digest;
+    skipped += loader.stats().skipped;
+    batches = loader.stats().epoch_batches;
+  }
+  EXPECT_EQ(skipped, 1);
+  const EpochPlan plan({.dataset_size = 20, .batch_size = 3, .rank = 0, .world_size = 2}, 0);
+  EXPECT_EQ(total, plan.group_digest(batches));
+}
+
 }  // namespace
 }  // namespace stoker
 
