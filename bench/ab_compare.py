@@ -77,10 +77,15 @@ def main():
     ap.add_argument("new")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--json", action="store_true", help="one JSON document at the end")
-    ap.add_argument("args", nargs=argparse.REMAINDER, help="after --: the measured command's")
-    a = ap.parse_args()
-    args = a.args[1:] if a.args[:1] == ["--"] else a.args
+    ap.add_argument("--rename-old", action="append", default=[], metavar="OLD=NEW",
+                    help="kernel: compare the old binary's benchmark OLD with the new one's NEW "
+                         "(when a benchmark's argument changed meaning between the builds)")
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    a = ap.parse_args(argv[:cut])
+    args = argv[cut + 1:]  # the measured command's, after --
     measure = measure_stoker if a.kind == "stoker" else measure_kernel
+    renames = dict(r.split("=", 1) for r in a.rename_old)
     sides = {"old": a.old, "new": a.new}
     values = {"old": {}, "new": {}}
     others = {"old": [], "new": []}
@@ -90,6 +95,10 @@ def main():
             result, busy = measure(sides[side], args)
             others[side].append(round(busy, 2))
             for k, v in result.items():
+                if side == "old":
+                    if renames and k not in renames:
+                        continue
+                    k = renames.get(k, k)
                 values[side].setdefault(k, []).append(v)
             print(f"round {r + 1} {side}: " +
                   ", ".join(f"{k} {v:.4g}" for k, v in result.items()) +

@@ -13,10 +13,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "image/decoders.h"
 #include "image/resize.h"
+#ifdef STOKER_BENCH_HIGHWAY
+#include "bench/hwy_vertical.h"
+#endif
 #include "stoker/image.h"
 #include "stoker/rng.h"
 
@@ -58,6 +62,68 @@ void BM_ResizeDown(benchmark::State& state) {
 }
 BENCHMARK(BM_ResizeUp)->DenseRange(0, image::kSimdLevels - 1);
 BENCHMARK(BM_ResizeDown)->DenseRange(0, image::kSimdLevels - 1);
+
+// The vertical pass alone, as resize's "down" case runs it: 224 output rows of 224 RGB pixels,
+// 5 taps each, over an intermediate of 230 rows. Range: (SIMD level, 0), or (0, 1) for the
+// Highway port (bench/hwy_vertical.cc), which must give the scalar kernel's bytes.
+struct VerticalCase {
+  static constexpr size_t kRow = 224 * 3;
+  static constexpr int kRows = 224, kTaps = 5;
+  std::vector<uint8_t> rows = noise(kRow * (kRows + kTaps + 1), 3);
+  std::vector<uint8_t> out = std::vector<uint8_t>(kRow * kRows);
+  std::vector<int32_t> acc = std::vector<int32_t>(kRow);
+  // A triangle over the taps summing to 2^22, as compute_axis makes them.
+  int32_t k[kTaps] = {466034, 1165084, 1398101, 1165084, 0};
+  VerticalCase() { k[4] = (1 << 22) - (k[0] + k[1] + k[2] + k[3]); }
+  template <typename Row>
+  void pass(Row row) {
+    for (int y = 0; y < kRows; ++y) row(out.data() + kRow * y, rows.data() + kRow * y);
+  }
+};
+
+void BM_VerticalPass(benchmark::State& state) {
+  const auto level = static_cast<image::SimdLevel>(state.range(0));
+  state.SetLabel(to_string(level));
+  if (level > image::best_simd_level()) {
+    state.SkipWithError("level not supported by this CPU");
+    return;
+  }
+  VerticalCase c;
+  for (auto _ : state) {
+    c.pass([&](uint8_t* out, const uint8_t* rows) {
+      image::vertical_row_at(level, out, rows, c.kRow, c.kRow, c.k, c.kTaps, c.acc.data());
+    });
+    benchmark::DoNotOptimize(c.out.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_VerticalPass)->DenseRange(0, image::kSimdLevels - 1);
+
+#ifdef STOKER_BENCH_HIGHWAY
+void BM_VerticalPassHighway(benchmark::State& state) {
+  state.SetLabel(std::string("highway ") + bench::highway_target());
+  VerticalCase scalar, c;
+  scalar.pass([&](uint8_t* out, const uint8_t* rows) {
+    image::vertical_row_at(image::SimdLevel::kScalar, out, rows, scalar.kRow, scalar.kRow, scalar.k,
+                           scalar.kTaps, scalar.acc.data());
+  });
+  c.pass([&](uint8_t* out, const uint8_t* rows) {
+    bench::vertical_row_highway(out, rows, c.kRow, c.kRow, c.k, c.kTaps);
+  });
+  if (c.out != scalar.out) {
+    state.SkipWithError("the Highway port's bytes differ from the scalar kernel's");
+    return;
+  }
+  for (auto _ : state) {
+    c.pass([&](uint8_t* out, const uint8_t* rows) {
+      bench::vertical_row_highway(out, rows, c.kRow, c.kRow, c.k, c.kTaps);
+    });
+    benchmark::DoNotOptimize(c.out.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_VerticalPassHighway);
+#endif
 
 void BM_NormalizeToChw(benchmark::State& state) {
   const auto level = static_cast<image::SimdLevel>(state.range(0));

@@ -535,6 +535,13 @@ constexpr ResizeKernels kResizeKernels[image::kSimdLevels] = {
 
 namespace image {
 
+void vertical_row_at(SimdLevel level, uint8_t* out, const uint8_t* rows, size_t stride, size_t n,
+                     const int32_t* k, int taps, int32_t* acc) {
+  STOKER_CHECK(level <= best_simd_level(), "resize: SIMD level {} on a CPU that runs up to {}",
+               to_string(level), to_string(best_simd_level()));
+  kResizeKernels[static_cast<int>(level)].vertical(out, rows, stride, n, k, taps, acc);
+}
+
 void resize_bilinear_at(SimdLevel level, uint8_t* out, int out_width, int out_height,
                         const uint8_t* in, int in_width, int in_height, int channels,
                         const Box& box, const Box& bounds, std::vector<uint8_t>& scratch) {

@@ -17,4 +17,10 @@ void resize_bilinear_at(SimdLevel level, uint8_t* out, int out_width, int out_he
                         const uint8_t* in, int in_width, int in_height, int channels,
                         const Box& box, const Box& bounds, std::vector<uint8_t>& scratch);
 
+// The vertical pass's kernel of `level` on one output row: n bytes from each of `taps` rows
+// lying `stride` bytes apart, weighted by the 22-bit fixed-point k[0, taps), rounded and
+// clipped; `acc` is scratch of n int32s. For bench/kernel_bench, which measures it alone.
+void vertical_row_at(SimdLevel level, uint8_t* out, const uint8_t* rows, size_t stride, size_t n,
+                     const int32_t* k, int taps, int32_t* acc);
+
 }  // namespace stoker::image
