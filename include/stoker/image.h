@@ -1,7 +1,7 @@
 // Image decoding and stateless augmentation kernels (the `image` layer).
 //
-// Kernels follow DALI's habit: outputs first, then inputs, then parameters; no hidden state;
-// scratch memory is passed in by the caller so that a worker thread reuses its buffers.
+// Kernels take outputs first, then inputs, then parameters; they keep no hidden state, and
+// scratch memory is passed in by the caller (a worker thread reuses its buffers).
 // All functions are thread-safe (no shared state). Failures throw stoker::Error whose message
 // starts with the sample's name and says why ("a.jpg: premature end of JPEG data").
 #pragma once

@@ -1,5 +1,5 @@
 // The constants of the packed-shard format (docs/format.md is the specification; this header
-// is the single place the numbers live, leveldb's log_format.h habit).
+// is the single place the numbers live).
 //
 // A packed dataset is a folder:  OUT/manifest.json + OUT/shard-00000.stk, shard-00001.stk, ...
 // Shard file, all integers little-endian, no padding, no alignment assumed by readers:

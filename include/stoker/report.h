@@ -8,7 +8,7 @@
 //    "series": [{"name": ..., "values": [...]}, ...]}     // one group of bars per category
 // Once drawn, each chart is an <svg class="chart" data-kind=... data-series=N> with one
 // <polyline class="series"> (lines) or <rect class="bar"> group per series, and the body gets
-// data-rendered="N" (the number of charts drawn): what the headless-browser test checks.
+// data-rendered="N" (the number of charts drawn).
 #pragma once
 
 #include <filesystem>
