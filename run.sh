@@ -27,8 +27,9 @@ test_packages=(mate-backgrounds dataset-fashion-mnist chromium clang-format clan
 arm64_packages=(g++-aarch64-linux-gnu qemu-user libjpeg62-turbo-dev:arm64 libpng-dev:arm64
   libwebp-dev:arm64 libzstd-dev:arm64 libxxhash-dev:arm64 libfmt-dev:arm64 libgtest-dev:arm64
   libgmock-dev:arm64)
-# The fuzzers: clang 14 with libFuzzer and its sanitizer runtimes (fuzz/build.sh).
-fuzz_packages=(clang-14 libclang-rt-14-dev)
+# The fuzzers: clang 16 (the thread-safety build's) with libFuzzer and its sanitizer runtimes
+# (fuzz/build.sh).
+fuzz_packages=(clang-16 libclang-rt-16-dev)
 
 # The project's Python environment: a venv made from the first python3 on PATH (or
 # $STOKER_PYTHON), with the packages of python/requirements-dev.txt (torch 2.13.0, CPU build,
@@ -217,21 +218,21 @@ case "$cmd" in
     "$reference_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_fidelity.py \
       tests/python/test_loader.py
     # Sanitizers: every unit test under ASan + UBSan (undefined behaviour aborts), the engine
-    # and sampler under TSan. halt_on_error: the first report fails the test.
+    # the worker pool, packer and sampler under TSan. halt_on_error: the first report fails the test.
     stage "ASan+UBSan build"
     sanitizer_build build-asan address
     stage "C++ tests under ASan+UBSan"
     ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:strict_string_checks=1 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       ctest --test-dir build-asan --output-on-failure -j "$(nproc)" --timeout 900
-    stage "TSan build (engine and sampler tests)"
-    sanitizer_build build-tsan thread pipeline_test sampler_test
-    stage "engine and sampler tests under TSan"
+    stage "TSan build (worker pool, engine, packer and sampler tests)"
+    sanitizer_build build-tsan thread util_test pipeline_test pack_test sampler_test
+    stage "worker pool, engine, packer and sampler tests under TSan"
     # EpochPlan.LargeDatasets is single-threaded arithmetic over 10^6-sample permutations
     # (80 s under TSan, nothing to race); ASan+UBSan and the Release run cover it.
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
       ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" --timeout 900 \
-      -L '^(pipeline_test|sampler_test)$' -E '^EpochPlan\.LargeDatasets$'
+      -L '^(util_test|pipeline_test|pack_test|sampler_test)$' -E '^EpochPlan\.LargeDatasets$'
     # Clang's thread-safety analysis: the STOKER_GUARDED_BY / STOKER_REQUIRES annotations
     # (src/util/mutex.h) checked at compile time over the libraries and the command (-O0: the
     # analysis is what this build is for; the CUDA layer too where nvcc is installed).

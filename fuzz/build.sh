@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds every libFuzzer harness fuzz/*_fuzz.cc with clang (Debian's clang-14), ASan + UBSan,
+# Builds every libFuzzer harness fuzz/*_fuzz.cc with clang (Debian's clang-16), ASan + UBSan,
 # outside the CMake build:  fuzz/build.sh [OUT_DIR]   (default build-fuzz)
 # `./run.sh fuzz [SECONDS]` builds with this script and runs each harness on a copy of its
 # committed seed corpus fuzz/corpus/<harness>/ (see fuzz/README.md).
@@ -7,16 +7,14 @@
 # Adding a harness: drop fuzz/NAME_fuzz.cc
 # defining LLVMFuzzerTestOneInput, add its seeds under fuzz/corpus/NAME_fuzz/, and append the
 # library sources it needs to SOURCES below; build.sh and `./run.sh fuzz` pick it up by name.
-# Keep fuzzed code compilable by clang 14 (C++20 without <source_location>: fuzz/compat shims
-# it, see compat/source_location).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-build-fuzz}
-CXX=${CXX:-$(command -v clang++-14 || command -v clang++)}
+CXX=${CXX:-$(command -v clang++-16 || command -v clang++)}
 mkdir -p "$OUT/obj"
 FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=undefined -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-       -Ifuzz/compat -Iinclude -Isrc)
+       -Iinclude -Isrc)
 SOURCES=(src/util/error.cc src/util/log.cc src/io/file_util.cc src/io/random_access_file.cc
          src/io/packed_shard.cc
          src/io/packed_manifest.cc src/io/packed_dataset.cc src/image/raw.cc src/image/probe.cc
@@ -29,7 +27,7 @@ OBJS=()
 for src in "${SOURCES[@]}"; do
   obj="$OUT/obj/$(echo "$src" | tr / _).o"
   # Rebuild only what changed (the source or any header is newer than the object).
-  if [ ! -f "$obj" ] || [ -n "$(find "$src" include src fuzz/compat -newer "$obj" \
+  if [ ! -f "$obj" ] || [ -n "$(find "$src" include src -newer "$obj" \
                                  \( -name '*.h' -o -path "$src" \) -print -quit)" ]; then
     "$CXX" "${FLAGS[@]}" -c "$src" -o "$obj"
   fi

@@ -1,6 +1,7 @@
 #include "util/task_pool.h"
 
 #include <system_error>
+#include <utility>
 
 #include "stoker/error.h"
 
@@ -127,7 +128,7 @@ std::exception_ptr TaskPool::Job::wait_error(int* index) {
   MutexLock lock(mu_);
   while (finished_ < count_) done_cv_.wait(mu_);
   if (index != nullptr) *index = error_index_;
-  return error_;
+  return std::exchange(error_, nullptr);
 }
 
 void TaskPool::Job::cancel() { pool_->cancel(*this); }

@@ -70,6 +70,9 @@ class TaskPool::Job {
   void wait() STOKER_EXCLUDES(mu_);
   // Blocks until done(); returns the lowest-index task's exception (null when none) and its
   // index (-1 when none) instead of throwing.
+  // The exception is handed over to the first waiter (a later wait returns null, the same
+  // index): the job, which a worker thread may be the last to let go of, never destroys an
+  // exception the waiter's thread has seen, so it dies on the thread that handled it.
   std::exception_ptr wait_error(int* index = nullptr) STOKER_EXCLUDES(mu_);
   // Tasks not started yet will not run.
   void cancel() STOKER_EXCLUDES(mu_);
