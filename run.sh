@@ -217,8 +217,9 @@ case "$cmd" in
     ensure_reference_venv
     "$reference_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_fidelity.py \
       tests/python/test_loader.py
-    # Sanitizers: every unit test under ASan + UBSan (undefined behaviour aborts), the engine
-    # the worker pool, packer and sampler under TSan. halt_on_error: the first report fails the test.
+    # Sanitizers: every unit test under ASan + UBSan (undefined behaviour aborts); the worker
+    # pool, the engine, the packer and the sampler under TSan. halt_on_error: the first report
+    # fails the test.
     stage "ASan+UBSan build"
     sanitizer_build build-asan address
     stage "C++ tests under ASan+UBSan"
