@@ -55,7 +55,7 @@ struct PipelineNumbers {
   double cpu_utilisation = 0;
   int threads = 0;
   int cpus = 0;
-  std::optional<double> step_images_per_second;  // the training step's own pace, if measurable
+  std::optional<double> step_images_per_second = std::nullopt;  // the step's own pace, if known
 };
 
 // The capacity test's plan (run_capacity).

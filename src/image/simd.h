@@ -32,6 +32,7 @@
 #endif  // STOKER_X86
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 
