@@ -22,7 +22,8 @@ SOURCES=(src/util/error.cc src/util/log.cc src/io/file_util.cc src/io/random_acc
          src/diagnose/verdict.cc src/diagnose/fixes.cc src/diagnose/pipeline_verdict.cc
          src/diagnose/telemetry_text.cc src/diagnose/telemetry_read.cc
          src/diagnose/telemetry_nvidia.cc src/diagnose/telemetry_cpu.cc
-         src/diagnose/telemetry_json.cc src/diagnose/telemetry_verdict.cc)
+         src/diagnose/telemetry_json.cc src/diagnose/telemetry_paste.cc
+         src/diagnose/telemetry_verdict.cc)
 OBJS=()
 for src in "${SOURCES[@]}"; do
   obj="$OUT/obj/$(echo "$src" | tr / _).o"

@@ -115,8 +115,10 @@ class Doctor : public Command {
     auto* data = cmd_->add_option("DATA", data_, "image folder, file list or packed dataset");
     auto* telemetry =
         cmd_->add_option("--telemetry", telemetry_,
-                         "diagnose logs instead: nvidia-smi CSV or dmon, mpstat, sar -u, vmstat, "
-                         "stoker stats lines or stoker monitor logs")
+                         "diagnose logs instead (- for standard input: a pasted message): "
+                         "nvidia-smi tables, CSV or dmon, gpustat, mpstat, sar -u, vmstat, "
+                         "training-loop Time/Data lines, Lightning profiles, topo -m, stoker "
+                         "stats lines or stoker monitor logs")
             ->expected(1, -1);
     data->excludes(telemetry);
     cmd_->add_option("--gpus", gpus_, "plan for 1..G GPUs")->check(CLI::PositiveNumber);
@@ -148,6 +150,7 @@ class Doctor : public Command {
 
   std::optional<int> run() override {
     if (!cmd_->parsed()) return std::nullopt;
+    if (data_ == "-") telemetry_.insert(telemetry_.begin(), "-");  // a pasted message
     if (!telemetry_.empty()) return run_telemetry();
     STOKER_CHECK_ARG(!data_.empty(), "doctor: give DATA (and --gpus with --gpu-rate or --step-ms)");
     STOKER_CHECK_ARG(gpu_rate_ > 0 || step_ms_ > 0,

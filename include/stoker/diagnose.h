@@ -1,6 +1,8 @@
 // The doctor's vocabulary: one verdict set for everything stoker says about a job, live (from
 // LoaderStats), from a capacity test, from a cross-rank audit, or from monitoring logs.
 //
+//   input-bound          the training step waits for data, and the evidence does not say
+//                        whether the CPUs or the storage hold the input back
 //   input-bound-cpu      the consumer (GPU) waits for batches while the CPUs are saturated
 //   io-bound             reading dominates: workers wait on storage; CPUs and GPUs both low
 //   rank-imbalance       one rank/GPU does the work while the others idle or repeat it
@@ -23,6 +25,7 @@
 namespace stoker {
 
 enum class Verdict {
+  kInputBound,
   kInputBoundCpu,
   kIoBound,
   kRankImbalance,
@@ -30,7 +33,7 @@ enum class Verdict {
   kHealthy,
   kUnknown
 };
-const char* to_string(Verdict verdict);  // "input-bound-cpu", ...
+const char* to_string(Verdict verdict);  // "input-bound", "input-bound-cpu", ...
 Verdict parse_verdict(const std::string& name);
 
 // A change the user can make, with its effect when it was measured.
@@ -104,8 +107,17 @@ struct TelemetryFileNumbers {
   std::string kind;  // to_string(TelemetryKind)
 };
 
+// A training loop's step times (telemetry: train logs, Lightning profiles).
+struct StepNumbers {
+  double data_fraction = 0;    // of the step time, waiting for data
+  double step_seconds = 0;     // mean step time behind it
+  int64_t lines = 0;           // step lines read (1 for a profile's totals)
+  bool from_averages = false;  // the log's own running averages or a profile's totals
+};
+
 struct DiagnosisNumbers {
   std::optional<PipelineNumbers> pipeline;
+  std::optional<StepNumbers> steps;
   std::optional<CapacityNumbers> capacity;
   // Telemetry: the part that decided is written at the top level, the other, when present,
   // attached under "utilisation" or "stats".
@@ -115,11 +127,18 @@ struct DiagnosisNumbers {
   std::optional<std::vector<TelemetryFileNumbers>> files;  // the logs read
 };
 
+// How far the evidence carries the verdict: kLow for one snapshot or a few lines, kHigh for
+// long series or a profile's totals; "low", "medium", "high".
+enum class Confidence { kLow, kMedium, kHigh };
+const char* to_string(Confidence confidence);
+
 struct Diagnosis {
   Verdict verdict = Verdict::kUnknown;
+  Confidence confidence = Confidence::kMedium;
   std::string summary;                // one line with the numbers that decided
   std::vector<std::string> evidence;  // supporting lines
   std::vector<Fix> fixes;             // best first
+  std::vector<std::string> next;      // what to collect to be surer: commands to run
   DiagnosisNumbers numbers;           // the measured values behind the verdict
 };
 

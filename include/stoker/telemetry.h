@@ -34,10 +34,17 @@ enum class TelemetryKind {
   kSar,
   kVmstat,
   kStokerStats,
-  kStokerMonitor
+  kStokerMonitor,
+  // Found inside a pasted text (read_pasted): any of these may be mixed in one message.
+  kNvidiaSmiTable,     // the plain nvidia-smi table, every driver era, with its processes
+  kGpustat,            // gpustat lines
+  kTrainLog,           // a training loop's data time against step time
+  kLightningProfiler,  // PyTorch Lightning's profiler summary
+  kNvidiaSmiTopo,      // nvidia-smi topo -m
 };
 // "nvidia-smi-csv", "nvidia-smi-dmon", "mpstat", "sar", "vmstat", "stoker-stats",
-// "stoker-monitor".
+// "stoker-monitor", "nvidia-smi-table", "gpustat", "train-log", "lightning-profiler",
+// "nvidia-smi-topo".
 const char* to_string(TelemetryKind kind);
 
 // How a file's sample times are known.
@@ -60,10 +67,40 @@ struct GpuSample {
   int gpu = 0;        // the GPU's index within its file (GPUs of different files are distinct)
   int64_t round = 0;  // this GPU's sample count before this one: equal rounds are simultaneous
   double util = 0;    // utilization.gpu / dmon sm, percent
-  std::optional<double> memory_util;      // percent
-  std::optional<double> memory_used_mib;  // MiB
-  std::optional<double> pcie_rx_mbps;     // MB/s
-  std::optional<double> pcie_tx_mbps;     // MB/s
+  std::optional<double> memory_util;       // percent
+  std::optional<double> memory_used_mib;   // MiB
+  std::optional<double> pcie_rx_mbps;      // MB/s
+  std::optional<double> pcie_tx_mbps;      // MB/s
+  std::optional<double> memory_total_mib;  // MiB (nvidia-smi table, gpustat)
+  std::optional<double> power_w;           // draw, W (nvidia-smi table)
+  std::optional<double> power_cap_w;       // cap, W (nvidia-smi table)
+};
+
+// A process on a GPU (the nvidia-smi table's process rows, gpustat's user(memory) lists).
+struct GpuProcess {
+  Origin origin;
+  int gpu = 0;      // index within its file, as GpuSample::gpu
+  int64_t pid = 0;  // 0 when not shown (gpustat without -p)
+  std::string name;
+  std::optional<double> memory_mib;
+};
+
+// How long a training step took and how long of it waited for data (a training loop's own log
+// line, or a profiler's totals).
+struct StepSample {
+  Origin origin;
+  double time = 0;  // sample order (kSequence) unless the log has a date
+  double step_seconds = 0;
+  double data_seconds = 0;
+  bool average = false;  // the log's running averages (ImageNet's "(avg)") or a profile's totals
+};
+
+// nvidia-smi topo -m: how the GPUs are connected.
+struct GpuTopology {
+  Origin origin;
+  int gpus = 0;
+  int nvlink_pairs = 0;  // GPU pairs linked by NV#
+  int pairs = 0;         // GPU pairs
 };
 
 struct CpuSample {
@@ -91,6 +128,7 @@ struct TelemetryFile {
   std::vector<std::string> lines;  // every line, trailing spaces removed (for quoting)
   std::string gpu_source;          // stoker-monitor: "nvml", "nvidia-smi" or "none"
   std::optional<int> exit_status;  // stoker-monitor: the command's exit status, when it ended
+  bool gpus_guessed = false;       // nvidia-smi rows without their GPU: all read as GPU 0
 };
 
 // Samples of every file read, in file order and, within a file, in line order.
@@ -99,6 +137,9 @@ struct Telemetry {
   std::vector<GpuSample> gpus;
   std::vector<CpuSample> cpus;
   std::vector<RankSample> ranks;
+  std::vector<GpuProcess> processes;
+  std::vector<StepSample> steps;
+  std::vector<GpuTopology> topologies;
 
   // "FILE:LINE: <the line>" (long lines shortened), for evidence.
   std::string cite(const Origin& origin) const;
@@ -108,10 +149,21 @@ struct Telemetry {
 TelemetryKind detect_telemetry_kind(std::string_view content, const std::string& name);
 
 // Detects the kind of `content` and appends its samples (and a TelemetryFile named `name`);
-// when it throws, `into` is left as it was.
+// when it throws, `into` is left as it was. Markdown noise is read through first (`> ` quotes,
+// code fences, `\#` escapes, `**bold**`, backticks, CRLF; line numbers are kept). A content of
+// no single log kind is read as a pasted message (read_pasted).
 void parse_telemetry(std::string_view content, const std::string& name, Telemetry& into);
 
-// Reads and parses each file; errors name the file (unreadable, unknown kind, FILE:LINE).
+// A pasted message: every nvidia-smi table, gpustat line, training-log step line, Lightning
+// profile and topo matrix in it, alone or mixed with prose (one TelemetryFile per kind found,
+// all named `name`). Throws "NAME: not a telemetry log stoker reads ..." when none is found.
+void read_pasted(std::string_view content, const std::string& name, Telemetry& into);
+
+// `content` with Markdown noise removed, line for line (so that line numbers still match).
+std::string strip_markdown(std::string_view content);
+
+// Reads and parses each file ("-": standard input, named "<stdin>"); errors name the file
+// (unreadable, unknown kind, FILE:LINE).
 Telemetry read_telemetry_files(const std::vector<std::string>& paths);
 
 // Thresholds of the telemetry verdict, in percent unless said otherwise (docs/doctor.md).
@@ -134,6 +186,9 @@ struct TelemetryThresholds {
                                  // images/s is a straggler
   double wait_outlier = 0.25;    // stats lines: ranks whose consumer wait fractions differ by
                                  // at least this (the most waiting one is the straggler)
+  double step_data_high = 0.3;   // training-loop logs: a step waiting for data this share of
+                                 // its time or more is input-bound ...
+  double step_data_low = 0.1;    // ... this share or less, healthy (between: unknown)
 };
 
 // The verdict from telemetry: rank-imbalance, healthy, input-bound-cpu, io-bound,

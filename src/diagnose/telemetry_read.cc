@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <utility>
 
@@ -14,7 +15,7 @@ namespace {
 
 using telemetry::Line;
 
-constexpr std::array<std::pair<TelemetryKind, const char*>, 7> kKindNames = {{
+constexpr std::array<std::pair<TelemetryKind, const char*>, 12> kKindNames = {{
     {TelemetryKind::kNvidiaSmiCsv, "nvidia-smi-csv"},
     {TelemetryKind::kNvidiaSmiDmon, "nvidia-smi-dmon"},
     {TelemetryKind::kMpstat, "mpstat"},
@@ -22,6 +23,11 @@ constexpr std::array<std::pair<TelemetryKind, const char*>, 7> kKindNames = {{
     {TelemetryKind::kVmstat, "vmstat"},
     {TelemetryKind::kStokerStats, "stoker-stats"},
     {TelemetryKind::kStokerMonitor, "stoker-monitor"},
+    {TelemetryKind::kNvidiaSmiTable, "nvidia-smi-table"},
+    {TelemetryKind::kGpustat, "gpustat"},
+    {TelemetryKind::kTrainLog, "train-log"},
+    {TelemetryKind::kLightningProfiler, "lightning-profiler"},
+    {TelemetryKind::kNvidiaSmiTopo, "nvidia-smi-topo"},
 }};
 
 // A --query-gpu header: comma-separated query names (lowercase, digits, '.', '_'), each with an
@@ -95,9 +101,12 @@ std::string Telemetry::cite(const Origin& origin) const {
   return fmt::format("{}:{}: {}", telemetry::printable(path), origin.line, quoted);
 }
 
-TelemetryKind detect_telemetry_kind(std::string_view content, const std::string& name) {
+namespace {
+
+// The kind of a whole-file log from its first lines; nullopt when it is none of them (empty
+// or not one log): `first` gets the first non-blank line.
+std::optional<TelemetryKind> detect_whole(std::string_view content, std::string_view& first) {
   const auto lines = telemetry::split_lines(content);
-  std::string_view first;
   int seen = 0;
   for (const Line& line : lines) {
     const std::string_view text = telemetry::trim(line.text);
@@ -134,16 +143,27 @@ TelemetryKind detect_telemetry_kind(std::string_view content, const std::string&
     if (const auto kind = sysstat_header(text)) return *kind;
     if (seen > 8) break;
   }
-  if (seen == 0) STOKER_THROW("{}: empty, not a telemetry log", name);
-  STOKER_THROW(
-      "{}: not a telemetry log stoker reads (nvidia-smi --format=csv or dmon, mpstat, sar -u, "
-      "vmstat, stoker stats or monitor JSON lines); it starts with {}",
-      name, telemetry::quote(first));
+  return std::nullopt;
+}
+
+}  // namespace
+
+TelemetryKind detect_telemetry_kind(std::string_view content, const std::string& name) {
+  std::string_view first;
+  if (const auto kind = detect_whole(strip_markdown(content), first)) return *kind;
+  // Not one log: the kinds a pasted message may hold, or the error saying what is read.
+  Telemetry probe;
+  read_pasted(content, name, probe);
+  return probe.files.front().kind;
 }
 
 void parse_telemetry(std::string_view content, const std::string& name, Telemetry& into) {
-  const TelemetryKind kind = detect_telemetry_kind(content, name);
-  const auto lines = telemetry::split_lines(content);
+  const std::string text = strip_markdown(content);
+  std::string_view first;
+  const std::optional<TelemetryKind> whole = detect_whole(text, first);
+  if (!whole) return read_pasted(content, name, into);
+  const TelemetryKind kind = *whole;
+  const auto lines = telemetry::split_lines(text);
   TelemetryFile file;
   file.path = name;
   file.kind = kind;
@@ -168,6 +188,8 @@ void parse_telemetry(std::string_view content, const std::string& name, Telemetr
         return telemetry::parse_stoker_stats(lines, src);
       case TelemetryKind::kStokerMonitor:
         return telemetry::parse_stoker_monitor(lines, src);
+      default:
+        STOKER_THROW("{}: {} is read by read_pasted", name, to_string(kind));
     }
   } catch (...) {  // leave `into` as it was
     into.files.resize(files);
@@ -181,6 +203,12 @@ void parse_telemetry(std::string_view content, const std::string& name, Telemetr
 Telemetry read_telemetry_files(const std::vector<std::string>& paths) {
   Telemetry telemetry;
   for (const std::string& path : paths) {
+    if (path == "-") {  // standard input: a message pasted into a terminal
+      std::ostringstream content;
+      content << std::cin.rdbuf();
+      parse_telemetry(content.str(), "<stdin>", telemetry);
+      continue;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) STOKER_THROW("{}: cannot open: {}", path, std::strerror(errno));
     std::ostringstream content;

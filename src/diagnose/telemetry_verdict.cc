@@ -174,6 +174,39 @@ std::string gpu_name(const Telemetry& tel, const GpuSeries& g) {
   return fmt::format("GPU {} ({})", g.gpu, path_of(tel, g.file));
 }
 
+const std::vector<std::string>& collect_more();
+
+// What one snapshot of GPUs (a pasted nvidia-smi table or gpustat) can and cannot say: the
+// traps an expert would point out, as evidence.
+void snapshot_notes(const Telemetry& tel, Diagnosis& d) {
+  bool idle_with_memory = false, busy = false, none_used = true, spinning = false;
+  for (const GpuSample& s : tel.gpus) {
+    const double used = s.memory_used_mib.value_or(0);
+    if (s.util == 0 && used >= 1024) idle_with_memory = true;
+    if (s.util > 0) busy = true;
+    if (used >= 512) none_used = false;
+    if (s.util >= 95 && s.power_w && s.power_cap_w && *s.power_cap_w > 0 &&
+        *s.power_w < 0.35 * *s.power_cap_w) {
+      spinning = true;
+    }
+  }
+  if (idle_with_memory) {
+    d.evidence.push_back(
+        "memory held by a GPU at 0 % is not work: frameworks reserve memory up front "
+        "(TensorFlow takes all of every visible GPU by default)");
+  }
+  if (!busy && none_used) {
+    d.evidence.push_back(
+        "the GPUs hold almost no memory: the job is not running on them (yet), so this says "
+        "nothing about its input");
+  }
+  if (spinning) {
+    d.evidence.push_back(
+        "a GPU at 100 % utilisation draws under a third of its power cap: a kernel waiting on "
+        "a collective (a communication hang) shows so, not work");
+  }
+}
+
 // The verdict from GPU and CPU utilisation; nullopt without GPU or CPU samples.
 std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const TelemetryThresholds& th) {
   const Inputs in = select_inputs(tel, th);
@@ -229,6 +262,9 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
 
   if (!gpu_ok) {
     d.verdict = Verdict::kUnknown;
+    d.confidence = Confidence::kLow;
+    d.next = collect_more();
+    if (!in.gpus.empty()) snapshot_notes(tel, d);
     d.summary = in.gpus.empty() ? fmt::format(
                                       "no GPU log: CPUs {:.1f} % busy, {:.1f} % iowait; add "
                                       "nvidia-smi or `stoker monitor` output to judge",
@@ -259,6 +295,23 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
       d.fixes = fixes::rank_imbalance();
       return d;
     }
+  }
+  // Busy but drawing little power: spinning in a collective, not computing.
+  double power = 0, cap = 0;
+  for (const GpuSeries& g : in.gpus) {
+    for (const GpuSample* s : g.samples) {
+      if (s->power_w && s->power_cap_w) power += *s->power_w, cap += *s->power_cap_w;
+    }
+  }
+  if (gpu_mean >= th.gpu_healthy && cap > 0 && power < 0.35 * cap) {
+    d.verdict = Verdict::kCommunicationBound;
+    d.summary = fmt::format(
+        "the GPUs report {:.0f} % utilisation but draw {:.0f} % of their power cap: kernels "
+        "waiting on each other (a collective that does not complete), not training",
+        gpu_mean, 100 * power / cap);
+    cite_gpu(gpu_mean, 2);
+    d.fixes = fixes::communication_bound();
+    return d;
   }
   if (gpu_mean >= th.gpu_healthy) {
     d.verdict = Verdict::kHealthy;
@@ -453,23 +506,167 @@ void append(Diagnosis& to, const Diagnosis& from) {
   if (from.numbers.stats) to.numbers.stats = from.numbers.stats;
 }
 
+// What to run to judge a job whose logs were too thin: utilisation over time, CPU and storage
+// while it trains, and the loop's own data time.
+const std::vector<std::string>& collect_more() {  // declared above
+
+  static const std::vector<std::string> commands = {
+      "nvidia-smi dmon -s ut -d 1 -c 60 > gpu.log   (while training; or stoker monitor --out "
+      "m.log -- python train.py)",
+      "mpstat -P ALL 1 60 > cpu.log   and   iostat -x 1 60 > disk.log   (at the same time)",
+      "the training loop's data time against step time (PyTorch's ImageNet example prints "
+      "'Time ... Data ...'; a DataLoader can be timed with stoker.torch)"};
+  return commands;
+}
+
+// The verdict from a training loop's own step times: how long each step waited for data.
+std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThresholds& th) {
+  if (tel.steps.empty()) return std::nullopt;
+  // The log's running averages (the last one covers the most steps) win over the per-step
+  // values, whose first steps include the workers' start.
+  // With a few step lines, the lines' own values without the one that waited longest (the
+  // workers' start, or a one-off stall) say more than running averages that still carry it.
+  const StepSample* last_average = nullptr;
+  double step_sum = 0, data_sum = 0, longest_step = 0, longest_data = -1;
+  int64_t lines = 0;
+  for (const StepSample& s : tel.steps) {
+    if (s.average) {
+      last_average = &s;
+      continue;
+    }
+    step_sum += s.step_seconds;
+    data_sum += s.data_seconds;
+    ++lines;
+    if (s.data_seconds > longest_data) longest_data = s.data_seconds, longest_step = s.step_seconds;
+  }
+  if (lines >= 3) {
+    step_sum -= longest_step;
+    data_sum -= longest_data;
+    last_average = nullptr;
+  }
+  Diagnosis d;
+  StepNumbers& n = d.numbers.steps.emplace();
+  if (last_average != nullptr && last_average->step_seconds > 0) {
+    n.data_fraction = last_average->data_seconds / last_average->step_seconds;
+    n.step_seconds = last_average->step_seconds;
+    n.from_averages = true;
+  } else if (step_sum > 0) {
+    n.data_fraction = data_sum / step_sum;
+    n.step_seconds = step_sum / static_cast<double>(lines >= 3 ? lines - 1 : lines);
+  }
+  n.data_fraction = std::clamp(n.data_fraction, 0.0, 1.0);
+  n.lines = std::max<int64_t>(lines, 1);
+  const bool profile = lines == 0;  // a profile's totals only
+  d.confidence = profile || lines >= 20 ? Confidence::kHigh
+                 : lines >= 3           ? Confidence::kMedium
+                                        : Confidence::kLow;
+  const StepSample& cited = last_average != nullptr ? *last_average : tel.steps.back();
+  d.evidence.push_back(fmt::format(
+      "{}: steps of {:.3f} s waited {:.0f} % of the time for data ({})",
+      profile ? "profile" : fmt::format("{} step lines", lines), n.step_seconds,
+      100 * n.data_fraction,
+      n.from_averages ? (profile ? "the profile's totals" : "the log's running averages")
+                      : "over the lines but the one that waited longest"));
+  d.evidence.push_back(tel.cite(cited.origin));
+  const double pct = 100 * n.data_fraction;
+  if (n.data_fraction >= th.step_data_high) {
+    d.verdict = Verdict::kInputBound;
+    d.summary = fmt::format(
+        "input-bound: the training step waits for data {:.0f} % of the time; the loop's log "
+        "alone does not say whether decoding (CPU) or reading (storage) holds it back",
+        pct);
+    d.fixes = fixes::input_bound_cpu();
+    for (Fix& f : fixes::io_bound()) d.fixes.push_back(std::move(f));
+    d.next = {
+        "mpstat -P ALL 1 60 > cpu.log   and   iostat -x 1 60 > disk.log   (while "
+        "training): CPUs pinned means decoding, high iowait or %util means storage"};
+  } else if (n.data_fraction <= th.step_data_low) {
+    d.verdict = Verdict::kHealthy;
+    d.summary = fmt::format(
+        "the training step waits for data only {:.0f} % of the time: the input pipeline keeps up",
+        pct);
+  } else {
+    d.verdict = Verdict::kUnknown;
+    d.summary = fmt::format(
+        "the training step waits for data {:.0f} % of the time: the input costs something but "
+        "does not dominate",
+        pct);
+    d.next = collect_more();
+  }
+  return d;
+}
+
+// Refines an input-bound verdict from steps with the CPU evidence when there is some.
+void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util) {
+  if (d.verdict != Verdict::kInputBound || !util || !util->numbers.utilisation) return;
+  const UtilisationNumbers& u = *util->numbers.utilisation;
+  if (!u.cpu_busy_mean || u.cpu_samples < 5) return;
+  if (*u.cpu_busy_mean >= 85) {
+    d.verdict = Verdict::kInputBoundCpu;
+    d.summary +=
+        fmt::format("; the CPUs were {:.0f} % busy: decoding and augmentation", *u.cpu_busy_mean);
+    d.fixes = fixes::input_bound_cpu();
+    d.next.clear();
+  } else if (u.cpu_iowait_mean && *u.cpu_iowait_mean >= 20) {
+    d.verdict = Verdict::kIoBound;
+    d.summary += fmt::format("; iowait {:.0f} %: the storage", *u.cpu_iowait_mean);
+    d.fixes = fixes::io_bound();
+    d.next.clear();
+  }
+}
+
 }  // namespace
 
 Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th) {
   const auto util = diagnose_utilisation(tel, th);
   const auto ranks = diagnose_ranks(tel, th);
+  const auto steps = diagnose_steps(tel, th);
   Diagnosis d;
-  if (ranks &&
-      (ranks->verdict == Verdict::kRankImbalance || !util || util->verdict == Verdict::kUnknown)) {
+  if (steps) {
+    // The loop's own data time measures the wait directly: it decides, the rest supports.
+    d = *steps;
+    refine_with_cpu(d, util);
+    if (util) append(d, *util);
+    if (ranks) append(d, *ranks);
+  } else if (ranks && (ranks->verdict == Verdict::kRankImbalance || !util ||
+                       util->verdict == Verdict::kUnknown)) {
     d = *ranks;
     if (util) append(d, *util);
   } else if (util) {
     d = *util;
     if (ranks) append(d, *ranks);
     d.numbers.stats_decided = false;
+  } else if (!tel.topologies.empty()) {
+    const GpuTopology& t = tel.topologies.front();
+    d.verdict = Verdict::kUnknown;
+    d.confidence = Confidence::kLow;
+    d.summary = fmt::format(
+        "a topology only ({} GPUs, {} of {} pairs over NVLink{}): how the GPUs are connected, "
+        "not how the job ran",
+        t.gpus, t.nvlink_pairs, t.pairs,
+        t.nvlink_pairs == 0 ? "; every pair goes through PCIe or the CPU interconnect" : "");
+    d.evidence.push_back(tel.cite(t.origin));
+    d.next = collect_more();
   } else {
     d.verdict = Verdict::kUnknown;
+    d.confidence = Confidence::kLow;
     d.summary = "no samples: the logs hold no GPU, CPU or stoker stats lines";
+    d.next = collect_more();
+  }
+  // nvidia-smi rows cut out of their tables: which GPU each row is cannot be known, so the
+  // utilisation verdict cannot stand.
+  const bool guessed = std::any_of(tel.files.begin(), tel.files.end(),
+                                   [](const TelemetryFile& f) { return f.gpus_guessed; });
+  if (guessed && !steps && d.numbers.utilisation && d.verdict != Verdict::kUnknown) {
+    d.summary =
+        "nvidia-smi rows without their GPU rows (grep'd or cut out of the table): " + d.summary +
+        ", if all rows are one GPU";
+    d.verdict = Verdict::kUnknown;
+    d.fixes.clear();
+  }
+  if (guessed) {
+    d.confidence = Confidence::kLow;
+    d.next = collect_more();
   }
   auto& files = d.numbers.files.emplace();
   for (const TelemetryFile& f : tel.files) {

@@ -9,7 +9,8 @@
 namespace stoker {
 namespace {
 
-constexpr std::array<std::pair<Verdict, const char*>, 6> kVerdictNames = {{
+constexpr std::array<std::pair<Verdict, const char*>, 7> kVerdictNames = {{
+    {Verdict::kInputBound, "input-bound"},
     {Verdict::kInputBoundCpu, "input-bound-cpu"},
     {Verdict::kIoBound, "io-bound"},
     {Verdict::kRankImbalance, "rank-imbalance"},
@@ -32,6 +33,18 @@ Verdict parse_verdict(const std::string& name) {
     if (name == n) return v;
   }
   STOKER_THROW("unknown verdict '{}'", name);
+}
+
+const char* to_string(Confidence confidence) {
+  switch (confidence) {
+    case Confidence::kLow:
+      return "low";
+    case Confidence::kMedium:
+      return "medium";
+    case Confidence::kHigh:
+      return "high";
+  }
+  return "low";
 }
 
 nlohmann::json to_json(const Fix& fix) {
@@ -113,6 +126,12 @@ nlohmann::json to_json(const DiagnosisNumbers& n) {
   json j = json::object();
   if (n.pipeline) j.update(numbers_json(*n.pipeline));
   if (n.capacity) j.update(numbers_json(*n.capacity));
+  if (n.steps) {
+    j["steps"] = {{"data_fraction", n.steps->data_fraction},
+                  {"step_seconds", n.steps->step_seconds},
+                  {"lines", n.steps->lines},
+                  {"from_averages", n.steps->from_averages}};
+  }
   if (n.stats_decided) {
     if (n.stats) j.update(numbers_json(*n.stats));
     if (n.utilisation) j["utilisation"] = numbers_json(*n.utilisation);
@@ -134,6 +153,8 @@ nlohmann::json to_json(const Diagnosis& d) {
   nlohmann::json fixes = nlohmann::json::array();
   for (const Fix& fix : d.fixes) fixes.push_back(to_json(fix));
   return {{"verdict", to_string(d.verdict)},
+          {"confidence", to_string(d.confidence)},
+          {"next", d.next},
           {"summary", d.summary},
           {"evidence", d.evidence},
           {"fixes", fixes},
@@ -141,7 +162,8 @@ nlohmann::json to_json(const Diagnosis& d) {
 }
 
 std::string format_diagnosis(const Diagnosis& d) {
-  std::string out = fmt::format("verdict: {}\n  {}\n", to_string(d.verdict), d.summary);
+  std::string out = fmt::format("verdict: {} ({} confidence)\n  {}\n", to_string(d.verdict),
+                                to_string(d.confidence), d.summary);
   if (!d.evidence.empty()) {
     out += "evidence:\n";
     for (const auto& line : d.evidence) out += fmt::format("  - {}\n", line);
@@ -159,6 +181,10 @@ std::string format_diagnosis(const Diagnosis& d) {
       }
       if (!fix.reason.empty()) out += fmt::format("     why: {}\n", fix.reason);
     }
+  }
+  if (!d.next.empty()) {
+    out += "to be surer, collect:\n";
+    for (const auto& line : d.next) out += fmt::format("  - {}\n", line);
   }
   return out;
 }
