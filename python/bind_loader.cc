@@ -19,6 +19,7 @@
 #include "stoker/error.h"
 #include "stoker/loader.h"
 #include "stoker/loader_stats.h"
+#include "stoker/telemetry.h"
 #include "stoker/transform.h"
 
 namespace py = pybind11;
@@ -149,6 +150,15 @@ void register_configs(py::module_& m) {
 }  // namespace
 
 void register_loader(py::module_& m) {
+  m.def(
+      "diagnose_step_times",
+      [](const std::vector<double>& steps, const std::vector<double>& waits,
+         const std::string& source) {
+        return to_json(diagnose_step_times(steps, waits, source)).dump();
+      },
+      py::arg("step_seconds"), py::arg("data_seconds"), py::arg("source"),
+      "The verdict (JSON) from a training loop's step times and data waits "
+      "(stoker/telemetry.h).");
   register_configs(m);
 
   py::class_<BatchRef> batch(m, "Batch");

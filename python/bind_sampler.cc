@@ -1,4 +1,5 @@
 // Sampler-level types: ResumeState (as JSON), modes, and rank discovery.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -59,6 +60,17 @@ void register_sampler(py::module_& m) {
       py::arg("shuffle"), py::arg("seed"), py::arg("epoch"), py::arg("consumed"),
       py::arg("batches"),
       "(count, sum) of the valid samples of batches [0, batches) of every rank (sampler.h).");
+  m.def(
+      "index_digest",
+      [](const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& indices) {
+        SampleDigest d;
+        const auto view = indices.unchecked<1>();
+        for (py::ssize_t i = 0; i < view.shape(0); ++i) d.add(view(i));
+        return py::make_tuple(d.count, d.sum);
+      },
+      py::arg("indices"),
+      "(count, sum) of the sample digest over these dataset indices: what a stoker loader "
+      "records for the samples it delivered, for auditing any loader's shards.");
   m.def("default_threads", &default_threads, py::arg("rank_info"));
 }
 

@@ -198,6 +198,13 @@ struct TelemetryThresholds {
 // both have dates, else by whole-file means. Never throws for well-formed input.
 Diagnosis diagnose_telemetry(const Telemetry& telemetry, const TelemetryThresholds& t = {});
 
+// The verdict from step times measured in a training loop (stoker.torch.watch times a
+// DataLoader): step i took step_seconds[i], of which data_seconds[i] waiting for its batch.
+// The same judgement as a training log's Time/Data lines (diagnose_telemetry); `source` names
+// the loop in the evidence.
+Diagnosis diagnose_step_times(const std::vector<double>& step_seconds,
+                              const std::vector<double>& data_seconds, const std::string& source);
+
 // Time series for charts: {"gpus": [{"file": F, "index": 0, "t": [...], "util": [...]}],
 //  "cpu": {"t": [...], "busy": [...], "iowait": [...]}} (the "all CPUs" samples), t in seconds
 // from the first sample with a date (files without one count from their own first sample).

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
+import time
 from datetime import timedelta
 from typing import Any, Dict, List, Optional
 
@@ -117,6 +119,113 @@ def masked_mean(per_sample_loss, batch, world_size: Optional[int] = None):
     return total * (float(world_size) / float(global_valid))
 
 
+# -- any DataLoader, timed ------------------------------------------------------------------
+
+class WatchedLoader:
+    """A ``torch.utils.data.DataLoader`` (or any iterable of batches) iterated as usual, with
+    each step timed: how long ``next()`` waited for the batch against the whole step (from one
+    batch's arrival to the next's). Made by :func:`watch`; ``len()`` and attributes are the
+    wrapped loader's. Keeps the times of the current pass (``iter()`` starts a new one)."""
+
+    def __init__(self, loader) -> None:
+        self.loader = loader
+        self._waits: List[float] = []
+        self._steps: List[float] = []
+        self._images = 0
+
+    def __getattr__(self, name):
+        return getattr(self.loader, name)
+
+    def __len__(self) -> int:
+        return len(self.loader)
+
+    def __iter__(self):
+        self._waits, self._steps, self._images = [], [], 0
+        it = iter(self.loader)
+        previous = None
+        while True:
+            asked = time.perf_counter()
+            try:
+                batch = next(it)
+            except StopIteration:
+                return
+            arrived = time.perf_counter()
+            wait = arrived - asked
+            # The first batch's step is its wait alone (the workers' start); later ones run
+            # from the previous batch's arrival.
+            self._steps.append(wait if previous is None else arrived - previous)
+            self._waits.append(wait)
+            self._images += _batch_len(batch)
+            previous = arrived
+            yield batch
+
+    def stats(self) -> Dict[str, Any]:
+        """Steps, images, seconds waited and in all, and the per-step lists of this pass."""
+        wall, wait = sum(self._steps), sum(self._waits)
+        return {"batches": len(self._steps), "images": self._images, "wait_seconds": wait,
+                "wall_seconds": wall, "wait_fraction": wait / wall if wall > 0 else 0.0,
+                "images_per_second": self._images / wall if wall > 0 else 0.0,
+                "step_seconds": list(self._steps), "wait_per_step": list(self._waits)}
+
+    def diagnose(self) -> Dict[str, Any]:
+        """The doctor's verdict on this pass's step times (as for a training log's Time/Data
+        lines): ``input-bound`` by the share of each step spent waiting, or ``healthy``."""
+        from . import _stoker
+
+        return json.loads(_stoker.diagnose_step_times(self._steps, self._waits,
+                                                      type(self.loader).__name__))
+
+
+def watch(loader) -> WatchedLoader:
+    """Times a DataLoader's steps (see :class:`WatchedLoader`): iterate what this returns
+    instead of the loader; ``stats()`` and ``diagnose()`` say how input-bound the job is, and
+    :func:`audit` checks its shards across ranks."""
+    return WatchedLoader(loader)
+
+
+def _batch_len(batch) -> int:
+    """Samples in a batch: the first dimension of its first tensor (or of the tensor)."""
+    first = batch
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if isinstance(first, dict) and first:
+        first = next(iter(first.values()))
+    shape = getattr(first, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) > 0 else 1
+
+
+def _dataloader_record(loader) -> Dict[str, Any]:
+    """The audit's record of a torch DataLoader (or a WatchedLoader): the digest of the
+    indices its sampler gives this epoch (samplers are re-iterated: DistributedSampler and
+    SequentialSampler give the same indices, RandomSampler the same set), its rank and world
+    size as the sampler sees them (1 without a DistributedSampler)."""
+    import torch.utils.data as tud
+    from . import _stoker
+
+    watched = loader if isinstance(loader, WatchedLoader) else None
+    dl = watched.loader if watched is not None else loader
+    sampler = getattr(dl, "sampler", None)
+    distributed = isinstance(sampler, tud.distributed.DistributedSampler)
+    batches = dl.batch_sampler if getattr(dl, "batch_sampler", None) is not None else None
+    indices = ([i for b in batches for i in b] if batches is not None else list(sampler))
+    count, digest = _stoker.index_digest(indices)
+    size = len(dl.dataset)
+    stats = watched.stats() if watched is not None else {}
+    return {
+        "kind": "dataloader",
+        "loader_rank": sampler.rank if distributed else 0,
+        "loader_world_size": sampler.num_replicas if distributed else 1,
+        "fingerprint": f"{type(dl.dataset).__name__}:{size}", "dataset_size": size,
+        "batch_size": dl.batch_size, "mode": "dataloader",
+        "shuffle": bool(getattr(sampler, "shuffle", isinstance(sampler, tud.RandomSampler))),
+        "seed": getattr(sampler, "seed", 0), "epoch": getattr(sampler, "epoch", 0),
+        "epoch_start": 0, "epoch_batches": len(dl), "count": count, "sum": f"{digest:016x}",
+        "images": stats.get("images", count),
+        "images_per_second": stats.get("images_per_second", 0.0),
+        "wait_fraction": stats.get("wait_fraction", 0.0), "busy_fraction": 0.0,
+    }
+
+
 # -- cross-rank audit ----------------------------------------------------------------------
 
 #: Thresholds of the audit (docs/doctor.md): a rank is a straggler when its images/s is below
@@ -151,6 +260,9 @@ def _stoker_mode_name(mode) -> str:
 def audit(loader, group=None) -> Dict[str, Any]:
     """Cross-rank audit of a running job, a collective: every rank of ``group`` (default: the
     initialised torch.distributed group) must call it at the same point, e.g. after an epoch.
+    ``loader`` is a stoker.Loader, a ``torch.utils.data.DataLoader`` (with or without a
+    DistributedSampler), or a DataLoader wrapped by :func:`watch` (whose step times then give
+    the rates and waits).
 
     Gathers each rank's loader stats and an order-independent digest of the sample indices it
     delivered in the current epoch (count and 64-bit sum of per-index hashes), then checks that
@@ -162,12 +274,13 @@ def audit(loader, group=None) -> Dict[str, Any]:
     every rank (see :func:`analyse_audit`)."""
     import torch.distributed as dist
 
+    record = _rank_record if hasattr(loader, "_core") else _dataloader_record
     if not dist.is_available() or not dist.is_initialized():
-        return analyse_audit([_rank_record(loader)])
+        return analyse_audit([record(loader)])
     # A rank that cannot build its record still joins the collective (the others would wait
     # in all_gather_object until the group's timeout), and every rank raises the same error.
     try:
-        mine = _rank_record(loader)
+        mine = record(loader)
     except Exception as e:  # noqa: BLE001 - reported to every rank below
         mine = {"error": f"{type(e).__name__}: {e}"}
     records = [None] * dist.get_world_size(group)
@@ -202,8 +315,10 @@ def analyse_audit(records: List[Dict[str, Any]],
         find(pattern, f"the loaders are not split over the {g} ranks of the group (loader "
              f"rank/world size per rank: "
              + ", ".join(f"{r}/{w}" for r, w in zip(loader_ranks, loader_worlds))
-             + "): build them with the group's rank and world size (stoker.Loader does when "
-             "given none)")
+             + ("): give each rank's DataLoader a DistributedSampler, or use stoker.Loader, "
+                "which shards by itself" if records[0].get("kind") == "dataloader" else
+                "): build them with the group's rank and world size (stoker.Loader does when "
+                "given none)"))
     if g > 1 and total > 0 and len(set(zip(counts, sums))) == 1:
         find("duplicated", f"every rank delivered the same {counts[0]} samples this epoch: "
              f"each sample is trained on {g} times and the epoch takes {g}x longer than it "
@@ -232,6 +347,27 @@ def analyse_audit(records: List[Dict[str, Any]],
             find("overlap", "the ranks' loaders differ in data set, batch size, mode, shuffle, "
                  "seed or resume point: their shards cannot line up")
             checks["disjoint"] = checks["complete"] = False
+        elif r0.get("kind") == "dataloader":
+            # A DataLoader's split is the sampler's: together the ranks should read each index
+            # of the data set once (DistributedSampler pads the last round with repeats).
+            want_count, want_sum = _stoker.index_digest(list(range(r0["dataset_size"])))
+            got_sum = sum(sums) % (1 << 64)
+            ok = total == want_count and got_sum == want_sum
+            checks["disjoint"] = total <= want_count and (ok or total < want_count)
+            checks["complete"] = ok
+            if total > want_count:
+                find("overlap", f"the ranks read {total} samples of a {want_count}-sample data "
+                     f"set this epoch: {total - want_count} are read twice (a "
+                     "DistributedSampler pads its last round with repeats unless drop_last)")
+                checks["disjoint"] = False
+            elif not ok:
+                find("overlap" if total == want_count else "incomplete",
+                     f"the ranks read {total} samples whose digest does not match the "
+                     f"{want_count} of the data set: shards overlap or miss samples"
+                     if total == want_count else
+                     f"the ranks read {total} of {want_count} samples this epoch: "
+                     f"{want_count - total} are never read (drop_last, or a sampler that "
+                     "does not cover the data set)")
         elif r0["epoch"] >= 0:
             want_count, want_sum = _stoker.group_digest(
                 r0["dataset_size"], r0["batch_size"], g, r0["mode"], r0["shuffle"], r0["seed"],

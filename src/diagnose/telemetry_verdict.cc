@@ -675,6 +675,30 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   return d;
 }
 
+Diagnosis diagnose_step_times(const std::vector<double>& step_seconds,
+                              const std::vector<double>& data_seconds, const std::string& source) {
+  STOKER_CHECK_ARG(step_seconds.size() == data_seconds.size(),
+                   "step times: {} steps but {} data times", step_seconds.size(),
+                   data_seconds.size());
+  Telemetry tel;
+  TelemetryFile file;
+  file.path = source;
+  file.kind = TelemetryKind::kTrainLog;
+  for (size_t i = 0; i < step_seconds.size(); ++i) {
+    STOKER_CHECK_ARG(
+        step_seconds[i] >= 0 && data_seconds[i] >= 0 && data_seconds[i] <= step_seconds[i] + 1e-9,
+        "step {}: data time {} s outside the step's {} s", i, data_seconds[i], step_seconds[i]);
+    file.lines.push_back(fmt::format("step {}: {:.4f} s, waited {:.4f} s for data", i,
+                                     step_seconds[i], data_seconds[i]));
+    tel.steps.push_back(StepSample{.origin = {0, static_cast<int64_t>(i) + 1},
+                                   .time = static_cast<double>(i),
+                                   .step_seconds = step_seconds[i],
+                                   .data_seconds = data_seconds[i]});
+  }
+  tel.files.push_back(std::move(file));
+  return diagnose_telemetry(tel);
+}
+
 json telemetry_series(const Telemetry& tel) {
   // Dated files share one origin; the others start at their own first sample.
   double t0 = std::numeric_limits<double>::infinity();

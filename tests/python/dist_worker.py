@@ -162,6 +162,37 @@ def run_audit(args):
     return report
 
 
+def run_dataloader_audit(args):
+    """A plain torch DataLoader (no stoker.Loader) over a Dataset whose reads take a while,
+    with (pattern "distributed-sampler") or without ("no-sampler") a DistributedSampler,
+    timed by stoker.torch.watch, then stoker.torch.audit on every rank."""
+    import time
+
+    import torch
+    from torch.utils.data import DataLoader, Dataset
+    from torch.utils.data.distributed import DistributedSampler
+
+    class SlowSquares(Dataset):
+        def __len__(self):
+            return args["dataset_size"]
+
+        def __getitem__(self, i):
+            time.sleep(0.002)  # a read that costs something, so the step waits for data
+            return torch.tensor([float(i)]), i % 3
+
+    data = SlowSquares()
+    sampler = (DistributedSampler(data, shuffle=True, seed=5)
+               if args["pattern"] == "distributed-sampler" else None)
+    loader = stoker.torch.watch(DataLoader(data, batch_size=args["batch_size"],
+                                           shuffle=sampler is None, sampler=sampler))
+    if sampler is not None:
+        sampler.set_epoch(1)
+    for _ in loader:
+        time.sleep(0.001)  # the training step
+    stats = loader.stats()
+    return {"audit": stoker.torch.audit(loader), "stats": stats, "diagnosis": loader.diagnose()}
+
+
 def run_elastic(args):
     """One epoch with a checkpoint after every step, under torchrun --max-restarts. In the
     first attempt, rank args["crash_rank"] dies (exit 17) in step args["crash_step"]; torchrun
@@ -202,7 +233,8 @@ def run_elastic(args):
 
 
 SCENARIOS = {"elastic": run_elastic, "epochs": run_epochs, "save": run_save, "resume": run_resume, "train": run_train,
-             "fingerprint": run_fingerprint, "audit": run_audit}
+             "fingerprint": run_fingerprint, "audit": run_audit,
+             "dataloader-audit": run_dataloader_audit}
 
 
 def main():

@@ -101,3 +101,46 @@ def test_audit_without_a_process_group(small_set):
     report = stoker.torch.audit(loader)
     assert report["checks"] == {"disjoint": True, "complete": True, "balanced": True}
     assert report["verdict"] in {"healthy", "input-bound-cpu"}
+
+
+def _dataloader_run(tmp_path, pattern, dataset_size=24):
+    args = {"scenario": "dataloader-audit", "batch_size": 4, "pattern": pattern,
+            "dataset_size": dataset_size}
+    results = launch(2, tmp_path, args)
+    audits = [r["audit"] for r in results]
+    assert all(a["verdict"] == audits[0]["verdict"] for a in audits)
+    return results
+
+
+def test_a_dataloader_without_distributed_sampler_is_named_unsharded(tmp_path):
+    results = _dataloader_run(tmp_path, "no-sampler")
+    report = results[0]["audit"]
+    assert report["verdict"] == "rank-imbalance"
+    assert {"no-sharding", "duplicated"} <= _patterns(report)
+    assert [r["count"] for r in report["ranks"]] == [24, 24]
+    assert report["checks"]["disjoint"] is False
+    no_sharding = next(f for f in report["findings"] if f["pattern"] == "no-sharding")
+    assert "DistributedSampler" in no_sharding["message"]
+    # Its wait per step was measured: one wait per batch, each inside its step.
+    for r in results:
+        stats = r["stats"]
+        assert stats["batches"] == 6 and len(stats["wait_per_step"]) == 6
+        assert all(0 < w <= s for w, s in zip(stats["wait_per_step"], stats["step_seconds"]))
+        assert stats["images"] == 24
+        assert r["diagnosis"]["verdict"] in {"input-bound", "healthy", "unknown"}
+        assert r["diagnosis"]["numbers"]["steps"]["lines"] == 6
+
+
+def test_a_dataloader_with_distributed_sampler_is_disjoint_and_complete(tmp_path):
+    report = _dataloader_run(tmp_path, "distributed-sampler")[0]["audit"]
+    assert report["checks"] == {"disjoint": True, "complete": True, "balanced": True}
+    assert not _patterns(report) - {"straggler"}
+    assert [r["count"] for r in report["ranks"]] == [12, 12]
+
+
+def test_a_distributed_sampler_that_pads_is_named(tmp_path):
+    # 23 samples over 2 ranks: DistributedSampler repeats one to give both ranks 12.
+    report = _dataloader_run(tmp_path, "distributed-sampler", dataset_size=23)[0]["audit"]
+    assert "overlap" in _patterns(report)
+    assert report["checks"]["disjoint"] is False and report["checks"]["complete"] is False
+    assert sum(r["count"] for r in report["ranks"]) == 24
