@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -51,11 +53,21 @@ class StatsLog {
  public:
   StatsLog(const Loader& loader, const BenchFlags& f)
       : sampler_(loader), interval_(f.stats_interval) {
-    if (!f.stats) return;
+    // Under `stoker monitor` (STOKER_STATS_FILE set), the lines go to the monitor's stats file
+    // even without --stats, appended beside other loaders' (docs/doctor.md, "The monitor").
+    const char* monitored = std::getenv("STOKER_STATS_FILE");
+    if (!f.stats && (monitored == nullptr || *monitored == '\0')) return;
     enabled_ = true;
     if (!f.stats_file.empty()) {
       file_.open(f.stats_file, std::ios::trunc);
-      STOKER_CHECK(file_.good(), "{}: cannot write the stats file", f.stats_file);
+      if (!file_.good()) {
+        STOKER_THROW_IO(errno, f.stats_file, "{}: cannot write the stats file", f.stats_file);
+      }
+    } else if (!f.stats) {
+      file_.open(monitored, std::ios::app);
+      if (!file_.good()) {
+        STOKER_THROW_IO(errno, monitored, "{}: cannot write the stats file", monitored);
+      }
     }
     last_ = std::chrono::steady_clock::now();
   }
@@ -186,8 +198,8 @@ int report_bench(const BenchFlags& f, const Dataset& dataset_ref, const Loader& 
   const Loader* loader = &loader_ref;
   const auto& s = r.stats;
   std::optional<Diagnosis> diagnosis;
+  stats_log.tick(true);  // the last window (a no-op without --stats or a monitor)
   if (f.stats) {
-    stats_log.tick(true);
     // The live verdict over the whole run (the per-interval lines carry the windows).
     diagnosis = diagnose_loader(*loader, f.measure_fixes);
   }

@@ -6,8 +6,10 @@
 // percent). GPUs: NVML (loaded at run time when present), else nvidia-smi, else none; the log's
 // first line says which ("gpu_source"). How each is sampled: docs/doctor.md, "The monitor".
 //
-// The command inherits stdin, stdout, stderr and the environment; SIGINT and SIGTERM sent to
-// the monitor by another process (kill, a scheduler) are passed on to it (a terminal's Ctrl-C
+// The command inherits stdin, stdout, stderr and the environment, with STOKER_STATS_FILE set to
+// OUT.stats.jsonl (unless already set; named in the log's first line as "stats_file"): every
+// stoker loader inside it appends its stats lines there (stoker/loader.h); SIGINT and SIGTERM sent
+// to the monitor by another process (kill, a scheduler) are passed on to it (a terminal's Ctrl-C
 // reaches both already). The log is flushed after every line, so a killed job leaves a
 // readable log. Failure: stoker::Error when the log cannot be written or the command cannot be
 // started; the command's own failures are its exit status.

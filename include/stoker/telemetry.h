@@ -129,6 +129,7 @@ struct TelemetryFile {
   std::string gpu_source;          // stoker-monitor: "nvml", "nvidia-smi" or "none"
   std::optional<int> exit_status;  // stoker-monitor: the command's exit status, when it ended
   bool gpus_guessed = false;       // nvidia-smi rows without their GPU: all read as GPU 0
+  std::string stats_file;          // stoker-monitor: where the job's loaders wrote stats lines
 };
 
 // Samples of every file read, in file order and, within a file, in line order.
@@ -162,8 +163,8 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
 // `content` with Markdown noise removed, line for line (so that line numbers still match).
 std::string strip_markdown(std::string_view content);
 
-// Reads and parses each file ("-": standard input, named "<stdin>"); errors name the file
-// (unreadable, unknown kind, FILE:LINE).
+// Reads and parses each file ("-": standard input, named "<stdin>"), and a stoker monitor
+// log's stats file when it exists; errors name the file (unreadable, unknown kind, FILE:LINE).
 Telemetry read_telemetry_files(const std::vector<std::string>& paths);
 
 // Thresholds of the telemetry verdict, in percent unless said otherwise (docs/doctor.md).

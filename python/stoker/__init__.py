@@ -24,6 +24,7 @@ import json
 import math
 import os
 import threading
+import time
 from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from . import _stoker
@@ -401,6 +402,7 @@ class Loader:
     def _iterate(self, core, generation: int) -> Iterator[Batch]:
         rank, world = core.rank, core.world_size
         while True:
+            self._monitor_stats(core)
             if generation != self._generation:
                 raise RuntimeError("stoker.Loader: this iterator was superseded by a newer "
                                    "iter() or set_epoch(); only the newest one is live")
@@ -503,7 +505,29 @@ class Loader:
         stay valid; any other call on a closed loader raises RuntimeError."""
         handle = self._handle
         if handle is not None:
+            if not handle.closed:
+                self._monitor_stats(handle, force=True)
             handle.close()  # GIL released while the workers are joined
+
+    def _monitor_stats(self, core, force: bool = False) -> None:
+        """Under ``stoker monitor`` (STOKER_STATS_FILE set), appends a stats line to that file
+        every STOKER_STATS_INTERVAL seconds (default 1) and when the loader closes, so that the
+        monitor's log holds the input pipeline beside CPU and GPU."""
+        path = os.environ.get("STOKER_STATS_FILE")
+        if not path:
+            return
+        now = time.monotonic()
+        interval = float(os.environ.get("STOKER_STATS_INTERVAL", "1") or 1)
+        last = getattr(self, "_stats_written", None)
+        if last is None:
+            self._stats_written = now  # the first line after one interval: a window to judge
+            return
+        if not force and now - last < interval:
+            return
+        self._stats_written = now
+        line = core.stats_json(advance=True)
+        with open(path, "a") as f:  # one write per line: lines of several ranks stay whole
+            f.write(line + "\n")
 
     @property
     def closed(self) -> bool:

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -365,12 +366,23 @@ int run_monitor(const MonitorConfig& options) {
   std::vector<CpuTicks> before = read_proc_stat();
   int cpus = 0;
   for (const CpuTicks& t : before) cpus += t.cpu >= 0;
+  // Any stoker loader inside CMD writes its stats lines next to the log (the loader honours
+  // STOKER_STATS_FILE), so that the doctor sees the input pipeline beside CPU and GPU. A
+  // STOKER_STATS_FILE the caller set already is left alone.
+  const char* preset = std::getenv("STOKER_STATS_FILE");
+  const std::string stats_file =
+      preset != nullptr && *preset != '\0' ? std::string(preset) : options.out + ".stats.jsonl";
+  if (preset == nullptr || *preset == '\0') {
+    std::remove(stats_file.c_str());  // this run's lines only
+    ::setenv("STOKER_STATS_FILE", stats_file.c_str(), 1);
+  }
   log.write({{"stoker_monitor", 1},
              {"start", epoch_seconds()},
              {"interval", options.interval},
              {"gpu_source", gpus->name()},
              {"cpus", cpus},
-             {"command", options.command}});
+             {"command", options.command},
+             {"stats_file", stats_file}});
 
   // A parent that ignores SIGCHLD would make the kernel reap CMD behind our back (waitpid:
   // ECHILD) and lose its exit status.

@@ -66,6 +66,30 @@ TEST_F(MonitorTest, ForwardsExitStatusAndWritesWhatTheDoctorReads) {
   EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kUnknown);
 }
 
+// A stoker loader inside the monitored command writes its stats lines next to the log
+// (STOKER_STATS_FILE); reading the log reads them too, one rank per loader.
+TEST_F(MonitorTest, RecordsTheStatsLinesOfTheLoadersInsideTheCommand) {
+  const std::string data = (dir_ / "data").string();
+  ASSERT_EQ(shell(fmt::format("'{}' synth '{}' --images 24 --classes 2 --width 64 --height 48 "
+                              ">/dev/null",
+                              STOKER_MONITOR_CLI, data)),
+            0);
+  const std::string bench = fmt::format(
+      "'{}' bench '{}' --batch 4 --size 16 --threads 1 --images 480 --stats-interval 0.05 "
+      ">/dev/null",
+      STOKER_MONITOR_CLI, data);
+  ASSERT_EQ(shell(monitor("--interval 0.2 --gpu-source none -- sh -c \"" + bench + "\"")), 0);
+  const std::string stats = log_ + ".stats.jsonl";
+  ASSERT_TRUE(fs::exists(stats));
+  const Telemetry t = read_telemetry_files({log_});
+  ASSERT_EQ(t.files.size(), 2u);
+  EXPECT_EQ(t.files[1].kind, TelemetryKind::kStokerStats);
+  EXPECT_EQ(t.files[1].path, stats);
+  ASSERT_FALSE(t.ranks.empty());
+  EXPECT_EQ(t.ranks.back().rank, 0);
+  EXPECT_GT(t.ranks.back().window.images, 0);
+}
+
 TEST_F(MonitorTest, ExitStatusOfSignalAndMissingCommand) {
   EXPECT_EQ(shell(monitor("--gpu-source none -- sh -c 'kill -9 $$'")), 128 + 9);
   const Telemetry t = read_telemetry_files({log_});

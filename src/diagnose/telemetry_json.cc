@@ -107,6 +107,9 @@ void parse_stoker_monitor(const std::vector<Line>& lines, const Source& src) {
       const auto it = j.find("gpu_source");
       if (it == j.end() || !it->is_string()) src.fail(line, "missing \"gpu_source\"");
       file.gpu_source = it->get<std::string>();
+      if (const auto stats = j.find("stats_file"); stats != j.end() && stats->is_string()) {
+        file.stats_file = stats->get<std::string>();
+      }
       header = true;
       continue;
     }

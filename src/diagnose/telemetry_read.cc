@@ -1,8 +1,10 @@
 // Telemetry files: which kind a log is (from its content) and reading it into samples
 // (stoker/telemetry.h).
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -202,7 +204,9 @@ void parse_telemetry(std::string_view content, const std::string& name, Telemetr
 
 Telemetry read_telemetry_files(const std::vector<std::string>& paths) {
   Telemetry telemetry;
-  for (const std::string& path : paths) {
+  std::vector<std::string> todo = paths;
+  for (size_t k = 0; k < todo.size(); ++k) {
+    const std::string path = todo[k];
     if (path == "-") {  // standard input: a message pasted into a terminal
       std::ostringstream content;
       content << std::cin.rdbuf();
@@ -214,7 +218,16 @@ Telemetry read_telemetry_files(const std::vector<std::string>& paths) {
     std::ostringstream content;
     content << in.rdbuf();
     if (in.bad()) STOKER_THROW("{}: read error", path);
+    const size_t before = telemetry.files.size();
     parse_telemetry(content.str(), path, telemetry);
+    // A monitor log: the stats lines its job's loaders wrote, when there are any (and they
+    // were not given as well).
+    for (size_t f = before; f < telemetry.files.size(); ++f) {
+      const std::string& stats = telemetry.files[f].stats_file;
+      if (stats.empty() || std::find(todo.begin(), todo.end(), stats) != todo.end()) continue;
+      std::error_code ec;
+      if (std::filesystem::file_size(stats, ec) > 0 && !ec) todo.push_back(stats);
+    }
   }
   return telemetry;
 }

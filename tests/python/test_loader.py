@@ -6,6 +6,7 @@ from __future__ import annotations
 import dis
 import errno
 import gc
+import json
 import math
 import os
 import sys
@@ -346,3 +347,16 @@ def test_transform_config_is_the_keywords_in_one_object(small_set):
     # Checked in C++ when a loader is made, as the keywords are.
     with pytest.raises(stoker.ArgumentError, match="flip_p"):
         stoker.Loader(small_set, 3, transform=stoker.TransformConfig(flip_p=1.5))
+
+
+def test_a_loader_under_stoker_monitor_appends_its_stats_lines(small_set, tmp_path, monkeypatch):
+    stats = tmp_path / "m.log.stats.jsonl"
+    monkeypatch.setenv("STOKER_STATS_FILE", str(stats))
+    monkeypatch.setenv("STOKER_STATS_INTERVAL", "0")
+    loader = stoker.Loader(small_set, 4, size=8, threads=1)
+    assert sum(1 for _ in loader) == 6
+    loader.close()
+    lines = [json.loads(line) for line in stats.read_text().splitlines()]
+    assert len(lines) >= 6  # one per batch at interval 0, and the last when it closes
+    assert all(line["stoker_stats"] == 1 and line["rank"] == 0 for line in lines)
+    assert lines[-1]["images"] == 23
