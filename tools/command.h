@@ -6,12 +6,16 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace CLI {
 class App;
 }  // namespace CLI
 
 namespace stoker::cli {
+
+// The command line this process was started with, as one shell-quoted string (for reports).
+const std::string& command_line();
 
 class Command {
  public:

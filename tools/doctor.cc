@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -61,14 +63,32 @@ Report capacity_html(const CapacityReport& r) {
       x.push_back(row.gpus);
       y.push_back(100.0 * row.gpu_idle[i]);
     }
-    series.push_back({{"name", r.setups[i].name}, {"x", x}, {"y", y}});
+    series.push_back({{"name", r.setups[i].name}, {"x", x}, {"y", y}, {"colour", i}});
   }
   page.charts.push_back({{"kind", "lines"},
                          {"title", "GPU idle time per GPU count"},
                          {"x_label", "GPUs"},
                          {"y_label", "GPU idle %"},
                          {"y_max", 100},
+                         {"x_integer", true},
                          {"series", series}});
+  // The numbers behind the charts, and what each setup needs to feed all the GPUs asked for.
+  const int gpus = static_cast<int>(r.rows.size());
+  const double demand = r.demand_per_gpu * gpus;
+  page.table.push_back({"setup", "images/s", "CPU ms per image", "stored bytes per image",
+                        fmt::format("GPUs fed (of {})", gpus),
+                        fmt::format("cores to feed {} GPUs", gpus)});
+  for (const SetupMeasurement& s : r.setups) {
+    const int fed = r.demand_per_gpu > 0
+                        ? static_cast<int>(std::min<double>(
+                              gpus, std::floor(s.images_per_second / r.demand_per_gpu)))
+                        : 0;
+    page.table.push_back({s.name, fmt::format("{:.0f}", s.images_per_second),
+                          fmt::format("{:.2f}", s.cpu_ms_per_image),
+                          fmt::format("{}", s.bytes_per_image), std::to_string(fed),
+                          fmt::format("{:.1f}", demand * s.cpu_ms_per_image / 1e3)});
+  }
+  page.metadata = run_metadata(command_line());
   page.notes.push_back(
       fmt::format("{}; {} images measured; {} threads on {} cores; demand {:.0f} "
                   "images/s per GPU",
@@ -103,6 +123,7 @@ Report telemetry_html(const Diagnosis& d, const nlohmann::json& series,
   std::string list;
   for (const auto& f : files) list += (list.empty() ? "" : ", ") + f;
   page.notes.push_back("logs: " + list);
+  page.metadata = run_metadata(command_line());
   return page;
 }
 

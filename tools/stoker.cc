@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "command.h"
@@ -12,7 +13,29 @@
 namespace stoker::cli {
 namespace {
 
+std::string g_command_line;
+
+}  // namespace
+
+const std::string& command_line() { return g_command_line; }
+
+namespace {
+
 int run(int argc, char** argv) {
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool plain = arg.find_first_not_of(
+                           "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                           "_-./=:,+@%") == std::string::npos;
+    if (!g_command_line.empty()) g_command_line += ' ';
+    if (plain && !arg.empty()) {
+      g_command_line += arg;
+    } else {
+      std::string quoted = "'";
+      for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      g_command_line += quoted + "'";
+    }
+  }
   CLI::App app{"stoker: keeps every GPU of a training job fed"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "stoker " STOKER_VERSION_STRING);

@@ -1,11 +1,16 @@
 #include "stoker/report.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cstring>
+#include <ctime>
 #include <fstream>
 
 #include "stoker/capacity.h"
+#include "stoker/env.h"
 #include "stoker/error.h"
+#include "stoker/version.h"
 
 namespace stoker {
 namespace {
@@ -71,6 +76,12 @@ svg .axis { stroke: #888; } svg text { font-size: 12px; fill: #444; }
 svg .grid { stroke: #e4e4e4; }
 ol li { margin-bottom: .4em; } .measured { color: #2e7d32; } .note { color: #666; font-size: .9em; }
 .legend span { display: inline-block; margin-right: 1.2em; }
+table { border-collapse: collapse; margin: .5em 0 1em; } td, th { padding: .25em .8em;
+        border-bottom: 1px solid #ddd; text-align: right; } td:first-child, th:first-child {
+        text-align: left; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: .2em 1em; color: #444; }
+dt { font-weight: 600; } dd { margin: 0; font-family: monospace; }
+.v-input-bound { background: #c62828; }
 .legend i { display: inline-block; width: .9em; height: .9em; margin-right: .3em; vertical-align: -1px; }
 )";
 
@@ -111,6 +122,7 @@ constexpr const char* kScript = R"(
     const yl = text(svg, 14, (T + H - B) / 2, chart.y_label || '');
     yl.setAttribute('transform', 'rotate(-90 14 ' + (T + H - B) / 2 + ')');
   }
+  function colour(s, k) { return colours[(s.colour !== undefined ? s.colour : k) % colours.length]; }
   function lines(svg, chart) {
     let xmin = Infinity, xmax = -Infinity, ymax = 0;
     for (const s of chart.series) {
@@ -121,9 +133,16 @@ constexpr const char* kScript = R"(
     if (xmax === xmin) xmax = xmin + 1;
     ymax = chart.y_max || niceMax(ymax);
     axes(svg, chart, xmin, xmax, ymax);
-    for (let i = 0; i <= 4; i++) {
-      const xv = xmin + (xmax - xmin) * i / 4;
-      text(svg, L + (W - L - R) * i / 4, H - B + 16, +xv.toPrecision(3));
+    if (chart.x_integer) {  // whole-number ticks (GPU counts), at most ~12 of them
+      const step = Math.max(1, Math.ceil((xmax - xmin) / 12));
+      for (let xv = Math.ceil(xmin); xv <= xmax; xv += step) {
+        text(svg, L + (W - L - R) * (xv - xmin) / (xmax - xmin), H - B + 16, String(xv));
+      }
+    } else {
+      for (let i = 0; i <= 4; i++) {
+        const xv = xmin + (xmax - xmin) * i / 4;
+        text(svg, L + (W - L - R) * i / 4, H - B + 16, +xv.toPrecision(3));
+      }
     }
     chart.series.forEach((s, k) => {
       const pts = s.x.map((x, i) => {
@@ -131,7 +150,7 @@ constexpr const char* kScript = R"(
         const py = T + (H - T - B) * (1 - Math.min(s.y[i], ymax) / ymax);
         return px.toFixed(1) + ',' + py.toFixed(1);
       });
-      el('polyline', {points: pts.join(' '), fill: 'none', stroke: colours[k % colours.length],
+      el('polyline', {points: pts.join(' '), fill: 'none', stroke: colour(s, k),
                       'stroke-width': 2, class: 'series', 'data-name': s.name}, svg);
     });
   }
@@ -148,7 +167,7 @@ constexpr const char* kScript = R"(
       s.values.forEach((v, i) => {
         const h = (H - T - B) * Math.min(v, ymax) / ymax;
         el('rect', {x: L + group * i + group * 0.1 + bw * k, y: H - B - h, width: bw - 1,
-                    height: h, fill: colours[k % colours.length], class: 'bar'}, g);
+                    height: h, fill: colour(s, k), class: 'bar'}, g);
       });
     });
   }
@@ -168,7 +187,7 @@ constexpr const char* kScript = R"(
     chart.series.forEach((s, k) => {
       const span = document.createElement('span');
       const sw = document.createElement('i');
-      sw.style.background = colours[k % colours.length];
+      sw.style.background = colour(s, k);
       span.appendChild(sw);
       span.appendChild(document.createTextNode(s.name));
       legend.appendChild(span);
@@ -215,9 +234,28 @@ std::string render_html(const Report& r) {
     }
     html += "</ol>\n";
   }
+  if (!r.table.empty()) {
+    html += "<h2>Numbers</h2>\n<table id=\"numbers\">\n";
+    for (size_t i = 0; i < r.table.size(); ++i) {
+      html += "<tr>";
+      for (const auto& cell : r.table[i]) {
+        const char* tag = i == 0 ? "th" : "td";
+        html += fmt::format("<{0}>{1}</{0}>", tag, escape_html(cell));
+      }
+      html += "</tr>\n";
+    }
+    html += "</table>\n";
+  }
   html += "<div id=\"charts\"></div>\n";
   for (const auto& note : r.notes) {
     html += fmt::format("<p class=\"note\">{}</p>\n", escape_html(note));
+  }
+  if (!r.metadata.empty()) {
+    html += "<h2>Run</h2>\n<dl id=\"metadata\">\n";
+    for (const auto& [key, value] : r.metadata) {
+      html += fmt::format("<dt>{}</dt><dd>{}</dd>\n", escape_html(key), escape_html(value));
+    }
+    html += "</dl>\n";
   }
   const nlohmann::json data = {{"charts", r.charts}, {"diagnosis", to_json(d)}};
   html += fmt::format(
@@ -225,6 +263,32 @@ std::string render_html(const Report& r) {
       "</body></html>\n",
       script_safe(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)), kScript);
   return html;
+}
+
+std::vector<std::pair<std::string, std::string>> run_metadata(const std::string& command_line) {
+  std::vector<std::pair<std::string, std::string>> m;
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &utc);
+  m.emplace_back("date", date);
+  char host[256] = "?";
+  if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "?");
+  m.emplace_back("host", host);
+  std::string model = "?";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  m.emplace_back("CPU", model);
+  m.emplace_back("cores", std::to_string(available_cpus()));
+  m.emplace_back("stoker", STOKER_VERSION_STRING);
+  m.emplace_back("command", command_line);
+  return m;
 }
 
 void write_html(const Report& report, const std::filesystem::path& path) {
@@ -248,11 +312,14 @@ nlohmann::json capacity_chart(const CapacityReport& r) {
     categories.push_back(fmt::format("{} GPU{}", row.gpus, row.gpus == 1 ? "" : "s"));
     demand.push_back(row.demand);
   }
-  nlohmann::json series = nlohmann::json::array({{{"name", "demand"}, {"values", demand}}});
+  // Setup i has colour i in every chart of the report; the demand is grey (the palette's last).
+  nlohmann::json series =
+      nlohmann::json::array({{{"name", "demand"}, {"values", demand}, {"colour", 9}}});
   for (size_t i = 0; i < r.setups.size(); ++i) {
     nlohmann::json values = nlohmann::json::array();
     for (const auto& row : r.rows) values.push_back(row.delivered[i]);
-    series.push_back({{"name", "delivered: " + r.setups[i].name}, {"values", values}});
+    series.push_back(
+        {{"name", "delivered: " + r.setups[i].name}, {"values", values}, {"colour", i}});
   }
   return {{"kind", "bars"},           {"title", "Demand against delivered images/s per GPU count"},
           {"x_label", "GPUs"},        {"y_label", "images/s"},

@@ -3,11 +3,14 @@ run.sh): the page's script must run and draw every chart, and the pixels must sh
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+import stoker
 from PIL import Image
 
 from conftest import stoker_bin
@@ -57,10 +60,27 @@ def test_capacity_report_renders_its_charts(small_set, tmp_path):
     shot = tmp_path / "report.png"
     browser("--window-size=1100,1600", f"--screenshot={shot}", page.as_uri())
     image = Image.open(shot).convert("RGB")
-    colours = {(0x15, 0x65, 0xC0), (0xC6, 0x28, 0x28), (0x2E, 0x7D, 0x32), (0xEF, 0x6C, 0x00)}
+    # The demand in grey, setup k in palette colour k in both charts.
+    colours = {(0x15, 0x65, 0xC0), (0xC6, 0x28, 0x28), (0x2E, 0x7D, 0x32), (0x45, 0x5A, 0x64)}
     seen = {px for px in pixels_of(image) if px in colours}
     # Every series colour is on screen: the bars were painted, not only put in the DOM.
     assert seen == colours
+    # One colour per setup across the charts: each line is the colour of its setup's bars.
+    fills = re.findall(r'<g class="series" data-name="delivered: ([^"]+)"><rect[^>]* fill="([^"]+)"',
+                       dom)
+    strokes = dict((name, colour) for colour, name in re.findall(
+        r'<polyline [^>]*stroke="([^"]+)"[^>]*data-name="([^"]+)"', dom))
+    assert len(fills) == 3 and all(strokes[name] == fill for name, fill in fills)
+    # GPU counts as whole-number ticks.
+    assert re.search(r'>1\.5<|>1\.25<|>2\.5<', dom) is None
+    # The numbers as a table (a header and one row per setup, with the cores each needs) and
+    # the run's metadata.
+    table = re.search(r'<table id="numbers">(.*?)</table>', dom, re.S).group(1)
+    assert table.count("<tr>") == 4 and "cores to feed 3 GPUs" in table
+    meta = re.search(r'<dl id="metadata">(.*?)</dl>', dom, re.S).group(1)
+    for key in ("date", "host", "CPU", "cores", "stoker", "command"):
+        assert f"<dt>{key}</dt>" in meta
+    assert stoker.__version__ in meta and "--gpu-rate 400" in meta
 
 
 def test_telemetry_report_charts_each_gpu_and_the_cpus(tmp_path):
