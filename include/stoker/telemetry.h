@@ -41,10 +41,12 @@ enum class TelemetryKind {
   kTrainLog,           // a training loop's data time against step time
   kLightningProfiler,  // PyTorch Lightning's profiler summary
   kNvidiaSmiTopo,      // nvidia-smi topo -m
+  kIostat,             // sysstat iostat's avg-cpu lines (the device rows are not read yet)
+  kTop,                // top's %Cpu(s) summary lines
 };
 // "nvidia-smi-csv", "nvidia-smi-dmon", "mpstat", "sar", "vmstat", "stoker-stats",
 // "stoker-monitor", "nvidia-smi-table", "gpustat", "train-log", "lightning-profiler",
-// "nvidia-smi-topo".
+// "nvidia-smi-topo", "iostat", "top".
 const char* to_string(TelemetryKind kind);
 
 // How a file's sample times are known.

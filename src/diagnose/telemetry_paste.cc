@@ -361,6 +361,51 @@ bool scan_topology(const std::vector<Line>& lines, Files& files, Telemetry& out)
   return found;
 }
 
+// ---- iostat and top: the CPU split ----------------------------------------------------------
+// iostat: "avg-cpu:  %user   %nice %system %iowait  %steal   %idle" then the numbers on the next
+// line. top: "%Cpu(s): 12.3 us,  1.2 sy,  0.0 ni, 85.9 id,  0.5 wa,  0.0 hi, ...". Each is one
+// all-CPU sample: busy = 100 - idle - iowait.
+bool scan_cpu_summaries(const std::vector<Line>& lines, Files& files, Telemetry& out) {
+  static const std::regex top(R"(%Cpu\(s\):\s*([0-9.]+)\s*us,.*?([0-9.]+)\s*id,\s*([0-9.]+)\s*wa)");
+  bool found = false;
+  int64_t iostat_n = 0, top_n = 0;
+  const auto add = [&](TelemetryKind kind, const Line& line, double idle, double iowait,
+                       int64_t& n) {
+    if (idle < 0 || iowait < 0 || idle + iowait > 100.05) return;
+    CpuSample s;
+    s.origin = {files.of(kind), line.number};
+    s.time = static_cast<double>(n++);
+    s.cpu = -1;
+    s.idle = idle;
+    s.iowait = iowait;
+    s.busy = std::max(0.0, 100.0 - idle - iowait);
+    out.cpus.push_back(s);
+    found = true;
+  };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string text(lines[i].text);
+    std::smatch m;
+    if (std::regex_search(text, m, top)) {
+      const auto idle = number_at(m, 2), wa = number_at(m, 3);
+      if (idle && wa) add(TelemetryKind::kTop, lines[i], *idle, *wa, top_n);
+      continue;
+    }
+    const auto head = split_whitespace(lines[i].text);
+    if (head.size() < 7 || head[0] != "avg-cpu:" || i + 1 >= lines.size()) continue;
+    int iowait = -1, idle = -1;
+    for (size_t k = 1; k < head.size(); ++k) {
+      if (head[k] == "%iowait") iowait = static_cast<int>(k) - 1;
+      if (head[k] == "%idle") idle = static_cast<int>(k) - 1;
+    }
+    const auto values = split_whitespace(lines[i + 1].text);
+    if (iowait < 0 || idle < 0 || values.size() != head.size() - 1) continue;
+    const auto w = parse_number(values[static_cast<size_t>(iowait)]);
+    const auto d = parse_number(values[static_cast<size_t>(idle)]);
+    if (w && d) add(TelemetryKind::kIostat, lines[i + 1], *d, *w, iostat_n);
+  }
+  return found;
+}
+
 }  // namespace
 
 std::string strip_markdown(std::string_view content) {
@@ -438,6 +483,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_train_log(lines, files, into);
   scan_lightning_profiler(lines, files, into);
   scan_topology(lines, files, into);
+  scan_cpu_summaries(lines, files, into);
   if (files.empty()) {
     std::string_view first;
     for (const Line& l : lines) {

@@ -222,6 +222,35 @@ TEST(PastedLogs, ARowNoNvidiaSmiPrintsIsPassedOver) {
   EXPECT_TRUE(t.files[0].gpus_guessed);
 }
 
+TEST(PastedLogs, IostatAndTopGiveTheCpuSplit) {
+  const Telemetry t = read_text(
+      "$ iostat -x 1\n"
+      "avg-cpu:  %user   %nice %system %iowait  %steal   %idle\n"
+      "          10.20    0.00    3.10   41.50    0.00   45.20\n"
+      "\n"
+      "top - 10:00:01 up 3 days,  2 users,  load average: 7.90, 7.50, 7.20\n"
+      "%Cpu(s): 88.1 us,  9.0 sy,  0.0 ni,  2.4 id,  0.5 wa,  0.0 hi,  0.0 si,  0.0 st\n");
+  ASSERT_EQ(t.cpus.size(), 2u);
+  EXPECT_EQ(t.files[0].kind, TelemetryKind::kIostat);
+  EXPECT_NEAR(t.cpus[0].iowait, 41.5, 1e-9);
+  EXPECT_NEAR(t.cpus[0].busy, 100 - 45.2 - 41.5, 1e-9);
+  EXPECT_EQ(t.cpus[0].origin.line, 3);
+  EXPECT_EQ(t.files[1].kind, TelemetryKind::kTop);
+  EXPECT_NEAR(t.cpus[1].busy, 100 - 2.4 - 0.5, 1e-9);
+}
+
+// A training log's data time with the CPUs pinned in the same message: input-bound on CPU.
+TEST(PastedLogs, CpuLinesRefineAnInputBoundStepLog) {
+  std::string text;
+  for (int i = 0; i < 6; ++i) {
+    text += "Epoch: [0][" + std::to_string(i * 10) + "/500]\tTime 1.000 (1.0)\tData 0.600 (0.6)\n";
+    text += "%Cpu(s): 93.0 us,  5.0 sy,  0.0 ni,  1.5 id,  0.5 wa,  0.0 hi,  0.0 si,  0.0 st\n";
+  }
+  const Diagnosis d = diagnose_telemetry(read_text(text));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
+  EXPECT_TRUE(d.next.empty());
+}
+
 TEST(PastedLogs, ProseAloneIsAClearError) {
   try {
     read_text("my training is slow, any idea?\nthanks\n");

@@ -17,7 +17,7 @@ namespace {
 
 using telemetry::Line;
 
-constexpr std::array<std::pair<TelemetryKind, const char*>, 12> kKindNames = {{
+constexpr std::array<std::pair<TelemetryKind, const char*>, 14> kKindNames = {{
     {TelemetryKind::kNvidiaSmiCsv, "nvidia-smi-csv"},
     {TelemetryKind::kNvidiaSmiDmon, "nvidia-smi-dmon"},
     {TelemetryKind::kMpstat, "mpstat"},
@@ -30,6 +30,8 @@ constexpr std::array<std::pair<TelemetryKind, const char*>, 12> kKindNames = {{
     {TelemetryKind::kTrainLog, "train-log"},
     {TelemetryKind::kLightningProfiler, "lightning-profiler"},
     {TelemetryKind::kNvidiaSmiTopo, "nvidia-smi-topo"},
+    {TelemetryKind::kIostat, "iostat"},
+    {TelemetryKind::kTop, "top"},
 }};
 
 // A --query-gpu header: comma-separated query names (lowercase, digits, '.', '_'), each with an
