@@ -7,7 +7,7 @@
 #                          under ASan+UBSan (build-asan/), the engine and sampler tests under
 #                          TSan (build-tsan/) and the aarch64 unit tests under qemu (build-arm64/)
 #   ./run.sh fuzz [SECS]   build the libFuzzer harnesses fuzz/*_fuzz.cc, run each SECS (60) s
-#   ./run.sh demo          build and run the main job on the embedded default data set
+#   ./run.sh demo          build and run the demo: both scaling failures, named and fixed
 #   ./run.sh bench [ARGS]  side-by-side benchmark against torchvision (bench/compare_torchvision)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -216,7 +216,7 @@ case "$cmd" in
     stage "Python tests against torchvision (reference venv)"
     ensure_reference_venv
     "$reference_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_fidelity.py \
-      tests/python/test_loader.py
+      tests/python/test_loader.py tests/python/test_demo.py
     # Sanitizers: every unit test under ASan + UBSan (undefined behaviour aborts); the worker
     # pool, the engine, the packer and the sampler under TSan. halt_on_error: the first report
     # fails the test.
@@ -260,8 +260,11 @@ case "$cmd" in
     fuzz "${1:-60}"
     ;;
   demo)
+    # Both scaling failures with a real torchvision DataLoader (python/stoker/demo.py): in the
+    # reference venv, which has torchvision beside its torch.
     build
-    "$venv/bin/stoker" demo "$@"
+    ensure_reference_venv
+    "$reference_venv/bin/python" -m stoker.demo "$@"
     ;;
   bench)
     build
