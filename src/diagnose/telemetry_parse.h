@@ -60,6 +60,12 @@ std::string printable(std::string_view s);
 // A short, printable quote of untrusted text for error messages.
 std::string quote(std::string_view s);
 
+// The kind of a whole-file log (CSV, dmon, mpstat, sar, vmstat, stoker JSON lines) from its
+// first lines; nullopt when it is none of them.
+std::optional<TelemetryKind> detect_whole_log(std::string_view content);
+// Parses `lines` as a whole-file log of `kind` into src (throws "NAME:LINE: reason").
+void parse_whole_log(TelemetryKind kind, const std::vector<Line>& lines, const Source& src);
+
 void parse_nvidia_smi_csv(const std::vector<Line>& lines, const Source& src);
 void parse_nvidia_smi_dmon(const std::vector<Line>& lines, const Source& src);
 void parse_sysstat(const std::vector<Line>& lines, const Source& src);  // mpstat and sar

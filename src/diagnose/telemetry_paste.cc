@@ -474,10 +474,51 @@ std::string strip_markdown(std::string_view content) {
   return out;
 }
 
+namespace {
+
+// Whole-file logs pasted as blocks between blank lines (an mpstat run, a --query-gpu CSV, a
+// dmon run, stats lines): each block whose first lines make one of those kinds is read by that
+// kind's parser, its samples kept with their line numbers in the message. A block that starts
+// like a log but does not parse as one is passed over (pasted text is often cut or edited).
+void scan_whole_log_blocks(const std::vector<Line>& lines, const std::string& name, Files& files,
+                           Telemetry& into) {
+  size_t i = 0;
+  while (i < lines.size()) {
+    while (i < lines.size() && trim(lines[i].text).empty()) ++i;
+    size_t j = i;
+    while (j < lines.size() && !trim(lines[j].text).empty()) ++j;
+    if (j > i) {
+      std::string block;
+      for (size_t k = i; k < j; ++k) block.append(lines[k].text).push_back('\n');
+      if (const auto kind = telemetry::detect_whole_log(block)) {
+        const std::vector<Line> part(lines.begin() + static_cast<std::ptrdiff_t>(i),
+                                     lines.begin() + static_cast<std::ptrdiff_t>(j));
+        Telemetry one;
+        one.files.emplace_back();
+        one.files[0].path = name;
+        one.files[0].kind = *kind;
+        try {
+          telemetry::parse_whole_log(*kind, part, telemetry::Source{name, 0, one});
+          const int f = files.of(*kind);
+          into.files[static_cast<size_t>(f)].time_base = one.files[0].time_base;
+          for (GpuSample s : one.gpus) s.origin.file = f, into.gpus.push_back(s);
+          for (CpuSample s : one.cpus) s.origin.file = f, into.cpus.push_back(s);
+          for (RankSample s : one.ranks) s.origin.file = f, into.ranks.push_back(s);
+        } catch (const Error&) {
+        }
+      }
+    }
+    i = j;
+  }
+}
+
+}  // namespace
+
 void read_pasted(std::string_view content, const std::string& name, Telemetry& into) {
   const std::string text = strip_markdown(content);
   const auto lines = telemetry::split_lines(text);
   Files files(lines, name, into);
+  scan_whole_log_blocks(lines, name, files, into);
   scan_nvidia_smi_table(lines, files, into);
   scan_gpustat(lines, files, into);
   scan_train_log(lines, files, into);

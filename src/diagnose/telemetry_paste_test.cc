@@ -251,6 +251,33 @@ TEST(PastedLogs, CpuLinesRefineAnInputBoundStepLog) {
   EXPECT_TRUE(d.next.empty());
 }
 
+TEST(PastedLogs, WholeLogsPastedAsBlocksAmongProse) {
+  const Telemetry t = read_text(
+      "Here is mpstat while it trains:\n"
+      "\n"
+      "10:00:01 AM  CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal  %guest  "
+      "%gnice   %idle\n"
+      "10:00:02 AM  all   90.00    0.00    6.00    1.00    0.00    0.00    0.00    0.00    "
+      "0.00    3.00\n"
+      "10:00:03 AM  all   91.00    0.00    6.00    1.00    0.00    0.00    0.00    0.00    "
+      "0.00    2.00\n"
+      "\n"
+      "and the GPU:\n"
+      "\n"
+      "index, utilization.gpu [%]\n"
+      "0, 12 %\n"
+      "0, 15 %\n");
+  ASSERT_EQ(t.files.size(), 2u);
+  EXPECT_EQ(t.files[0].kind, TelemetryKind::kMpstat);
+  EXPECT_EQ(t.files[1].kind, TelemetryKind::kNvidiaSmiCsv);
+  ASSERT_EQ(t.cpus.size(), 2u);
+  EXPECT_NEAR(t.cpus[1].busy, 97.0, 1e-9);
+  EXPECT_EQ(t.cpus[1].origin.line, 5);
+  ASSERT_EQ(t.gpus.size(), 2u);
+  EXPECT_EQ(t.gpus[1].util, 15);
+  EXPECT_EQ(t.gpus[1].origin.line, 11);
+}
+
 TEST(PastedLogs, ProseAloneIsAClearError) {
   try {
     read_text("my training is slow, any idea?\nthanks\n");

@@ -152,6 +152,35 @@ std::optional<TelemetryKind> detect_whole(std::string_view content, std::string_
 
 }  // namespace
 
+namespace telemetry {
+
+std::optional<TelemetryKind> detect_whole_log(std::string_view content) {
+  std::string_view first;
+  return detect_whole(content, first);
+}
+
+void parse_whole_log(TelemetryKind kind, const std::vector<Line>& lines, const Source& src) {
+  switch (kind) {
+    case TelemetryKind::kNvidiaSmiCsv:
+      return parse_nvidia_smi_csv(lines, src);
+    case TelemetryKind::kNvidiaSmiDmon:
+      return parse_nvidia_smi_dmon(lines, src);
+    case TelemetryKind::kMpstat:
+    case TelemetryKind::kSar:
+      return parse_sysstat(lines, src);
+    case TelemetryKind::kVmstat:
+      return parse_vmstat(lines, src);
+    case TelemetryKind::kStokerStats:
+      return parse_stoker_stats(lines, src);
+    case TelemetryKind::kStokerMonitor:
+      return parse_stoker_monitor(lines, src);
+    default:
+      STOKER_THROW("{}: {} is read by read_pasted", src.name, to_string(kind));
+  }
+}
+
+}  // namespace telemetry
+
 TelemetryKind detect_telemetry_kind(std::string_view content, const std::string& name) {
   std::string_view first;
   if (const auto kind = detect_whole(strip_markdown(content), first)) return *kind;
@@ -178,23 +207,7 @@ void parse_telemetry(std::string_view content, const std::string& name, Telemetr
   into.files.push_back(std::move(file));
   const telemetry::Source src{name, static_cast<int>(files), into};
   try {
-    switch (kind) {
-      case TelemetryKind::kNvidiaSmiCsv:
-        return telemetry::parse_nvidia_smi_csv(lines, src);
-      case TelemetryKind::kNvidiaSmiDmon:
-        return telemetry::parse_nvidia_smi_dmon(lines, src);
-      case TelemetryKind::kMpstat:
-      case TelemetryKind::kSar:
-        return telemetry::parse_sysstat(lines, src);
-      case TelemetryKind::kVmstat:
-        return telemetry::parse_vmstat(lines, src);
-      case TelemetryKind::kStokerStats:
-        return telemetry::parse_stoker_stats(lines, src);
-      case TelemetryKind::kStokerMonitor:
-        return telemetry::parse_stoker_monitor(lines, src);
-      default:
-        STOKER_THROW("{}: {} is read by read_pasted", name, to_string(kind));
-    }
+    return telemetry::parse_whole_log(kind, lines, src);
   } catch (...) {  // leave `into` as it was
     into.files.resize(files);
     into.gpus.resize(gpus);
