@@ -97,6 +97,12 @@ struct StepSample {
   bool average = false;  // the log's running averages (ImageNet's "(avg)") or a profile's totals
 };
 
+// Something read that a verdict must not be misled by (a trap), quoted with its line.
+struct TelemetryNote {
+  Origin origin;
+  std::string text;
+};
+
 // nvidia-smi topo -m: how the GPUs are connected.
 struct GpuTopology {
   Origin origin;
@@ -143,6 +149,7 @@ struct Telemetry {
   std::vector<GpuProcess> processes;
   std::vector<StepSample> steps;
   std::vector<GpuTopology> topologies;
+  std::vector<TelemetryNote> notes;
 
   // "FILE:LINE: <the line>" (long lines shortened), for evidence.
   std::string cite(const Origin& origin) const;

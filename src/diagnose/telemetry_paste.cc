@@ -361,6 +361,61 @@ bool scan_topology(const std::vector<Line>& lines, Files& files, Telemetry& out)
   return found;
 }
 
+// ---- nvidia-smi --query-gpu=... --format=csv,noheader -------------------------------------
+// "0, 87 %, 1234 MiB, 11178 MiB" without its header: the columns are read by their units (a
+// leading bare integer is the GPU's index, the first percentage utilization.gpu, then MiB as
+// memory used and total, W as power). With nounits too there is nothing to go by: not read.
+bool scan_query_noheader(const std::vector<Line>& lines, Files& files, Telemetry& out) {
+  int file = -1;
+  std::map<int, int64_t> rounds;
+  for (const Line& line : lines) {
+    const auto fields = telemetry::split_char(line.text, ',');
+    if (fields.size() < 2) continue;
+    std::optional<int> index;
+    std::optional<double> util, used, total, power;
+    bool ok = true;
+    for (size_t k = 0; k < fields.size() && ok; ++k) {
+      const std::string_view f = trim(fields[k]);
+      const size_t space = f.rfind(' ');
+      const std::string_view unit = space == std::string_view::npos ? "" : f.substr(space + 1);
+      const auto value = parse_number(space == std::string_view::npos ? f : f.substr(0, space));
+      if (!value) {
+        ok = f == "[N/A]" || f == "[Not Supported]" || k > 0;  // names, dates: other columns
+        continue;
+      }
+      if (unit.empty() && k == 0 && *value >= 0 && *value < 64 &&
+          *value == static_cast<int>(*value)) {
+        index = static_cast<int>(*value);
+      } else if (unit == "%" && !util) {
+        util = value;
+      } else if (unit == "MiB") {
+        (used ? total : used) = value;
+      } else if (unit == "W" && !power) {
+        power = value;
+      }
+    }
+    if (!ok || !util || *util > 100 || (!used && !index)) continue;
+    if (file < 0) {
+      file = files.of(TelemetryKind::kNvidiaSmiCsv);
+      out.notes.push_back(TelemetryNote{
+          {file, line.number},
+          "an nvidia-smi CSV without its header: its columns were read by their units (the "
+          "first percentage as utilization.gpu)"});
+    }
+    GpuSample s;
+    s.origin = {file, line.number};
+    s.gpu = index.value_or(0);
+    s.round = rounds[s.gpu]++;
+    s.time = static_cast<double>(s.round);
+    s.util = *util;
+    s.memory_used_mib = used;
+    s.memory_total_mib = total;
+    s.power_w = power;
+    out.gpus.push_back(s);
+  }
+  return file >= 0;
+}
+
 // ---- iostat and top: the CPU split ----------------------------------------------------------
 // iostat: "avg-cpu:  %user   %nice %system %iowait  %steal   %idle" then the numbers on the next
 // line. top: "%Cpu(s): 12.3 us,  1.2 sy,  0.0 ni, 85.9 id,  0.5 wa,  0.0 hi, ...". Each is one
@@ -382,13 +437,37 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, Files& files, Telemetry&
     out.cpus.push_back(s);
     found = true;
   };
+  std::optional<double> top_idle;  // the last %Cpu(s) line's idle
+  int cpu_column = -1;             // %CPU in top's process table, after its header
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string text(lines[i].text);
     std::smatch m;
     if (std::regex_search(text, m, top)) {
       const auto idle = number_at(m, 2), wa = number_at(m, 3);
       if (idle && wa) add(TelemetryKind::kTop, lines[i], *idle, *wa, top_n);
+      top_idle = idle;
       continue;
+    }
+    const auto tokens = split_whitespace(lines[i].text);
+    if (tokens.size() >= 9 && tokens[0] == "PID") {
+      cpu_column = -1;
+      for (size_t k = 0; k < tokens.size(); ++k) {
+        if (tokens[k] == "%CPU") cpu_column = static_cast<int>(k);
+      }
+      continue;
+    }
+    // The trap: a process at ~100 % in top is one core, not a saturated machine.
+    if (cpu_column >= 0 && tokens.size() > static_cast<size_t>(cpu_column) && top_idle &&
+        *top_idle >= 40) {
+      const auto pct = parse_number(tokens[static_cast<size_t>(cpu_column)]);
+      if (pct && *pct >= 90 && *pct <= 110) {
+        out.notes.push_back(TelemetryNote{
+            {files.of(TelemetryKind::kTop), lines[i].number},
+            fmt::format("a process at {:.0f} % CPU in top is one core busy, not the machine: "
+                        "top's summary says the CPUs are {:.0f} % idle",
+                        *pct, *top_idle)});
+        cpu_column = -1;  // one note is enough
+      }
     }
     const auto head = split_whitespace(lines[i].text);
     if (head.size() < 7 || head[0] != "avg-cpu:" || i + 1 >= lines.size()) continue;
@@ -525,6 +604,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_lightning_profiler(lines, files, into);
   scan_topology(lines, files, into);
   scan_cpu_summaries(lines, files, into);
+  if (into.gpus.empty()) scan_query_noheader(lines, files, into);
   if (files.empty()) {
     std::string_view first;
     for (const Line& l : lines) {

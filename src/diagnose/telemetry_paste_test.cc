@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -276,6 +277,55 @@ TEST(PastedLogs, WholeLogsPastedAsBlocksAmongProse) {
   ASSERT_EQ(t.gpus.size(), 2u);
   EXPECT_EQ(t.gpus[1].util, 15);
   EXPECT_EQ(t.gpus[1].origin.line, 11);
+}
+
+TEST(PastedLogs, OneProcessAtAHundredPercentIsOneCore) {
+  const Diagnosis d = diagnose_telemetry(read_text(
+      "top - 10:00:01 up 3 days,  1 user,  load average: 1.02, 1.00, 0.98\n"
+      "%Cpu(s):  3.2 us,  0.3 sy,  0.0 ni, 96.4 id,  0.1 wa,  0.0 hi,  0.0 si,  0.0 st\n"
+      "\n"
+      "    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND\n"
+      "  41234 alice     20   0   25.1g   3.1g 410644 R 100.0   2.4  12:01.33 python\n"
+      "    812 root      20   0       0      0      0 S   0.3   0.0   0:10.02 kworker/3:1\n"));
+  EXPECT_NE(std::find_if(d.evidence.begin(), d.evidence.end(),
+                         [](const std::string& e) {
+                           return e.find("one core busy, not the machine") != std::string::npos;
+                         }),
+            d.evidence.end());
+  EXPECT_NE(d.verdict, Verdict::kInputBoundCpu);
+}
+
+TEST(PastedLogs, DmonIsReadByItsHeaderInEveryDriverLayout) {
+  // The 535+ layout (gtemp, mtemp, jpg, ofa) and the old one (temp ... fb bar1) of the fixture.
+  const Telemetry fresh = read_text(
+      "# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk\n"
+      "# Idx      W      C      C      %      %      %      %      %      %    MHz    MHz\n"
+      "    0     86     35      -     23      5      0      0      0      0   1593   1980\n"
+      "    1     80     34      -     25      4      0      0      0      0   1593   1980\n");
+  ASSERT_EQ(fresh.gpus.size(), 2u);
+  EXPECT_EQ(fresh.files[0].kind, TelemetryKind::kNvidiaSmiDmon);
+  EXPECT_EQ(fresh.gpus[1].util, 25);
+  const Telemetry old =
+      read_telemetry_files({pasted("dmon_deepspeech178-old-layout-quoted-escaped.txt")});
+  ASSERT_FALSE(old.gpus.empty());
+  EXPECT_EQ(old.files[0].kind, TelemetryKind::kNvidiaSmiDmon);
+}
+
+TEST(PastedLogs, AQueryCsvWithoutItsHeaderIsReadByItsUnits) {
+  const Telemetry t = read_text(
+      "$ nvidia-smi --query-gpu=index,utilization.gpu,memory.used,memory.total "
+      "--format=csv,noheader -l 1\n"
+      "0, 87 %, 9584 MiB, 11178 MiB\n"
+      "1, 3 %, 9584 MiB, 11178 MiB\n"
+      "0, 91 %, 9584 MiB, 11178 MiB\n");
+  ASSERT_EQ(t.gpus.size(), 3u);
+  EXPECT_EQ(t.files[0].kind, TelemetryKind::kNvidiaSmiCsv);
+  EXPECT_EQ(t.gpus[1].gpu, 1);
+  EXPECT_EQ(t.gpus[1].util, 3);
+  EXPECT_EQ(*t.gpus[2].memory_total_mib, 11178);
+  EXPECT_EQ(t.gpus[2].round, 1);
+  ASSERT_EQ(t.notes.size(), 1u);
+  EXPECT_NE(t.notes[0].text.find("without its header"), std::string::npos);
 }
 
 TEST(PastedLogs, ProseAloneIsAClearError) {

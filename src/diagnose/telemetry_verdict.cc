@@ -668,6 +668,10 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d.confidence = Confidence::kLow;
     d.next = collect_more();
   }
+  for (const TelemetryNote& note : tel.notes) {
+    d.evidence.push_back(note.text);
+    d.evidence.push_back(tel.cite(note.origin));
+  }
   auto& files = d.numbers.files.emplace();
   for (const TelemetryFile& f : tel.files) {
     files.push_back(TelemetryFileNumbers{telemetry::printable(f.path), to_string(f.kind)});
