@@ -41,8 +41,8 @@ enum class TelemetryKind {
   kTrainLog,           // a training loop's data time against step time
   kLightningProfiler,  // PyTorch Lightning's profiler summary
   kNvidiaSmiTopo,      // nvidia-smi topo -m
-  kIostat,             // sysstat iostat's avg-cpu lines (the device rows are not read yet)
-  kTop,                // top's %Cpu(s) summary lines
+  kIostat,             // sysstat iostat's avg-cpu lines and -x device rows
+  kTop,                // top's %Cpu(s) summary lines and htop's CPU bars
 };
 // "nvidia-smi-csv", "nvidia-smi-dmon", "mpstat", "sar", "vmstat", "stoker-stats",
 // "stoker-monitor", "nvidia-smi-table", "gpustat", "train-log", "lightning-profiler",
@@ -95,6 +95,14 @@ struct StepSample {
   double step_seconds = 0;
   double data_seconds = 0;
   bool average = false;  // the log's running averages (ImageNet's "(avg)") or a profile's totals
+};
+
+// One device row of `iostat -x`: how busy the storage was.
+struct DiskSample {
+  Origin origin;
+  std::string device;
+  double util = 0;                   // %util
+  std::optional<double> read_await;  // r_await (ms), when the row has it
 };
 
 // Something read that a verdict must not be misled by (a trap), quoted with its line.
@@ -150,6 +158,7 @@ struct Telemetry {
   std::vector<StepSample> steps;
   std::vector<GpuTopology> topologies;
   std::vector<TelemetryNote> notes;
+  std::vector<DiskSample> disks;
 
   // "FILE:LINE: <the line>" (long lines shortened), for evidence.
   std::string cite(const Origin& origin) const;

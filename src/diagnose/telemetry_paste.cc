@@ -437,8 +437,12 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, Files& files, Telemetry&
     out.cpus.push_back(s);
     found = true;
   };
-  std::optional<double> top_idle;  // the last %Cpu(s) line's idle
-  int cpu_column = -1;             // %CPU in top's process table, after its header
+  static const std::regex htop_bar(R"((?:^|\s)(\d+)\s*\[[^\]]*?([0-9.]+)%\])");
+  std::vector<double> bars;  // htop's per-CPU bars of the current snapshot
+  int64_t htop_line = 0;
+  int disk_util = -1, disk_await = -1;  // iostat -x columns, after a Device header
+  std::optional<double> top_idle;       // the last %Cpu(s) line's idle
+  int cpu_column = -1;                  // %CPU in top's process table, after its header
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string text(lines[i].text);
     std::smatch m;
@@ -448,7 +452,53 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, Files& files, Telemetry&
       top_idle = idle;
       continue;
     }
+    // htop: "  1  [|||||||||   45.2%]" per CPU (two per line in its two-column header).
+    {
+      bool any = false;
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), htop_bar);
+           it != std::sregex_iterator(); ++it) {
+        const auto v = parse_number((*it)[2].str());
+        if (v && *v <= 100) bars.push_back(*v), any = true;
+      }
+      if (any) {
+        htop_line = lines[i].number;
+        continue;
+      }
+      if (!bars.empty()) {  // the snapshot's bars ended: one all-CPU sample (no iowait shown)
+        double sum = 0;
+        for (double v : bars) sum += v;
+        Line at = lines[i];
+        at.number = htop_line;
+        add(TelemetryKind::kTop, at, 100 - sum / static_cast<double>(bars.size()), 0, top_n);
+        bars.clear();
+      }
+    }
     const auto tokens = split_whitespace(lines[i].text);
+    if (!tokens.empty() && (tokens[0] == "Device" || tokens[0] == "Device:")) {
+      disk_util = disk_await = -1;
+      for (size_t k = 0; k < tokens.size(); ++k) {
+        if (tokens[k] == "%util") disk_util = static_cast<int>(k);
+        if (tokens[k] == "r_await") disk_await = static_cast<int>(k);
+      }
+      continue;
+    }
+    if (disk_util > 0) {
+      if (tokens.size() <= static_cast<size_t>(disk_util)) {
+        disk_util = -1;  // the device table ended
+      } else if (const auto u = parse_number(tokens[static_cast<size_t>(disk_util)]);
+                 u && *u >= 0 && *u <= 100) {
+        DiskSample d;
+        d.origin = {files.of(TelemetryKind::kIostat), lines[i].number};
+        d.device = std::string(tokens[0]);
+        d.util = *u;
+        if (disk_await > 0 && tokens.size() > static_cast<size_t>(disk_await)) {
+          d.read_await = parse_number(tokens[static_cast<size_t>(disk_await)]);
+        }
+        out.disks.push_back(std::move(d));
+        found = true;
+        continue;
+      }
+    }
     if (tokens.size() >= 9 && tokens[0] == "PID") {
       cpu_column = -1;
       for (size_t k = 0; k < tokens.size(); ++k) {
@@ -481,6 +531,13 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, Files& files, Telemetry&
     const auto w = parse_number(values[static_cast<size_t>(iowait)]);
     const auto d = parse_number(values[static_cast<size_t>(idle)]);
     if (w && d) add(TelemetryKind::kIostat, lines[i + 1], *d, *w, iostat_n);
+  }
+  if (!bars.empty()) {  // a snapshot whose bars end the text
+    double sum = 0;
+    for (double v : bars) sum += v;
+    Line at;
+    at.number = htop_line;
+    add(TelemetryKind::kTop, at, 100 - sum / static_cast<double>(bars.size()), 0, top_n);
   }
   return found;
 }

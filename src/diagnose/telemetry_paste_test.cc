@@ -328,6 +328,32 @@ TEST(PastedLogs, AQueryCsvWithoutItsHeaderIsReadByItsUnits) {
   EXPECT_NE(t.notes[0].text.find("without its header"), std::string::npos);
 }
 
+TEST(PastedLogs, IostatDeviceRowsAndHtopBars) {
+  std::string text;
+  for (int i = 0; i < 4; ++i) {
+    text += "Epoch: [0][" + std::to_string(i * 10) + "/500]\tTime 1.000 (1.0)\tData 0.700 (0.7)\n";
+  }
+  text +=
+      "\nDevice            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   "
+      "wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz  "
+      "aqu-sz  %util\n"
+      "sda            812.00  98211.00     0.00   0.00   11.20   120.95    2.00     16.00     "
+      "0.00   0.00    1.00     8.00    0.00      0.00     0.00   0.00    0.00     0.00    9.10 "
+      " 99.60\n"
+      "\n"
+      "    1  [||||||                     21.4%]   2  [|||||||                    25.0%]\n"
+      "  Mem[|||||||||||               3.1G/15.5G]   Tasks: 141, 512 thr; 2 running\n";
+  const Telemetry t = read_text(text);
+  ASSERT_EQ(t.disks.size(), 1u);
+  EXPECT_EQ(t.disks[0].device, "sda");
+  EXPECT_NEAR(t.disks[0].util, 99.6, 1e-9);
+  EXPECT_NEAR(*t.disks[0].read_await, 11.2, 1e-9);
+  ASSERT_EQ(t.cpus.size(), 1u);  // htop: the two bars, averaged
+  EXPECT_NEAR(t.cpus[0].busy, (21.4 + 25.0) / 2, 1e-9);
+  // The step waits 70 % for data with the disk saturated: io-bound.
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kIoBound);
+}
+
 TEST(PastedLogs, ProseAloneIsAClearError) {
   try {
     read_text("my training is slow, any idea?\nthanks\n");

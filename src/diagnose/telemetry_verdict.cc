@@ -596,9 +596,34 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   return d;
 }
 
-// Refines an input-bound verdict from steps with the CPU evidence when there is some.
-void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util) {
-  if (d.verdict != Verdict::kInputBound || !util || !util->numbers.utilisation) return;
+// The busiest disk of iostat -x rows: its mean %util, or nullopt without rows.
+std::optional<std::pair<std::string, double>> busiest_disk(const Telemetry& tel) {
+  std::map<std::string, std::pair<double, int>> by_device;
+  for (const DiskSample& s : tel.disks) {
+    auto& [sum, n] = by_device[s.device];
+    sum += s.util;
+    ++n;
+  }
+  std::optional<std::pair<std::string, double>> best;
+  for (const auto& [device, sn] : by_device) {
+    const double mean = sn.first / sn.second;
+    if (!best || mean > best->second) best = std::make_pair(device, mean);
+  }
+  return best;
+}
+
+// Refines an input-bound verdict from steps with the CPU and disk evidence when there is some.
+void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const Telemetry& tel) {
+  if (d.verdict != Verdict::kInputBound) return;
+  if (const auto disk = busiest_disk(tel); disk && disk->second >= 80) {
+    d.verdict = Verdict::kIoBound;
+    d.summary +=
+        fmt::format("; iostat shows {} {:.0f} % busy: the storage", disk->first, disk->second);
+    d.fixes = fixes::io_bound();
+    d.next.clear();
+    return;
+  }
+  if (!util || !util->numbers.utilisation) return;
   const UtilisationNumbers& u = *util->numbers.utilisation;
   if (!u.cpu_busy_mean || u.cpu_samples < 5) return;
   if (*u.cpu_busy_mean >= 85) {
@@ -625,7 +650,7 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   if (steps) {
     // The loop's own data time measures the wait directly: it decides, the rest supports.
     d = *steps;
-    refine_with_cpu(d, util);
+    refine_with_cpu(d, util, tel);
     if (util) append(d, *util);
     if (ranks) append(d, *ranks);
   } else if (ranks && (ranks->verdict == Verdict::kRankImbalance || !util ||
