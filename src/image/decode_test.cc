@@ -11,14 +11,8 @@
 #include "stoker/error.h"
 #include "stoker/image.h"
 
-namespace stoker {
+namespace stoker::test {
 namespace {
-
-using test::decode_all;
-using test::diff;
-using test::fixture;
-using test::read_file;
-using test::synthetic;
 
 // Decodes `bytes` at the given region; returns the Error message or "" on success.
 std::string decode_error(const std::vector<uint8_t>& bytes, const std::string& name,
@@ -261,4 +255,4 @@ TEST(BadInput, MemoryCap) {
 }
 
 }  // namespace
-}  // namespace stoker
+}  // namespace stoker::test

@@ -9,14 +9,8 @@
 #include "stoker/error.h"
 #include "stoker/image.h"
 
-namespace stoker {
+namespace stoker::test {
 namespace {
-
-using test::decode_all;
-using test::diff;
-using test::fixture;
-using test::read_file;
-using test::synthetic;
 
 // A region decode (crop + skip + abort) gives the same pixels as the full decode at the same
 // DCT scale, for sequential 4:2:0, gray, and progressive input and at every scale.
@@ -136,4 +130,4 @@ TEST(Encode, RoundTripsCloseToTheInput) {
 }
 
 }  // namespace
-}  // namespace stoker
+}  // namespace stoker::test

@@ -13,14 +13,8 @@
 #include "stoker/image.h"
 #include "stoker/rng.h"
 
-namespace stoker {
+namespace stoker::test {
 namespace {
-
-using test::decode_all;
-using test::diff;
-using test::fixture;
-using test::read_file;
-using test::synthetic;
 
 TEST(Resize, MatchesPilExactly) {
   const auto png = read_file(fixture("resize_src.png"));
@@ -146,4 +140,4 @@ TEST(Resize, SimdKernelsEqualScalar) {
 }
 
 }  // namespace
-}  // namespace stoker
+}  // namespace stoker::test

@@ -13,14 +13,8 @@
 #include "image/test_util.h"
 #include "stoker/error.h"
 
-namespace stoker {
+namespace stoker::test {
 namespace {
-
-using test::decode_all;
-using test::diff;
-using test::fixture;
-using test::read_file;
-using test::synthetic;
 
 // Golden parameters from an independent Python implementation of torchvision 0.14's
 // RandomResizedCrop.get_params over the same SplitMix64 draws (make_fixtures.py).
@@ -291,4 +285,4 @@ TEST(Transform, BadSampleThrowsWithItsName) {
 }
 
 }  // namespace
-}  // namespace stoker
+}  // namespace stoker::test
