@@ -58,16 +58,13 @@ class StatsLog {
     const char* monitored = std::getenv("STOKER_STATS_FILE");
     if (!f.stats && (monitored == nullptr || *monitored == '\0')) return;
     enabled_ = true;
-    if (!f.stats_file.empty()) {
-      file_.open(f.stats_file, std::ios::trunc);
-      if (!file_.good()) {
-        STOKER_THROW_IO(errno, f.stats_file, "{}: cannot write the stats file", f.stats_file);
-      }
-    } else if (!f.stats) {
-      file_.open(monitored, std::ios::app);
-      if (!file_.good()) {
-        STOKER_THROW_IO(errno, monitored, "{}: cannot write the stats file", monitored);
-      }
+    // --stats-file starts its own file; the monitor's is shared, so it is appended to; plain
+    // --stats writes to stderr.
+    const bool own = !f.stats_file.empty();
+    if (own || !f.stats) {
+      const std::string path = own ? f.stats_file : std::string(monitored);
+      file_.open(path, own ? std::ios::trunc : std::ios::app);
+      if (!file_.good()) STOKER_THROW_IO(errno, path, "{}: cannot write the stats file", path);
     }
     last_ = std::chrono::steady_clock::now();
   }

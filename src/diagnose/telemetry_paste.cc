@@ -93,7 +93,6 @@ const std::regex& named_usage_row() {
 
 bool scan_nvidia_smi_table(const std::vector<Line>& lines, Files& files, Telemetry& out) {
   int file = -1;
-  int64_t round = 0;
   int pending_gpu = -1;  // the index of the last GPU name row, waiting for its usage row
   int named_gpu = 0;     // rows of named_usage_row() so far in the current run of them
   bool in_processes = false;
@@ -128,7 +127,6 @@ bool scan_nvidia_smi_table(const std::vector<Line>& lines, Files& files, Telemet
     named_gpu = 0;
     if (t.find("NVIDIA-SMI") != std::string_view::npos) {
       in_processes = false;
-      ++round;
       continue;
     }
     if (t.find("Processes:") != std::string_view::npos) {
@@ -163,7 +161,6 @@ bool scan_nvidia_smi_table(const std::vector<Line>& lines, Files& files, Telemet
       pending_gpu = static_cast<int>(*number_at(m, 1));
     }
   }
-  (void)round;
   return file >= 0;
 }
 
@@ -441,8 +438,19 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, Files& files, Telemetry&
   std::vector<double> bars;  // htop's per-CPU bars of the current snapshot
   int64_t htop_line = 0;
   int disk_util = -1, disk_await = -1;  // iostat -x columns, after a Device header
-  std::optional<double> top_idle;       // the last %Cpu(s) line's idle
-  int cpu_column = -1;                  // %CPU in top's process table, after its header
+  // The snapshot's bars ended: one all-CPU sample, cited at its last bar line (htop shows no
+  // iowait).
+  const auto flush_bars = [&] {
+    if (bars.empty()) return;
+    double sum = 0;
+    for (double v : bars) sum += v;
+    Line at;
+    at.number = htop_line;
+    add(TelemetryKind::kTop, at, 100 - sum / static_cast<double>(bars.size()), 0, top_n);
+    bars.clear();
+  };
+  std::optional<double> top_idle;  // the last %Cpu(s) line's idle
+  int cpu_column = -1;             // %CPU in top's process table, after its header
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string text(lines[i].text);
     std::smatch m;
@@ -464,14 +472,7 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, Files& files, Telemetry&
         htop_line = lines[i].number;
         continue;
       }
-      if (!bars.empty()) {  // the snapshot's bars ended: one all-CPU sample (no iowait shown)
-        double sum = 0;
-        for (double v : bars) sum += v;
-        Line at = lines[i];
-        at.number = htop_line;
-        add(TelemetryKind::kTop, at, 100 - sum / static_cast<double>(bars.size()), 0, top_n);
-        bars.clear();
-      }
+      flush_bars();
     }
     const auto tokens = split_whitespace(lines[i].text);
     if (!tokens.empty() && (tokens[0] == "Device" || tokens[0] == "Device:")) {
@@ -532,13 +533,7 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, Files& files, Telemetry&
     const auto d = parse_number(values[static_cast<size_t>(idle)]);
     if (w && d) add(TelemetryKind::kIostat, lines[i + 1], *d, *w, iostat_n);
   }
-  if (!bars.empty()) {  // a snapshot whose bars end the text
-    double sum = 0;
-    for (double v : bars) sum += v;
-    Line at;
-    at.number = htop_line;
-    add(TelemetryKind::kTop, at, 100 - sum / static_cast<double>(bars.size()), 0, top_n);
-  }
+  flush_bars();  // a snapshot whose bars end the text
   return found;
 }
 
@@ -547,7 +542,6 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, Files& files, Telemetry&
 std::string strip_markdown(std::string_view content) {
   std::string out;
   out.reserve(content.size());
-  bool in_fence = false;
   size_t at = 0;
   while (at <= content.size()) {
     size_t end = content.find('\n', at);
@@ -566,8 +560,8 @@ std::string strip_markdown(std::string_view content) {
     const std::string_view t = trim(rest);
     std::string cleaned;
     if (t.rfind("```", 0) == 0 || t.rfind("~~~", 0) == 0) {
-      in_fence = !in_fence;  // the fence line itself carries nothing (its text after ``` is
-                             // a language, or a command someone typed on it: kept below)
+      // The fence line itself carries nothing: its text after ``` is a language, or a command
+      // someone typed on it (kept below).
       std::string_view after = t.substr(3);
       while (!after.empty() && (after.front() == '`' || after.front() == '~')) {
         after.remove_prefix(1);
@@ -606,7 +600,6 @@ std::string strip_markdown(std::string_view content) {
     out += '\n';
     at = end + 1;
   }
-  (void)in_fence;
   return out;
 }
 

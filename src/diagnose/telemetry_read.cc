@@ -108,15 +108,14 @@ std::string Telemetry::cite(const Origin& origin) const {
 namespace {
 
 // The kind of a whole-file log from its first lines; nullopt when it is none of them (empty
-// or not one log): `first` gets the first non-blank line.
-std::optional<TelemetryKind> detect_whole(std::string_view content, std::string_view& first) {
+// or not one log).
+std::optional<TelemetryKind> detect_whole(std::string_view content) {
   const auto lines = telemetry::split_lines(content);
   int seen = 0;
   for (const Line& line : lines) {
     const std::string_view text = telemetry::trim(line.text);
     if (text.empty()) continue;
     if (seen++ == 0) {
-      first = text;
       if (text.front() == '{') {
         const auto j = nlohmann::json::parse(text, nullptr, false);
         if (j.is_object() && j.contains("stoker_monitor")) return TelemetryKind::kStokerMonitor;
@@ -155,8 +154,7 @@ std::optional<TelemetryKind> detect_whole(std::string_view content, std::string_
 namespace telemetry {
 
 std::optional<TelemetryKind> detect_whole_log(std::string_view content) {
-  std::string_view first;
-  return detect_whole(content, first);
+  return detect_whole(content);
 }
 
 void parse_whole_log(TelemetryKind kind, const std::vector<Line>& lines, const Source& src) {
@@ -182,8 +180,7 @@ void parse_whole_log(TelemetryKind kind, const std::vector<Line>& lines, const S
 }  // namespace telemetry
 
 TelemetryKind detect_telemetry_kind(std::string_view content, const std::string& name) {
-  std::string_view first;
-  if (const auto kind = detect_whole(strip_markdown(content), first)) return *kind;
+  if (const auto kind = detect_whole(strip_markdown(content))) return *kind;
   // Not one log: the kinds a pasted message may hold, or the error saying what is read.
   Telemetry probe;
   read_pasted(content, name, probe);
@@ -192,8 +189,7 @@ TelemetryKind detect_telemetry_kind(std::string_view content, const std::string&
 
 void parse_telemetry(std::string_view content, const std::string& name, Telemetry& into) {
   const std::string text = strip_markdown(content);
-  std::string_view first;
-  const std::optional<TelemetryKind> whole = detect_whole(text, first);
+  const std::optional<TelemetryKind> whole = detect_whole(text);
   if (!whole) return read_pasted(content, name, into);
   const TelemetryKind kind = *whole;
   const auto lines = telemetry::split_lines(text);
