@@ -9,6 +9,7 @@
 #   ./run.sh fuzz [SECS]   build the libFuzzer harnesses fuzz/*_fuzz.cc, run each SECS (60) s
 #   ./run.sh demo          build and run the demo: both scaling failures, named and fixed
 #   ./run.sh bench [ARGS]  side-by-side benchmark against torchvision (bench/compare_torchvision)
+#   ./run.sh bench --peers [ARGS]  ... against DALI, SPDL, FFCV and torchvision (bench/peers)
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
@@ -269,10 +270,16 @@ case "$cmd" in
   bench)
     build
     ensure_reference_venv
-    STOKER_BENCH_PYTHON="$reference_venv/bin/python" bench/compare_torchvision "$@"
+    if [ "${1:-}" = --peers ]; then
+      # DALI, SPDL, FFCV beside stoker, in a venv of their own (bench/peers).
+      shift
+      STOKER_REFERENCE_VENV=$reference_venv bench/peers "$@"
+    else
+      STOKER_BENCH_PYTHON="$reference_venv/bin/python" bench/compare_torchvision "$@"
+    fi
     ;;
   *)
-    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
     [ "$cmd" = help ] || exit 2
     ;;
 esac

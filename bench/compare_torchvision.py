@@ -49,18 +49,17 @@ def torchvision_worker(args):
     from torchvision import datasets, transforms
 
     torch.manual_seed(0)
-    tf = transforms.Compose([
-        transforms.RandomResizedCrop(args.size),
-        transforms.RandomHorizontalFlip(),
-        transforms.ToTensor(),
-        transforms.Normalize(MEAN, STD),
-    ])
+    if args.transform == "eval":  # torchvision's classification reference: resize 256/224
+        head = [transforms.Resize(round(args.size * 256 / 224)), transforms.CenterCrop(args.size)]
+    else:
+        head = [transforms.RandomResizedCrop(args.size), transforms.RandomHorizontalFlip()]
+    tf = transforms.Compose(head + [transforms.ToTensor(), transforms.Normalize(MEAN, STD)])
+    t_start = time.perf_counter()  # time to first batch: from scanning the folder on
     ds = datasets.ImageFolder(args.data, transform=tf)
     workers = args.tv_workers
     loader = DataLoader(ds, batch_size=args.batch, shuffle=True, num_workers=workers,
                         pin_memory=False, drop_last=False,
                         persistent_workers=args.persistent_workers and workers > 0)
-    t_start = time.perf_counter()
     first = None
     t0 = None
     counted = 0
@@ -98,7 +97,8 @@ def torchvision_worker(args):
 def run_torchvision(args):
     cmd = [sys.executable, os.path.abspath(__file__), "--_torchvision-worker",
            "--data", args.data, "--images", str(args.images), "--batch", str(args.batch),
-           "--size", str(args.size), "--tv-workers", str(args.tv_workers)]
+           "--size", str(args.size), "--tv-workers", str(args.tv_workers),
+           "--transform", args.transform]
     if not args.persistent_workers:
         cmd.append("--no-persistent-workers")
     return run_json(cmd, "images_per_second", timeout=args.timeout)
@@ -110,7 +110,7 @@ def run_stoker(args):
     if not os.access(exe, os.X_OK):
         return None, f"{exe} not built (run ./run.sh build)"
     cmd = [exe, "bench", args.data, "--threads", str(args.threads), "--batch", str(args.batch),
-           "--size", str(args.size), "--transform", "train", "--output", "float32",
+           "--size", str(args.size), "--transform", args.transform, "--output", "float32",
            "--images", str(args.images), "--json"]
     return run_json(cmd, "images_per_second", timeout=args.timeout)
 
@@ -258,6 +258,8 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                     help="cores: DataLoader workers, stoker threads, decode processes (nproc)")
     ap.add_argument("--size", type=int, default=224)
+    ap.add_argument("--transform", choices=("train", "eval"), default="train",
+                    help="train: RandomResizedCrop + flip; eval: resize 256 + center crop 224")
     ap.add_argument("--decode-seconds", type=float, default=8.0,
                     help="length of each full-decode measurement (default %(default)s)")
     ap.add_argument("--tv-workers", type=int, default=None,
