@@ -7,9 +7,12 @@
 // Cases: "up" is the typical RandomResizedCrop of a packed 256-pixel image (a 163x163 crop of a
 // 256x192 image upscaled to 224x224); "down" a 391x387 crop of a 0.3-megapixel photo downscaled
 // to 224x224. Normalize is the float32 CHW output of one 224x224 RGB image into a batch-sized
-// ring of buffers (streaming stores to memory, as in the loader).
+// ring of buffers (streaming stores to memory, as in the loader). Restart segments: the
+// "up" crop decoded from a 256x192 q90 JPEG without restart markers (0), with a marker every
+// 2 MCUs (2), and the cost of finding the segments and planning the cut alone (scan).
 
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -147,6 +150,37 @@ void BM_NormalizeToChw(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_NormalizeToChw)->DenseRange(0, image::kSimdLevels - 1);
+
+// A 256x192 q90 JPEG of the random walk above, with restart markers every `interval` MCUs.
+std::vector<uint8_t> packed_jpeg(int interval) {
+  const auto pixels = noise(256 * 192 * 3, 11);
+  return encode_jpeg(pixels.data(), 256, 192, 3, 90, interval);
+}
+
+void BM_JpegCropDecode(benchmark::State& state) {
+  const auto bytes = packed_jpeg(static_cast<int>(state.range(0)));
+  const ImageHeader header = probe_image(bytes, "bench.jpg");
+  const Rect need{40, 12, 163, 163};
+  DecodedRegion region;
+  for (auto _ : state) {
+    decode_region(region, bytes, header, need, 163, 163, 3, "bench.jpg");
+    benchmark::DoNotOptimize(region.pixels.data());
+  }
+  state.SetLabel(fmt::format("{} bytes", bytes.size()));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_JpegCropDecode)->Arg(0)->Arg(2);
+
+void BM_JpegRestartScan(benchmark::State& state) {
+  const auto bytes = packed_jpeg(2);
+  const ImageHeader header = probe_image(bytes, "bench.jpg");
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(image::jpeg_restart_cut(bytes, header, Rect{40, 12, 163, 163}, 8));
+  }
+  state.SetLabel(fmt::format("{} bytes", bytes.size()));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_JpegRestartScan);
 
 }  // namespace
 }  // namespace stoker

@@ -25,6 +25,7 @@ Pipelines (each measurement is a fresh Python process printing one JSON line):
                  224/256) + RandomHorizontalFlip + NormalizeImage(float32) + ToTorchImage
   stoker-folder  stoker.Loader(threads=T) on the folder of JPEGs
   stoker-jpeg    on `stoker pack --mode jpeg --max-side 256 --quality 90` of the folder
+                 (restart markers every 2 MCUs: crops entropy-decode only what they touch)
   stoker-raw     on `stoker pack --mode raw --max-side 256`
   decode         T processes of build/bench/decode_baseline: plain libjpeg-turbo full-size
                  decoding of the same files, the floor a decoder of whole images cannot beat
@@ -56,7 +57,8 @@ DATA = os.path.join(HERE, "data")
 PIPELINES = ("torchvision", "dali", "spdl", "ffcv-jpg", "ffcv-raw", "stoker-folder",
              "stoker-jpeg", "stoker-raw", "decode")
 PACKS = {  # stoker pack arguments; the folder names are bench/packed_bench's, so both share
-    "stoker-jpeg": ("photos-jpeg", ["--mode", "jpeg", "--max-side", "256", "--quality", "90"]),
+    "stoker-jpeg": ("photos-jpeg", ["--mode", "jpeg", "--max-side", "256", "--quality", "90",
+                                    "--restart-interval", "2"]),
     "stoker-raw": ("photos-raw", ["--mode", "raw", "--max-side", "256"]),
 }
 BETONS = {"ffcv-jpg": "jpg", "ffcv-raw": "raw"}

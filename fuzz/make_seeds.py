@@ -65,6 +65,12 @@ def image_seeds():
         "cmyk.jpg": encoded(picture(16, 8, "CMYK"), "JPEG", quality=80),
         "s444.jpg": encoded(rgb, "JPEG", quality=90, subsampling=0),
         "restart.jpg": encoded(picture(40, 24), "JPEG", quality=70, restart_marker_blocks=1),
+        # Segments that line up with MCU rows: decode_region cuts out the ones a region needs.
+        "restart_rows.jpg": encoded(picture(64, 48), "JPEG", quality=80, restart_marker_rows=1),
+        "restart_gray.jpg": encoded(picture(48, 40, "L"), "JPEG", quality=80,
+                                    restart_marker_blocks=2),
+        "restart_444.jpg": encoded(picture(32, 32), "JPEG", quality=90, subsampling=0,
+                                   restart_marker_blocks=2),
         "rgb.png": encoded(rgb, "PNG"),
         "palette.png": encoded(rgb.convert("P"), "PNG"),
         "rgb16.png": png16(8, 6),

@@ -91,6 +91,7 @@ struct PackFlags {
   int max_side = 0;
   int short_side = 0;
   int quality = 90;
+  int restart_interval = 2;
   int zstd = 0;
   uint64_t shard_size = uint64_t{256} << 20;
   int threads = 0;
@@ -120,6 +121,11 @@ class Commands final : public Command {
     max_side->excludes(short_side);
     quality_ = pack_->add_option("--quality", p_.quality, "JPEG quality for --mode jpeg (90)")
                    ->check(CLI::Range(1, 100));
+    restart_ = pack_
+                   ->add_option("--restart-interval", p_.restart_interval,
+                                "--mode jpeg: a restart marker every K MCUs (at most this; 0 = "
+                                "none), so that crops decode only what they touch (2)")
+                   ->check(CLI::Range(0, 4096));
     zstd_ = pack_
                 ->add_option("--zstd", p_.zstd,
                              "zstd-compress raw pixels at this level (1-22; default off)")
@@ -161,11 +167,14 @@ class Commands final : public Command {
     o.mode = parse_pack_mode(p_.mode);
     STOKER_CHECK_ARG(quality_->count() == 0 || o.mode == PackMode::kJpeg,
                      "pack: --quality applies to --mode jpeg only");
+    STOKER_CHECK_ARG(restart_->count() == 0 || o.mode == PackMode::kJpeg,
+                     "pack: --restart-interval applies to --mode jpeg only");
     STOKER_CHECK_ARG(zstd_->count() == 0 || o.mode == PackMode::kRaw,
                      "pack: --zstd applies to --mode raw only");
     o.max_side = p_.max_side;
     o.short_side = p_.short_side;
     o.quality = p_.quality;
+    o.restart_interval = p_.restart_interval;
     o.zstd_level = p_.zstd;
     STOKER_CHECK_ARG(p_.shard_size <= (uint64_t{1} << 40), "pack: --shard-size above 1 TiB");
     o.shard_size = static_cast<int64_t>(p_.shard_size);
@@ -291,6 +300,7 @@ class Commands final : public Command {
   CLI::App* verify_ = nullptr;
   CLI::App* inspect_ = nullptr;
   CLI::Option* quality_ = nullptr;
+  CLI::Option* restart_ = nullptr;
   CLI::Option* zstd_ = nullptr;
   PackFlags p_;
   std::string verify_path_;

@@ -69,6 +69,10 @@ struct DecodedRegion {
 struct DecodeConfig {
   DecodeLimits limits;
   bool dct_scaling = true;  // false: always decode at scale 1 (exact/fidelity mode)
+  // A JPEG with restart markers whose interval divides its MCU rows (stoker pack --mode jpeg
+  // writes them) has only the restart segments around the region entropy-decoded; the
+  // pixels are the same bytes either way. false: the whole scan down to the region's last row.
+  bool restart_segments = true;
 };
 
 // Decodes at least the region `need` (clipped to the image) of an image whose header was
@@ -109,8 +113,10 @@ void copy_hwc(uint8_t* out, const uint8_t* in, int width, int height, int channe
 void normalize_to_chw(float* out, const uint8_t* in, int width, int height, int channels, bool flip,
                       const float* mean, const float* std);
 
-// Encodes RGB or gray pixels as baseline JPEG (libjpeg-turbo), for tests, tools and packing.
+// Encodes RGB or gray pixels as baseline JPEG (libjpeg-turbo, 4:2:0 for RGB), for tests, tools
+// and packing. restart_interval > 0 writes a restart marker every that many MCUs (16x16
+// pixels for RGB, 8x8 for gray), which decode_region uses to skip what a region does not need.
 std::vector<uint8_t> encode_jpeg(const uint8_t* pixels, int width, int height, int channels,
-                                 int quality);
+                                 int quality, int restart_interval = 0);
 
 }  // namespace stoker

@@ -56,7 +56,11 @@ struct PackConfig {
   // round(h * scale), at least 1. jpeg and raw modes only.
   int max_side = 0;
   int short_side = 0;
-  int quality = 90;                         // jpeg mode, 1..100
+  int quality = 90;  // jpeg mode, 1..100
+  // jpeg mode: a restart marker every K MCUs (16x16 pixels), K the largest divisor of the
+  // image's MCUs per row that is at most this, so that a crop decodes only the segments it
+  // touches (decode_region); 0 = no markers.
+  int restart_interval = 2;
   int zstd_level = 0;                       // raw mode: 0 = uncompressed, 1..22 = zstd level
   int64_t shard_size = int64_t{256} << 20;  // shards are cut on record boundaries past this
   int threads = 0;                          // 0 = the cores this process may use

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -25,6 +26,11 @@ void check_dimensions(int64_t width, int64_t height, const std::string& name,
 void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
                  const Rect& need, int min_width, int min_height, int channels,
                  const std::string& name, const DecodeConfig& options);
+// The pixels [x, x + width) x [y, y + height) whose restart segments decode_jpeg entropy-decodes
+// for `need` at scale scale_num / 8, or nullopt when it decodes the file the ordinary way (no
+// usable restart markers, or a cut would not save work). For tests and benchmarks.
+std::optional<Rect> jpeg_restart_cut(std::span<const uint8_t> bytes, const ImageHeader& header,
+                                     const Rect& need, int scale_num);
 // Whole-image decoders (HWC RGB or gray) followed by a crop to `need` at scale 1.
 void decode_png(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
                 const Rect& need, int channels, const std::string& name,

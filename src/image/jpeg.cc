@@ -6,11 +6,15 @@
 // destructible locals, and the libjpeg objects live in an RAII owner in the caller's frame,
 // whose destructor calls jpeg_destroy_* on every path (success, libjpeg error, bad_alloc).
 
+#include <algorithm>
 #include <csetjmp>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <vector>
 
 // jpeglib.h needs FILE and size_t declared first: keep it after <cstdio>.
 #include <jpeglib.h>
@@ -88,6 +92,9 @@ struct Plan {
   int scale_num;                    // over 8
   Rect need;                        // full-resolution, clipped to the image
   int expect_width, expect_height;  // from the probed header
+  // False where this stream's left / right edge is not the image's (a restart-segment stream
+  // cut out of a larger image): its outermost column there is never delivered.
+  bool left_is_edge, right_is_edge;
   // Outputs.
   int width, height;   // full-resolution
   size_t scan_offset;  // first byte after the first SOS header
@@ -197,8 +204,8 @@ bool start(Decompressor* d, Plan* plan) {
   if (width < c.output_width) jpeg_crop_scanline(&c, &xoffset, &width);
   const int win_x0 = static_cast<int>(xoffset);
   const int win_x1 = static_cast<int>(xoffset + width);
-  const int keep_x0 = win_x0 > 0 ? win_x0 + 1 : 0;
-  const int keep_x1 = win_x1 < plan->scaled_width ? win_x1 - 1 : win_x1;
+  const int keep_x0 = win_x0 > 0 || !plan->left_is_edge ? win_x0 + 1 : 0;
+  const int keep_x1 = win_x1 < plan->scaled_width || !plan->right_is_edge ? win_x1 - 1 : win_x1;
   plan->window_width = static_cast<int>(width);
   plan->window_skip = keep_x0 - win_x0;
   plan->x0 = keep_x0;
@@ -281,11 +288,210 @@ bool read_rows(Decompressor* d, const Plan* plan, uint8_t* dst, uint8_t* row_tmp
   return true;
 }
 
+// ---- Restart segments: entropy-decode only the part of the image a region needs.
+//
+// A baseline JPEG with a restart interval of K MCUs is a sequence of segments that decode
+// independently (each resets the DC predictors and starts byte-aligned after an RSTn marker).
+// When K divides the MCUs per row, segment (r, s) holds MCUs [s K, (s + 1) K) of MCU row r,
+// so the rows and columns a region touches can be cut out into a smaller, valid JPEG: the
+// same header with the SOF's size changed, the chosen segments with their RST markers
+// renumbered, EOI. Its coefficients are the original's, so every pixel that is not on a cut
+// edge decodes to the same bytes (fancy upsampling treats a cut edge as an image edge, which
+// changes the outermost row or column only; a margin keeps those out of the region).
+
+struct RestartLayout {
+  size_t sof_size_offset = 0;  // offset of the SOF's 16-bit height, followed by the width
+  size_t scan_offset = 0;      // first entropy-coded byte
+  int width = 0, height = 0;
+  int mcu_width = 0, mcu_height = 0;
+  int mcus_per_row = 0, mcu_rows = 0;
+  int interval = 0;  // MCUs per segment; divides mcus_per_row
+  // Segment i is bytes [starts[i], ends[i]); one per K MCUs in scan order.
+  std::vector<uint32_t> starts, ends;
+};
+
+inline int read_u16(const uint8_t* p) { return (p[0] << 8) | p[1]; }
+
+// Fills `layout` for a single-scan baseline (or extended) Huffman JPEG whose restart segments
+// line up with its MCU rows and number exactly one per K MCUs up to an EOI marker. Anything
+// else (progressive, several scans, no DRI, a missing or misnumbered RST, no EOI) returns
+// false and is left to the ordinary decoder, which judges it as it always does.
+bool parse_restart_layout(std::span<const uint8_t> bytes, RestartLayout& layout) {
+  const uint8_t* d = bytes.data();
+  const size_t size = bytes.size();
+  if (size < 4 || d[0] != 0xFF || d[1] != 0xD8) return false;
+  size_t p = 2;
+  int components = 0, h_max = 1, v_max = 1;
+  bool have_sof = false;
+  layout.interval = 0;
+  for (;;) {
+    if (p + 4 > size || d[p] != 0xFF) return false;
+    while (p + 4 <= size && d[p + 1] == 0xFF) ++p;  // fill bytes
+    if (p + 4 > size) return false;
+    const int marker = d[p + 1];
+    const size_t length = static_cast<size_t>(read_u16(d + p + 2));
+    const uint8_t* seg = d + p + 4;
+    if (length < 2 || p + 2 + length > size) return false;
+    if (marker == 0xC0 || marker == 0xC1) {  // baseline / extended sequential, Huffman
+      if (length < 8 || seg[0] != 8 || have_sof) return false;
+      layout.sof_size_offset = p + 5;
+      layout.height = read_u16(seg + 1);
+      layout.width = read_u16(seg + 3);
+      components = seg[5];
+      if (layout.height == 0 || layout.width == 0 || components < 1 ||
+          length != 8 + 3 * static_cast<size_t>(components)) {
+        return false;
+      }
+      for (int i = 0; i < components; ++i) {
+        const int h = seg[6 + 3 * i + 1] >> 4, v = seg[6 + 3 * i + 1] & 15;
+        if (h < 1 || h > 4 || v < 1 || v > 4) return false;
+        h_max = std::max(h_max, h);
+        v_max = std::max(v_max, v);
+      }
+      have_sof = true;
+    } else if ((marker >= 0xC2 && marker <= 0xCF && marker != 0xC4 && marker != 0xCC) ||
+               marker == 0x01 || (marker >= 0xD0 && marker <= 0xD9)) {
+      return false;  // another coding process, or a marker that has no business here
+    } else if (marker == 0xDD) {
+      if (length != 4) return false;
+      layout.interval = read_u16(seg);
+    } else if (marker == 0xDA) {
+      if (!have_sof || seg[0] != components) return false;  // one scan with every component
+      layout.scan_offset = p + 2 + length;
+      break;
+    }
+    p += 2 + length;
+  }
+  if (layout.interval <= 0) return false;
+  // A single-component scan is not interleaved: its MCU is one 8x8 block.
+  layout.mcu_width = components == 1 ? 8 : 8 * h_max;
+  layout.mcu_height = components == 1 ? 8 : 8 * v_max;
+  layout.mcus_per_row = (layout.width + layout.mcu_width - 1) / layout.mcu_width;
+  layout.mcu_rows = (layout.height + layout.mcu_height - 1) / layout.mcu_height;
+  if (layout.mcus_per_row % layout.interval != 0) return false;
+  const int64_t segments = int64_t{layout.mcus_per_row} / layout.interval * layout.mcu_rows;
+  if (size > UINT32_MAX) return false;
+
+  layout.starts.clear();
+  layout.ends.clear();
+  layout.starts.push_back(static_cast<uint32_t>(layout.scan_offset));
+  const uint8_t* q = d + layout.scan_offset;
+  const uint8_t* end = d + size;
+  while (q + 1 < end) {
+    const void* hit = std::memchr(q, 0xFF, static_cast<size_t>(end - q - 1));
+    if (hit == nullptr) return false;  // no EOI
+    q = static_cast<const uint8_t*>(hit);
+    const int next = q[1];
+    if (next == 0x00 || next == 0xFF) {  // a stuffed 0xFF, or a fill byte before a marker
+      ++q;
+      continue;
+    }
+    const uint32_t at = static_cast<uint32_t>(q - d);
+    if (next == 0xD9) {
+      layout.ends.push_back(at);
+      return static_cast<int64_t>(layout.ends.size()) == segments;
+    }
+    if (next < 0xD0 || next > 0xD7) return false;  // DNL, a second scan, ...
+    if ((next & 7) != static_cast<int>(layout.ends.size() % 8)) return false;
+    if (static_cast<int64_t>(layout.ends.size()) + 1 >= segments) return false;
+    layout.ends.push_back(at);
+    layout.starts.push_back(at + 2);
+    q += 2;
+  }
+  return false;
+}
+
+// Segments [s0, s1) of MCU rows [r0, r1), i.e. the pixels [x0, x1) x [y0, y1) below.
+struct SegmentCut {
+  int r0, r1, s0, s1;
+  int x0, y0, x1, y1;
+};
+
+// The cut that covers `need` with `margin` pixels to spare wherever a cut edge is not an
+// image edge. Returns false when it would decode no fewer MCUs than the ordinary path (every
+// row down to the region's last, full width).
+bool plan_segment_cut(const RestartLayout& l, const Rect& need, int margin, SegmentCut& cut) {
+  const int segment_width = l.mcu_width * l.interval;
+  const int xa = std::max(0, need.x - margin);
+  const int xb = std::min(l.width, need.x + need.width + margin);
+  const int ya = std::max(0, need.y - margin);
+  const int yb = std::min(l.height, need.y + need.height + margin);
+  cut.s0 = xa / segment_width;
+  cut.s1 = (xb + segment_width - 1) / segment_width;
+  cut.r0 = ya / l.mcu_height;
+  cut.r1 = (yb + l.mcu_height - 1) / l.mcu_height;
+  cut.x0 = cut.s0 * segment_width;
+  cut.x1 = std::min(l.width, cut.s1 * segment_width);
+  cut.y0 = cut.r0 * l.mcu_height;
+  cut.y1 = std::min(l.height, cut.r1 * l.mcu_height);
+  const int64_t ordinary =
+      int64_t{(need.y + need.height + l.mcu_height - 1) / l.mcu_height} * l.mcus_per_row;
+  const int64_t cut_mcus = int64_t{cut.r1 - cut.r0} * (cut.s1 - cut.s0) * l.interval;
+  return cut_mcus < ordinary;
+}
+
+// The cut for `need` at scale_num / 8, when the file allows one and it saves work.
+bool plan_restart_cut(std::span<const uint8_t> bytes, const ImageHeader& header, const Rect& need,
+                      int scale_num, RestartLayout& layout, SegmentCut& cut) {
+  // Two scaled pixels between the region and a cut edge: fancy upsampling alters only the
+  // outermost one, and the window logic in start() may reach one further.
+  const int margin = 2 * 8 / scale_num;
+  return parse_restart_layout(bytes, layout) && layout.width == header.width &&
+         layout.height == header.height && plan_segment_cut(layout, need, margin, cut);
+}
+
+// Writes the cut as a JPEG into `out`.
+void build_segment_jpeg(std::span<const uint8_t> bytes, const RestartLayout& l,
+                        const SegmentCut& cut, std::vector<uint8_t>& out) {
+  const uint8_t* d = bytes.data();
+  size_t total = l.scan_offset + 2;
+  const int per_row = l.mcus_per_row / l.interval;
+  for (int r = cut.r0; r < cut.r1; ++r) {
+    for (int s = cut.s0; s < cut.s1; ++s) {
+      const int i = r * per_row + s;
+      total += l.ends[i] - l.starts[i] + 2;
+    }
+  }
+  out.resize(total);
+  uint8_t* w = out.data();
+  std::memcpy(w, d, l.scan_offset);
+  const int height = cut.y1 - cut.y0, width = cut.x1 - cut.x0;
+  w[l.sof_size_offset] = static_cast<uint8_t>(height >> 8);
+  w[l.sof_size_offset + 1] = static_cast<uint8_t>(height);
+  w[l.sof_size_offset + 2] = static_cast<uint8_t>(width >> 8);
+  w[l.sof_size_offset + 3] = static_cast<uint8_t>(width);
+  w += l.scan_offset;
+  int written = 0;
+  for (int r = cut.r0; r < cut.r1; ++r) {
+    for (int s = cut.s0; s < cut.s1; ++s) {
+      if (written > 0) {
+        *w++ = 0xFF;
+        *w++ = static_cast<uint8_t>(0xD0 + (written - 1) % 8);
+      }
+      const int i = r * per_row + s;
+      std::memcpy(w, d + l.starts[i], l.ends[i] - l.starts[i]);
+      w += l.ends[i] - l.starts[i];
+      ++written;
+    }
+  }
+  *w++ = 0xFF;
+  *w++ = 0xD9;
+  out.resize(static_cast<size_t>(w - out.data()));
+}
+
 std::string libjpeg_message(const Decompressor& d) {
   return d.err.message[0] != '\0' ? std::string(d.err.message) : std::string("libjpeg error");
 }
 
 }  // namespace
+
+std::optional<Rect> jpeg_restart_cut(std::span<const uint8_t> bytes, const ImageHeader& header,
+                                     const Rect& need, int scale_num) {
+  RestartLayout layout;
+  SegmentCut cut;
+  if (!plan_restart_cut(bytes, header, need, scale_num, layout, cut)) return std::nullopt;
+  return Rect{cut.x0, cut.y0, cut.x1 - cut.x0, cut.y1 - cut.y0};
+}
 
 ImageHeader probe_jpeg(std::span<const uint8_t> bytes, const std::string& name,
                        const DecodeLimits& limits) {
@@ -299,9 +505,13 @@ ImageHeader probe_jpeg(std::span<const uint8_t> bytes, const std::string& name,
   return ImageHeader{ImageFormat::kJpeg, plan.width, plan.height};
 }
 
-void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
-                 const Rect& need, int min_width, int min_height, int channels,
-                 const std::string& name, const DecodeConfig& options) {
+namespace {
+
+// Decodes `need` of one JPEG stream (the file, or a restart-segment cut of it) at
+// scale_num / 8, in the stream's own coordinates.
+void decode_stream(DecodedRegion& out, std::span<const uint8_t> bytes, int width, int height,
+                   const Rect& need, int scale_num, bool left_is_edge, bool right_is_edge,
+                   int channels, const std::string& name, const DecodeConfig& options) {
   Plan plan{};
   plan.data = bytes.data();
   plan.size = bytes.size();
@@ -309,19 +519,11 @@ void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const Image
   plan.header_only = false;
   plan.channels = channels;
   plan.need = need;
-  plan.scale_num = 8;
-  if (options.dct_scaling) {
-    for (int num : {1, 2, 4}) {
-      if (int64_t{need.width} * num >= int64_t{min_width} * 8 &&
-          int64_t{need.height} * num >= int64_t{min_height} * 8) {
-        plan.scale_num = num;
-        break;
-      }
-    }
-  }
-
-  plan.expect_width = header.width;
-  plan.expect_height = header.height;
+  plan.scale_num = scale_num;
+  plan.expect_width = width;
+  plan.expect_height = height;
+  plan.left_is_edge = left_is_edge;
+  plan.right_is_edge = right_is_edge;
 
   Decompressor d;
   if (!start(&d, &plan)) STOKER_BAD_DATA("{}: {}", name, libjpeg_message(d));
@@ -330,7 +532,7 @@ void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const Image
       break;
     case Plan::Verdict::kSizeMismatch:
       STOKER_BAD_DATA("{}: JPEG is {}x{}, but its probed header said {}x{}", name, plan.width,
-                      plan.height, header.width, header.height);
+                      plan.height, width, height);
     case Plan::Verdict::kNoEndMarker:
       STOKER_BAD_DATA("{}: JPEG has no end-of-image marker (truncated file)", name);
     case Plan::Verdict::kBadColourSpace:
@@ -354,6 +556,43 @@ void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const Image
   if (!read_rows(&d, &plan, out.pixels.data(), row_tmp.get())) {
     STOKER_BAD_DATA("{}: {}", name, libjpeg_message(d));
   }
+}
+
+}  // namespace
+
+void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
+                 const Rect& need, int min_width, int min_height, int channels,
+                 const std::string& name, const DecodeConfig& options) {
+  int scale_num = 8;
+  if (options.dct_scaling) {
+    for (int num : {1, 2, 4}) {
+      if (int64_t{need.width} * num >= int64_t{min_width} * 8 &&
+          int64_t{need.height} * num >= int64_t{min_height} * 8) {
+        scale_num = num;
+        break;
+      }
+    }
+  }
+
+  // Per thread: the segment offsets and the cut stream, reused from image to image.
+  thread_local RestartLayout layout;
+  thread_local std::vector<uint8_t> cut_bytes;
+  SegmentCut cut;
+  if (options.restart_segments && plan_restart_cut(bytes, header, need, scale_num, layout, cut)) {
+    build_segment_jpeg(bytes, layout, cut, cut_bytes);
+    const Rect local{need.x - cut.x0, need.y - cut.y0, need.width, need.height};
+    decode_stream(out, cut_bytes, cut.x1 - cut.x0, cut.y1 - cut.y0, local, scale_num, cut.x0 == 0,
+                  cut.x1 == layout.width, channels, name, options);
+    // Back to the image's coordinates: cut edges lie on MCU boundaries, multiples of 8, so
+    // they are whole scaled pixels at every scale.
+    out.x0 += cut.x0 * scale_num / 8;
+    out.y0 += cut.y0 * scale_num / 8;
+    out.scaled_width = (header.width * scale_num + 7) / 8;
+    out.scaled_height = (header.height * scale_num + 7) / 8;
+    return;
+  }
+  decode_stream(out, bytes, header.width, header.height, need, scale_num, true, true, channels,
+                name, options);
 }
 
 }  // namespace stoker::image
@@ -381,7 +620,7 @@ struct Compressor {
 };
 
 bool compress(Compressor* c, const uint8_t* pixels, int width, int height, int channels,
-              int quality) {
+              int quality, int restart_interval) {
   if (setjmp(c->err.jump)) return false;
   jpeg_create_compress(&c->cinfo);
   c->created = true;
@@ -394,6 +633,7 @@ bool compress(Compressor* c, const uint8_t* pixels, int width, int height, int c
   jpeg_set_defaults(&c->cinfo);
   jpeg_set_quality(&c->cinfo, quality, TRUE);
   c->cinfo.optimize_coding = FALSE;
+  c->cinfo.restart_interval = static_cast<unsigned>(restart_interval);
   jpeg_start_compress(&c->cinfo, TRUE);
   const size_t stride = static_cast<size_t>(width) * channels;
   while (c->cinfo.next_scanline < c->cinfo.image_height) {
@@ -408,7 +648,7 @@ bool compress(Compressor* c, const uint8_t* pixels, int width, int height, int c
 }  // namespace
 
 std::vector<uint8_t> encode_jpeg(const uint8_t* pixels, int width, int height, int channels,
-                                 int quality) {
+                                 int quality, int restart_interval) {
   STOKER_CHECK_ARG(channels == 1 || channels == 3, "encode_jpeg: channels must be 1 or 3, not {}",
                    channels);
   STOKER_CHECK_ARG(
@@ -416,8 +656,10 @@ std::vector<uint8_t> encode_jpeg(const uint8_t* pixels, int width, int height, i
       "encode_jpeg: invalid size {}x{}", width, height);
   STOKER_CHECK_ARG(quality >= 1 && quality <= 100, "encode_jpeg: quality {} not in [1, 100]",
                    quality);
+  STOKER_CHECK_ARG(restart_interval >= 0 && restart_interval <= 65535,
+                   "encode_jpeg: restart interval {} not in [0, 65535]", restart_interval);
   Compressor c;
-  if (!compress(&c, pixels, width, height, channels, quality)) {
+  if (!compress(&c, pixels, width, height, channels, quality, restart_interval)) {
     STOKER_THROW("encode_jpeg: {}", c.err.message);
   }
   return std::vector<uint8_t>(c.buffer, c.buffer + c.size);

@@ -2,15 +2,20 @@
 // chosen for an output size, and encoding round trips.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "image/decoders.h"
 #include "image/test_util.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
+#include "stoker/rng.h"
 
 namespace stoker::test {
 namespace {
+
+using image::jpeg_restart_cut;
 
 // A region decode (crop + skip + abort) gives the same pixels as the full decode at the same
 // DCT scale, for sequential 4:2:0, gray, and progressive input and at every scale.
@@ -84,6 +89,113 @@ TEST(JpegRegion, ProgressiveAndCmykRegionsEqualFullDecode) {
           << name << " row " << y;
     }
   }
+}
+
+// Restart segments: a region of a JPEG with restart markers decodes from a cut of only the
+// segments around it, to the same bytes as the full decode of the same image written without
+// markers (the coefficients are the same), at every DCT scale, for 4:2:0 RGB and gray, for
+// intervals of one MCU, a few, and a whole row, and for regions on every edge.
+TEST(JpegRestart, SegmentCutEqualsFullDecode) {
+  struct Source {
+    std::string label;
+    int width, height, channels;
+    std::vector<int> intervals;  // each divides the MCUs per row
+  };
+  const Source sources[] = {
+      {"rgb 640x480", 640, 480, 3, {1, 2, 4, 5, 40}},  // 40 MCUs of 16 px per row
+      {"rgb 250x170", 250, 170, 3, {2, 16}},           // 16 MCUs, the last one partial
+      {"gray 643x481", 643, 481, 1, {3, 81}},          // 81 MCUs of 8 px, partial
+  };
+  Rng rng(7);
+  int cuts = 0, regions = 0;
+  for (const Source& src : sources) {
+    const int w = src.width, h = src.height;
+    const auto pixels = synthetic(w, h, src.channels, 3);
+    const auto plain = encode_jpeg(pixels.data(), w, h, src.channels, 90);
+    const ImageHeader hdr = probe_image(plain, src.label);
+    for (int interval : src.intervals) {
+      const auto marked = encode_jpeg(pixels.data(), w, h, src.channels, 90, interval);
+      ASSERT_GT(marked.size(), plain.size());
+      for (int num : {8, 4, 2, 1}) {
+        DecodeConfig whole;
+        whole.restart_segments = false;
+        DecodedRegion full;
+        decode_region(full, plain, hdr, Rect{0, 0, w, h}, (w * num) / 8, (h * num) / 8, 3,
+                      src.label, whole);
+        ASSERT_EQ(full.scale, num / 8.0);
+        std::vector<Rect> needs = {{0, 0, w, h},      {0, 0, 40, 30},    {w - 40, h - 30, 40, 30},
+                                   {w / 2, 0, 33, h}, {0, h / 2, w, 17}, {17, 1, 1, 1}};
+        for (int k = 0; k < 40; ++k) {  // RandomResizedCrop-like regions
+          const int rw = 8 + static_cast<int>(rng.uniform01() * (w - 8));
+          const int rh = 8 + static_cast<int>(rng.uniform01() * (h - 8));
+          needs.push_back({static_cast<int>(rng.uniform01() * (w - rw)),
+                           static_cast<int>(rng.uniform01() * (h - rh)), rw, rh});
+        }
+        for (const Rect& need : needs) {
+          const int min_w = need.width * num / 8, min_h = need.height * num / 8;
+          DecodedRegion r;
+          decode_region(r, marked, hdr, need, min_w, min_h, 3, src.label);
+          if (r.scale != full.scale) continue;  // tiny regions fall back to scale 1
+          ++regions;
+          if (jpeg_restart_cut(marked, hdr, need, num).has_value()) ++cuts;
+          EXPECT_FALSE(jpeg_restart_cut(plain, hdr, need, num).has_value());
+          const std::string what = src.label + " interval " + std::to_string(interval) + " scale " +
+                                   std::to_string(num) + "/8 region " + std::to_string(need.x) +
+                                   "," + std::to_string(need.y) + " " + std::to_string(need.width) +
+                                   "x" + std::to_string(need.height);
+          ASSERT_EQ(r.scaled_width, full.width) << what;
+          ASSERT_EQ(r.scaled_height, full.height) << what;
+          // The delivered window covers the region and holds the full decode's bytes.
+          ASSERT_LE(r.x0, need.x * num / 8) << what;
+          ASSERT_LE(r.y0, need.y * num / 8) << what;
+          ASSERT_GE(r.x0 + r.width, std::min(full.width, ((need.x + need.width) * num + 7) / 8))
+              << what;
+          ASSERT_GE(r.y0 + r.height, std::min(full.height, ((need.y + need.height) * num + 7) / 8))
+              << what;
+          for (int y = 0; y < r.height; ++y) {
+            ASSERT_EQ(0, std::memcmp(
+                             &r.pixels[static_cast<size_t>(y) * r.width * 3],
+                             &full.pixels[(static_cast<size_t>(y + r.y0) * full.width + r.x0) * 3],
+                             static_cast<size_t>(r.width) * 3))
+                << what << " row " << y;
+          }
+        }
+      }
+    }
+  }
+  // Most regions were decoded from a cut (the whole image and full-width strips are not).
+  std::printf("  %d of %d regions decoded from a restart-segment cut\n", cuts, regions);
+  EXPECT_GT(cuts, regions / 2);
+}
+
+// Only a well-formed segment layout is cut; anything else takes the ordinary path and is
+// judged as before (a truncated file stays bad, a misnumbered marker decodes as libjpeg does).
+TEST(JpegRestart, MalformedLayoutsFallBack) {
+  const int w = 256, h = 192;
+  const auto pixels = synthetic(w, h, 3, 5);
+  const auto marked = encode_jpeg(pixels.data(), w, h, 3, 90, 2);
+  const ImageHeader hdr = probe_image(marked, "m.jpg");
+  const Rect need{100, 90, 60, 50};
+  ASSERT_TRUE(jpeg_restart_cut(marked, hdr, need, 8).has_value());
+  // An interval that does not divide the 16 MCUs per row: segments straddle rows.
+  const auto straddle = encode_jpeg(pixels.data(), w, h, 3, 90, 3);
+  EXPECT_FALSE(jpeg_restart_cut(straddle, hdr, need, 8).has_value());
+  // A marker renumbered out of sequence.
+  auto misnumbered = marked;
+  for (size_t i = 0; i + 1 < misnumbered.size(); ++i) {
+    if (misnumbered[i] == 0xFF && misnumbered[i + 1] == 0xD3) {
+      misnumbered[i + 1] = 0xD5;
+      break;
+    }
+  }
+  EXPECT_FALSE(jpeg_restart_cut(misnumbered, hdr, need, 8).has_value());
+  // Truncated: no EOI, no cut, and the decode is refused exactly as without markers.
+  const std::vector<uint8_t> cut_short(marked.begin(), marked.begin() + marked.size() / 2);
+  EXPECT_FALSE(jpeg_restart_cut(cut_short, hdr, need, 8).has_value());
+  DecodedRegion r;
+  EXPECT_THROW(decode_region(r, cut_short, hdr, need, 60, 50, 3, "m.jpg"), Error);
+  // A region at the top-left corner of the whole image saves nothing: no cut.
+  EXPECT_FALSE(jpeg_restart_cut(marked, hdr, Rect{0, 0, w, h}, 8).has_value());
 }
 
 TEST(JpegScale, SmallestScaleCoveringTheOutput) {

@@ -57,6 +57,8 @@ void PackConfig::validate() const {
                    "raw");
   STOKER_CHECK_ARG(quality >= 1 && quality <= 100, "pack: --quality {} out of range [1, 100]",
                    quality);
+  STOKER_CHECK_ARG(restart_interval >= 0 && restart_interval <= 4096,
+                   "pack: --restart-interval {} out of range [0, 4096]", restart_interval);
   STOKER_CHECK_ARG(zstd_level >= 0 && zstd_level <= 22, "pack: --zstd {} out of range [0, 22]",
                    zstd_level);
   STOKER_CHECK_ARG(zstd_level == 0 || mode == PackMode::kRaw,
@@ -80,6 +82,7 @@ std::string options_json(const PackConfig& o) {
   j["max_side"] = o.max_side;
   j["short_side"] = o.short_side;
   j["quality"] = o.mode == PackMode::kJpeg ? o.quality : 0;
+  j["restart_interval"] = o.mode == PackMode::kJpeg ? o.restart_interval : 0;
   j["zstd_level"] = o.mode == PackMode::kRaw ? o.zstd_level : 0;
   j["channels"] = o.mode == PackMode::kOriginal ? 0 : 3;
   j["shard_size"] = o.shard_size;
@@ -96,6 +99,16 @@ uint64_t options_hash(const std::string& options, const Dataset& source) {
 }
 
 int64_t py_round(double v) { return static_cast<int64_t>(std::nearbyint(v)); }
+
+// Segments must line up with MCU rows to be cut out (decode_region): the largest divisor of
+// the 4:2:0 MCUs per row that is at most `at_most` (0 = no restart markers).
+int restart_interval_for(int width, int at_most) {
+  const int per_row = (width + 15) / 16;
+  for (int k = std::min(at_most, per_row); k > 1; --k) {
+    if (per_row % k == 0) return k;
+  }
+  return at_most > 0 ? 1 : 0;
+}
 
 // Target size of the stored image: scale from the full-size dimensions, never up.
 std::pair<int, int> target_size(int width, int height, const PackConfig& o) {
@@ -177,7 +190,8 @@ void produce(const Dataset& source, int64_t k, const PackConfig& o, WorkerScratc
   out.info.height = static_cast<uint32_t>(th);
   if (o.mode == PackMode::kJpeg) {
     out.info.encoding = packed::Encoding::kJpeg;
-    out.payload = encode_jpeg(pixels, tw, th, 3, o.quality);
+    out.payload =
+        encode_jpeg(pixels, tw, th, 3, o.quality, restart_interval_for(tw, o.restart_interval));
   } else {
     out.info.encoding = packed::Encoding::kRaw;
     out.payload = encode_raw_image(pixels, tw, th, 3, o.zstd_level);

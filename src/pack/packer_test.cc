@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "image/decoders.h"
 #include "io/packed_shard.h"
 #include "pack/test_util.h"
 #include "stoker/dataset.h"
@@ -16,6 +17,8 @@
 #include "stoker/packed.h"
 #include "stoker/packed_format.h"
 #include "stoker/raw_image.h"
+#include "stoker/rng.h"
+#include "stoker/transform.h"
 
 namespace stoker::io {
 namespace {
@@ -250,6 +253,47 @@ TEST(PackedTest, BadSamplesStopOrAreSkippedAndListed) {
   EXPECT_EQ(files_of(f->out), expected);
 }
 
+// jpeg mode writes restart markers (every 2 MCUs by default) so that a training crop
+// entropy-decodes only the segments it touches: the records decode to the same pixels as
+// without markers (the coefficients are the same), and every RandomResizedCrop of them, at
+// every DCT scale the transform picks, gives the same bytes as from a pack without markers.
+TEST(PackedTest, JpegRestartMarkersGiveTheSameTrainingBatchBytes) {
+  auto f = make_folder(6, 400);
+  const fs::path plain_out = f->dir.path() / "plain";
+  pack(f->data, f->out, PackConfig{.mode = PackMode::kJpeg, .max_side = 256});
+  pack(f->data, plain_out,
+       PackConfig{.mode = PackMode::kJpeg, .max_side = 256, .restart_interval = 0});
+  auto marked = open_packed(f->out);
+  auto plain = open_packed(plain_out);
+  EXPECT_NE(marked->fingerprint(), plain->fingerprint());  // the option shapes the bytes
+  std::vector<uint8_t> a, b;
+  int cuts = 0;
+  for (int64_t i = 0; i < marked->size(); ++i) {
+    marked->read(i, a);
+    plain->read(i, b);
+    EXPECT_GT(a.size(), b.size());
+    EXPECT_EQ(decode_all(a).pixels, decode_all(b).pixels) << i;
+    const ImageHeader h = probe_image(a, "marked");
+    for (int size : {224, 96, 40}) {  // 40: DCT scales below 1 for large crops
+      TransformConfig config;
+      config.size = size;
+      config.output = OutputKind::kFloat32;
+      TransformScratch scratch;
+      std::vector<uint8_t> out_a(config.sample_bytes()), out_b(config.sample_bytes());
+      for (uint64_t seed = 0; seed < 30; ++seed) {
+        Rng ra(seed), rb(seed), rc(seed);
+        transform_sample(out_a.data(), a, "marked", config, ra, scratch);
+        transform_sample(out_b.data(), b, "plain", config, rb, scratch);
+        ASSERT_EQ(out_a, out_b) << "record " << i << " size " << size << " seed " << seed;
+        const CropParams crop = sample_train_crop(rc, h.width, h.height, config);
+        if (image::jpeg_restart_cut(a, h, crop.crop, 8).has_value()) ++cuts;
+      }
+    }
+  }
+  EXPECT_GT(cuts, 6 * 3 * 30 / 2);  // most crops were decoded from a cut
+  EXPECT_THAT(inspect_packed(f->out).options_json, HasSubstr("\"restart_interval\":2"));
+}
+
 TEST(PackedTest, OptionsAreValidated) {
   auto f = make_folder(2);
   EXPECT_THAT(error_of([&] {
@@ -263,6 +307,10 @@ TEST(PackedTest, OptionsAreValidated) {
               HasSubstr("not both"));
   EXPECT_THAT(error_of([&] { pack(f->data, f->out, PackConfig{.zstd_level = 3}); }),
               HasSubstr("mode raw"));
+  EXPECT_THAT(error_of([&] {
+                pack(f->data, f->out, PackConfig{.mode = PackMode::kJpeg, .restart_interval = -1});
+              }),
+              HasSubstr("--restart-interval"));
   EXPECT_THAT(error_of([] { parse_pack_mode("png"); }), HasSubstr("unknown pack mode"));
 }
 
