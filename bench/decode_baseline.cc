@@ -7,10 +7,13 @@
 //   {"decodes_per_second":..., "images":..., "seconds":..., "megapixels_per_second":..., ...}
 // Run one process per core concurrently and sum the rates for the machine's rate.
 //
-// Usage: decode_baseline DIR [--seconds S] [--images N] [--offset K]
+// Usage: decode_baseline DIR [--seconds S] [--images N] [--offset K] [--coefficients]
 //   --seconds S   stop after S seconds of decoding (default 10 unless --images is given)
 //   --images N    stop after N decodes (with --seconds too: whichever comes first)
 //   --offset K    start at file K (mod file count), so concurrent processes differ
+//   --coefficients  entropy decoding only (jpeg_read_coefficients: no IDCT, upsampling or
+//                 colour conversion): the part of a decode that a region decoder cannot skip
+//                 in the rows it needs, unless the file has restart markers (docs/perf.md)
 // jpeglib.h needs FILE and size_t declared first.
 #include <cstddef>
 #include <cstdio>
@@ -62,7 +65,10 @@ struct Decoder {
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
 
-  // Decodes one file to RGB at full size; returns the pixel count, 0 on error.
+  bool coefficients_only = false;
+
+  // Decodes one file to RGB at full size (or to its DCT coefficients); returns the pixel
+  // count, 0 on error.
   long decode(const std::vector<unsigned char>& data) {
     if (setjmp(err.jump)) {
       jpeg_abort_decompress(&cinfo);
@@ -70,6 +76,12 @@ struct Decoder {
     }
     jpeg_mem_src(&cinfo, data.data(), static_cast<unsigned long>(data.size()));
     jpeg_read_header(&cinfo, TRUE);
+    if (coefficients_only) {
+      jpeg_read_coefficients(&cinfo);  // the coefficient arrays live in cinfo's pool
+      const long px = static_cast<long>(cinfo.image_width) * cinfo.image_height;
+      jpeg_finish_decompress(&cinfo);
+      return px;
+    }
     cinfo.out_color_space = JCS_RGB;  // everything else stays at the library defaults
     jpeg_start_decompress(&cinfo);
     const size_t stride = static_cast<size_t>(cinfo.output_width) * cinfo.output_components;
@@ -98,7 +110,7 @@ bool is_jpeg_name(const fs::path& p) {
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "decode_baseline: %s\nusage: decode_baseline DIR [--seconds S] [--images N] "
-               "[--offset K]\n",
+               "[--offset K] [--coefficients]\n",
                why);
   std::exit(2);
 }
@@ -110,6 +122,7 @@ int main(int argc, char** argv) {
   double seconds = -1;
   long max_images = -1;
   long offset = 0;
+  bool coefficients_only = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> const char* {
@@ -125,6 +138,8 @@ int main(int argc, char** argv) {
     } else if (a == "--offset") {
       offset = std::atol(value());
       if (offset < 0) usage("--offset must be >= 0");
+    } else if (a == "--coefficients") {
+      coefficients_only = true;
     } else if (a == "-h" || a == "--help") {
       usage("help");
     } else if (!a.empty() && a[0] == '-') {
@@ -167,6 +182,7 @@ int main(int argc, char** argv) {
   // Check every file once (untimed; also warms the caches and the allocator). Files that
   // fail to decode are dropped and counted as skipped.
   Decoder dec;
+  dec.coefficients_only = coefficients_only;
   long skipped = 0;
   {
     std::vector<std::vector<unsigned char>> ok;
@@ -205,9 +221,11 @@ int main(int argc, char** argv) {
 
   std::printf(
       "{\"decodes_per_second\":%.2f,\"images\":%ld,\"seconds\":%.3f,\"megapixels_per_second\":%.2f,"
-      "\"files\":%zu,\"skipped\":%ld,\"mean_megapixels\":%.4f,\"mean_file_bytes\":%.0f}\n",
+      "\"files\":%zu,\"skipped\":%ld,\"mean_megapixels\":%.4f,\"mean_file_bytes\":%.0f,"
+      "\"mode\":\"%s\"}\n",
       images / elapsed, images, elapsed, pixels / elapsed / 1e6, files.size(), skipped,
       static_cast<double>(pixels) / images / 1e6,
-      static_cast<double>(bytes) / static_cast<double>(paths.empty() ? 1 : paths.size()));
+      static_cast<double>(bytes) / static_cast<double>(paths.empty() ? 1 : paths.size()),
+      coefficients_only ? "coefficients" : "full");
   return 0;
 }

@@ -29,6 +29,10 @@ Pipelines (each measurement is a fresh Python process printing one JSON line):
   stoker-raw     on `stoker pack --mode raw --max-side 256`
   decode         T processes of build/bench/decode_baseline: plain libjpeg-turbo full-size
                  decoding of the same files, the floor a decoder of whole images cannot beat
+  *-rst          torchvision, stoker-folder and decode on the same photos given restart
+                 markers every 2 MCUs by `jpegtran -restart 2B -copy all` (lossless: the same
+                 coefficients and pixels, ~5 % more bytes), as many cameras write them: stoker
+                 then entropy-decodes only the segments a crop touches (docs/format.md)
 
 Rounds alternate (the order rotates), medians and ratios come from one run. Per measurement:
 images/s after the first batch, time to first batch (from the dataset/loader constructor),
@@ -55,7 +59,11 @@ import compare_torchvision as ct  # noqa: E402  (shared helpers: CPU accounting,
 ROOT = ct.ROOT
 DATA = os.path.join(HERE, "data")
 PIPELINES = ("torchvision", "dali", "spdl", "ffcv-jpg", "ffcv-raw", "stoker-folder",
-             "stoker-jpeg", "stoker-raw", "decode")
+             "stoker-jpeg", "stoker-raw", "decode", "torchvision-rst", "stoker-folder-rst",
+             "decode-rst")
+# The stoker pipeline each row is compared with in the table's "stoker / this" column.
+COUNTERPART = {"ffcv-jpg": "stoker-jpeg", "ffcv-raw": "stoker-raw",
+               "torchvision-rst": "stoker-folder-rst", "decode-rst": "stoker-folder-rst"}
 PACKS = {  # stoker pack arguments; the folder names are bench/packed_bench's, so both share
     "stoker-jpeg": ("photos-jpeg", ["--mode", "jpeg", "--max-side", "256", "--quality", "90",
                                     "--restart-interval", "2"]),
@@ -70,6 +78,8 @@ TARGETS = [
     ("stoker-folder", "spdl", 2.0),
     ("stoker-jpeg", "ffcv-jpg", 3.0),
     ("stoker-raw", "ffcv-raw", 2.0),
+    ("stoker-folder-rst", "torchvision-rst", 6.0),  # the folder targets, on files with markers
+    ("stoker-folder-rst", "decode-rst", 1.2),
 ]
 MEAN, STD = ct.MEAN, ct.STD
 
@@ -396,8 +406,10 @@ def worker_cmd(args, kind, **extra):
 
 
 def measure_once(args, name):
-    if name == "torchvision":
-        ns = argparse.Namespace(data=args.data, images=args.images, batch=args.batch,
+    data = args.restart_data if name.endswith("-rst") else args.data
+    base = name[:-len("-rst")] if name.endswith("-rst") else name
+    if base == "torchvision":
+        ns = argparse.Namespace(data=data, images=args.images, batch=args.batch,
                                 size=args.size, tv_workers=args.threads,
                                 persistent_workers=True, transform=args.transform,
                                 timeout=args.timeout)
@@ -410,15 +422,16 @@ def measure_once(args, name):
             import torchvision
             res["version"] = torchvision.__version__
         return res, err
-    if name == "decode":
-        res, err = ct.run_decode(args, args.decode_exe)
+    if base == "decode":
+        res, err = ct.run_decode(argparse.Namespace(**dict(vars(args), data=data)),
+                                 args.decode_exe)
         if res:
             res["images_per_second"] = res["decodes_per_second"]
         return res, err
     if name.startswith("ffcv"):
         return run_worker(worker_cmd(args, "ffcv", beton=args.betons[name]), args.timeout)
     if name.startswith("stoker"):
-        source = args.data if name == "stoker-folder" else args.packs[name]
+        source = data if base == "stoker-folder" else args.packs[name]
         return run_worker(worker_cmd(args, "stoker", source=source), args.timeout)
     return run_worker(worker_cmd(args, name), args.timeout)
 
@@ -489,6 +502,32 @@ def ensure_pack(args, name):
     return out
 
 
+def ensure_restart_folder(args):
+    """bench/data/<data>-restart: every JPEG losslessly given restart markers by jpegtran."""
+    out = os.path.join(DATA, os.path.basename(args.data.rstrip("/")) + "-restart")
+    st = os.stat(args.data)
+    stamp = f"jpegtran -restart 2B -copy all | {args.data} {st.st_size} {int(st.st_mtime)}"
+    try:
+        with open(out + ".stamp") as f:
+            if f.read().strip() == stamp and os.path.isdir(out):
+                return out, None
+    except OSError:
+        pass
+    print(f"peers: writing {os.path.basename(out)} (jpegtran -restart 2B) ...", flush=True)
+    subprocess.run(["rm", "-rf", out, out + ".stamp"], check=True)
+    for path in list_images(args.data):
+        dst = os.path.join(out, os.path.relpath(path, args.data))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        try:
+            subprocess.run(["jpegtran", "-restart", "2B", "-copy", "all", "-outfile", dst, path],
+                           check=True, stderr=subprocess.PIPE, text=True)
+        except (OSError, subprocess.CalledProcessError) as e:
+            return None, f"jpegtran failed on {path}: {getattr(e, 'stderr', None) or e}"
+    with open(out + ".stamp", "w") as f:
+        f.write(stamp + "\n")
+    return out, None
+
+
 def ensure_beton(args, name):
     """bench/data/ffcv/photos-MODE-256.beton, written by FFCV's DatasetWriter once."""
     mode = BETONS[name]
@@ -531,10 +570,9 @@ def report(args, transform, series, detail, notes):
         vals = [d.get(key) for d in detail[name] if d.get(key) is not None]
         return statistics.median(vals) if vals else None
 
-    base = med.get("stoker-folder")
     print(f"\n{transform}: {args.threads} threads / workers / processes, batch {args.batch}, "
           f"{args.images} images per measurement, medians of {args.rounds}")
-    head = (f"{'pipeline':<15}{'version':<16}{'images/s':>10}{'stoker-folder/x':>17}"
+    head = (f"{'pipeline':<18}{'version':<16}{'images/s':>10}{'stoker / this':>15}"
             f"{'1st batch s':>13}{'peak PSS MiB':>14}{'RSS MiB':>9}{'cores':>7}  per round")
     print(head)
     rows = []
@@ -543,25 +581,29 @@ def report(args, transform, series, detail, notes):
             continue
         v = med[name]
         version = next((d.get("version") for d in detail[name] if d.get("version")), "")
-        if name == "decode":
+        if name.startswith("decode"):
             version = "libjpeg-turbo"
         if v is None:
-            print(f"{name:<15}{version:<16}{'unavailable: ' + notes.get(name, '?')}")
+            print(f"{name:<18}{version:<16}{'unavailable: ' + notes.get(name, '?')}")
             rows.append({"pipeline": name, "error": notes.get(name)})
             continue
-        r = ct.ratio(base, v) if name != "stoker-folder" else None
+        counterpart = COUNTERPART.get(name, "stoker-folder")
+        r = ct.ratio(med.get(counterpart), v) if not name.startswith("stoker") else None
         row = {"pipeline": name, "version": version, "images_per_second": round(v, 1),
-               "rounds": series[name], "stoker_folder_over": r,
+               "rounds": series[name], "stoker_over": r,
+               "stoker_counterpart": counterpart if r is not None else None,
                "first_batch_seconds": mid(name, "first_batch_seconds"),
                "peak_pss_mib": mid(name, "peak_pss_mib"),
                "peak_rss_mib": mid(name, "peak_rss_mib"),
                "cpu_cores": mid(name, "cpu_cores"),
                "other_cores": [d.get("other_cores") for d in detail[name]]}
         rows.append(row)
-        print(f"{name:<15}{version[:15]:<16}{v:>10,.0f}{fmt(r, 2, 'x'):>17}"
+        print(f"{name:<18}{version[:15]:<16}{v:>10,.0f}{fmt(r, 2, 'x'):>15}"
               f"{fmt(row['first_batch_seconds'], 2):>13}{fmt(row['peak_pss_mib']):>14}"
               f"{fmt(row['peak_rss_mib']):>9}{fmt(row['cpu_cores'], 2):>7}  "
               + ", ".join(f"{x:,.0f}" for x in series[name]))
+    print("stoker / this: stoker-jpeg for ffcv-jpg, stoker-raw for ffcv-raw, stoker-folder-rst "
+          "for the -rst rows, stoker-folder for the rest")
     kept = {k: [d.get("other_cores") for d in v] for k, v in detail.items() if v}
     print("cores used by other processes during the kept measurements: "
           + "; ".join(f"{k} {', '.join(fmt(x, 2) for x in v)}" for k, v in kept.items()))
@@ -642,10 +684,18 @@ def main():
                 notes[n] = err
             else:
                 args.betons[n] = beton
+    args.restart_data = None
+    if any(n.endswith("-rst") for n in args.only):
+        args.restart_data, err = ensure_restart_folder(args)
+        if err:
+            for n in args.only:
+                if n.endswith("-rst"):
+                    notes[n] = err
     args.decode_exe = ct.decode_baseline_exe(argparse.Namespace(build=args.build,
                                                                 decode_baseline=None))
-    if "decode" in args.only and args.decode_exe is None:
-        notes["decode"] = f"{args.build}/bench/decode_baseline not built"
+    for n in ("decode", "decode-rst"):
+        if n in args.only and args.decode_exe is None:
+            notes[n] = f"{args.build}/bench/decode_baseline not built"
 
     s = args.data_stats
     print(f"peers: {s['images']} images in {s['classes']} classes, mean {s['mean_megapixels']} "
