@@ -478,6 +478,20 @@ def stoker_version(stoker_exe):
                           text=True).stdout.splitlines()[0]
 
 
+def stamp_matches(out, stamp):
+    """True when OUT exists and OUT.stamp says it was made as `stamp` describes."""
+    try:
+        with open(out + ".stamp") as f:
+            return f.read().strip() == stamp and os.path.exists(out)
+    except OSError:
+        return False
+
+
+def write_stamp(out, stamp):
+    with open(out + ".stamp", "w") as f:
+        f.write(stamp + "\n")
+
+
 def ensure_pack(args, name):
     """bench/data/packed/photos-KIND, packed once per source and stoker version."""
     folder, pack_args = PACKS[name]
@@ -486,19 +500,14 @@ def ensure_pack(args, name):
     # The stamp bench/packed_bench writes for the same pack, so that the two share it.
     stamp = (f"{stoker_version(args.stoker_exe)} | pack {args.data} {' '.join(pack_args)} | "
              f"{st.st_size} {int(st.st_mtime)}")
-    try:
-        with open(out + ".stamp") as f:
-            if f.read().strip() == stamp and os.path.isfile(os.path.join(out, "manifest.json")):
-                return out
-    except OSError:
-        pass
+    if stamp_matches(out, stamp) and os.path.isfile(os.path.join(out, "manifest.json")):
+        return out
     print(f"peers: packing {folder} ({' '.join(pack_args)}) ...", flush=True)
     subprocess.run(["rm", "-rf", out, out + ".stamp"], check=True)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     subprocess.run([args.stoker_exe, "pack", args.data, out] + pack_args, check=True,
                    stdout=subprocess.DEVNULL)
-    with open(out + ".stamp", "w") as f:
-        f.write(stamp + "\n")
+    write_stamp(out, stamp)
     return out
 
 
@@ -507,12 +516,8 @@ def ensure_restart_folder(args):
     out = os.path.join(DATA, os.path.basename(args.data.rstrip("/")) + "-restart")
     st = os.stat(args.data)
     stamp = f"jpegtran -restart 2B -copy all | {args.data} {st.st_size} {int(st.st_mtime)}"
-    try:
-        with open(out + ".stamp") as f:
-            if f.read().strip() == stamp and os.path.isdir(out):
-                return out, None
-    except OSError:
-        pass
+    if stamp_matches(out, stamp):
+        return out, None
     print(f"peers: writing {os.path.basename(out)} (jpegtran -restart 2B) ...", flush=True)
     subprocess.run(["rm", "-rf", out, out + ".stamp"], check=True)
     for path in list_images(args.data):
@@ -523,8 +528,7 @@ def ensure_restart_folder(args):
                            check=True, stderr=subprocess.PIPE, text=True)
         except (OSError, subprocess.CalledProcessError) as e:
             return None, f"jpegtran failed on {path}: {getattr(e, 'stderr', None) or e}"
-    with open(out + ".stamp", "w") as f:
-        f.write(stamp + "\n")
+    write_stamp(out, stamp)
     return out, None
 
 
@@ -540,12 +544,8 @@ def ensure_beton(args, name):
     st = os.stat(args.data)
     stamp = f"ffcv {version} | {mode} max_resolution=256 q90 | {args.data} {st.st_size} " \
             f"{int(st.st_mtime)}"
-    try:
-        with open(out + ".stamp") as f:
-            if f.read().strip() == stamp and os.path.isfile(out):
-                return out, None
-    except OSError:
-        pass
+    if stamp_matches(out, stamp):
+        return out, None
     os.makedirs(os.path.dirname(out), exist_ok=True)
     print(f"peers: writing {os.path.basename(out)} with FFCV's DatasetWriter ...", flush=True)
     res, err = run_worker(worker_cmd(args, "ffcv-write", beton=out, ffcv_mode=mode),
@@ -553,8 +553,7 @@ def ensure_beton(args, name):
     if err:
         return None, f"writing the .beton failed: {err}"
     print(f"peers:   {res['seconds']} s, {res['bytes'] / 2**20:.1f} MiB", flush=True)
-    with open(out + ".stamp", "w") as f:
-        f.write(stamp + "\n")
+    write_stamp(out, stamp)
     return out, None
 
 
@@ -669,6 +668,12 @@ def main():
     args.stoker_exe = os.path.join(args.build, "stoker")
     if not os.access(args.stoker_exe, os.X_OK):
         sys.exit(f"peers: {args.stoker_exe} not built (./run.sh build)")
+    # The stoker rows run the installed package: it must not be older than the build (a
+    # rebuilt build/ without a reinstall would measure the previous code).
+    import stoker._stoker as module
+    if os.path.getmtime(module.__file__) < os.path.getmtime(args.stoker_exe):
+        sys.exit(f"peers: {module.__file__} is older than {args.stoker_exe}: run "
+                 "./run.sh bench --peers (it builds and reinstalls the wheel)")
 
     if args.data == ct.DEFAULT_DATA:
         subprocess.run([sys.executable, os.path.join(HERE, "make_photo_set.py"), "--out",
