@@ -200,6 +200,26 @@ def run_json(cmd, key, timeout):
     return res, None
 
 
+def least_disturbed(attempt, retries, max_other_cores, time_allows, on_disturbed):
+    """Measures with attempt() -> (result with "other_cores", error, seconds) until other
+    processes kept at most max_other_cores busy, at most 1 + retries times, and only while
+    time_allows(1.5 x the last attempt's seconds). Returns (the least disturbed result, None),
+    or (None, error) as soon as an attempt fails; on_disturbed(cores) before each retry."""
+    best = None
+    for n in range(1 + retries):
+        res, err, took = attempt()
+        if err:
+            return None, err
+        others = res.get("other_cores")
+        if best is None or (others or 0) < (best.get("other_cores") or 0):
+            best = res
+        if others is None or others <= max_other_cores or not time_allows(1.5 * took):
+            break
+        if n < retries:
+            on_disturbed(others)
+    return best, None
+
+
 def cpu_busy_seconds():
     """Seconds of CPU time used by everything on the machine so far (/proc/stat)."""
     try:
@@ -351,26 +371,22 @@ def main():
             if name not in only or name in notes:
                 continue
             key = "decodes_per_second" if name == "decode" else "images_per_second"
-            best = None
-            for attempt in range(1 + args.retries):
+
+            def attempt():
                 res, err, took, others = measure(name)
                 if err:
-                    break
+                    return None, err, took
                 res["other_cores"] = others
                 print(f"  round {rnd + 1}: {name:<11} {res[key]:>9,.1f} "
                       f"{'decodes/s' if name == 'decode' else 'images/s'}  ({took:.0f} s; "
                       f"other processes used {fmt(others, '', 2)} cores)", flush=True)
-                if best is None or (others or 0) < (best["other_cores"] or 0):
-                    best = res
-                # Disturbed by other processes: measure again (keeping the least disturbed
-                # attempt) while the time budget allows.
-                if others is None or others <= args.max_other_cores:
-                    break
-                if time.perf_counter() - t_begin + 1.5 * took > args.budget:
-                    break
-                if attempt < args.retries:
-                    print(f"  round {rnd + 1}: {name:<11} disturbed, measuring again",
-                          flush=True)
+                return res, None, took
+
+            best, err = least_disturbed(
+                attempt, args.retries, args.max_other_cores,
+                lambda more: time.perf_counter() - t_begin + more <= args.budget,
+                lambda others: print(f"  round {rnd + 1}: {name:<11} disturbed, measuring "
+                                     "again", flush=True))
             if err:
                 notes[name] = err
                 print(f"  round {rnd + 1}: {name:<11} unavailable: {err}", flush=True)

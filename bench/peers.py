@@ -443,15 +443,15 @@ def self_cpu_seconds():
 
 def measure(args, name, t_begin):
     """The least disturbed of up to 1 + --retries attempts: (result, error)."""
-    best = None
-    for attempt in range(1 + args.retries):
+
+    def attempt():
         busy0, self0, ours0 = ct.cpu_busy_seconds(), self_cpu_seconds(), ct.children_cpu_seconds()
         t = time.perf_counter()
         res, err = measure_once(args, name)
         took = time.perf_counter() - t
         busy1, self1, ours1 = ct.cpu_busy_seconds(), self_cpu_seconds(), ct.children_cpu_seconds()
         if err:
-            return None, err
+            return None, err, took
         others = None
         if busy0 is not None and busy1 is not None and took > 0:
             # This process's own time (the memory sampler) is not the machine's noise.
@@ -461,15 +461,13 @@ def measure(args, name, t_begin):
         # The pipeline's CPU time over its whole run (start-up included) / wall time.
         res["cpu_cores"] = round((ours1 - ours0) / took, 2)
         res["wall_seconds"] = round(took, 1)
-        if best is None or (others or 0) < (best["other_cores"] or 0):
-            best = res
-        if others is None or others <= args.max_other_cores:
-            break
-        if time.perf_counter() - t_begin + 1.5 * took > args.budget:
-            break
-        print(f"    {name}: disturbed ({others} cores used by others), measuring again",
-              flush=True)
-    return best, None
+        return res, None, took
+
+    return ct.least_disturbed(
+        attempt, args.retries, args.max_other_cores,
+        lambda more: time.perf_counter() - t_begin + more <= args.budget,
+        lambda others: print(f"    {name}: disturbed ({others} cores used by others), "
+                             "measuring again", flush=True))
 
 
 # ------------------------------------------------------------------------- data
