@@ -61,6 +61,18 @@ _MODES = {
 _BAD_SAMPLES = {"error": _stoker.BadSamplePolicy.error, "skip": _stoker.BadSamplePolicy.skip}
 
 
+def _mode_for(mode: Optional[str], drop_last: Optional[bool]) -> str:
+    """The sampler mode from Loader's mode= and DataLoader's drop_last= (one or the other)."""
+    if drop_last is not None and not isinstance(drop_last, bool):
+        raise TypeError(f"drop_last must be a bool (got {drop_last!r})")
+    if mode is None:
+        return "drop" if drop_last else "exact"
+    if drop_last is not None and drop_last != (mode == "drop"):
+        raise ValueError(f"drop_last={drop_last} contradicts mode={mode!r} (drop_last=True is "
+                         "mode='drop'; give one of the two)")
+    return mode
+
+
 def open_dataset(path: Union[str, os.PathLike]) -> "_stoker.Dataset":
     """Opens a packed dataset, an ImageFolder (a folder) or a file list (a file)."""
     return _stoker.open_dataset(os.fspath(path))
@@ -82,6 +94,12 @@ class Batch:
 
     The tensors view the loader's buffer; keep them as long as needed (the buffer is
     recycled only once they are all gone). ``to(device)`` copies to a device.
+
+    A batch unpacks as a DataLoader's ``[images, labels]`` does: ``images, labels = batch``,
+    ``for images, labels in loader``, ``batch[0]`` / ``batch[1]``. The last batch of an epoch
+    is full-size in the default mode, its padding slots False in ``valid``: average a loss
+    with ``stoker.torch.masked_mean(loss, batch)`` (exact over all ranks), or pass
+    ``drop_last=True`` to the loader.
     """
 
     __slots__ = ("images", "labels", "indices", "valid", "global_valid", "epoch", "index",
@@ -131,6 +149,12 @@ class Batch:
             name: getattr(self, name).pin_memory()
             for name in ("images", "labels", "indices", "valid")
         })
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.images, self.labels))
+
+    def __getitem__(self, i: int) -> Any:
+        return (self.images, self.labels)[i]
 
     def __repr__(self) -> str:
         return (f"<stoker.Batch epoch={self.epoch} index={self.index} "
@@ -221,6 +245,34 @@ class TransformConfig:
 _TRANSFORM_FIELDS = tuple(f.name for f in dataclasses.fields(TransformConfig) if f.name != "kind")
 
 
+class LoaderSampler:
+    """A Loader's sampler seen as torch's DistributedSampler: num_replicas, rank, shuffle,
+    seed, drop_last, epoch, set_epoch(e), and len() = sample slots per rank per epoch
+    (batches x batch_size, padding slots included, as DistributedSampler counts its padding).
+    The order itself is the C++ sampler's (one permutation per (seed, epoch))."""
+
+    def __init__(self, loader: "Loader"):
+        self._loader = loader
+
+    num_replicas = property(lambda self: self._loader.world_size)
+    rank = property(lambda self: self._loader.rank)
+    shuffle = property(lambda self: bool(self._loader._core.config.shuffle))
+    seed = property(lambda self: int(self._loader._core.config.seed))
+    drop_last = property(lambda self: self._loader.drop_last)
+    epoch = property(lambda self: self._loader.epoch)
+
+    def set_epoch(self, epoch: int) -> None:
+        self._loader.set_epoch(epoch)
+
+    def __len__(self) -> int:
+        return len(self._loader) * self._loader.batch_size
+
+    def __repr__(self) -> str:
+        return (f"<stoker.LoaderSampler rank={self.rank}/{self.num_replicas} "
+                f"shuffle={self.shuffle} seed={self.seed} drop_last={self.drop_last} "
+                f"epoch={self.epoch}>")
+
+
 class Loader:
     """This rank's batches of a dataset, read, decoded and augmented by C++ threads.
 
@@ -238,8 +290,11 @@ class Loader:
         queued on that stream before the tensor was freed); labels and valid are copied to
         the device too; indices stay on the host.
       shuffle, seed: one permutation per (seed, epoch), the same on every rank.
-      mode: 'exact' (each sample exactly once per epoch over all ranks, padding slots
-        masked), 'pad' (as DistributedSampler + DataLoader) or 'drop' (both drop_last).
+      mode: 'exact' (the default: each sample exactly once per epoch over all ranks; the last
+        batch is full-size with padding slots masked in ``valid``, so that
+        stoker.torch.masked_mean keeps means exact), 'pad' (as DistributedSampler +
+        DataLoader) or 'drop' (both drop_last: every batch full of real samples).
+      drop_last: DataLoader's name: True is mode='drop', False (or None) the default mode.
       rank, world_size: give both or neither. Neither: from an initialised torch.distributed
         process group, else from torchrun / Open MPI / Slurm variables, else one rank. With
         a process group of several ranks, every rank must build its loader (the ranks
@@ -252,14 +307,15 @@ class Loader:
         EACCES, a file gone, a truncated shard) is tried 3 times, then raises
         stoker.StorageError (an OSError with errno and filename) under either policy.
 
-    Iteration follows torch's DataLoader: each ``iter(loader)`` is one pass over the current
-    epoch from its beginning, and the epoch only changes with ``set_epoch(e)`` (call it
-    before every epoch to reshuffle, as with DistributedSampler; never called means epoch 0).
-    The one exception is resuming: after ``load_state_dict(state)`` the next pass (and a
-    ``set_epoch`` of the saved epoch before it) continues the saved epoch where the state
-    was taken. A pass that is abandoned part-way (``break``) is simply dropped: the next
-    ``iter()`` starts the epoch again. Only the newest iterator is live; advancing an older
-    one raises RuntimeError.
+    Iteration follows torch's DataLoader: each ``iter(loader)`` is one pass over an epoch
+    from its beginning. Every new pass runs the next epoch (0, 1, 2, ...: a new order and new
+    augmentations each time, never the same epoch again by accident), unless ``set_epoch(e)``
+    was called since the last ``iter()``: then the pass runs epoch e (calling it before every
+    epoch, as with DistributedSampler, gives the same epochs and is the way to repeat or choose
+    one). A pass abandoned part-way (``break``) counts as a pass. Resuming: after
+    ``load_state_dict(state)`` the next pass (and a ``set_epoch`` of the saved epoch before it)
+    continues the saved epoch where the state was taken; the pass after it runs the next epoch.
+    Only the newest iterator is live; advancing an older one raises RuntimeError.
 
     Close the loader (``close()``, ``with Loader(...) as loader:``, or dropping the last
     reference) to stop its threads; batches still held stay valid.
@@ -280,7 +336,8 @@ class Loader:
         transform: Union[str, TransformConfig] = "train",
         shuffle: bool = True,
         seed: int = 0,
-        mode: str = "exact",
+        mode: Optional[str] = None,
+        drop_last: Optional[bool] = None,
         rank: Optional[int] = None,
         world_size: Optional[int] = None,
         threads: Optional[int] = None,
@@ -308,6 +365,7 @@ class Loader:
         else:
             transform = TransformConfig(kind=transform, **given)
         self._transform = transform
+        mode = _mode_for(mode, drop_last)
         config = self._make_config(batch_size=batch_size, transform=transform, shuffle=shuffle,
                                    seed=seed, mode=mode, rank=rank, world_size=world_size,
                                    threads=threads, prefetch=prefetch, bad_samples=bad_samples)
@@ -331,8 +389,9 @@ class Loader:
             if not usable:
                 raise RuntimeError(f"stoker.Loader(device={device!r}): {why}")
             self._handle = _stoker.GpuLoader(dataset, config, self._device)
-        self._epoch = 0          # the epoch the next pass runs
-        self._fresh = True       # the core stands at the start of _epoch (or a loaded state)
+        self._epoch = 0          # the epoch of the current pass, or the next one when _fresh
+        self._fresh = True       # the next iter() runs _epoch itself (the core stands at its
+        #                          start, or at a loaded state); else it runs _epoch + 1
         self._generation = 0     # identifies the live iterator
 
     @staticmethod
@@ -380,7 +439,7 @@ class Loader:
 
     @property
     def epoch(self) -> int:
-        """The epoch the next (or current) pass runs."""
+        """The epoch of the current (or last) pass, or the one set_epoch chose for the next."""
         return self._epoch
 
     def _restart(self, epoch: int) -> None:
@@ -393,6 +452,8 @@ class Loader:
         with self._lock:
             core = self._core
             if not self._fresh:
+                # No set_epoch since the last pass: the next epoch, never a silent repeat.
+                self._epoch += 1
                 self._restart(self._epoch)
             self._fresh = False
             self._generation += 1
@@ -469,7 +530,17 @@ class Loader:
 
     @property
     def dataset(self) -> "_stoker.Dataset":
+        """The dataset (len() gives its samples), as DataLoader.dataset."""
         return self._core.dataset
+
+    @property
+    def sampler(self) -> "LoaderSampler":
+        """The sharding and shuffling of this loader, with DistributedSampler's attributes."""
+        return LoaderSampler(self)
+
+    @property
+    def drop_last(self) -> bool:
+        return self._core.config.mode == _MODES["drop"]
 
     @property
     def fingerprint(self) -> str:

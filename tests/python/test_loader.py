@@ -58,17 +58,54 @@ def test_len_and_modes(small_set):
         assert len(loader) == sum(1 for _ in loader) == 4
 
 
-def test_each_iter_is_a_full_pass_of_the_current_epoch(small_set):
+def test_each_iter_is_a_full_pass_of_the_next_epoch_unless_set_epoch_chose_one(small_set):
     loader = stoker.Loader(small_set, 4, size=16, transform="eval", threads=1)
-    first = [b.indices.tolist() for b in loader]
+    orders = []
+    for expected in range(3):  # no set_epoch: epochs 0, 1, 2, never a silent repeat
+        batches = list(loader)
+        assert {b.epoch for b in batches} == {expected} and loader.epoch == expected
+        orders.append([b.indices.tolist() for b in batches])
+    assert len({str(o) for o in orders}) == 3  # a new order every epoch
     for _ in loader:
-        break  # an abandoned pass ...
-    again = [b.indices.tolist() for b in loader]  # ... does not shift the next one
-    assert again == first
-    loader.set_epoch(1)
-    assert [b.indices.tolist() for b in loader] != first
-    loader.set_epoch(0)
-    assert [b.indices.tolist() for b in loader] == first
+        break  # an abandoned pass counts as a pass (epoch 3) ...
+    assert next(iter(loader)).epoch == 4  # ... and the next one runs epoch 4
+    loader.set_epoch(0)  # set_epoch wins: that epoch again, the same order
+    assert loader.epoch == 0
+    batches = list(loader)
+    assert [b.indices.tolist() for b in batches] == orders[0]
+    assert {b.epoch for b in batches} == {0}
+    assert {b.epoch for b in loader} == {1}  # and on from there
+    loader.set_epoch(4)
+    loader.set_epoch(2)  # the last call chooses
+    assert [b.indices.tolist() for b in loader] == orders[2]
+
+
+def test_dataloader_habits(small_set):
+    loader = stoker.Loader(small_set, 4, size=16, transform="eval", threads=1, seed=3)
+    for images, labels in loader:  # unpacks as DataLoader's [images, labels]
+        assert images.shape == (4, 3, 16, 16) and labels.shape == (4,)
+        break
+    batch = next(iter(loader))
+    images, labels = batch
+    assert images is batch.images and labels is batch.labels
+    assert batch[0] is batch.images and batch[1] is batch.labels
+    n = len(loader.dataset)
+    assert n == loader.dataset.size and loader.batch_size == 4
+    sampler = loader.sampler
+    assert (sampler.num_replicas, sampler.rank, sampler.shuffle, sampler.seed) == (1, 0, True, 3)
+    assert len(sampler) == len(loader) * 4 >= n
+    sampler.set_epoch(9)
+    assert loader.epoch == sampler.epoch == 9 and next(iter(loader)).epoch == 9
+    # drop_last, DataLoader's name for mode='drop': every batch full of real samples.
+    assert not loader.drop_last and not sampler.drop_last
+    dropped = stoker.Loader(small_set, 4, size=16, threads=1, drop_last=True)
+    assert dropped.drop_last and len(dropped) == n // 4
+    assert all(bool(b.valid.all()) for b in dropped)
+    assert stoker.Loader(small_set, 4, size=16, threads=1, mode="drop", drop_last=True).drop_last
+    with pytest.raises(ValueError, match="contradicts"):
+        stoker.Loader(small_set, 4, size=16, threads=1, mode="pad", drop_last=True)
+    with pytest.raises(TypeError, match="drop_last"):
+        stoker.Loader(small_set, 4, size=16, threads=1, drop_last="yes")
 
 
 def test_only_the_newest_iterator_is_live(small_set):
