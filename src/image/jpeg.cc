@@ -312,11 +312,12 @@ struct RestartLayout {
 
 inline int read_u16(const uint8_t* p) { return (p[0] << 8) | p[1]; }
 
-// Fills `layout` for a single-scan baseline (or extended) Huffman JPEG whose restart segments
-// line up with its MCU rows and number exactly one per K MCUs up to an EOI marker. Anything
-// else (progressive, several scans, no DRI, a missing or misnumbered RST, no EOI) returns
-// false and is left to the ordinary decoder, which judges it as it always does.
-bool parse_restart_layout(std::span<const uint8_t> bytes, RestartLayout& layout) {
+// Fills `layout`'s geometry from the header of a single-scan baseline (or extended) Huffman JPEG
+// with a restart interval that divides its MCUs per row. Anything else (progressive, several
+// scans, no DRI, an interval across rows) returns false and is left to the ordinary decoder,
+// which judges it as it always does. The segments are found later (find_segments), only when a
+// cut would save work.
+bool parse_restart_header(std::span<const uint8_t> bytes, RestartLayout& layout) {
   const uint8_t* d = bytes.data();
   const size_t size = bytes.size();
   if (size < 4 || d[0] != 0xFF || d[1] != 0xD8) return false;
@@ -368,10 +369,15 @@ bool parse_restart_layout(std::span<const uint8_t> bytes, RestartLayout& layout)
   layout.mcu_height = components == 1 ? 8 : 8 * v_max;
   layout.mcus_per_row = (layout.width + layout.mcu_width - 1) / layout.mcu_width;
   layout.mcu_rows = (layout.height + layout.mcu_height - 1) / layout.mcu_height;
-  if (layout.mcus_per_row % layout.interval != 0) return false;
-  const int64_t segments = int64_t{layout.mcus_per_row} / layout.interval * layout.mcu_rows;
-  if (size > UINT32_MAX) return false;
+  return layout.mcus_per_row % layout.interval == 0 && size <= UINT32_MAX;
+}
 
+// Fills layout.starts / ends: exactly one segment per K MCUs, RSTs numbered in sequence, up to
+// an EOI marker. False otherwise (a missing or misnumbered RST, a second scan, no EOI).
+bool find_segments(std::span<const uint8_t> bytes, RestartLayout& layout) {
+  const uint8_t* d = bytes.data();
+  const size_t size = bytes.size();
+  const int64_t segments = int64_t{layout.mcus_per_row} / layout.interval * layout.mcu_rows;
   layout.starts.clear();
   layout.ends.clear();
   layout.starts.push_back(static_cast<uint32_t>(layout.scan_offset));
@@ -430,14 +436,16 @@ bool plan_segment_cut(const RestartLayout& l, const Rect& need, int margin, Segm
   return cut_mcus < ordinary;
 }
 
-// The cut for `need` at scale_num / 8, when the file allows one and it saves work.
+// The cut for `need` at scale_num / 8, when the file allows one and it saves work; the
+// entropy-coded data is scanned for its segments only then.
 bool plan_restart_cut(std::span<const uint8_t> bytes, const ImageHeader& header, const Rect& need,
                       int scale_num, RestartLayout& layout, SegmentCut& cut) {
   // Two scaled pixels between the region and a cut edge: fancy upsampling alters only the
   // outermost one, and the window logic in start() may reach one further.
   const int margin = 2 * 8 / scale_num;
-  return parse_restart_layout(bytes, layout) && layout.width == header.width &&
-         layout.height == header.height && plan_segment_cut(layout, need, margin, cut);
+  return parse_restart_header(bytes, layout) && layout.width == header.width &&
+         layout.height == header.height && plan_segment_cut(layout, need, margin, cut) &&
+         find_segments(bytes, layout);
 }
 
 // Writes the cut as a JPEG into `out`.
