@@ -94,14 +94,19 @@ def torchvision_worker(args):
     }))
 
 
-def run_torchvision(args):
+def torchvision_cmd(args):
+    """The command line of one torchvision measurement (a fresh process, one JSON line)."""
     cmd = [sys.executable, os.path.abspath(__file__), "--_torchvision-worker",
            "--data", args.data, "--images", str(args.images), "--batch", str(args.batch),
            "--size", str(args.size), "--tv-workers", str(args.tv_workers),
            "--transform", args.transform]
     if not args.persistent_workers:
         cmd.append("--no-persistent-workers")
-    return run_json(cmd, "images_per_second", timeout=args.timeout)
+    return cmd
+
+
+def run_torchvision(args):
+    return run_json(torchvision_cmd(args), "images_per_second", timeout=args.timeout)
 
 
 # ---------------------------------------------------------------- stoker

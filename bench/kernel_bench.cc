@@ -42,13 +42,17 @@ std::vector<uint8_t> noise(size_t n, uint64_t seed) {
   return v;
 }
 
+// Labels the benchmark with its SIMD level; false (the benchmark skipped) when this CPU lacks it.
+bool level_supported(benchmark::State& state, image::SimdLevel level) {
+  state.SetLabel(to_string(level));
+  if (level <= image::best_simd_level()) return true;
+  state.SkipWithError("level not supported by this CPU");
+  return false;
+}
+
 void resize_case(benchmark::State& state, int in_w, int in_h, Box box) {
   const auto level = static_cast<image::SimdLevel>(state.range(0));
-  state.SetLabel(to_string(level));
-  if (level > image::best_simd_level()) {
-    state.SkipWithError("level not supported by this CPU");
-    return;
-  }
+  if (!level_supported(state, level)) return;
   const auto in = noise(static_cast<size_t>(in_w) * in_h * 3, 7);
   std::vector<uint8_t> out(224 * 224 * 3), scratch;
   for (auto _ : state) {
@@ -86,11 +90,7 @@ struct VerticalCase {
 
 void BM_VerticalPass(benchmark::State& state) {
   const auto level = static_cast<image::SimdLevel>(state.range(0));
-  state.SetLabel(to_string(level));
-  if (level > image::best_simd_level()) {
-    state.SkipWithError("level not supported by this CPU");
-    return;
-  }
+  if (!level_supported(state, level)) return;
   VerticalCase c;
   for (auto _ : state) {
     c.pass([&](uint8_t* out, const uint8_t* rows) {
@@ -130,11 +130,7 @@ BENCHMARK(BM_VerticalPassHighway);
 
 void BM_NormalizeToChw(benchmark::State& state) {
   const auto level = static_cast<image::SimdLevel>(state.range(0));
-  state.SetLabel(to_string(level));
-  if (level > image::best_simd_level()) {
-    state.SkipWithError("level not supported by this CPU");
-    return;
-  }
+  if (!level_supported(state, level)) return;
   constexpr int kSize = 224, kRing = 256;
   const size_t plane = kSize * kSize;
   const auto in = noise(plane * 3, 9);

@@ -224,12 +224,12 @@ def spdl_worker(args):
         for images in pipeline:
             if counter.add(images):
                 break
-    counter.report(version=spdl_version())
+    counter.report(version=package_version("spdl"))
 
 
-def spdl_version():
+def package_version(name):
     from importlib import metadata
-    return metadata.version("spdl")
+    return metadata.version(name)
 
 
 def ffcv_worker(args):
@@ -259,8 +259,7 @@ def ffcv_worker(args):
             if counter.add(images):
                 done = True
                 break
-    from importlib import metadata
-    counter.report(version=metadata.version("ffcv"))
+    counter.report(version=package_version("ffcv"))
 
 
 def ffcv_write(args):
@@ -409,14 +408,9 @@ def measure_once(args, name):
     data = args.restart_data if name.endswith("-rst") else args.data
     base = name[:-len("-rst")] if name.endswith("-rst") else name
     if base == "torchvision":
-        ns = argparse.Namespace(data=data, images=args.images, batch=args.batch,
-                                size=args.size, tv_workers=args.threads,
-                                persistent_workers=True, transform=args.transform,
-                                timeout=args.timeout)
-        cmd = [sys.executable, os.path.join(HERE, "compare_torchvision.py"),
-               "--_torchvision-worker", "--data", ns.data, "--images", str(ns.images),
-               "--batch", str(ns.batch), "--size", str(ns.size), "--tv-workers",
-               str(ns.tv_workers), "--transform", ns.transform]
+        cmd = ct.torchvision_cmd(argparse.Namespace(
+            data=data, images=args.images, batch=args.batch, size=args.size,
+            tv_workers=args.threads, persistent_workers=True, transform=args.transform))
         res, err = run_worker(cmd, args.timeout)
         if res:
             import torchvision
