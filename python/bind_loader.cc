@@ -8,12 +8,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "bind.h"
+#include "stoker/augment_ops.h"
+#include "stoker/batch_mix.h"
 #include "stoker/capacity.h"
 #include "stoker/dataset.h"
 #include "stoker/error.h"
@@ -61,7 +64,14 @@ struct BatchRef {
       images = py::array(py::dtype::of<uint8_t>(), Dims{n, h, w, c}, Dims{h * w * c, w * c, c, 1},
                          pixels, owner);
     }
-    return batch_arrays(b, images, owner);
+    py::tuple arrays = batch_arrays(b, images, owner);
+    if (b.num_classes > 0) {  // MixUp/CutMix: the soft labels, float32 [B, num_classes]
+      const auto k = static_cast<py::ssize_t>(b.num_classes);
+      py::array soft(py::dtype::of<float>(), Dims{n, k}, Dims{k * kF, kF},
+                     const_cast<float*>(b.soft_labels.data()), owner);
+      arrays = py::make_tuple(arrays[0], soft, arrays[2], arrays[3]);
+    }
+    return arrays;
   }
 };
 
@@ -98,6 +108,29 @@ void register_configs(py::module_& m) {
       .value("error", BadSamplePolicy::kError)
       .value("skip", BadSamplePolicy::kSkip);
 
+  py::enum_<AugmentOp::Kind>(m, "AugmentKind")
+      .value("trivial_augment_wide", AugmentOp::Kind::kTrivialAugmentWide)
+      .value("rand_augment", AugmentOp::Kind::kRandAugment)
+      .value("auto_augment", AugmentOp::Kind::kAutoAugment)
+      .value("color_jitter", AugmentOp::Kind::kColorJitter);
+  py::class_<AugmentOp>(m, "AugmentOp")
+      .def(py::init<>())
+      .def_readwrite("kind", &AugmentOp::kind)
+      .def_readwrite("num_magnitude_bins", &AugmentOp::num_magnitude_bins)
+      .def_readwrite("num_ops", &AugmentOp::num_ops)
+      .def_readwrite("magnitude", &AugmentOp::magnitude)
+      .def_readwrite("brightness", &AugmentOp::brightness)
+      .def_readwrite("contrast", &AugmentOp::contrast)
+      .def_readwrite("saturation", &AugmentOp::saturation)
+      .def_readwrite("hue", &AugmentOp::hue)
+      .def("validate", &AugmentOp::validate);
+  py::class_<ErasingConfig>(m, "ErasingConfig")
+      .def(py::init<>())
+      .def_readwrite("p", &ErasingConfig::p)
+      .def_readwrite("scale", &ErasingConfig::scale)
+      .def_readwrite("ratio", &ErasingConfig::ratio)
+      .def_readwrite("value", &ErasingConfig::value);
+
   py::class_<TransformConfig>(m, "TransformConfig")
       .def(py::init<>())
       .def_readwrite("kind", &TransformConfig::kind)
@@ -108,6 +141,11 @@ void register_configs(py::module_& m) {
       .def_readwrite("ratio", &TransformConfig::ratio)
       .def_readwrite("flip_p", &TransformConfig::flip_p)
       .def_readwrite("crop_fraction", &TransformConfig::crop_fraction)
+      .def_readwrite("height", &TransformConfig::height)
+      .def_readwrite("width", &TransformConfig::width)
+      .def_readwrite("resize", &TransformConfig::resize)
+      .def_readwrite("ops", &TransformConfig::ops)
+      .def_readwrite("erasing", &TransformConfig::erasing)
       .def_readwrite("mean", &TransformConfig::mean)
       .def_readwrite("std", &TransformConfig::std)
       .def_property(
@@ -115,6 +153,33 @@ void register_configs(py::module_& m) {
           [](TransformConfig& c, bool on) { c.decode.dct_scaling = on; })
       .def("sample_bytes", &TransformConfig::sample_bytes)
       .def("validate", &TransformConfig::validate);
+
+  py::class_<BatchMixConfig>(m, "BatchMixConfig")
+      .def(py::init<>())
+      .def_readwrite("mixup_alpha", &BatchMixConfig::mixup_alpha)
+      .def_readwrite("cutmix_alpha", &BatchMixConfig::cutmix_alpha)
+      .def_readwrite("mixup_p", &BatchMixConfig::mixup_p)
+      .def_readwrite("num_classes", &BatchMixConfig::num_classes)
+      .def("validate", &BatchMixConfig::validate);
+  m.def(
+      "draw_batch_mix",
+      [](const BatchMixConfig& config, uint64_t seed, int64_t epoch, int64_t batch, int rank,
+         int world_size, int height, int width) {
+        Rng rng(batch_mix_key(seed, epoch, batch, rank, world_size));
+        const BatchMix d = draw_batch_mix(config, rng, height, width);
+        const char* kind = d.kind == BatchMix::Kind::kMixUp    ? "mixup"
+                           : d.kind == BatchMix::Kind::kCutMix ? "cutmix"
+                                                               : "none";
+        py::dict out;
+        out["kind"] = kind;
+        out["lam"] = d.lam;
+        out["box"] = py::make_tuple(d.x1, d.y1, d.x2, d.y2);
+        out["label_lam"] = d.label_lam;
+        return out;
+      },
+      py::arg("config"), py::arg("seed"), py::arg("epoch"), py::arg("batch"), py::arg("rank"),
+      py::arg("world_size"), py::arg("height"), py::arg("width"),
+      "The MixUp/CutMix draw of a loader's batch (stoker/batch_mix.h).");
 
   py::class_<LoaderConfig>(m, "LoaderConfig")
       .def(py::init<>())
@@ -127,7 +192,8 @@ void register_configs(py::module_& m) {
       .def_readwrite("rank", &LoaderConfig::rank)
       .def_readwrite("world_size", &LoaderConfig::world_size)
       .def_readwrite("bad_samples", &LoaderConfig::bad_samples)
-      .def_readwrite("transform", &LoaderConfig::transform);
+      .def_readwrite("transform", &LoaderConfig::transform)
+      .def_readwrite("mix", &LoaderConfig::mix);
 
   py::class_<StageSeconds>(m, "StageSeconds")
       .def_readonly("read", &StageSeconds::read)
@@ -149,6 +215,50 @@ void register_configs(py::module_& m) {
 
 }  // namespace
 
+using PixelArray = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>;
+
+// A copy of an H x W x C uint8 array and the image over it.
+std::pair<PixelArray, PixelImage> pixel_copy(const PixelArray& in) {
+  STOKER_CHECK_ARG(in.ndim() == 3 && (in.shape(2) == 1 || in.shape(2) == 3),
+                   "expected an H x W x C uint8 array with C = 1 or 3");
+  PixelArray out({in.shape(0), in.shape(1), in.shape(2)});
+  std::copy_n(in.data(), in.size(), out.mutable_data());
+  return {out, PixelImage{out.mutable_data(), static_cast<int>(in.shape(1)),
+                          static_cast<int>(in.shape(0)), static_cast<int>(in.shape(2))}};
+}
+
+void register_augment_ops(py::module_& m) {
+  m.def(
+      "apply_pixel_op",
+      [](const PixelArray& image, const std::string& op, double magnitude) {
+        auto [out, view] = pixel_copy(image);
+        std::vector<uint8_t> scratch;
+        apply_pixel_op(parse_pixel_op(op), magnitude, view, scratch);
+        return out;
+      },
+      py::arg("image"), py::arg("op"), py::arg("magnitude"),
+      "One primitive op on an H x W x C uint8 array (a new array): what torchvision's "
+      "auto-augment applies for (op, magnitude) (stoker/augment_ops.h).");
+  m.def(
+      "apply_augment_ops",
+      [](const PixelArray& image, const std::vector<AugmentOp>& ops, uint64_t key) {
+        auto [out, view] = pixel_copy(image);
+        std::vector<uint8_t> scratch;
+        std::vector<AppliedOp> trace;
+        Rng rng(key);
+        for (const AugmentOp& op : ops) {
+          op.validate();
+          apply_augment_op(op, rng, view, scratch, &trace);
+        }
+        py::list applied;
+        for (const AppliedOp& a : trace)
+          applied.append(py::make_tuple(to_string(a.op), a.magnitude));
+        return py::make_tuple(out, applied);
+      },
+      py::arg("image"), py::arg("ops"), py::arg("key"),
+      "The ops drawn from Rng(key) on a copy of the image: (image, [(op, magnitude), ...]).");
+}
+
 void register_loader(py::module_& m) {
   m.def(
       "diagnose_step_times",
@@ -160,6 +270,7 @@ void register_loader(py::module_& m) {
       "The verdict (JSON) from a training loop's step times and data waits "
       "(stoker/telemetry.h).");
   register_configs(m);
+  register_augment_ops(m);
 
   py::class_<BatchRef> batch(m, "Batch");
   def_batch_metadata<BatchRef>(batch).def("arrays", &BatchRef::arrays);

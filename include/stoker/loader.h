@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "stoker/batch_mix.h"
 #include "stoker/dataset.h"
 #include "stoker/sampler.h"
 #include "stoker/transform.h"
@@ -70,6 +71,9 @@ struct LoaderConfig {
   std::optional<int> world_size;  // nullopt: discover_rank()
   BadSamplePolicy bad_samples = BadSamplePolicy::kError;
   TransformConfig transform;
+  // MixUp / CutMix of each batch's pairs of slots, by the workers (stoker/batch_mix.h);
+  // needs float32 output and AugmentMode::kCpu. Batch::soft_labels then holds the labels.
+  BatchMixConfig mix;
   AugmentMode augment = AugmentMode::kCpu;
   // kDeferred: staging bytes per sample a new batch buffer starts with (0: 2.25 * size^2 *
   // channels, the decoded area of an average DCT-scaled crop). A batch whose regions do not
@@ -105,6 +109,10 @@ struct Batch {
   std::vector<int64_t> indices;  // B dataset indices, padding slots included
   std::vector<uint8_t> valid;    // B, 1 = valid
   int skipped = 0;               // slots zero-filled by the skip policy in this batch
+  // With LoaderConfig::mix: B x num_classes soft labels (row-major; a slot with a bad label
+  // skipped by the policy has a zero row); num_classes 0 and empty otherwise.
+  int num_classes = 0;
+  std::vector<float> soft_labels;
 
   // AugmentMode::kDeferred: slot i's decoded region is `width` x `height` pixels of `channels`
   // bytes (HWC) at images[staged[i].offset]; width 0 marks a slot skipped by the bad-sample

@@ -1,15 +1,21 @@
-// The per-sample transform: encoded bytes -> one augmented output slot.
+// The per-sample transform: encoded bytes -> one augmented output slot of H x W pixels
+// (output_height() x output_width(): height x width when set, else size x size).
 //
-// train: torchvision's RandomResizedCrop(size, scale, ratio) + RandomHorizontalFlip(flip_p);
-// eval:  Resize(shorter side = floor(size / crop_fraction)) + CenterCrop(size).
-// Then uint8 HWC (output kUint8) or CHW normalised by mean/std as float32 (kFloat32), or that
-// float32 rounded to nearest-even float16 / bfloat16 (kFloat16 / kBFloat16).
+// train: torchvision's RandomResizedCrop((H, W), scale, ratio) + RandomHorizontalFlip(flip_p);
+// eval:  Resize(shorter side = resize, or floor(max(H, W) / crop_fraction)) + CenterCrop((H, W)).
+// Then the augmentations of `ops` in order on the uint8 pixels (stoker/augment_ops.h:
+// TrivialAugmentWide, RandAugment, AutoAugment, ColorJitter), then uint8 HWC (output kUint8)
+// or CHW normalised by mean/std as float32 (kFloat32), or that float32 rounded to nearest-even
+// float16 / bfloat16 (kFloat16 / kBFloat16); then RandomErasing (`erasing`, on the normalised
+// values, before the rounding to 16 bits).
 //
 // Randomness comes only from the Rng passed in, keyed by (seed, epoch, sample index) by the
 // caller, so a sample's output never depends on the thread that computed it.
 // Draw order (train): up to 10 attempts of [uniform(scale), uniform(log ratio)], then
 // bounded(H - h + 1) for the top, bounded(W - w + 1) for the left; then one uniform01() for
-// the flip (flip when < flip_p). Eval draws nothing.
+// the flip (flip when < flip_p). Eval draws nothing. Then each op's draws (augment_ops.h), then
+// erasing's (when erasing.p > 0). With no ops and no erasing the draws, and so the bytes, are
+// those of the plain train/eval transform.
 #pragma once
 
 #include <array>
@@ -18,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "stoker/augment_ops.h"
 #include "stoker/image.h"
 #include "stoker/rng.h"
 
@@ -37,15 +44,23 @@ struct TransformConfig {
   TransformKind kind = TransformKind::kTrain;
   OutputKind output = OutputKind::kFloat32;
   int size = 224;
-  int channels = 3;  // 3 (RGB) or 1 (grayscale)
+  int height = 0, width = 0;  // output H x W when both are set; else size x size
+  int channels = 3;           // 3 (RGB) or 1 (grayscale)
   std::array<double, 2> scale = {0.08, 1.0};
   std::array<double, 2> ratio = {3.0 / 4.0, 4.0 / 3.0};
   double flip_p = 0.5;
-  double crop_fraction = 0.875;  // eval: shorter side resized to floor(size / crop_fraction)
+  double crop_fraction = 0.875;  // eval: shorter side resized to floor(max(H, W) / crop_fraction)
+  int resize = 0;                // eval: the shorter side's size when > 0 (Resize(resize))
   std::array<float, 3> mean = {0.485f, 0.456f, 0.406f};
   std::array<float, 3> std = {0.229f, 0.224f, 0.225f};
+  std::vector<AugmentOp> ops;  // on the uint8 pixels after crop, resize and flip
+  ErasingConfig erasing;       // on the output; off while erasing.p == 0
   DecodeConfig decode;
 
+  int output_height() const { return height > 0 ? height : size; }
+  int output_width() const { return width > 0 ? width : size; }
+  // Ops or erasing or a non-square output: what only the CPU path implements.
+  bool has_cpu_only_steps() const;
   // Bytes of one sample's output slot.
   size_t sample_bytes() const;
   // Throws stoker::Error naming the offending field.
@@ -64,7 +79,8 @@ struct TransformScratch {
   DecodedRegion region;
   std::vector<uint8_t> resized;
   std::vector<uint8_t> resize_tmp;
-  std::vector<float> normalized;  // float16 / bfloat16 output: the float32 values first
+  std::vector<float> normalized;    // float16 / bfloat16 output: the float32 values first
+  std::vector<uint8_t> op_scratch;  // augment ops
 };
 
 // CPU seconds of the two stages, accumulated by transform_sample when non-null.
@@ -102,8 +118,9 @@ StagedSample stage_sample(std::span<const uint8_t> bytes, const std::string& nam
                           const TransformConfig& config, Rng& rng, TransformScratch& scratch,
                           TransformTimings* timings = nullptr);
 
-// The second half: resize, flip, layout and dtype of a staged region into `out`.
+// The second half: resize, flip, the ops (their draws from `rng`, after stage_sample's), layout,
+// dtype and erasing of a staged region into `out`.
 void augment_staged(void* out, const DecodedRegion& region, const StagedSample& staged,
-                    const TransformConfig& config, TransformScratch& scratch);
+                    const TransformConfig& config, Rng& rng, TransformScratch& scratch);
 
 }  // namespace stoker

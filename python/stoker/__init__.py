@@ -25,7 +25,7 @@ import math
 import os
 import threading
 import time
-from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from . import _stoker
 # stoker::Error by its kind (all are stoker.Error, a RuntimeError): BadSampleError (a broken
@@ -33,6 +33,7 @@ from . import _stoker
 # filename: the storage failed after stoker's retries), ArgumentError (also a ValueError).
 # MissingFileError: a StorageError for ENOENT, also a FileNotFoundError.
 from ._stoker import ArgumentError, BadSampleError, Error, MissingFileError, StorageError
+from . import transforms  # noqa: E402  (stoker.transforms: the torchvision recipe's ops)
 
 try:  # torch is optional: without it batches hold numpy arrays.
     import torch as _torch
@@ -82,9 +83,10 @@ class Batch:
     """One batch of this rank.
 
     Attributes:
-      images: float32/float16/bfloat16 [B, C, S, S] (normalised) or uint8 [B, S, S, C];
+      images: float32/float16/bfloat16 [B, C, H, W] (normalised) or uint8 [B, H, W, C];
         on the GPU with device='cuda'.
-      labels: int64 [B]; padding slots carry their wrapped sample's label.
+      labels: int64 [B]; padding slots carry their wrapped sample's label. A batch_transform
+        may replace both (MixUp/CutMix: soft float32 labels [B, num_classes]).
       indices: int64 [B], the dataset index of every slot, padding included.
       valid: bool [B]; False marks padding (and samples skipped by bad_samples='skip').
       global_valid: valid slots of this step summed over all ranks (>= 1 in 'exact' mode).
@@ -192,18 +194,24 @@ def _torch_distributed():
 class TransformConfig:
     """The per-sample transform, field by field the C++ ``stoker::TransformConfig``.
 
-    Pass one as ``Loader(..., transform=TransformConfig(...))``, or give its fields to the
-    Loader as keywords (``transform='train', size=160, ...``); not both. Checked by the C++
+    Pass one as ``Loader(..., transform=TransformConfig(...))``, or a stoker.transforms list
+    (``transform=T.Compose([...])``, which builds one), or give its fields to the Loader as
+    keywords (``transform='train', size=160, ...``); not two of these. Checked by the C++
     core when a loader is made (stoker.ArgumentError, a ValueError).
 
     Fields:
       kind: 'train' (RandomResizedCrop(size, scale, ratio) + horizontal flip with probability
-        flip_p) or 'eval' (Resize(floor(size / crop_fraction)) + CenterCrop(size)).
-      size: output side S.
+        flip_p) or 'eval' (Resize(resize, or floor(max(size) / crop_fraction)) +
+        CenterCrop(size)).
+      size: output side S, or (height, width).
       output: 'float32', 'float16' or 'bfloat16' (NCHW, normalised by mean/std; the half
         types are the float32 values rounded to nearest-even) or 'uint8' (NHWC, 0..255).
       scale, ratio, flip_p: train transform parameters (torchvision's defaults).
       crop_fraction: eval transform, the centre crop's share of the resized shorter side.
+      resize: eval transform, the resized shorter side (0: from crop_fraction).
+      ops: stoker.transforms augmentations (TrivialAugmentWide, RandAugment, AutoAugment,
+        ColorJitter), applied in order to the uint8 pixels after the crop and flip.
+      erasing: a stoker.transforms.RandomErasing applied to the output, or None.
       mean, std: normalisation for float output (ImageNet's by default); one value each
         with channels=1.
       channels: 3 (RGB) or 1 (grayscale).
@@ -211,27 +219,43 @@ class TransformConfig:
     """
 
     kind: str = "train"
-    size: int = 224
+    size: Union[int, Tuple[int, int]] = 224
     output: str = "float32"
     scale: Tuple[float, float] = (0.08, 1.0)
     ratio: Tuple[float, float] = (3.0 / 4.0, 4.0 / 3.0)
     flip_p: float = 0.5
     crop_fraction: float = 0.875
+    resize: int = 0
+    ops: Tuple[Any, ...] = ()
+    erasing: Any = None
     mean: Tuple[float, ...] = IMAGENET_MEAN
     std: Tuple[float, ...] = IMAGENET_STD
     channels: int = 3
     exact_decode: bool = False
 
+    @property
+    def height_width(self) -> Tuple[int, int]:
+        size = self.size
+        return (size, size) if isinstance(size, int) else (int(size[0]), int(size[1]))
+
     def _core(self) -> "_stoker.TransformConfig":
         t = _stoker.TransformConfig()
         t.kind = _choice("transform", self.kind, _TRANSFORMS)
         t.output = _choice("output", self.output, _OUTPUTS)
-        t.size = self.size
+        if isinstance(self.size, int):
+            t.size = self.size
+        else:
+            t.height, t.width = self.height_width
+            t.size = max(t.height, t.width, 1)
         t.channels = self.channels
         t.scale = _pair("scale", self.scale)
         t.ratio = _pair("ratio", self.ratio)
         t.flip_p = float(self.flip_p)
         t.crop_fraction = float(self.crop_fraction)
+        t.resize = int(self.resize)
+        t.ops = [op._core(_stoker) for op in self.ops]
+        if self.erasing is not None:
+            t.erasing = self.erasing._core(_stoker)
         for name, value in (("mean", self.mean), ("std", self.std)):
             if len(value) != 3 and not (self.channels == 1 and len(value) == 1):
                 raise ValueError(f"{name} must have 3 values (got {value!r})")
@@ -333,7 +357,8 @@ class Loader:
         source: Union[str, os.PathLike],
         batch_size: int,
         *,
-        transform: Union[str, TransformConfig] = "train",
+        transform: Union[str, TransformConfig, Any] = "train",
+        batch_transform: Optional[Callable[[Any, Any], Tuple[Any, Any]]] = None,
         shuffle: bool = True,
         seed: int = 0,
         mode: Optional[str] = None,
@@ -358,6 +383,10 @@ class Loader:
         self._handle = None  # set last, so that __del__ copes with a failed __init__
         self._lock = threading.Lock()
         given = {k: v for k, v in locals().items() if k in _TRANSFORM_FIELDS and v is not None}
+        if isinstance(transform, (list, tuple)):
+            transform = transforms.Compose(transform)
+        if isinstance(transform, transforms.Compose):
+            transform = transform.config()
         if isinstance(transform, TransformConfig):
             if given:
                 raise ValueError(f"give the transform as a TransformConfig or as keywords, not "
@@ -365,10 +394,22 @@ class Loader:
         else:
             transform = TransformConfig(kind=transform, **given)
         self._transform = transform
+        if batch_transform is not None and not callable(batch_transform):
+            raise TypeError(f"batch_transform must be callable (got {batch_transform!r})")
+        if (batch_transform is not None and _torch is None
+                and transforms._batch_mix_config(batch_transform, _stoker) is None):
+            raise ValueError("a Python batch_transform needs torch")
+        self._seed = seed
         mode = _mode_for(mode, drop_last)
         config = self._make_config(batch_size=batch_size, transform=transform, shuffle=shuffle,
                                    seed=seed, mode=mode, rank=rank, world_size=world_size,
                                    threads=threads, prefetch=prefetch, bad_samples=bad_samples)
+        # stoker's MixUp/CutMix run in the C++ workers; any other callable here, in Python.
+        mix = transforms._batch_mix_config(batch_transform, _stoker)
+        if mix is not None:
+            config.mix = mix
+            batch_transform = None
+        self._batch_transform = batch_transform
         self._device = _parse_device(device)  # None: CPU augmentation
         source = os.fspath(source)  # a missing one: stoker.MissingFileError (FileNotFoundError)
 
@@ -471,13 +512,24 @@ class Loader:
                 ref = core.next()  # GIL released while waiting
                 if ref is None:
                     return
-                yield _wrap(ref, rank, world)
+                batch = _wrap(ref, rank, world)
             else:
                 from . import torch as _stoker_torch
                 ref = core.next(_stoker_torch.current_stream(self._device))
                 if ref is None:
                     return
-                yield _wrap_device(ref, rank, world, self._device)
+                batch = _wrap_device(ref, rank, world, self._device)
+            yield batch if self._batch_transform is None else self._apply_batch_transform(batch)
+
+    def _apply_batch_transform(self, batch: Batch) -> Batch:
+        """batch_transform(images, labels) under torch's generator seeded by (seed, epoch,
+        batch index, rank): reproducible, and the caller's random state is left as it was."""
+        key = hash((self._seed, batch.epoch, batch.index, batch.rank)) & (2**63 - 1)
+        devices = [batch.images.device] if batch.images.is_cuda else []
+        with _torch.random.fork_rng(devices=devices):
+            _torch.manual_seed(key)
+            images, labels = self._batch_transform(batch.images, batch.labels)
+        return batch._replace(images=images, labels=labels)
 
     def __len__(self) -> int:
         """Batches per rank in a full epoch: the same on every rank."""

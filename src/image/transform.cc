@@ -24,25 +24,59 @@ struct Plan {
   bool flip;
 };
 
+// Eval's shorter side after Resize.
+int64_t eval_resize(const TransformConfig& config) {
+  if (config.resize > 0) return config.resize;
+  const int longest = std::max(config.output_height(), config.output_width());
+  return static_cast<int64_t>(std::floor(longest / config.crop_fraction));
+}
+
+// Flips HWC pixels left-right in place.
+void flip_in_place(uint8_t* pixels, int width, int height, int channels) {
+  for (int y = 0; y < height; ++y) {
+    uint8_t* row = pixels + static_cast<size_t>(y) * width * channels;
+    for (int l = 0, r = width - 1; l < r; ++l, --r) {
+      for (int c = 0; c < channels; ++c) std::swap(row[l * channels + c], row[r * channels + c]);
+    }
+  }
+}
+
+// Sets the box to `value` in every channel: CHW planes (float) or HWC (uint8).
+template <typename T>
+void erase_box(T* out, const EraseBox& box, int width, int height, int channels, bool chw,
+               const std::array<float, 3>& value) {
+  for (int c = 0; c < channels; ++c) {
+    const T v = static_cast<T>(value[c]);
+    for (int y = box.top; y < box.top + box.height; ++y) {
+      for (int x = box.left; x < box.left + box.width; ++x) {
+        const size_t i = chw ? (static_cast<size_t>(c) * height + y) * width + x
+                             : (static_cast<size_t>(y) * width + x) * channels + c;
+        out[i] = v;
+      }
+    }
+  }
+}
+
 Plan plan_eval(int width, int height, const TransformConfig& config) {
-  // torchvision Resize(s) with s = floor(size / crop_fraction) on the shorter side; the longer
-  // side is int(s * long / short) (Python: integer product, true division, truncation).
-  const int size = config.size;
-  const int64_t s = static_cast<int64_t>(std::floor(size / config.crop_fraction));
+  // torchvision Resize(s) with s = resize or floor(max(H, W) / crop_fraction) on the shorter
+  // side; the longer side is int(s * long / short) (Python: integer product, true division,
+  // truncation).
+  const int out_h = config.output_height(), out_w = config.output_width();
+  const int64_t s = eval_resize(config);
   const int64_t short_side = std::min(width, height), long_side = std::max(width, height);
   const int64_t new_long =
       static_cast<int64_t>(static_cast<double>(s * long_side) / static_cast<double>(short_side));
   const int64_t new_w = width <= height ? s : new_long;
   const int64_t new_h = width <= height ? new_long : s;
-  // CenterCrop(size): top = int(round((h - size) / 2.0)), half to even.
-  const int64_t top = py_round(static_cast<double>(new_h - size) / 2.0);
-  const int64_t left = py_round(static_cast<double>(new_w - size) / 2.0);
-  // Resize-then-crop is a resize of the whole image whose outputs [left, left + size) are
+  // CenterCrop((H, W)): top = int(round((h - H) / 2.0)), half to even.
+  const int64_t top = py_round(static_cast<double>(new_h - out_h) / 2.0);
+  const int64_t left = py_round(static_cast<double>(new_w - out_w) / 2.0);
+  // Resize-then-crop is a resize of the whole image whose outputs [left, left + W) are
   // kept: a box in the original's coordinates, with taps clipped to the whole image.
   const double fx = static_cast<double>(width) / static_cast<double>(new_w);
   const double fy = static_cast<double>(height) / static_cast<double>(new_h);
   Plan p;
-  p.box = Box{left * fx, top * fy, (left + size) * fx, (top + size) * fy};
+  p.box = Box{left * fx, top * fy, (left + out_w) * fx, (top + out_h) * fy};
   p.clip_to_box = false;
   // Decode the box plus the filter's reach (support = max(f, 1) source pixels), plus a margin
   // for window rounding and for one scaled pixel at the coarsest DCT scale.
@@ -52,10 +86,10 @@ Plan plan_eval(int width, int height, const TransformConfig& config) {
   const int x1 = static_cast<int>(std::min<double>(width, std::ceil(p.box.x1 + mx)));
   const int y1 = static_cast<int>(std::min<double>(height, std::ceil(p.box.y1 + my)));
   p.need = Rect{x0, y0, x1 - x0, y1 - y0};
-  // The DCT scale s must keep the box at least `size` wide: box_w * s >= size, expressed on
+  // The DCT scale s must keep the box at least W wide and H high: box_w * s >= W, expressed on
   // the (larger) decoded rectangle as decode_region takes it.
-  p.min_width = static_cast<int>(std::ceil(size * (x1 - x0) / (p.box.x1 - p.box.x0)));
-  p.min_height = static_cast<int>(std::ceil(size * (y1 - y0) / (p.box.y1 - p.box.y0)));
+  p.min_width = static_cast<int>(std::ceil(out_w * (x1 - x0) / (p.box.x1 - p.box.x0)));
+  p.min_height = static_cast<int>(std::ceil(out_h * (y1 - y0) / (p.box.y1 - p.box.y0)));
   p.flip = false;
   return p;
 }
@@ -91,13 +125,32 @@ const char* to_string(OutputKind output) {
   return "?";
 }
 
+bool TransformConfig::has_cpu_only_steps() const {
+  return !ops.empty() || erasing.p > 0 || output_height() != output_width();
+}
+
 size_t TransformConfig::sample_bytes() const {
-  const size_t pixels = static_cast<size_t>(size) * size * channels;
+  const size_t pixels = static_cast<size_t>(output_height()) * output_width() * channels;
   return pixels * augment::dtype_bytes(static_cast<int32_t>(output));
 }
 
 void TransformConfig::validate() const {
   STOKER_CHECK_ARG(size >= 1 && size <= 16384, "transform: size {} not in [1, 16384]", size);
+  STOKER_CHECK_ARG((height == 0) == (width == 0),
+                   "transform: give both height and width, or neither (got {} x {})", height,
+                   width);
+  STOKER_CHECK_ARG(height >= 0 && height <= 16384 && width >= 0 && width <= 16384,
+                   "transform: height x width {} x {} not in [1, 16384]", height, width);
+  STOKER_CHECK_ARG(resize >= 0 && resize <= 65536, "transform: resize {} not in [0, 65536]",
+                   resize);
+  if (kind == TransformKind::kEval) {
+    STOKER_CHECK_ARG(eval_resize(*this) >= std::max(output_height(), output_width()),
+                     "transform: Resize({}) is smaller than CenterCrop(({}, {})): the crop must "
+                     "fit inside the resized image",
+                     eval_resize(*this), output_height(), output_width());
+  }
+  for (const AugmentOp& op : ops) op.validate();
+  erasing.validate();
   STOKER_CHECK_ARG(channels == 1 || channels == 3, "transform: channels must be 1 or 3, not {}",
                    channels);
   STOKER_CHECK_ARG(
@@ -157,7 +210,6 @@ StagedSample stage_sample(std::span<const uint8_t> bytes, const std::string& nam
                           TransformTimings* timings) {
   const double t0 = timings != nullptr ? thread_cpu_seconds() : 0.0;
   const ImageHeader header = probe_image(bytes, name, config.decode.limits);
-  const int size = config.size;
   Plan plan;
   if (config.kind == TransformKind::kTrain) {
     const CropParams crop = sample_train_crop(rng, header.width, header.height, config);
@@ -165,7 +217,8 @@ StagedSample stage_sample(std::span<const uint8_t> bytes, const std::string& nam
     plan.box = Box{double(r.x), double(r.y), double(r.x + r.width), double(r.y + r.height)};
     plan.clip_to_box = true;
     plan.need = r;
-    plan.min_width = plan.min_height = size;
+    plan.min_width = config.output_width();
+    plan.min_height = config.output_height();
     plan.flip = crop.flip;
   } else {
     plan = plan_eval(header.width, header.height, config);
@@ -189,35 +242,47 @@ StagedSample stage_sample(std::span<const uint8_t> bytes, const std::string& nam
 }
 
 void augment_staged(void* out, const DecodedRegion& region, const StagedSample& staged,
-                    const TransformConfig& config, TransformScratch& scratch) {
-  const int size = config.size;
-  const size_t resized_bytes = static_cast<size_t>(size) * size * config.channels;
-  if (scratch.resized.size() < resized_bytes) scratch.resized.resize(resized_bytes);
-  resize_bilinear(scratch.resized.data(), size, size, region.pixels.data(), region.width,
-                  region.height, config.channels, staged.box, staged.bounds, scratch.resize_tmp);
+                    const TransformConfig& config, Rng& rng, TransformScratch& scratch) {
+  const int out_h = config.output_height(), out_w = config.output_width();
+  const int channels = config.channels;
+  const size_t values = static_cast<size_t>(out_h) * out_w * channels;
+  if (scratch.resized.size() < values) scratch.resized.resize(values);
+  uint8_t* pixels = scratch.resized.data();
+  resize_bilinear(pixels, out_w, out_h, region.pixels.data(), region.width, region.height, channels,
+                  staged.box, staged.bounds, scratch.resize_tmp);
+  bool flip = staged.flip;
+  if (!config.ops.empty()) {
+    // The ops see the flipped image, as torchvision's list applies them after the flip.
+    if (flip) flip_in_place(pixels, out_w, out_h, channels);
+    flip = false;
+    const PixelImage image{pixels, out_w, out_h, channels};
+    for (const AugmentOp& op : config.ops) apply_augment_op(op, rng, image, scratch.op_scratch);
+  }
+  const EraseBox erase =
+      config.erasing.p > 0 ? sample_erase(rng, out_w, out_h, config.erasing) : EraseBox{};
   if (config.output == OutputKind::kUint8) {
-    copy_hwc(static_cast<uint8_t*>(out), scratch.resized.data(), size, size, config.channels,
-             staged.flip);
+    auto* o = static_cast<uint8_t*>(out);
+    copy_hwc(o, pixels, out_w, out_h, channels, flip);
+    if (erase.height > 0) erase_box(o, erase, out_w, out_h, channels, false, config.erasing.value);
     return;
   }
-  if (config.output == OutputKind::kFloat32) {
-    normalize_to_chw(static_cast<float*>(out), scratch.resized.data(), size, size, config.channels,
-                     staged.flip, config.mean.data(), config.std.data());
-    return;
+  float* normalized = static_cast<float*>(out);
+  if (config.output != OutputKind::kFloat32) {
+    if (scratch.normalized.size() < values) scratch.normalized.resize(values);
+    normalized = scratch.normalized.data();
   }
+  normalize_to_chw(normalized, pixels, out_w, out_h, channels, flip, config.mean.data(),
+                   config.std.data());
+  if (erase.height > 0) {
+    erase_box(normalized, erase, out_w, out_h, channels, true, config.erasing.value);
+  }
+  if (config.output == OutputKind::kFloat32) return;
   // float16 / bfloat16: the float32 values, each rounded to nearest-even.
-  if (scratch.normalized.size() < resized_bytes) scratch.normalized.resize(resized_bytes);
-  normalize_to_chw(scratch.normalized.data(), scratch.resized.data(), size, size, config.channels,
-                   staged.flip, config.mean.data(), config.std.data());
   auto* o = static_cast<uint16_t*>(out);
   if (config.output == OutputKind::kFloat16) {
-    for (size_t i = 0; i < resized_bytes; ++i) {
-      o[i] = augment::float_to_half_bits(scratch.normalized[i]);
-    }
+    for (size_t i = 0; i < values; ++i) o[i] = augment::float_to_half_bits(normalized[i]);
   } else {
-    for (size_t i = 0; i < resized_bytes; ++i) {
-      o[i] = augment::float_to_bfloat16_bits(scratch.normalized[i]);
-    }
+    for (size_t i = 0; i < values; ++i) o[i] = augment::float_to_bfloat16_bits(normalized[i]);
   }
 }
 
@@ -226,7 +291,7 @@ void transform_sample(void* out, std::span<const uint8_t> bytes, const std::stri
                       TransformTimings* timings) {
   const StagedSample staged = stage_sample(bytes, name, config, rng, scratch, timings);
   const double t1 = timings != nullptr ? thread_cpu_seconds() : 0.0;
-  augment_staged(out, scratch.region, staged, config, scratch);
+  augment_staged(out, scratch.region, staged, config, rng, scratch);
   if (timings != nullptr) timings->augment_seconds += thread_cpu_seconds() - t1;
 }
 

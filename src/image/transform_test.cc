@@ -286,3 +286,130 @@ TEST(Transform, BadSampleThrowsWithItsName) {
 
 }  // namespace
 }  // namespace stoker::test
+
+namespace stoker::test {
+namespace {
+
+// The op list composes as documented: the ops draw from the sample's Rng right after the crop
+// and flip draws and see the flipped, resized pixels; erasing draws after them and sets one
+// rectangle of the normalised output. Checked against the plain transform plus the ops
+// applied by hand from the same Rng state, for every policy, square and non-square sizes.
+TEST(TransformOps, EqualThePlainTransformThenTheOpsThenErasing) {
+  const auto jpeg = read_file(fixture("eval_src.jpg"));
+  std::vector<AugmentOp> policies(4);
+  policies[0].kind = AugmentOp::Kind::kTrivialAugmentWide;
+  policies[1].kind = AugmentOp::Kind::kRandAugment;
+  policies[2].kind = AugmentOp::Kind::kAutoAugment;
+  policies[3].kind = AugmentOp::Kind::kColorJitter;
+  policies[3].brightness = std::array<double, 2>{0.6, 1.4};
+  policies[3].saturation = std::array<double, 2>{0.6, 1.4};
+  policies[3].hue = std::array<double, 2>{-0.1, 0.1};
+  TransformScratch scratch;
+  int erased = 0, changed = 0;
+  for (const auto& [h, w] : {std::pair{48, 48}, std::pair{40, 56}}) {
+    for (const AugmentOp& op : policies) {
+      for (uint64_t key = 0; key < 12; ++key) {
+        TransformConfig plain;
+        plain.height = h;
+        plain.width = w;
+        plain.output = OutputKind::kUint8;
+        Rng rng(key);
+        std::vector<uint8_t> want(plain.sample_bytes());
+        transform_sample(want.data(), jpeg, "a.jpg", plain, rng, scratch);
+        // `rng` now stands where the ops' draws begin.
+        std::vector<uint8_t> op_scratch;
+        const PixelImage image{want.data(), w, h, 3};
+        apply_augment_op(op, rng, image, op_scratch);
+        ErasingConfig erasing;
+        erasing.p = 0.5;
+        erasing.value = {-1.5f, 0.25f, 2.0f};
+        const EraseBox box = sample_erase(rng, w, h, erasing);
+
+        TransformConfig with_ops = plain;
+        with_ops.ops = {op};
+        const auto got_u8 = run(jpeg, with_ops, key, scratch);
+        ASSERT_EQ(got_u8, want) << to_string(OutputKind::kUint8) << " key " << key;
+        changed += got_u8 != run(jpeg, plain, key, scratch);
+
+        with_ops.output = OutputKind::kFloat32;
+        with_ops.erasing = erasing;
+        const auto got = run(jpeg, with_ops, key, scratch);
+        const auto* f = reinterpret_cast<const float*>(got.data());
+        erased += box.height > 0;
+        for (int c = 0; c < 3; ++c) {
+          for (int y = 0; y < h; ++y) {
+            for (int x = 0; x < w; ++x) {
+              const bool in_box = y >= box.top && y < box.top + box.height && x >= box.left &&
+                                  x < box.left + box.width;
+              const float expect =
+                  in_box
+                      ? erasing.value[c]
+                      : (want[(y * w + x) * 3 + c] / 255.0f - with_ops.mean[c]) / with_ops.std[c];
+              ASSERT_EQ(f[(c * h + y) * w + x], expect) << "key " << key << " c " << c;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(erased, 10);   // p = 0.5 over 96 samples
+  EXPECT_GT(changed, 60);  // the ops did something (Identity and skipped steps aside)
+}
+
+TEST(TransformOps, NonSquareOutputsAndTheirChecks) {
+  const auto jpeg = read_file(fixture("eval_src.jpg"));
+  TransformScratch scratch;
+  for (const TransformKind kind : {TransformKind::kTrain, TransformKind::kEval}) {
+    TransformConfig config;
+    config.kind = kind;
+    config.height = 30;
+    config.width = 50;
+    config.output = OutputKind::kUint8;
+    EXPECT_EQ(config.sample_bytes(), 30u * 50u * 3u);
+    EXPECT_TRUE(config.has_cpu_only_steps());
+    const auto out = run(jpeg, config, 3, scratch);
+    EXPECT_EQ(out.size(), 30u * 50u * 3u);
+  }
+  // Eval Resize(64) + CenterCrop((30, 50)) is the exact-size resize's centre window.
+  TransformConfig eval;
+  eval.kind = TransformKind::kEval;
+  eval.resize = 64;
+  eval.height = 30;
+  eval.width = 50;
+  eval.validate();
+  eval.resize = 40;  // smaller than the crop's longer side
+  EXPECT_THROW(eval.validate(), Error);
+  TransformConfig half;
+  half.height = 30;  // width missing
+  EXPECT_THROW(half.validate(), Error);
+  TransformConfig bad_op;
+  bad_op.ops.emplace_back();
+  bad_op.ops[0].kind = AugmentOp::Kind::kRandAugment;
+  bad_op.ops[0].magnitude = 31;  // bins are 0..30
+  EXPECT_THROW(bad_op.validate(), Error);
+  TransformConfig square;
+  EXPECT_FALSE(square.has_cpu_only_steps());
+}
+
+// torch.rot90 and the shears keep every pixel inside for the exact cases; a blank image stays
+// blank under every op but the inverting ones.
+TEST(PixelOps, ExactCasesAndNames) {
+  std::vector<uint8_t> px(4 * 4 * 3);
+  for (size_t i = 0; i < px.size(); ++i) px[i] = static_cast<uint8_t>(i * 7);
+  std::vector<uint8_t> scratch;
+  auto turned = px;
+  const PixelImage image{turned.data(), 4, 4, 3};
+  for (int i = 0; i < 4; ++i) apply_pixel_op(PixelOp::kRotate, 90, image, scratch);
+  EXPECT_EQ(turned, px);  // four quarter turns
+  apply_pixel_op(PixelOp::kRotate, 90, image, scratch);
+  // Counter-clockwise: the top-right pixel moves to the top-left.
+  EXPECT_EQ(turned[0], px[3 * 3]);
+  for (int i = 0; i <= static_cast<int>(PixelOp::kHue); ++i) {
+    const auto op = static_cast<PixelOp>(i);
+    EXPECT_EQ(parse_pixel_op(to_string(op)), op);
+  }
+  EXPECT_THROW(parse_pixel_op("Blur"), Error);
+}
+
+}  // namespace
+}  // namespace stoker::test

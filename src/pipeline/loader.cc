@@ -1,10 +1,12 @@
 #include "stoker/loader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <span>
 
 #include "pipeline/batch_pool.h"
 #include "pipeline/staging.h"
@@ -46,6 +48,17 @@ struct WorkerScratch {
 };
 
 // One batch being assembled by the workers: a job of one task a slot.
+// A batch's MixUp / CutMix in flight: the draw, and per pair of slots (2k, 2k + 1) how many of
+// its samples are finished; the worker that finishes the second mixes the pair.
+struct PairMix {
+  BatchMix draw;
+  std::unique_ptr<std::atomic<int>[]> finished;  // per pair
+  std::vector<uint8_t> blank;                    // per slot: zero-filled by the skip policy
+  explicit PairMix(int batch_size)
+      : finished(new std::atomic<int>[static_cast<size_t>(batch_size + 1) / 2]()),
+        blank(static_cast<size_t>(batch_size), 0) {}
+};
+
 struct InFlight {
   std::unique_ptr<Batch> batch;
   std::shared_ptr<TaskPool::Job> job;
@@ -57,6 +70,7 @@ struct InFlight {
   // The planned valid samples (before the skip policy clears any): the audit checks sharding,
   // which a skipped bad file does not change.
   SampleDigest planned;
+  std::unique_ptr<PairMix> mix;  // LoaderConfig::mix only
 };
 
 class Loader::Impl {
@@ -70,6 +84,17 @@ class Loader::Impl {
     STOKER_CHECK_ARG(config_.prefetch >= 0, "prefetch must be >= 0 (got {})", config_.prefetch);
     STOKER_CHECK_ARG(dataset_->size() >= 1, "{}: the dataset is empty", dataset_->describe());
     config_.transform.validate();
+    config_.mix.validate();
+    STOKER_CHECK_ARG(!config_.mix.enabled() || (config_.transform.output == OutputKind::kFloat32 &&
+                                                config_.augment == AugmentMode::kCpu),
+                     "MixUp/CutMix in the workers need float32 output on the CPU path (got {}{})",
+                     to_string(config_.transform.output),
+                     config_.augment == AugmentMode::kCpu ? "" : " with the GPU augmentation");
+    STOKER_CHECK_ARG(
+        config_.augment != AugmentMode::kDeferred || !config_.transform.has_cpu_only_steps(),
+        "the GPU augmentation does square outputs with crop, resize, flip and "
+        "normalisation only: augment ops, RandomErasing and non-square sizes run "
+        "on the CPU path (device='cpu')");
     if (config_.rank.has_value() != config_.world_size.has_value()) {
       STOKER_THROW_ARG("give both rank and world_size, or neither");
     }
@@ -224,6 +249,7 @@ class Loader::Impl {
     }
     std::unique_ptr<Batch> batch = std::move(front.batch);
     std::unique_ptr<Staging> staging = std::move(front.staging);
+    std::unique_ptr<PairMix> front_mix = std::move(front.mix);
     const SampleDigest planned = front.planned;
     in_flight_.pop_front();
     {
@@ -233,6 +259,13 @@ class Loader::Impl {
       wait_seconds_ += waited;
     }
     if (staging && !error) staging->finish(*pool_);
+    if (front_mix && !error) {
+      try {
+        fill_soft_labels(*batch, *front_mix);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
     if (!error) {
       try {
         schedule(delivered_ + 1 + static_cast<int64_t>(in_flight_.size()));
@@ -319,7 +352,8 @@ class Loader::Impl {
     batch.index = j;
     batch.output = config_.transform.output;
     batch.channels = config_.transform.channels;
-    batch.height = batch.width = config_.transform.size;
+    batch.height = config_.transform.output_height();
+    batch.width = config_.transform.output_width();
     batch.skipped = 0;
     batch.global_valid = plan_->batch(j, batch.indices, batch.valid);
     for (size_t i = 0; i < batch.valid.size(); ++i) {
@@ -346,20 +380,33 @@ class Loader::Impl {
     }
     if (config_.augment == AugmentMode::kDeferred)
       flight.staging = std::make_unique<Staging>(batch);
+    if (config_.mix.enabled()) {
+      flight.mix = std::make_unique<PairMix>(batch.batch_size);
+      Rng rng(batch_mix_key(config_.seed, batch.epoch, j, rank_.rank, rank_.world_size));
+      flight.mix->draw = draw_batch_mix(config_.mix, rng, batch.height, batch.width);
+    }
     {
       MutexLock lock(stats_mu_);
       cpu_.collate += thread_cpu_seconds() - cpu_start;
     }
     Staging* staging = flight.staging.get();
-    flight.job = workers_->submit(batch.batch_size, [this, &batch, staging](int slot, int thread) {
-      run_sample(batch, staging, slot, scratch_[static_cast<size_t>(thread)]);
-    });
+    PairMix* mix = flight.mix.get();
+    flight.job =
+        workers_->submit(batch.batch_size, [this, &batch, staging, mix](int slot, int thread) {
+          const bool blank =
+              run_sample(batch, staging, slot, scratch_[static_cast<size_t>(thread)]);
+          if (mix != nullptr) {
+            mix->blank[static_cast<size_t>(slot)] = blank ? 1 : 0;
+            finish_pair(batch, *mix, slot);
+          }
+        });
     in_flight_.push_back(std::move(flight));
   }
 
   // One slot of a batch, on a worker thread. staging: where the sample goes in
   // AugmentMode::kDeferred (nullptr in kCpu). Throws what ends the epoch.
-  void run_sample(Batch& batch, Staging* staging, int slot, WorkerScratch& scratch)
+  // Returns whether the slot was zero-filled by the skip policy.
+  bool run_sample(Batch& batch, Staging* staging, int slot, WorkerScratch& scratch)
       STOKER_EXCLUDES(stats_mu_) {
     const int64_t index = batch.indices[static_cast<size_t>(slot)];
     uint8_t* out = staging != nullptr
@@ -367,7 +414,7 @@ class Loader::Impl {
                        : batch.storage.get() + static_cast<size_t>(slot) * sample_bytes_;
     StageSeconds cpu;
     double read_wall = 0;
-    bool skipped = false;
+    bool skipped = false, blank = false;
     const auto busy_start = SteadyClock::now();
     try {
       const double t0 = thread_cpu_seconds();
@@ -399,6 +446,7 @@ class Loader::Impl {
       } else {
         std::memset(out, 0, sample_bytes_);
       }
+      blank = true;
       auto& valid = batch.valid[static_cast<size_t>(slot)];
       if (valid) {
         valid = 0;
@@ -414,6 +462,49 @@ class Loader::Impl {
     cpu_.decode += cpu.decode;
     cpu_.augment += cpu.augment;
     if (skipped) ++batch.skipped;  // the batch's other slots count too: under the lock
+    return blank;
+  }
+
+  // After slot `slot` is written: the second finished sample of its pair mixes the pair.
+  // acq_rel: the partner's pixels (written before its increment) are visible here.
+  void finish_pair(Batch& batch, PairMix& mix, int slot) {
+    const int partner = slot ^ 1;
+    if (partner >= batch.batch_size) return;  // an odd batch's last slot stays as it is
+    if (mix.finished[static_cast<size_t>(slot / 2)].fetch_add(1, std::memory_order_acq_rel) != 1) {
+      return;
+    }
+    if (mix.blank[static_cast<size_t>(slot)] || mix.blank[static_cast<size_t>(partner)]) return;
+    auto* a = reinterpret_cast<float*>(batch.storage.get() +
+                                       static_cast<size_t>(slot & ~1) * sample_bytes_);
+    auto* b = reinterpret_cast<float*>(batch.storage.get() +
+                                       static_cast<size_t>(slot | 1) * sample_bytes_);
+    mix_pair(a, b, batch.channels, batch.height, batch.width, mix.draw);
+  }
+
+  // The soft labels of a mixed batch (on the consumer, once every slot is done).
+  void fill_soft_labels(Batch& batch, const PairMix& mix) const {
+    const int c = config_.mix.num_classes;
+    const auto n = static_cast<size_t>(batch.batch_size);
+    batch.num_classes = c;
+    batch.soft_labels.assign(n * static_cast<size_t>(c), 0.0f);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t own = batch.labels[i];
+      if (own < 0) continue;  // a bad label the skip policy skipped: a zero row
+      STOKER_CHECK_ARG(own < c,
+                       "{}: label {} is not below MixUp/CutMix's num_classes = {}: give the "
+                       "data set's number of classes",
+                       dataset_->name(batch.indices[i]), own, c);
+      const size_t partner = i ^ 1;
+      const bool mixed = mix.draw.kind != BatchMix::Kind::kNone && partner < n && !mix.blank[i] &&
+                         !mix.blank[partner] && batch.labels[partner] >= 0;
+      const std::span<float> row(batch.soft_labels.data() + i * static_cast<size_t>(c),
+                                 static_cast<size_t>(c));
+      if (mixed) {
+        soft_label(row, own, std::min<int64_t>(batch.labels[partner], c - 1), mix.draw.label_lam);
+      } else {
+        soft_label(row, own, own, 1.0);
+      }
+    }
   }
 
   // AugmentMode::kDeferred: decode into scratch, then copy into the batch's staging area (the

@@ -271,6 +271,73 @@ TEST_F(BadSampleTest, SkipPolicyZeroFillsMarksInvalidAndCounts) {
   EXPECT_EQ(valid, data->size() - 3);
 }
 
+// MixUp in the workers with skipped samples: a pair with a zero-filled slot stays unmixed (the
+// bad slot stays all zeros, its partner as it was without the mix, one-hot), every other pair is
+// mixed; the soft labels sum to 1 except the skipped slots' (no label: still one-hot of the
+// planned sample, masked by valid). The same bytes for 1 and 2 threads.
+TEST_F(BadSampleTest, MixUpLeavesPairsWithASkippedSampleUnmixed) {
+  auto data = dataset(bad_root_);
+  auto plain_config = config(2, 6);
+  plain_config.bad_samples = BadSamplePolicy::kSkip;
+  plain_config.transform.size = 24;
+  auto mixed_config = plain_config;
+  mixed_config.mix.mixup_alpha = 1.0;
+  mixed_config.mix.num_classes = 1;
+  std::vector<std::vector<uint8_t>> by_threads;
+  for (const int threads : {1, 2}) {
+    mixed_config.threads = plain_config.threads = threads;
+    Loader plain(data, plain_config), mixed(data, mixed_config);
+    plain.set_epoch(0);
+    mixed.set_epoch(0);
+    std::vector<uint8_t> all;
+    int unmixed_pairs = 0, mixed_pairs = 0;
+    while (auto a = plain.next()) {
+      auto b = mixed.next();
+      ASSERT_TRUE(b);
+      ASSERT_EQ(b->num_classes, 1);
+      const size_t bytes = a->images.size() / a->batch_size;
+      for (int i = 0; i + 1 < a->batch_size; i += 2) {
+        const bool blank = a->valid[i] == 0 || a->valid[i + 1] == 0;
+        const bool same =
+            std::equal(a->images.begin() + i * bytes, a->images.begin() + (i + 2) * bytes,
+                       b->images.begin() + i * bytes);
+        // A padding slot is invalid too but holds a real image: only zero-filled ones count.
+        const auto zero = [&](int k) {
+          const auto* p = a->images.data() + k * bytes;
+          return std::all_of(p, p + bytes, [](uint8_t v) { return v == 0; });
+        };
+        if (blank && (zero(i) || zero(i + 1))) {
+          EXPECT_TRUE(same) << "pair " << i;
+          ++unmixed_pairs;
+        } else {
+          EXPECT_FALSE(same) << "pair " << i;
+          ++mixed_pairs;
+        }
+        EXPECT_FLOAT_EQ(b->soft_labels[i] + 0.0f, 1.0f);
+      }
+      all.insert(all.end(), b->images.begin(), b->images.end());
+    }
+    EXPECT_GE(unmixed_pairs, 2);
+    EXPECT_GT(mixed_pairs, 3);
+    by_threads.push_back(std::move(all));
+  }
+  EXPECT_EQ(by_threads[0], by_threads[1]);
+  // Labels beyond num_classes: a clear error naming the sample.
+  auto narrow = mixed_config;
+  narrow.bad_samples = BadSamplePolicy::kError;
+  auto good = dataset(root_);
+  narrow.mix.num_classes = 1;  // the folder's labels are 0, 1 and 2
+  Loader loader(good, narrow);
+  loader.set_epoch(0);
+  try {
+    while (loader.next()) {
+    }
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("num_classes = 1"), std::string::npos) << e.message();
+  }
+}
+
 // The digest each rank's loader keeps adds up to the sampler's group digest: what the audit
 // compares across ranks.
 TEST(LoaderStats, EpochDigestsOfTheRanksAddUpToTheGroupDigest) {

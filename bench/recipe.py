@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""The training recipe's cost: stoker vs torchvision's DataLoader, plain and full recipe.
+
+Run by ``./run.sh bench --recipe [ARGS]`` (the reference venv: torch 2.14.1 + torchvision
+0.29.1). On the same photos (bench/data/photos-0.3mp, made by bench/make_photo_set.py) and the
+same cores, each measurement a fresh process, rounds alternating:
+
+  stoker-plain        stoker.Loader(transform='train'): RandomResizedCrop(224) + flip + Normalize
+  stoker-recipe       + TrivialAugmentWide + RandomErasing(0.1) per sample (C++ workers) and
+                      RandomChoice(MixUp(0.2), CutMix(1.0)) per batch (torch, consumer thread)
+  torchvision-plain   ImageFolder + DataLoader(num_workers=THREADS) with v2 RandomResizedCrop +
+                      flip + ToImage + ToDtype + Normalize
+  torchvision-recipe  the same list + TrivialAugmentWide + RandomErasing, MixUp/CutMix in
+                      collate_fn (torchvision's references/classification)
+
+images/s over --images images after the first batch, medians of --rounds, and the ratios: the
+recipe's cost on each loader (recipe / plain) and stoker / torchvision for both.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_DATA = os.path.join(HERE, "data", "photos-0.3mp")
+MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+PIPELINES = ("stoker-plain", "stoker-recipe", "torchvision-plain", "torchvision-recipe")
+
+
+def worker(args) -> None:
+    import torch
+
+    name = args.worker
+    recipe = name.endswith("recipe")
+    classes = len(next(os.walk(args.data))[1])
+    if name.startswith("stoker"):
+        import stoker
+        import stoker.transforms as T
+        steps = [T.RandomResizedCrop(args.size), T.RandomHorizontalFlip()]
+        steps += [T.TrivialAugmentWide()] if recipe else []
+        steps += [T.ToDtype(torch.float32, scale=True), T.Normalize(MEAN, STD)]
+        steps += [T.RandomErasing(0.1)] if recipe else []
+        mix = (T.RandomChoice([T.MixUp(0.2, num_classes=classes),
+                               T.CutMix(1.0, num_classes=classes)]) if recipe else None)
+        loader = stoker.Loader(args.data, args.batch, transform=steps, batch_transform=mix,
+                               threads=args.threads)
+    else:
+        import torchvision
+        from torchvision.transforms import v2 as T
+        steps = [T.RandomResizedCrop(args.size, antialias=True), T.RandomHorizontalFlip()]
+        steps += [T.TrivialAugmentWide()] if recipe else []
+        steps += [T.PILToTensor(), T.ToDtype(torch.float32, scale=True), T.Normalize(MEAN, STD)]
+        steps += [T.RandomErasing(0.1)] if recipe else []
+        dataset = torchvision.datasets.ImageFolder(args.data, T.Compose(steps))
+        collate = torch.utils.data.default_collate
+        if recipe:
+            mix = T.RandomChoice([T.MixUp(alpha=0.2, num_classes=classes),
+                                  T.CutMix(alpha=1.0, num_classes=classes)])
+            collate = lambda b: mix(*torch.utils.data.default_collate(b))  # noqa: E731
+        loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch, shuffle=True,
+                                             num_workers=args.threads, collate_fn=collate,
+                                             persistent_workers=True)
+    start, images, first = None, 0, None
+    t0 = time.perf_counter()
+    while images < args.images:
+        for batch in loader:
+            if start is None:
+                start, first = time.perf_counter(), time.perf_counter() - t0
+                continue
+            images += batch[0].shape[0]
+            if images >= args.images:
+                break
+    seconds = time.perf_counter() - start
+    print(json.dumps({"pipeline": name, "images": images, "images_per_second": images / seconds,
+                      "first_batch_seconds": first}))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default=DEFAULT_DATA)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--size", type=int, default=224)
+    ap.add_argument("--images", type=int, default=2048)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--worker", choices=PIPELINES, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        return worker(args)
+    if not os.path.isdir(args.data):
+        sys.exit(f"bench/recipe.py: no {args.data}: run ./run.sh bench once (it makes the photos)")
+    results = {p: [] for p in PIPELINES}
+    for r in range(args.rounds):
+        order = PIPELINES[r % 4:] + PIPELINES[:r % 4]
+        for p in order:
+            out = subprocess.run([sys.executable, __file__, "--worker", p, "--data", args.data,
+                                  "--threads", str(args.threads), "--batch", str(args.batch),
+                                  "--size", str(args.size), "--images", str(args.images)],
+                                 capture_output=True, text=True, check=True)
+            rate = json.loads(out.stdout.strip().splitlines()[-1])["images_per_second"]
+            results[p].append(rate)
+            print(f"round {r + 1} {p:20s} {rate:8.1f} images/s", flush=True)
+    med = {p: statistics.median(v) for p, v in results.items()}
+    print(f"\n{datetime.date.today()} {platform.node()} {os.cpu_count()} cores, "
+          f"{args.threads} threads/workers, batch {args.batch}, {args.size}px, "
+          f"{args.images} images x {args.rounds} rounds (medians, images/s):")
+    for p in PIPELINES:
+        print(f"  {p:20s} {med[p]:8.1f}   rounds {[round(v) for v in results[p]]}")
+    print(f"  recipe / plain: stoker {med['stoker-recipe'] / med['stoker-plain']:.2f}x, "
+          f"torchvision {med['torchvision-recipe'] / med['torchvision-plain']:.2f}x")
+    print(f"  stoker / torchvision: plain {med['stoker-plain'] / med['torchvision-plain']:.2f}x, "
+          f"recipe {med['stoker-recipe'] / med['torchvision-recipe']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+// MixUp and CutMix on a batch (torchvision.transforms.v2.MixUp / CutMix), done by the loader's
+// workers: the batch's slots are mixed in pairs (2k, 2k + 1), each pair by the worker that
+// finishes its second sample, so no thread waits for the whole batch and no copy of it is
+// made. torchvision mixes each sample with its neighbour in a rolled batch (x[i] with
+// x[i - 1]); here each sample of a pair takes the other as its partner. Either way every image
+// appears in two outputs, with weights lam and 1 - lam; the arithmetic for a given partner,
+// lam and box is torchvision's (float32: partner * (1 - lam) + x * lam). An odd batch's last
+// slot has no partner and stays as it is, as does a pair with a sample the bad-sample policy
+// skipped (zero-filled); their labels stay one-hot.
+//
+// Labels become soft: float32 [B, num_classes], label_lam * one_hot(own) +
+// (1 - label_lam) * one_hot(partner), label_lam = lam (MixUp) or 1 - box area / image area
+// (CutMix, torchvision's lam_adjusted).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "stoker/rng.h"
+
+namespace stoker {
+
+struct BatchMixConfig {
+  double mixup_alpha = 0;   // > 0: MixUp with lam ~ Beta(alpha, alpha)
+  double cutmix_alpha = 0;  // > 0: CutMix with lam ~ Beta(alpha, alpha)
+  double mixup_p = 0.5;     // both on: the share of batches that get MixUp (RandomChoice's p)
+  int num_classes = 0;      // width of the soft labels (labels must be in [0, num_classes))
+
+  bool enabled() const { return mixup_alpha > 0 || cutmix_alpha > 0; }
+  // Throws stoker::Error naming the field.
+  void validate() const;
+};
+
+// One batch's draw: which mix, lam, CutMix's box [x1, x2) x [y1, y2) and the labels' weight.
+struct BatchMix {
+  enum class Kind { kNone, kMixUp, kCutMix };
+  Kind kind = Kind::kNone;
+  double lam = 1;
+  int x1 = 0, y1 = 0, x2 = 0, y2 = 0;
+  double label_lam = 1;
+};
+
+// The stream of a batch's mix draw: (seed, epoch, the batch's global step j * W + rank).
+uint64_t batch_mix_key(uint64_t seed, int64_t epoch, int64_t batch, int rank, int world_size);
+
+// Draws: uniform01() < mixup_p picks MixUp when both are on; lam ~ Beta(alpha, alpha) (two
+// Marsaglia-Tsang gamma draws); CutMix then bounded(width) for the box centre's x and
+// bounded(height) for its y, and the box of torchvision's make_params.
+BatchMix draw_batch_mix(const BatchMixConfig& config, Rng& rng, int height, int width);
+
+// lam ~ Beta(alpha, alpha) from rng (exposed for the distribution test).
+double sample_beta(Rng& rng, double alpha);
+
+// Mixes two float32 CHW images (channels x height x width) in place: each becomes the mix of
+// itself and the other.
+void mix_pair(float* a, float* b, int channels, int height, int width, const BatchMix& mix);
+
+// Row i of the soft labels from the slot's label and its partner's (partner == own label when
+// unmixed: one-hot). label_lam as in BatchMix.
+void soft_label(std::span<float> row, int64_t own, int64_t partner, double label_lam);
+
+}  // namespace stoker

@@ -1,0 +1,458 @@
+"""torchvision's classification transforms, run by stoker's C++ workers.
+
+Compose them as with torchvision and give the list to the Loader::
+
+    import stoker, stoker.transforms as T
+    loader = stoker.Loader("/data/train", batch_size=256, transform=T.Compose([
+        T.RandomResizedCrop(176), T.RandomHorizontalFlip(), T.TrivialAugmentWide(),
+        T.ToDtype(torch.float32, scale=True), T.Normalize(mean, std), T.RandomErasing(0.1)]),
+        batch_transform=T.RandomChoice([T.MixUp(0.2, num_classes=1000),
+                                        T.CutMix(1.0, num_classes=1000)]))
+
+A list is: a crop first (RandomResizedCrop, or Resize + CenterCrop),
+then optionally RandomHorizontalFlip, then any of TrivialAugmentWide, RandAugment,
+AutoAugment and ColorJitter in any order (on the uint8 pixels), then ToDtype / Normalize
+(without them the batch is uint8 NHWC), then RandomErasing. PILToTensor, ToImage and ToTensor
+are accepted where torchvision needs them and do nothing here (the pixels are tensors already).
+Each sample's randomness is keyed by (seed, epoch, index): the same batches on any number of
+threads. Each op's arithmetic is torchvision.transforms.v2's on uint8 tensors (docs/transforms.md
+has the measured agreement); the random draws are stoker's, with torchvision's distributions.
+
+Batch transforms (MixUp, CutMix, RandomChoice of them, or any Python callable taking and
+returning ``(images, labels)``) run on the consumer thread with torch, after the batch is
+delivered; torch's random generator is seeded per (seed, epoch, batch, rank) while they run, so
+they are reproducible too. A Python callable is the slow path: it runs once per batch in the
+training process, not in the C++ workers.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+
+__all__ = ["AutoAugment", "CenterCrop", "ColorJitter", "Compose", "CutMix", "MixUp", "Normalize",
+           "PILToTensor", "RandAugment", "RandomChoice", "RandomErasing", "RandomHorizontalFlip",
+           "RandomResizedCrop", "Resize", "ToDtype", "ToImage", "ToTensor",
+           "TrivialAugmentWide"]
+
+Size = Union[int, Sequence[int]]
+
+
+def _hw(name: str, size: Size) -> Tuple[int, int]:
+    """(height, width) from an int or a (h, w) pair, as torchvision reads `size`."""
+    if isinstance(size, int) and not isinstance(size, bool):
+        return size, size
+    try:
+        values = [int(v) for v in size]
+    except TypeError:
+        raise ValueError(f"{name}: size must be an int or (height, width) (got {size!r})") from None
+    if len(values) == 1:
+        return values[0], values[0]
+    if len(values) != 2:
+        raise ValueError(f"{name}: size must be an int or (height, width) (got {size!r})")
+    return values[0], values[1]
+
+
+def _check_nearest_no_fill(name: str, interpolation: Any, fill: Any) -> None:
+    if interpolation is not None and "NEAREST" not in str(interpolation).upper():
+        raise ValueError(f"{name}: stoker runs the geometric ops with nearest interpolation "
+                         f"(torchvision's default), not {interpolation!r}")
+    if fill is not None:
+        raise ValueError(f"{name}: stoker fills with 0 (torchvision's default fill=None), "
+                         f"not {fill!r}")
+
+
+def _factor_range(name: str, value: Any, center: float, low: float,
+                  high: float = math.inf) -> Optional[Tuple[float, float]]:
+    """ColorJitter's argument: a number v gives [center - v, center + v] (clamped at `low`), a
+    pair is the range itself; 0 (or (c, c) around the centre) turns the adjustment off."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float)):
+        if value < 0:
+            raise ValueError(f"ColorJitter: {name} must be non-negative (got {value})")
+        if value == 0:
+            return None
+        lo, hi = max(low, center - value), center + value
+    else:
+        lo, hi = (float(v) for v in value)
+    if not (low <= lo <= hi <= high):
+        raise ValueError(f"ColorJitter: {name} range ({lo}, {hi}) must lie in [{low}, {high}]")
+    if lo == hi == center:
+        return None
+    return float(lo), float(hi)
+
+
+class _Op:
+    """A step of a transform list (read by Compose)."""
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
+        return f"{type(self).__name__}({fields})"
+
+
+class RandomResizedCrop(_Op):
+    def __init__(self, size: Size, scale: Sequence[float] = (0.08, 1.0),
+                 ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0), interpolation: Any = None,
+                 antialias: Optional[bool] = True) -> None:
+        if interpolation is not None and "BILINEAR" not in str(interpolation).upper():
+            raise ValueError("RandomResizedCrop: stoker resizes bilinearly with antialiasing "
+                             f"(torchvision's default), not {interpolation!r}")
+        self.size = _hw("RandomResizedCrop", size)
+        self.scale = tuple(float(v) for v in scale)
+        self.ratio = tuple(float(v) for v in ratio)
+
+
+class Resize(_Op):
+    """Resize(s): the shorter side to s (the eval recipe's first step, before CenterCrop)."""
+
+    def __init__(self, size: Size, interpolation: Any = None, antialias: Optional[bool] = True):
+        if not isinstance(size, int) and len(size) == 1:
+            size = size[0]
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise ValueError(f"Resize: stoker takes the shorter side's size as one int (a batch "
+                             f"needs one output size: follow it with CenterCrop) (got {size!r})")
+        self.size = size
+
+
+class CenterCrop(_Op):
+    def __init__(self, size: Size) -> None:
+        self.size = _hw("CenterCrop", size)
+
+
+class RandomHorizontalFlip(_Op):
+    def __init__(self, p: float = 0.5) -> None:
+        self.p = float(p)
+
+
+class TrivialAugmentWide(_Op):
+    def __init__(self, num_magnitude_bins: int = 31, interpolation: Any = None,
+                 fill: Any = None) -> None:
+        _check_nearest_no_fill("TrivialAugmentWide", interpolation, fill)
+        self.num_magnitude_bins = int(num_magnitude_bins)
+
+    def _core(self, _stoker):
+        op = _stoker.AugmentOp()
+        op.kind = _stoker.AugmentKind.trivial_augment_wide
+        op.num_magnitude_bins = self.num_magnitude_bins
+        return op
+
+
+class RandAugment(_Op):
+    def __init__(self, num_ops: int = 2, magnitude: int = 9, num_magnitude_bins: int = 31,
+                 interpolation: Any = None, fill: Any = None) -> None:
+        _check_nearest_no_fill("RandAugment", interpolation, fill)
+        self.num_ops, self.magnitude = int(num_ops), int(magnitude)
+        self.num_magnitude_bins = int(num_magnitude_bins)
+
+    def _core(self, _stoker):
+        op = _stoker.AugmentOp()
+        op.kind = _stoker.AugmentKind.rand_augment
+        op.num_ops, op.magnitude = self.num_ops, self.magnitude
+        op.num_magnitude_bins = self.num_magnitude_bins
+        return op
+
+
+class AutoAugment(_Op):
+    def __init__(self, policy: Any = "imagenet", interpolation: Any = None,
+                 fill: Any = None) -> None:
+        _check_nearest_no_fill("AutoAugment", interpolation, fill)
+        name = str(getattr(policy, "value", policy)).lower()
+        if name != "imagenet":
+            raise ValueError(f"AutoAugment: stoker has the ImageNet policy (got {policy!r})")
+        self.policy = "imagenet"
+
+    def _core(self, _stoker):
+        op = _stoker.AugmentOp()
+        op.kind = _stoker.AugmentKind.auto_augment
+        return op
+
+
+class ColorJitter(_Op):
+    def __init__(self, brightness: Any = 0, contrast: Any = 0, saturation: Any = 0,
+                 hue: Any = 0) -> None:
+        self.brightness = _factor_range("brightness", brightness, 1.0, 0.0)
+        self.contrast = _factor_range("contrast", contrast, 1.0, 0.0)
+        self.saturation = _factor_range("saturation", saturation, 1.0, 0.0)
+        self.hue = _factor_range("hue", hue, 0.0, -0.5, 0.5)
+
+    def _core(self, _stoker):
+        op = _stoker.AugmentOp()
+        op.kind = _stoker.AugmentKind.color_jitter
+        op.brightness, op.contrast = self.brightness, self.contrast
+        op.saturation, op.hue = self.saturation, self.hue
+        return op
+
+
+class ToDtype(_Op):
+    """ToDtype(torch.float32 / float16 / bfloat16 / uint8, scale=True): the batch's dtype.
+    Float outputs are scaled to [0, 1] (then normalised when Normalize follows)."""
+
+    _NAMES = {"torch.float32": "float32", "torch.float": "float32", "torch.float16": "float16",
+              "torch.half": "float16", "torch.bfloat16": "bfloat16", "torch.uint8": "uint8",
+              "float32": "float32", "float16": "float16", "bfloat16": "bfloat16",
+              "uint8": "uint8"}
+
+    def __init__(self, dtype: Any, scale: bool = False) -> None:
+        name = self._NAMES.get(str(dtype))
+        if name is None:
+            raise ValueError(f"ToDtype: stoker outputs float32, float16, bfloat16 or uint8 "
+                             f"(got {dtype!r})")
+        if name != "uint8" and not scale:
+            raise ValueError("ToDtype: float output from uint8 pixels needs scale=True (stoker "
+                             "always scales to [0, 1])")
+        self.dtype = name
+
+
+class Normalize(_Op):
+    def __init__(self, mean: Sequence[float], std: Sequence[float], inplace: bool = False):
+        self.mean = tuple(float(v) for v in mean)
+        self.std = tuple(float(v) for v in std)
+
+
+class RandomErasing(_Op):
+    def __init__(self, p: float = 0.5, scale: Sequence[float] = (0.02, 0.33),
+                 ratio: Sequence[float] = (0.3, 3.3), value: Any = 0,
+                 inplace: bool = False) -> None:
+        if isinstance(value, str):
+            raise ValueError("RandomErasing: stoker erases with a constant value, not "
+                             f"{value!r}")
+        values = [float(value)] if isinstance(value, (int, float)) else [float(v) for v in value]
+        if len(values) not in (1, 3):
+            raise ValueError(f"RandomErasing: value must be one number or one per channel "
+                             f"(got {value!r})")
+        self.p = float(p)
+        self.scale = tuple(float(v) for v in scale)
+        self.ratio = tuple(float(v) for v in ratio)
+        self.value = tuple(values * 3 if len(values) == 1 else values)
+
+    def _core(self, _stoker):
+        e = _stoker.ErasingConfig()
+        e.p, e.scale, e.ratio, e.value = self.p, self.scale, self.ratio, list(self.value)
+        return e
+
+
+class _NoOp(_Op):
+    """torchvision's conversions to tensors: stoker's pixels are tensors already."""
+
+
+class PILToTensor(_NoOp):
+    pass
+
+
+class ToImage(_NoOp):
+    pass
+
+
+class ToTensor(_NoOp):
+    """v1 ToTensor: uint8 -> float in [0, 1], like ToDtype(torch.float32, scale=True)."""
+
+
+_AUGMENTS = (TrivialAugmentWide, RandAugment, AutoAugment, ColorJitter)
+
+
+class Compose:
+    """A list of per-sample transforms, turned into the C++ transform (stoker.TransformConfig).
+    Raises ValueError naming the step a list cannot have where it is."""
+
+    def __init__(self, transforms: Sequence[Any]) -> None:
+        self.transforms = list(transforms)
+        self._config = self._build()
+
+    def __repr__(self) -> str:
+        inner = "".join(f"\n    {t!r}," for t in self.transforms)
+        return f"Compose([{inner}\n])"
+
+    def _build(self):
+        from . import TransformConfig  # the package imports this module first
+        steps = list(self.transforms)
+        fields: dict = {}
+        pos = 0
+
+        def at(kind) -> bool:
+            return pos < len(steps) and isinstance(steps[pos], kind)
+
+        while at(_NoOp):
+            pos += 1
+        if at(RandomResizedCrop):
+            rrc = steps[pos]
+            fields.update(kind="train", size=rrc.size, scale=rrc.scale, ratio=rrc.ratio)
+            pos += 1
+        elif at(Resize):
+            fields.update(kind="eval", resize=steps[pos].size)
+            pos += 1
+            if not at(CenterCrop):
+                raise ValueError("Compose: Resize must be followed by CenterCrop (a batch needs "
+                                 "one output size)")
+            fields["size"] = steps[pos].size
+            pos += 1
+        else:
+            first = repr(steps[pos]) if pos < len(steps) else "nothing"
+            raise ValueError("Compose: the list must start with RandomResizedCrop or with "
+                             f"Resize + CenterCrop (got {first} first)")
+        fields["flip_p"] = 0.0
+        if at(RandomHorizontalFlip):
+            fields["flip_p"] = steps[pos].p
+            pos += 1
+        ops = []
+        while at(_AUGMENTS) or at(_NoOp):
+            if at(_AUGMENTS):
+                ops.append(steps[pos])
+            pos += 1
+        fields["ops"] = tuple(ops)
+        output, normalized = "uint8", False
+        while at(ToDtype) or at(Normalize) or at(_NoOp):
+            step = steps[pos]
+            if isinstance(step, ToDtype):
+                output = step.dtype
+            elif isinstance(step, ToTensor):
+                output = "float32"
+            elif isinstance(step, Normalize):
+                if output == "uint8":
+                    output = "float32"  # torchvision would need ToDtype first; same values
+                fields.update(mean=step.mean, std=step.std)
+                normalized = True
+            pos += 1
+        if output != "uint8" and not normalized:
+            fields.update(mean=(0.0, 0.0, 0.0), std=(1.0, 1.0, 1.0))
+        fields["output"] = output
+        if at(RandomErasing):
+            fields["erasing"] = steps[pos]
+            pos += 1
+        if pos < len(steps):
+            raise ValueError(f"Compose: {steps[pos]!r} cannot come here: the order is crop, "
+                             "flip, augmentations, ToDtype/Normalize, RandomErasing")
+        return TransformConfig(**fields)
+
+    def config(self):
+        """The stoker.TransformConfig this list runs as."""
+        return self._config
+
+
+# -- batch transforms (torch, on the consumer thread) -----------------------------------------
+
+def _soft_labels(labels, num_classes: Optional[int]):
+    import torch
+
+    if labels.ndim == 2:
+        return labels.to(torch.float32)
+    if num_classes is None:
+        raise ValueError("MixUp/CutMix: num_classes is needed for integer labels")
+    return torch.nn.functional.one_hot(labels.to(torch.int64), num_classes).to(torch.float32)
+
+
+def _check_float_nchw(name: str, images) -> None:
+    if not images.is_floating_point() or images.ndim != 4:
+        raise ValueError(f"{name}: needs a float NCHW batch (give the transform list ToDtype / "
+                         f"Normalize), got {images.dtype} of shape {tuple(images.shape)}")
+
+
+class MixUp:
+    """torchvision's MixUp (the same draws from torch's generator, the same arithmetic):
+    lam ~ Beta(alpha, alpha); images = lam * x + (1 - lam) * x.roll(1); labels become soft
+    [B, num_classes]. Pairing with a padding or skipped slot is harmless: the valid mask
+    removes that slot's loss."""
+
+    def __init__(self, alpha: float = 1.0, num_classes: Optional[int] = None) -> None:
+        if not alpha > 0:
+            raise ValueError(f"MixUp: alpha must be > 0 (got {alpha})")
+        self.alpha, self.num_classes = float(alpha), num_classes
+
+    def __call__(self, images, labels):
+        import torch
+
+        _check_float_nchw("MixUp", images)
+        lam = float(torch.distributions.Beta(torch.tensor([self.alpha]),
+                                             torch.tensor([self.alpha])).sample(()))
+        soft = _soft_labels(labels, self.num_classes)
+        mixed = images.roll(1, 0).mul_(1.0 - lam).add_(images.mul(lam))
+        return mixed, soft.roll(1, 0).mul_(1.0 - lam).add_(soft.mul(lam))
+
+    def __repr__(self) -> str:
+        return f"MixUp(alpha={self.alpha}, num_classes={self.num_classes})"
+
+
+class CutMix:
+    """torchvision's CutMix (the same draws and box): a box of the rolled batch is pasted in,
+    labels mixed by the box's area share."""
+
+    def __init__(self, alpha: float = 1.0, num_classes: Optional[int] = None) -> None:
+        if not alpha > 0:
+            raise ValueError(f"CutMix: alpha must be > 0 (got {alpha})")
+        self.alpha, self.num_classes = float(alpha), num_classes
+
+    def __call__(self, images, labels):
+        import torch
+
+        _check_float_nchw("CutMix", images)
+        lam = float(torch.distributions.Beta(torch.tensor([self.alpha]),
+                                             torch.tensor([self.alpha])).sample(()))
+        H, W = images.shape[-2:]
+        r_x, r_y = torch.randint(W, size=(1,)), torch.randint(H, size=(1,))
+        r = 0.5 * math.sqrt(1.0 - lam)
+        r_w_half, r_h_half = int(r * W), int(r * H)
+        x1 = int(torch.clamp(r_x - r_w_half, min=0))
+        y1 = int(torch.clamp(r_y - r_h_half, min=0))
+        x2 = int(torch.clamp(r_x + r_w_half, max=W))
+        y2 = int(torch.clamp(r_y + r_h_half, max=H))
+        lam_adjusted = float(1.0 - (x2 - x1) * (y2 - y1) / (W * H))
+        out = images.clone()
+        out[..., y1:y2, x1:x2] = images.roll(1, 0)[..., y1:y2, x1:x2]
+        soft = _soft_labels(labels, self.num_classes)
+        return out, soft.roll(1, 0).mul_(1.0 - lam_adjusted).add_(soft.mul(lam_adjusted))
+
+    def __repr__(self) -> str:
+        return f"CutMix(alpha={self.alpha}, num_classes={self.num_classes})"
+
+
+class RandomChoice:
+    """One of the batch transforms per batch (torchvision's RandomChoice draw)."""
+
+    def __init__(self, transforms: Sequence[Callable], p: Optional[List[float]] = None):
+        self.transforms = list(transforms)
+        if not self.transforms:
+            raise ValueError("RandomChoice: give at least one transform")
+        if p is None:
+            p = [1.0] * len(self.transforms)
+        if len(p) != len(self.transforms):
+            raise ValueError("RandomChoice: one probability per transform")
+        total = sum(p)
+        self.p = [v / total for v in p]
+
+    def __call__(self, images, labels):
+        import torch
+
+        idx = int(torch.multinomial(torch.tensor(self.p), 1))
+        return self.transforms[idx](images, labels)
+
+    def __repr__(self) -> str:
+        return f"RandomChoice({self.transforms!r}, p={self.p})"
+
+
+def _batch_mix_config(batch_transform, _stoker):
+    """The C++ MixUp/CutMix config for stoker's own batch transforms (MixUp, CutMix, or a
+    RandomChoice of one of each), which the loader's workers then run; None for anything
+    else (a Python callable: run on the consumer thread)."""
+    if isinstance(batch_transform, (MixUp, CutMix)):
+        choices, p = [batch_transform], [1.0]
+    elif isinstance(batch_transform, RandomChoice):
+        choices, p = batch_transform.transforms, batch_transform.p
+    else:
+        return None
+    kinds = [type(t) for t in choices]
+    if not all(k in (MixUp, CutMix) for k in kinds) or len(set(kinds)) != len(kinds):
+        return None
+    classes = {t.num_classes for t in choices}
+    if len(classes) != 1 or None in classes:
+        return None  # soft labels need one known width: the Python path handles the rest
+    c = _stoker.BatchMixConfig()
+    c.num_classes = classes.pop()
+    for t, share in zip(choices, p):
+        if isinstance(t, MixUp):
+            c.mixup_alpha, c.mixup_p = t.alpha, share
+        else:
+            c.cutmix_alpha = t.alpha
+    if c.cutmix_alpha == 0:
+        c.mixup_p = 1.0
+    c.validate()
+    return c

@@ -1,0 +1,125 @@
+// MixUp / CutMix arithmetic and draws (torchvision/transforms/v2/_augment.py). torchvision's
+// products and sums are rounded apart, as the project's -ffp-contract=off keeps them here.
+
+#include "stoker/batch_mix.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "stoker/error.h"
+
+namespace stoker {
+namespace {
+
+// A standard normal draw (Box-Muller; one of the pair is used).
+double normal(Rng& rng) {
+  const double u1 = 1.0 - rng.uniform01();  // (0, 1]
+  const double u2 = rng.uniform01();
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+// Gamma(shape, 1): Marsaglia and Tsang (2000), with Gamma(a) = Gamma(a + 1) * U^(1/a) for a < 1.
+double sample_gamma(Rng& rng, double shape) {
+  if (shape < 1.0) {
+    const double u = 1.0 - rng.uniform01();
+    return sample_gamma(rng, shape + 1.0) * std::pow(u, 1.0 / shape);
+  }
+  const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+  for (;;) {
+    double x, v;
+    do {
+      x = normal(rng);
+      v = 1.0 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const double u = 1.0 - rng.uniform01();
+    if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v;
+  }
+}
+
+constexpr uint64_t kBatchMixDomain = 0x6d69786375746d78ull;  // "mixcutmx"
+
+}  // namespace
+
+void BatchMixConfig::validate() const {
+  STOKER_CHECK_ARG(std::isfinite(mixup_alpha) && mixup_alpha >= 0 && std::isfinite(cutmix_alpha) &&
+                       cutmix_alpha >= 0,
+                   "MixUp/CutMix: alpha must be finite and >= 0 (got {}, {})", mixup_alpha,
+                   cutmix_alpha);
+  STOKER_CHECK_ARG(mixup_p >= 0 && mixup_p <= 1, "MixUp/CutMix: mixup_p {} not in [0, 1]", mixup_p);
+  if (enabled()) {
+    STOKER_CHECK_ARG(num_classes >= 1 && num_classes <= 1 << 24,
+                     "MixUp/CutMix: num_classes {} not in [1, 2^24] (the soft labels' width)",
+                     num_classes);
+  }
+}
+
+uint64_t batch_mix_key(uint64_t seed, int64_t epoch, int64_t batch, int rank, int world_size) {
+  return stream_key(seed, static_cast<uint64_t>(epoch),
+                    static_cast<uint64_t>(batch) * static_cast<uint64_t>(world_size) +
+                        static_cast<uint64_t>(rank),
+                    kBatchMixDomain);
+}
+
+double sample_beta(Rng& rng, double alpha) {
+  const double x = sample_gamma(rng, alpha), y = sample_gamma(rng, alpha);
+  return x + y > 0 ? x / (x + y) : 0.5;
+}
+
+BatchMix draw_batch_mix(const BatchMixConfig& config, Rng& rng, int height, int width) {
+  BatchMix mix;
+  if (!config.enabled()) return mix;
+  bool mixup = config.cutmix_alpha <= 0;
+  if (config.mixup_alpha > 0 && config.cutmix_alpha > 0) mixup = rng.uniform01() < config.mixup_p;
+  if (mixup) {
+    mix.kind = BatchMix::Kind::kMixUp;
+    mix.lam = mix.label_lam = sample_beta(rng, config.mixup_alpha);
+    return mix;
+  }
+  mix.kind = BatchMix::Kind::kCutMix;
+  mix.lam = sample_beta(rng, config.cutmix_alpha);
+  const auto r_x = static_cast<int64_t>(rng.bounded(static_cast<uint64_t>(width)));
+  const auto r_y = static_cast<int64_t>(rng.bounded(static_cast<uint64_t>(height)));
+  const double r = 0.5 * std::sqrt(1.0 - mix.lam);
+  const auto r_w_half = static_cast<int64_t>(r * width);  // int(): truncation
+  const auto r_h_half = static_cast<int64_t>(r * height);
+  mix.x1 = static_cast<int>(std::max<int64_t>(r_x - r_w_half, 0));
+  mix.y1 = static_cast<int>(std::max<int64_t>(r_y - r_h_half, 0));
+  mix.x2 = static_cast<int>(std::min<int64_t>(r_x + r_w_half, width));
+  mix.y2 = static_cast<int>(std::min<int64_t>(r_y + r_h_half, height));
+  mix.label_lam = 1.0 - static_cast<double>(mix.x2 - mix.x1) * (mix.y2 - mix.y1) /
+                            (static_cast<double>(width) * height);
+  return mix;
+}
+
+void mix_pair(float* a, float* b, int channels, int height, int width, const BatchMix& mix) {
+  const size_t plane = static_cast<size_t>(height) * width;
+  if (mix.kind == BatchMix::Kind::kMixUp) {
+    // torchvision: x.roll(1, 0).mul_(1 - lam).add_(x.mul(lam)), in float32.
+    const auto keep = static_cast<float>(mix.lam), take = static_cast<float>(1.0 - mix.lam);
+    const size_t n = plane * channels;
+    for (size_t i = 0; i < n; ++i) {
+      const float x = a[i], y = b[i];
+      a[i] = y * take + x * keep;
+      b[i] = x * take + y * keep;
+    }
+  } else if (mix.kind == BatchMix::Kind::kCutMix) {
+    for (int c = 0; c < channels; ++c) {
+      for (int y = mix.y1; y < mix.y2; ++y) {
+        const size_t row = c * plane + static_cast<size_t>(y) * width;
+        std::swap_ranges(a + row + mix.x1, a + row + mix.x2, b + row + mix.x1);
+      }
+    }
+  }
+}
+
+void soft_label(std::span<float> row, int64_t own, int64_t partner, double label_lam) {
+  std::fill(row.begin(), row.end(), 0.0f);
+  // torchvision: one_hot.roll(1, 0).mul_(1 - lam).add_(one_hot.mul(lam)), in float32.
+  const auto keep = static_cast<float>(label_lam), take = static_cast<float>(1.0 - label_lam);
+  row[static_cast<size_t>(partner)] = take;
+  row[static_cast<size_t>(own)] += keep;
+}
+
+}  // namespace stoker
