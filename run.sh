@@ -10,6 +10,7 @@
 #   ./run.sh demo          build and run the demo: both scaling failures, named and fixed
 #   ./run.sh bench [ARGS]  side-by-side benchmark against torchvision (bench/compare_torchvision)
 #   ./run.sh bench --peers [ARGS]  ... against DALI, SPDL, FFCV and torchvision (bench/peers)
+#   ./run.sh bench --recipe [ARGS] the training recipe's cost, stoker vs torchvision (bench/recipe.py)
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
@@ -217,6 +218,8 @@ case "$cmd" in
     stage "Python tests against torchvision (reference venv)"
     ensure_reference_venv
     "$reference_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_fidelity.py \
+      tests/python/test_transforms.py tests/python/test_example_recipe.py \
+      tests/python/test_example_imagefolder.py \
       tests/python/test_loader.py tests/python/test_demo.py
     # Sanitizers: every unit test under ASan + UBSan (undefined behaviour aborts); the worker
     # pool, the engine, the packer and the sampler under TSan. halt_on_error: the first report
@@ -274,12 +277,17 @@ case "$cmd" in
       # DALI, SPDL, FFCV beside stoker, in a venv of their own (bench/peers).
       shift
       STOKER_REFERENCE_VENV=$reference_venv bench/peers "$@"
+    elif [ "${1:-}" = --recipe ]; then
+      # torchvision's training recipe (TrivialAugmentWide, RandomErasing, MixUp/CutMix) on
+      # both loaders (bench/recipe.py), on the photos bench/compare_torchvision makes.
+      shift
+      "$reference_venv/bin/python" bench/recipe.py "$@"
     else
       STOKER_BENCH_PYTHON="$reference_venv/bin/python" bench/compare_torchvision "$@"
     fi
     ;;
   *)
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
     [ "$cmd" = help ] || exit 2
     ;;
 esac

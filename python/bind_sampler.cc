@@ -5,9 +5,11 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bind.h"
 #include "stoker/env.h"
+#include "stoker/error.h"
 #include "stoker/sampler.h"
 
 namespace py = pybind11;
@@ -72,6 +74,44 @@ void register_sampler(py::module_& m) {
       "(count, sum) of the sample digest over these dataset indices: what a stoker loader "
       "records for the samples it delivered, for auditing any loader's shards.");
   m.def("default_threads", &default_threads, py::arg("rank_info"));
+
+  py::class_<EpochPlan>(m, "EpochPlan")
+      .def(py::init([](int64_t dataset_size, int batch_size, int rank, int world_size,
+                       const std::string& mode, bool shuffle, uint64_t seed, int64_t epoch,
+                       int64_t consumed) {
+             const SamplerConfig config{.dataset_size = dataset_size,
+                                        .batch_size = batch_size,
+                                        .rank = rank,
+                                        .world_size = world_size,
+                                        .mode = parse_sampler_mode(mode),
+                                        .shuffle = shuffle,
+                                        .seed = seed};
+             return EpochPlan(config, epoch, consumed);
+           }),
+           py::arg("dataset_size"), py::arg("batch_size"), py::arg("rank"), py::arg("world_size"),
+           py::arg("mode"), py::arg("shuffle"), py::arg("seed"), py::arg("epoch"),
+           py::arg("consumed") = 0, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("num_batches", &EpochPlan::num_batches)
+      .def("consumed_after", &EpochPlan::consumed_after, py::arg("batches"))
+      .def(
+          "batch",
+          [](const EpochPlan& plan, int64_t j) {
+            STOKER_CHECK_ARG(j >= 0 && j < plan.num_batches(), "batch {} not in [0, {})", j,
+                             plan.num_batches());
+            const auto b = static_cast<size_t>(plan.config().batch_size);
+            std::vector<int64_t> indices(b);
+            std::vector<uint8_t> valid(b);
+            const int64_t global_valid = plan.batch(j, indices, valid);
+            // Explicit strides: array_t(count) gets stride 0 from pybind11 3.1 under numpy 2.4
+            // here (every element read as the first), as bind.h's arrays avoid too.
+            const auto n = static_cast<py::ssize_t>(b);
+            py::array out_indices(py::dtype::of<int64_t>(), std::vector<py::ssize_t>{n},
+                                  std::vector<py::ssize_t>{sizeof(int64_t)}, indices.data());
+            py::array out_valid(py::dtype::of<uint8_t>(), std::vector<py::ssize_t>{n},
+                                std::vector<py::ssize_t>{1}, valid.data());
+            return py::make_tuple(out_indices, out_valid, global_valid);
+          },
+          py::arg("j"), "(indices, valid, global_valid) of this rank's batch j (sampler.h).");
 }
 
 }  // namespace stoker::python

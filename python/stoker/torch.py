@@ -9,7 +9,8 @@ import time
 from datetime import timedelta
 from typing import Any, Dict, List, Optional
 
-__all__ = ["masked_mean", "audit", "analyse_audit", "init_process_group"]
+__all__ = ["masked_mean", "audit", "analyse_audit", "init_process_group", "DistributedSampler",
+           "SamplerBatch"]
 
 
 # -- the process group under torchrun -----------------------------------------------------------
@@ -205,6 +206,13 @@ def _dataloader_record(loader) -> Dict[str, Any]:
     watched = loader if isinstance(loader, WatchedLoader) else None
     dl = watched.loader if watched is not None else loader
     sampler = getattr(dl, "sampler", None)
+    if isinstance(sampler, _distributed_sampler_class()):
+        record = _sampler_record(dl, sampler)
+        if watched is not None:
+            s = watched.stats()
+            record.update(images_per_second=s.get("images_per_second", 0.0),
+                          wait_fraction=s.get("wait_fraction", 0.0))
+        return record
     distributed = isinstance(sampler, tud.distributed.DistributedSampler)
     batches = dl.batch_sampler if getattr(dl, "batch_sampler", None) is not None else None
     indices = ([i for b in batches for i in b] if batches is not None else list(sampler))
@@ -407,3 +415,177 @@ def analyse_audit(records: List[Dict[str, Any]],
                    f"delivered this epoch; median wait {100 * statistics.median(waits):.0f} %")
     return {"verdict": verdict, "summary": summary, "findings": findings, "checks": checks,
             "ranks": records}
+
+
+# -- any map-style Dataset: stoker's sharding as a torch sampler -------------------------------
+
+class SamplerBatch:
+    """What stoker.torch.masked_mean needs of one step of a DistributedSampler: ``valid``
+    (bool [B]), ``global_valid`` (valid slots of the step over all ranks), ``world_size``,
+    and the step's dataset ``indices`` (int64 [B]), ``epoch`` and ``index``."""
+
+    __slots__ = ("indices", "valid", "global_valid", "world_size", "epoch", "index")
+
+    def __init__(self, indices, valid, global_valid, world_size, epoch, index):
+        self.indices, self.valid, self.global_valid = indices, valid, global_valid
+        self.world_size, self.epoch, self.index = world_size, epoch, index
+
+    def __repr__(self) -> str:
+        return (f"<stoker.torch.SamplerBatch epoch={self.epoch} index={self.index} "
+                f"valid={int(self.valid.sum())}/{len(self.valid)} "
+                f"global_valid={self.global_valid}>")
+
+
+_DISTRIBUTED_SAMPLER = None
+
+
+def _distributed_sampler_class():
+    global _DISTRIBUTED_SAMPLER
+    if _DISTRIBUTED_SAMPLER is not None:
+        return _DISTRIBUTED_SAMPLER
+    import torch
+    from torch.utils.data.distributed import DistributedSampler as TorchDistributedSampler
+
+    from . import _mode_for, _stoker
+
+    class DistributedSampler(TorchDistributedSampler):
+        """torch's DistributedSampler with stoker's sharding, for any map-style Dataset.
+
+            sampler = stoker.torch.DistributedSampler(dataset, batch_size=64)   # was torch's
+            loader = DataLoader(dataset, batch_size=64, sampler=sampler, num_workers=8)
+            for epoch in range(epochs):
+                sampler.set_epoch(epoch)
+                for step, (images, labels) in enumerate(loader):
+                    loss = criterion(model(images), labels)               # reduction='none'
+                    stoker.torch.masked_mean(loss, sampler.batch(step)).backward()
+
+        Each rank yields the indices of stoker's epoch plan (stoker/sampler.h): one
+        permutation per (seed, epoch), the same on every rank, rank r taking every W-th slot.
+        With ``batch_size`` equal to the DataLoader's, every rank has the same number of
+        batches, and in the default mode ('exact', also ``drop_last=False``) every sample is
+        taken exactly once per epoch over all ranks: the last step's extra slots repeat
+        samples to keep the batches full, and ``sampler.batch(step).valid`` marks them False
+        (masked_mean then averages over the step's real samples of all ranks; a plain mean
+        counts them, as with torch's sampler, which repeats samples too). ``mode='pad'`` has
+        torch's per-rank counts (``ceil(N / W)``), ``drop_last=True`` (``mode='drop'``) full
+        batches only.
+
+        Resume, also on another world size or batch size: ``state_dict(steps)`` after
+        ``steps`` batches of the epoch, ``load_state_dict(state)`` before the next ``iter``
+        (the saved epoch continues where it stopped; set_epoch of another epoch starts that
+        one from its beginning). ``stoker.torch.audit(loader)`` checks the shards of a
+        DataLoader using this sampler against the plan (disjoint, complete, balanced).
+        """
+
+        def __init__(self, dataset, num_replicas: Optional[int] = None,
+                     rank: Optional[int] = None, shuffle: bool = True, seed: int = 0,
+                     drop_last: bool = False, *, batch_size: int = 1,
+                     mode: Optional[str] = None) -> None:
+            super().__init__(dataset, num_replicas=num_replicas, rank=rank, shuffle=shuffle,
+                             seed=seed, drop_last=drop_last)
+            if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+                raise ValueError(f"batch_size must be an integer >= 1 (got {batch_size!r})")
+            self.batch_size = batch_size
+            self.mode = _mode_for(mode, drop_last if drop_last else None)
+            self.drop_last = self.mode == "drop"
+            self._resume = None  # (epoch, consumed) of a loaded state
+            self._plan_cache = None
+
+        def _consumed(self) -> int:
+            return self._resume[1] if self._resume and self._resume[0] == self.epoch else 0
+
+        def _plan(self):
+            key = (self.epoch, self._consumed(), len(self.dataset))
+            if self._plan_cache is None or self._plan_cache[0] != key:
+                plan = _stoker.EpochPlan(len(self.dataset), self.batch_size, self.rank,
+                                         self.num_replicas, self.mode, bool(self.shuffle),
+                                         int(self.seed), int(self.epoch), key[1])
+                self._plan_cache = (key, plan)
+            return self._plan_cache[1]
+
+        def __iter__(self):
+            plan = self._plan()
+            for j in range(plan.num_batches):
+                indices, _, _ = plan.batch(j)
+                yield from indices.tolist()
+
+        def __len__(self) -> int:
+            return self._plan().num_batches * self.batch_size
+
+        def set_epoch(self, epoch: int) -> None:
+            super().set_epoch(epoch)
+
+        def batch(self, step: int) -> SamplerBatch:
+            """Step ``step`` of this rank's epoch: its indices, valid mask and global_valid."""
+            indices, valid, global_valid = self._plan().batch(step)
+            return SamplerBatch(torch.from_numpy(indices), torch.from_numpy(valid).bool(),
+                                int(global_valid), self.num_replicas, self.epoch, step)
+
+        def _fingerprint(self) -> str:
+            return f"{type(self.dataset).__name__}:{len(self.dataset)}"
+
+        def state_dict(self, steps: int) -> Dict[str, Any]:
+            """Where the job stands once every rank has taken ``steps`` batches of the
+            current epoch (the same dict on every rank; loads on any world size)."""
+            plan = self._plan()
+            if not 0 <= steps <= plan.num_batches:
+                raise ValueError(f"steps must be in [0, {plan.num_batches}] (got {steps})")
+            consumed = plan.consumed_after(steps)
+            epoch = int(self.epoch)
+            if consumed >= len(self.dataset):
+                epoch, consumed = epoch + 1, 0
+            return {"fingerprint": self._fingerprint(), "dataset_size": len(self.dataset),
+                    "mode": self.mode, "shuffle": bool(self.shuffle), "seed": int(self.seed),
+                    "epoch": epoch, "consumed": int(consumed)}
+
+        def load_state_dict(self, state: Dict[str, Any]) -> None:
+            want = {"fingerprint": self._fingerprint(), "dataset_size": len(self.dataset),
+                    "mode": self.mode, "shuffle": bool(self.shuffle), "seed": int(self.seed)}
+            for key, value in want.items():
+                if state.get(key) != value:
+                    raise ValueError(f"the state belongs to another sampler: {key} is "
+                                     f"{state.get(key)!r}, this sampler's is {value!r}")
+            self.epoch = int(state["epoch"])
+            self._resume = (self.epoch, int(state["consumed"]))
+
+        def __repr__(self) -> str:
+            return (f"<stoker.torch.DistributedSampler rank={self.rank}/{self.num_replicas} "
+                    f"batch_size={self.batch_size} mode={self.mode} shuffle={self.shuffle} "
+                    f"seed={self.seed} epoch={self.epoch}>")
+
+    _DISTRIBUTED_SAMPLER = DistributedSampler
+    return DistributedSampler
+
+
+def __getattr__(name: str):
+    # DistributedSampler subclasses torch's: made on first use, so that this module imports
+    # without torch.
+    if name == "DistributedSampler":
+        return _distributed_sampler_class()
+    raise AttributeError(f"module 'stoker.torch' has no attribute {name!r}")
+
+
+def _sampler_record(dl, sampler) -> Dict[str, Any]:
+    """The audit's record of a DataLoader over a stoker.torch.DistributedSampler: the valid
+    indices of this epoch's plan, checked by the audit against stoker's plan for the group."""
+    from . import _stoker
+
+    if dl.batch_size != sampler.batch_size:
+        raise ValueError(f"the DataLoader's batch_size {dl.batch_size} is not its "
+                         f"stoker.torch.DistributedSampler's {sampler.batch_size}: batches and "
+                         "masks do not line up")
+    plan = sampler._plan()
+    indices = []
+    for j in range(plan.num_batches):
+        idx, valid, _ = plan.batch(j)
+        indices.extend(idx[valid.astype(bool)].tolist())
+    count, digest = _stoker.index_digest(indices)
+    return {
+        "kind": "stoker-sampler", "loader_rank": sampler.rank,
+        "loader_world_size": sampler.num_replicas, "fingerprint": sampler._fingerprint(),
+        "dataset_size": len(sampler.dataset), "batch_size": sampler.batch_size,
+        "mode": sampler.mode, "shuffle": bool(sampler.shuffle), "seed": int(sampler.seed),
+        "epoch": int(sampler.epoch), "epoch_start": sampler._consumed(),
+        "epoch_batches": plan.num_batches, "count": count, "sum": f"{digest:016x}",
+        "images": count, "images_per_second": 0.0, "wait_fraction": 0.0, "busy_fraction": 0.0,
+    }
