@@ -336,7 +336,10 @@ class Loader:
     augmentations each time, never the same epoch again by accident), unless ``set_epoch(e)``
     was called since the last ``iter()``: then the pass runs epoch e (calling it before every
     epoch, as with DistributedSampler, gives the same epochs and is the way to repeat or choose
-    one). A pass abandoned part-way (``break``) counts as a pass. Resuming: after
+    one). ``set_epoch(e)`` after ``iter()`` but before that iterator's first batch applies to
+    that iterator, as a DistributedSampler's does inside a DataLoader iterator that has not
+    started (Lightning calls it in that order). A pass abandoned part-way (``break``) counts as
+    a pass. Resuming: after
     ``load_state_dict(state)`` the next pass (and a ``set_epoch`` of the saved epoch before it)
     continues the saved epoch where the state was taken; the pass after it runs the next epoch.
     Only the newest iterator is live; advancing an older one raises RuntimeError.
@@ -434,6 +437,7 @@ class Loader:
         self._fresh = True       # the next iter() runs _epoch itself (the core stands at its
         #                          start, or at a loaded state); else it runs _epoch + 1
         self._generation = 0     # identifies the live iterator
+        self._unstarted = None   # the generation of an iterator made but not yet advanced
 
     @staticmethod
     def _make_config(*, batch_size, transform, shuffle, seed, mode, rank, world_size, threads,
@@ -475,8 +479,14 @@ class Loader:
             # is delivered) and starts any other epoch from the beginning.
             self._core.set_epoch(epoch)
             self._epoch = epoch
-            self._fresh = True
-            self._generation += 1
+            if self._unstarted == self._generation:
+                # The newest iterator has not taken a batch yet: it runs this epoch (as a
+                # DataLoader iterator whose sampler's set_epoch came after iter(); Lightning
+                # does this).
+                self._fresh = False
+            else:
+                self._fresh = True
+                self._generation += 1
 
     @property
     def epoch(self) -> int:
@@ -499,10 +509,14 @@ class Loader:
             self._fresh = False
             self._generation += 1
             generation = self._generation
+            self._unstarted = generation
         return self._iterate(core, generation)
 
     def _iterate(self, core, generation: int) -> Iterator[Batch]:
         rank, world = core.rank, core.world_size
+        with self._lock:
+            if self._unstarted == generation:
+                self._unstarted = None  # from here set_epoch starts a new pass
         while True:
             self._monitor_stats(core)
             if generation != self._generation:
@@ -589,6 +603,10 @@ class Loader:
     def sampler(self) -> "LoaderSampler":
         """The sharding and shuffling of this loader, with DistributedSampler's attributes."""
         return LoaderSampler(self)
+
+    #: DataLoader's attribute: None, as for a DataLoader that does not batch a sampler's
+    #: indices itself (stoker's C++ core forms the batches; ``sampler`` has the sharding).
+    batch_sampler = None
 
     @property
     def drop_last(self) -> bool:

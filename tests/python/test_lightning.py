@@ -1,0 +1,53 @@
+"""stoker in PyTorch Lightning: examples/lightning_ddp.py trains with Trainer(strategy="ddp")
+on 2 CPU ranks (gloo), and stoker.lightning.DataModule keeps the loader's position in its
+state (what a checkpoint holds)."""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytorch_lightning", reason="pytorch-lightning is in the project venv")
+import stoker.lightning  # noqa: E402
+from conftest import synth  # noqa: E402
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "lightning_ddp.py"
+EPOCH = re.compile(r"^epoch (\d+): train loss (\S+) over (\d+) images \(audit (\S+)\), "
+                   r"val accuracy \S+% on (\d+) images$", re.M)
+
+
+def test_a_lightning_ddp_job_on_two_cpu_ranks_trains_with_stoker(tmp_path):
+    synth(tmp_path / "data" / "train", images=60, classes=3, width=48, height=40, seed=3)
+    synth(tmp_path / "data" / "val", images=21, classes=3, width=48, height=40, seed=4)
+    out = subprocess.run([sys.executable, str(EXAMPLE), "--data", str(tmp_path / "data"),
+                          "--devices", "2", "--epochs", "3"], capture_output=True, text=True,
+                         timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-4000:]
+    epochs = EPOCH.findall(out.stdout)
+    assert [int(e[0]) for e in epochs] == [0, 1, 2], out.stdout + out.stderr[-2000:]
+    for _, loss, images, verdict, val_images in epochs:
+        # Every training image exactly once per epoch over the 2 ranks, every val image once.
+        assert (int(images), verdict, int(val_images)) == (60, "healthy", 21)
+        assert math.isfinite(float(loss)) and float(loss) < 5
+
+
+def test_the_datamodule_state_resumes_the_epoch_where_it_stopped(tmp_path):
+    data = synth(tmp_path / "train", images=30, classes=3, width=40, height=32)
+    kwargs = dict(transform="eval", size=16, threads=1, seed=2, rank=0, world_size=1)
+    first = stoker.lightning.DataModule(str(data), 4, **kwargs)
+    loader = first.train_dataloader()
+    loader.sampler.set_epoch(1)  # as Lightning does before each epoch
+    it = iter(loader)
+    seen = [int(i) for _ in range(3) for i in next(it).indices]
+    state = first.state_dict()
+    first.teardown("fit")
+    second = stoker.lightning.DataModule(str(data), 4, **kwargs)
+    second.load_state_dict(state)
+    rest = [int(i) for b in second.train_dataloader() for i, ok in zip(b.indices, b.valid) if ok]
+    assert sorted(seen + rest) == list(range(30))
+    second.teardown("fit")
