@@ -424,7 +424,9 @@ def main():
     def verdict(r, target):
         if r is None:
             return "n/a"
-        return f"{r:.2f}x (target >= {target:g}x: {'met' if r >= target else 'NOT met'})"
+        # The project's goals (docs/perf.md), said as what they are: a ratio and its goal.
+        reached = "reached" if r >= target else "below it"
+        return f"{r:.2f}x (the project's goal: {target:g}x; {reached})"
 
     print(f"stoker / torchvision : {verdict(r_tv, TARGET_VS_TORCHVISION)}")
     print(f"stoker / full decode : {verdict(r_dec, TARGET_VS_DECODE)}")

@@ -607,8 +607,8 @@ def report(args, transform, series, detail, notes):
             ok = r is not None and r >= target
             verdicts.append({"ratio": f"{num}/{den}", "value": r, "target": target,
                              "met": ok})
-            print(f"  {num} / {den}: {fmt(r, 2, 'x')} (target >= {target:g}x: "
-                  f"{'met' if ok else 'NOT met' if r is not None else 'n/a'})")
+            print(f"  {num} / {den}: {fmt(r, 2, 'x')} (the project's goal: {target:g}x; "
+                  f"{'reached' if ok else 'below it' if r is not None else 'n/a'})")
     for name, why in notes.items():
         if name in series and not series[name]:
             print(f"  note: {name} unavailable: {why}")

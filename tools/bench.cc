@@ -20,6 +20,7 @@
 #include "stoker/error.h"
 #include "stoker/loader.h"
 #include "stoker/loader_stats.h"
+#include "validators.h"
 #ifdef STOKER_HAVE_CUDA
 #include "stoker/cuda.h"
 #endif
@@ -200,27 +201,30 @@ int report_bench(const BenchFlags& f, const Dataset& dataset_ref, const Loader& 
     // The live verdict over the whole run (the per-interval lines carry the windows).
     diagnosis = diagnose_loader(*loader, f.measure_fixes);
   }
+  // The rate counts what came after the first batch: with one batch there is nothing to count.
+  const bool measured = r.batches >= 2;
   if (f.json) {
-    nlohmann::json j = {{"images_per_second", rate(r)},
-                        {"images", r.images},
-                        {"images_total", r.images_total},
-                        {"batches", r.batches},
-                        {"seconds", r.seconds},
-                        {"first_batch_seconds", r.first_batch_seconds},
-                        {"open_seconds", open_seconds},
-                        {"peak_rss_before_first_batch_kib", r.rss_before_first_batch_kib},
-                        {"peak_rss_kib", peak_rss_kib()},
-                        {"threads", s.threads},
-                        {"prefetch", s.prefetch},
-                        {"batch", f.batch},
-                        {"skipped", s.skipped},
-                        {"wait_seconds", s.wait_seconds},
-                        {"wall_seconds", s.wall_seconds},
-                        {"cpu_seconds", to_json(s.cpu)},
-                        {"rank", loader->rank()},
-                        {"world_size", loader->world_size()},
-                        {"device", device},
-                        {"dataset", dataset->describe()}};
+    nlohmann::json j = {
+        {"images_per_second", measured ? nlohmann::json(rate(r)) : nlohmann::json()},
+        {"images", r.images},
+        {"images_total", r.images_total},
+        {"batches", r.batches},
+        {"seconds", r.seconds},
+        {"first_batch_seconds", r.first_batch_seconds},
+        {"open_seconds", open_seconds},
+        {"peak_rss_before_first_batch_kib", r.rss_before_first_batch_kib},
+        {"peak_rss_kib", peak_rss_kib()},
+        {"threads", s.threads},
+        {"prefetch", s.prefetch},
+        {"batch", f.batch},
+        {"skipped", s.skipped},
+        {"wait_seconds", s.wait_seconds},
+        {"wall_seconds", s.wall_seconds},
+        {"cpu_seconds", to_json(s.cpu)},
+        {"rank", loader->rank()},
+        {"world_size", loader->world_size()},
+        {"device", device},
+        {"dataset", dataset->describe()}};
     if (f.digest) j["digest"] = r.digest;
     if (diagnosis) j["diagnosis"] = to_json(*diagnosis);
     fmt::print("{}\n", j.dump());
@@ -230,8 +234,16 @@ int report_bench(const BenchFlags& f, const Dataset& dataset_ref, const Loader& 
   fmt::print("  rank {}/{}, {} threads, batch {}, prefetch {}, {} {} {}, augment on {}\n",
              loader->rank(), loader->world_size(), s.threads, f.batch, s.prefetch, f.transform,
              f.size, f.output, device);
-  fmt::print("  {:.0f} images/s ({} images in {:.2f} s after the first batch; {} batches)\n",
-             rate(r), r.images, r.seconds, r.batches);
+  if (measured) {
+    fmt::print("  {:.0f} images/s ({} images in {:.2f} s after the first batch; {} batches)\n",
+               rate(r), r.images, r.seconds, r.batches);
+  } else {
+    fmt::print(
+        "  images/s: not measured: the run delivered {} batch(es), and the rate counts the "
+        "batches after the first; give a smaller --batch, or --images above {} (epochs repeat "
+        "as needed)\n",
+        r.batches, 2 * f.batch);
+  }
   fmt::print("  opened in {:.3f} s, first batch after {:.3f} s more\n", open_seconds,
              r.first_batch_seconds);
   const double cpu = s.cpu.read + s.cpu.decode + s.cpu.augment + s.cpu.collate;
@@ -265,15 +277,14 @@ class Bench : public Command {
                    "live stats JSON lines (stderr or --stats-file) and the live verdict");
     cmd_->add_option("--stats-file", f_.stats_file, "write the stats lines here")->needs("--stats");
     cmd_->add_option("--stats-interval", f_.stats_interval, "seconds between stats lines")
-        ->check(CLI::PositiveNumber);
+        ->check(above(0));
     cmd_->add_flag("!--no-measure-fixes", f_.measure_fixes,
                    "with --stats: do not measure the fixes on a sample of DATA");
     cmd_->add_option("--device", f_.device,
                      "where augmentation runs: cpu, or cuda (workers decode crop regions into "
                      "pinned memory, the GPU resizes, flips and normalises)")
         ->check(CLI::IsMember({"cpu", "cuda"}));
-    cmd_->add_option("--gpu", f_.gpu, "CUDA device index for --device cuda")
-        ->check(CLI::NonNegativeNumber);
+    cmd_->add_option("--gpu", f_.gpu, "CUDA device index for --device cuda")->check(at_least(0));
   }
 
   std::optional<int> run() override {

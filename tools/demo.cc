@@ -17,6 +17,7 @@
 #include "stoker/loader_stats.h"
 #include "stoker/packed.h"
 #include "synth.h"
+#include "validators.h"
 
 namespace stoker::cli {
 namespace {
@@ -77,6 +78,7 @@ int cmd_demo(BenchFlags f, const DemoConfig& o) {
   PackConfig pack;
   pack.mode = PackMode::kRaw;
   pack.max_side = 256;
+  pack.replace = true;  // the demo's own copy: a set generated anew replaces its old pack
   pack_dataset(*dataset, o.dir, packed_dir, pack);  // a no-op once the pack is complete
   auto packed = open_packed(packed_dir);
 
@@ -127,13 +129,11 @@ class Demo : public Command {
         "demo",
         "a naive pipeline starving simulated GPUs, stoker's feeding them, and the verdicts");
     cmd_->add_option("--dir", options_.dir, "where the demo data set is generated");
-    cmd_->add_option("--images", options_.images, "images in the demo set")
-        ->check(CLI::PositiveNumber);
-    cmd_->add_option("--gpus", options_.gpus, "simulated GPUs")->check(CLI::PositiveNumber);
+    cmd_->add_option("--images", options_.images, "images in the demo set")->check(at_least(1));
+    cmd_->add_option("--gpus", options_.gpus, "simulated GPUs")->check(at_least(1));
     cmd_->add_option("--gpu-rate", options_.gpu_rate, "images/s of one simulated GPU")
-        ->check(CLI::PositiveNumber);
-    cmd_->add_option("--seconds", options_.seconds, "seconds per configuration")
-        ->check(CLI::PositiveNumber);
+        ->check(above(0));
+    cmd_->add_option("--seconds", options_.seconds, "seconds per configuration")->check(above(0));
     add_loader_flags(*cmd_, flags_);
   }
 

@@ -13,6 +13,7 @@
 #include "stoker/report.h"
 #include "stoker/telemetry.h"
 #include "stoker/transform.h"
+#include "validators.h"
 #ifdef STOKER_HAVE_CUDA
 #include "stoker/cuda.h"
 #endif
@@ -142,29 +143,27 @@ class Doctor : public Command {
                          "stats lines or stoker monitor logs")
             ->expected(1, -1);
     data->excludes(telemetry);
-    cmd_->add_option("--gpus", gpus_, "plan for 1..G GPUs")->check(CLI::PositiveNumber);
-    auto* rate = cmd_->add_option("--gpu-rate", gpu_rate_, "images/s one GPU trains on")
-                     ->check(CLI::PositiveNumber);
-    auto* step = cmd_->add_option("--step-ms", step_ms_, "one training step's time in ms")
-                     ->check(CLI::PositiveNumber);
+    cmd_->add_option("--gpus", gpus_, "plan for 1..G GPUs")->check(at_least(1));
+    auto* rate =
+        cmd_->add_option("--gpu-rate", gpu_rate_, "images/s one GPU trains on")->check(above(0));
+    auto* step =
+        cmd_->add_option("--step-ms", step_ms_, "one training step's time in ms")->check(above(0));
     auto* batch = cmd_->add_option("--batch", batch_, "batch size per GPU (with --step-ms)")
-                      ->check(CLI::PositiveNumber);
+                      ->check(at_least(1));
     rate->excludes(step);
     step->needs(batch);
     batch->needs(step);
-    cmd_->add_option("--sample", sample_, "images of DATA to measure on")
-        ->check(CLI::PositiveNumber);
-    cmd_->add_option("--seconds", seconds_, "measuring time per setup")->check(CLI::PositiveNumber);
+    cmd_->add_option("--sample", sample_, "images of DATA to measure on")->check(at_least(1));
+    cmd_->add_option("--seconds", seconds_, "measuring time per setup")->check(above(0));
     cmd_->add_option("--threads", threads_, "worker threads (default: cores available)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(at_least(0));
     cmd_->add_option("--size", size_, "output side of the job's RandomResizedCrop")
-        ->check(CLI::PositiveNumber);
+        ->check(at_least(1));
     cmd_->add_flag("--no-fixes", no_fixes_, "measure the data as is only");
     cmd_->add_option("--device", device_,
                      "cuda: measure every setup with GPU augmentation (CUDA builds)")
         ->check(CLI::IsMember({"cpu", "cuda"}));
-    cmd_->add_option("--gpu", gpu_, "CUDA device index for --device cuda")
-        ->check(CLI::NonNegativeNumber);
+    cmd_->add_option("--gpu", gpu_, "CUDA device index for --device cuda")->check(at_least(0));
     cmd_->add_flag("--json", json_, "one JSON document instead of text");
     cmd_->add_option("--html", html_, "also write a self-contained HTML report with charts");
   }

@@ -4,17 +4,18 @@
 
 #include "stoker/sampler.h"
 #include "stoker/transform.h"
+#include "validators.h"
 
 namespace stoker::cli {
 
 void add_loader_flags(CLI::App& cmd, BenchFlags& f) {
   cmd.add_option("--threads", f.threads,
                  "worker threads (default: cores available / ranks on node)")
-      ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--batch", f.batch, "batch size per rank")->check(CLI::PositiveNumber);
+      ->check(at_least(0));
+  cmd.add_option("--batch", f.batch, "batch size per rank")->check(at_least(1));
   cmd.add_option("--prefetch", f.prefetch, "batches in flight (default: chosen from threads)")
-      ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--size", f.size, "output side in pixels")->check(CLI::PositiveNumber);
+      ->check(at_least(0));
+  cmd.add_option("--size", f.size, "output side in pixels")->check(at_least(1));
   cmd.add_option("--transform", f.transform, "train (RandomResizedCrop+flip) or eval")
       ->check(CLI::IsMember({"train", "eval"}));
   cmd.add_option("--output", f.output,
@@ -22,7 +23,7 @@ void add_loader_flags(CLI::App& cmd, BenchFlags& f) {
       ->check(CLI::IsMember({"float32", "uint8", "float16", "bfloat16"}));
   cmd.add_option("--mode", f.mode, "sampler mode")->check(CLI::IsMember({"exact", "pad", "drop"}));
   cmd.add_option("--seed", f.seed, "shuffle and augmentation seed");
-  cmd.add_option("--epoch", f.epoch, "first epoch")->check(CLI::NonNegativeNumber);
+  cmd.add_option("--epoch", f.epoch, "first epoch")->check(at_least(0));
   auto* rank = cmd.add_option("--rank", f.rank, "this rank (with --world)");
   auto* world = cmd.add_option("--world", f.world, "world size (with --rank)");
   rank->needs(world);

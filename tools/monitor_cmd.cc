@@ -10,6 +10,7 @@
 #include "command.h"
 #include "stoker/error.h"
 #include "stoker/monitor.h"
+#include "validators.h"
 
 namespace stoker::cli {
 namespace {
@@ -23,7 +24,7 @@ class Monitor : public Command {
         "into FILE, which `stoker doctor --telemetry FILE` reads; exits with CMD's status");
     cmd_->add_option("--out", options_.out, "the log to write (JSON lines)")->required();
     cmd_->add_option("--interval", options_.interval, "seconds between samples (default 1)")
-        ->check(CLI::Range(0.05, 3600.0));
+        ->check(between(0.05, 3600.0));
     const std::map<std::string, GpuSource> sources = {{"auto", GpuSource::kAuto},
                                                       {"nvml", GpuSource::kNvml},
                                                       {"nvidia-smi", GpuSource::kNvidiaSmi},

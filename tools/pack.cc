@@ -12,7 +12,9 @@
 #include "command.h"
 #include "stoker/dataset.h"
 #include "stoker/error.h"
+#include "stoker/image.h"
 #include "stoker/packed.h"
+#include "validators.h"
 
 namespace stoker::cli {
 namespace {
@@ -96,7 +98,38 @@ struct PackFlags {
   uint64_t shard_size = uint64_t{256} << 20;
   int threads = 0;
   std::string bad_samples = "error";
+  bool force = false;
 };
+
+// --mode raw without a size keeps every image at full size as pixels: says what that comes to,
+// from the headers of up to 64 samples spread over the data set.
+void warn_raw_size(const Dataset& source) {
+  const int64_t n = source.size();
+  const int64_t probes = std::min<int64_t>(n, 64);
+  double pixels = 0;
+  int64_t probed = 0;
+  std::vector<uint8_t> bytes;
+  for (int64_t k = 0; k < probes; ++k) {
+    const int64_t index = k * n / probes;
+    try {
+      source.read(index, bytes);
+      const ImageHeader h = probe_image(bytes, source.name(index), DecodeLimits{});
+      pixels += static_cast<double>(h.width) * h.height;
+      ++probed;
+    } catch (const Error&) {
+      // a bad sample: the pack itself reports it
+    }
+  }
+  if (probed == 0) return;
+  const double total = pixels / static_cast<double>(probed) * 3.0 * static_cast<double>(n);
+  std::fprintf(stderr,
+               "pack: warning: --mode raw without --max-side or --short-side stores every image "
+               "at full size as RGB pixels: about %s for %lld images (from %lld headers); "
+               "training crops rarely need more than --short-side 256 (about %s)\n",
+               human_bytes(total).c_str(), static_cast<long long>(n),
+               static_cast<long long>(probed),
+               human_bytes(std::min(total, 256.0 * 256.0 * 4.0 / 3.0 * 3.0 * n)).c_str());
+}
 
 class Commands final : public Command {
  public:
@@ -110,33 +143,39 @@ class Commands final : public Command {
                      "original (keep the bytes), jpeg (decode, resize, re-encode) or raw "
                      "(decoded uint8 RGB pixels)")
         ->check(CLI::IsMember({"original", "jpeg", "raw"}));
-    auto* max_side = pack_
-                         ->add_option("--max-side", p_.max_side,
-                                      "resize so that the longer side is at most S (never up)")
-                         ->check(CLI::PositiveNumber);
-    auto* short_side = pack_
-                           ->add_option("--short-side", p_.short_side,
-                                        "resize so that the shorter side is at most S")
-                           ->check(CLI::PositiveNumber);
+    auto* max_side =
+        pack_
+            ->add_option(
+                "--max-side", p_.max_side,
+                "resize so that the longer side is at most S (never up; default: keep the size)")
+            ->check(at_least(1));
+    auto* short_side =
+        pack_
+            ->add_option("--short-side", p_.short_side,
+                         "resize so that the shorter side is at most S (default: keep the size)")
+            ->check(at_least(1));
     max_side->excludes(short_side);
-    quality_ = pack_->add_option("--quality", p_.quality, "JPEG quality for --mode jpeg (90)")
-                   ->check(CLI::Range(1, 100));
+    quality_ = pack_->add_option("--quality", p_.quality, "JPEG quality for --mode jpeg")
+                   ->check(between(1, 100));
     restart_ = pack_
                    ->add_option("--restart-interval", p_.restart_interval,
                                 "--mode jpeg: a restart marker every K MCUs (at most this; 0 = "
-                                "none), so that crops decode only what they touch (2)")
-                   ->check(CLI::Range(0, 4096));
+                                "none), so that crops decode only what they touch")
+                   ->check(between(0, 4096));
     zstd_ = pack_
                 ->add_option("--zstd", p_.zstd,
                              "zstd-compress raw pixels at this level (1-22; default off)")
-                ->check(CLI::Range(1, 22));
+                ->check(between(1, 22));
     pack_
         ->add_option("--shard-size", p_.shard_size,
                      "cut shards past this many bytes (default 256MiB; suffixes kb, mb, gb "
                      "= 1024-based)")
         ->transform(CLI::AsSizeValue(false));
     pack_->add_option("--threads", p_.threads, "worker threads (default: cores available)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(at_least(0));
+    pack_->add_flag("--force", p_.force,
+                    "replace a finished pack in OUT made from another source or with other "
+                    "options (without it, that is an error)");
     pack_
         ->add_option("--bad-samples", p_.bad_samples,
                      "error (stop, naming the file) or skip (leave out, list in the manifest)")
@@ -180,11 +219,13 @@ class Commands final : public Command {
     o.shard_size = static_cast<int64_t>(p_.shard_size);
     o.threads = p_.threads;
     o.skip_bad_samples = p_.bad_samples == "skip";
+    o.replace = p_.force;
     o.validate();
 
     auto source = open_dataset(p_.source);
     std::fprintf(stderr, "pack: %s -> %s (mode %s)\n", source->describe().c_str(), p_.out.c_str(),
                  p_.mode.c_str());
+    if (o.mode == PackMode::kRaw && o.max_side == 0 && o.short_side == 0) warn_raw_size(*source);
     Progress bar("pack", false);
     int64_t base = -1;
     o.progress = [&](const PackProgress& p) {

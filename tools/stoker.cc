@@ -9,6 +9,7 @@
 #include "command.h"
 #include "stoker/error.h"
 #include "stoker/version.h"
+#include "validators.h"
 
 namespace stoker::cli {
 namespace {
@@ -38,6 +39,10 @@ int run(int argc, char** argv) {
   }
   CLI::App app{"stoker: keeps every GPU of a training job fed"};
   app.require_subcommand(1);
+  // --help shows each option's default ("[256]") beside its type and range, for every
+  // subcommand (they inherit option_defaults).
+  app.option_defaults()->always_capture_default();
+  app.formatter(std::make_shared<HelpFormatter>());
   app.set_version_flag("--version", "stoker " STOKER_VERSION_STRING);
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(add_bench_command(app));
@@ -46,7 +51,18 @@ int run(int argc, char** argv) {
   commands.push_back(add_pack_commands(app));
   commands.push_back(add_doctor_command(app));
   commands.push_back(add_monitor_command(app));
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ValidationError& e) {
+    // CLI11 says "--batch: must be ≥ 1 (got 0)"; a sentence reads better.
+    std::string message = e.what();
+    const size_t colon = message.find(": must be");
+    if (colon != std::string::npos) message.erase(colon, 1);
+    std::fprintf(stderr, "stoker: %s\nRun with --help for more information.\n", message.c_str());
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
   for (const auto& command : commands) {
     if (auto rc = command->run()) return *rc;
   }

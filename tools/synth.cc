@@ -12,6 +12,7 @@
 #include "stoker/error.h"
 #include "stoker/image.h"
 #include "stoker/rng.h"
+#include "validators.h"
 
 namespace stoker::cli {
 namespace {
@@ -117,11 +118,11 @@ class Synth : public Command {
   explicit Synth(CLI::App& app) {
     cmd_ = app.add_subcommand("synth", "write a deterministic photo-like JPEG image folder");
     cmd_->add_option("OUT", out_, "output folder")->required();
-    cmd_->add_option("--images", options_.images, "images")->check(CLI::PositiveNumber);
-    cmd_->add_option("--classes", options_.classes, "classes")->check(CLI::PositiveNumber);
-    cmd_->add_option("--width", options_.width, "width")->check(CLI::PositiveNumber);
-    cmd_->add_option("--height", options_.height, "height")->check(CLI::PositiveNumber);
-    cmd_->add_option("--quality", options_.quality, "JPEG quality")->check(CLI::Range(1, 100));
+    cmd_->add_option("--images", options_.images, "images")->check(at_least(1));
+    cmd_->add_option("--classes", options_.classes, "classes")->check(at_least(1));
+    cmd_->add_option("--width", options_.width, "width")->check(at_least(1));
+    cmd_->add_option("--height", options_.height, "height")->check(at_least(1));
+    cmd_->add_option("--quality", options_.quality, "JPEG quality")->check(between(1, 100));
     cmd_->add_option("--seed", options_.seed, "seed");
   }
 

@@ -65,7 +65,10 @@ struct PackConfig {
   int64_t shard_size = int64_t{256} << 20;  // shards are cut on record boundaries past this
   int threads = 0;                          // 0 = the cores this process may use
   bool skip_bad_samples = false;            // false: the first bad sample stops the pack, named
-  DecodeLimits limits = {};                 // caps for decoding untrusted sources (all modes probe)
+  // false: a finished pack in `out` made from another source or with other options is an
+  // error (stoker::Error, kArgument) naming both; true: it is replaced.
+  bool replace = false;
+  DecodeLimits limits = {};  // caps for decoding untrusted sources (all modes probe)
   // Called on the packing thread after each sample and at the end; may throw to abort.
   std::function<void(const PackProgress&)> progress = {};
 

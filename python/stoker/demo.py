@@ -210,7 +210,9 @@ def main(argv=None) -> int:
                        stdout=subprocess.DEVNULL)
         stamp.write_text(f"images={a.images} v1\n")
     packed = Path(str(data) + "-raw256")
-    subprocess.run([cli, "pack", str(data), str(packed), "--mode", "raw", "--max-side", "256"],
+    # --force: the demo's own copy; a set generated anew replaces its old pack.
+    subprocess.run([cli, "pack", str(data), str(packed), "--mode", "raw", "--max-side", "256",
+                    "--force"],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _say(f"demo: {a.images} photo-like JPEGs in {data}, {cores} cores\n")
     story_one(data, packed, a.seconds, cores)

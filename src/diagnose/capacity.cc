@@ -166,6 +166,7 @@ std::vector<SetupMeasurement> measure_setups(const Dataset& data, const Capacity
     pack.quality = 90;
     pack.threads = o.threads;
     pack.skip_bad_samples = true;
+    pack.replace = true;  // the doctor's scratch folder: another sample replaces the last one
     const fs::path out = work.path / to_string(v.mode);
     const PackResult packed = pack_dataset(subset, "doctor sample", out, pack);
     auto packed_data = open_packed(out);

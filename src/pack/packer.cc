@@ -292,6 +292,24 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
   std::filesystem::create_directories(out);
   const std::string opts = options_json(options);
   const uint64_t hash = options_hash(opts, source);
+  const std::filesystem::path manifest_path = out / packed::kManifestName;
+  // A finished pack of another source or other options is someone's data: replaced only when
+  // asked (PackConfig::replace, --force). A manifest that does not parse is no finished pack.
+  if (!options.replace) {
+    const std::string existing = read_text_or_empty(manifest_path);
+    if (!existing.empty()) {
+      std::optional<Manifest> old;
+      try {
+        old = parse_manifest(existing, manifest_path.string());
+      } catch (const Error&) {
+      }
+      STOKER_CHECK_ARG(!old || old->options_hash == hash,
+                       "pack: {} holds a finished pack of {} made with other options ({}); this "
+                       "run would write {} with {}: give --force to replace it, or another OUT",
+                       out.string(), old ? old->source : "", old ? old->options_json : "",
+                       source_path, opts);
+    }
+  }
 
   Manifest manifest;
   manifest.version = packed::kFormatVersion;
@@ -341,7 +359,6 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
   progress.skipped = result.skipped;
   progress.shards = static_cast<int>(manifest.shards.size());
 
-  const std::filesystem::path manifest_path = out / packed::kManifestName;
   const auto finish_manifest = [&]() -> std::string {
     manifest.records = next_record;
     manifest.fingerprint = manifest_fingerprint(manifest);

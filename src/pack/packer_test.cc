@@ -209,9 +209,14 @@ TEST(PackedTest, InterruptedPackResumesToIdenticalBytes) {
   EXPECT_TRUE(third.already_complete);
   EXPECT_EQ(third.records, 20);
 
-  // 4. Other options: nothing is reused; stale shards beyond the new count are removed.
+  // 4. Other options over a finished pack: refused, the pack untouched, unless `replace`;
+  // then nothing is reused and stale shards beyond the new count are removed.
   PackConfig bigger = options;
   bigger.shard_size = 1 << 20;
+  const auto manifest_before = slurp(b / "manifest.json");
+  EXPECT_THAT(error_of([&] { pack(f->data, b, bigger); }), HasSubstr("made with other options"));
+  EXPECT_EQ(slurp(b / "manifest.json"), manifest_before);
+  bigger.replace = true;
   const PackResult other = pack(f->data, b, bigger);
   EXPECT_EQ(other.reused_shards, 0);
   EXPECT_EQ(other.shards, 1);
