@@ -8,9 +8,9 @@
 // slot has no partner and stays as it is, as does a pair with a sample the bad-sample policy
 // skipped (zero-filled); their labels stay one-hot.
 //
-// Labels become soft: float32 [B, num_classes], label_lam * one_hot(own) +
-// (1 - label_lam) * one_hot(partner), label_lam = lam (MixUp) or 1 - box area / image area
-// (CutMix, torchvision's lam_adjusted).
+// Labels become soft: float32 [B, num_classes], label_lam * hot(own) + (1 - label_lam) *
+// hot(partner), hot() one-hot (or multi-hot for a multi-label dataset), label_lam = lam (MixUp)
+// or 1 - box area / image area (CutMix, torchvision's lam_adjusted).
 #pragma once
 
 #include <cstdint>
@@ -55,8 +55,10 @@ double sample_beta(Rng& rng, double alpha);
 // itself and the other.
 void mix_pair(float* a, float* b, int channels, int height, int width, const BatchMix& mix);
 
-// Row i of the soft labels from the slot's label and its partner's (partner == own label when
-// unmixed: one-hot). label_lam as in BatchMix.
-void soft_label(std::span<float> row, int64_t own, int64_t partner, double label_lam);
+// A mixed slot's label row from its own row and its partner's (one-hot or multi-hot):
+// partner * (1 - label_lam) + own * label_lam in float32, torchvision's
+// labels.roll(1, 0).mul_(1 - lam).add_(labels.mul(lam)).
+void mix_label_rows(std::span<float> out, std::span<const float> own,
+                    std::span<const float> partner, double label_lam);
 
 }  // namespace stoker

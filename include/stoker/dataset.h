@@ -5,10 +5,24 @@
 //    (.jpg .jpeg .png .ppm .bmp .pgm .tif .tiff .webp, case-insensitive); classes are the
 //    sorted sub-folder names, label = class position; samples sorted by path within a class,
 //    as torchvision.datasets.ImageFolder does (files are followed through symlinks).
-//  - File list: a text file of `path<TAB>label` lines; paths relative to the list's folder
-//    (absolute paths allowed); blank lines and lines starting with '#' are skipped; a
-//    malformed line is an error naming the file and line number. Labels are integers in
-//    [0, 2^24 - 1]; classes() is "0", "1", ... up to the largest label. Opening a list does not
+//  - File list (a regular file), in one of four forms; paths relative to the list's folder
+//    (absolute paths allowed); a malformed line is an error naming the file and line number:
+//      * headerless `path<TAB>label` lines (the label after the last tab, an integer in
+//        [0, 2^24 - 1]); blank lines and lines starting with '#' are skipped;
+//      * a table with a header: `.csv` (comma), or tab-separated when the first line names a
+//        path column; RFC 4180 quoting; the path column is the one named by
+//        FileListConfig::path_column, else the first of path, file, filename, image,
+//        image_path, filepath, img (case-insensitive); the label column likewise, else the
+//        first of label, labels, class, target, category, y, and without one the list is
+//        label-free;
+//      * JSON lines (`.jsonl`, `.ndjson`, or a file starting with '{'): one object per line,
+//        the same member names; a label is a number, a class name or a list of them.
+//    Labels: when every label is a decimal integer they are the class ids and classes() is
+//    "0", "1", ... up to the largest; otherwise they are class names, classes() the sorted
+//    names (as ImageFolder sorts its folders) and the ids their positions. Multi-label: a
+//    JSON list, or a table field with several labels separated by ';' or '|' (or by spaces
+//    when all are integers, "3 7 12"): then multi_label() is true and label_set() gives each
+//    sample's ids. A label-free list has label() -1 and no classes. Opening a list does not
 //    stat the listed files, so its fingerprint covers the paths as written and the labels.
 //
 // A folder's index is cached (see ImageFolderConfig::cache) so that N ranks on a shared file
@@ -25,6 +39,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,7 +50,11 @@ class Dataset {
   virtual ~Dataset() = default;
 
   virtual int64_t size() const = 0;
-  virtual int64_t label(int64_t index) const = 0;
+  virtual int64_t label(int64_t index) const = 0;  // -1: the dataset has no labels
+  // A multi-label dataset: label_set(index) holds each sample's class ids (sorted, unique,
+  // maybe none) and label(index) the first of them (-1 for none). Otherwise false and empty.
+  virtual bool multi_label() const { return false; }
+  virtual std::span<const int32_t> label_set(int64_t index) const { return {}; }
   // Human-readable name of a sample for messages: its path.
   virtual std::string name(int64_t index) const = 0;
   // Reads the encoded bytes of sample `index` into `out` (resized to fit; capacity reused).
@@ -60,10 +79,20 @@ struct ImageFolderConfig {
 
 std::shared_ptr<Dataset> open_image_folder(const std::filesystem::path& root,
                                            const ImageFolderConfig& options = {});
-std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list);
+// Which columns (members) of a table or JSON-lines list hold the path and the label; empty:
+// the first of the usual names (above).
+struct FileListConfig {
+  std::string path_column;
+  std::string label_column;
+};
 
-// A folder opens as an ImageFolder, a regular file as a file list.
-std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path);
+std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list,
+                                        const FileListConfig& config = {});
+
+// A folder opens as an ImageFolder, a regular file as a file list (`lists` for its columns),
+// a packed dataset's folder or manifest as the packed dataset.
+std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
+                                      const FileListConfig& lists = {});
 
 // How often a read that failed with an I/O error (ErrorKind::kIo) is tried again.
 struct IoRetryPolicy {

@@ -109,7 +109,8 @@ struct Batch {
   std::vector<int64_t> indices;  // B dataset indices, padding slots included
   std::vector<uint8_t> valid;    // B, 1 = valid
   int skipped = 0;               // slots zero-filled by the skip policy in this batch
-  // With LoaderConfig::mix: B x num_classes soft labels (row-major; a slot with a bad label
+  // With LoaderConfig::mix, or from a multi-label dataset: B x num_classes float label rows
+  // (row-major): one-hot or multi-hot, mixed pairwise by MixUp/CutMix (a slot with a bad label
   // skipped by the policy has a zero row); num_classes 0 and empty otherwise.
   int num_classes = 0;
   std::vector<float> soft_labels;

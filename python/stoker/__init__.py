@@ -74,9 +74,11 @@ def _mode_for(mode: Optional[str], drop_last: Optional[bool]) -> str:
     return mode
 
 
-def open_dataset(path: Union[str, os.PathLike]) -> "_stoker.Dataset":
-    """Opens a packed dataset, an ImageFolder (a folder) or a file list (a file)."""
-    return _stoker.open_dataset(os.fspath(path))
+def open_dataset(path: Union[str, os.PathLike], path_column: Optional[str] = None,
+                 label_column: Optional[str] = None) -> "_stoker.Dataset":
+    """Opens a packed dataset, an ImageFolder (a folder) or a file list (a file: headerless
+    path<TAB>label lines, CSV/TSV with a header, JSON lines; the column names as Loader's)."""
+    return _stoker.open_dataset(os.fspath(path), path_column or "", label_column or "")
 
 
 class Batch:
@@ -85,8 +87,9 @@ class Batch:
     Attributes:
       images: float32/float16/bfloat16 [B, C, H, W] (normalised) or uint8 [B, H, W, C];
         on the GPU with device='cuda'.
-      labels: int64 [B]; padding slots carry their wrapped sample's label. A batch_transform
-        may replace both (MixUp/CutMix: soft float32 labels [B, num_classes]).
+      labels: int64 [B]; padding slots carry their wrapped sample's label; -1 for a label-free
+        list. float32 [B, classes] multi-hot rows for a multi-label list, and soft rows after
+        MixUp/CutMix ([B, num_classes]).
       indices: int64 [B], the dataset index of every slot, padding included.
       valid: bool [B]; False marks padding (and samples skipped by bad_samples='skip').
       global_valid: valid slots of this step summed over all ranks (>= 1 in 'exact' mode).
@@ -301,7 +304,14 @@ class Loader:
     """This rank's batches of a dataset, read, decoded and augmented by C++ threads.
 
     Args:
-      source: a packed dataset, an ImageFolder (``DATA/<class>/.../<image>``) or a file list.
+      source: a packed dataset, an ImageFolder (``DATA/<class>/.../<image>``) or a file list:
+        headerless ``path<TAB>label`` lines, a CSV (or tab-separated) table with a header, or
+        JSON lines. Labels may be integers or class names (sorted like ImageFolder's:
+        ``classes``, ``class_to_idx``), several per sample (a JSON list, or ``3;7`` /
+        ``cat|dog`` in a table: multi-hot float32 labels), or absent (label-free: labels -1).
+      path_column, label_column: the list's column (or JSON member) names; default the first
+        of path/file/filename/image/image_path/filepath/img and of
+        label/labels/class/target/category/y (none: label-free).
       batch_size: samples per batch on each rank.
       transform: a stoker.TransformConfig, or its kind ('train' or 'eval') with its other
         fields as keywords: size (224), output ('float32'), scale, ratio, flip_p,
@@ -372,7 +382,9 @@ class Loader:
         prefetch: Optional[int] = None,
         bad_samples: str = "error",
         device: str = "cpu",
-        size: Optional[int] = None,
+        path_column: Optional[str] = None,
+        label_column: Optional[str] = None,
+        size: Optional[Union[int, Tuple[int, int]]] = None,
         output: Optional[str] = None,
         scale: Optional[Sequence[float]] = None,
         ratio: Optional[Sequence[float]] = None,
@@ -423,7 +435,7 @@ class Loader:
                 config.rank = dist.get_rank()
                 config.world_size = dist.get_world_size()
 
-        dataset = _stoker.open_dataset(source)
+        dataset = _stoker.open_dataset(source, path_column or "", label_column or "")
         if dist is not None and config.world_size > 1:
             _check_same_dataset(dist, dataset, config.rank)
         if self._device is None:
@@ -619,7 +631,19 @@ class Loader:
 
     @property
     def classes(self):
+        """The class names, index = label (ImageFolder's sorted folder names, a list's sorted
+        class names, or "0", "1", ... for integer labels; empty for a label-free list)."""
         return list(self._core.dataset.classes)
+
+    @property
+    def class_to_idx(self) -> Dict[str, int]:
+        """{class name: label}, as torchvision's ImageFolder.class_to_idx."""
+        return {name: i for i, name in enumerate(self._core.dataset.classes)}
+
+    @property
+    def multi_label(self) -> bool:
+        """True for a multi-label list: labels are then multi-hot float32 [B, classes]."""
+        return bool(self._core.dataset.multi_label)
 
     def stats(self, advance: bool = True) -> Dict[str, Any]:
         """Live stats of this rank's loader: the stats JSON line of docs/doctor.md as a dict.

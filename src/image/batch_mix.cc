@@ -114,12 +114,10 @@ void mix_pair(float* a, float* b, int channels, int height, int width, const Bat
   }
 }
 
-void soft_label(std::span<float> row, int64_t own, int64_t partner, double label_lam) {
-  std::fill(row.begin(), row.end(), 0.0f);
-  // torchvision: one_hot.roll(1, 0).mul_(1 - lam).add_(one_hot.mul(lam)), in float32.
+void mix_label_rows(std::span<float> out, std::span<const float> own,
+                    std::span<const float> partner, double label_lam) {
   const auto keep = static_cast<float>(label_lam), take = static_cast<float>(1.0 - label_lam);
-  row[static_cast<size_t>(partner)] = take;
-  row[static_cast<size_t>(own)] += keep;
+  for (size_t k = 0; k < out.size(); ++k) out[k] = partner[k] * take + own[k] * keep;
 }
 
 }  // namespace stoker

@@ -80,10 +80,13 @@ TEST(BatchMix, PairsMixBothWaysAndCutMixSwapsTheBox) {
     }
   }
   std::vector<float> row(4);
-  soft_label(row, 1, 3, 0.75);
+  const std::vector<float> one{0, 1, 0, 0}, three{0, 0, 0, 1}, two{0, 0, 1, 0}, multi{1, 0, 1, 1};
+  mix_label_rows(row, one, three, 0.75);
   EXPECT_EQ(row, (std::vector<float>{0, 0.75f, 0, 0.25f}));
-  soft_label(row, 2, 2, 0.6);
+  mix_label_rows(row, two, two, 0.6);
   EXPECT_EQ(row[2], 0.4f + 0.6f);
+  mix_label_rows(row, multi, one, 0.5);  // multi-hot rows mix the same way
+  EXPECT_EQ(row, (std::vector<float>{0.5f, 0.5f, 0.5f, 0.5f}));
 }
 
 }  // namespace

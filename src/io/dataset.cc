@@ -13,7 +13,8 @@
 
 namespace stoker {
 
-std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path) {
+std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
+                                      const FileListConfig& lists) {
   const std::string name = path.string();
   STOKER_CHECK_ARG(!name.empty(), "dataset: empty path");
   struct stat st;
@@ -28,7 +29,7 @@ std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path) {
     return open_packed(path);
   }
   if (S_ISDIR(st.st_mode)) return open_image_folder(path);
-  if (S_ISREG(st.st_mode)) return open_file_list(path);
+  if (S_ISREG(st.st_mode)) return open_file_list(path, lists);
   STOKER_THROW_ARG("{}: not a folder or a regular file", name);
 }
 

@@ -1,12 +1,27 @@
-// File list: `path<TAB>label` lines (see stoker/dataset.h).
+// File lists and label manifests (see stoker/dataset.h): headerless `path<TAB>label` lines,
+// CSV / TSV with a header, JSON lines.
 //
-// Parsing rules: lines end with '\n' (a '\r' before it is dropped, for lists written on
+// Headerless lines: lines end with '\n' (a '\r' before it is dropped, for lists written on
 // Windows); a line that is empty or only spaces and tabs, or whose first character is '#', is
 // skipped; otherwise the label follows the LAST tab, so a path may itself contain tabs. The
-// label is a decimal integer in [0, kMaxLabel]. Opening a list never touches the listed files:
-// on a network file system a million stats would cost what the list exists to avoid, so
-// sizes are unknown (-1) and the fingerprint covers the paths as written and the labels.
+// label is a decimal integer in [0, kMaxLabel].
+//
+// Tables (CSV, TSV with a header): RFC 4180 fields (a field starting with '"' is quoted, ""
+// inside it is one quote, quoted fields may hold delimiters and newlines), a UTF-8 byte-order
+// mark ignored, blank lines skipped; every record has the header's number of fields. JSON
+// lines: one object per non-blank line. Labels: see the header.
+//
+// Opening a list never touches the listed files: on a network file system a million stats
+// would cost what the list exists to avoid, so sizes are unknown (-1) and the fingerprint
+// covers the paths as written and the labels.
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
 #include <charconv>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string_view>
 
 #include "io/file_util.h"
@@ -24,22 +39,41 @@ constexpr int64_t kMaxLabel = (int64_t{1} << 24) - 1;
 // Lists are read whole; this only stops absurd files.
 constexpr int64_t kMaxListBytes = int64_t{1} << 36;
 
+constexpr std::array<std::string_view, 7> kPathColumns = {
+    "path", "file", "filename", "image", "image_path", "filepath", "img"};
+constexpr std::array<std::string_view, 6> kLabelColumns = {"label",  "labels",   "class",
+                                                           "target", "category", "y"};
+
 bool blank(std::string_view line) {
   return line.find_first_not_of(" \t") == std::string_view::npos;
 }
 
-}  // namespace
-}  // namespace io
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
 
-std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list) {
-  const std::string list_name = list.string();
-  STOKER_CHECK_ARG(!list_name.empty(), "file list: empty path");
-  std::vector<uint8_t> bytes;
-  io::read_file(list_name, bytes, io::kMaxListBytes);
-  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+// A decimal integer in [0, kMaxLabel], the whole token.
+std::optional<int64_t> parse_id(std::string_view token) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
+  if (token.empty() || ec != std::errc() || end != token.data() + token.size()) return {};
+  if (v < 0 || v > kMaxLabel) return {};
+  return v;
+}
 
-  io::SampleTable samples;
-  int64_t max_label = -1;
+// One sample as read: its path and label tokens (several for a multi-label row).
+struct Row {
+  int64_t line = 0;
+  std::string path;
+  std::vector<std::string> labels;
+  bool has_label = false;  // false: a label-free list
+};
+
+// The legacy headerless list: path<TAB>integer label.
+std::vector<Row> parse_headerless(std::string_view text, const std::string& list_name) {
+  std::vector<Row> rows;
   int64_t line_number = 0;
   size_t begin = 0;
   while (begin < text.size()) {
@@ -48,34 +82,362 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list) {
     begin = newline + 1;
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (io::blank(line) || line.front() == '#') continue;
-
+    if (blank(line) || line.front() == '#') continue;
     const size_t tab = line.rfind('\t');
     STOKER_CHECK_ARG(tab != std::string_view::npos,
-                     "{}:{}: expected 'path<TAB>label', found no tab", list_name, line_number);
-    const std::string_view path = line.substr(0, tab);
+                     "{}:{}: expected 'path<TAB>label', found no tab (a table needs a header "
+                     "naming its path column: path, file, filename, image, ...)",
+                     list_name, line_number);
     const std::string_view token = line.substr(tab + 1);
-    STOKER_CHECK_ARG(!path.empty(), "{}:{}: empty path", list_name, line_number);
-    STOKER_CHECK_ARG(path.find('\0') == std::string_view::npos,
-                     "{}:{}: the path contains a NUL byte", list_name, line_number);
     int64_t label = 0;
     const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), label);
     STOKER_CHECK_ARG(
         !token.empty() && ec != std::errc::invalid_argument && end == token.data() + token.size(),
         "{}:{}: label '{}' is not an integer", list_name, line_number, token);
-    STOKER_CHECK_ARG(ec != std::errc::result_out_of_range && label >= 0 && label <= io::kMaxLabel,
+    STOKER_CHECK_ARG(ec != std::errc::result_out_of_range && label >= 0 && label <= kMaxLabel,
                      "{}:{}: label {} is out of range [0, {}]", list_name, line_number, token,
-                     io::kMaxLabel);
-    samples.add(path, -1, label);
-    max_label = std::max(max_label, label);
+                     kMaxLabel);
+    rows.push_back(Row{line_number, std::string(line.substr(0, tab)), {std::string(token)}, true});
   }
-  STOKER_CHECK_ARG(samples.size() > 0, "{}: no samples", list_name);
+  return rows;
+}
+
+// RFC 4180 records: fields and the line each record starts on.
+struct Record {
+  int64_t line = 0;
+  std::vector<std::string> fields;
+};
+
+std::vector<Record> parse_delimited(std::string_view text, char delimiter,
+                                    const std::string& list_name) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a UTF-8 byte-order mark
+  std::vector<Record> records;
+  Record record;
+  std::string field;
+  int64_t line = 1;
+  size_t i = 0;
+  bool record_empty = true;  // nothing but an empty first field so far
+  record.line = 1;
+  const auto end_field = [&] {
+    record.fields.push_back(std::move(field));
+    field.clear();
+  };
+  const auto end_record = [&] {
+    end_field();
+    const bool is_blank = record_empty && record.fields.size() == 1 && blank(record.fields.front());
+    if (!is_blank) records.push_back(std::move(record));
+    record = Record{};
+    record_empty = true;
+  };
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '"' && field.empty()) {  // a quoted field
+      const int64_t start_line = line;
+      ++i;
+      for (;;) {
+        STOKER_CHECK_ARG(i < text.size(), "{}:{}: a quoted field is not closed", list_name,
+                         start_line);
+        if (text[i] == '"') {
+          if (i + 1 < text.size() && text[i + 1] == '"') {
+            field += '"';
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        if (text[i] == '\n') ++line;
+        field += text[i++];
+      }
+      record_empty = false;
+      const bool at_end = i >= text.size() || text[i] == delimiter || text[i] == '\n' ||
+                          (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n');
+      STOKER_CHECK_ARG(at_end, "{}:{}: characters after a closing quote", list_name, line);
+      continue;
+    }
+    if (c == delimiter) {
+      end_field();
+      record_empty = false;
+      ++i;
+    } else if (c == '\n' || (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) {
+      i += c == '\r' ? 2 : 1;
+      end_record();
+      ++line;
+      record.line = line;
+    } else {
+      field += c;
+      ++i;
+    }
+  }
+  if (!field.empty() || !record.fields.empty()) end_record();
+  return records;
+}
+
+// The column named `wanted`, else the first of `names` present; nullopt when none.
+std::optional<size_t> find_column(const std::vector<std::string>& header, const std::string& wanted,
+                                  const std::array<std::string_view, 7>* path_names,
+                                  const std::array<std::string_view, 6>* label_names) {
+  if (!wanted.empty()) {
+    for (size_t c = 0; c < header.size(); ++c) {
+      if (header[c] == wanted) return c;
+    }
+    return std::nullopt;
+  }
+  const auto try_names = [&](const auto& names) -> std::optional<size_t> {
+    for (const std::string_view name : names) {
+      for (size_t c = 0; c < header.size(); ++c) {
+        if (lower(header[c]) == name) return c;
+      }
+    }
+    return std::nullopt;
+  };
+  return path_names != nullptr ? try_names(*path_names) : try_names(*label_names);
+}
+
+bool is_table_header(const std::vector<std::string>& fields) {
+  for (const std::string& f : fields) {
+    if (std::find(kPathColumns.begin(), kPathColumns.end(), lower(f)) != kPathColumns.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A table field's labels: several separated by ';' or '|', or by spaces when all are integers
+// ("3 7 12"); otherwise the whole field is one label (a class name may hold spaces).
+std::vector<std::string> split_labels(std::string_view field) {
+  const auto trim = [](std::string_view s) {
+    const size_t b = s.find_first_not_of(" \t");
+    if (b == std::string_view::npos) return std::string_view();
+    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+  };
+  std::vector<std::string> out;
+  if (field.find_first_of(";|") != std::string_view::npos) {
+    size_t begin = 0;
+    while (begin <= field.size()) {
+      const size_t end = std::min(field.find_first_of(";|", begin), field.size());
+      const std::string_view token = trim(field.substr(begin, end - begin));
+      if (!token.empty()) out.emplace_back(token);
+      begin = end + 1;
+    }
+    return out;
+  }
+  const std::string_view whole = trim(field);
+  if (whole.find(' ') != std::string_view::npos) {
+    std::vector<std::string> parts;
+    size_t begin = 0;
+    bool all_ids = true;
+    while (begin < whole.size()) {
+      const size_t end = std::min(whole.find(' ', begin), whole.size());
+      const std::string_view token = whole.substr(begin, end - begin);
+      if (!token.empty()) {
+        all_ids = all_ids && parse_id(token).has_value();
+        parts.emplace_back(token);
+      }
+      begin = end + 1;
+    }
+    if (all_ids) return parts;
+  }
+  if (!whole.empty()) out.emplace_back(whole);
+  return out;
+}
+
+std::vector<Row> parse_table(std::string_view text, char delimiter, const std::string& list_name,
+                             const FileListConfig& config) {
+  const std::vector<Record> records = parse_delimited(text, delimiter, list_name);
+  STOKER_CHECK_ARG(!records.empty(), "{}: no header and no samples", list_name);
+  const std::vector<std::string>& header = records.front().fields;
+  const std::optional<size_t> path_col =
+      find_column(header, config.path_column, &kPathColumns, nullptr);
+  STOKER_CHECK_ARG(path_col.has_value(),
+                   "{}:{}: no {} column in the header ({}): name one path, file, filename, "
+                   "image, image_path, filepath or img, or give the path column",
+                   list_name, records.front().line,
+                   config.path_column.empty() ? "path" : "'" + config.path_column + "'",
+                   fmt::join(header, ", "));
+  const std::optional<size_t> label_col =
+      find_column(header, config.label_column, nullptr, &kLabelColumns);
+  STOKER_CHECK_ARG(config.label_column.empty() || label_col.has_value(),
+                   "{}:{}: no column '{}' in the header ({})", list_name, records.front().line,
+                   config.label_column, fmt::join(header, ", "));
+  std::vector<Row> rows;
+  rows.reserve(records.size() - 1);
+  for (size_t r = 1; r < records.size(); ++r) {
+    const Record& rec = records[r];
+    STOKER_CHECK_ARG(rec.fields.size() == header.size(), "{}:{}: {} fields, the header has {}",
+                     list_name, rec.line, rec.fields.size(), header.size());
+    Row row;
+    row.line = rec.line;
+    row.path = rec.fields[*path_col];
+    if (label_col) {
+      row.has_label = true;
+      row.labels = split_labels(rec.fields[*label_col]);
+      STOKER_CHECK_ARG(!row.labels.empty(), "{}:{}: empty label (column '{}')", list_name, rec.line,
+                       header[*label_col]);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<Row> parse_json_lines(std::string_view text, const std::string& list_name,
+                                  const FileListConfig& config) {
+  std::vector<Row> rows;
+  int64_t line_number = 0;
+  size_t begin = 0;
+  std::optional<bool> labelled;  // whether the list has labels: all rows or none
+  while (begin < text.size()) {
+    const size_t newline = std::min(text.find('\n', begin), text.size());
+    std::string_view line = text.substr(begin, newline - begin);
+    begin = newline + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (blank(line)) continue;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+      STOKER_THROW_ARG("{}:{}: not JSON: {}", list_name, line_number, e.what());
+    }
+    STOKER_CHECK_ARG(j.is_object(), "{}:{}: expected a JSON object", list_name, line_number);
+    const auto key = [&](const std::string& wanted, const auto& names) -> std::string {
+      if (!wanted.empty()) return j.contains(wanted) ? wanted : "";
+      for (const std::string_view name : names) {
+        if (j.contains(std::string(name))) return std::string(name);
+      }
+      return "";
+    };
+    const std::string path_key = key(config.path_column, kPathColumns);
+    STOKER_CHECK_ARG(!path_key.empty() && j[path_key].is_string() && !j[path_key].empty(),
+                     "{}:{}: no path: expected a string member {}", list_name, line_number,
+                     config.path_column.empty() ? "\"path\" (or file, filename, image, ...)"
+                                                : "\"" + config.path_column + "\"");
+    Row row;
+    row.line = line_number;
+    row.path = j[path_key].get<std::string>();
+    const std::string label_key = key(config.label_column, kLabelColumns);
+    STOKER_CHECK_ARG(config.label_column.empty() || !label_key.empty(), "{}:{}: no member \"{}\"",
+                     list_name, line_number, config.label_column);
+    row.has_label = !label_key.empty();
+    STOKER_CHECK_ARG(!labelled || *labelled == row.has_label,
+                     "{}:{}: {} label where the lines before {}", list_name, line_number,
+                     row.has_label ? "a" : "no", row.has_label ? "have none" : "have one");
+    labelled = row.has_label;
+    if (row.has_label) {
+      const nlohmann::json& value = j[label_key];
+      const auto token = [&](const nlohmann::json& v) {
+        if (v.is_string() && !v.get<std::string>().empty()) return v.get<std::string>();
+        STOKER_CHECK_ARG(
+            v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= kMaxLabel,
+            "{}:{}: label {} is not a class name or an integer in [0, {}]", list_name, line_number,
+            v.dump(), kMaxLabel);
+        return std::to_string(v.get<int64_t>());
+      };
+      if (value.is_array()) {
+        for (const nlohmann::json& v : value) row.labels.push_back(token(v));
+        row.labels.push_back("");  // marks an explicit list (removed below)
+      } else {
+        row.labels.push_back(token(value));
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && lower(s.substr(s.size() - suffix.size())) == suffix;
+}
+
+}  // namespace
+}  // namespace io
+
+std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list,
+                                        const FileListConfig& config) {
+  const std::string list_name = list.string();
+  STOKER_CHECK_ARG(!list_name.empty(), "file list: empty path");
+  std::vector<uint8_t> bytes;
+  io::read_file(list_name, bytes, io::kMaxListBytes);
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+
+  std::vector<io::Row> rows;
+  bool explicit_lists = false;  // JSON arrays: multi-label even where a row has one label
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (io::ends_with(list_name, ".jsonl") || io::ends_with(list_name, ".ndjson") ||
+      (first != std::string_view::npos && text[first] == '{')) {
+    rows = io::parse_json_lines(text, list_name, config);
+    for (io::Row& row : rows) {
+      if (!row.labels.empty() && row.labels.back().empty()) {
+        row.labels.pop_back();
+        explicit_lists = true;
+      }
+    }
+  } else if (io::ends_with(list_name, ".csv")) {
+    rows = io::parse_table(text, ',', list_name, config);
+  } else {
+    // A tab-separated table when its first record names a path column, else headerless lines.
+    const size_t first_line_end = std::min(text.find('\n'), text.size());
+    const auto head = io::parse_delimited(text.substr(0, first_line_end), '\t', list_name);
+    const bool table =
+        !config.path_column.empty() || (!head.empty() && io::is_table_header(head.front().fields));
+    rows = table ? io::parse_table(text, '\t', list_name, config)
+                 : io::parse_headerless(text, list_name);
+  }
+  STOKER_CHECK_ARG(!rows.empty(), "{}: no samples", list_name);
+
+  // Labels: ids when every label is a decimal integer, else class names sorted as ImageFolder
+  // sorts its folders (byte order of UTF-8 = code point order), ids their positions.
+  const bool labelled = rows.front().has_label;
+  bool all_ids = true, multi = explicit_lists;
+  for (const io::Row& row : rows) {
+    for (const std::string& token : row.labels) all_ids = all_ids && io::parse_id(token);
+    multi = multi || row.labels.size() > 1;
+  }
+  std::vector<std::string> classes;
+  std::map<std::string, int64_t> names;
+  if (labelled && all_ids) {
+    int64_t max_label = -1;
+    for (const io::Row& row : rows) {
+      for (const std::string& t : row.labels) max_label = std::max(max_label, *io::parse_id(t));
+    }
+    for (int64_t label = 0; label <= max_label; ++label) classes.push_back(std::to_string(label));
+  } else if (labelled) {
+    for (const io::Row& row : rows) {
+      for (const std::string& t : row.labels) names.emplace(t, 0);
+    }
+    STOKER_CHECK_ARG(static_cast<int64_t>(names.size()) <= io::kMaxLabel + 1,
+                     "{}: {} class names, more than {}", list_name, names.size(),
+                     io::kMaxLabel + 1);
+    for (auto& [name, id] : names) {
+      id = static_cast<int64_t>(classes.size());
+      classes.push_back(name);
+    }
+  }
+  const auto id_of = [&](const std::string& token) {
+    return all_ids ? *io::parse_id(token) : names.at(token);
+  };
+
+  io::SampleTable samples;
+  for (const io::Row& row : rows) {
+    STOKER_CHECK_ARG(!row.path.empty(), "{}:{}: empty path", list_name, row.line);
+    STOKER_CHECK_ARG(row.path.find('\0') == std::string::npos,
+                     "{}:{}: the path contains a NUL byte", list_name, row.line);
+    if (!labelled) {
+      samples.add(row.path, -1, -1);
+    } else if (!multi) {
+      samples.add(row.path, -1, id_of(row.labels.front()));
+    } else {
+      std::vector<int32_t> set;
+      for (const std::string& t : row.labels) set.push_back(static_cast<int32_t>(id_of(t)));
+      std::sort(set.begin(), set.end());
+      set.erase(std::unique(set.begin(), set.end()), set.end());
+      samples.add(row.path, -1, set.empty() ? -1 : set.front());
+      samples.add_label_set(set);
+    }
+  }
   // Relative paths are relative to the list's folder.
   const size_t slash = list_name.rfind('/');
   std::string prefix = slash == std::string::npos ? "" : list_name.substr(0, slash + 1);
-  std::vector<std::string> classes;
-  classes.reserve(static_cast<size_t>(max_label) + 1);
-  for (int64_t label = 0; label <= max_label; ++label) classes.push_back(std::to_string(label));
   return std::make_shared<io::TableDataset>("file-list", list_name, std::move(prefix),
                                             std::move(samples), std::move(classes));
 }

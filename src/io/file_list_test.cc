@@ -78,7 +78,8 @@ TEST(FileList, MalformedLinesNameTheListAndLine) {
   };
   const std::string l = list.string();
   EXPECT_EQ(error_for("a.jpg\t0\n# c\nb.jpg 1\n"),
-            l + ":3: expected 'path<TAB>label', found no tab");
+            l + ":3: expected 'path<TAB>label', found no tab (a table needs a header naming its "
+                "path column: path, file, filename, image, ...)");
   EXPECT_EQ(error_for("a.jpg\tcat\n"), l + ":1: label 'cat' is not an integer");
   EXPECT_EQ(error_for("\na.jpg\t1x\n"), l + ":2: label '1x' is not an integer");
   EXPECT_EQ(error_for("a.jpg\t 1\n"), l + ":1: label ' 1' is not an integer");
@@ -94,6 +95,112 @@ TEST(FileList, MalformedLinesNameTheListAndLine) {
   EXPECT_EQ(error_for(""), l + ": no samples");
   EXPECT_EQ(error_of([&] { open_file_list(tmp.path() / "missing.txt"); }),
             (tmp.path() / "missing.txt").string() + ": No such file or directory");
+}
+
+TEST(FileList, CsvWithAHeaderAndClassNamesMapsThemLikeImageFolder) {
+  TempDir tmp;
+  const fs::path list = tmp.path() / "train.csv";
+  // As Python's csv module writes it: CRLF, quotes around a field with a comma or a quote.
+  write_file(list,
+             "\xEF\xBB\xBFid,Image,label,split\r\n"
+             "1,img/a.jpg,zebra,train\r\n"
+             "2,\"img/b, the second.jpg\",ant,train\r\n"
+             "3,img/c.jpg,\"golden \"\"retriever\"\"\",val\r\n"
+             "\r\n"
+             "4,img/d.jpg,ant,train\r\n");
+  auto data = open_file_list(list);
+  ASSERT_EQ(data->size(), 4);
+  EXPECT_EQ(data->classes(), (std::vector<std::string>{"ant", "golden \"retriever\"", "zebra"}));
+  EXPECT_EQ(data->label(0), 2);
+  EXPECT_EQ(data->label(1), 0);
+  EXPECT_EQ(data->label(2), 1);
+  EXPECT_EQ(data->label(3), 0);
+  EXPECT_FALSE(data->multi_label());
+  EXPECT_EQ(data->name(1), (tmp.path() / "img/b, the second.jpg").string());
+  // Other columns by name; integer labels stay ids.
+  write_file(list, "file,y,cls\na.jpg,5,7\nb.jpg,2,0\n");
+  auto by_name = open_file_list(list, {.path_column = "file", .label_column = "cls"});
+  EXPECT_EQ(by_name->label(0), 7);
+  EXPECT_EQ(by_name->classes().size(), 8u);
+  EXPECT_EQ(open_file_list(list)->label(0), 5);  // "y" is a usual label column name
+}
+
+TEST(FileList, TabSeparatedTablesJsonLinesMultiLabelAndLabelFree) {
+  TempDir tmp;
+  const fs::path tsv = tmp.path() / "l.tsv";
+  write_file(tsv, "path\tlabels\na.jpg\t3;7\nb.jpg\t7\nc.jpg\t1 2\n");
+  auto multi = open_file_list(tsv);
+  ASSERT_TRUE(multi->multi_label());
+  EXPECT_EQ(std::vector<int32_t>(multi->label_set(0).begin(), multi->label_set(0).end()),
+            (std::vector<int32_t>{3, 7}));
+  EXPECT_EQ(multi->label_set(1).size(), 1u);
+  EXPECT_EQ(std::vector<int32_t>(multi->label_set(2).begin(), multi->label_set(2).end()),
+            (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(multi->label(0), 3);
+  EXPECT_EQ(multi->classes().size(), 8u);
+
+  const fs::path jsonl = tmp.path() / "l.jsonl";
+  write_file(jsonl,
+             "{\"path\": \"a.jpg\", \"label\": [\"dog\", \"cat\"]}\n"
+             "\n"
+             "{\"path\": \"b.jpg\", \"label\": []}\n"
+             "{\"path\": \"c.jpg\", \"label\": \"cat\", \"extra\": 1}\r\n");
+  auto j = open_file_list(jsonl);
+  ASSERT_TRUE(j->multi_label());  // a list anywhere makes it multi-label
+  EXPECT_EQ(j->classes(), (std::vector<std::string>{"cat", "dog"}));
+  EXPECT_EQ(j->label_set(0).size(), 2u);
+  EXPECT_EQ(j->label_set(1).size(), 0u);
+  EXPECT_EQ(j->label(1), -1);
+  EXPECT_EQ(j->label(2), 0);
+  write_file(jsonl,
+             "{\"image\": \"a.jpg\", \"target\": 4}\n{\"image\": \"b.jpg\", \"target\": 1}\n");
+  auto ids = open_file_list(jsonl);
+  EXPECT_FALSE(ids->multi_label());
+  EXPECT_EQ(ids->label(0), 4);
+
+  const fs::path free = tmp.path() / "unlabelled.csv";
+  write_file(free, "path,width\na.jpg,640\nb.jpg,480\n");
+  auto none = open_file_list(free);
+  EXPECT_EQ(none->size(), 2);
+  EXPECT_EQ(none->label(0), -1);
+  EXPECT_TRUE(none->classes().empty());
+
+  // The label sets are part of the fingerprint.
+  write_file(tsv, "path\tlabels\na.jpg\t3;7\nb.jpg\t7\nc.jpg\t1 3\n");
+  EXPECT_NE(open_file_list(tsv)->fingerprint(), multi->fingerprint());
+}
+
+TEST(FileList, BadRowsOfTablesAndJsonLinesNameTheLine) {
+  TempDir tmp;
+  const auto error_for = [&](const std::string& name, const std::string& content,
+                             const FileListConfig& config = {}) {
+    write_file(tmp.path() / name, content);
+    return error_of([&] { open_file_list(tmp.path() / name, config); });
+  };
+  const std::string c = (tmp.path() / "l.csv").string(), j = (tmp.path() / "l.jsonl").string();
+  EXPECT_EQ(error_for("l.csv", "path,label\na.jpg,1\nb.jpg\n"),
+            c + ":3: 1 fields, the header has 2");
+  EXPECT_EQ(error_for("l.csv", "path,label\na.jpg,1\n\"b.jpg,2\n"),
+            c + ":3: a quoted field is not closed");
+  EXPECT_EQ(error_for("l.csv", "path,label\n\"a\"x,1\n"),
+            c + ":2: characters after a closing quote");
+  EXPECT_EQ(error_for("l.csv", "path,label\na.jpg,\n"), c + ":2: empty label (column 'label')");
+  EXPECT_EQ(error_for("l.csv", "a.jpg,3\nb.jpg,4\n"),
+            c + ":1: no path column in the header (a.jpg, 3): name one path, file, filename, "
+                "image, image_path, filepath or img, or give the path column");
+  EXPECT_EQ(error_for("l.csv", "path,label\na.jpg,1\n", {.path_column = "", .label_column = "cls"}),
+            c + ":1: no column 'cls' in the header (path, label)");
+  EXPECT_EQ(error_for("l.csv", "path,label\n,1\n"), c + ":2: empty path");
+  EXPECT_EQ(error_for("l.jsonl", "{\"path\": \"a.jpg\", \"label\": 1}\n[1, 2]\n"),
+            j + ":2: expected a JSON object");
+  EXPECT_EQ(error_for("l.jsonl", "{\"path\": \"a.jpg\", \"label\": 1}\n{\"label\": 2}\n"),
+            j + ":2: no path: expected a string member \"path\" (or file, filename, image, ...)");
+  EXPECT_EQ(error_for("l.jsonl", "{\"path\": \"a.jpg\", \"label\": -3}\n"),
+            j + ":1: label -3 is not a class name or an integer in [0, 16777215]");
+  EXPECT_EQ(error_for("l.jsonl", "{\"path\": \"a.jpg\", \"label\": 1}\n{\"path\": \"b.jpg\"}\n"),
+            j + ":2: no label where the lines before have one");
+  EXPECT_NE(error_for("l.jsonl", "{\"path\": \"a.jpg\"\n").find(j + ":1: not JSON"),
+            std::string::npos);
 }
 
 TEST(FileList, ReadErrorsNameTheFile) {

@@ -63,6 +63,13 @@ std::string fingerprint(const SampleTable& table) {
     hasher->u64(static_cast<uint64_t>(table.sizes[i]));
     hasher->u64(static_cast<uint64_t>(table.labels[i]));
   }
+  if (table.multi_label()) {
+    for (int64_t i = 0; i < table.size(); ++i) {
+      const auto set = table.label_set(i);
+      hasher->u64(set.size());
+      for (const int32_t id : set) hasher->u64(static_cast<uint64_t>(static_cast<int64_t>(id)));
+    }
+  }
   return fmt::format("{:016x}", hasher->digest());
 }
 

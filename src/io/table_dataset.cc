@@ -21,6 +21,11 @@ int64_t TableDataset::label(int64_t index) const {
   return samples_.labels[index];
 }
 
+std::span<const int32_t> TableDataset::label_set(int64_t index) const {
+  check(index);
+  return samples_.multi_label() ? samples_.label_set(index) : std::span<const int32_t>();
+}
+
 std::string TableDataset::name(int64_t index) const {
   check(index);
   const std::string_view path = samples_.path(index);

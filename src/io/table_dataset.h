@@ -20,6 +20,8 @@ class TableDataset final : public Dataset {
 
   int64_t size() const override { return samples_.size(); }
   int64_t label(int64_t index) const override;
+  bool multi_label() const override { return samples_.multi_label(); }
+  std::span<const int32_t> label_set(int64_t index) const override;
   std::string name(int64_t index) const override;
   void read(int64_t index, std::vector<uint8_t>& out) const override;
   const std::vector<std::string>& classes() const override { return classes_; }

@@ -319,7 +319,14 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
   manifest.options_hash = hash;
   manifest.source = source_path;
   manifest.source_fingerprint = source.fingerprint();
-  STOKER_CHECK(!manifest.classes.empty(), "pack: {}: no classes", source_path);
+  STOKER_CHECK_ARG(!manifest.classes.empty(),
+                   "pack: {}: no classes: a label-free list cannot be packed (the packed format "
+                   "holds a label per record); read the list directly",
+                   source_path);
+  STOKER_CHECK_ARG(!source.multi_label(),
+                   "pack: {}: a multi-label list cannot be packed yet (the packed format holds "
+                   "one label per record); read the list directly",
+                   source_path);
 
   PackResult result;
   PackProgress progress;

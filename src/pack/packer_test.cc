@@ -224,6 +224,25 @@ TEST(PackedTest, InterruptedPackResumesToIdenticalBytes) {
   EXPECT_EQ(open_packed(b)->size(), 20);
 }
 
+// The packed format holds one label per record: multi-label and label-free lists are refused
+// with a message, not packed with their labels lost.
+TEST(PackedTest, MultiLabelAndLabelFreeListsAreRefused) {
+  auto f = make_folder(3);
+  const fs::path multi = f->dir.path() / "multi.csv";
+  const std::string multi_text =
+      "path,labels\ndata/class_0/img_00.jpg,1;2\ndata/class_1/img_01.jpg,0\n";
+  spit(multi, std::vector<uint8_t>(multi_text.begin(), multi_text.end()));
+  EXPECT_THAT(
+      error_of([&] { pack_dataset(*open_dataset(multi), multi.string(), f->out, PackConfig{}); }),
+      HasSubstr("a multi-label list cannot be packed yet"));
+  const fs::path free = f->dir.path() / "free.csv";
+  const std::string free_text = "path\ndata/class_0/img_00.jpg\n";
+  spit(free, std::vector<uint8_t>(free_text.begin(), free_text.end()));
+  EXPECT_THAT(
+      error_of([&] { pack_dataset(*open_dataset(free), free.string(), f->out, PackConfig{}); }),
+      HasSubstr("a label-free list cannot be packed"));
+}
+
 TEST(PackedTest, BadSamplesStopOrAreSkippedAndListed) {
   auto f = make_folder(9);
   // A truncated JPEG (no end of image) and a non-image, both with image extensions.

@@ -85,6 +85,14 @@ class Loader::Impl {
     STOKER_CHECK_ARG(dataset_->size() >= 1, "{}: the dataset is empty", dataset_->describe());
     config_.transform.validate();
     config_.mix.validate();
+    // Float labels: MixUp/CutMix's soft rows, or a multi-label dataset's multi-hot ones.
+    if (config_.mix.enabled()) {
+      STOKER_CHECK_ARG(!dataset_->classes().empty(), "MixUp/CutMix need labels: {} has none",
+                       dataset_->describe());
+      num_classes_ = config_.mix.num_classes;
+    } else if (dataset_->multi_label()) {
+      num_classes_ = static_cast<int>(dataset_->classes().size());
+    }
     STOKER_CHECK_ARG(!config_.mix.enabled() || (config_.transform.output == OutputKind::kFloat32 &&
                                                 config_.augment == AugmentMode::kCpu),
                      "MixUp/CutMix in the workers need float32 output on the CPU path (got {}{})",
@@ -259,9 +267,9 @@ class Loader::Impl {
       wait_seconds_ += waited;
     }
     if (staging && !error) staging->finish(*pool_);
-    if (front_mix && !error) {
+    if (num_classes_ > 0 && !error) {
       try {
-        fill_soft_labels(*batch, *front_mix);
+        fill_soft_labels(*batch, front_mix.get());
       } catch (...) {
         error = std::current_exception();
       }
@@ -481,29 +489,52 @@ class Loader::Impl {
     mix_pair(a, b, batch.channels, batch.height, batch.width, mix.draw);
   }
 
-  // The soft labels of a mixed batch (on the consumer, once every slot is done).
-  void fill_soft_labels(Batch& batch, const PairMix& mix) const {
-    const int c = config_.mix.num_classes;
+  // The float labels of a batch (on the consumer, once every slot is done): one-hot or
+  // multi-hot rows, mixed pairwise with MixUp/CutMix.
+  void fill_soft_labels(Batch& batch, const PairMix* mix) const {
+    const int c = num_classes_;
     const auto n = static_cast<size_t>(batch.batch_size);
+    const auto width = static_cast<size_t>(c);
     batch.num_classes = c;
-    batch.soft_labels.assign(n * static_cast<size_t>(c), 0.0f);
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t own = batch.labels[i];
-      if (own < 0) continue;  // a bad label the skip policy skipped: a zero row
-      STOKER_CHECK_ARG(own < c,
-                       "{}: label {} is not below MixUp/CutMix's num_classes = {}: give the "
-                       "data set's number of classes",
-                       dataset_->name(batch.indices[i]), own, c);
-      const size_t partner = i ^ 1;
-      const bool mixed = mix.draw.kind != BatchMix::Kind::kNone && partner < n && !mix.blank[i] &&
-                         !mix.blank[partner] && batch.labels[partner] >= 0;
-      const std::span<float> row(batch.soft_labels.data() + i * static_cast<size_t>(c),
-                                 static_cast<size_t>(c));
-      if (mixed) {
-        soft_label(row, own, std::min<int64_t>(batch.labels[partner], c - 1), mix.draw.label_lam);
-      } else {
-        soft_label(row, own, own, 1.0);
+    batch.soft_labels.assign(n * width, 0.0f);
+    // Slot i's own row: false for a slot without a label (a bad label the skip policy
+    // skipped), whose row stays zero.
+    const auto hot = [&](size_t i, std::span<float> row) {
+      const auto check = [&](int64_t id) {
+        STOKER_CHECK_ARG(id < c,
+                         "{}: label {} is not below MixUp/CutMix's num_classes = {}: give the "
+                         "data set's number of classes",
+                         dataset_->name(batch.indices[i]), id, c);
+      };
+      if (dataset_->multi_label()) {
+        for (const int32_t id : dataset_->label_set(batch.indices[i])) {
+          check(id);
+          row[static_cast<size_t>(id)] = 1.0f;
+        }
+        return true;
       }
+      const int64_t own = batch.labels[i];
+      if (own < 0) return false;
+      check(own);
+      row[static_cast<size_t>(own)] = 1.0f;
+      return true;
+    };
+    std::vector<float> own(width), partner(width);
+    for (size_t i = 0; i < n; ++i) {
+      const std::span<float> row(batch.soft_labels.data() + i * width, width);
+      const size_t p = i ^ 1;
+      const bool pair = mix != nullptr && mix->draw.kind != BatchMix::Kind::kNone && p < n &&
+                        !mix->blank[i] && !mix->blank[p];
+      if (!pair) {
+        hot(i, row);
+        continue;
+      }
+      std::fill(own.begin(), own.end(), 0.0f);
+      std::fill(partner.begin(), partner.end(), 0.0f);
+      const bool labelled = hot(i, own);
+      if (!labelled) continue;
+      if (!hot(p, partner)) partner = own;  // a partner without a label: keep one's own
+      mix_label_rows(row, own, partner, mix->draw.label_lam);
     }
   }
 
@@ -533,6 +564,7 @@ class Loader::Impl {
   int prefetch_ = 2;
   int cpus_ = 1;
   size_t sample_bytes_ = 0;
+  int num_classes_ = 0;  // > 0: batches carry float label rows (Batch::soft_labels)
   std::shared_ptr<BatchPool> pool_;
   std::vector<WorkerScratch> scratch_;  // one a worker thread, by the pool's thread index
 
