@@ -5,17 +5,18 @@ sampler to stoker's.
     torchrun --standalone --nproc-per-node 2 examples/imagefolder_ddp.py --data DATA --sampler stoker
     torchrun --standalone --nproc-per-node 2 examples/imagefolder_ddp.py --data DATA --sampler torch
 
-Everything but the sampler line (and the loss, which averages over the step's real samples
-with the sampler's mask) is plain torch/torchvision: torchvision.datasets.ImageFolder with its
-own transform, torch.utils.data.DataLoader with worker processes, DistributedDataParallel on
-gloo. After each epoch the ranks gather what they trained on and stoker.torch.audit checks the
+Everything but the sampler line is plain torch/torchvision: torchvision.datasets.ImageFolder
+with its own transform, torch.utils.data.DataLoader with worker processes,
+DistributedDataParallel on gloo, the same loop and loss. After each epoch the ranks gather what they trained on and stoker.torch.audit checks the
 shards; rank 0 prints one line per epoch:
 
     epoch E: N samples over R ranks, D distinct, batches per rank [K, K], audit VERDICT (checks)
 
 With stoker's sampler every sample is trained on exactly once per epoch (N == D == the data
-set's size) on equal batch counts; torch's DistributedSampler repeats samples to even out the
-last round (N > D), which the audit reports.
+set's size) on equal batch counts, the last batches one sample apart; torch's
+DistributedSampler repeats samples to even out the last round (N > D), which the audit
+reports. (For the exact mean over each step's samples of all ranks, stoker.torch.masked_mean
+takes sampler.batch(step); see stoker.torch.DistributedSampler.)
 """
 
 import argparse
@@ -53,19 +54,13 @@ def main():
     model = nn.parallel.DistributedDataParallel(
         nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, len(dataset.classes))))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-    criterion = nn.CrossEntropyLoss(reduction="none")
+    criterion = nn.CrossEntropyLoss()
     for epoch in range(args.epochs):
         sampler.set_epoch(epoch)
         trained = []  # the labels of the samples this rank trained on (one class per image)
         steps = 0
-        for step, (images, labels) in enumerate(loader):
+        for images, labels in loader:  # the loop is the same for both samplers
             loss = criterion(model(images), labels)
-            if args.sampler == "stoker":
-                info = sampler.batch(step)
-                loss = stoker.torch.masked_mean(loss, info)
-                labels = labels[info.valid]
-            else:
-                loss = loss.mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

@@ -455,20 +455,23 @@ def _distributed_sampler_class():
             loader = DataLoader(dataset, batch_size=64, sampler=sampler, num_workers=8)
             for epoch in range(epochs):
                 sampler.set_epoch(epoch)
-                for step, (images, labels) in enumerate(loader):
-                    loss = criterion(model(images), labels)               # reduction='none'
-                    stoker.torch.masked_mean(loss, sampler.batch(step)).backward()
+                for images, labels in loader:            # the loop as it was
+                    ...
 
-        Each rank yields the indices of stoker's epoch plan (stoker/sampler.h): one
-        permutation per (seed, epoch), the same on every rank, rank r taking every W-th slot.
-        With ``batch_size`` equal to the DataLoader's, every rank has the same number of
-        batches, and in the default mode ('exact', also ``drop_last=False``) every sample is
-        taken exactly once per epoch over all ranks: the last step's extra slots repeat
-        samples to keep the batches full, and ``sampler.batch(step).valid`` marks them False
-        (masked_mean then averages over the step's real samples of all ranks; a plain mean
-        counts them, as with torch's sampler, which repeats samples too). ``mode='pad'`` has
-        torch's per-rank counts (``ceil(N / W)``), ``drop_last=True`` (``mode='drop'``) full
-        batches only.
+        Each rank yields its share of stoker's epoch plan (stoker/sampler.h): one permutation
+        per (seed, epoch), the same on every rank, rank r taking every W-th sample. With
+        ``batch_size`` equal to the DataLoader's, the DataLoader's batch j is the plan's batch
+        j without its padding: every batch full but the last, and in the default mode
+        ('exact', also ``drop_last=False``) every sample taken exactly once per epoch over
+        all ranks, on the same number of batches everywhere (the last batch of some ranks
+        is one sample shorter, never empty: a rank whose last batch would be empty gets one
+        repeated sample there, marked invalid, which happens only when fewer samples than
+        ranks are left for the last round). ``sampler.batch(step)`` gives each step's valid
+        mask and the step's valid count over all ranks, so that
+        ``stoker.torch.masked_mean(loss, sampler.batch(step))`` is the exact mean over the
+        step's samples of all ranks (a plain mean weights the ranks' shorter last batches
+        as DDP always does). ``mode='pad'`` has torch's per-rank counts (``ceil(N / W)``,
+        repeats included), ``drop_last=True`` (``mode='drop'``) full batches only.
 
         Resume, also on another world size or batch size: ``state_dict(steps)`` after
         ``steps`` batches of the epoch, ``load_state_dict(state)`` before the next ``iter``
@@ -503,23 +506,35 @@ def _distributed_sampler_class():
                 self._plan_cache = (key, plan)
             return self._plan_cache[1]
 
+        def _yielded(self, plan, j: int):
+            """Batch j of the plan as the DataLoader gets it: its valid slots (a prefix of the
+            batch), or its first slot when it has none (an empty batch would leave this rank
+            one batch short)."""
+            indices, valid, global_valid = plan.batch(j)
+            keep = max(1, int(valid.sum()))
+            return indices[:keep], valid[:keep], global_valid
+
         def __iter__(self):
             plan = self._plan()
             for j in range(plan.num_batches):
-                indices, _, _ = plan.batch(j)
-                yield from indices.tolist()
+                yield from self._yielded(plan, j)[0].tolist()
 
         def __len__(self) -> int:
-            return self._plan().num_batches * self.batch_size
+            plan = self._plan()
+            k = plan.num_batches
+            return 0 if k == 0 else (k - 1) * self.batch_size + len(self._yielded(plan, k - 1)[0])
 
         def set_epoch(self, epoch: int) -> None:
             super().set_epoch(epoch)
 
         def batch(self, step: int) -> SamplerBatch:
-            """Step ``step`` of this rank's epoch: its indices, valid mask and global_valid."""
-            indices, valid, global_valid = self._plan().batch(step)
-            return SamplerBatch(torch.from_numpy(indices), torch.from_numpy(valid).bool(),
-                                int(global_valid), self.num_replicas, self.epoch, step)
+            """Step ``step`` of this rank's epoch as the DataLoader delivers it: its indices,
+            valid mask (False only for a repeated sample) and the step's valid count over all
+            ranks."""
+            indices, valid, global_valid = self._yielded(self._plan(), step)
+            return SamplerBatch(torch.from_numpy(indices.copy()),
+                                torch.from_numpy(valid.copy()).bool(), int(global_valid),
+                                self.num_replicas, self.epoch, step)
 
         def _fingerprint(self) -> str:
             return f"{type(self.dataset).__name__}:{len(self.dataset)}"
