@@ -401,7 +401,14 @@ class Loader:
         if isinstance(transform, (list, tuple)):
             transform = transforms.Compose(transform)
         if isinstance(transform, transforms.Compose):
-            transform = transform.config()
+            # What a list cannot say comes as keywords; the rest belongs in the list.
+            listed = sorted(k for k in given if k not in ("exact_decode", "channels"))
+            if listed:
+                raise ValueError(f"give {', '.join(listed)} in the transform list, not as "
+                                 "keywords beside it (only exact_decode and channels go "
+                                 "beside a list)")
+            transform = dataclasses.replace(transform.config(), **given)
+            given = {}
         if isinstance(transform, TransformConfig):
             if given:
                 raise ValueError(f"give the transform as a TransformConfig or as keywords, not "

@@ -92,3 +92,28 @@ def test_eval_matches_torchvision(photos, references, output, exact_decode, reco
           f"worst photo {worst:.4f}, {len(diffs)} photos")
     record_property(f"mean_abs_diff_{label}", round(mad, 4))
     assert mad <= MAX_MEAN_ABS_DIFF
+
+
+@pytest.mark.parametrize("crop", [(224, 160), (160, 224), (200, 200)])
+def test_eval_with_any_height_and_width_matches_torchvision(photos, crop, record_property):
+    """stoker.transforms' Resize(256) + CenterCrop((h, w)) (a stoker.transforms list, exact
+    decode) against torchvision's on the same photos."""
+    import stoker.transforms as ST
+
+    tv = T.Compose([T.Resize(256), T.CenterCrop(crop)])
+    loader = stoker.Loader(photos, 4, transform=[ST.Resize(256), ST.CenterCrop(crop)],
+                           shuffle=False, exact_decode=True, threads=2)
+    diffs = []
+    for batch in loader:
+        assert batch.images.shape[1:] == (crop[0], crop[1], 3)
+        for slot in range(batch.batch_size):
+            if not batch.valid[slot]:
+                continue
+            with Image.open(loader.dataset.name(int(batch.indices[slot]))) as im:
+                ref = torch.from_numpy(np.asarray(tv(im.convert("RGB")), dtype=np.uint8).copy())
+            diffs.append(float((batch.images[slot].float() - ref.float()).abs().mean()))
+    loader.close()
+    mad = float(np.mean(diffs))
+    print(f"\nfidelity CenterCrop{crop}: mean |stoker - torchvision| = {mad:.4f}")
+    record_property(f"mean_abs_diff_{crop[0]}x{crop[1]}", round(mad, 4))
+    assert len(diffs) == PHOTOS and mad <= MAX_MEAN_ABS_DIFF

@@ -203,6 +203,8 @@ def test_compose_rejects_what_it_cannot_run_and_says_why():
         T.AutoAugment(v2.AutoAugmentPolicy.CIFAR10)
     with pytest.raises(ValueError, match="Resize"):
         stoker.Loader("/nonexistent", 4, transform=[T.Resize(30), T.CenterCrop(32)])
+    with pytest.raises(ValueError, match="give size in the transform list"):
+        stoker.Loader("/nonexistent", 4, transform=[T.RandomResizedCrop(32)], size=64)
     with pytest.raises(ValueError, match="float NCHW"):
         T.MixUp(num_classes=3)(torch.zeros(2, 8, 8, 3, dtype=torch.uint8), torch.zeros(2))
     # ColorJitter reads its arguments as torchvision does.
