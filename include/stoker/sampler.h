@@ -1,10 +1,10 @@
 // The distributed sampler: which dataset index goes in slot i of batch j on rank r.
 //
-// Math. Epoch e has one global permutation P = permutation(seed,
-// e, N) (the identity without shuffle). A resumed epoch starts after C consumed samples: the
-// remaining sequence is Q[q] = P[C + q], R = N - C entries. With W ranks and batch B, slot i
-// of batch j on rank r reads position q = (j*B + i)*W + r of Q; positions q >= R are filled
-// with P[(C + q) mod N] (wrapping, never blank). Modes:
+// Math. Epoch e has one global permutation P = EpochPermutation(seed, e, N) (stoker/rng.h;
+// the identity without shuffle), evaluated per position: no N-sized table above 2^16 samples. A
+// resumed epoch starts after C consumed samples: the remaining sequence is Q[q] = P[C + q], R = N -
+// C entries. With W ranks and batch B, slot i of batch j on rank r reads position q = (j*B + i)*W +
+// r of Q; positions q >= R are filled with P[(C + q) mod N] (wrapping, never blank). Modes:
 //   exact: K = ceil(R / (W*B)); a slot is valid iff q < R; global_valid = min(B*W, R - j*B*W).
 //          The valid slots of all ranks together are each remaining sample exactly once.
 //   pad:   torch's DistributedSampler(drop_last=False) + DataLoader(drop_last=False): each
@@ -17,9 +17,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "stoker/rng.h"
 
 namespace stoker {
 
@@ -36,6 +39,7 @@ struct SamplerConfig {
   SamplerMode mode = SamplerMode::kExact;
   bool shuffle = true;
   uint64_t seed = 0;
+  PermutationKind permutation = PermutationKind::kKeyed;
 };
 
 // Where a job stands, the same on every rank; loads on another world size or batch size.
@@ -47,6 +51,10 @@ struct ResumeState {
   uint64_t seed = 0;
   int64_t epoch = 0;
   int64_t consumed = 0;  // samples of this epoch's permutation already delivered (all ranks)
+  // How the permutation is computed. JSON format version 2 writes kKeyed; a version 1 state
+  // (written before the keyed permutation existed) reads as kFisherYates, so that it resumes
+  // the order it was taken in.
+  PermutationKind permutation = PermutationKind::kKeyed;
 
   std::string to_json() const;
   // Throws stoker::Error on malformed JSON or missing fields.
@@ -103,7 +111,7 @@ class EpochPlan {
   int64_t remaining_;
   int64_t per_rank_;  // pad mode: S
   int64_t num_batches_;
-  std::vector<int64_t> perm_;  // empty when !shuffle (identity)
+  std::optional<EpochPermutation> perm_;  // none when !shuffle (identity)
 };
 
 }  // namespace stoker

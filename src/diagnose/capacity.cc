@@ -45,10 +45,12 @@ std::shared_ptr<const Dataset> borrow(const Dataset& d) {
 }
 
 // Samples spread over the data set (a fixed permutation's prefix), so every class shows up.
+// Evaluated position by position: no table of the whole data set's size.
 std::vector<int64_t> pick_sample(int64_t size, int sample) {
-  auto perm = permutation(0x5EED5A3B1Eull, 0, size);
-  perm.resize(static_cast<size_t>(std::min<int64_t>(size, sample)));
-  return perm;
+  const EpochPermutation perm(0x5EED5A3B1Eull, 0, size);
+  std::vector<int64_t> out(static_cast<size_t>(std::min<int64_t>(size, sample)));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = perm(static_cast<int64_t>(i));
+  return out;
 }
 
 // Throughput of a loader over `data`, after one warm-up epoch. `Source` is a Loader or a

@@ -164,6 +164,7 @@ class Loader::Impl {
     s.mode = config_.mode;
     s.shuffle = config_.shuffle;
     s.seed = config_.seed;
+    s.permutation = sampler_.permutation;
     s.epoch = plan_ ? plan_->epoch() : 0;
     // Only batches handed to the consumer count: after a failed batch, the samples from it on
     // are still to be delivered by a resumed job.
@@ -194,6 +195,9 @@ class Loader::Impl {
     plan_.reset();
     delivered_ = 0;
     pending_ = s;
+    // A state keeps meaning the order it was taken in: a job resumed from a version 1 state
+    // goes on with that permutation (and saves it so).
+    sampler_.permutation = s.permutation;
   }
 
   LoaderStats stats() const {

@@ -16,7 +16,8 @@ namespace {
 
 // Bumped when a field changes meaning; from_json refuses versions it does not know, so an
 // old binary never silently misreads a newer job's state.
-constexpr int kResumeStateVersion = 1;
+// Version 2: the permutation is PermutationKind::kKeyed (version 1: Fisher-Yates at every size).
+constexpr int kResumeStateVersion = 2;
 
 int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
@@ -85,7 +86,7 @@ const char* to_string(SamplerMode mode) {
 
 std::string ResumeState::to_json() const {
   nlohmann::json j;
-  j["version"] = kResumeStateVersion;
+  j["version"] = permutation == PermutationKind::kFisherYates ? 1 : kResumeStateVersion;
   j["fingerprint"] = fingerprint;
   j["dataset_size"] = dataset_size;
   j["mode"] = to_string(mode);
@@ -107,11 +108,13 @@ ResumeState ResumeState::from_json(const std::string& json) {
                    j.type_name());
 
   const int64_t version = int64_field(j, "version");
-  STOKER_CHECK_ARG(version == kResumeStateVersion,
-                   "sampler resume state: unsupported version {} (this build reads version {})",
+  STOKER_CHECK_ARG(version == 1 || version == kResumeStateVersion,
+                   "sampler resume state: unsupported version {} (this build reads versions 1 "
+                   "and {})",
                    version, kResumeStateVersion);
 
   ResumeState s;
+  s.permutation = version == 1 ? PermutationKind::kFisherYates : PermutationKind::kKeyed;
   const nlohmann::json& fp = field(j, "fingerprint");
   STOKER_CHECK_ARG(fp.is_string(), "sampler resume state: field \"fingerprint\" must be a string");
   s.fingerprint = fp.get<std::string>();
@@ -182,7 +185,8 @@ EpochPlan::EpochPlan(const SamplerConfig& config, int64_t epoch, int64_t consume
   per_rank_ = ceil_div(remaining_, config.world_size);
   num_batches_ = count_batches(config, consumed);
   // Without shuffle P is the identity: no N-sized table needed.
-  if (config.shuffle) perm_ = permutation(config.seed, static_cast<uint64_t>(epoch), n);
+  if (config.shuffle)
+    perm_.emplace(config.seed, static_cast<uint64_t>(epoch), n, config.permutation);
 }
 
 int64_t EpochPlan::batch(int64_t j, std::span<int64_t> indices, std::span<uint8_t> valid) const {
@@ -206,7 +210,7 @@ int64_t EpochPlan::rank_batch(int64_t j, int64_t r, std::span<int64_t> indices,
     // Padding wraps through P from the start, as DistributedSampler does, so padded slots
     // hold real images.
     const int64_t p = (consumed_ + q) % n;
-    indices[i] = perm_.empty() ? p : perm_[static_cast<std::size_t>(p)];
+    indices[i] = perm_ ? (*perm_)(p) : p;
     bool ok = false;
     switch (config_.mode) {
       case SamplerMode::kExact:

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <set>
 #include <vector>
 
 #include "stoker/error.h"
@@ -534,7 +535,32 @@ TEST(ResumeState, JsonRoundTrip) {
   s.seed = std::numeric_limits<uint64_t>::max();
   EXPECT_NE(s.to_json().find("\"seed\":\"18446744073709551615\""), std::string::npos)
       << s.to_json();
+  EXPECT_NE(s.to_json().find("\"version\":2"), std::string::npos) << s.to_json();
+  // A state of the Fisher-Yates permutation at every size keeps format version 1 both ways.
+  s.permutation = PermutationKind::kFisherYates;
   EXPECT_NE(s.to_json().find("\"version\":1"), std::string::npos) << s.to_json();
+  EXPECT_EQ(ResumeState::from_json(s.to_json()).permutation, PermutationKind::kFisherYates);
+  s.permutation = PermutationKind::kKeyed;
+  EXPECT_EQ(ResumeState::from_json(s.to_json()).permutation, PermutationKind::kKeyed);
+}
+
+// A job saved by a build before the keyed permutation (a version 1 state) resumes the order it
+// was taken in: past 2^16 samples, version 1 means Fisher-Yates, and the plan follows it.
+TEST(ResumeState, VersionOneStatesResumeTheirFisherYatesOrder) {
+  const int64_t n = kFisherYatesMax + 5000;
+  SamplerConfig c{.dataset_size = n, .batch_size = 64, .rank = 0, .world_size = 1};
+  c.permutation = PermutationKind::kFisherYates;
+  const EpochPlan legacy(c, 3, 1000);
+  const auto fisher_yates = permutation(c.seed, 3, n, PermutationKind::kFisherYates);
+  std::vector<int64_t> idx(64);
+  std::vector<uint8_t> valid(64);
+  legacy.batch(0, idx, valid);
+  EXPECT_EQ(idx[0], fisher_yates[1000]);
+  EXPECT_EQ(idx[63], fisher_yates[1063]);
+  c.permutation = PermutationKind::kKeyed;
+  EpochPlan(c, 3, 1000).batch(0, idx, valid);
+  EXPECT_EQ(idx[0], EpochPermutation(c.seed, 3, n)(1000));
+  EXPECT_NE(idx[0], fisher_yates[1000]);
 }
 
 TEST(ResumeState, AcceptsSeedAsNumber) {
@@ -567,7 +593,7 @@ TEST(ResumeState, MalformedInputs) {
       {"[1,2]", "object"},
       {"null", "object"},
       {replace("\"version\":1,", ""), "version"},
-      {replace("\"version\":1", "\"version\":2"), "version"},
+      {replace("\"version\":1", "\"version\":3"), "version"},
       {replace("\"fingerprint\":\"f\",", ""), "fingerprint"},
       {replace("\"fingerprint\":\"f\"", "\"fingerprint\":5"), "fingerprint"},
       {replace("\"dataset_size\":10,", ""), "dataset_size"},
@@ -656,6 +682,37 @@ TEST(SampleDigest, SeparatesSetsAndIsOrderFree) {
   EXPECT_EQ(twice.count, 6);
   EXPECT_NE(twice, a);
   EXPECT_THROW(EpochPlan({.dataset_size = 5}, 0).group_digest(6), Error);
+}
+
+}  // namespace
+}  // namespace stoker
+
+namespace stoker {
+namespace {
+
+// A billion-sample epoch plan holds no permutation table (the keyed bijection is evaluated per
+// position): every rank's batches are computed in O(B) and the ranks still take disjoint
+// samples.
+TEST(EpochPlan, ABillionSamplesInConstantMemory) {
+  const SamplerConfig c{.dataset_size = 1000000000, .batch_size = 256, .rank = 0,
+                        .world_size = 8, .seed = 5};
+  std::set<int64_t> seen;
+  std::vector<int64_t> idx(256);
+  std::vector<uint8_t> valid(256);
+  for (int r = 0; r < 8; ++r) {
+    SamplerConfig rc = c;
+    rc.rank = r;
+    const EpochPlan plan(rc, 2, 123456789);
+    EXPECT_EQ(plan.num_batches(), (1000000000 - 123456789 + 2047) / 2048);
+    for (const int64_t j : {int64_t{0}, int64_t{1}, plan.num_batches() - 1}) {
+      plan.batch(j, idx, valid);
+      for (int i = 0; i < 256; ++i) {
+        if (valid[i]) EXPECT_TRUE(seen.insert(idx[i]).second) << idx[i];
+      }
+    }
+  }
+  EXPECT_GT(seen.size(), 5000u);
+  EXPECT_TRUE(EpochPermutation(5, 2, 1000000000).keyed());
 }
 
 }  // namespace

@@ -31,15 +31,54 @@ uint64_t Rng::bounded(uint64_t n) {
   return static_cast<uint64_t>(m >> 64);
 }
 
-std::vector<int64_t> permutation(uint64_t seed, uint64_t epoch, int64_t n) {
-  std::vector<int64_t> p(static_cast<std::size_t>(n > 0 ? n : 0));
-  std::iota(p.begin(), p.end(), int64_t{0});
-  Rng rng(stream_key(seed, epoch, kPermutationDomain));
-  for (int64_t i = n - 1; i > 0; --i) {
-    const auto j = static_cast<int64_t>(rng.bounded(static_cast<uint64_t>(i) + 1));
-    std::swap(p[i], p[j]);
+EpochPermutation::EpochPermutation(uint64_t seed, uint64_t epoch, int64_t n, PermutationKind kind)
+    : n_(n > 0 ? n : 0) {
+  if (n_ < 2) return;  // the identity
+  if (kind == PermutationKind::kFisherYates || n_ <= kFisherYatesMax) {
+    table_.resize(static_cast<std::size_t>(n_));
+    std::iota(table_.begin(), table_.end(), int64_t{0});
+    Rng rng(stream_key(seed, epoch, kPermutationDomain));
+    for (int64_t i = n_ - 1; i > 0; --i) {
+      const auto j = static_cast<int64_t>(rng.bounded(static_cast<uint64_t>(i) + 1));
+      std::swap(table_[static_cast<std::size_t>(i)], table_[static_cast<std::size_t>(j)]);
+    }
+    return;
   }
-  return p;
+  int bits = 2;
+  while (bits < 64 && (uint64_t{1} << bits) < static_cast<uint64_t>(n_)) bits += 2;
+  half_bits_ = bits / 2;
+  half_mask_ = (uint64_t{1} << half_bits_) - 1;
+  Rng rng(stream_key(seed, epoch, kFeistelDomain));
+  for (uint64_t& k : keys_) k = rng.next();
+}
+
+uint64_t EpochPermutation::encrypt(uint64_t x) const {
+  uint64_t left = x >> half_bits_, right = x & half_mask_;
+  for (const uint64_t k : keys_) {
+    const uint64_t next = left ^ (mix64(right ^ k) & half_mask_);
+    left = right;
+    right = next;
+  }
+  return (left << half_bits_) | right;
+}
+
+int64_t EpochPermutation::operator()(int64_t i) const {
+  if (!table_.empty()) return table_[static_cast<std::size_t>(i)];
+  if (n_ < 2) return i;
+  // Cycle-walking: E permutes [0, 2^2h); following it from i until it lands below n gives a
+  // permutation of [0, n) (each cycle of E visits [0, n) in its own order).
+  uint64_t x = static_cast<uint64_t>(i);
+  do {
+    x = encrypt(x);
+  } while (x >= static_cast<uint64_t>(n_));
+  return static_cast<int64_t>(x);
+}
+
+std::vector<int64_t> permutation(uint64_t seed, uint64_t epoch, int64_t n, PermutationKind kind) {
+  const EpochPermutation p(seed, epoch, n, kind);
+  std::vector<int64_t> out(static_cast<std::size_t>(p.size()));
+  for (int64_t i = 0; i < p.size(); ++i) out[static_cast<std::size_t>(i)] = p(i);
+  return out;
 }
 
 }  // namespace stoker
