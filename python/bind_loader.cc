@@ -144,6 +144,8 @@ void register_configs(py::module_& m) {
       .def_readwrite("height", &TransformConfig::height)
       .def_readwrite("width", &TransformConfig::width)
       .def_readwrite("resize", &TransformConfig::resize)
+      .def_readwrite("resize_height", &TransformConfig::resize_height)
+      .def_readwrite("resize_width", &TransformConfig::resize_width)
       .def_readwrite("ops", &TransformConfig::ops)
       .def_readwrite("erasing", &TransformConfig::erasing)
       .def_readwrite("mean", &TransformConfig::mean)

@@ -2,7 +2,8 @@
 // (output_height() x output_width(): height x width when set, else size x size).
 //
 // train: torchvision's RandomResizedCrop((H, W), scale, ratio) + RandomHorizontalFlip(flip_p);
-// eval:  Resize(shorter side = resize, or floor(max(H, W) / crop_fraction)) + CenterCrop((H, W)).
+// eval:  Resize(shorter side = resize, or floor(max(H, W) / crop_fraction); or exactly
+//        resize_height x resize_width) + CenterCrop((H, W)).
 // Then the augmentations of `ops` in order on the uint8 pixels (stoker/augment_ops.h:
 // TrivialAugmentWide, RandAugment, AutoAugment, ColorJitter), then uint8 HWC (output kUint8)
 // or CHW normalised by mean/std as float32 (kFloat32), or that float32 rounded to nearest-even
@@ -51,6 +52,7 @@ struct TransformConfig {
   double flip_p = 0.5;
   double crop_fraction = 0.875;  // eval: shorter side resized to floor(max(H, W) / crop_fraction)
   int resize = 0;                // eval: the shorter side's size when > 0 (Resize(resize))
+  int resize_height = 0, resize_width = 0;  // eval: Resize((h, w)) to exactly h x w when set
   std::array<float, 3> mean = {0.485f, 0.456f, 0.406f};
   std::array<float, 3> std = {0.229f, 0.224f, 0.225f};
   std::vector<AugmentOp> ops;  // on the uint8 pixels after crop, resize and flip

@@ -212,6 +212,7 @@ class TransformConfig:
       scale, ratio, flip_p: train transform parameters (torchvision's defaults).
       crop_fraction: eval transform, the centre crop's share of the resized shorter side.
       resize: eval transform, the resized shorter side (0: from crop_fraction).
+      resize_hw: eval transform, (h, w) to resize to exactly (Resize((h, w))), or None.
       ops: stoker.transforms augmentations (TrivialAugmentWide, RandAugment, AutoAugment,
         ColorJitter), applied in order to the uint8 pixels after the crop and flip.
       erasing: a stoker.transforms.RandomErasing applied to the output, or None.
@@ -229,6 +230,7 @@ class TransformConfig:
     flip_p: float = 0.5
     crop_fraction: float = 0.875
     resize: int = 0
+    resize_hw: Optional[Tuple[int, int]] = None
     ops: Tuple[Any, ...] = ()
     erasing: Any = None
     mean: Tuple[float, ...] = IMAGENET_MEAN
@@ -256,6 +258,8 @@ class TransformConfig:
         t.flip_p = float(self.flip_p)
         t.crop_fraction = float(self.crop_fraction)
         t.resize = int(self.resize)
+        if self.resize_hw is not None:
+            t.resize_height, t.resize_width = (int(v) for v in self.resize_hw)
         t.ops = [op._core(_stoker) for op in self.ops]
         if self.erasing is not None:
             t.erasing = self.erasing._core(_stoker)

@@ -104,15 +104,21 @@ class RandomResizedCrop(_Op):
 
 
 class Resize(_Op):
-    """Resize(s): the shorter side to s (the eval recipe's first step, before CenterCrop)."""
+    """Resize(s): the shorter side to s; Resize((h, w)): exactly h x w (the eval recipe's first
+    step, before CenterCrop)."""
 
     def __init__(self, size: Size, interpolation: Any = None, antialias: Optional[bool] = True):
+        if interpolation is not None and "BILINEAR" not in str(interpolation).upper():
+            raise ValueError("Resize: stoker resizes bilinearly with antialiasing "
+                             f"(torchvision's default), not {interpolation!r}")
         if not isinstance(size, int) and len(size) == 1:
             size = size[0]
-        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
-            raise ValueError(f"Resize: stoker takes the shorter side's size as one int (a batch "
-                             f"needs one output size: follow it with CenterCrop) (got {size!r})")
-        self.size = size
+        if isinstance(size, int) and not isinstance(size, bool):
+            if size < 1:
+                raise ValueError(f"Resize: size must be >= 1 (got {size})")
+            self.size = size
+        else:
+            self.size = _hw("Resize", size)
 
 
 class CenterCrop(_Op):
@@ -279,7 +285,12 @@ class Compose:
             fields.update(kind="train", size=rrc.size, scale=rrc.scale, ratio=rrc.ratio)
             pos += 1
         elif at(Resize):
-            fields.update(kind="eval", resize=steps[pos].size)
+            size = steps[pos].size
+            fields.update(kind="eval")
+            if isinstance(size, int):
+                fields["resize"] = size
+            else:
+                fields["resize_hw"] = size
             pos += 1
             if not at(CenterCrop):
                 raise ValueError("Compose: Resize must be followed by CenterCrop (a batch needs "

@@ -66,8 +66,12 @@ Plan plan_eval(int width, int height, const TransformConfig& config) {
   const int64_t short_side = std::min(width, height), long_side = std::max(width, height);
   const int64_t new_long =
       static_cast<int64_t>(static_cast<double>(s * long_side) / static_cast<double>(short_side));
-  const int64_t new_w = width <= height ? s : new_long;
-  const int64_t new_h = width <= height ? new_long : s;
+  int64_t new_w = width <= height ? s : new_long;
+  int64_t new_h = width <= height ? new_long : s;
+  if (config.resize_height > 0) {  // Resize((h, w)): exactly that size
+    new_w = config.resize_width;
+    new_h = config.resize_height;
+  }
   // CenterCrop((H, W)): top = int(round((h - H) / 2.0)), half to even.
   const int64_t top = py_round(static_cast<double>(new_h - out_h) / 2.0);
   const int64_t left = py_round(static_cast<double>(new_w - out_w) / 2.0);
@@ -143,7 +147,17 @@ void TransformConfig::validate() const {
                    "transform: height x width {} x {} not in [1, 16384]", height, width);
   STOKER_CHECK_ARG(resize >= 0 && resize <= 65536, "transform: resize {} not in [0, 65536]",
                    resize);
-  if (kind == TransformKind::kEval) {
+  STOKER_CHECK_ARG((resize_height == 0) == (resize_width == 0) && resize_height >= 0 &&
+                       resize_height <= 65536 && resize_width >= 0 && resize_width <= 65536,
+                   "transform: resize_height x resize_width {} x {}: give both (each in "
+                   "[1, 65536]) or neither",
+                   resize_height, resize_width);
+  if (kind == TransformKind::kEval && resize_height > 0) {
+    STOKER_CHECK_ARG(resize_height >= output_height() && resize_width >= output_width(),
+                     "transform: Resize(({}, {})) is smaller than CenterCrop(({}, {})): the crop "
+                     "must fit inside the resized image",
+                     resize_height, resize_width, output_height(), output_width());
+  } else if (kind == TransformKind::kEval) {
     STOKER_CHECK_ARG(eval_resize(*this) >= std::max(output_height(), output_width()),
                      "transform: Resize({}) is smaller than CenterCrop(({}, {})): the crop must "
                      "fit inside the resized image",

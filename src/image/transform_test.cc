@@ -379,6 +379,15 @@ TEST(TransformOps, NonSquareOutputsAndTheirChecks) {
   eval.validate();
   eval.resize = 40;  // smaller than the crop's longer side
   EXPECT_THROW(eval.validate(), Error);
+  eval.resize = 0;
+  eval.resize_height = 40;  // Resize((40, 60)): exactly that, then the centre (30, 50)
+  eval.resize_width = 60;
+  eval.validate();
+  EXPECT_EQ(run(jpeg, eval, 1, scratch).size(), 30u * 50u * 3u * sizeof(float));
+  eval.resize_width = 45;  // narrower than the crop
+  EXPECT_THROW(eval.validate(), Error);
+  eval.resize_width = 0;  // height without width
+  EXPECT_THROW(eval.validate(), Error);
   TransformConfig half;
   half.height = 30;  // width missing
   EXPECT_THROW(half.validate(), Error);

@@ -94,14 +94,16 @@ def test_eval_matches_torchvision(photos, references, output, exact_decode, reco
     assert mad <= MAX_MEAN_ABS_DIFF
 
 
-@pytest.mark.parametrize("crop", [(224, 160), (160, 224), (200, 200)])
-def test_eval_with_any_height_and_width_matches_torchvision(photos, crop, record_property):
-    """stoker.transforms' Resize(256) + CenterCrop((h, w)) (a stoker.transforms list, exact
-    decode) against torchvision's on the same photos."""
+@pytest.mark.parametrize("resize,crop", [(256, (224, 160)), (256, (160, 224)), (256, (200, 200)),
+                                         ((240, 200), (224, 160)), ((200, 300), (200, 300))])
+def test_eval_with_any_height_and_width_matches_torchvision(photos, resize, crop,
+                                                            record_property):
+    """stoker.transforms' Resize(s or (h, w)) + CenterCrop((h, w)) (a stoker.transforms list,
+    exact decode) against torchvision's on the same photos."""
     import stoker.transforms as ST
 
-    tv = T.Compose([T.Resize(256), T.CenterCrop(crop)])
-    loader = stoker.Loader(photos, 4, transform=[ST.Resize(256), ST.CenterCrop(crop)],
+    tv = T.Compose([T.Resize(resize), T.CenterCrop(crop)])
+    loader = stoker.Loader(photos, 4, transform=[ST.Resize(resize), ST.CenterCrop(crop)],
                            shuffle=False, exact_decode=True, threads=2)
     diffs = []
     for batch in loader:
@@ -114,6 +116,7 @@ def test_eval_with_any_height_and_width_matches_torchvision(photos, crop, record
             diffs.append(float((batch.images[slot].float() - ref.float()).abs().mean()))
     loader.close()
     mad = float(np.mean(diffs))
-    print(f"\nfidelity CenterCrop{crop}: mean |stoker - torchvision| = {mad:.4f}")
-    record_property(f"mean_abs_diff_{crop[0]}x{crop[1]}", round(mad, 4))
+    print(f"\nfidelity Resize({resize}) + CenterCrop{crop}: mean |stoker - torchvision| = "
+          f"{mad:.4f}")
+    record_property(f"mean_abs_diff_{resize}_{crop[0]}x{crop[1]}", round(mad, 4))
     assert len(diffs) == PHOTOS and mad <= MAX_MEAN_ABS_DIFF
