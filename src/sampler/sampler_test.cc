@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
-#include <string>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "stoker/error.h"
@@ -694,8 +694,8 @@ namespace {
 // position): every rank's batches are computed in O(B) and the ranks still take disjoint
 // samples.
 TEST(EpochPlan, ABillionSamplesInConstantMemory) {
-  const SamplerConfig c{.dataset_size = 1000000000, .batch_size = 256, .rank = 0,
-                        .world_size = 8, .seed = 5};
+  const SamplerConfig c{
+      .dataset_size = 1000000000, .batch_size = 256, .rank = 0, .world_size = 8, .seed = 5};
   std::set<int64_t> seen;
   std::vector<int64_t> idx(256);
   std::vector<uint8_t> valid(256);
