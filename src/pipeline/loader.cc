@@ -91,6 +91,9 @@ class Loader::Impl {
                        dataset_->describe());
       num_classes_ = config_.mix.num_classes;
     } else if (dataset_->multi_label()) {
+      STOKER_CHECK_ARG(config_.augment == AugmentMode::kCpu,
+                       "{}: multi-label batches (multi-hot rows) are on the CPU path only",
+                       dataset_->describe());
       num_classes_ = static_cast<int>(dataset_->classes().size());
     }
     STOKER_CHECK_ARG(!config_.mix.enabled() || (config_.transform.output == OutputKind::kFloat32 &&
