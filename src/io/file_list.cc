@@ -14,6 +14,8 @@
 // Opening a list never touches the listed files: on a network file system a million stats
 // would cost what the list exists to avoid, so sizes are unknown (-1) and the fingerprint
 // covers the paths as written and the labels.
+#include "io/file_list.h"
+
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include <string_view>
 
 #include "io/file_util.h"
+#include "io/json_limits.h"
 #include "io/sample_table.h"
 #include "io/table_dataset.h"
 #include "stoker/dataset.h"
@@ -293,6 +296,8 @@ std::vector<Row> parse_json_lines(std::string_view text, const std::string& list
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (blank(line)) continue;
+    STOKER_CHECK_ARG(!json_nested_too_deep(line), "{}:{}: JSON nested deeper than {} levels",
+                     list_name, line_number, kMaxJsonDepth);
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(line);
@@ -358,8 +363,15 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list,
   STOKER_CHECK_ARG(!list_name.empty(), "file list: empty path");
   std::vector<uint8_t> bytes;
   io::read_file(list_name, bytes, io::kMaxListBytes);
-  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return io::file_list_from_text(
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), list_name,
+      config);
+}
 
+namespace io {
+
+std::shared_ptr<Dataset> file_list_from_text(std::string_view text, const std::string& list_name,
+                                             const FileListConfig& config) {
   std::vector<io::Row> rows;
   bool explicit_lists = false;  // JSON arrays: multi-label even where a row has one label
   const size_t first = text.find_first_not_of(" \t\r\n");
@@ -442,4 +454,5 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list,
                                             std::move(samples), std::move(classes));
 }
 
+}  // namespace io
 }  // namespace stoker

@@ -201,6 +201,11 @@ TEST(FileList, BadRowsOfTablesAndJsonLinesNameTheLine) {
             j + ":2: no label where the lines before have one");
   EXPECT_NE(error_for("l.jsonl", "{\"path\": \"a.jpg\"\n").find(j + ":1: not JSON"),
             std::string::npos);
+  // A label nesting a million lists would overflow the stack in nlohmann's recursive dump():
+  // refused on the text, before parsing.
+  EXPECT_EQ(error_for("l.jsonl", "{\"path\": \"a.jpg\", \"label\": " + std::string(1000000, '[') +
+                                     std::string(1000000, ']') + "}\n"),
+            j + ":1: JSON nested deeper than 32 levels");
 }
 
 TEST(FileList, ReadErrorsNameTheFile) {

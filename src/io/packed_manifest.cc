@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/file_util.h"
+#include "io/json_limits.h"
 #include "io/packed_shard.h"
 #include "stoker/error.h"
 #include "stoker/packed_format.h"
@@ -51,34 +52,6 @@ std::string get_string(const Json& object, const char* key, const std::string& n
   const Json& v = field(object, key, name);
   STOKER_CHECK(v.is_string(), "{}: field \"{}\" is not a string", name, key);
   return v.get<std::string>();
-}
-
-// Manifests nest three levels deep; nlohmann::json parses any depth without recursion, but
-// dump() and comparisons recurse, so a manifest nesting a million arrays would overflow the
-// stack. Counted on the text, before parsing: strings (and escapes in them) are skipped.
-constexpr int kMaxJsonDepth = 32;
-
-bool nested_too_deep(std::string_view text) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
 }
 
 uint64_t parse_hex64(const std::string& text, const char* key, const std::string& name) {
@@ -136,7 +109,7 @@ std::string serialize_manifest(const Manifest& m) {
 }
 
 Manifest parse_manifest(std::string_view text, const std::string& name) {
-  STOKER_CHECK(!nested_too_deep(text), "{}: JSON nested deeper than {} levels", name,
+  STOKER_CHECK(!json_nested_too_deep(text), "{}: JSON nested deeper than {} levels", name,
                kMaxJsonDepth);
   Json j;
   try {
