@@ -95,6 +95,11 @@ def main():
                         enable_progress_bar=False, enable_model_summary=False, logger=False,
                         enable_checkpointing=False, num_sanity_val_steps=0)
     trainer.fit(SmallNet(classes, args.lr), datamodule=data)
+    # The process group goes down here, while the interpreter is whole: left to the exit, gloo's
+    # threads can abort the process ("terminate called without an active exception"; seen once
+    # in CI here, pytorch/pytorch#179291 describes the cause).
+    if torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
 
 
 if __name__ == "__main__":
