@@ -238,6 +238,34 @@ TEST(BadInput, TruncatedPngAndWebp) {
   }
 }
 
+// A progressive JPEG whose last scan is repeated without end (libjpeg-turbo only warns about
+// the bogus progression): past 500 scans it is bad data, named, in well under a second; a few
+// repeats still decode.
+TEST(BadInput, EndlesslyRepeatedProgressiveScansAreRefused) {
+  const auto progressive = read_file(fixture("progressive_256.jpg"));
+  size_t last_sos = 0;
+  for (size_t i = 0; i + 1 < progressive.size(); ++i) {
+    if (progressive[i] == 0xFF && progressive[i + 1] == 0xDA) last_sos = i;
+  }
+  ASSERT_GT(last_sos, 0u);
+  ASSERT_EQ(progressive[progressive.size() - 2], 0xFF);
+  ASSERT_EQ(progressive[progressive.size() - 1], 0xD9);
+  const auto repeated = [&](int times) {
+    std::vector<uint8_t> out(progressive.begin(), progressive.end() - 2);
+    for (int k = 0; k < times; ++k) {
+      out.insert(out.end(), progressive.begin() + static_cast<std::ptrdiff_t>(last_sos),
+                 progressive.end() - 2);
+    }
+    out.push_back(0xFF);
+    out.push_back(0xD9);
+    return out;
+  };
+  EXPECT_EQ(decode_error(repeated(5), "few.jpg"), "");
+  const std::string msg = decode_error(repeated(2000), "endless.jpg");
+  EXPECT_EQ(msg.rfind("endless.jpg: ", 0), 0u) << msg;
+  EXPECT_NE(msg.find("more than 500 scans"), std::string::npos) << msg;
+}
+
 TEST(BadInput, MemoryCap) {
   DecodeConfig tiny;
   tiny.limits.max_memory_bytes = 1000;
