@@ -2,15 +2,12 @@
 // (stoker/telemetry.h).
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <utility>
 
 #include "diagnose/telemetry_parse.h"
+#include "io/file_util.h"
 
 namespace stoker {
 namespace {
@@ -213,24 +210,34 @@ void parse_telemetry(std::string_view content, const std::string& name, Telemetr
   }
 }
 
+// Telemetry is read whole: logs of weeks of nvidia-smi and mpstat lines stay far below this.
+constexpr int64_t kMaxTelemetryBytes = int64_t{2} << 30;
+
 Telemetry read_telemetry_files(const std::vector<std::string>& paths) {
   Telemetry telemetry;
   std::vector<std::string> todo = paths;
   for (size_t k = 0; k < todo.size(); ++k) {
     const std::string path = todo[k];
-    if (path == "-") {  // standard input: a message pasted into a terminal
-      std::ostringstream content;
-      content << std::cin.rdbuf();
-      parse_telemetry(content.str(), "<stdin>", telemetry);
+    if (path == "-") {  // standard input: a message pasted into a terminal, or a pipe
+      std::string content;
+      char chunk[1 << 16];
+      while (std::cin.read(chunk, sizeof(chunk)) || std::cin.gcount() > 0) {
+        content.append(chunk, static_cast<size_t>(std::cin.gcount()));
+        if (static_cast<int64_t>(content.size()) > kMaxTelemetryBytes) {
+          STOKER_BAD_DATA("<stdin>: more than {} bytes of telemetry: give a part of the log",
+                          kMaxTelemetryBytes);
+        }
+      }
+      parse_telemetry(content, "<stdin>", telemetry);
       continue;
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) STOKER_THROW("{}: cannot open: {}", path, std::strerror(errno));
-    std::ostringstream content;
-    content << in.rdbuf();
-    if (in.bad()) STOKER_THROW("{}: read error", path);
+    // A regular file of at most kMaxTelemetryBytes: a device (/dev/zero), a FIFO or a directory
+    // is refused with a message, never read until memory runs out.
+    std::vector<uint8_t> bytes;
+    io::read_file(path, bytes, kMaxTelemetryBytes);
     const size_t before = telemetry.files.size();
-    parse_telemetry(content.str(), path, telemetry);
+    parse_telemetry(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                    path, telemetry);
     // A monitor log: the stats lines its job's loaders wrote, when there are any (and they
     // were not given as well).
     for (size_t f = before; f < telemetry.files.size(); ++f) {
