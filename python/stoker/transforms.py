@@ -358,46 +358,48 @@ def _check_float_nchw(name: str, images) -> None:
                          f"Normalize), got {images.dtype} of shape {tuple(images.shape)}")
 
 
-class MixUp:
+class _BatchMix:
+    """What MixUp and CutMix share: alpha and num_classes, checked alike, and torchvision's
+    lam ~ Beta(alpha, alpha) draw from torch's generator."""
+
+    def __init__(self, alpha: float = 1.0, num_classes: Optional[int] = None) -> None:
+        if not alpha > 0:
+            raise ValueError(f"{type(self).__name__}: alpha must be > 0 (got {alpha})")
+        self.alpha, self.num_classes = float(alpha), num_classes
+
+    def _lam(self) -> float:
+        import torch
+
+        return float(torch.distributions.Beta(torch.tensor([self.alpha]),
+                                              torch.tensor([self.alpha])).sample(()))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(alpha={self.alpha}, num_classes={self.num_classes})"
+
+
+class MixUp(_BatchMix):
     """torchvision's MixUp (the same draws from torch's generator, the same arithmetic):
     lam ~ Beta(alpha, alpha); images = lam * x + (1 - lam) * x.roll(1); labels become soft
     [B, num_classes]. Pairing with a padding or skipped slot is harmless: the valid mask
     removes that slot's loss."""
 
-    def __init__(self, alpha: float = 1.0, num_classes: Optional[int] = None) -> None:
-        if not alpha > 0:
-            raise ValueError(f"MixUp: alpha must be > 0 (got {alpha})")
-        self.alpha, self.num_classes = float(alpha), num_classes
-
     def __call__(self, images, labels):
-        import torch
-
         _check_float_nchw("MixUp", images)
-        lam = float(torch.distributions.Beta(torch.tensor([self.alpha]),
-                                             torch.tensor([self.alpha])).sample(()))
+        lam = self._lam()
         soft = _soft_labels(labels, self.num_classes)
         mixed = images.roll(1, 0).mul_(1.0 - lam).add_(images.mul(lam))
         return mixed, soft.roll(1, 0).mul_(1.0 - lam).add_(soft.mul(lam))
 
-    def __repr__(self) -> str:
-        return f"MixUp(alpha={self.alpha}, num_classes={self.num_classes})"
 
-
-class CutMix:
+class CutMix(_BatchMix):
     """torchvision's CutMix (the same draws and box): a box of the rolled batch is pasted in,
     labels mixed by the box's area share."""
-
-    def __init__(self, alpha: float = 1.0, num_classes: Optional[int] = None) -> None:
-        if not alpha > 0:
-            raise ValueError(f"CutMix: alpha must be > 0 (got {alpha})")
-        self.alpha, self.num_classes = float(alpha), num_classes
 
     def __call__(self, images, labels):
         import torch
 
         _check_float_nchw("CutMix", images)
-        lam = float(torch.distributions.Beta(torch.tensor([self.alpha]),
-                                             torch.tensor([self.alpha])).sample(()))
+        lam = self._lam()
         H, W = images.shape[-2:]
         r_x, r_y = torch.randint(W, size=(1,)), torch.randint(H, size=(1,))
         r = 0.5 * math.sqrt(1.0 - lam)
@@ -411,9 +413,6 @@ class CutMix:
         out[..., y1:y2, x1:x2] = images.roll(1, 0)[..., y1:y2, x1:x2]
         soft = _soft_labels(labels, self.num_classes)
         return out, soft.roll(1, 0).mul_(1.0 - lam_adjusted).add_(soft.mul(lam_adjusted))
-
-    def __repr__(self) -> str:
-        return f"CutMix(alpha={self.alpha}, num_classes={self.num_classes})"
 
 
 class RandomChoice:

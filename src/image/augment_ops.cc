@@ -369,27 +369,13 @@ void shear(const PixelImage& im, double m, bool x_axis, std::vector<uint8_t>& sc
                scratch);
 }
 
-// An op of an auto-augment space: its magnitudes as a function of (bins, width, height) and
-// whether the magnitude's sign is drawn.
-struct SpaceOp {
-  PixelOp op;
-  bool signed_magnitude;
-};
-
-constexpr std::array<SpaceOp, 14> kWideSpace = {{{PixelOp::kIdentity, false},
-                                                 {PixelOp::kShearX, true},
-                                                 {PixelOp::kShearY, true},
-                                                 {PixelOp::kTranslateX, true},
-                                                 {PixelOp::kTranslateY, true},
-                                                 {PixelOp::kRotate, true},
-                                                 {PixelOp::kBrightness, true},
-                                                 {PixelOp::kColor, true},
-                                                 {PixelOp::kContrast, true},
-                                                 {PixelOp::kSharpness, true},
-                                                 {PixelOp::kPosterize, false},
-                                                 {PixelOp::kSolarize, false},
-                                                 {PixelOp::kAutoContrast, false},
-                                                 {PixelOp::kEqualize, false}}};
+// The ops of TrivialAugmentWide's and RandAugment's spaces, in torchvision's order (the op
+// draw indexes it); whether an op has magnitudes and a drawn sign is has_magnitudes / is_signed.
+constexpr std::array<PixelOp, 14> kWideSpace = {
+    PixelOp::kIdentity,     PixelOp::kShearX,    PixelOp::kShearY,     PixelOp::kTranslateX,
+    PixelOp::kTranslateY,   PixelOp::kRotate,    PixelOp::kBrightness, PixelOp::kColor,
+    PixelOp::kContrast,     PixelOp::kSharpness, PixelOp::kPosterize,  PixelOp::kSolarize,
+    PixelOp::kAutoContrast, PixelOp::kEqualize};
 
 bool has_magnitudes(PixelOp op) {
   return op != PixelOp::kIdentity && op != PixelOp::kAutoContrast && op != PixelOp::kEqualize &&
@@ -561,23 +547,23 @@ void apply_augment_op(const AugmentOp& op, Rng& rng, const PixelImage& im,
                       std::vector<uint8_t>& scratch, std::vector<AppliedOp>* trace) {
   switch (op.kind) {
     case AugmentOp::Kind::kTrivialAugmentWide: {
-      const SpaceOp s = kWideSpace[rng.bounded(kWideSpace.size())];
+      const PixelOp op_drawn = kWideSpace[rng.bounded(kWideSpace.size())];
       double magnitude = 0;
-      if (has_magnitudes(s.op)) {
+      if (has_magnitudes(op_drawn)) {
         const auto bin =
             static_cast<int>(rng.bounded(static_cast<uint64_t>(op.num_magnitude_bins)));
-        magnitude = space_magnitude(s.op, true, op.num_magnitude_bins, bin, im);
+        magnitude = space_magnitude(op_drawn, true, op.num_magnitude_bins, bin, im);
       }
-      return apply_drawn(s.op, magnitude, rng, im, scratch, trace);
+      return apply_drawn(op_drawn, magnitude, rng, im, scratch, trace);
     }
     case AugmentOp::Kind::kRandAugment:
       for (int i = 0; i < op.num_ops; ++i) {
-        const SpaceOp s = kWideSpace[rng.bounded(kWideSpace.size())];
+        const PixelOp op_drawn = kWideSpace[rng.bounded(kWideSpace.size())];
         const double magnitude =
-            has_magnitudes(s.op)
-                ? space_magnitude(s.op, false, op.num_magnitude_bins, op.magnitude, im)
+            has_magnitudes(op_drawn)
+                ? space_magnitude(op_drawn, false, op.num_magnitude_bins, op.magnitude, im)
                 : 0.0;
-        apply_drawn(s.op, magnitude, rng, im, scratch, trace);
+        apply_drawn(op_drawn, magnitude, rng, im, scratch, trace);
       }
       return;
     case AugmentOp::Kind::kAutoAugment: {

@@ -66,6 +66,22 @@ std::optional<int64_t> parse_id(std::string_view token) {
   return v;
 }
 
+// Calls f(line, line_number) for each line of `text` ('\n'-terminated or the last, a '\r'
+// before the '\n' dropped), numbered from 1.
+template <typename F>
+void for_each_line(std::string_view text, F&& f) {
+  int64_t line_number = 0;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    const size_t newline = std::min(text.find('\n', begin), text.size());
+    std::string_view line = text.substr(begin, newline - begin);
+    begin = newline + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    f(line, line_number);
+  }
+}
+
 // One sample as read: its path and label tokens (several for a multi-label row).
 struct Row {
   int64_t line = 0;
@@ -77,15 +93,8 @@ struct Row {
 // The legacy headerless list: path<TAB>integer label.
 std::vector<Row> parse_headerless(std::string_view text, const std::string& list_name) {
   std::vector<Row> rows;
-  int64_t line_number = 0;
-  size_t begin = 0;
-  while (begin < text.size()) {
-    const size_t newline = std::min(text.find('\n', begin), text.size());
-    std::string_view line = text.substr(begin, newline - begin);
-    begin = newline + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (blank(line) || line.front() == '#') continue;
+  for_each_line(text, [&](std::string_view line, int64_t line_number) {
+    if (blank(line) || line.front() == '#') return;
     const size_t tab = line.rfind('\t');
     STOKER_CHECK_ARG(tab != std::string_view::npos,
                      "{}:{}: expected 'path<TAB>label', found no tab (a table needs a header "
@@ -101,7 +110,7 @@ std::vector<Row> parse_headerless(std::string_view text, const std::string& list
                      "{}:{}: label {} is out of range [0, {}]", list_name, line_number, token,
                      kMaxLabel);
     rows.push_back(Row{line_number, std::string(line.substr(0, tab)), {std::string(token)}, true});
-  }
+  });
   return rows;
 }
 
@@ -198,12 +207,7 @@ std::optional<size_t> find_column(const std::vector<std::string>& header, const 
 }
 
 bool is_table_header(const std::vector<std::string>& fields) {
-  for (const std::string& f : fields) {
-    if (std::find(kPathColumns.begin(), kPathColumns.end(), lower(f)) != kPathColumns.end()) {
-      return true;
-    }
-  }
-  return false;
+  return find_column(fields, "", &kPathColumns, nullptr).has_value();
 }
 
 // A table field's labels: several separated by ';' or '|', or by spaces when all are integers
@@ -286,16 +290,9 @@ std::vector<Row> parse_table(std::string_view text, char delimiter, const std::s
 std::vector<Row> parse_json_lines(std::string_view text, const std::string& list_name,
                                   const FileListConfig& config) {
   std::vector<Row> rows;
-  int64_t line_number = 0;
-  size_t begin = 0;
   std::optional<bool> labelled;  // whether the list has labels: all rows or none
-  while (begin < text.size()) {
-    const size_t newline = std::min(text.find('\n', begin), text.size());
-    std::string_view line = text.substr(begin, newline - begin);
-    begin = newline + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (blank(line)) continue;
+  for_each_line(text, [&](std::string_view line, int64_t line_number) {
+    if (blank(line)) return;
     STOKER_CHECK_ARG(!json_nested_too_deep(line), "{}:{}: JSON nested deeper than {} levels",
                      list_name, line_number, kMaxJsonDepth);
     nlohmann::json j;
@@ -346,7 +343,7 @@ std::vector<Row> parse_json_lines(std::string_view text, const std::string& list
       }
     }
     rows.push_back(std::move(row));
-  }
+  });
   return rows;
 }
 
