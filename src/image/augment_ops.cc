@@ -587,27 +587,21 @@ void apply_augment_op(const AugmentOp& op, Rng& rng, const PixelImage& im,
       for (int i = 0; i < 4; ++i) {
         if (*ranges[i]) factor[i] = rng.uniform((**ranges[i])[0], (**ranges[i])[1]);
       }
+      // The four adjustments with their factors (not apply_pixel_op's 1 + m), and the op each
+      // is in a trace.
+      struct Adjustment {
+        void (*apply)(const PixelImage&, double);
+        PixelOp op;
+      };
+      static constexpr Adjustment kAdjustments[4] = {{adjust_brightness, PixelOp::kBrightness},
+                                                     {adjust_contrast, PixelOp::kContrast},
+                                                     {adjust_saturation, PixelOp::kColor},
+                                                     {adjust_hue, PixelOp::kHue}};
       for (const int i : order) {
         if (!*ranges[i]) continue;
-        // Brightness/Color/Contrast take 1 + m: pass the factor itself to the adjustment.
-        switch (i) {
-          case 0:
-            adjust_brightness(im, factor[0]);
-            break;
-          case 1:
-            adjust_contrast(im, factor[1]);
-            break;
-          case 2:
-            adjust_saturation(im, factor[2]);
-            break;
-          default:
-            adjust_hue(im, factor[3]);
-            break;
-        }
+        kAdjustments[i].apply(im, factor[i]);
         if (trace != nullptr) {
-          static constexpr PixelOp kOps[4] = {PixelOp::kBrightness, PixelOp::kContrast,
-                                              PixelOp::kColor, PixelOp::kHue};
-          trace->push_back({kOps[i], i == 3 ? factor[3] : factor[i] - 1.0});
+          trace->push_back({kAdjustments[i].op, i == 3 ? factor[3] : factor[i] - 1.0});
         }
       }
       return;
