@@ -24,6 +24,14 @@
 //    when all are integers, "3 7 12"): then multi_label() is true and label_set() gives each
 //    sample's ids. A label-free list has label() -1 and no classes. Opening a list does not
 //    stat the listed files, so its fingerprint covers the paths as written and the labels.
+//  - WebDataset tar shards: a path ending in .tar, a brace pattern ("train-{000..099}.tar"),
+//    "::"-joined patterns, or http(s):// and s3:// locations (HTTP range reads; S3 with SigV4
+//    credentials from the AWS_* variables or ~/.aws). A sample is the consecutive members
+//    sharing a key (folders + base name up to the first dot); its image the .jpg/.png/.webp/...
+//    member, its label the .cls, else .json label member, else .txt (FileListConfig's
+//    label_column picks another extension or JSON member); labels become ids as in file lists.
+//    Each shard's member index is built in one pass and cached like a folder's. Remote samples
+//    are read ahead as the loader announces them (read_ahead). Spec: docs/format.md.
 //
 // A folder's index is cached (see ImageFolderConfig::cache) so that N ranks on a shared file
 // system do not each walk a million files: the cache is keyed by the folder's canonical path
@@ -62,6 +70,12 @@ class Dataset {
   // directory", "NAME: not a regular file", "NAME: file too large (N bytes; the limit is M)"
   // above 1 GiB (kBadData).
   virtual void read(int64_t index, std::vector<uint8_t>& out) const = 0;
+  // Read-ahead hints, for storage where a read costs a round trip (remote WebDataset shards):
+  // the samples about to be read, in order; read() then finds them fetched or in flight.
+  // cancel_read_ahead() forgets the hints not read yet (a loader starting over). Without
+  // read-ahead (local data) both do nothing.
+  virtual void read_ahead(std::span<const int64_t> indices) const {}
+  virtual void cancel_read_ahead() const {}
   virtual const std::vector<std::string>& classes() const = 0;
   // 16 hex digits identifying the dataset's content listing (sorted paths, sizes, labels).
   // Ranks compare it to be sure they index the same data.

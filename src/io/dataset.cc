@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "io/file_util.h"
+#include "io/webdataset.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
 #include "stoker/packed.h"
@@ -17,6 +18,8 @@ std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
                                       const FileListConfig& lists) {
   const std::string name = path.string();
   STOKER_CHECK_ARG(!name.empty(), "dataset: empty path");
+  // WebDataset shards: a pattern, a remote location or a .tar path (not a file system entry).
+  if (io::is_webdataset_location(name)) return io::open_webdataset(name, lists);
   struct stat st;
   if (::stat(name.c_str(), &st) != 0) {
     const int error = errno;

@@ -326,21 +326,7 @@ std::vector<Row> parse_json_lines(std::string_view text, const std::string& list
                      row.has_label ? "a" : "no", row.has_label ? "have none" : "have one");
     labelled = row.has_label;
     if (row.has_label) {
-      const nlohmann::json& value = j[label_key];
-      const auto token = [&](const nlohmann::json& v) {
-        if (v.is_string() && !v.get<std::string>().empty()) return v.get<std::string>();
-        STOKER_CHECK_ARG(
-            v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= kMaxLabel,
-            "{}:{}: label {} is not a class name or an integer in [0, {}]", list_name, line_number,
-            v.dump(), kMaxLabel);
-        return std::to_string(v.get<int64_t>());
-      };
-      if (value.is_array()) {
-        for (const nlohmann::json& v : value) row.labels.push_back(token(v));
-        row.labels.push_back("");  // marks an explicit list (removed below)
-      } else {
-        row.labels.push_back(token(value));
-      }
+      row.labels = json_label_tokens(j[label_key], fmt::format("{}:{}", list_name, line_number));
     }
     rows.push_back(std::move(row));
   });
@@ -367,20 +353,98 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list,
 
 namespace io {
 
+std::vector<std::string> json_label_tokens(const nlohmann::json& value, const std::string& where) {
+  const auto token = [&](const nlohmann::json& v) {
+    if (v.is_string() && !v.get<std::string>().empty()) return v.get<std::string>();
+    STOKER_CHECK_ARG(
+        v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= kMaxLabel,
+        "{}: label {} is not a class name or an integer in [0, {}]", where, v.dump(), kMaxLabel);
+    return std::to_string(v.get<int64_t>());
+  };
+  std::vector<std::string> tokens;
+  if (value.is_array()) {
+    for (const nlohmann::json& v : value) tokens.push_back(token(v));
+    tokens.push_back("");  // marks an explicit list
+  } else {
+    tokens.push_back(token(value));
+  }
+  return tokens;
+}
+
+const std::string* json_label_member(const nlohmann::json& object, const std::string& wanted) {
+  if (!wanted.empty()) {
+    const auto it = object.find(wanted);
+    return it == object.end() ? nullptr : &it.key();
+  }
+  for (const std::string_view name : kLabelColumns) {
+    const auto it = object.find(std::string(name));
+    if (it != object.end()) return &it.key();
+  }
+  return nullptr;
+}
+
+ResolvedLabels resolve_labels(std::vector<std::vector<std::string>>& tokens, bool explicit_lists,
+                              const std::string& name) {
+  ResolvedLabels out;
+  bool all_ids = true, multi = explicit_lists;
+  for (std::vector<std::string>& sample : tokens) {
+    if (!sample.empty() && sample.back().empty()) {
+      sample.pop_back();
+      multi = true;
+    }
+    for (const std::string& token : sample) all_ids = all_ids && parse_id(token);
+    multi = multi || sample.size() > 1;
+  }
+  // Labels: ids when every label is a decimal integer, else class names sorted as ImageFolder
+  // sorts its folders (byte order of UTF-8 = code point order), ids their positions.
+  std::map<std::string, int64_t> names;
+  if (all_ids) {
+    int64_t max_label = -1;
+    for (const auto& sample : tokens) {
+      for (const std::string& t : sample) max_label = std::max(max_label, *parse_id(t));
+    }
+    for (int64_t label = 0; label <= max_label; ++label) {
+      out.classes.push_back(std::to_string(label));
+    }
+  } else {
+    for (const auto& sample : tokens) {
+      for (const std::string& t : sample) names.emplace(t, 0);
+    }
+    STOKER_CHECK_ARG(static_cast<int64_t>(names.size()) <= kMaxLabel + 1,
+                     "{}: {} class names, more than {}", name, names.size(), kMaxLabel + 1);
+    for (auto& [class_name, id] : names) {
+      id = static_cast<int64_t>(out.classes.size());
+      out.classes.push_back(class_name);
+    }
+  }
+  const auto id_of = [&](const std::string& token) {
+    return all_ids ? *parse_id(token) : names.at(token);
+  };
+  out.multi = multi;
+  out.first.reserve(tokens.size());
+  for (const auto& sample : tokens) {
+    if (!multi) {
+      out.first.push_back(sample.empty() ? kMissingLabel : id_of(sample.front()));
+      continue;
+    }
+    std::vector<int32_t> set;
+    for (const std::string& t : sample) set.push_back(static_cast<int32_t>(id_of(t)));
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    out.first.push_back(set.empty() ? -1 : set.front());
+    out.values.insert(out.values.end(), set.begin(), set.end());
+    out.ends.push_back(out.values.size());
+  }
+  return out;
+}
+
 std::shared_ptr<Dataset> file_list_from_text(std::string_view text, const std::string& list_name,
                                              const FileListConfig& config) {
   std::vector<io::Row> rows;
-  bool explicit_lists = false;  // JSON arrays: multi-label even where a row has one label
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (io::ends_with(list_name, ".jsonl") || io::ends_with(list_name, ".ndjson") ||
       (first != std::string_view::npos && text[first] == '{')) {
     rows = io::parse_json_lines(text, list_name, config);
-    for (io::Row& row : rows) {
-      if (!row.labels.empty() && row.labels.back().empty()) {
-        row.labels.pop_back();
-        explicit_lists = true;
-      }
-    }
   } else if (io::ends_with(list_name, ".csv")) {
     rows = io::parse_table(text, ',', list_name, config);
   } else {
@@ -394,61 +458,27 @@ std::shared_ptr<Dataset> file_list_from_text(std::string_view text, const std::s
   }
   STOKER_CHECK_ARG(!rows.empty(), "{}: no samples", list_name);
 
-  // Labels: ids when every label is a decimal integer, else class names sorted as ImageFolder
-  // sorts its folders (byte order of UTF-8 = code point order), ids their positions.
+  std::vector<std::vector<std::string>> tokens;
   const bool labelled = rows.front().has_label;
-  bool all_ids = true, multi = explicit_lists;
-  for (const io::Row& row : rows) {
-    for (const std::string& token : row.labels) all_ids = all_ids && io::parse_id(token);
-    multi = multi || row.labels.size() > 1;
+  if (labelled) {
+    tokens.reserve(rows.size());
+    for (io::Row& row : rows) tokens.push_back(std::move(row.labels));
   }
-  std::vector<std::string> classes;
-  std::map<std::string, int64_t> names;
-  if (labelled && all_ids) {
-    int64_t max_label = -1;
-    for (const io::Row& row : rows) {
-      for (const std::string& t : row.labels) max_label = std::max(max_label, *io::parse_id(t));
-    }
-    for (int64_t label = 0; label <= max_label; ++label) classes.push_back(std::to_string(label));
-  } else if (labelled) {
-    for (const io::Row& row : rows) {
-      for (const std::string& t : row.labels) names.emplace(t, 0);
-    }
-    STOKER_CHECK_ARG(static_cast<int64_t>(names.size()) <= io::kMaxLabel + 1,
-                     "{}: {} class names, more than {}", list_name, names.size(),
-                     io::kMaxLabel + 1);
-    for (auto& [name, id] : names) {
-      id = static_cast<int64_t>(classes.size());
-      classes.push_back(name);
-    }
-  }
-  const auto id_of = [&](const std::string& token) {
-    return all_ids ? *io::parse_id(token) : names.at(token);
-  };
-
+  const io::ResolvedLabels labels = io::resolve_labels(tokens, false, list_name);
   io::SampleTable samples;
-  for (const io::Row& row : rows) {
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const io::Row& row = rows[r];
     STOKER_CHECK_ARG(!row.path.empty(), "{}:{}: empty path", list_name, row.line);
     STOKER_CHECK_ARG(row.path.find('\0') == std::string::npos,
                      "{}:{}: the path contains a NUL byte", list_name, row.line);
-    if (!labelled) {
-      samples.add(row.path, -1, -1);
-    } else if (!multi) {
-      samples.add(row.path, -1, id_of(row.labels.front()));
-    } else {
-      std::vector<int32_t> set;
-      for (const std::string& t : row.labels) set.push_back(static_cast<int32_t>(id_of(t)));
-      std::sort(set.begin(), set.end());
-      set.erase(std::unique(set.begin(), set.end()), set.end());
-      samples.add(row.path, -1, set.empty() ? -1 : set.front());
-      samples.add_label_set(set);
-    }
+    samples.add(row.path, -1, labelled ? labels.first[r] : -1);
+    if (labels.multi) samples.add_label_set(labels.set(r));
   }
   // Relative paths are relative to the list's folder.
   const size_t slash = list_name.rfind('/');
   std::string prefix = slash == std::string::npos ? "" : list_name.substr(0, slash + 1);
   return std::make_shared<io::TableDataset>("file-list", list_name, std::move(prefix),
-                                            std::move(samples), std::move(classes));
+                                            std::move(samples), labels.classes);
 }
 
 }  // namespace io

@@ -4,13 +4,46 @@
 // extension; relative paths resolve against its folder.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "stoker/dataset.h"
 
 namespace stoker::io {
+
+// Labels as the lists' rules make them, shared with the WebDataset reader: from each sample's
+// label tokens (several for a multi-label sample; a trailing "" marks an explicit JSON list,
+// which makes the set multi-label), ids when every token is a decimal integer in [0, 2^24 - 1],
+// else class names sorted by bytes and ids their positions.
+struct ResolvedLabels {
+  std::vector<std::string> classes;
+  std::vector<int64_t> first;  // per sample: the label (multi: the set's first, -1 for none)
+  bool multi = false;
+  std::vector<uint64_t> ends;   // multi only: sample i's ids are values[ends[i-1] .. ends[i])
+  std::vector<int32_t> values;  //
+  std::span<const int32_t> set(size_t i) const {
+    const uint64_t begin = i == 0 ? 0 : ends[i - 1];
+    return std::span<const int32_t>(values).subspan(begin, ends[i] - begin);
+  }
+};
+// A single-label sample without tokens (in a labelled set) gets this label.
+inline constexpr int64_t kMissingLabel = -2;
+
+// Consumes the tokens (the explicit-list markers are removed). `name` names the set in errors.
+ResolvedLabels resolve_labels(std::vector<std::vector<std::string>>& tokens, bool explicit_lists,
+                              const std::string& name);
+
+// The member of a JSON object holding its label: `wanted`, else the first of label, labels,
+// class, target, category, y; nullptr when there is none.
+const std::string* json_label_member(const nlohmann::json& object, const std::string& wanted);
+// The label tokens of a JSON label value: a class name, an integer, or a list of them (then a
+// trailing "" marks the explicit list). `where` names it in errors.
+std::vector<std::string> json_label_tokens(const nlohmann::json& value, const std::string& where);
 
 std::shared_ptr<Dataset> file_list_from_text(std::string_view text, const std::string& list_name,
                                              const FileListConfig& config);

@@ -1,12 +1,6 @@
-// Index cache file format, version 1. All integers are little-endian.
+// Index cache file format, version 1: a frame (io/cache_file.h) with magic "STKIDX01" around
+// this payload. All integers are little-endian.
 //
-//   offset  size  field
-//        0     8  magic "STKIDX01"
-//        8     4  u32 format version (1)
-//       12     4  u32 reserved, 0
-//       16     8  u64 payload size P (the file is exactly 32 + P bytes)
-//       24     8  u64 XXH3-64 of the payload
-//       32     P  payload:
 //                   str  canonical absolute root folder (must equal the folder being opened)
 //                   u64  class count C, then C x str class name (strictly increasing bytes)
 //                   u64  folder count D, then D x { str path relative to the root ("" = root),
@@ -24,19 +18,13 @@
 // is a few bulk copies rather than a parse per sample.
 #include "io/index_cache.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <xxhash.h>
 
-#include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
-#include <cstring>
-#include <system_error>
-#include <type_traits>
 
+#include "io/cache_file.h"
 #include "io/file_util.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
@@ -46,70 +34,8 @@ namespace {
 
 constexpr char kMagic[8] = {'S', 'T', 'K', 'I', 'D', 'X', '0', '1'};
 constexpr uint32_t kVersion = 1;
-constexpr size_t kHeaderBytes = 32;
 // Bytes per sample in the three columns (end offset, size, label).
 constexpr uint64_t kSampleColumnBytes = 8 + 8 + 4;
-
-template <typename T>
-void put(std::string& out, T value) {
-  using U = std::make_unsigned_t<T>;
-  const U bits = static_cast<U>(value);
-  for (size_t i = 0; i < sizeof(T); ++i) out.push_back(static_cast<char>(bits >> (8 * i)));
-}
-
-void put_str(std::string& out, std::string_view s) {
-  put<uint32_t>(out, static_cast<uint32_t>(s.size()));
-  out.append(s);
-}
-
-template <typename T>
-T get_le(const char* p) {
-  // Byte-wise so that it is right on any host; compilers turn it into one load.
-  using U = std::make_unsigned_t<T>;
-  U bits = 0;
-  for (size_t i = 0; i < sizeof(T); ++i) {
-    bits |= static_cast<U>(static_cast<unsigned char>(p[i])) << (8 * i);
-  }
-  return static_cast<T>(bits);
-}
-
-struct Malformed {
-  std::string why;
-};
-
-// Bounds-checked reading of the payload; every short read throws Malformed.
-class Reader {
- public:
-  explicit Reader(std::string_view bytes) : rest_(bytes) {}
-
-  template <typename T>
-  T get() {
-    const char* p = take(sizeof(T), "truncated");
-    return get_le<T>(p);
-  }
-  std::string_view str(const char* what) {
-    const uint32_t size = get<uint32_t>();
-    return std::string_view(take(size, what), size);
-  }
-  // A count of records of at least `record_bytes` each, checked against the bytes left so
-  // that a forged count cannot make us allocate gigabytes.
-  uint64_t count(uint64_t record_bytes, const char* what) {
-    const uint64_t n = get<uint64_t>();
-    if (n > rest_.size() / record_bytes)
-      throw Malformed{fmt::format("{} count {} too large", what, n)};
-    return n;
-  }
-  const char* take(uint64_t size, const char* what) {
-    if (size > rest_.size()) throw Malformed{what};
-    const char* p = rest_.data();
-    rest_.remove_prefix(size);
-    return p;
-  }
-  size_t left() const { return rest_.size(); }
-
- private:
-  std::string_view rest_;
-};
 
 bool valid_relative_path(std::string_view path) {
   if (path.empty() || path.find('\0') != std::string_view::npos) return false;
@@ -201,20 +127,6 @@ std::string getenv_string(const char* name) {
   return value == nullptr ? std::string() : std::string(value);
 }
 
-// A name no other writer (thread, process, host) picks for its temporary file.
-std::string temporary_suffix() {
-  static std::atomic<uint64_t> counter{0};
-  const uint64_t parts[4] = {
-      static_cast<uint64_t>(::getpid()),
-      static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()),
-      counter.fetch_add(1), reinterpret_cast<uintptr_t>(&counter)};
-  char host[256] = {};
-  ::gethostname(host, sizeof(host) - 1);
-  std::string seed(reinterpret_cast<const char*>(parts), sizeof(parts));
-  seed.append(host);
-  return fmt::format(".tmp-{}-{:016x}", ::getpid(), XXH3_64bits(seed.data(), seed.size()));
-}
-
 }  // namespace
 
 std::filesystem::path cache_dir_from_option(const std::string& option) {
@@ -259,37 +171,15 @@ std::string encode_index(std::string_view canonical_root, const FolderIndex& ind
   for (int64_t size : table.sizes) put<int64_t>(payload, size);
   for (int64_t label : table.labels) put<uint32_t>(payload, static_cast<uint32_t>(label));
 
-  std::string file(kMagic, sizeof(kMagic));
-  put<uint32_t>(file, kVersion);
-  put<uint32_t>(file, 0);
-  put<uint64_t>(file, payload.size());
-  put<uint64_t>(file, XXH3_64bits(payload.data(), payload.size()));
-  file.append(payload);
-  return file;
+  return frame_cache(kMagic, kVersion, payload);
 }
 
 std::optional<FolderIndex> decode_index(std::string_view bytes, std::string_view canonical_root,
                                         std::string& why) {
-  if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
-    why = "not an index cache file";
-    return std::nullopt;
-  }
-  const uint32_t version = get_le<uint32_t>(bytes.data() + 8);
-  if (version != kVersion || get_le<uint32_t>(bytes.data() + 12) != 0) {
-    why = fmt::format("unsupported version {}", version);
-    return std::nullopt;
-  }
-  const std::string_view payload = bytes.substr(kHeaderBytes);
-  if (get_le<uint64_t>(bytes.data() + 16) != payload.size()) {
-    why = "truncated or padded";
-    return std::nullopt;
-  }
-  if (get_le<uint64_t>(bytes.data() + 24) != XXH3_64bits(payload.data(), payload.size())) {
-    why = "checksum mismatch";
-    return std::nullopt;
-  }
+  const std::optional<std::string_view> payload = unframe_cache(bytes, kMagic, kVersion, why);
+  if (!payload) return std::nullopt;
   try {
-    return decode_payload(payload, canonical_root);
+    return decode_payload(*payload, canonical_root);
   } catch (const Malformed& e) {
     why = e.why;
     return std::nullopt;
@@ -315,18 +205,10 @@ bool index_is_current(std::string_view canonical_root, const FolderIndex& index,
 
 std::optional<FolderIndex> load_index(const std::filesystem::path& file,
                                       std::string_view canonical_root) {
-  std::vector<uint8_t> bytes;
-  try {
-    // A cache is at most a few hundred bytes per sample; the cap only stops absurd files.
-    read_file(file.string(), bytes, int64_t{1} << 40);
-  } catch (const Error& e) {
-    log(LogLevel::kDebug, "no usable index cache: {}", e.message());
-    return std::nullopt;
-  }
+  const std::optional<std::string> bytes = read_cache_file(file);
+  if (!bytes) return std::nullopt;
   std::string why;
-  std::optional<FolderIndex> index =
-      decode_index(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                   canonical_root, why);
+  std::optional<FolderIndex> index = decode_index(*bytes, canonical_root, why);
   if (!index) {
     log(LogLevel::kDebug, "ignoring index cache {}: {}", file.string(), why);
     return std::nullopt;
@@ -340,50 +222,8 @@ std::optional<FolderIndex> load_index(const std::filesystem::path& file,
 
 bool store_index(const std::filesystem::path& file, std::string_view canonical_root,
                  const FolderIndex& index) {
-  const std::string final_path = file.string();
-  auto fail = [&](const std::string& why) {
-    log(LogLevel::kWarning, "cannot write the index cache {}: {} (the folder will be walked again)",
-        final_path, why);
-    return false;
-  };
-  std::error_code ec;
-  std::filesystem::create_directories(file.parent_path(), ec);
-  if (ec) return fail(ec.message());
-
-  // Same folder as the final name, so that rename() is atomic; unique per writer, so that
-  // ranks writing at once never share a temporary file.
-  const std::string temporary = final_path + temporary_suffix();
-  int raw;
-  do {
-    raw = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  } while (raw < 0 && errno == EINTR);
-  if (raw < 0) return fail(errno_message(errno));
-  UniqueFd fd(raw);
-
-  const std::string bytes = encode_index(canonical_root, index);
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = n < 0 ? errno : ENOSPC;
-      ::unlink(temporary.c_str());
-      return fail(errno_message(error));
-    }
-    done += static_cast<size_t>(n);
-  }
-  // close() reports deferred write errors on network file systems.
-  if (::close(fd.release()) != 0) {
-    const int error = errno;
-    ::unlink(temporary.c_str());
-    return fail(errno_message(error));
-  }
-  if (::rename(temporary.c_str(), final_path.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(temporary.c_str());
-    return fail(errno_message(error));
-  }
-  return true;
+  return write_cache_file(file, encode_index(canonical_root, index), "index cache",
+                          "the folder will be walked again");
 }
 
 }  // namespace stoker::io

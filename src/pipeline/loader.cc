@@ -326,6 +326,21 @@ class Loader::Impl {
       pool_->release(std::move(flight.batch));
     }
     in_flight_.clear();
+    dataset_->cancel_read_ahead();
+    hinted_until_ = 0;
+  }
+
+  // Tells the dataset which samples the workers read next: batch j as it is scheduled and the
+  // one after it, so that remote reads are in flight before a worker asks (a no-op locally).
+  void hint_reads(int64_t j) STOKER_REQUIRES(consumer_mu_) {
+    const int64_t until = std::min<int64_t>(j + 2, plan_->num_batches());
+    hint_indices_.resize(static_cast<size_t>(config_.batch_size));
+    hint_valid_.resize(static_cast<size_t>(config_.batch_size));
+    for (int64_t b = std::max(j, hinted_until_); b < until; ++b) {
+      plan_->batch(b, hint_indices_, hint_valid_);
+      dataset_->read_ahead(hint_indices_);
+    }
+    hinted_until_ = std::max(hinted_until_, until);
   }
 
   void start(int64_t epoch, int64_t consumed) STOKER_REQUIRES(consumer_mu_) {
@@ -371,6 +386,7 @@ class Loader::Impl {
     batch.width = config_.transform.output_width();
     batch.skipped = 0;
     batch.global_valid = plan_->batch(j, batch.indices, batch.valid);
+    hint_reads(j);
     for (size_t i = 0; i < batch.valid.size(); ++i) {
       if (batch.valid[i]) flight.planned.add(batch.indices[i]);
     }
@@ -569,6 +585,9 @@ class Loader::Impl {
   SamplerConfig sampler_;
   int threads_ = 1;
   int prefetch_ = 2;
+  int64_t hinted_until_ STOKER_GUARDED_BY(consumer_mu_) = 0;  // batches [0, this) hinted
+  std::vector<int64_t> hint_indices_ STOKER_GUARDED_BY(consumer_mu_);
+  std::vector<uint8_t> hint_valid_ STOKER_GUARDED_BY(consumer_mu_);
   int cpus_ = 1;
   size_t sample_bytes_ = 0;
   int num_classes_ = 0;  // > 0: batches carry float label rows (Batch::soft_labels)

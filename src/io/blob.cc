@@ -1,0 +1,82 @@
+#include "io/blob.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "io/random_access_file.h"
+#include "io/remote.h"
+#include "stoker/error.h"
+
+namespace stoker::io {
+namespace {
+
+class LocalBlob final : public Blob {
+ public:
+  explicit LocalBlob(const std::string& path)
+      : Blob(path), file_(RandomAccessFile::open(path, path)) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) {
+      const int error = errno;
+      STOKER_THROW_IO(error, path, "{}: {}", path, errno_message(error));
+    }
+    stamp_ =
+        fmt::format("{}:{}.{:09}:{}", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ino);
+  }
+  bool remote() const override { return false; }
+  uint64_t size() const override { return file_.size(); }
+  std::string stamp() const override { return stamp_; }
+  void read(uint64_t offset, std::span<uint8_t> out, const std::string& what) const override {
+    file_.read(offset, out, what);
+  }
+
+ private:
+  RandomAccessFile file_;
+  std::string stamp_;
+};
+
+class RemoteBlob final : public Blob {
+ public:
+  explicit RemoteBlob(const std::string& location) : Blob(location), stat_(stat_remote(location)) {}
+  bool remote() const override { return true; }
+  uint64_t size() const override { return stat_.size; }
+  std::string stamp() const override { return fmt::format("{}:{}", stat_.size, stat_.etag); }
+  void read(uint64_t offset, std::span<uint8_t> out, const std::string& what) const override {
+    read_remote(location(), stat_.etag, offset, out, what);
+  }
+
+ private:
+  RemoteStat stat_;
+};
+
+}  // namespace
+
+std::unique_ptr<Blob> Blob::open(const std::string& location) {
+  if (is_remote_location(location)) return std::make_unique<RemoteBlob>(location);
+  return std::make_unique<LocalBlob>(location);
+}
+
+size_t BlobStream::read(std::span<uint8_t> out) {
+  const uint64_t size = blob_.size();
+  if (position_ >= size || out.empty()) return 0;
+  if (position_ < buffer_offset_ || position_ >= buffer_offset_ + buffer_.size()) {
+    buffer_offset_ = position_;
+    buffer_.resize(std::min<uint64_t>(chunk_, size - position_));
+    blob_.read(buffer_offset_, buffer_, fmt::format("bytes from {}", buffer_offset_));
+  }
+  const uint64_t in_buffer = buffer_offset_ + buffer_.size() - position_;
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(out.size(), in_buffer));
+  std::memcpy(out.data(), buffer_.data() + (position_ - buffer_offset_), n);
+  position_ += n;
+  return n;
+}
+
+uint64_t BlobStream::skip(uint64_t n) {
+  const uint64_t skipped = std::min<uint64_t>(n, blob_.size() - std::min(position_, blob_.size()));
+  position_ += skipped;
+  return skipped;
+}
+
+}  // namespace stoker::io

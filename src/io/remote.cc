@@ -1,0 +1,465 @@
+#include "io/remote.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "stoker/error.h"
+#include "stoker/log.h"
+
+namespace stoker::io {
+namespace {
+
+std::atomic<uint64_t> requests_sent{0};
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+int env_int(const char* name, int fallback, int low, int high) {
+  const std::string text = env(name);
+  if (text.empty()) return fallback;
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  STOKER_CHECK_ARG(end != text.c_str() && *end == '\0' && v >= low && v <= high,
+                   "{}={}: expected an integer in [{}, {}]", name, text, low, high);
+  return static_cast<int>(v);
+}
+
+std::string trim(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return "";
+  const size_t e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+// An AWS-style ini file: [section] then key = value lines; '#' and ';' start comments.
+using Ini = std::map<std::string, std::map<std::string, std::string>>;
+Ini read_ini(const std::string& path) {
+  Ini ini;
+  std::ifstream in(path);
+  std::string line, section;
+  while (std::getline(in, line)) {
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#' || t[0] == ';') continue;
+    if (t.front() == '[' && t.back() == ']') {
+      section = trim(std::string_view(t).substr(1, t.size() - 2));
+      continue;
+    }
+    const size_t eq = t.find('=');
+    if (eq != std::string::npos) ini[section][trim(t.substr(0, eq))] = trim(t.substr(eq + 1));
+  }
+  return ini;
+}
+
+struct S3Settings {
+  std::string endpoint;  // scheme://host[:port], no trailing '/'
+  bool custom_endpoint = false;
+  bool path_style = false;
+  std::string region = "us-east-1";
+  std::string access_key, secret_key, session_token;
+};
+
+const S3Settings& s3_settings() {
+  static const S3Settings settings = [] {
+    S3Settings s;
+    const std::string home = env("HOME");
+    const std::string profile = env("AWS_PROFILE").empty() ? "default" : env("AWS_PROFILE");
+    std::string credentials_file = env("AWS_SHARED_CREDENTIALS_FILE");
+    if (credentials_file.empty() && !home.empty()) credentials_file = home + "/.aws/credentials";
+    std::string config_file = env("AWS_CONFIG_FILE");
+    if (config_file.empty() && !home.empty()) config_file = home + "/.aws/config";
+    const Ini credentials = credentials_file.empty() ? Ini() : read_ini(credentials_file);
+    const Ini config = config_file.empty() ? Ini() : read_ini(config_file);
+    const auto from = [](const Ini& ini, const std::string& section, const char* key) {
+      const auto s = ini.find(section);
+      if (s == ini.end()) return std::string();
+      const auto k = s->second.find(key);
+      return k == s->second.end() ? std::string() : k->second;
+    };
+    const std::string config_section = profile == "default" ? "default" : "profile " + profile;
+    s.access_key = env("AWS_ACCESS_KEY_ID");
+    s.secret_key = env("AWS_SECRET_ACCESS_KEY");
+    s.session_token = env("AWS_SESSION_TOKEN");
+    if (s.access_key.empty()) {
+      s.access_key = from(credentials, profile, "aws_access_key_id");
+      s.secret_key = from(credentials, profile, "aws_secret_access_key");
+      s.session_token = from(credentials, profile, "aws_session_token");
+    }
+    for (const std::string& region :
+         {env("AWS_REGION"), env("AWS_DEFAULT_REGION"), from(config, config_section, "region")}) {
+      if (!region.empty()) {
+        s.region = region;
+        break;
+      }
+    }
+    for (const std::string& endpoint : {env("AWS_ENDPOINT_URL_S3"), env("AWS_ENDPOINT_URL"),
+                                        from(config, config_section, "endpoint_url")}) {
+      if (!endpoint.empty()) {
+        s.endpoint = endpoint;
+        s.custom_endpoint = true;
+        break;
+      }
+    }
+    if (s.endpoint.empty()) s.endpoint = "https://s3." + s.region + ".amazonaws.com";
+    while (!s.endpoint.empty() && s.endpoint.back() == '/') s.endpoint.pop_back();
+    const std::string style = env("STOKER_S3_ADDRESSING_STYLE");
+    STOKER_CHECK_ARG(style.empty() || style == "path" || style == "virtual" || style == "auto",
+                     "STOKER_S3_ADDRESSING_STYLE={}: expected path, virtual or auto", style);
+    s.path_style = style == "path" || ((style.empty() || style == "auto") && s.custom_endpoint);
+    return s;
+  }();
+  return settings;
+}
+
+// S3 object keys in a URL: every byte but the unreserved ones and '/' percent-encoded, as
+// SigV4's canonical URI wants them.
+std::string encode_key(std::string_view key) {
+  std::string out;
+  for (const char c : key) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
+      out.push_back(c);
+    } else {
+      out += fmt::format("%{:02X}", u);
+    }
+  }
+  return out;
+}
+
+struct Target {
+  std::string url;
+  bool sign = false;
+  std::string sigv4;    // "aws:amz:REGION:s3"
+  std::string userpwd;  // "KEY:SECRET"
+  std::string token;    // session token header value
+};
+
+Target resolve(const std::string& location) {
+  Target t;
+  if (location.rfind("s3://", 0) != 0) {
+    t.url = location;
+    return t;
+  }
+  const std::string_view rest = std::string_view(location).substr(5);
+  const size_t slash = rest.find('/');
+  STOKER_CHECK_ARG(slash != std::string_view::npos && slash > 0 && slash + 1 < rest.size(),
+                   "{}: expected s3://BUCKET/KEY", location);
+  const std::string bucket(rest.substr(0, slash));
+  const std::string key = encode_key(rest.substr(slash + 1));
+  const S3Settings& s = s3_settings();
+  if (s.path_style) {
+    t.url = s.endpoint + "/" + bucket + "/" + key;
+  } else {
+    const size_t scheme_end = s.endpoint.find("://");
+    STOKER_CHECK_ARG(scheme_end != std::string::npos, "S3 endpoint {}: expected scheme://host",
+                     s.endpoint);
+    t.url = s.endpoint.substr(0, scheme_end + 3) + bucket + "." +
+            s.endpoint.substr(scheme_end + 3) + "/" + key;
+  }
+  if (!s.access_key.empty()) {
+    t.sign = true;
+    t.sigv4 = "aws:amz:" + s.region + ":s3";
+    t.userpwd = s.access_key + ":" + s.secret_key;
+    t.token = s.session_token;
+  }
+  return t;
+}
+
+void ensure_curl() {
+  static const bool ready = [] {
+    const CURLcode code = curl_global_init(CURL_GLOBAL_DEFAULT);
+    STOKER_CHECK(code == CURLE_OK, "libcurl: {}", curl_easy_strerror(code));
+    return true;
+  }();
+  (void)ready;
+}
+
+// Each thread's libcurl handle: reset before each request, which keeps its open connection.
+CURL* thread_handle() {
+  struct Handle {
+    CURL* easy = curl_easy_init();
+    ~Handle() { curl_easy_cleanup(easy); }
+  };
+  ensure_curl();
+  thread_local Handle handle;
+  STOKER_CHECK(handle.easy != nullptr, "libcurl: cannot make a handle");
+  curl_easy_reset(handle.easy);
+  return handle.easy;
+}
+
+struct Headers {
+  curl_slist* list = nullptr;
+  void add(const std::string& header) {
+    curl_slist* next = curl_slist_append(list, header.c_str());
+    STOKER_CHECK(next != nullptr, "libcurl: out of memory");
+    list = next;
+  }
+  ~Headers() { curl_slist_free_all(list); }
+};
+
+// What one request got.
+struct Exchange {
+  // Where a 2xx body goes: the bytes of [0, target.size()), more than that is an overrun.
+  std::span<uint8_t> target;
+  uint64_t received = 0;
+  bool overrun = false;
+  long status = 0;
+  std::string reason;  // the status line's text
+  std::string etag;
+  std::optional<uint64_t> content_length;
+  std::string error_body;  // the start of a >= 300 response's body (S3 puts its code there)
+};
+
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+  auto& x = *static_cast<Exchange*>(user);
+  const std::string_view line(data, size * count);
+  if (line.rfind("HTTP/", 0) == 0) {  // a new response (after a redirect or 100 Continue)
+    const std::string status_line = trim(line);
+    const size_t sp = status_line.find(' ');
+    x.status = sp == std::string::npos ? 0 : std::strtol(status_line.c_str() + sp + 1, nullptr, 10);
+    const size_t sp2 = sp == std::string::npos ? sp : status_line.find(' ', sp + 1);
+    x.reason = sp2 == std::string::npos ? "" : status_line.substr(sp2 + 1);
+    x.etag.clear();
+    x.content_length.reset();
+    return size * count;
+  }
+  const size_t colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    std::string name(line.substr(0, colon));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string value = trim(line.substr(colon + 1));
+    if (name == "etag") x.etag = value;
+    if (name == "content-length") x.content_length = std::strtoull(value.c_str(), nullptr, 10);
+  }
+  return size * count;
+}
+
+size_t on_body(char* data, size_t size, size_t count, void* user) {
+  auto& x = *static_cast<Exchange*>(user);
+  const size_t n = size * count;
+  if (x.status >= 300) {
+    x.error_body.append(data,
+                        std::min<size_t>(n, 512 - std::min<size_t>(512, x.error_body.size())));
+    return n;
+  }
+  if (x.received + n > x.target.size()) {
+    x.overrun = true;
+    return 0;  // aborts the transfer: the server sent more than the range asked for
+  }
+  std::memcpy(x.target.data() + x.received, data, n);
+  x.received += n;
+  return n;
+}
+
+enum class Method { kHead, kGet, kPut };
+
+struct Request {
+  Method method = Method::kGet;
+  std::optional<std::pair<uint64_t, uint64_t>> range;  // [first, last], inclusive
+  std::string if_match;
+  std::span<const uint8_t> body;  // kPut
+};
+
+// One attempt. Returns the curl code; the exchange holds what the server said.
+CURLcode perform(const Target& target, const Request& request, Exchange& x, std::string& error) {
+  CURL* h = thread_handle();
+  Headers headers;
+  char error_buffer[CURL_ERROR_SIZE] = {};
+  curl_easy_setopt(h, CURLOPT_URL, target.url.c_str());
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+  static const long stall_seconds = env_int("STOKER_REMOTE_TIMEOUT", 30, 1, 3600);
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, stall_seconds);
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+  curl_easy_setopt(h, CURLOPT_USERAGENT, "stoker");
+  std::string range;
+  if (request.range) {
+    range = fmt::format("{}-{}", request.range->first, request.range->second);
+    curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
+  }
+  if (!request.if_match.empty()) headers.add("If-Match: " + request.if_match);
+  switch (request.method) {
+    case Method::kHead:
+      curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+      break;
+    case Method::kGet:
+      break;
+    case Method::kPut:
+      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
+      curl_easy_setopt(h, CURLOPT_POSTFIELDS, reinterpret_cast<const char*>(request.body.data()));
+      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(request.body.size()));
+      headers.add("Content-Type: application/octet-stream");
+      headers.add("Expect:");
+      break;
+  }
+  if (target.sign) {
+    // S3 requires the payload's hash as a header; libcurl signs it with the request.
+    if (request.method != Method::kPut) {
+      headers.add(
+          "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    }
+    if (!target.token.empty()) headers.add("x-amz-security-token: " + target.token);
+    curl_easy_setopt(h, CURLOPT_AWS_SIGV4, target.sigv4.c_str());
+    curl_easy_setopt(h, CURLOPT_USERPWD, target.userpwd.c_str());
+  }
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.list);
+  requests_sent.fetch_add(1, std::memory_order_relaxed);
+  const CURLcode code = curl_easy_perform(h);
+  if (code != CURLE_OK) error = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
+  long status = 0;
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  if (status != 0) x.status = status;
+  return code;
+}
+
+bool transient(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool transient(long status) {
+  return status == 408 || status == 429 || (status >= 500 && status <= 599);
+}
+
+// The S3 error code in an XML error body ("<Code>NoSuchKey</Code>"), or "".
+std::string s3_code(const std::string& body) {
+  const size_t begin = body.find("<Code>");
+  const size_t end = body.find("</Code>");
+  if (begin == std::string::npos || end == std::string::npos || end < begin) return "";
+  return body.substr(begin + 6, end - begin - 6);
+}
+
+// Runs `request` with retries; returns the exchange of the attempt that succeeded (2xx, body
+// complete when `expect_bytes` is set). Throws the I/O Error described in remote.h.
+Exchange run(const std::string& location, const Request& request, std::span<uint8_t> target,
+             const std::string& what, std::optional<uint64_t> expect_bytes) {
+  static const int attempts = env_int("STOKER_REMOTE_RETRIES", 6, 1, 100);
+  const Target resolved = resolve(location);
+  double backoff = 0.1;
+  const std::string subject = what.empty() ? location : location + ": " + what;
+  for (int attempt = 1;; ++attempt) {
+    Exchange x;
+    x.target = target;
+    std::string curl_error;
+    const CURLcode code = perform(resolved, request, x, curl_error);
+    std::string failure;
+    bool retry = false;
+    if (code == CURLE_OK && x.status >= 200 && x.status < 300) {
+      if (!expect_bytes || x.received == *expect_bytes) return x;
+      if (request.range && x.status == 200) {
+        STOKER_THROW_IO(EIO, location,
+                        "{}: the server ignores byte ranges (HTTP 200 to a range "
+                        "request); stoker needs range reads",
+                        subject);
+      }
+      failure = fmt::format("short body ({} of {} bytes)", x.received, *expect_bytes);
+      retry = true;
+    } else if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && x.overrun) || x.status >= 300) {
+      if (x.overrun) {
+        failure = fmt::format("more bytes than the {} asked for", target.size());
+      } else {
+        const std::string s3 = s3_code(x.error_body);
+        failure = fmt::format("HTTP {}{}{}", x.status, x.reason.empty() ? "" : " " + x.reason,
+                              s3.empty() ? "" : " (" + s3 + ")");
+        if (x.status == 412 && !request.if_match.empty()) {
+          STOKER_THROW_IO(ESTALE, location,
+                          "{}: the object changed since it was opened (ETag {} no longer "
+                          "matches); open the dataset again",
+                          subject, request.if_match);
+        }
+        if (x.status == 404) failure += ": no such object";
+        if ((x.status == 401 || x.status == 403) && location.rfind("s3://", 0) == 0) {
+          failure += s3_settings().access_key.empty()
+                         ? ": access denied to an unsigned request (no credentials found: set "
+                           "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)"
+                         : ": access denied (check the credentials, the region " +
+                               s3_settings().region + " and the endpoint " +
+                               s3_settings().endpoint + ")";
+        }
+      }
+      retry = transient(x.status);
+    } else {
+      failure = curl_error;
+      retry = transient(code);
+    }
+    if (!retry || attempt >= attempts) {
+      STOKER_THROW_IO(EIO, location, "{}: {} (tried {} time{})", subject, failure, attempt,
+                      attempt == 1 ? "" : "s");
+    }
+    log(LogLevel::kWarning, "{}: {}; trying again in {:.2f} s ({} of {})", subject, failure,
+        backoff, attempt, attempts);
+    std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
+    backoff = std::min(backoff * 2, 5.0);
+  }
+}
+
+}  // namespace
+
+bool is_remote_location(std::string_view location) {
+  return location.rfind("http://", 0) == 0 || location.rfind("https://", 0) == 0 ||
+         location.rfind("s3://", 0) == 0;
+}
+
+RemoteStat stat_remote(const std::string& location) {
+  Request request;
+  request.method = Method::kHead;
+  const Exchange x = run(location, request, {}, "", std::nullopt);
+  if (!x.content_length) {
+    STOKER_THROW_IO(EIO, location, "{}: the server sends no Content-Length", location);
+  }
+  // A weak ETag ("W/...") never matches If-Match (RFC 9110 compares strongly): not used.
+  return RemoteStat{*x.content_length, x.etag.rfind("W/", 0) == 0 ? "" : x.etag};
+}
+
+void read_remote(const std::string& location, const std::string& etag, uint64_t offset,
+                 std::span<uint8_t> out, const std::string& what) {
+  if (out.empty()) return;
+  Request request;
+  request.range = std::pair(offset, offset + out.size() - 1);
+  request.if_match = etag;
+  run(location, request, out, what, out.size());
+}
+
+void put_remote(const std::string& location, std::span<const uint8_t> bytes) {
+  Request request;
+  request.method = Method::kPut;
+  request.body = bytes;
+  run(location, request, {}, "", std::nullopt);
+}
+
+uint64_t remote_requests_sent() { return requests_sent.load(std::memory_order_relaxed); }
+
+}  // namespace stoker::io

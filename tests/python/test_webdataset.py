@@ -1,0 +1,132 @@
+"""WebDataset tar shards written by the webdataset package (PyPI), read by stoker from local
+disk, from nginx over HTTP and from an S3 store (SeaweedFS), each giving byte for byte the
+batches of the same images in a folder: the same digest (pixels of the random crops, labels,
+valid masks, in order) on one rank and on each of two, and over torchrun the same samples on
+each rank, each once per epoch."""
+
+from __future__ import annotations
+
+import collections
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import stoker
+from conftest import launch, stoker_bin, synth
+from servers import Nginx, SeaweedS3
+
+webdataset = pytest.importorskip("webdataset")
+
+N = 47
+SHARD = 10  # samples per shard: 5 shards, the last one short
+
+
+@pytest.fixture(scope="module")
+def images(tmp_path_factory) -> Path:
+    return synth(tmp_path_factory.mktemp("wds") / "folder", images=N, classes=3, width=96,
+                 height=72, seed=5)
+
+
+@pytest.fixture(scope="module")
+def shards(images, tmp_path_factory) -> dict:
+    """The folder's samples in its (torchvision) order as two shard sets: integer labels in
+    .cls members (ShardWriter), and class names in .json members with folder-like keys
+    (TarWriter)."""
+    folder = stoker.open_dataset(images)
+    out = tmp_path_factory.mktemp("shards")
+    (out / "cls").mkdir()
+    (out / "json").mkdir()
+    with webdataset.ShardWriter(str(out / "cls" / "train-%06d.tar"), maxcount=SHARD,
+                                verbose=0) as sink:
+        for i in range(len(folder)):
+            sink.write({"__key__": f"sample{i:06d}", "jpg": Path(folder.name(i)).read_bytes(),
+                        "cls": folder.label(i)})
+    for s in range(0, len(folder), SHARD):
+        with webdataset.TarWriter(str(out / "json" / f"named-{s // SHARD:02d}.tar")) as sink:
+            for i in range(s, min(s + SHARD, len(folder))):
+                name = Path(folder.name(i))
+                sink.write({"__key__": f"{name.parent.name}/{name.stem}",
+                            "jpeg": name.read_bytes(),
+                            "json": {"label": folder.classes[folder.label(i)], "w": 96}})
+    return {"root": out, "cls": str(out / "cls" / "train-{000000..000004}.tar"),
+            "json": str(out / "json" / "named-{00..04}.tar")}
+
+
+def digest(data: str, env=None, rank: int = 0, world: int = 1, expect_error: bool = False):
+    """`stoker bench --digest` over DATA: train crops and flips, seed 3, batch 8."""
+    cmd = [str(stoker_bin()), "bench", data, "--digest", "--batch", "8", "--threads", "2",
+           "--seed", "3", "--size", "32", "--rank", str(rank), "--world", str(world)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, **(env or {})))
+    if expect_error:
+        assert r.returncode != 0, r.stdout
+        return r.stderr
+    assert r.returncode == 0, r.stdout + r.stderr
+    return re.search(r"digest ([0-9a-f]{16})", r.stdout).group(1), r.stdout
+
+
+def folder_digests(images):
+    return [digest(str(images), rank=r, world=w)[0] for r, w in ((0, 1), (0, 2), (1, 2))]
+
+
+def test_shards_on_disk_give_the_folder_batches(images, shards):
+    want = folder_digests(images)
+    for kind in ("cls", "json"):
+        got = [digest(shards[kind], rank=r, world=w)[0] for r, w in ((0, 1), (0, 2), (1, 2))]
+        assert got == want, kind
+    data = stoker.open_dataset(shards["json"])
+    assert len(data) == N
+    assert data.classes == stoker.open_dataset(images).classes  # names sorted as folders are
+    assert data.name(0).endswith("named-00.tar:class_00/img_00000.jpeg")
+
+
+def test_shards_over_http_from_nginx(images, shards, tmp_path):
+    want = folder_digests(images)
+    with Nginx(shards["root"], tmp_path / "nginx") as server:
+        url = f"{server.url}/cls/train-{{000000..000004}}.tar"
+        env = {"STOKER_CACHE_DIR": str(tmp_path / "cache")}
+        assert digest(url, env)[0] == want[0]
+        first = server.requests()
+        sizes = {f"/cls/{p.name}": p.stat().st_size for p in (shards["root"] / "cls").iterdir()}
+        whole = lambda requests: [(path, rng) for method, path, rng in requests
+                                  if method == "GET" and rng == f"bytes=0-{sizes[path] - 1}"]
+        assert sorted(whole(first)) == sorted((p, f"bytes=0-{s - 1}") for p, s in sizes.items())
+        # The index is cached: the next runs send one HEAD per shard and the members' ranges.
+        assert [digest(url, env, rank=r, world=2)[0] for r in (0, 1)] == want[1:]
+        later = server.requests()[len(first):]
+        assert {m for m, _, _ in later} == {"HEAD", "GET"}
+        assert sum(m == "HEAD" for m, _, _ in later) == 2 * 5
+        assert not whole(later), later
+        # A missing shard is an error naming it, at once.
+        err = digest(f"{server.url}/cls/train-{{000000..000005}}.tar", env, expect_error=True)
+        assert "train-000005.tar: HTTP 404 Not Found: no such object (tried 1 time)" in err
+
+
+def test_shards_from_an_s3_store(images, shards, tmp_path):
+    want = folder_digests(images)
+    with SeaweedS3(tmp_path / "s3") as s3:
+        s3.make_bucket("train")
+        for path in sorted((shards["root"] / "cls").glob("*.tar")):
+            s3.put("train", f"imagenet/{path.name}", path)
+        env = dict(s3.env(), STOKER_CACHE_DIR=str(tmp_path / "cache"))
+        url = "s3://train/imagenet/train-{000000..000004}.tar"
+        got = [digest(url, env, rank=r, world=w)[0] for r, w in ((0, 1), (0, 2), (1, 2))]
+        assert got == want
+        # Wrong credentials: the store's refusal, named, not retried.
+        err = digest(url, dict(env, AWS_SECRET_ACCESS_KEY="wrong"), expect_error=True)
+        assert "HTTP 403" in err and "access denied (check the credentials" in err
+
+
+def test_two_ranks_over_http_each_sample_once(images, shards, tmp_path):
+    args = {"scenario": "epochs", "batch_size": 4, "epochs": [0, 1]}
+    local = launch(2, tmp_path, dict(args, data=str(images)))
+    with Nginx(shards["root"], tmp_path / "nginx") as server:
+        remote = launch(2, tmp_path, dict(args, data=f"{server.url}/cls/train-{{000000..000004}}.tar"))
+    for epoch in ("0", "1"):
+        per_rank = [r["epochs"][epoch]["valid"] for r in remote]
+        counts = collections.Counter(i for valid in per_rank for i in valid)
+        assert sorted(counts) == list(range(N)) and max(counts.values()) == 1
+        assert per_rank == [r["epochs"][epoch]["valid"] for r in local]
