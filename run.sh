@@ -11,6 +11,7 @@
 #   ./run.sh bench [ARGS]  side-by-side benchmark against torchvision (bench/compare_torchvision)
 #   ./run.sh bench --peers [ARGS]  ... against DALI, SPDL, FFCV and torchvision (bench/peers)
 #   ./run.sh bench --recipe [ARGS] the training recipe's cost, stoker vs torchvision (bench/recipe.py)
+#   ./run.sh bench --remote [ARGS] WebDataset shards over HTTP and slow links vs disk (bench/remote.py)
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
@@ -231,14 +232,14 @@ case "$cmd" in
     ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:strict_string_checks=1 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       ctest --test-dir build-asan --output-on-failure -j "$(nproc)" --timeout 900
-    stage "TSan build (worker pool, engine, packer and sampler tests)"
-    sanitizer_build build-tsan thread util_test pipeline_test pack_test sampler_test
-    stage "worker pool, engine, packer and sampler tests under TSan"
+    stage "TSan build (worker pool, engine, packer, sampler and io tests)"
+    sanitizer_build build-tsan thread util_test pipeline_test pack_test sampler_test io_test
+    stage "worker pool, engine, packer, sampler and io (read-ahead) tests under TSan"
     # EpochPlan.LargeDatasets is single-threaded arithmetic over 10^6-sample permutations
     # (80 s under TSan, nothing to race); ASan+UBSan and the Release run cover it.
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
       ctest --test-dir build-tsan --output-on-failure -j "$(nproc)" --timeout 900 \
-      -L '^(util_test|pipeline_test|pack_test|sampler_test)$' -E '^EpochPlan\.LargeDatasets$'
+      -L '^(util_test|pipeline_test|pack_test|sampler_test|io_test)$' -E '^EpochPlan\.LargeDatasets$'
     # Clang's thread-safety analysis: the STOKER_GUARDED_BY / STOKER_REQUIRES annotations
     # (src/util/mutex.h) checked at compile time over the libraries and the command (-O0: the
     # analysis is what this build is for; the CUDA layer too where nvcc is installed).
@@ -278,6 +279,10 @@ case "$cmd" in
       # DALI, SPDL, FFCV beside stoker, in a venv of their own (bench/peers).
       shift
       STOKER_REFERENCE_VENV=$reference_venv bench/peers "$@"
+    elif [ "${1:-}" = --remote ]; then
+      # WebDataset shards from disk, nginx and a 20/50 ms link (bench/remote.py).
+      shift
+      "$venv/bin/python" bench/remote.py "$@"
     elif [ "${1:-}" = --recipe ]; then
       # torchvision's training recipe (TrivialAugmentWide, RandomErasing, MixUp/CutMix) on
       # both loaders (bench/recipe.py), on the photos bench/compare_torchvision makes.

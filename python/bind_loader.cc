@@ -188,6 +188,7 @@ void register_configs(py::module_& m) {
       .def_readwrite("batch_size", &LoaderConfig::batch_size)
       .def_readwrite("threads", &LoaderConfig::threads)
       .def_readwrite("prefetch", &LoaderConfig::prefetch)
+      .def_readwrite("shard_window_batches", &LoaderConfig::shard_window_batches)
       .def_readwrite("shuffle", &LoaderConfig::shuffle)
       .def_readwrite("seed", &LoaderConfig::seed)
       .def_readwrite("mode", &LoaderConfig::mode)

@@ -15,6 +15,10 @@ void add_loader_flags(CLI::App& cmd, BenchFlags& f) {
   cmd.add_option("--batch", f.batch, "batch size per rank")->check(at_least(1));
   cmd.add_option("--prefetch", f.prefetch, "batches in flight (default: chosen from threads)")
       ->check(at_least(0));
+  cmd.add_option("--shard-window", f.shard_window,
+                 "shuffle in windows of this many batches over shards read in order "
+                 "(default: 4 for remote tar shards, else 0: one global shuffle)")
+      ->check(at_least(0));
   cmd.add_option("--size", f.size, "output side in pixels")->check(at_least(1));
   cmd.add_option("--transform", f.transform, "train (RandomResizedCrop+flip) or eval")
       ->check(CLI::IsMember({"train", "eval"}));
@@ -39,6 +43,7 @@ LoaderConfig loader_config(const BenchFlags& f) {
   config.batch_size = f.batch;
   config.threads = f.threads;
   config.prefetch = f.prefetch;
+  config.shard_window_batches = f.shard_window.value_or(-1);
   config.shuffle = !f.no_shuffle;
   config.seed = f.seed;
   config.mode = parse_sampler_mode(f.mode);

@@ -19,6 +19,7 @@ struct BenchFlags {
   int threads = 0;
   int batch = 256;
   int prefetch = 0;
+  std::optional<int> shard_window;
   int size = 224;
   std::string transform = "train";
   std::string output = "float32";

@@ -76,6 +76,12 @@ class Dataset {
   // read-ahead (local data) both do nothing.
   virtual void read_ahead(std::span<const int64_t> indices) const {}
   virtual void cancel_read_ahead() const {}
+  // A dataset stored in shards: the end index of each (increasing, the last = size()), so that
+  // the sampler can shuffle in shard windows; empty for others. prefers_shard_order(): whether
+  // reads in shard order are much cheaper than random ones (remote shards), which makes shard
+  // windows the loader's default.
+  virtual std::vector<int64_t> shard_ends() const { return {}; }
+  virtual bool prefers_shard_order() const { return false; }
   virtual const std::vector<std::string>& classes() const = 0;
   // 16 hex digits identifying the dataset's content listing (sorted paths, sizes, labels).
   // Ranks compare it to be sure they index the same data.

@@ -67,6 +67,11 @@ struct LoaderConfig {
   bool shuffle = true;
   uint64_t seed = 0;
   SamplerMode mode = SamplerMode::kExact;
+  // Shuffle in shard windows of this many batches (stoker/sampler.h): each rank then reads its
+  // shards in order, a run of about this many batches at a time, shuffled within the run.
+  // -1: 4 for datasets read best in order (remote WebDataset shards), else 0 (a global
+  // shuffle). Needs a dataset with shards (Dataset::shard_ends).
+  int shard_window_batches = -1;
   std::optional<int> rank;        // nullopt: discover_rank()
   std::optional<int> world_size;  // nullopt: discover_rank()
   BadSamplePolicy bad_samples = BadSamplePolicy::kError;

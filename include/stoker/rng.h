@@ -59,6 +59,9 @@ enum class PermutationKind {
   kKeyed,
   // Fisher-Yates at every size: how resume states of format version 1 were taken.
   kFisherYates,
+  // The keyed bijection at every size (no table, O(1) to set up): the lanes of a shard
+  // window (stoker/sampler.h), of which each batch evaluates a few positions.
+  kFeistel,
 };
 inline constexpr int64_t kFisherYatesMax = int64_t{1} << 16;
 

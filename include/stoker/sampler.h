@@ -13,10 +13,23 @@
 //          short: its tail slots are invalid padding); global_valid = W * min(B, S - j*B).
 //   drop:  both drop_last: K = floor(R / (W*B)) full batches, every slot valid.
 // Every rank computes the same K, so collectives never hang.
+//
+// Shard windows (storage read best in order: remote tar shards). With shard_window M > 0 and
+// shuffle, P is a two-level order instead: the shards (shard_ends) in a keyed order, their
+// samples in it one after another (the sequence S), cut into windows of M positions; in window
+// w of m positions, position t = L*k + l (l < L = shard_lanes) holds the k-th entry of lane l,
+// and lane l is the l-th contiguous run of S in the window, shuffled by its own keyed
+// bijection. Set L = W and M = H*B*W: rank r's slots of the H batches of a window all come
+// from lane r, one contiguous run of about H*B samples of S, so that a rank reads its shards
+// in order, in a few large range reads, while each batch is still shuffled across that run
+// (WebDataset's shard shuffle + shuffle buffer, with the guarantees above kept: P is still a
+// permutation of [0, N), so exactly-once, lockstep and resume on another W or B hold). M and L
+// are part of the epoch's order and of its resume state.
 // Thread-safety: EpochPlan is immutable after construction; methods are const.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,6 +53,29 @@ struct SamplerConfig {
   bool shuffle = true;
   uint64_t seed = 0;
   PermutationKind permutation = PermutationKind::kKeyed;
+  // Shard windows (above): 0 = off. shard_ends: the end index of each shard (increasing, the
+  // last = dataset_size), shared so that copies of a config are cheap.
+  int64_t shard_window = 0;
+  int shard_lanes = 1;
+  std::shared_ptr<const std::vector<int64_t>> shard_ends = nullptr;
+};
+
+// The two-level order of shard windows (above): P[q] for one (seed, epoch).
+// Thread-safety: immutable after construction.
+class ShardWindowOrder {
+ public:
+  // Requires window >= 1, lanes >= 1, shard_ends increasing with a last entry n >= 1.
+  ShardWindowOrder(uint64_t seed, uint64_t epoch, const std::vector<int64_t>& shard_ends,
+                   int64_t window, int lanes);
+  int64_t operator()(int64_t q) const;  // requires 0 <= q < n
+  int64_t size() const { return n_; }
+
+ private:
+  uint64_t seed_, epoch_;
+  int64_t n_, window_;
+  int lanes_;
+  std::vector<int64_t> order_starts_;  // S position of each shard in the keyed shard order
+  std::vector<int64_t> order_first_;   // that shard's first dataset index
 };
 
 // Where a job stands, the same on every rank; loads on another world size or batch size.
@@ -55,6 +91,10 @@ struct ResumeState {
   // (written before the keyed permutation existed) reads as kFisherYates, so that it resumes
   // the order it was taken in.
   PermutationKind permutation = PermutationKind::kKeyed;
+  // The epoch's shard windows (0 = none), written as "shard_window"/"shard_lanes" only when
+  // set: a resumed epoch goes on in the order it was taken in, whatever the new world size.
+  int64_t shard_window = 0;
+  int shard_lanes = 1;
 
   std::string to_json() const;
   // Throws stoker::Error on malformed JSON or missing fields.
@@ -111,7 +151,8 @@ class EpochPlan {
   int64_t remaining_;
   int64_t per_rank_;  // pad mode: S
   int64_t num_batches_;
-  std::optional<EpochPermutation> perm_;  // none when !shuffle (identity)
+  std::optional<EpochPermutation> perm_;     // none when !shuffle (identity)
+  std::optional<ShardWindowOrder> windows_;  // shard windows, instead of perm_
 };
 
 }  // namespace stoker

@@ -340,6 +340,10 @@ class Loader:
         torch.cuda.set_device first) and a mismatch raises stoker.Error on every rank.
       threads: worker threads (None or 0: the CPUs this process may use / ranks on the node).
       prefetch: batches in flight (None or 0: chosen by the loader).
+      shard_window: shuffle in windows of this many batches over shards read in order, each
+        rank reading one run of its shards per window (WebDataset's shard shuffle + shuffle
+        buffer, still each sample once per epoch); None: 4 for remote tar shards, 0 (one
+        global shuffle) otherwise.
       bad_samples: 'error' (raise stoker.BadSampleError naming the file) or 'skip' (zero-fill,
         mask invalid, warn, count). Only broken samples are skipped: a failed read (EIO,
         EACCES, a file gone, a truncated shard) is tried 3 times, then raises
@@ -384,6 +388,7 @@ class Loader:
         world_size: Optional[int] = None,
         threads: Optional[int] = None,
         prefetch: Optional[int] = None,
+        shard_window: Optional[int] = None,
         bad_samples: str = "error",
         device: str = "cpu",
         path_column: Optional[str] = None,
@@ -430,6 +435,7 @@ class Loader:
         config = self._make_config(batch_size=batch_size, transform=transform, shuffle=shuffle,
                                    seed=seed, mode=mode, rank=rank, world_size=world_size,
                                    threads=threads, prefetch=prefetch, bad_samples=bad_samples)
+        config.shard_window_batches = -1 if shard_window is None else shard_window
         # stoker's MixUp/CutMix run in the C++ workers; any other callable here, in Python.
         mix = transforms._batch_mix_config(batch_transform, _stoker)
         if mix is not None:

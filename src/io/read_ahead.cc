@@ -8,9 +8,10 @@
 
 namespace stoker::io {
 
-ReadAhead::ReadAhead(Fetch fetch, SizeOf size_of, int connections, uint64_t max_bytes)
+ReadAhead::ReadAhead(Fetch fetch, SizeOf size_of, Group group, int connections, uint64_t max_bytes)
     : fetch_(std::move(fetch)),
       size_of_(std::move(size_of)),
+      group_(std::move(group)),
       connections_(connections),
       max_bytes_(max_bytes) {}
 
@@ -26,13 +27,25 @@ ReadAhead::~ReadAhead() {
 }
 
 void ReadAhead::hint(std::span<const int64_t> indices) {
+  bool added = false;
   {
     util::MutexLock lock(mu_);
+    std::vector<int64_t> fresh;
     for (const int64_t index : indices) {
       Entry& entry = entries_[index];
-      if (entry.refs++ == 0 && entry.state == State::kQueued) {
-        entry.generation = generation_;
-        queue_.push_back(index);
+      if (entry.refs++ == 0 && entry.unit == 0) fresh.push_back(index);
+    }
+    if (!fresh.empty()) {
+      added = true;
+      for (std::vector<int64_t>& members : group_(std::move(fresh))) {
+        const uint64_t id = next_unit_++;
+        for (const int64_t index : members) {
+          Entry& entry = entries_[index];
+          entry.unit = id;
+          entry.size = size_of_(index);
+        }
+        units_[id].indices = std::move(members);
+        queue_.push_back(id);
       }
     }
     // Threads start with the first hint: a dataset that is never read ahead costs none. One
@@ -47,107 +60,100 @@ void ReadAhead::hint(std::span<const int64_t> indices) {
       }
     }
   }
-  work_cv_.notify_all();
+  if (added) work_cv_.notify_all();
 }
 
 void ReadAhead::run() {
   util::MutexLock lock(mu_);
   while (true) {
-    // The first queued entry that is still queued (takers may have claimed some), if the budget
-    // has room for it (always when nothing is held, so that one huge sample cannot stall).
-    int64_t index = -1;
-    uint64_t size = 0;
-    while (!stopping_ && index < 0) {
+    uint64_t id = 0;
+    while (!stopping_ && id == 0) {
       while (!queue_.empty()) {
-        const auto it = entries_.find(queue_.front());
-        if (it == entries_.end() || it->second.state != State::kQueued) {
+        const auto it = units_.find(queue_.front());
+        if (it == units_.end() || it->second.state != State::kQueued) {
           queue_.pop_front();
           continue;
         }
-        size = size_of_(queue_.front());
-        if (held_bytes_ > 0 && held_bytes_ + size > max_bytes_) break;
-        index = queue_.front();
+        uint64_t bytes = 0;
+        for (const int64_t index : it->second.indices) bytes += entries_[index].size;
+        if (held_bytes_ > 0 && held_bytes_ + bytes > max_bytes_) {
+          budget_blocked_ = true;
+          break;
+        }
+        id = queue_.front();
         queue_.pop_front();
-        it->second.state = State::kFetching;
-        it->second.reserved = size;
-        held_bytes_ += size;
         break;
       }
-      if (index < 0 && !stopping_) work_cv_.wait(mu_);
+      if (id == 0 && !stopping_) work_cv_.wait(mu_);
     }
     if (stopping_) return;
-    const uint64_t generation = entries_[index].generation;
-    lock.unlock();
-    std::vector<uint8_t> bytes;
-    std::exception_ptr error;
-    try {
-      fetch_(index, bytes);
-    } catch (...) {
-      error = std::current_exception();
-    }
-    lock.lock();
-    finish(index, generation, std::move(bytes), error);
+    fetch_unit(id, lock);
   }
 }
 
-void ReadAhead::finish(int64_t index, uint64_t generation, std::vector<uint8_t>&& bytes,
-                       std::exception_ptr error) {
-  const auto it = entries_.find(index);
-  if (it == entries_.end() || it->second.generation != generation ||
-      it->second.state != State::kFetching) {
-    return;  // cleared meanwhile; clear() gave its bytes back already
+void ReadAhead::fetch_unit(uint64_t id, util::MutexLock& lock) {
+  Unit& unit = units_[id];
+  unit.state = State::kFetching;
+  for (const int64_t index : unit.indices) held_bytes_ += entries_[index].size;
+  const std::vector<int64_t> indices = unit.indices;
+  lock.unlock();
+  std::vector<std::vector<uint8_t>> bytes;
+  std::exception_ptr error;
+  try {
+    fetch_(indices, bytes);
+    STOKER_CHECK(bytes.size() == indices.size(), "read-ahead: {} results for {} samples",
+                 bytes.size(), indices.size());
+  } catch (...) {
+    error = std::current_exception();
   }
-  it->second.state = error ? State::kFailed : State::kDone;
-  it->second.bytes = std::move(bytes);
-  it->second.error = error;
+  lock.lock();
+  const auto it = units_.find(id);
+  if (it == units_.end()) return;  // cleared meanwhile; clear() gave its bytes back already
+  for (size_t i = 0; i < indices.size(); ++i) {
+    Entry& entry = entries_[indices[i]];
+    entry.done = true;
+    entry.error = error;
+    if (!error) entry.bytes = std::move(bytes[i]);
+  }
+  units_.erase(it);
   done_cv_.notify_all();
 }
 
-void ReadAhead::release(Entry& entry) {
-  held_bytes_ -= entry.reserved;
-  entry.reserved = 0;
-  work_cv_.notify_all();
+void ReadAhead::drop(std::unordered_map<int64_t, Entry>::iterator it) {
+  held_bytes_ -= it->second.size;
+  entries_.erase(it);
+  // Wake a connection thread only when the budget was what held them back: a wake-up per
+  // taken sample for 32 idle threads costs more than the reads (a futex storm).
+  if (budget_blocked_) {
+    budget_blocked_ = false;
+    work_cv_.notify_all();
+  }
 }
 
 bool ReadAhead::take(int64_t index, std::vector<uint8_t>& out) {
   util::MutexLock lock(mu_);
   auto it = entries_.find(index);
-  if (it == entries_.end()) return false;
-  if (it->second.state == State::kQueued) {
+  if (it == entries_.end() || it->second.unit == 0) return false;
+  const auto unit = units_.find(it->second.unit);
+  if (unit != units_.end() && unit->second.state == State::kQueued) {
     // Not started: this worker fetches it rather than wait behind the queue or the budget.
-    Entry& entry = it->second;
-    entry.state = State::kFetching;
-    entry.reserved = size_of_(index);
-    held_bytes_ += entry.reserved;
-    const uint64_t generation = entry.generation;
-    lock.unlock();
-    std::vector<uint8_t> bytes;
-    std::exception_ptr error;
-    try {
-      fetch_(index, bytes);
-    } catch (...) {
-      error = std::current_exception();
-    }
-    lock.lock();
-    finish(index, generation, std::move(bytes), error);
+    fetch_unit(it->second.unit, lock);
   }
   while (true) {
     it = entries_.find(index);
     if (it == entries_.end()) return false;  // cleared while we waited
-    if (it->second.state == State::kDone || it->second.state == State::kFailed) break;
+    if (it->second.done) break;
     done_cv_.wait(mu_);
   }
   Entry& entry = it->second;
-  if (entry.state == State::kFailed) {
+  if (entry.error) {
     const std::exception_ptr error = entry.error;
-    release(entry);
-    entries_.erase(it);
+    drop(it);
     std::rethrow_exception(error);
   }
   if (--entry.refs == 0) {
     out = std::move(entry.bytes);
-    release(entry);
-    entries_.erase(it);
+    drop(it);
   } else {
     out = entry.bytes;
   }
@@ -156,12 +162,13 @@ bool ReadAhead::take(int64_t index, std::vector<uint8_t>& out) {
 
 void ReadAhead::clear() {
   util::MutexLock lock(mu_);
-  ++generation_;
   queue_.clear();
+  units_.clear();
   for (auto it = entries_.begin(); it != entries_.end();) {
-    release(it->second);
     it = entries_.erase(it);
   }
+  held_bytes_ = 0;
+  work_cv_.notify_all();
   done_cv_.notify_all();
 }
 

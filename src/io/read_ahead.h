@@ -1,18 +1,21 @@
 // Read-ahead for remote samples (private to src/io): the loader says which samples it will read
 // next, in order (Dataset::read_ahead); a fixed set of connection threads fetches them
 // concurrently, so that a worker's read() finds its bytes already there instead of waiting a
-// round trip each. On a 20 ms link, 32 requests in flight turn 50 reads/s per worker into
-// ~1,600 reads/s.
+// round trip each. Samples that lie close together in storage are fetched together, as one
+// unit (one range read for a run of members of a shard): the dataset's `group` says which.
 //
 // Contract:
-// - hint(indices) queues fetches in that order (a repeated index is fetched once and handed
-//   out as often as hinted). Fetching stops while the fetched-but-not-taken bytes plus those in
-//   flight exceed `max_bytes` (the demand bound: the loader hints only the batches it has in
-//   flight), and starts again as workers take them.
-// - take(index, out) gives a hinted sample's bytes: waits for a fetch in flight, takes a
-//   finished one, or fetches one not started yet itself (so a worker never waits behind the
-//   budget). A failed fetch's error is rethrown by take() and the entry dropped, so that a
-//   retry fetches again. Returns false for a sample not hinted (the caller reads it itself).
+// - hint(indices) queues the samples not already queued or fetched, grouped into units, in
+//   the order of their first sample (a repeated index is fetched once and handed out as often
+//   as hinted). Fetching pauses while the bytes fetched-but-not-taken plus those in flight
+//   exceed `max_bytes` (the demand bound: the loader hints only the batches it has in flight)
+//   and goes on as workers take them; a unit larger than the budget is fetched when nothing
+//   else is held.
+// - take(index, out) gives a hinted sample's bytes: waits for its unit in flight, takes a
+//   finished one, or fetches a unit not started yet itself (so a worker never waits behind the
+//   budget). A failed unit's error is rethrown by take() for each of its samples, which are
+//   dropped, so that a retry reads again. Returns false for a sample not hinted (the caller
+//   reads it itself).
 // - clear() drops what is queued or fetched and not taken (a loader starting over).
 // Threads start with the first hint; the destructor stops them after their fetch in flight.
 // Thread-safety: every member may be called from any thread.
@@ -33,11 +36,14 @@ namespace stoker::io {
 
 class ReadAhead {
  public:
-  // fetch(index, out): reads the sample's bytes (thread-safe). size_of(index): its size, for
-  // the byte budget.
-  using Fetch = std::function<void(int64_t index, std::vector<uint8_t>& out)>;
+  // fetch(unit, out): reads the samples of a unit, out[i] for unit[i] (thread-safe).
+  // size_of(index): a sample's size, for the budget. group(indices): the new samples (unique,
+  // in hint order) as units, each a list of them; every sample in exactly one unit.
+  using Fetch =
+      std::function<void(std::span<const int64_t> unit, std::vector<std::vector<uint8_t>>& out)>;
   using SizeOf = std::function<uint64_t(int64_t index)>;
-  ReadAhead(Fetch fetch, SizeOf size_of, int connections, uint64_t max_bytes);
+  using Group = std::function<std::vector<std::vector<int64_t>>(std::vector<int64_t> indices)>;
+  ReadAhead(Fetch fetch, SizeOf size_of, Group group, int connections, uint64_t max_bytes);
   ~ReadAhead();
   ReadAhead(const ReadAhead&) = delete;
   ReadAhead& operator=(const ReadAhead&) = delete;
@@ -47,33 +53,40 @@ class ReadAhead {
   void clear() STOKER_EXCLUDES(mu_);
 
  private:
-  enum class State { kQueued, kFetching, kDone, kFailed };
-  struct Entry {
+  enum class State { kQueued, kFetching, kDone };
+  struct Unit {
+    std::vector<int64_t> indices;
     State state = State::kQueued;
+  };
+  struct Entry {
+    uint64_t unit = 0;
     int refs = 0;  // takes still to come
-    uint64_t reserved = 0;
+    uint64_t size = 0;
+    bool done = false;
     std::vector<uint8_t> bytes;
     std::exception_ptr error;
-    uint64_t generation = 0;
   };
 
   void run() STOKER_EXCLUDES(mu_);
-  void finish(int64_t index, uint64_t generation, std::vector<uint8_t>&& bytes,
-              std::exception_ptr error) STOKER_REQUIRES(mu_);
-  void release(Entry& entry) STOKER_REQUIRES(mu_);
+  // Fetches unit `id` (claimed: kFetching) without the lock, then files its results.
+  void fetch_unit(uint64_t id, util::MutexLock& lock) STOKER_REQUIRES(mu_);
+  void drop(std::unordered_map<int64_t, Entry>::iterator it) STOKER_REQUIRES(mu_);
 
   const Fetch fetch_;
   const SizeOf size_of_;
+  const Group group_;
   const int connections_;
   const uint64_t max_bytes_;
 
   util::Mutex mu_;
   util::CondVar work_cv_;  // connection threads: something queued, budget freed, or stopping
-  util::CondVar done_cv_;  // takers: a fetch finished
+  util::CondVar done_cv_;  // takers: a unit finished
   std::unordered_map<int64_t, Entry> entries_ STOKER_GUARDED_BY(mu_);
-  std::deque<int64_t> queue_ STOKER_GUARDED_BY(mu_);
-  uint64_t held_bytes_ STOKER_GUARDED_BY(mu_) = 0;  // reserved by fetching or fetched entries
-  uint64_t generation_ STOKER_GUARDED_BY(mu_) = 0;  // bumped by clear()
+  std::unordered_map<uint64_t, Unit> units_ STOKER_GUARDED_BY(mu_);
+  std::deque<uint64_t> queue_ STOKER_GUARDED_BY(mu_);
+  uint64_t next_unit_ STOKER_GUARDED_BY(mu_) = 1;
+  uint64_t held_bytes_ STOKER_GUARDED_BY(mu_) = 0;      // of the entries of started units
+  bool budget_blocked_ STOKER_GUARDED_BY(mu_) = false;  // a thread waits for budget
   bool stopping_ STOKER_GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_ STOKER_GUARDED_BY(mu_);
 };

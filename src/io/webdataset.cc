@@ -15,6 +15,8 @@
 #include <array>
 #include <atomic>
 #include <charconv>
+#include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <nlohmann/json.hpp>
@@ -347,16 +349,18 @@ class WebDataset final : public Dataset {
     fingerprint_ = io::fingerprint(table_);
     const bool remote = std::any_of(shards_.begin(), shards_.end(),
                                     [](const auto& blob) { return blob->remote(); });
+    remote_ = remote;
     if (remote) {
       const int connections = env_int("STOKER_READAHEAD_CONNECTIONS", 32, 0, 1024);
       const int mib = env_int("STOKER_READAHEAD_MIB", 256, 1, 1 << 20);
       if (connections > 0) {
         read_ahead_ = std::make_unique<ReadAhead>(
-            [this](int64_t index, std::vector<uint8_t>& out) { fetch(index, out); },
-            [this](int64_t index) {
-              return static_cast<uint64_t>(std::max<int64_t>(0, table_.sizes[index]));
+            [this](std::span<const int64_t> unit, std::vector<std::vector<uint8_t>>& out) {
+              fetch_run(unit, out);
             },
-            connections, uint64_t{static_cast<uint32_t>(mib)} << 20);
+            [this](int64_t index) { return static_cast<uint64_t>(table_.sizes[index]); },
+            [this](std::vector<int64_t> indices) { return runs(std::move(indices)); }, connections,
+            uint64_t{static_cast<uint32_t>(mib)} << 20);
       }
     }
   }
@@ -393,8 +397,23 @@ class WebDataset final : public Dataset {
     fetch(index, out);
   }
   void read_ahead(std::span<const int64_t> indices) const override {
-    if (read_ahead_) read_ahead_->hint(indices);
+    if (!read_ahead_) return;
+    // Only what read() would fetch: the others are errors before any read.
+    std::vector<int64_t> readable;
+    readable.reserve(indices.size());
+    for (const int64_t i : indices) {
+      if (i >= 0 && i < table_.size() && table_.sizes[i] >= 0 && table_.sizes[i] <= kMaxSampleBytes)
+        readable.push_back(i);
+    }
+    read_ahead_->hint(readable);
   }
+  std::vector<int64_t> shard_ends() const override {
+    std::vector<int64_t> ends(shards_.size(), 0);
+    for (const uint32_t s : shard_of_) ++ends[s];
+    for (size_t s = 1; s < ends.size(); ++s) ends[s] += ends[s - 1];
+    return ends;
+  }
+  bool prefers_shard_order() const override { return remote_; }
   void cancel_read_ahead() const override {
     if (read_ahead_) read_ahead_->clear();
   }
@@ -417,6 +436,61 @@ class WebDataset final : public Dataset {
     const std::string_view path = table_.path(index);
     return std::string(path.substr(path.rfind('.') + 1));
   }
+  // Groups samples into runs read with one range read each: members of one shard, in storage
+  // order, with gaps of at most kRunGap bytes between them and at most kRunBytes in all. The
+  // runs come in the order of their first sample in `indices`.
+  std::vector<std::vector<int64_t>> runs(std::vector<int64_t> indices) const {
+    constexpr uint64_t kRunGap = 256 << 10, kRunBytes = 1 << 20;
+    std::unordered_map<int64_t, size_t> first_hint;
+    for (size_t k = 0; k < indices.size(); ++k) first_hint.emplace(indices[k], k);
+    std::sort(indices.begin(), indices.end(), [&](int64_t a, int64_t b) {
+      return std::pair(shard_of_[a], offsets_[a]) < std::pair(shard_of_[b], offsets_[b]);
+    });
+    std::vector<std::vector<int64_t>> out;
+    uint64_t run_begin = 0, run_end = 0;
+    for (const int64_t i : indices) {
+      const uint64_t begin = offsets_[i], end = begin + static_cast<uint64_t>(table_.sizes[i]);
+      if (!out.empty() && shard_of_[out.back().back()] == shard_of_[i] && begin >= run_end &&
+          begin - run_end <= kRunGap && end - run_begin <= kRunBytes) {
+        out.back().push_back(i);
+        run_end = end;
+        continue;
+      }
+      out.push_back({i});
+      run_begin = begin;
+      run_end = end;
+    }
+    std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+      size_t fa = SIZE_MAX, fb = SIZE_MAX;
+      for (const int64_t i : a) fa = std::min(fa, first_hint.at(i));
+      for (const int64_t i : b) fb = std::min(fb, first_hint.at(i));
+      return fa < fb;
+    });
+    return out;
+  }
+
+  // Reads a run of members (runs()) with one range read and cuts it into the samples.
+  void fetch_run(std::span<const int64_t> run, std::vector<std::vector<uint8_t>>& out) const {
+    out.resize(run.size());
+    if (run.size() == 1) {
+      fetch(run[0], out[0]);
+      return;
+    }
+    const uint64_t begin = offsets_[run.front()];
+    const uint64_t end = offsets_[run.back()] + static_cast<uint64_t>(table_.sizes[run.back()]);
+    std::vector<uint8_t> span(end - begin);
+    const std::string_view first = table_.path(run.front()), last = table_.path(run.back());
+    shards_[shard_of_[run.front()]]->read(
+        begin, span,
+        fmt::format("members {} to {}", first.substr(first.find('/') + 1),
+                    last.substr(last.find('/') + 1)));
+    for (size_t k = 0; k < run.size(); ++k) {
+      const uint64_t at = offsets_[run[k]] - begin;
+      out[k].assign(span.begin() + static_cast<ptrdiff_t>(at),
+                    span.begin() + static_cast<ptrdiff_t>(at + table_.sizes[run[k]]));
+    }
+  }
+
   void fetch(int64_t index, std::vector<uint8_t>& out) const {
     const int64_t size = table_.sizes[index];
     out.resize(static_cast<size_t>(size));
@@ -434,6 +508,7 @@ class WebDataset final : public Dataset {
   std::unordered_map<int64_t, std::string> incomplete_;
   std::vector<std::string> classes_;
   std::string fingerprint_;
+  bool remote_ = false;
   std::unique_ptr<ReadAhead> read_ahead_;
 };
 

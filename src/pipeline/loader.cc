@@ -126,6 +126,21 @@ class Loader::Impl {
                              .mode = config_.mode,
                              .shuffle = config_.shuffle,
                              .seed = config_.seed};
+    STOKER_CHECK_ARG(config_.shard_window_batches >= -1,
+                     "shard_window_batches must be >= -1 "
+                     "(got {})",
+                     config_.shard_window_batches);
+    window_batches_ = config_.shard_window_batches >= 0 ? config_.shard_window_batches
+                      : dataset_->prefers_shard_order() ? 4
+                                                        : 0;
+    if (window_batches_ > 0 && config_.shuffle) {
+      auto ends = std::make_shared<std::vector<int64_t>>(dataset_->shard_ends());
+      STOKER_CHECK_ARG(!ends->empty(), "shard_window_batches={}: {} is not stored in shards",
+                       window_batches_, dataset_->describe());
+      sampler_.shard_ends = std::move(ends);
+    } else {
+      window_batches_ = 0;
+    }
     sample_bytes_ = config_.augment == AugmentMode::kDeferred ? staging_bytes_per_sample(config_)
                                                               : config_.transform.sample_bytes();
     pool_ = std::make_shared<BatchPool>(config_.batch_size, sample_bytes_, config_.memory);
@@ -169,6 +184,8 @@ class Loader::Impl {
     s.seed = config_.seed;
     s.permutation = sampler_.permutation;
     s.epoch = plan_ ? plan_->epoch() : 0;
+    s.shard_window = plan_ ? plan_->config().shard_window : default_window();
+    s.shard_lanes = plan_ ? plan_->config().shard_lanes : rank_.world_size;
     // Only batches handed to the consumer count: after a failed batch, the samples from it on
     // are still to be delivered by a resumed job.
     s.consumed = plan_ ? plan_->consumed_after(delivered_) : 0;
@@ -194,6 +211,13 @@ class Loader::Impl {
                      config_.seed);
     STOKER_CHECK_ARG(s.epoch >= 0 && s.consumed >= 0 && s.consumed <= s.dataset_size,
                      "resume state out of range (epoch {}, consumed {})", s.epoch, s.consumed);
+    STOKER_CHECK_ARG(
+        s.shard_window == 0 || !s.shuffle || sampler_.shard_ends || !dataset_->shard_ends().empty(),
+        "resume state shuffles in shard windows, but {} is not stored in shards",
+        dataset_->describe());
+    if (s.shard_window > 0 && !sampler_.shard_ends) {
+      sampler_.shard_ends = std::make_shared<std::vector<int64_t>>(dataset_->shard_ends());
+    }
     drain();
     plan_.reset();
     delivered_ = 0;
@@ -242,6 +266,10 @@ class Loader::Impl {
     // a batch of it is delivered); any other call starts the epoch from its beginning.
     if (pending_ && pending_->epoch != epoch) pending_.reset();
     const int64_t consumed = pending_ ? pending_->consumed : 0;
+    // A resumed epoch keeps the shard windows it was taken with; a new one gets this world's.
+    sampler_.shard_window = pending_ ? pending_->shard_window : default_window();
+    sampler_.shard_lanes =
+        pending_ && pending_->shard_window > 0 ? pending_->shard_lanes : rank_.world_size;
     start(epoch, consumed);
   }
 
@@ -330,10 +358,18 @@ class Loader::Impl {
     hinted_until_ = 0;
   }
 
+  // Windows of window_batches_ batches for this world (0: none).
+  int64_t default_window() const {
+    return int64_t{window_batches_} * config_.batch_size * rank_.world_size;
+  }
+
   // Tells the dataset which samples the workers read next: batch j as it is scheduled and the
-  // one after it, so that remote reads are in flight before a worker asks (a no-op locally).
+  // one after it (in shard windows: two windows' batches, the run of the rank's shards being
+  // read and the next), so that remote reads are in flight before a worker asks (a no-op
+  // locally).
   void hint_reads(int64_t j) STOKER_REQUIRES(consumer_mu_) {
-    const int64_t until = std::min<int64_t>(j + 2, plan_->num_batches());
+    const int64_t until =
+        std::min<int64_t>(j + std::max(2, 2 * window_batches_), plan_->num_batches());
     hint_indices_.resize(static_cast<size_t>(config_.batch_size));
     hint_valid_.resize(static_cast<size_t>(config_.batch_size));
     for (int64_t b = std::max(j, hinted_until_); b < until; ++b) {
@@ -585,6 +621,7 @@ class Loader::Impl {
   SamplerConfig sampler_;
   int threads_ = 1;
   int prefetch_ = 2;
+  int window_batches_ = 0;  // shard windows of this many batches; 0: a global shuffle
   int64_t hinted_until_ STOKER_GUARDED_BY(consumer_mu_) = 0;  // batches [0, this) hinted
   std::vector<int64_t> hint_indices_ STOKER_GUARDED_BY(consumer_mu_);
   std::vector<uint8_t> hint_valid_ STOKER_GUARDED_BY(consumer_mu_);

@@ -94,6 +94,10 @@ std::string ResumeState::to_json() const {
   j["seed"] = std::to_string(seed);
   j["epoch"] = epoch;
   j["consumed"] = consumed;
+  if (shard_window > 0) {
+    j["shard_window"] = shard_window;
+    j["shard_lanes"] = shard_lanes;
+  }
   return j.dump();
 }
 
@@ -132,6 +136,14 @@ ResumeState ResumeState::from_json(const std::string& json) {
   s.dataset_size = int64_field(j, "dataset_size");
   s.epoch = int64_field(j, "epoch");
   s.consumed = int64_field(j, "consumed");
+  if (j.contains("shard_window")) {
+    s.shard_window = int64_field(j, "shard_window");
+    const int64_t lanes = int64_field(j, "shard_lanes");
+    STOKER_CHECK_ARG(s.shard_window >= 0 && lanes >= 1 && lanes <= (int64_t{1} << 20),
+                     "sampler resume state: shard_window {} / shard_lanes {} out of range",
+                     s.shard_window, lanes);
+    s.shard_lanes = static_cast<int>(lanes);
+  }
 
   STOKER_CHECK_ARG(s.dataset_size >= 0, "sampler resume state: dataset_size {} is negative",
                    s.dataset_size);
@@ -185,8 +197,15 @@ EpochPlan::EpochPlan(const SamplerConfig& config, int64_t epoch, int64_t consume
   per_rank_ = ceil_div(remaining_, config.world_size);
   num_batches_ = count_batches(config, consumed);
   // Without shuffle P is the identity: no N-sized table needed.
-  if (config.shuffle)
+  if (config.shuffle && config.shard_window > 0) {
+    STOKER_CHECK_ARG(
+        config.shard_ends && !config.shard_ends->empty() && config.shard_ends->back() == n,
+        "sampler: shard windows need shard ends covering the {} samples", n);
+    windows_.emplace(config.seed, static_cast<uint64_t>(epoch), *config.shard_ends,
+                     config.shard_window, config.shard_lanes);
+  } else if (config.shuffle) {
     perm_.emplace(config.seed, static_cast<uint64_t>(epoch), n, config.permutation);
+  }
 }
 
 int64_t EpochPlan::batch(int64_t j, std::span<int64_t> indices, std::span<uint8_t> valid) const {
@@ -210,7 +229,7 @@ int64_t EpochPlan::rank_batch(int64_t j, int64_t r, std::span<int64_t> indices,
     // Padding wraps through P from the start, as DistributedSampler does, so padded slots
     // hold real images.
     const int64_t p = (consumed_ + q) % n;
-    indices[i] = perm_ ? (*perm_)(p) : p;
+    indices[i] = windows_ ? (*windows_)(p) : perm_ ? (*perm_)(p) : p;
     bool ok = false;
     switch (config_.mode) {
       case SamplerMode::kExact:
@@ -261,6 +280,58 @@ SampleDigest EpochPlan::group_digest(int64_t batches) const {
     }
   }
   return digest;
+}
+
+namespace {
+// The key domain of the shard order ("shards01"), apart from the sample permutation's.
+constexpr uint64_t kShardOrderDomain = 0x7368617264733031ull;
+}  // namespace
+
+ShardWindowOrder::ShardWindowOrder(uint64_t seed, uint64_t epoch,
+                                   const std::vector<int64_t>& shard_ends, int64_t window,
+                                   int lanes)
+    : seed_(seed),
+      epoch_(epoch),
+      n_(shard_ends.empty() ? 0 : shard_ends.back()),
+      window_(window),
+      lanes_(lanes) {
+  STOKER_CHECK_ARG(window >= 1 && lanes >= 1 && n_ >= 1,
+                   "shard windows: window {} and lanes {} must be >= 1, samples {} too", window,
+                   lanes, n_);
+  const int64_t shards = static_cast<int64_t>(shard_ends.size());
+  const EpochPermutation order(mix64(seed ^ kShardOrderDomain), epoch, shards);
+  order_starts_.reserve(static_cast<size_t>(shards));
+  order_first_.reserve(static_cast<size_t>(shards));
+  int64_t at = 0;
+  for (int64_t k = 0; k < shards; ++k) {
+    const int64_t s = order(k);
+    const int64_t first = s == 0 ? 0 : shard_ends[static_cast<size_t>(s - 1)];
+    const int64_t end = shard_ends[static_cast<size_t>(s)];
+    STOKER_CHECK_ARG(end >= first, "shard windows: shard ends must not decrease");
+    if (end == first) continue;  // an empty shard holds no position
+    order_starts_.push_back(at);
+    order_first_.push_back(first);
+    at += end - first;
+  }
+}
+
+int64_t ShardWindowOrder::operator()(int64_t q) const {
+  const int64_t w = q / window_;
+  const int64_t base = w * window_;
+  const int64_t m = std::min(window_, n_ - base);
+  const int64_t t = q - base;
+  const int64_t lanes = std::min<int64_t>(lanes_, m);
+  const int64_t lane = t % lanes, k = t / lanes;
+  // Lane l holds the positions t = l, l + L, ...: ceil((m - l) / L) of them, and its run of S
+  // starts after the runs of the lanes before it.
+  const int64_t lane_size = (m - lane + lanes - 1) / lanes;
+  const int64_t lane_start = lane * (m / lanes) + std::min(lane, m % lanes);
+  const EpochPermutation shuffle(stream_key(seed_, epoch_, static_cast<uint64_t>(w)),
+                                 static_cast<uint64_t>(lane), lane_size, PermutationKind::kFeistel);
+  const int64_t x = base + lane_start + shuffle(k);  // the position in S
+  const auto it = std::upper_bound(order_starts_.begin(), order_starts_.end(), x);
+  const size_t shard = static_cast<size_t>(it - order_starts_.begin()) - 1;
+  return order_first_[shard] + (x - order_starts_[shard]);
 }
 
 void SampleDigest::add(int64_t index) {

@@ -707,12 +707,143 @@ TEST(EpochPlan, ABillionSamplesInConstantMemory) {
     for (const int64_t j : {int64_t{0}, int64_t{1}, plan.num_batches() - 1}) {
       plan.batch(j, idx, valid);
       for (int i = 0; i < 256; ++i) {
-        if (valid[i]) EXPECT_TRUE(seen.insert(idx[i]).second) << idx[i];
+        if (valid[i]) {
+          EXPECT_TRUE(seen.insert(idx[i]).second) << idx[i];
+        }
       }
     }
   }
   EXPECT_GT(seen.size(), 5000u);
   EXPECT_TRUE(EpochPermutation(5, 2, 1000000000).keyed());
+}
+
+}  // namespace
+}  // namespace stoker
+
+namespace stoker {
+namespace {
+
+// Shards of random sizes (some empty) covering n samples.
+std::vector<int64_t> random_shard_ends(Rng& rng, int64_t n) {
+  std::vector<int64_t> ends;
+  int64_t at = 0;
+  while (at < n) {
+    at = std::min(n, at + static_cast<int64_t>(rng.bounded(40)));  // 0: an empty shard
+    ends.push_back(at);
+  }
+  return ends;
+}
+
+TEST(ShardWindows, ArePermutationsWhateverTheShapes) {
+  Rng rng(stream_key(21));
+  for (int t = 0; t < 2000; ++t) {
+    const int64_t n = 1 + static_cast<int64_t>(rng.bounded(500));
+    const auto ends = random_shard_ends(rng, n);
+    const int64_t window = 1 + static_cast<int64_t>(rng.bounded(200));
+    const int lanes = 1 + static_cast<int>(rng.bounded(9));
+    const ShardWindowOrder order(rng.next(), rng.bounded(5), ends, window, lanes);
+    std::vector<int> seen(static_cast<size_t>(n), 0);
+    for (int64_t q = 0; q < n; ++q) {
+      const int64_t i = order(q);
+      ASSERT_GE(i, 0);
+      ASSERT_LT(i, n);
+      ++seen[static_cast<size_t>(i)];
+    }
+    ASSERT_EQ(std::count(seen.begin(), seen.end(), 1), n) << "n " << n << " window " << window;
+  }
+}
+
+TEST(ShardWindows, EachRankReadsOneContiguousRunOfItsShardsPerWindow) {
+  // 8 shards of 100, W = 2, B = 16, H = 4: windows of 128 positions, a run of 64 per rank.
+  std::vector<int64_t> ends;
+  for (int s = 1; s <= 8; ++s) ends.push_back(100 * s);
+  const int w = 2, b = 16, h = 4;
+  SamplerConfig config{.dataset_size = 800, .batch_size = b, .world_size = w, .seed = 9};
+  config.shard_window = int64_t{h} * b * w;
+  config.shard_lanes = w;
+  config.shard_ends = std::make_shared<std::vector<int64_t>>(ends);
+  std::vector<int64_t> idx(b);
+  std::vector<uint8_t> val(b);
+  std::set<int64_t> all;
+  int crossings = 0;
+  for (int r = 0; r < w; ++r) {
+    config.rank = r;
+    const EpochPlan plan(config, 3);
+    for (int64_t j0 = 0; j0 < plan.num_batches(); j0 += h) {
+      std::vector<int64_t> window;
+      for (int64_t j = j0; j < std::min(j0 + h, plan.num_batches()); ++j) {
+        plan.batch(j, idx, val);
+        for (int i = 0; i < b; ++i) {
+          if (val[i]) window.push_back(idx[i]);
+        }
+      }
+      // The rank's samples of a window are one run of S: within a shard they are consecutive
+      // indices, and at most one shard boundary is crossed.
+      std::sort(window.begin(), window.end());
+      std::set<int64_t> shards;
+      for (const int64_t i : window) shards.insert(i / 100);
+      ASSERT_LE(shards.size(), 2u);
+      crossings += shards.size() == 2;
+      for (const int64_t s : shards) {
+        std::vector<int64_t> in;
+        for (const int64_t i : window) {
+          if (i / 100 == s) in.push_back(i);
+        }
+        EXPECT_EQ(in.back() - in.front() + 1, static_cast<int64_t>(in.size()));
+      }
+      all.insert(window.begin(), window.end());
+      // Shuffled within the run: not in index order.
+      plan.batch(j0, idx, val);
+      EXPECT_FALSE(std::is_sorted(idx.begin(), idx.end()));
+    }
+  }
+  EXPECT_EQ(all.size(), 800u);  // each sample once over the ranks
+  EXPECT_GT(crossings, 0);      // runs do cross shard boundaries (S is one sequence)
+}
+
+TEST(ShardWindows, ResumeOnAnotherWorldKeepsTheEpochsOrder) {
+  Rng rng(stream_key(22));
+  for (int t = 0; t < 300; ++t) {
+    const int64_t n = 1 + static_cast<int64_t>(rng.bounded(400));
+    SamplerConfig config{.dataset_size = n, .seed = rng.next()};
+    config.shard_ends = std::make_shared<std::vector<int64_t>>(random_shard_ends(rng, n));
+    config.world_size = 1 + static_cast<int>(rng.bounded(4));
+    config.batch_size = 1 + static_cast<int>(rng.bounded(9));
+    config.shard_lanes = config.world_size;
+    config.shard_window = 4 * config.batch_size * config.world_size;
+    std::vector<int> seen(static_cast<size_t>(n), 0);
+    int64_t consumed = 0;
+    while (consumed < n) {
+      std::vector<EpochPlan> plans;
+      for (int r = 0; r < config.world_size; ++r) {
+        config.rank = r;
+        plans.emplace_back(config, 1, consumed);
+      }
+      const int64_t stop =
+          static_cast<int64_t>(rng.bounded(static_cast<uint64_t>(plans[0].num_batches()) + 1));
+      std::vector<int64_t> idx(static_cast<size_t>(config.batch_size));
+      std::vector<uint8_t> val(idx.size());
+      for (int64_t j = 0; j < stop; ++j) {
+        for (const EpochPlan& plan : plans) {
+          plan.batch(j, idx, val);
+          for (size_t i = 0; i < idx.size(); ++i) seen[static_cast<size_t>(idx[i])] += val[i];
+        }
+      }
+      consumed = plans[0].consumed_after(stop);
+      // The new world keeps the window and lanes of the epoch (they are in the resume state).
+      config.world_size = 1 + static_cast<int>(rng.bounded(5));
+      config.batch_size = 1 + static_cast<int>(rng.bounded(9));
+    }
+    ASSERT_EQ(std::count(seen.begin(), seen.end(), 1), n);
+  }
+  ResumeState s;
+  s.shard_window = 512;
+  s.shard_lanes = 4;
+  const ResumeState back = ResumeState::from_json(s.to_json());
+  EXPECT_EQ(back.shard_window, 512);
+  EXPECT_EQ(back.shard_lanes, 4);
+  EXPECT_EQ(ResumeState::from_json(ResumeState().to_json()).shard_window, 0);
+  EXPECT_EQ(ResumeState().to_json().find("shard"), std::string::npos);
 }
 
 }  // namespace

@@ -34,7 +34,8 @@ uint64_t Rng::bounded(uint64_t n) {
 EpochPermutation::EpochPermutation(uint64_t seed, uint64_t epoch, int64_t n, PermutationKind kind)
     : n_(n > 0 ? n : 0) {
   if (n_ < 2) return;  // the identity
-  if (kind == PermutationKind::kFisherYates || n_ <= kFisherYatesMax) {
+  if (kind == PermutationKind::kFisherYates ||
+      (kind == PermutationKind::kKeyed && n_ <= kFisherYatesMax)) {
     table_.resize(static_cast<std::size_t>(n_));
     std::iota(table_.begin(), table_.end(), int64_t{0});
     Rng rng(stream_key(seed, epoch, kPermutationDomain));

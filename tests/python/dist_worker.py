@@ -26,7 +26,8 @@ import stoker.torch
 
 def make_loader(args, **overrides):
     kwargs = dict(transform="eval", size=16, batch_size=args["batch_size"],
-                  seed=args.get("seed", 0), mode=args.get("mode", "exact"), threads=1)
+                  seed=args.get("seed", 0), mode=args.get("mode", "exact"), threads=1,
+                  shard_window=args.get("shard_window"))
     kwargs.update(overrides)
     return stoker.Loader(args["data"], **kwargs)
 
@@ -232,7 +233,26 @@ def run_elastic(args):
             "stats": loader.stats(advance=False)}
 
 
-SCENARIOS = {"elastic": run_elastic, "epochs": run_epochs, "save": run_save, "resume": run_resume, "train": run_train,
+def run_nodes(args):
+    """Epochs on the loader's own per-node defaults (threads from the node's ranks), with
+    where this rank runs: its node (GROUP_RANK), the node's ranks, and the node's cache."""
+    loader = make_loader(args, threads=None)
+    result = {"group_rank": int(os.environ["GROUP_RANK"]),
+              "local_world_size": int(os.environ["LOCAL_WORLD_SIZE"]),
+              "cpus": len(os.sched_getaffinity(0)), "epochs": {}}
+    for epoch in args["epochs"]:
+        loader.set_epoch(epoch)
+        valid = []
+        for batch in loader:
+            valid += batch.indices[batch.valid].tolist()
+        result["epochs"][str(epoch)] = valid
+    result["threads"] = loader.stats()["threads"]
+    result["cache"] = sorted(os.listdir(os.environ["STOKER_CACHE_DIR"]))
+    loader.close()
+    return result
+
+
+SCENARIOS = {"nodes": run_nodes, "elastic": run_elastic, "epochs": run_epochs, "save": run_save, "resume": run_resume, "train": run_train,
              "fingerprint": run_fingerprint, "audit": run_audit,
              "dataloader-audit": run_dataloader_audit}
 

@@ -58,6 +58,7 @@ class Nginx:
 
     def __init__(self, root: Path, work: Path, listen: str = "127.0.0.1",
                  netns: Optional[str] = None):
+        """`netns`: run it in that network namespace, listening on `listen` there."""
         binary = shutil.which("nginx") or "/usr/sbin/nginx"
         if not Path(binary).exists():
             pytest.fail("nginx is not installed (run.sh installs Debian's nginx-light)")
@@ -93,8 +94,7 @@ http {{
         if netns:
             cmd = ["ip", "netns", "exec", netns, *cmd]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        if netns is None:
-            wait_for_port(self.port, self.proc, "nginx", self.error_log, host=listen)
+        wait_for_port(self.port, self.proc, "nginx", self.error_log, host=listen)
         self.url = f"http://{listen}:{self.port}"
 
     def requests(self) -> list:

@@ -55,10 +55,14 @@ def shards(images, tmp_path_factory) -> dict:
             "json": str(out / "json" / "named-{00..04}.tar")}
 
 
-def digest(data: str, env=None, rank: int = 0, world: int = 1, expect_error: bool = False):
-    """`stoker bench --digest` over DATA: train crops and flips, seed 3, batch 8."""
+def digest(data: str, env=None, rank: int = 0, world: int = 1, expect_error: bool = False,
+           window=None):
+    """`stoker bench --digest` over DATA: train crops and flips, seed 3, batch 8; `window`:
+    --shard-window (None: the default, shard windows for remote shards only)."""
     cmd = [str(stoker_bin()), "bench", data, "--digest", "--batch", "8", "--threads", "2",
            "--seed", "3", "--size", "32", "--rank", str(rank), "--world", str(world)]
+    if window is not None:
+        cmd += ["--shard-window", str(window)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, **(env or {})))
     if expect_error:
@@ -68,14 +72,22 @@ def digest(data: str, env=None, rank: int = 0, world: int = 1, expect_error: boo
     return re.search(r"digest ([0-9a-f]{16})", r.stdout).group(1), r.stdout
 
 
+SHAPES = ((0, 1), (0, 2), (1, 2))  # (rank, world)
+
+
 def folder_digests(images):
-    return [digest(str(images), rank=r, world=w)[0] for r, w in ((0, 1), (0, 2), (1, 2))]
+    return [digest(str(images), rank=r, world=w)[0] for r, w in SHAPES]
+
+
+def windowed_digests(pattern):
+    """The local shards in shard windows of 4 batches: what remote shards give by default."""
+    return [digest(pattern, rank=r, world=w, window=4)[0] for r, w in SHAPES]
 
 
 def test_shards_on_disk_give_the_folder_batches(images, shards):
     want = folder_digests(images)
     for kind in ("cls", "json"):
-        got = [digest(shards[kind], rank=r, world=w)[0] for r, w in ((0, 1), (0, 2), (1, 2))]
+        got = [digest(shards[kind], rank=r, world=w)[0] for r, w in SHAPES]
         assert got == want, kind
     data = stoker.open_dataset(shards["json"])
     assert len(data) == N
@@ -83,22 +95,42 @@ def test_shards_on_disk_give_the_folder_batches(images, shards):
     assert data.name(0).endswith("named-00.tar:class_00/img_00000.jpeg")
 
 
+def test_shard_windows_keep_each_sample_once(images, shards):
+    """Remote shards shuffle in shard windows by default: another order than the folder's,
+    the same samples; the same order from disk with --shard-window 4."""
+    assert windowed_digests(shards["cls"]) != folder_digests(images)
+    data = stoker.open_dataset(shards["cls"])
+    for world in (1, 2):
+        seen = []
+        for rank in range(world):
+            loader = stoker.Loader(shards["cls"], batch_size=4, rank=rank, world_size=world,
+                                   shard_window=2, transform="eval", size=8)
+            batches = list(loader)
+            seen += [i for b in batches for i, v in zip(b.indices.tolist(), b.valid.tolist())
+                     if v]
+            loader.close()
+        assert sorted(seen) == list(range(len(data)))
+
+
 def test_shards_over_http_from_nginx(images, shards, tmp_path):
     want = folder_digests(images)
+    windowed = windowed_digests(shards["cls"])
     with Nginx(shards["root"], tmp_path / "nginx") as server:
         url = f"{server.url}/cls/train-{{000000..000004}}.tar"
         env = {"STOKER_CACHE_DIR": str(tmp_path / "cache")}
-        assert digest(url, env)[0] == want[0]
+        assert digest(url, env, window=0)[0] == want[0]
+        assert digest(url, env)[0] == windowed[0]
         first = server.requests()
         sizes = {f"/cls/{p.name}": p.stat().st_size for p in (shards["root"] / "cls").iterdir()}
         whole = lambda requests: [(path, rng) for method, path, rng in requests
                                   if method == "GET" and rng == f"bytes=0-{sizes[path] - 1}"]
         assert sorted(whole(first)) == sorted((p, f"bytes=0-{s - 1}") for p, s in sizes.items())
         # The index is cached: the next runs send one HEAD per shard and the members' ranges.
-        assert [digest(url, env, rank=r, world=2)[0] for r in (0, 1)] == want[1:]
+        assert [digest(url, env, rank=r, world=2, window=0)[0] for r in (0, 1)] == want[1:]
         later = server.requests()[len(first):]
         assert {m for m, _, _ in later} == {"HEAD", "GET"}
         assert sum(m == "HEAD" for m, _, _ in later) == 2 * 5
+        assert [digest(url, env, rank=r, world=2)[0] for r in (0, 1)] == windowed[1:]
         assert not whole(later), later
         # A missing shard is an error naming it, at once.
         err = digest(f"{server.url}/cls/train-{{000000..000005}}.tar", env, expect_error=True)
@@ -113,8 +145,9 @@ def test_shards_from_an_s3_store(images, shards, tmp_path):
             s3.put("train", f"imagenet/{path.name}", path)
         env = dict(s3.env(), STOKER_CACHE_DIR=str(tmp_path / "cache"))
         url = "s3://train/imagenet/train-{000000..000004}.tar"
-        got = [digest(url, env, rank=r, world=w)[0] for r, w in ((0, 1), (0, 2), (1, 2))]
-        assert got == want
+        assert [digest(url, env, rank=r, world=w, window=0)[0] for r, w in SHAPES] == want
+        assert [digest(url, env, rank=r, world=w)[0] for r, w in SHAPES] == \
+            windowed_digests(shards["cls"])
         # Wrong credentials: the store's refusal, named, not retried.
         err = digest(url, dict(env, AWS_SECRET_ACCESS_KEY="wrong"), expect_error=True)
         assert "HTTP 403" in err and "access denied (check the credentials" in err
@@ -122,7 +155,7 @@ def test_shards_from_an_s3_store(images, shards, tmp_path):
 
 def test_two_ranks_over_http_each_sample_once(images, shards, tmp_path):
     args = {"scenario": "epochs", "batch_size": 4, "epochs": [0, 1]}
-    local = launch(2, tmp_path, dict(args, data=str(images)))
+    local = launch(2, tmp_path, dict(args, data=shards["cls"], shard_window=4))
     with Nginx(shards["root"], tmp_path / "nginx") as server:
         remote = launch(2, tmp_path, dict(args, data=f"{server.url}/cls/train-{{000000..000004}}.tar"))
     for epoch in ("0", "1"):

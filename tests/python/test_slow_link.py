@@ -1,0 +1,91 @@
+"""Remote shards over a slow or lossy link: the latency of each read hidden by read-ahead in
+shard windows, a bandwidth-bound link diagnosed as io-bound by the live verdict, and dropped
+connections retried with nothing lost. The link: slowlink.py (latency, resets; this kernel
+has no netem) and a veth into a network namespace shaped by the kernel's tbf (bandwidth).
+Throughput numbers come from bench/remote.py (docs/perf.md), not from these tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+
+from conftest import stoker_bin
+from netns import Namespace
+from servers import Nginx
+from slowlink import SlowLink
+from test_webdataset import N, digest, images, shards, windowed_digests  # noqa: F401
+
+
+def test_read_ahead_keeps_many_reads_in_flight_over_a_20ms_link(shards, tmp_path):
+    want = windowed_digests(shards["cls"])
+    with Nginx(shards["root"], tmp_path / "nginx") as server, \
+            SlowLink(f"127.0.0.1:{server.port}", 0.010, tmp_path / "link") as link:
+        url = f"{link.url}/cls/train-{{000000..000004}}.tar"
+        env = {"STOKER_CACHE_DIR": str(tmp_path / "cache")}
+        assert [digest(url, env, rank=r, world=w)[0] for r, w in ((0, 1), (0, 2), (1, 2))] == want
+        served = server.requests()
+        # Shard windows: members come in runs, a few range reads per rank and window, not one
+        # round trip per sample (3 runs over 47 samples, plus one index read per shard).
+        members = [r for r in served if r[0] == "GET"]
+        assert len(members) < 3 * N / 2, members
+        # The runs of a window and the next were fetched side by side, not one after another.
+        assert link.stats()["max_open"] >= 3
+
+
+def test_a_bandwidth_bound_link_is_diagnosed_io_bound(shards, tmp_path):
+    with Namespace(rate="2mbit") as ns, \
+            Nginx(shards["root"], tmp_path / "nginx", listen=ns.ip, netns=ns.name) as server:
+        url = f"{server.url}/cls/train-{{000000..000004}}.tar"
+        r = subprocess.run(
+            [str(stoker_bin()), "bench", url, "--batch", "8", "--threads", "2", "--size", "32",
+             "--images", "240", "--stats", "--stats-file", str(tmp_path / "stats.jsonl"),
+             "--no-measure-fixes"],
+            capture_output=True, text=True, timeout=300,
+            env=dict(os.environ, STOKER_CACHE_DIR=str(tmp_path / "cache")))
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert re.search(r"^verdict: io-bound", r.stdout, re.M), r.stdout
+        assert "input-bound on reads" in r.stdout
+
+
+def test_dropped_connections_are_retried_and_nothing_is_lost(shards, tmp_path):
+    want = windowed_digests(shards["cls"])
+    with Nginx(shards["root"], tmp_path / "nginx") as server, \
+            SlowLink(f"127.0.0.1:{server.port}", 0.002, tmp_path / "link",
+                     drop_every=5) as link:
+        url = f"{link.url}/cls/train-{{000000..000004}}.tar"
+        env = {"STOKER_CACHE_DIR": str(tmp_path / "cache"), "STOKER_REMOTE_RETRIES": "20"}
+        runs = [subprocess.run(
+            [str(stoker_bin()), "bench", url, "--digest", "--batch", "8", "--threads", "2",
+             "--seed", "3", "--size", "32", "--rank", str(r), "--world", str(w)],
+            capture_output=True, text=True, timeout=300, env=dict(os.environ, **env))
+            for r, w in ((0, 1), (0, 2), (1, 2))]
+        for run in runs:
+            assert run.returncode == 0, run.stdout + run.stderr
+        assert [re.search(r"digest ([0-9a-f]{16})", run.stdout).group(1) for run in runs] == want
+        stats = link.stats()
+        assert stats["drops"] == stats["chunks"] // 5 >= 3, stats
+        assert any("trying again" in run.stderr for run in runs)
+
+
+def test_a_link_that_never_delivers_is_an_error_not_skipped_samples(shards, tmp_path):
+    """Retries are bounded, and an exhausted one is an I/O error naming the object, whatever
+    the bad-sample policy: a dead link must not look like an epoch of corrupt images."""
+    env = dict(os.environ, STOKER_CACHE_DIR=str(tmp_path / "cache"), STOKER_REMOTE_RETRIES="3")
+    with Nginx(shards["root"], tmp_path / "nginx") as server:
+        with SlowLink(f"127.0.0.1:{server.port}", 0.0, tmp_path / "link") as link:
+            url = f"{link.url}/cls/train-{{000000..000004}}.tar"
+            port = link.port
+            digest(url, {"STOKER_CACHE_DIR": str(tmp_path / "cache")})  # indexes the shards
+        # The same address, now resetting every response: the cached index opens the shards
+        # (HEADs pass), the members' reads all fail.
+        with SlowLink(f"127.0.0.1:{server.port}", 0.0, tmp_path / "link2", drop_every=1,
+                      drop_min_bytes=1000, port=port):
+            r = subprocess.run([str(stoker_bin()), "bench", url, "--batch", "8", "--size", "32",
+                                "--bad-samples", "skip"], capture_output=True, text=True,
+                               timeout=300, env=env)
+    assert r.returncode != 0, r.stdout
+    assert re.search(r"train-00000\d\.tar: (member|members) .*\(tried 3 times\)", r.stderr), \
+        r.stderr
+    assert "skipping bad sample" not in r.stderr
