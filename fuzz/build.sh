@@ -17,8 +17,8 @@ FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,addre
        -Iinclude -Isrc)
 SOURCES=(src/util/error.cc src/util/log.cc src/io/file_util.cc src/io/random_access_file.cc
          src/io/packed_shard.cc src/io/file_list.cc src/io/sample_table.cc src/io/table_dataset.cc
-         src/io/packed_manifest.cc src/io/packed_dataset.cc src/image/raw.cc src/image/probe.cc
-         src/image/jpeg.cc src/image/png.cc src/image/webp.cc src/image/pixels.cc
+         src/io/packed_manifest.cc src/io/packed_dataset.cc src/io/tar.cc src/image/raw.cc
+         src/image/probe.cc src/image/jpeg.cc src/image/png.cc src/image/webp.cc src/image/pixels.cc
          src/diagnose/verdict.cc src/diagnose/fixes.cc src/diagnose/pipeline_verdict.cc
          src/diagnose/telemetry_text.cc src/diagnose/telemetry_read.cc
          src/diagnose/telemetry_nvidia.cc src/diagnose/telemetry_cpu.cc

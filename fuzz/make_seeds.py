@@ -10,6 +10,8 @@ Deterministic images: re-running gives the same files, so the corpora only chang
   raw_image_fuzz/      4 control bytes + raw payloads (RGB, gray, zstd)
   manifest_fuzz/       manifest.json of tiny packs in each mode
   packed_reader_fuzz/  u16 manifest length + manifest + shard of tiny packs (make_packed_seed.py)
+  tar_fuzz/            WebDataset-style tar shards from Python's tarfile in its GNU, pax and
+                       ustar formats (long names, a folder, a symlink, .cls/.json members)
 """
 import io
 import pathlib
@@ -17,6 +19,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zlib
 
@@ -123,12 +126,37 @@ def pack_seeds(stoker):
                             str(dst)], check=True)
 
 
+def tar_seeds():
+    members = [("000001.jpg", encoded(picture(8, 8), "JPEG")), ("000001.cls", b"3"),
+               ("000002.png", encoded(picture(4, 4), "PNG")),
+               ("000002.json", b'{"label": "cat"}'),
+               ("d/" + "k" * 120 + ".jpg", b"not a jpeg"), ("d/" + "k" * 120 + ".txt", b"dog")]
+    for name, fmt in (("gnu.tar", tarfile.GNU_FORMAT), ("pax.tar", tarfile.PAX_FORMAT),
+                      ("ustar.tar", tarfile.USTAR_FORMAT)):
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w", format=fmt) as tar:
+            folder = tarfile.TarInfo("d")
+            folder.type, folder.mtime = tarfile.DIRTYPE, 1700000000
+            tar.addfile(folder)
+            link = tarfile.TarInfo("link.jpg")
+            link.type, link.linkname, link.mtime = tarfile.SYMTYPE, "000001.jpg", 1700000000
+            tar.addfile(link)
+            for member, data in members:
+                if fmt == tarfile.USTAR_FORMAT and len(member) > 100:
+                    member = member[-90:]  # ustar: a prefix field, not a long name
+                info = tarfile.TarInfo(member)
+                info.size, info.mtime, info.uname = len(data), 1700000000, "ünï"
+                tar.addfile(info, io.BytesIO(data))
+        write("tar_fuzz", name, buf.getvalue())
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     for harness in ("image_decode_fuzz", "raw_image_fuzz", "manifest_fuzz",
-                    "packed_reader_fuzz"):
+                    "packed_reader_fuzz", "tar_fuzz"):
         shutil.rmtree(CORPUS / harness, ignore_errors=True)
     image_seeds()
     raw_seeds()
+    tar_seeds()
     pack_seeds(sys.argv[1])
