@@ -75,6 +75,10 @@ struct LoaderConfig {
   std::optional<int> rank;        // nullopt: discover_rank()
   std::optional<int> world_size;  // nullopt: discover_rank()
   BadSamplePolicy bad_samples = BadSamplePolicy::kError;
+  // Under kSkip: this many bad samples in a row (none read well in between) end the epoch with
+  // a bad-data Error saying so: data that is all bad is a broken source (a wrong folder, a
+  // dead store), not an epoch of skips. 0: no limit.
+  int max_bad_in_a_row = 1000;
   TransformConfig transform;
   // MixUp / CutMix of each batch's pairs of slots, by the workers (stoker/batch_mix.h);
   // needs float32 output and AugmentMode::kCpu. Batch::soft_labels then holds the labels.

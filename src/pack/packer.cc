@@ -8,10 +8,14 @@
 //
 // This file is the only part of the packed format that uses the image layer (decode, resize,
 // encode); it builds as its own target, stoker_pack, so that stoker_io stays util-only.
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <deque>
 #include <nlohmann/json.hpp>
@@ -280,6 +284,29 @@ void remove_stale_shards(const std::filesystem::path& dir, uint64_t from) {
   }
 }
 
+// One writer per OUT: an exclusive flock on OUT/.pack.lock, held for the whole pack (the
+// kernel drops it when the process dies, so a killed pack leaves no stale lock; the empty file
+// stays, as unlinking a lock file lets two later writers lock two different files). A second
+// writer fails at once; two packs into one OUT would otherwise race on the same temporary and
+// final shard names.
+UniqueFd lock_out(const std::filesystem::path& out) {
+  const std::string path = (out / ".pack.lock").string();
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+  if (!fd.valid()) {
+    const int error = errno;
+    STOKER_THROW_IO(error, path, "pack: {}: {}", path, errno_message(error));
+  }
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    STOKER_CHECK_ARG(error != EWOULDBLOCK,
+                     "pack: {} is being written by another stoker pack (it holds {}): wait for "
+                     "it to finish, or give another OUT",
+                     out.string(), path);
+    STOKER_THROW_IO(error, path, "pack: cannot lock {}: {}", path, errno_message(error));
+  }
+  return fd;
+}
+
 }  // namespace
 }  // namespace io
 
@@ -290,6 +317,7 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
   const int64_t total = source.size();
   STOKER_CHECK(total > 0, "pack: {}: no samples", source_path);
   std::filesystem::create_directories(out);
+  const UniqueFd lock = lock_out(out);  // held until the pack is done
   const std::string opts = options_json(options);
   const uint64_t hash = options_hash(opts, source);
   const std::filesystem::path manifest_path = out / packed::kManifestName;

@@ -1,7 +1,10 @@
 // pack_dataset (stoker/packed.h) end to end: every mode read back, the same bytes for any
 // thread count and across resumes, shards cut by size, bad samples stopped or skipped and listed.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -241,6 +244,27 @@ TEST(PackedTest, MultiLabelAndLabelFreeListsAreRefused) {
   EXPECT_THAT(
       error_of([&] { pack_dataset(*open_dataset(free), free.string(), f->out, PackConfig{}); }),
       HasSubstr("a label-free list cannot be packed"));
+}
+
+TEST(PackedTest, ASecondWriterOfOneOutFailsAtOnceNamingTheFirst) {
+  // Before: two packs into one OUT raced on the same shard names ("wrote" from one, a failed
+  // rename or a pack that verify rejects from the other). The lock is an flock on
+  // OUT/.pack.lock: held here as another stoker pack would hold it.
+  auto f = make_folder(4);
+  fs::create_directories(f->out);
+  const std::string lock_path = (f->out / ".pack.lock").string();
+  const int held = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);
+  auto source = open_source(f->data);
+  EXPECT_THAT(error_of([&] { pack_dataset(*source, "data", f->out, PackConfig{}); }),
+              HasSubstr("is being written by another stoker pack (it holds " + lock_path +
+                        "): wait for it to finish, or give another OUT"));
+  EXPECT_FALSE(fs::exists(f->out / packed::kManifestName));
+  ::close(held);  // the first writer is done (or died): the next pack goes ahead
+  EXPECT_NO_THROW(pack_dataset(*source, "data", f->out, PackConfig{}));
+  EXPECT_TRUE(fs::exists(f->out / packed::kManifestName));
+  EXPECT_NO_THROW(open_packed(f->out));
 }
 
 TEST(PackedTest, BadSamplesStopOrAreSkippedAndListed) {

@@ -82,10 +82,11 @@ inline PackResult pack(const fs::path& data, const fs::path& out, PackConfig opt
   return pack_dataset(*source, data.string(), out, options);
 }
 
-// Every file of a folder, by name.
+// Every file of a folder, by name, but the writer's lock (.pack.lock: not part of the pack).
 inline std::map<std::string, std::vector<uint8_t>> files_of(const fs::path& dir) {
   std::map<std::string, std::vector<uint8_t>> files;
   for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename() == ".pack.lock") continue;
     files[e.path().filename().string()] = slurp(e.path());
   }
   return files;

@@ -358,6 +358,19 @@ class Loader::Impl {
     hinted_until_ = 0;
   }
 
+  // One warning per skipped sample, up to kSkipWarnings, then one saying the rest are only
+  // counted: a broken source must not bury the terminal under millions of lines.
+  void warn_skipped(int64_t index, const std::string& why) {
+    constexpr int64_t kSkipWarnings = 100;
+    const int64_t n = skip_warnings_.fetch_add(1, std::memory_order_relaxed);
+    if (n < kSkipWarnings) {
+      log(LogLevel::kWarning, "skipping bad sample {}: {}", index, why);
+    } else if (n == kSkipWarnings) {
+      log(LogLevel::kWarning,
+          "more bad samples are skipped: not listed one by one any more (the stats count them)");
+    }
+  }
+
   // Windows of window_batches_ batches for this world (0: none).
   int64_t default_window() const {
     return int64_t{window_batches_} * config_.batch_size * rank_.world_size;
@@ -441,7 +454,7 @@ class Loader::Impl {
         } else if (batch.valid[i]) {
           batch.valid[i] = 0;
           ++batch.skipped;
-          log(LogLevel::kWarning, "skipping bad sample {}: {}", batch.indices[i], e.message());
+          warn_skipped(batch.indices[i], e.message());
         }
       }
     }
@@ -502,6 +515,7 @@ class Loader::Impl {
       }
       cpu.decode = timings.decode_seconds;
       cpu.augment = timings.augment_seconds;
+      bad_in_a_row_.store(0, std::memory_order_relaxed);
     } catch (const Error& e) {
       // A bad sample: the policy decides whether it ends the epoch or is skipped. Any other
       // kind (the storage failed, a broken invariant) ends it whatever the policy: a dead
@@ -518,7 +532,15 @@ class Loader::Impl {
       if (valid) {
         valid = 0;
         skipped = true;
-        log(LogLevel::kWarning, "skipping bad sample {}: {}", index, e.message());
+        warn_skipped(index, e.message());
+      }
+      const int64_t in_a_row = bad_in_a_row_.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (config_.max_bad_in_a_row > 0 && in_a_row >= config_.max_bad_in_a_row) {
+        throw Error(ErrorKind::kBadData,
+                    fmt::format("{} bad samples in a row, none read well in between (the last: "
+                                "{}): the source is broken, not a few of its samples; stopping "
+                                "(LoaderConfig::max_bad_in_a_row)",
+                                in_a_row, e.message()));
       }
     }
     const double busy = seconds_since(busy_start);
@@ -621,7 +643,9 @@ class Loader::Impl {
   SamplerConfig sampler_;
   int threads_ = 1;
   int prefetch_ = 2;
-  int window_batches_ = 0;  // shard windows of this many batches; 0: a global shuffle
+  int window_batches_ = 0;                // shard windows of this many batches; 0: a global shuffle
+  std::atomic<int64_t> bad_in_a_row_{0};  // samples skipped since one read well
+  std::atomic<int64_t> skip_warnings_{0};                     // "skipping bad sample" lines so far
   int64_t hinted_until_ STOKER_GUARDED_BY(consumer_mu_) = 0;  // batches [0, this) hinted
   std::vector<int64_t> hint_indices_ STOKER_GUARDED_BY(consumer_mu_);
   std::vector<uint8_t> hint_valid_ STOKER_GUARDED_BY(consumer_mu_);

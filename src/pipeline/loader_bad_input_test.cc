@@ -366,5 +366,48 @@ TEST(IoErrors, PersistentEioStopsTheJobUnderSkipWhileACorruptJpegIsSkipped) {
   EXPECT_EQ(data->io_error_reads(), 3);  // two failures, then the read that worked
 }
 
+bool HasSubstrText_(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(SkipPolicy, DataThatIsAllBadStopsAfterABoundedNumberInARow) {
+  // Before: `bench --images N --bad-samples skip` over unreadable data ran forever, epoch after
+  // epoch of skips. Now the 1000th bad sample in a row ends it with an error saying why.
+  auto c = test::one_rank_config(2, 16, 16);
+  c.bad_samples = BadSamplePolicy::kSkip;
+  auto data = std::make_shared<test::MemoryDataset>(
+      test::MemoryImages{.images = 40, .seed = 2, .all_bad = true});
+  Loader loader(data, c);
+  int64_t epochs = 0, batches = 0;
+  try {
+    for (;; ++epochs) {
+      ASSERT_LT(epochs, 100) << "still skipping after 100 epochs";
+      loader.set_epoch(epochs);
+      while (loader.next()) ++batches;
+    }
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadData);
+    EXPECT_TRUE(HasSubstrText_(e.message(),
+                               "bad samples in a row, none read well in between "
+                               "(the last: mem"))
+        << e.message();
+    EXPECT_TRUE(HasSubstrText_(e.message(), "not a JPEG, PNG or WebP image")) << e.message();
+  }
+  EXPECT_LE(batches, 1000 / 16 + 1);
+  EXPECT_LE(data->reads(), 1000 + 2 * 16 * 3);  // the limit, plus batches already in flight
+  // A few bad samples among good ones never reach the limit: the count restarts at each good
+  // one (the skip test above runs whole epochs with one bad sample).
+  c.max_bad_in_a_row = 2;
+  auto mixed = std::make_shared<test::MemoryDataset>(
+      test::MemoryImages{.images = 40, .seed = 2, .bad_index = 7});
+  Loader tolerant(mixed, c);
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    tolerant.set_epoch(epoch);
+    int64_t skipped = 0;
+    while (auto batch = tolerant.next()) skipped += batch->skipped;
+    EXPECT_EQ(skipped, 1);
+  }
+}
+
 }  // namespace
 }  // namespace stoker

@@ -92,6 +92,7 @@ struct MemoryImages {
   int quality = 90;
   std::chrono::microseconds read_delay{0};  // each read sleeps this long (a slow store)
   int bad_index = -1;                       // this sample's bytes are not an image
+  bool all_bad = false;                     // no sample's bytes are an image
   int io_error_index = -1;                  // reading this sample fails with EIO ...
   int io_failures = 0;                      // ... this many times (then it reads fine)
 };
@@ -114,6 +115,9 @@ class MemoryDataset : public Dataset {
       images_.push_back(encode_jpeg(pixels.data(), w, h, 3, spec.quality));
     }
     if (spec.bad_index >= 0) images_[static_cast<size_t>(spec.bad_index)] = {'n', 'o', 't'};
+    if (spec.all_bad) {
+      for (auto& image : images_) image = {'n', 'o', 't'};
+    }
   }
   int64_t size() const override { return static_cast<int64_t>(images_.size()); }
   int64_t label(int64_t index) const override { return index % 2; }
