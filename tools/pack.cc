@@ -13,6 +13,7 @@
 #include "stoker/dataset.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
+#include "stoker/log.h"
 #include "stoker/packed.h"
 #include "validators.h"
 
@@ -302,11 +303,12 @@ class Commands final : public Command {
       std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
       return 0;
     }
-    std::printf("packed dataset %s (format version %d)\n", info.folder.c_str(), info.version);
+    std::printf("packed dataset %s (format version %d)\n", printable(info.folder.string()).c_str(),
+                info.version);
     std::printf("  records      %lld of %lld source samples (%zu skipped)\n",
                 static_cast<long long>(info.records), static_cast<long long>(info.source_samples),
                 info.skipped.size());
-    std::printf("  source       %s\n", info.source.c_str());
+    std::printf("  source       %s\n", printable(info.source).c_str());
     std::printf("  options      %s\n", info.options_json.c_str());
     std::printf("  fingerprint  %s\n", info.fingerprint.c_str());
     int64_t smallest = INT64_MAX, largest = 0;
@@ -324,13 +326,13 @@ class Commands final : public Command {
     std::printf("  classes      %zu\n", info.classes.size());
     const size_t shown = std::min<size_t>(info.classes.size(), 20);
     for (size_t c = 0; c < shown; ++c) {
-      std::printf("    %-30s %lld\n", info.classes[c].c_str(),
+      std::printf("    %-30s %lld\n", printable(info.classes[c]).c_str(),
                   static_cast<long long>(info.class_counts[c]));
     }
     if (shown < info.classes.size()) std::printf("    ... %zu more\n", info.classes.size() - shown);
     for (size_t k = 0; k < std::min<size_t>(info.skipped.size(), 10); ++k) {
-      std::printf("  skipped      %s: %s\n", info.skipped[k].first.c_str(),
-                  info.skipped[k].second.c_str());
+      std::printf("  skipped      %s: %s\n", printable(info.skipped[k].first).c_str(),
+                  printable(info.skipped[k].second).c_str());
     }
     if (info.skipped.size() > 10)
       std::printf("  skipped      ... %zu more\n", info.skipped.size() - 10);

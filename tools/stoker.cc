@@ -8,6 +8,7 @@
 
 #include "command.h"
 #include "stoker/error.h"
+#include "stoker/log.h"
 #include "stoker/version.h"
 #include "validators.h"
 
@@ -76,10 +77,10 @@ int main(int argc, char** argv) {
   try {
     return stoker::cli::run(argc, argv);
   } catch (const stoker::Error& e) {
-    std::fprintf(stderr, "stoker: error: %s\n", e.message().c_str());
+    std::fprintf(stderr, "stoker: error: %s\n", stoker::printable(e.message()).c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "stoker: error: %s\n", e.what());
+    std::fprintf(stderr, "stoker: error: %s\n", stoker::printable(e.what()).c_str());
     return 1;
   }
 }

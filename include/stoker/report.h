@@ -39,7 +39,9 @@ struct Report {
 std::vector<std::pair<std::string, std::string>> run_metadata(const std::string& command_line);
 
 std::string render_html(const Report& report);
-// Writes render_html to `path` (temp file + rename). Throws stoker::Error naming the path.
+// Writes render_html to `path` (temp file + rename). A symbolic link is followed (its target
+// is replaced, the link stays); a path naming anything but a regular file (a folder, device,
+// FIFO) is refused. Throws stoker::Error naming the path.
 void write_html(const Report& report, const std::filesystem::path& path);
 
 // The chart of the capacity test (stoker/capacity.h): demand against delivered per GPU count.

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -355,6 +356,60 @@ class Log {
   FILE* file_;
 };
 
+// Runs CMD as our child, tied to us: when this process dies, even by SIGKILL (which forwards
+// nothing), the kernel sends CMD a SIGTERM (PR_SET_PDEATHSIG), so that a killed monitor leaves
+// no orphaned training job. posix_spawn cannot set that, hence fork + exec, with only
+// async-signal-safe calls in between: the program is found on PATH before the fork.
+pid_t spawn_tied_to_us(const std::vector<std::string>& command, std::vector<char*>& argv) {
+  std::string program = command[0];
+  if (program.find('/') == std::string::npos) {
+    const char* path = std::getenv("PATH");
+    const std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+    std::string found;
+    size_t begin = 0;
+    while (found.empty() && begin <= dirs.size()) {
+      const size_t end = std::min(dirs.find(':', begin), dirs.size());
+      const std::string dir = end > begin ? dirs.substr(begin, end - begin) : ".";
+      const std::string candidate = dir + "/" + program;
+      if (::access(candidate.c_str(), X_OK) == 0) found = candidate;
+      begin = end + 1;
+    }
+    STOKER_CHECK_ARG(!found.empty(), "monitor: cannot run '{}': not found on PATH", program);
+    program = found;
+  }
+  const pid_t parent = ::getpid();
+  int report[2];
+  STOKER_CHECK(::pipe2(report, O_CLOEXEC) == 0, "monitor: pipe: {}", std::strerror(errno));
+  const pid_t child = ::fork();
+  if (child < 0) {
+    const int error = errno;
+    ::close(report[0]);
+    ::close(report[1]);
+    STOKER_THROW("monitor: cannot start '{}': fork: {}", command[0], std::strerror(error));
+  }
+  if (child == 0) {
+    ::close(report[0]);
+    // The parent may have died between fork and prctl: then nobody would send the signal.
+    if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent) ::_exit(127);
+    ::execve(program.c_str(), argv.data(), environ);
+    const int error = errno;
+    [[maybe_unused]] const ssize_t n = ::write(report[1], &error, sizeof(error));
+    ::_exit(127);
+  }
+  ::close(report[1]);
+  int error = 0;
+  ssize_t n;
+  do {
+    n = ::read(report[0], &error, sizeof(error));  // EOF: exec succeeded (the pipe closed)
+  } while (n < 0 && errno == EINTR);
+  ::close(report[0]);
+  if (n == sizeof(error)) {
+    ::waitpid(child, nullptr, 0);
+    STOKER_THROW_ARG("monitor: cannot run '{}': {}", command[0], std::strerror(error));
+  }
+  return child;
+}
+
 }  // namespace
 
 int run_monitor(const MonitorConfig& options) {
@@ -391,9 +446,7 @@ int run_monitor(const MonitorConfig& options) {
   std::vector<char*> argv;
   for (const auto& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  pid_t child = 0;
-  const int rc = ::posix_spawnp(&child, argv[0], nullptr, nullptr, argv.data(), environ);
-  STOKER_CHECK(rc == 0, "monitor: cannot run '{}': {}", options.command[0], std::strerror(rc));
+  const pid_t child = spawn_tied_to_us(options.command, argv);
   g_child = child;
 
   const auto interval = std::chrono::duration_cast<SteadyClock::duration>(

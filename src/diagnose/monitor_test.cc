@@ -166,5 +166,20 @@ TEST_F(MonitorTest, PassesSigtermToTheCommand) {
   EXPECT_EQ(t.files[0].exit_status, 7);
 }
 
+TEST_F(MonitorTest, AKilledMonitorTakesTheCommandWithIt) {
+  // Before: SIGKILL of the monitor (which forwards nothing) left CMD running as an orphan. Now
+  // the kernel sends CMD a SIGTERM when the monitor dies (PR_SET_PDEATHSIG). The command notes
+  // the SIGTERM in a file; the script waits for that file (up to 20 s, an event, not a timing).
+  const std::string got = (dir_ / "got-term").string();
+  const std::string script = fmt::format(
+      "{} & pid=$!; sleep 0.5; kill -KILL $pid; i=0; while [ ! -e '{}' ] && [ $i -lt 400 ]; do "
+      "sleep 0.05; i=$((i + 1)); done; [ -e '{}' ]",
+      monitor("--interval 0.2 --gpu-source none -- sh -c "
+              "'trap \"touch " +
+              got + "; exit 0\" TERM; while :; do sleep 0.05; done'"),
+      got, got);
+  EXPECT_EQ(shell(script), 0);
+}
+
 }  // namespace
 }  // namespace stoker

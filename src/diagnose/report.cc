@@ -292,17 +292,34 @@ std::vector<std::pair<std::string, std::string>> run_metadata(const std::string&
 }
 
 void write_html(const Report& report, const std::filesystem::path& path) {
+  // A symbolic link is followed on purpose: the report replaces the file it points to, and the
+  // link stays. What is there must be a regular file (or nothing): a device node, a FIFO or a
+  // folder is refused, never replaced by the rename.
+  std::filesystem::path target = path;
+  std::error_code ec;
+  for (int hops = 0; std::filesystem::is_symlink(std::filesystem::symlink_status(target, ec));
+       ++hops) {
+    STOKER_CHECK_ARG(hops < 40, "{}: too many levels of symbolic links", path.string());
+    const std::filesystem::path next = std::filesystem::read_symlink(target, ec);
+    STOKER_CHECK_ARG(!ec, "{}: cannot follow the symbolic link: {}", path.string(), ec.message());
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  const auto status = std::filesystem::status(target, ec);
+  STOKER_CHECK_ARG(!std::filesystem::exists(status) || std::filesystem::is_regular_file(status),
+                   "{}: not a regular file (a folder, device or FIFO is never replaced by a "
+                   "report): give the path of a file",
+                   path.string());
   const std::string html = render_html(report);
-  const std::filesystem::path tmp = path.string() + ".tmp";
+  const std::filesystem::path tmp = target.string() + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    STOKER_CHECK(out.good(), "{}: cannot write the report", tmp.string());
+    STOKER_CHECK_ARG(out.good(), "{}: cannot write the report", tmp.string());
     out.write(html.data(), static_cast<std::streamsize>(html.size()));
-    STOKER_CHECK(out.good(), "{}: write failed", tmp.string());
+    out.close();
+    STOKER_CHECK_ARG(out.good(), "{}: write failed", tmp.string());
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  STOKER_CHECK(!ec, "{}: cannot rename to {}: {}", tmp.string(), path.string(), ec.message());
+  std::filesystem::rename(tmp, target, ec);
+  STOKER_CHECK_ARG(!ec, "{}: cannot rename to {}: {}", tmp.string(), target.string(), ec.message());
 }
 
 nlohmann::json capacity_chart(const CapacityReport& r) {

@@ -2,8 +2,15 @@
 #include "stoker/report.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+
+#include "stoker/error.h"
 
 namespace stoker {
 namespace {
@@ -25,6 +32,44 @@ TEST(Report, DataCannotEndOrCommentOutTheScripts) {
   EXPECT_EQ(closers, 2u);
   EXPECT_EQ(html.find("<!--"), std::string::npos);
   EXPECT_NE(html.find("&lt;/script&gt;&lt;!--&lt;script&gt;x.jpg &amp; more"), std::string::npos);
+}
+
+TEST(Report, WriteHtmlFollowsLinksAndNeverReplacesANonRegularFile) {
+  // Before: --html PATH renamed its temporary file over whatever PATH was: a device node, a
+  // FIFO, or the symbolic link itself.
+  namespace fs = std::filesystem;
+  char pattern[] = "/tmp/stoker-report-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const fs::path dir = pattern;
+  Report page;
+  page.title = "t";
+  const fs::path fifo = dir / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    write_html(page, fifo);
+    ADD_FAILURE() << "a FIFO was replaced";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("fifo: not a regular file"), std::string::npos) << e.message();
+  }
+  struct stat st;
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_THROW(write_html(page, dir), Error);  // a folder
+  // A link: its target gets the report, the link stays a link.
+  const fs::path real = dir / "real.html", link = dir / "link.html";
+  std::ofstream(real) << "old";
+  fs::create_symlink(real, link);
+  write_html(page, link);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  std::stringstream text;
+  text << std::ifstream(real).rdbuf();
+  EXPECT_NE(text.str().find("<html"), std::string::npos);
+  // A dangling link names where the report goes.
+  const fs::path dangling = dir / "dangling.html";
+  fs::create_symlink(dir / "new.html", dangling);
+  write_html(page, dangling);
+  EXPECT_TRUE(fs::is_regular_file(dir / "new.html"));
+  fs::remove_all(dir);
 }
 
 }  // namespace

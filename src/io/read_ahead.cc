@@ -87,16 +87,16 @@ void ReadAhead::run() {
       if (id == 0 && !stopping_) work_cv_.wait(mu_);
     }
     if (stopping_) return;
-    fetch_unit(id, lock);
+    fetch_unit(id);
   }
 }
 
-void ReadAhead::fetch_unit(uint64_t id, util::MutexLock& lock) {
+void ReadAhead::fetch_unit(uint64_t id) {
   Unit& unit = units_[id];
   unit.state = State::kFetching;
   for (const int64_t index : unit.indices) held_bytes_ += entries_[index].size;
   const std::vector<int64_t> indices = unit.indices;
-  lock.unlock();
+  mu_.unlock();  // the caller's lock: held again below, before it is used
   std::vector<std::vector<uint8_t>> bytes;
   std::exception_ptr error;
   try {
@@ -106,7 +106,7 @@ void ReadAhead::fetch_unit(uint64_t id, util::MutexLock& lock) {
   } catch (...) {
     error = std::current_exception();
   }
-  lock.lock();
+  mu_.lock();
   const auto it = units_.find(id);
   if (it == units_.end()) return;  // cleared meanwhile; clear() gave its bytes back already
   for (size_t i = 0; i < indices.size(); ++i) {
@@ -137,7 +137,7 @@ bool ReadAhead::take(int64_t index, std::vector<uint8_t>& out) {
   const auto unit = units_.find(it->second.unit);
   if (unit != units_.end() && unit->second.state == State::kQueued) {
     // Not started: this worker fetches it rather than wait behind the queue or the budget.
-    fetch_unit(it->second.unit, lock);
+    fetch_unit(it->second.unit);
   }
   while (true) {
     it = entries_.find(index);

@@ -68,8 +68,9 @@ class ReadAhead {
   };
 
   void run() STOKER_EXCLUDES(mu_);
-  // Fetches unit `id` (claimed: kFetching) without the lock, then files its results.
-  void fetch_unit(uint64_t id, util::MutexLock& lock) STOKER_REQUIRES(mu_);
+  // Fetches unit `id` with mu_ released meanwhile (held again on return), then files its
+  // results.
+  void fetch_unit(uint64_t id) STOKER_REQUIRES(mu_);
   void drop(std::unordered_map<int64_t, Entry>::iterator it) STOKER_REQUIRES(mu_);
 
   const Fetch fetch_;

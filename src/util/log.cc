@@ -24,8 +24,29 @@ bool log_enabled(LogLevel level) {
   return level >= threshold;
 }
 
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out.push_back(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out += fmt::format("\\x{:02x}", u);
+    }
+  }
+  return out;
+}
+
 void log_message(LogLevel level, std::string_view message) {
-  std::string line = fmt::format("stoker {}: {}\n", kNames[static_cast<int>(level)], message);
+  std::string line =
+      fmt::format("stoker {}: {}\n", kNames[static_cast<int>(level)], printable(message));
   // One write() so that lines from different threads never interleave.
   ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
   (void)ignored;

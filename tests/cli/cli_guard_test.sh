@@ -10,6 +10,8 @@
 # 3. range errors read "--batch must be ≥ 1 (got 0)", "--quality must be in [1, 100] (got 101)".
 # 4. --help shows ranges, enum values and defaults plainly.
 # 5. `bench` on a set smaller than two batches says the rate is not measured (JSON: null).
+# 6. a file named with a newline and an ANSI escape cannot forge a warning line or repaint the
+#    terminal: warnings print it as \n and \x1b (issue 18).
 set -euo pipefail
 
 STOKER=$(realpath "$1")
@@ -81,4 +83,14 @@ expect_in small.out "images/s: not measured: the run delivered 1 batch(es)"
 expect_in small.json '"images_per_second":null'
 "$STOKER" bench src --batch 8 >ok.out 2>&1
 grep -Eq "^  [0-9]+ images/s" ok.out || fail "a measurable run gave no rate"
+
+# 6. names from the data are printed escaped
+mkdir -p evil/class_a
+cp src/class_00/img_00000.jpg evil/class_a/good.jpg
+printf 'not an image' > "evil/class_a/x"$'\n'"stoker warning: forged"$'\e'"[2J.jpg"
+"$STOKER" bench evil --batch 1 --bad-samples skip >evil.out 2>evil.err
+expect_in evil.err 'x\nstoker warning: forged\x1b[2J.jpg: not a JPEG, PNG or WebP image'
+if grep -q "^stoker warning: forged" evil.err || grep -q $'\e' evil.err; then
+  fail "a file name forged a line or an escape"
+fi
 echo "cli_guard: OK"
