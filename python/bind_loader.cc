@@ -285,6 +285,18 @@ void register_loader(py::module_& m) {
           "next",
           [](const LoaderHandle& h) -> std::optional<BatchRef> {
             auto loader = h.get();
+            // Waits in slices of 0.1 s with the GIL released, checking for signals between
+            // them, so that Ctrl-C interrupts a wait for a slow batch (or a stuck read) at once
+            // rather than when the batch is done.
+            while (true) {
+              bool ready;
+              {
+                py::gil_scoped_release release;
+                ready = loader->wait_ready(0.1);
+              }
+              if (ready) break;
+              if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+            }
             BatchPtr batch;
             {
               py::gil_scoped_release release;
@@ -293,7 +305,13 @@ void register_loader(py::module_& m) {
             if (!batch) return std::nullopt;
             return BatchRef{std::move(batch)};
           },
-          "The next batch of this rank, or None at the end of the epoch (GIL released).")
+          "The next batch of this rank, or None at the end of the epoch (GIL released; a "
+          "signal such as Ctrl-C interrupts the wait).")
+      .def(
+          "wait_ready",
+          [](const LoaderHandle& h, double seconds) { return h.get()->wait_ready(seconds); },
+          py::arg("seconds"), Release(),
+          "Waits up to `seconds` for the next batch; True when next() will not block.")
       .def(
           "set_epoch", [](const LoaderHandle& h, int64_t e) { h.get()->set_epoch(e); },
           py::arg("epoch"), Release())

@@ -185,6 +185,10 @@ class Loader {
   void set_epoch(int64_t epoch);
   // The next batch of this rank, or nullptr at the end of the epoch. Blocks (no spinning).
   std::shared_ptr<const Batch> next();
+  // Waits up to `seconds` for what next() would return to be ready; true when next() will not
+  // block (also at the end of an epoch or after a failure). A caller that must react to
+  // something else meanwhile (Python's Ctrl-C) waits in slices with it, then calls next().
+  bool wait_ready(double seconds);
 
   int64_t num_batches() const;  // K of the current epoch plan, the same on every rank
   int64_t size() const;         // batches per rank of a full epoch

@@ -1,5 +1,7 @@
 #include "io/read_ahead.h"
 
+#include <unistd.h>
+
 #include <system_error>
 #include <utility>
 
@@ -13,9 +15,16 @@ ReadAhead::ReadAhead(Fetch fetch, SizeOf size_of, Group group, int connections, 
       size_of_(std::move(size_of)),
       group_(std::move(group)),
       connections_(connections),
-      max_bytes_(max_bytes) {}
+      max_bytes_(max_bytes),
+      owner_pid_(::getpid()) {}
 
 ReadAhead::~ReadAhead() {
+  if (::getpid() != owner_pid_) {
+    // A fork() child: the threads are the parent's. Their std::thread objects are leaked
+    // rather than destroyed (which would terminate) or joined (which would wait forever).
+    (void)new std::vector<std::thread>(std::move(threads_));
+    return;
+  }
   std::vector<std::thread> threads;
   {
     util::MutexLock lock(mu_);

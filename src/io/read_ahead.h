@@ -17,9 +17,13 @@
 //   dropped, so that a retry reads again. Returns false for a sample not hinted (the caller
 //   reads it itself).
 // - clear() drops what is queued or fetched and not taken (a loader starting over).
-// Threads start with the first hint; the destructor stops them after their fetch in flight.
+// Threads start with the first hint; the destructor stops them after their fetch in flight. In
+// a fork() child (which has none of the threads, and maybe a mutex a parent thread held) the
+// destructor leaves everything as it is.
 // Thread-safety: every member may be called from any thread.
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstdint>
 #include <deque>
@@ -44,7 +48,7 @@ class ReadAhead {
   using SizeOf = std::function<uint64_t(int64_t index)>;
   using Group = std::function<std::vector<std::vector<int64_t>>(std::vector<int64_t> indices)>;
   ReadAhead(Fetch fetch, SizeOf size_of, Group group, int connections, uint64_t max_bytes);
-  ~ReadAhead();
+  ~ReadAhead() STOKER_NO_TSA;
   ReadAhead(const ReadAhead&) = delete;
   ReadAhead& operator=(const ReadAhead&) = delete;
 
@@ -78,6 +82,7 @@ class ReadAhead {
   const Group group_;
   const int connections_;
   const uint64_t max_bytes_;
+  const pid_t owner_pid_;
 
   util::Mutex mu_;
   util::CondVar work_cv_;  // connection threads: something queued, budget freed, or stopping

@@ -1,5 +1,7 @@
 #include "stoker/loader.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -158,13 +160,36 @@ class Loader::Impl {
   // but Python may call from several (the GIL is released while they wait), and a set_epoch
   // racing a next() must wait, not pull the batch from under it.
   void set_epoch(int64_t epoch) {
+    check_process();
     MutexLock consumer(consumer_mu_);
     set_epoch_unlocked(epoch);
   }
 
   std::shared_ptr<const Batch> next() {
+    check_process();
     MutexLock consumer(consumer_mu_);
     return next_unlocked();
+  }
+
+  bool wait_ready(double seconds) {
+    check_process();
+    MutexLock consumer(consumer_mu_);
+    if (!plan_) set_epoch_unlocked(pending_ ? pending_->epoch : 0);
+    if (failed_ || delivered_ >= plan_->num_batches() || in_flight_.empty()) return true;
+    return in_flight_.front().job->wait_for(seconds);
+  }
+
+  bool forked() const { return ::getpid() != owner_pid_; }
+
+  // A loader copied into a fork() child (a DataLoader worker process, multiprocessing's
+  // "fork") has none of its worker threads there: waiting for them would hang for ever.
+  void check_process() const {
+    STOKER_CHECK_ARG(!forked(),
+                     "this loader was built in process {} and is used in process {}, a fork() of "
+                     "it (a DataLoader worker, multiprocessing with \"fork\"), where its worker "
+                     "threads do not exist: build the loader in the process that iterates it (it "
+                     "needs no DataLoader workers: it has its own threads)",
+                     owner_pid_, ::getpid());
   }
 
   int64_t num_batches() const {
@@ -195,6 +220,7 @@ class Loader::Impl {
   int64_t size() const { return EpochPlan::count_batches(sampler_, 0); }
 
   void load_state(const ResumeState& s) {
+    check_process();
     MutexLock consumer(consumer_mu_);
     const std::string fingerprint = dataset_->fingerprint();
     STOKER_CHECK_ARG(s.fingerprint == fingerprint,
@@ -644,6 +670,7 @@ class Loader::Impl {
   int threads_ = 1;
   int prefetch_ = 2;
   int window_batches_ = 0;                // shard windows of this many batches; 0: a global shuffle
+  const pid_t owner_pid_ = ::getpid();    // the process whose threads these are
   std::atomic<int64_t> bad_in_a_row_{0};  // samples skipped since one read well
   std::atomic<int64_t> skip_warnings_{0};                     // "skipping bad sample" lines so far
   int64_t hinted_until_ STOKER_GUARDED_BY(consumer_mu_) = 0;  // batches [0, this) hinted
@@ -688,9 +715,14 @@ class Loader::Impl {
 
 Loader::Loader(std::shared_ptr<const Dataset> dataset, const LoaderConfig& config)
     : impl_(std::make_unique<Impl>(std::move(dataset), config)) {}
-Loader::~Loader() = default;
+Loader::~Loader() {
+  // In a fork() child the workers are the parent's threads and a mutex may be held by one of
+  // them for good: the Impl is left as it is (its memory goes with the child).
+  if (impl_ && impl_->forked()) (void)impl_.release();
+}
 void Loader::set_epoch(int64_t epoch) { impl_->set_epoch(epoch); }
 std::shared_ptr<const Batch> Loader::next() { return impl_->next(); }
+bool Loader::wait_ready(double seconds) { return impl_->wait_ready(seconds); }
 int64_t Loader::num_batches() const { return impl_->num_batches(); }
 int64_t Loader::size() const { return impl_->size(); }
 int Loader::rank() const { return impl_->rank().rank; }

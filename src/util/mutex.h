@@ -25,6 +25,7 @@
 #define STOKER_ACQUIRE(...) STOKER_TSA(acquire_capability(__VA_ARGS__))
 #define STOKER_RELEASE(...) STOKER_TSA(release_capability(__VA_ARGS__))
 #define STOKER_EXCLUDES(...) STOKER_TSA(locks_excluded(__VA_ARGS__))
+#define STOKER_NO_TSA STOKER_TSA(no_thread_safety_analysis)
 
 namespace stoker::util {
 
@@ -69,6 +70,14 @@ class CondVar {
     std::unique_lock lock(mu.mu_, std::adopt_lock);
     cv_.wait(lock);
     lock.release();  // still held: the caller's lock owns it
+  }
+  // The same, returning false after `timeout` without a notification.
+  template <typename Duration>
+  bool wait_for(Mutex& mu, Duration timeout) STOKER_REQUIRES(mu) {
+    std::unique_lock lock(mu.mu_, std::adopt_lock);
+    const bool notified = cv_.wait_for(lock, timeout) == std::cv_status::no_timeout;
+    lock.release();
+    return notified;
   }
   void notify_one() { cv_.notify_one(); }
   void notify_all() { cv_.notify_all(); }

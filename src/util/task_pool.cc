@@ -1,5 +1,6 @@
 #include "util/task_pool.h"
 
+#include <chrono>
 #include <system_error>
 #include <utility>
 
@@ -117,6 +118,18 @@ void TaskPool::Job::finish(int n, int index, std::exception_ptr error) {
 bool TaskPool::Job::done() const {
   MutexLock lock(mu_);
   return finished_ == count_;
+}
+
+bool TaskPool::Job::wait_for(double seconds) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(std::max(0.0, seconds));
+  MutexLock lock(mu_);
+  while (finished_ < count_) {
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) return false;
+    done_cv_.wait_for(mu_, left);
+  }
+  return true;
 }
 
 void TaskPool::Job::wait() {

@@ -66,6 +66,8 @@ class TaskPool::Job {
  public:
   // True once every task ran or was cancelled.
   bool done() const STOKER_EXCLUDES(mu_);
+  // Blocks until done() or for `seconds`, whichever comes first; returns done().
+  bool wait_for(double seconds) STOKER_EXCLUDES(mu_);
   // Blocks until done(), then rethrows the lowest-index task's exception, if any.
   void wait() STOKER_EXCLUDES(mu_);
   // Blocks until done(); returns the lowest-index task's exception (null when none) and its

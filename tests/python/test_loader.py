@@ -397,3 +397,39 @@ def test_a_loader_under_stoker_monitor_appends_its_stats_lines(small_set, tmp_pa
     assert len(lines) >= 6  # one per batch at interval 0, and the last when it closes
     assert all(line["stoker_stats"] == 1 and line["rank"] == 0 for line in lines)
     assert lines[-1]["images"] == 23
+
+
+def test_a_loader_used_in_a_forked_child_raises_instead_of_hanging(small_set):
+    """Before: a loader inherited by a fork() child (a DataLoader worker, multiprocessing's
+    "fork") waited for worker threads that exist only in the parent, for ever. Now next()
+    raises, saying so, and dropping the loader in the child neither hangs nor crashes."""
+    loader = stoker.Loader(small_set, batch_size=4, threads=2, transform="eval", size=16)
+    first = next(iter(loader))  # the workers run
+    assert first is not None
+    pid = os.fork()
+    if pid == 0:  # the child: report through the exit status only
+        code = 3
+        try:
+            next(iter(loader))
+        except stoker.Error as e:
+            code = 0 if "a fork() of it" in str(e) and "worker threads do not exist" in str(e) else 4
+        except BaseException:
+            code = 5
+        try:
+            del loader
+            gc.collect()
+        except BaseException:
+            code = 6
+        os._exit(code)
+    deadline = time.monotonic() + 60
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung")
+        time.sleep(0.05)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    assert len(list(loader)) == math.ceil(23 / 4)  # the parent's loader works on

@@ -89,3 +89,35 @@ def test_a_link_that_never_delivers_is_an_error_not_skipped_samples(shards, tmp_
     assert re.search(r"train-00000\d\.tar: (member|members) .*\(tried 3 times\)", r.stderr), \
         r.stderr
     assert "skipping bad sample" not in r.stderr
+
+
+def test_ctrl_c_interrupts_a_wait_for_a_stuck_read(shards, tmp_path):
+    """Before: Ctrl-C in Python waited until the batch was done, for ever with a read stuck in
+    storage. Now next() waits in slices and gives way to the signal; the batch is still not
+    there when KeyboardInterrupt arrives (the reads take seconds on this link): no batch was
+    delivered (the state counts none) and the next one is not ready."""
+    import signal
+    import threading
+
+    import stoker
+    cache = str(tmp_path / "cache")  # the autouse fixture's STOKER_CACHE_DIR
+    with Nginx(shards["root"], tmp_path / "nginx") as server:
+        with SlowLink(f"127.0.0.1:{server.port}", 0.0, tmp_path / "link") as link:
+            url = f"{link.url}/cls/train-{{000000..000004}}.tar"
+            port = link.port
+            digest(url, {"STOKER_CACHE_DIR": cache})  # indexes the shards
+        with SlowLink(f"127.0.0.1:{server.port}", 1.0, tmp_path / "slow", port=port):
+            loader = stoker.Loader(url, batch_size=4, threads=1, transform="eval", size=16)
+            it = iter(loader)
+            timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+            timer.start()
+            try:
+                next(it)
+                raise AssertionError("the batch came before the interrupt")
+            except KeyboardInterrupt:
+                pass
+            finally:
+                timer.cancel()
+            assert loader.state_dict()["consumed"] == 0  # interrupted before the first batch
+            assert not loader._handle.wait_ready(0)  # ... while its reads were pending
+            loader.close()  # waits for the reads in flight (seconds on this link)
