@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -109,10 +110,24 @@ TEST(PackedTest, PreadAndMappedReadsAgreeAndAShrunkShardIsAnErrorNotACrash) {
   auto f = make_folder(6);
   pack(f->data, f->out, PackConfig{});
   const fs::path shard = f->out / "shard-00000.stk";
-  const auto mapped = open_dataset(f->out);
+  // pread mode maps nothing, not even the index (a file system that refuses mmap must work):
+  // the shard is not in /proc/self/maps until the mapped open.
+  const auto maps_shard = [&] {
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+      if (line.find(fs::canonical(shard).string()) != std::string::npos) return true;
+    }
+    return false;
+  };
   ::setenv("STOKER_PACKED_IO", "pread", 1);
   const auto preads = open_dataset(f->out);
   ::unsetenv("STOKER_PACKED_IO");
+  std::vector<uint8_t> probe;
+  preads->read(0, probe);
+  EXPECT_FALSE(maps_shard());
+  const auto mapped = open_dataset(f->out);
+  EXPECT_TRUE(maps_shard());
   std::vector<uint8_t> a, b;
   for (int64_t i = 0; i < mapped->size(); ++i) {
     mapped->read(i, a);

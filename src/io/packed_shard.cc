@@ -198,15 +198,15 @@ ShardFile ShardFile::open(const std::string& path, const std::string& name) {
                     "{}: corrupt header: record or source index out of range", name);
 
   // Map the whole file, so that records are copied out of the page cache without a syscall.
-  // With STOKER_PACKED_IO=pread, or when the whole file cannot be mapped (an address-space
-  // limit), only the tail from the index on is mapped and records are read with preadv.
+  // With STOKER_PACKED_IO=pread, or when the file cannot be mapped (a file system without
+  // mmap, an address-space limit), nothing is mapped: index entries and records are read
+  // with pread(v).
   const uint64_t index_at = s.footer_.index_offset;
-  if (!(mapped_reads() && s.file_.map_from(0)) && !s.file_.map_from(index_at)) {
-    STOKER_THROW_IO(errno, name, "{}: mmap failed: {}", name, errno_message(errno));
+  if (mapped_reads() && s.file_.map_from(0)) {
+    s.file_.will_need(index_at);  // one read-ahead of the index, not a fault per page
   }
-  s.file_.will_need(index_at);  // one read-ahead of the index, not a fault per page
-  const uint64_t tail = s.file_.hash_mapped(index_at, footer_at - index_at,
-                                            fmt::format("index at byte offset {}", index_at));
+  const uint64_t tail = s.file_.hash_range(index_at, footer_at - index_at,
+                                           fmt::format("index at byte offset {}", index_at));
   STOKER_CHECK_DATA(checksum_ok(s.footer_.tail_checksum, tail),
                     "{}: index checksum mismatch (index at byte offset {})", name, index_at);
   return s;

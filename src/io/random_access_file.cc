@@ -10,7 +10,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 #include "stoker/error.h"
 
@@ -154,6 +156,9 @@ bool RandomAccessFile::map_from(uint64_t from) {
   if (addr == MAP_FAILED) return false;
   map_ = Mapping(static_cast<const uint8_t*>(addr), size_ - start);
   map_offset_ = start;
+  // The whole file mapped: the mapping needs no descriptor, and a dataset of thousands of
+  // shards must not hold thousands of them (a "Too many open files" under ulimit -n).
+  if (start == 0) fd_.reset();
   return true;
 }
 
@@ -210,6 +215,22 @@ void RandomAccessFile::read(uint64_t offset, std::span<uint8_t> out, const std::
     if (n == 0) unreadable(0, what);
     done += static_cast<uint64_t>(n);
   }
+}
+
+uint64_t RandomAccessFile::hash_range(uint64_t offset, uint64_t n, const std::string& what) const {
+  if (mapped(offset, n)) return hash_mapped(offset, n, what);
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
+                                                                 &XXH3_freeState);
+  STOKER_CHECK(state != nullptr, "{}: out of memory", name_);
+  XXH3_64bits_reset(state.get());
+  std::vector<uint8_t> chunk(static_cast<size_t>(std::min<uint64_t>(n, uint64_t{1} << 20)));
+  for (uint64_t done = 0; done < n;) {
+    const uint64_t take = std::min<uint64_t>(chunk.size(), n - done);
+    read(offset + done, std::span<uint8_t>(chunk.data(), take), what);
+    XXH3_64bits_update(state.get(), chunk.data(), take);
+    done += take;
+  }
+  return XXH3_64bits_digest(state.get());
 }
 
 uint64_t RandomAccessFile::hash_mapped(uint64_t offset, uint64_t n, const std::string& what) const {

@@ -55,7 +55,8 @@ class RandomAccessFile {
 
   // Maps [from rounded down to a page, size()) (the whole file when `from` is 0), replacing an
   // earlier mapping. Returns false, leaving the earlier one, when the system refuses (an
-  // address-space limit, a filesystem without mmap).
+  // address-space limit, a filesystem without mmap). A whole-file mapping closes the
+  // descriptor (every read is then from the mapping; no later map_from).
   bool map_from(uint64_t from);
   // Whether [offset, offset + n) lies in the mapping.
   bool mapped(uint64_t offset, uint64_t n) const;
@@ -70,6 +71,8 @@ class RandomAccessFile {
 
   // XXH3-64 of [offset, offset + n), which must be mapped; the I/O Error of read() otherwise.
   uint64_t hash_mapped(uint64_t offset, uint64_t n, const std::string& what) const;
+  // The same of any range: from the mapping where mapped, else read in 1 MiB preads.
+  uint64_t hash_range(uint64_t offset, uint64_t n, const std::string& what) const;
 
  private:
   [[noreturn]] void unreadable(int error, const std::string& what) const;
