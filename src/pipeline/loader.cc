@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -180,6 +181,20 @@ class Loader::Impl {
   }
 
   bool forked() const { return ::getpid() != owner_pid_; }
+
+  // Cancels the batches in flight and waits up to `seconds` in all for their running samples;
+  // returns how many batches still have samples running.
+  int settle(double seconds) {
+    MutexLock consumer(consumer_mu_);
+    for (auto& flight : in_flight_) flight.job->cancel();
+    const auto deadline = SteadyClock::now() + std::chrono::duration<double>(seconds);
+    int stuck = 0;
+    for (auto& flight : in_flight_) {
+      const double left = std::chrono::duration<double>(deadline - SteadyClock::now()).count();
+      if (!flight.job->wait_for(std::max(0.0, left))) ++stuck;
+    }
+    return stuck;
+  }
 
   // A loader copied into a fork() child (a DataLoader worker process, multiprocessing's
   // "fork") has none of its worker threads there: waiting for them would hang for ever.
@@ -718,7 +733,24 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset, const LoaderConfig& confi
 Loader::~Loader() {
   // In a fork() child the workers are the parent's threads and a mutex may be held by one of
   // them for good: the Impl is left as it is (its memory goes with the child).
-  if (impl_ && impl_->forked()) (void)impl_.release();
+  if (!impl_) return;
+  if (impl_->forked()) {
+    (void)impl_.release();
+    return;
+  }
+  // A worker stuck in a read (a hung mount, a stalled server) would hold the destructor for
+  // ever: after STOKER_CLOSE_TIMEOUT seconds (default 10) its threads are abandoned with the
+  // Impl they use, never joined, and the warning says so.
+  const char* text = std::getenv("STOKER_CLOSE_TIMEOUT");
+  const double timeout = text != nullptr && *text != '\0' ? std::atof(text) : 10.0;
+  const int stuck = impl_->settle(timeout);
+  if (stuck > 0) {
+    log(LogLevel::kWarning,
+        "closing the loader: {} batch(es) still had samples being read after {:.1f} s (a read "
+        "stuck in storage?); their worker threads are abandoned, not joined",
+        stuck, timeout);
+    (void)impl_.release();
+  }
 }
 void Loader::set_epoch(int64_t epoch) { impl_->set_epoch(epoch); }
 std::shared_ptr<const Batch> Loader::next() { return impl_->next(); }

@@ -121,3 +121,37 @@ def test_ctrl_c_interrupts_a_wait_for_a_stuck_read(shards, tmp_path):
             assert loader.state_dict()["consumed"] == 0  # interrupted before the first batch
             assert not loader._handle.wait_ready(0)  # ... while its reads were pending
             loader.close()  # waits for the reads in flight (seconds on this link)
+
+
+def test_closing_a_loader_with_a_stuck_read_abandons_it_and_says_so(shards, tmp_path):
+    """close() with a read stuck in storage would wait for ever; after STOKER_CLOSE_TIMEOUT
+    seconds it abandons the worker threads (never joined, their memory kept) with a warning,
+    and the process goes on and exits normally."""
+    import sys
+    import textwrap
+    cache = str(tmp_path / "cache")
+    with Nginx(shards["root"], tmp_path / "nginx") as server:
+        with SlowLink(f"127.0.0.1:{server.port}", 0.0, tmp_path / "link") as link:
+            url = f"{link.url}/cls/train-{{000000..000004}}.tar"
+            port = link.port
+            digest(url, {"STOKER_CACHE_DIR": cache})  # indexes the shards
+        with SlowLink(f"127.0.0.1:{server.port}", 3.0, tmp_path / "slow", port=port):
+            script = textwrap.dedent(f"""
+                import stoker
+                loader = stoker.Loader({url!r}, batch_size=4, threads=1, transform="eval",
+                                       size=16)
+                import time
+                t = time.monotonic()
+                loader.set_epoch(0)  # the first batches' reads start (and stay stuck)
+                assert not loader._handle.wait_ready(0.5)  # a worker is in a read by now
+                loader.close()
+                print("closed", time.monotonic() - t)
+            """)
+            r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                               timeout=120,
+                               env=dict(os.environ, STOKER_CACHE_DIR=cache,
+                                        STOKER_CLOSE_TIMEOUT="0.5"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "closed" in r.stdout
+    assert "still had samples being read after 0.5 s" in r.stderr, r.stderr
+    assert "abandoned, not joined" in r.stderr
