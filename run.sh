@@ -25,9 +25,11 @@ build_packages=(build-essential cmake ninja-build pkg-config git
   libcurl4-openssl-dev python3-dev python3-venv ccache)
 # What the tests use besides the build and the venv: real photographs and Fashion-MNIST from
 # Debian's archive, a headless browser for the doctor's HTML report, nginx (the HTTP server of
-# the remote-shard tests) and the curl command (their S3 uploads), and the aarch64 cross
+# the remote-shard tests), the curl command (their S3 uploads), iproute2 (ip and tc: network
+# namespaces, veth links and tbf for the slow-link and two-node tests), and the aarch64 cross
 # toolchain with qemu's user-mode emulator for the arm64 unit tests.
-test_packages=(mate-backgrounds dataset-fashion-mnist chromium clang-format clang-16 nginx-light curl)
+test_packages=(mate-backgrounds dataset-fashion-mnist chromium clang-format clang-16 nginx-light curl
+  iproute2)
 arm64_packages=(g++-aarch64-linux-gnu qemu-user libjpeg62-turbo-dev:arm64 libpng-dev:arm64
   libwebp-dev:arm64 libzstd-dev:arm64 libxxhash-dev:arm64 libfmt-dev:arm64 libgtest-dev:arm64
   libgmock-dev:arm64 libcurl4-openssl-dev:arm64)
