@@ -110,7 +110,9 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list,
                                         const FileListConfig& config = {});
 
 // A folder opens as an ImageFolder, a regular file as a file list (`lists` for its columns),
-// a packed dataset's folder or manifest as the packed dataset.
+// a packed dataset's folder or manifest as the packed dataset; a .tar path, a pattern with
+// braces or "::", or an http(s):// or s3:// location as WebDataset shards (`lists`'
+// label_column: the label's extension or JSON member).
 std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
                                       const FileListConfig& lists = {});
 

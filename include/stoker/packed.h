@@ -92,6 +92,10 @@ struct PackResult {
 // complete shards and finishes the rest, producing the same bytes as an uninterrupted run.
 // Throws stoker::Error for bad options, I/O errors, and (unless skip_bad_samples) the first
 // sample that cannot be read or decoded, naming it.
+// An http(s):// or s3:// `out` is packed into a local staging folder (the index cache folder's
+// pack-staging/<XXH3 of out>, kept so that a re-run resumes), then uploaded with PUTs
+// (io/remote.h: S3 signed with SigV4): the shards, then the manifest last, so that the remote
+// pack never looks complete before it is.
 PackResult pack_dataset(const Dataset& source, const std::string& source_path,
                         const std::filesystem::path& out, const PackConfig& options);
 

@@ -76,8 +76,9 @@ def _mode_for(mode: Optional[str], drop_last: Optional[bool]) -> str:
 
 def open_dataset(path: Union[str, os.PathLike], path_column: Optional[str] = None,
                  label_column: Optional[str] = None) -> "_stoker.Dataset":
-    """Opens a packed dataset, an ImageFolder (a folder) or a file list (a file: headerless
-    path<TAB>label lines, CSV/TSV with a header, JSON lines; the column names as Loader's)."""
+    """Opens a packed dataset, an ImageFolder (a folder), a file list (a file: headerless
+    path<TAB>label lines, CSV/TSV with a header, JSON lines; the column names as Loader's) or
+    WebDataset tar shards (a .tar path, a brace pattern, http(s):// or s3:// locations)."""
     return _stoker.open_dataset(os.fspath(path), path_column or "", label_column or "")
 
 
@@ -313,9 +314,14 @@ class Loader:
         JSON lines. Labels may be integers or class names (sorted like ImageFolder's:
         ``classes``, ``class_to_idx``), several per sample (a JSON list, or ``3;7`` /
         ``cat|dog`` in a table: multi-hot float32 labels), or absent (label-free: labels -1).
+        Or WebDataset tar shards: a ``.tar`` path, a brace pattern
+        (``'train-{000000..000999}.tar'``), or ``http(s)://`` and ``s3://`` locations of them
+        (S3 credentials, region and endpoint from the ``AWS_*`` variables or ``~/.aws``);
+        the label is each sample's ``.cls``, else its ``.json`` label, else its ``.txt``.
       path_column, label_column: the list's column (or JSON member) names; default the first
         of path/file/filename/image/image_path/filepath/img and of
-        label/labels/class/target/category/y (none: label-free).
+        label/labels/class/target/category/y (none: label-free). For tar shards
+        label_column names the label's extension (``'cls'``, ``'txt'``) or JSON member.
       batch_size: samples per batch on each rank.
       transform: a stoker.TransformConfig, or its kind ('train' or 'eval') with its other
         fields as keywords: size (224), output ('float32'), scale, ratio, flip_p,

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "io/file_util.h"
+#include "io/remote.h"
 #include "io/webdataset.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
@@ -18,8 +19,10 @@ std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
                                       const FileListConfig& lists) {
   const std::string name = path.string();
   STOKER_CHECK_ARG(!name.empty(), "dataset: empty path");
-  // WebDataset shards: a pattern, a remote location or a .tar path (not a file system entry).
+  // WebDataset shards: a pattern or a .tar path or URL (not a file system entry); another
+  // remote location is a packed dataset's folder or manifest.
   if (io::is_webdataset_location(name)) return io::open_webdataset(name, lists);
+  if (io::is_remote_location(name)) return open_packed(path);
   struct stat st;
   if (::stat(name.c_str(), &st) != 0) {
     const int error = errno;

@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "io/packed_manifest.h"
 #include "io/packed_shard.h"
+#include "io/read_ahead.h"
 #include "stoker/error.h"
 #include "stoker/packed.h"
 
@@ -78,6 +80,26 @@ class PackedDataset final : public Dataset {
         fingerprint_(hex64(pack.manifest.fingerprint)) {
     starts_.reserve(shards_.size());
     for (const ShardFile& s : shards_) starts_.push_back(s.first_record());
+    remote_ = std::any_of(shards_.begin(), shards_.end(), [](const auto& s) { return s.remote(); });
+    if (remote_) {
+      // Remote shards: the records the loader announces are fetched ahead, neighbours together
+      // (the same read-ahead as remote WebDataset shards; its settings in docs/format.md).
+      const char* c = std::getenv("STOKER_READAHEAD_CONNECTIONS");
+      const char* m = std::getenv("STOKER_READAHEAD_MIB");
+      const int connections = c != nullptr && *c != '\0' ? std::atoi(c) : 32;
+      const uint64_t mib = m != nullptr && *m != '\0' ? std::strtoull(m, nullptr, 10) : 256;
+      if (connections > 0) {
+        read_ahead_ = std::make_unique<ReadAhead>(
+            [this](std::span<const int64_t> run, std::vector<std::vector<uint8_t>>& out) {
+              fetch_run(run, out);
+            },
+            [this](int64_t index) { return stored(index).end - stored(index).begin; },
+            [this](std::vector<int64_t> indices) {
+              return group_into_runs(std::move(indices), [this](int64_t i) { return stored(i); });
+            },
+            connections, std::max<uint64_t>(1, mib) << 20);
+      }
+    }
   }
 
   int64_t size() const override { return records_; }
@@ -97,9 +119,29 @@ class PackedDataset final : public Dataset {
   }
 
   void read(int64_t index, std::vector<uint8_t>& out) const override {
+    if (read_ahead_ && read_ahead_->take(index, out)) return;
     const auto [s, j] = locate(index);
     shards_[s].read_record(j, out);
   }
+  void read_ahead(std::span<const int64_t> indices) const override {
+    if (!read_ahead_) return;
+    std::vector<int64_t> valid;
+    for (const int64_t i : indices) {
+      if (i >= 0 && i < records_) valid.push_back(i);
+    }
+    read_ahead_->hint(valid);
+  }
+  void cancel_read_ahead() const override {
+    if (read_ahead_) read_ahead_->clear();
+  }
+  std::vector<int64_t> shard_ends() const override {
+    std::vector<int64_t> ends;
+    for (const ShardFile& s : shards_) {
+      ends.push_back(static_cast<int64_t>(s.first_record() + s.record_count()));
+    }
+    return ends;
+  }
+  bool prefers_shard_order() const override { return remote_; }
 
   const std::vector<std::string>& classes() const override { return classes_; }
   std::string fingerprint() const override { return fingerprint_; }
@@ -121,12 +163,44 @@ class PackedDataset final : public Dataset {
     return {s, u - starts_[s]};
   }
 
+  // Where record `index` lies: its shard and the bytes of its header and payload. An entry
+  // that cannot be read or is corrupt gives an empty range (read() then reports it).
+  StoredRange stored(int64_t index) const {
+    const auto [s, j] = locate(index);
+    try {
+      const IndexEntry e = shards_[s].checked_entry(j);
+      return StoredRange{s, e.offset, e.offset + packed::kRecordHeaderSize + e.payload_length};
+    } catch (const Error&) {
+      return StoredRange{s, 0, 0};
+    }
+  }
+
+  // Reads a run of records (group_into_runs) with one range read and checks each.
+  void fetch_run(std::span<const int64_t> run, std::vector<std::vector<uint8_t>>& out) const {
+    out.resize(run.size());
+    if (run.size() == 1) {
+      const auto [s, j] = locate(run[0]);
+      shards_[s].read_record(j, out[0]);
+      return;
+    }
+    const StoredRange first = stored(run.front()), last = stored(run.back());
+    const ShardFile& shard = shards_[first.object];
+    std::vector<uint8_t> bytes(last.end - first.begin);
+    shard.read_span(first.begin, bytes,
+                    fmt::format("records at byte offsets {} to {}", first.begin, last.end));
+    for (size_t k = 0; k < run.size(); ++k) {
+      shard.record_from(locate(run[k]).second, bytes, first.begin, out[k]);
+    }
+  }
+
   std::string folder_;
   std::vector<ShardFile> shards_;
   std::vector<uint64_t> starts_;
   std::vector<std::string> classes_;
   int64_t records_ = 0;
   std::string fingerprint_;
+  bool remote_ = false;
+  std::unique_ptr<ReadAhead> read_ahead_;
 };
 
 // The first 4 KiB of a file, or "" when it cannot be read.

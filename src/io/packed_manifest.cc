@@ -7,9 +7,11 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "io/blob.h"
 #include "io/file_util.h"
 #include "io/json_limits.h"
 #include "io/packed_shard.h"
+#include "io/remote.h"
 #include "stoker/error.h"
 #include "stoker/packed_format.h"
 
@@ -194,6 +196,32 @@ Manifest parse_manifest(std::string_view text, const std::string& name) {
 
 Manifest read_manifest(const std::filesystem::path& path, std::filesystem::path& folder,
                        std::string& name) {
+  if (is_remote_location(path.string())) {
+    // A remote pack: LOCATION (its folder) or LOCATION/manifest.json.
+    std::string location = path.string();
+    while (location.size() > 1 && location.back() == '/') location.pop_back();
+    const std::string suffix = "/" + std::string(packed::kManifestName);
+    const bool is_manifest =
+        location.size() > suffix.size() &&
+        location.compare(location.size() - suffix.size(), suffix.size(), suffix) == 0;
+    name = is_manifest ? location : location + suffix;
+    folder = name.substr(0, name.size() - suffix.size());
+    std::vector<uint8_t> bytes;
+    try {
+      const std::unique_ptr<Blob> blob = Blob::open(name);
+      STOKER_CHECK_DATA(blob->size() <= static_cast<uint64_t>(kMaxManifestBytes),
+                        "{}: {} bytes, more than a manifest may have", name, blob->size());
+      bytes.resize(blob->size());
+      blob->read(0, bytes, "the manifest");
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kIo) throw;
+      throw Error(ErrorKind::kIo,
+                  fmt::format("{} (not a packed dataset, or its manifest is missing)", e.message()),
+                  e.sys_errno(), e.path(), e.where());
+    }
+    return parse_manifest(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), name);
+  }
   struct stat st;
   const bool is_dir = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
   const std::filesystem::path file = is_dir ? path / packed::kManifestName : path;

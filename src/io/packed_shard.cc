@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "io/remote.h"
 #include "stoker/error.h"
 
 namespace stoker::io {
@@ -174,13 +175,20 @@ ShardFooter ShardFooter::decode(std::span<const uint8_t, kShardFooterSize> bytes
 
 ShardFile ShardFile::open(const std::string& path, const std::string& name) {
   ShardFile s;
+  s.name_ = name;
   try {
-    s.file_ = RandomAccessFile::open(path, name);
+    if (is_remote_location(path)) {
+      s.blob_ = Blob::open(path);
+      s.size_ = s.blob_->size();
+    } else {
+      s.file_ = RandomAccessFile::open(path, name);
+      s.size_ = s.file_.size();
+    }
   } catch (const Error& e) {
     if (e.sys_errno() != ENOENT) throw;
     STOKER_THROW_IO(ENOENT, name, "{}: missing shard (no such file)", name);
   }
-  const uint64_t size = s.file_.size();
+  const uint64_t size = s.size_;
   STOKER_CHECK_DATA(size >= kShardHeaderSize + kShardFooterSize,
                     "{}: truncated shard: {} bytes, less than a header and a footer ({} bytes)",
                     name, size, kShardHeaderSize + kShardFooterSize);
@@ -189,41 +197,74 @@ ShardFile ShardFile::open(const std::string& path, const std::string& name) {
   std::array<uint8_t, kShardHeaderSize> h;
   std::array<uint8_t, kShardFooterSize> f;
   const uint64_t footer_at = size - kShardFooterSize;
-  s.file_.read(0, h, "header at byte offset 0");
-  s.file_.read(footer_at, f, fmt::format("footer at byte offset {}", footer_at));
+  s.read_bytes(0, h, "header at byte offset 0");
+  s.read_bytes(footer_at, f, fmt::format("footer at byte offset {}", footer_at));
   s.header_ = ShardHeader::decode(h, name);
   s.footer_ = ShardFooter::decode(f, s.header_.checksum, size, name);
   STOKER_CHECK_DATA(s.header_.first_record <= (uint64_t{1} << 62) &&
                         s.header_.first_source <= (uint64_t{1} << 62),
                     "{}: corrupt header: record or source index out of range", name);
 
-  // Map the whole file, so that records are copied out of the page cache without a syscall.
-  // With STOKER_PACKED_IO=pread, or when the file cannot be mapped (a file system without
-  // mmap, an address-space limit), nothing is mapped: index entries and records are read
-  // with pread(v).
   const uint64_t index_at = s.footer_.index_offset;
-  if (mapped_reads() && s.file_.map_from(0)) {
-    s.file_.will_need(index_at);  // one read-ahead of the index, not a fault per page
+  const std::string what = fmt::format("index at byte offset {}", index_at);
+  uint64_t tail = 0;
+  if (s.blob_) {
+    // Remote: the index and skipped list are read once (one range read) and kept.
+    s.index_.resize(footer_at - index_at);
+    s.blob_->read(index_at, s.index_, what);
+    tail = XXH3_64bits(s.index_.data(), s.index_.size());
+  } else {
+    // Map the whole file, so that records are copied out of the page cache without a
+    // syscall. With STOKER_PACKED_IO=pread, or when the file cannot be mapped (a file system
+    // without mmap, an address-space limit), nothing is mapped: index entries and records
+    // are read with pread(v).
+    if (mapped_reads() && s.file_.map_from(0)) {
+      s.file_.will_need(index_at);  // one read-ahead of the index, not a fault per page
+    }
+    tail = s.file_.hash_range(index_at, footer_at - index_at, what);
   }
-  const uint64_t tail = s.file_.hash_range(index_at, footer_at - index_at,
-                                           fmt::format("index at byte offset {}", index_at));
   STOKER_CHECK_DATA(checksum_ok(s.footer_.tail_checksum, tail),
                     "{}: index checksum mismatch (index at byte offset {})", name, index_at);
   return s;
 }
 
+void ShardFile::read_bytes(uint64_t offset, std::span<uint8_t> out, const std::string& what,
+                           std::span<uint8_t> more) const {
+  if (!blob_) {
+    file_.read(offset, out, what, more);
+    return;
+  }
+  const uint64_t index_at = footer_.index_offset;
+  const uint64_t total = uint64_t{out.size()} + more.size();
+  if (!index_.empty() && offset >= index_at && total <= index_.size() &&
+      offset - index_at <= index_.size() - total) {
+    const uint8_t* at = index_.data() + (offset - index_at);
+    std::memcpy(out.data(), at, out.size());
+    if (!more.empty()) std::memcpy(more.data(), at + out.size(), more.size());
+    return;
+  }
+  if (more.empty()) {
+    blob_->read(offset, out, what);
+    return;
+  }
+  std::vector<uint8_t> both(total);
+  blob_->read(offset, both, what);
+  std::memcpy(out.data(), both.data(), out.size());
+  std::memcpy(more.data(), both.data() + out.size(), more.size());
+}
+
 IndexEntry ShardFile::entry(uint64_t j) const {
   std::array<uint8_t, kIndexEntrySize> e;
   const uint64_t at = footer_.index_offset + j * kIndexEntrySize;
-  file_.read(at, e, fmt::format("record {}: index entry at byte offset {}", j, at));
+  read_bytes(at, e, fmt::format("record {}: index entry at byte offset {}", j, at));
   return IndexEntry{load_u64(e.data() + entry::kOffset), load_u32(e.data() + entry::kPayloadLength),
                     load_u32(e.data() + entry::kLabel), load_u64(e.data() + entry::kChecksum)};
 }
 
 uint32_t ShardFile::label(uint64_t j) const { return entry(j).label; }
 
-void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* info) const {
-  const std::string& name = file_.name();
+IndexEntry ShardFile::checked_entry(uint64_t j) const {
+  const std::string& name = name_;
   const uint64_t index_offset = footer_.index_offset;
   STOKER_CHECK(j < footer_.record_count, "{}: record {} out of range [0, {})", name, j,
                footer_.record_count);
@@ -241,12 +282,31 @@ void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* i
       "record area [{}, {})",
       name, j, index_offset + j * kIndexEntrySize, e.offset,
       kRecordHeaderSize + uint64_t{e.payload_length}, kShardHeaderSize, index_offset);
+  return e;
+}
 
+void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* info) const {
+  const IndexEntry e = checked_entry(j);
   std::array<uint8_t, kRecordHeaderSize> header;
   out.resize(e.payload_length);
-  file_.read(e.offset, header, fmt::format("record {} at byte offset {}", j, e.offset), out);
+  read_bytes(e.offset, header, fmt::format("record {} at byte offset {}", j, e.offset), out);
+  check_record(j, e, header.data(), out, info);
+}
 
-  const uint8_t* h = header.data();
+void ShardFile::record_from(uint64_t j, std::span<const uint8_t> bytes, uint64_t bytes_offset,
+                            std::vector<uint8_t>& out) const {
+  const IndexEntry e = checked_entry(j);
+  STOKER_CHECK(e.offset >= bytes_offset &&
+                   e.offset - bytes_offset + kRecordHeaderSize + e.payload_length <= bytes.size(),
+               "{}: record {} is not inside the bytes read", name_, j);
+  const uint8_t* at = bytes.data() + (e.offset - bytes_offset);
+  out.assign(at + kRecordHeaderSize, at + kRecordHeaderSize + e.payload_length);
+  check_record(j, e, at, out, nullptr);
+}
+
+void ShardFile::check_record(uint64_t j, const IndexEntry& e, const uint8_t* h,
+                             std::span<const uint8_t> payload, RecordInfo* info) const {
+  const std::string& name = name_;
   STOKER_CHECK_DATA(std::memcmp(h + record::kMagic, kRecordMagic, sizeof kRecordMagic) == 0,
                     "{}: record {} at byte offset {}: bad record magic", name, j, e.offset);
   const uint32_t label = load_u32(h + record::kLabel);
@@ -255,7 +315,7 @@ void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* i
   STOKER_CHECK_DATA(length == e.payload_length && label == e.label && stored == e.checksum,
                     "{}: record {} at byte offset {}: record header disagrees with its index entry",
                     name, j, e.offset);
-  STOKER_CHECK_DATA(checksum_ok(stored, record_checksum(h, out)),
+  STOKER_CHECK_DATA(checksum_ok(stored, record_checksum(h, payload)),
                     "{}: record {} at byte offset {}: checksum mismatch", name, j, e.offset);
   if (info != nullptr) {
     info->label = label;
@@ -266,14 +326,18 @@ void ShardFile::read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* i
   }
 }
 
+void ShardFile::read_span(uint64_t offset, std::span<uint8_t> out, const std::string& what) const {
+  read_bytes(offset, out, what);
+}
+
 std::vector<SkippedSample> ShardFile::skipped() const {
-  const std::string& name = file_.name();
+  const std::string& name = name_;
   std::vector<SkippedSample> result;
   const uint64_t begin = footer_.skipped_offset;
-  const uint64_t end = file_.size() - kShardFooterSize;
+  const uint64_t end = size_ - kShardFooterSize;
   // The list is copied out (of the mapping, under the guard), then parsed from the copy.
   std::vector<uint8_t> list(end - begin);
-  file_.read(begin, list, fmt::format("skipped list at byte offset {}", begin));
+  read_bytes(begin, list, fmt::format("skipped list at byte offset {}", begin));
   uint64_t at = begin;
   for (uint64_t k = 0; k < footer_.skipped_count; ++k) {
     STOKER_CHECK_DATA(end - at >= kSkippedFixedSize,

@@ -18,11 +18,13 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "io/blob.h"
 #include "io/file_util.h"
 #include "io/random_access_file.h"
 #include "stoker/packed_format.h"
@@ -95,11 +97,14 @@ struct ShardFooter {
 class ShardFile {
  public:
   // Opens and checks the shard at `path`; `name` is how messages call it. Throws
-  // "NAME: <reason>" (at byte offset N where one applies).
+  // "NAME: <reason>" (at byte offset N where one applies). An http(s):// or s3:// path is
+  // read by range (io/remote.h): header and footer, then the whole index (kept in memory,
+  // 24 bytes a record), then each record with one range read.
   static ShardFile open(const std::string& path, const std::string& name);
 
-  const std::string& name() const { return file_.name(); }
-  uint64_t file_size() const { return file_.size(); }
+  const std::string& name() const { return name_; }
+  uint64_t file_size() const { return size_; }
+  bool remote() const { return blob_ != nullptr; }
   uint64_t options_hash() const { return header_.options_hash; }
   uint64_t shard_number() const { return header_.shard_number; }
   uint64_t first_record() const { return header_.first_record; }
@@ -121,11 +126,30 @@ class ShardFile {
   // the bytes cannot be read (the file shrank after open(), an I/O error).
   void read_record(uint64_t j, std::vector<uint8_t>& out, RecordInfo* info = nullptr) const;
 
+  // Record j's payload, checked as read_record does, from `bytes` already read from the
+  // shard starting at byte `bytes_offset` (one range read of several records).
+  void record_from(uint64_t j, std::span<const uint8_t> bytes, uint64_t bytes_offset,
+                   std::vector<uint8_t>& out) const;
+  // Reads any byte range of the shard (for record_from).
+  void read_span(uint64_t offset, std::span<uint8_t> out, const std::string& what) const;
+  // Entry j < record_count(), checked to lie inside the record area.
+  IndexEntry checked_entry(uint64_t j) const;
+
   // Parses the skipped list. Throws "NAME: skipped entry k at byte offset N: <reason>".
   std::vector<SkippedSample> skipped() const;
 
  private:
-  RandomAccessFile file_;  // mapped whole, or from the index on
+  void check_record(uint64_t j, const IndexEntry& e, const uint8_t* header,
+                    std::span<const uint8_t> payload, RecordInfo* info) const;
+  // Reads [offset, offset + out.size()) then `more` from the file or the remote object.
+  void read_bytes(uint64_t offset, std::span<uint8_t> out, const std::string& what,
+                  std::span<uint8_t> more = {}) const;
+
+  std::string name_;
+  uint64_t size_ = 0;
+  RandomAccessFile file_;       // local: mapped whole, or read with pread
+  std::unique_ptr<Blob> blob_;  // remote
+  std::vector<uint8_t> index_;  // remote: the index, read once
   ShardHeader header_;
   ShardFooter footer_;
 };

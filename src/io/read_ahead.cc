@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <system_error>
 #include <utility>
 
@@ -9,6 +10,45 @@
 #include "stoker/log.h"
 
 namespace stoker::io {
+
+std::vector<std::vector<int64_t>> group_into_runs(std::vector<int64_t> indices,
+                                                  const std::function<StoredRange(int64_t)>& where,
+                                                  uint64_t max_gap, uint64_t max_bytes) {
+  std::unordered_map<int64_t, size_t> first_hint;
+  std::unordered_map<int64_t, StoredRange> at;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    first_hint.emplace(indices[k], k);
+    at.emplace(indices[k], where(indices[k]));
+  }
+  std::sort(indices.begin(), indices.end(), [&](int64_t a, int64_t b) {
+    const StoredRange &x = at[a], &y = at[b];
+    return std::pair(x.object, x.begin) < std::pair(y.object, y.begin);
+  });
+  std::vector<std::vector<int64_t>> runs;
+  std::vector<size_t> firsts;
+  uint64_t run_begin = 0, run_end = 0;
+  for (const int64_t i : indices) {
+    const StoredRange& r = at[i];
+    if (!runs.empty() && at[runs.back().back()].object == r.object && r.begin >= run_end &&
+        r.begin - run_end <= max_gap && r.end - run_begin <= max_bytes) {
+      runs.back().push_back(i);
+      firsts.back() = std::min(firsts.back(), first_hint[i]);
+      run_end = r.end;
+      continue;
+    }
+    runs.push_back({i});
+    firsts.push_back(first_hint[i]);
+    run_begin = r.begin;
+    run_end = r.end;
+  }
+  std::vector<size_t> order(runs.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return firsts[a] < firsts[b]; });
+  std::vector<std::vector<int64_t>> out;
+  out.reserve(runs.size());
+  for (const size_t k : order) out.push_back(std::move(runs[k]));
+  return out;
+}
 
 ReadAhead::ReadAhead(Fetch fetch, SizeOf size_of, Group group, int connections, uint64_t max_bytes)
     : fetch_(std::move(fetch)),

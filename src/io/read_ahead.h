@@ -38,6 +38,20 @@
 
 namespace stoker::io {
 
+// Where a sample's bytes lie: in which object (a shard) and at which bytes.
+struct StoredRange {
+  uint64_t object = 0;
+  uint64_t begin = 0, end = 0;
+};
+
+// The usual ReadAhead::Group: samples of one object whose bytes lie within `max_gap` of each
+// other form a run of at most `max_bytes` (one range read); runs come in the order of their
+// first sample in `indices`.
+std::vector<std::vector<int64_t>> group_into_runs(std::vector<int64_t> indices,
+                                                  const std::function<StoredRange(int64_t)>& where,
+                                                  uint64_t max_gap = uint64_t{256} << 10,
+                                                  uint64_t max_bytes = uint64_t{1} << 20);
+
 class ReadAhead {
  public:
   // fetch(unit, out): reads the samples of a unit, out[i] for unit[i] (thread-safe).

@@ -310,16 +310,19 @@ CURLcode perform(const Target& target, const Request& request, Exchange& x, std:
       curl_easy_setopt(h, CURLOPT_POSTFIELDS, reinterpret_cast<const char*>(request.body.data()));
       curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
                        static_cast<curl_off_t>(request.body.size()));
+      // No "Expect:" header to turn off 100-continue: libcurl's SigV4 would sign the empty
+      // header it never sends, and the store rejects the signature.
       headers.add("Content-Type: application/octet-stream");
-      headers.add("Expect:");
       break;
   }
   if (target.sign) {
-    // S3 requires the payload's hash as a header; libcurl signs it with the request.
-    if (request.method != Method::kPut) {
-      headers.add(
-          "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    }
+    // S3 requires the payload's hash as a header, and libcurl signs the value given there:
+    // the empty body's SHA-256, or for an upload UNSIGNED-PAYLOAD (S3's way of signing the
+    // headers only; TLS protects the body).
+    headers.add(request.method == Method::kPut
+                    ? "x-amz-content-sha256: UNSIGNED-PAYLOAD"
+                    : "x-amz-content-sha256: "
+                      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     if (!target.token.empty()) headers.add("x-amz-security-token: " + target.token);
     curl_easy_setopt(h, CURLOPT_AWS_SIGV4, target.sigv4.c_str());
     curl_easy_setopt(h, CURLOPT_USERPWD, target.userpwd.c_str());

@@ -436,37 +436,12 @@ class WebDataset final : public Dataset {
     const std::string_view path = table_.path(index);
     return std::string(path.substr(path.rfind('.') + 1));
   }
-  // Groups samples into runs read with one range read each: members of one shard, in storage
-  // order, with gaps of at most kRunGap bytes between them and at most kRunBytes in all. The
-  // runs come in the order of their first sample in `indices`.
+  // Samples as runs of neighbouring members (group_into_runs), one range read each.
   std::vector<std::vector<int64_t>> runs(std::vector<int64_t> indices) const {
-    constexpr uint64_t kRunGap = 256 << 10, kRunBytes = 1 << 20;
-    std::unordered_map<int64_t, size_t> first_hint;
-    for (size_t k = 0; k < indices.size(); ++k) first_hint.emplace(indices[k], k);
-    std::sort(indices.begin(), indices.end(), [&](int64_t a, int64_t b) {
-      return std::pair(shard_of_[a], offsets_[a]) < std::pair(shard_of_[b], offsets_[b]);
+    return group_into_runs(std::move(indices), [this](int64_t i) {
+      return StoredRange{shard_of_[i], offsets_[i],
+                         offsets_[i] + static_cast<uint64_t>(table_.sizes[i])};
     });
-    std::vector<std::vector<int64_t>> out;
-    uint64_t run_begin = 0, run_end = 0;
-    for (const int64_t i : indices) {
-      const uint64_t begin = offsets_[i], end = begin + static_cast<uint64_t>(table_.sizes[i]);
-      if (!out.empty() && shard_of_[out.back().back()] == shard_of_[i] && begin >= run_end &&
-          begin - run_end <= kRunGap && end - run_begin <= kRunBytes) {
-        out.back().push_back(i);
-        run_end = end;
-        continue;
-      }
-      out.push_back({i});
-      run_begin = begin;
-      run_end = end;
-    }
-    std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
-      size_t fa = SIZE_MAX, fb = SIZE_MAX;
-      for (const int64_t i : a) fa = std::min(fa, first_hint.at(i));
-      for (const int64_t i : b) fb = std::min(fb, first_hint.at(i));
-      return fa < fb;
-    });
-    return out;
   }
 
   // Reads a run of members (runs()) with one range read and cuts it into the samples.
@@ -515,8 +490,7 @@ class WebDataset final : public Dataset {
 }  // namespace
 
 bool is_webdataset_location(std::string_view location) {
-  return location.rfind("http://", 0) == 0 || location.rfind("https://", 0) == 0 ||
-         location.rfind("s3://", 0) == 0 || location.find('{') != std::string_view::npos ||
+  return location.find('{') != std::string_view::npos ||
          location.find("::") != std::string_view::npos || ends_with(location, ".tar") ||
          ends_with(location, ".tar.gz") || ends_with(location, ".tgz");
 }

@@ -12,8 +12,9 @@
 
 namespace stoker::io {
 
-// Whether `location` names WebDataset shards: an http(s):// or s3:// location, a pattern with
-// braces or "::", or a path ending in ".tar".
+// Whether `location` names WebDataset shards: a pattern with braces or "::", or a path or URL
+// ending in ".tar" (".tar.gz", ".tgz": refused when read). Another http(s):// or s3://
+// location is a packed dataset's folder (or its manifest.json).
 bool is_webdataset_location(std::string_view location);
 
 // The shards a pattern names, in order: "a-{000..012}.tar" counts (keeping the width of the

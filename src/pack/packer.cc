@@ -22,8 +22,10 @@
 #include <optional>
 
 #include "io/file_util.h"
+#include "io/index_cache.h"
 #include "io/packed_manifest.h"
 #include "io/packed_shard.h"
+#include "io/remote.h"
 #include "stoker/env.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
@@ -314,6 +316,34 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
                         const std::filesystem::path& out, const PackConfig& options) {
   using namespace io;  // NOLINT
   options.validate();
+  if (is_remote_location(out.string())) {
+    std::string location = out.string();
+    while (!location.empty() && location.back() == '/') location.pop_back();
+    const std::filesystem::path cache = cache_dir_from_option("");
+    STOKER_CHECK_ARG(!cache.empty(),
+                     "pack: {}: a remote OUT is packed in a local staging folder first, under "
+                     "the cache folder, which is off (STOKER_CACHE_DIR=off)",
+                     location);
+    const std::filesystem::path staging =
+        cache / "pack-staging" /
+        fmt::format("{:016x}", XXH3_64bits(location.data(), location.size()));
+    PackResult result = pack_dataset(source, source_path, staging, options);
+    const std::string manifest_text = read_text_or_empty(staging / packed::kManifestName);
+    const Manifest manifest =
+        parse_manifest(manifest_text, (staging / packed::kManifestName).string());
+    std::vector<uint8_t> bytes;
+    for (const ManifestShard& shard : manifest.shards) {
+      read_file((staging / shard.file).string(), bytes, int64_t{1} << 40);
+      put_remote(location + "/" + shard.file, bytes);
+    }
+    put_remote(location + "/" + std::string(packed::kManifestName),
+               std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(manifest_text.data()),
+                                        manifest_text.size()));
+    log(LogLevel::kInfo, "pack: uploaded {} shards and the manifest to {}", manifest.shards.size(),
+        location);
+    result.already_complete = false;
+    return result;
+  }
   const int64_t total = source.size();
   STOKER_CHECK(total > 0, "pack: {}: no samples", source_path);
   std::filesystem::create_directories(out);

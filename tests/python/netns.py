@@ -1,7 +1,8 @@
 """Network namespaces joined to this one by veth pairs, for the remote-storage and multi-node
 tests: a server (or a "node") in its own namespace reached over a real link that the kernel
-can shape (`tc qdisc ... tbf` limits its bandwidth). Needs root (CAP_NET_ADMIN) and the `ip`
-and `tc` commands (Debian's iproute2); a test without them fails, naming what is missing."""
+can shape (`tc qdisc ... tbf` limits its bandwidth). Needs root (CAP_NET_ADMIN), the `ip` and
+`tc` commands (Debian's iproute2) and `nsenter` (util-linux); a test without them fails, naming
+what is missing."""
 
 from __future__ import annotations
 
@@ -25,9 +26,9 @@ def _run(*cmd: str) -> None:
 def require_netns() -> None:
     if os.geteuid() != 0:
         pytest.fail("network namespaces need root (CAP_NET_ADMIN): run the suite as root")
-    for tool in ("ip", "tc"):
+    for tool, package in (("ip", "iproute2"), ("tc", "iproute2"), ("nsenter", "util-linux")):
         if shutil.which(tool) is None:
-            pytest.fail(f"the {tool} command is missing (Debian's iproute2)")
+            pytest.fail(f"the {tool} command is missing (Debian's {package})")
 
 
 class Namespace:
@@ -59,8 +60,9 @@ class Namespace:
             raise
 
     def prefix(self) -> List[str]:
-        """The command prefix that runs a program in the namespace."""
-        return ["ip", "netns", "exec", self.name]
+        """The command prefix that runs a program in the namespace: nsenter into its network
+        namespace only (`ip netns exec` also remounts / and /sys, which fails in a chroot)."""
+        return ["nsenter", f"--net=/run/netns/{self.name}"]
 
     def exec_quiet(self, *cmd: str) -> None:
         _run(*self.prefix(), *cmd)
@@ -103,7 +105,7 @@ class Network:
                 _run("ip", "link", "set", host_dev, "up")
                 for cmd in (("ip", "addr", "add", f"{ip}/24", "dev", dev),
                             ("ip", "link", "set", dev, "up"), ("ip", "link", "set", "lo", "up")):
-                    _run("ip", "netns", "exec", name, *cmd)
+                    _run("nsenter", f"--net=/run/netns/{name}", *cmd)
                 self.devs.append(dev)
                 self.ips.append(ip)
         except Exception:
@@ -111,7 +113,7 @@ class Network:
             raise
 
     def prefix(self, node: int) -> List[str]:
-        return ["ip", "netns", "exec", self.names[node]]
+        return ["nsenter", f"--net=/run/netns/{self.names[node]}"]
 
     def close(self) -> None:
         for dev in self._host_devs:

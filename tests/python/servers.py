@@ -92,7 +92,7 @@ http {{
 """)
         cmd = [binary, "-c", str(conf), "-e", str(self.error_log)]
         if netns:
-            cmd = ["ip", "netns", "exec", netns, *cmd]
+            cmd = ["nsenter", f"--net=/run/netns/{netns}", *cmd]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         wait_for_port(self.port, self.proc, "nginx", self.error_log, host=listen)
         self.url = f"http://{listen}:{self.port}"

@@ -163,3 +163,34 @@ def test_two_ranks_over_http_each_sample_once(images, shards, tmp_path):
         counts = collections.Counter(i for valid in per_rank for i in valid)
         assert sorted(counts) == list(range(N)) and max(counts.values()) == 1
         assert per_rank == [r["epochs"][epoch]["valid"] for r in local]
+
+
+def test_packed_datasets_over_http_and_written_to_s3(images, tmp_path):
+    """stoker's own packs, read by range over HTTP and S3 as WebDataset shards are, and written
+    to S3 by `stoker pack` (staged locally, the manifest uploaded last): the same batches as the
+    pack on disk."""
+    local = tmp_path / "pack"
+    opts = ["--mode", "jpeg", "--max-side", "64", "--shard-size", "24kb"]
+    subprocess.run([str(stoker_bin()), "pack", str(images), str(local), *opts], check=True,
+                   capture_output=True)
+    assert len(list(local.glob("shard-*.stk"))) >= 3
+    env = {"STOKER_CACHE_DIR": str(tmp_path / "cache")}
+    want = [digest(str(local), rank=r, world=w, window=0)[0] for r, w in SHAPES]
+    windowed = [digest(str(local), rank=r, world=w, window=4)[0] for r, w in SHAPES]
+    with Nginx(tmp_path, tmp_path / "nginx") as server:
+        url = f"{server.url}/pack"
+        assert [digest(url, env, rank=r, world=w, window=0)[0] for r, w in SHAPES] == want
+        assert [digest(url, env, rank=r, world=w)[0] for r, w in SHAPES] == windowed
+    with SeaweedS3(tmp_path / "s3") as s3:
+        s3.make_bucket("packs")
+        env = dict(s3.env(), STOKER_CACHE_DIR=str(tmp_path / "cache"))
+        r = subprocess.run([str(stoker_bin()), "pack", str(images), "s3://packs/train/jpeg64",
+                            *opts], capture_output=True, text=True,
+                           env=dict(os.environ, **env))
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "uploaded" in r.stderr and "to s3://packs/train/jpeg64" in r.stderr
+        url = "s3://packs/train/jpeg64"
+        assert [digest(url, env, rank=r, world=w, window=0)[0] for r, w in SHAPES] == want
+        v = subprocess.run([str(stoker_bin()), "verify", url], capture_output=True, text=True,
+                           env=dict(os.environ, **env))
+        assert v.returncode == 0 and ": OK (" in v.stdout, v.stdout + v.stderr
