@@ -200,7 +200,8 @@ Manifest read_manifest(const std::filesystem::path& path, std::filesystem::path&
     // A remote pack: LOCATION (its folder) or LOCATION/manifest.json.
     std::string location = path.string();
     while (location.size() > 1 && location.back() == '/') location.pop_back();
-    const std::string suffix = "/" + std::string(packed::kManifestName);
+    std::string suffix = "/";  // built in two steps: GCC 12's -Wrestrict misfires on "/" + s
+    suffix += packed::kManifestName;
     const bool is_manifest =
         location.size() > suffix.size() &&
         location.compare(location.size() - suffix.size(), suffix.size(), suffix) == 0;
