@@ -32,6 +32,7 @@
 #include "io/table_dataset.h"
 #include "stoker/dataset.h"
 #include "stoker/error.h"
+#include "util/text.h"
 
 namespace stoker {
 namespace io {
@@ -49,12 +50,6 @@ constexpr std::array<std::string_view, 6> kLabelColumns = {"label",  "labels",  
 
 bool blank(std::string_view line) {
   return line.find_first_not_of(" \t") == std::string_view::npos;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // A decimal integer in [0, kMaxLabel], the whole token.
@@ -198,7 +193,7 @@ std::optional<size_t> find_column(const std::vector<std::string>& header, const 
   const auto try_names = [&](const auto& names) -> std::optional<size_t> {
     for (const std::string_view name : names) {
       for (size_t c = 0; c < header.size(); ++c) {
-        if (lower(header[c]) == name) return c;
+        if (util::lower(header[c]) == name) return c;
       }
     }
     return std::nullopt;
@@ -334,7 +329,7 @@ std::vector<Row> parse_json_lines(std::string_view text, const std::string& list
 }
 
 bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && lower(s.substr(s.size() - suffix.size())) == suffix;
+  return s.size() >= suffix.size() && util::lower(s.substr(s.size() - suffix.size())) == suffix;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/text.h"
 
 namespace stoker::io {
 namespace {
@@ -37,13 +38,6 @@ int env_int(const char* name, int fallback, int low, int high) {
   return static_cast<int>(v);
 }
 
-std::string trim(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return "";
-  const size_t e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
-
 // An AWS-style ini file: [section] then key = value lines; '#' and ';' start comments.
 using Ini = std::map<std::string, std::map<std::string, std::string>>;
 Ini read_ini(const std::string& path) {
@@ -51,14 +45,16 @@ Ini read_ini(const std::string& path) {
   std::ifstream in(path);
   std::string line, section;
   while (std::getline(in, line)) {
-    const std::string t = trim(line);
+    const std::string t(util::trim(line));
     if (t.empty() || t[0] == '#' || t[0] == ';') continue;
     if (t.front() == '[' && t.back() == ']') {
-      section = trim(std::string_view(t).substr(1, t.size() - 2));
+      section = util::trim(std::string_view(t).substr(1, t.size() - 2));
       continue;
     }
     const size_t eq = t.find('=');
-    if (eq != std::string::npos) ini[section][trim(t.substr(0, eq))] = trim(t.substr(eq + 1));
+    if (eq != std::string::npos) {
+      ini[section][std::string(util::trim(t.substr(0, eq)))] = util::trim(t.substr(eq + 1));
+    }
   }
   return ini;
 }
@@ -226,7 +222,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   auto& x = *static_cast<Exchange*>(user);
   const std::string_view line(data, size * count);
   if (line.rfind("HTTP/", 0) == 0) {  // a new response (after a redirect or 100 Continue)
-    const std::string status_line = trim(line);
+    const std::string status_line(util::trim(line));
     const size_t sp = status_line.find(' ');
     x.status = sp == std::string::npos ? 0 : std::strtol(status_line.c_str() + sp + 1, nullptr, 10);
     const size_t sp2 = sp == std::string::npos ? sp : status_line.find(' ', sp + 1);
@@ -237,9 +233,8 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   }
   const size_t colon = line.find(':');
   if (colon != std::string_view::npos) {
-    std::string name(line.substr(0, colon));
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const std::string value = trim(line.substr(colon + 1));
+    const std::string name = util::lower(line.substr(0, colon));
+    const std::string value(util::trim(line.substr(colon + 1)));
     if (name == "etag") x.etag = value;
     if (name == "content-length") x.content_length = std::strtoull(value.c_str(), nullptr, 10);
   }

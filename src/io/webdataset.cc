@@ -35,6 +35,7 @@
 #include "io/tar.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/text.h"
 
 namespace stoker::io {
 namespace {
@@ -47,22 +48,6 @@ constexpr size_t kMaxShards = 10'000'000;
 constexpr std::array<std::string_view, 10> kImageExtensions = {
     "jpg", "jpeg", "png", "webp", "ppm", "pgm", "pbm", "bmp", "tif", "tiff"};
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string trim(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return "";
-  return std::string(s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1));
-}
-
 // WebDataset's split of a member name: the key is the folders and the base name up to its
 // first dot, the extension the rest, lowercased. A base name without a dot, or starting with
 // one, is not part of any sample (webdataset skips it too).
@@ -72,7 +57,7 @@ bool split_member(std::string_view name, std::string_view& key, std::string& ext
   const size_t dot = name.find('.', base);
   if (dot == std::string_view::npos || dot == base || dot + 1 == name.size()) return false;
   key = name.substr(0, dot);
-  ext = lower(name.substr(dot + 1));
+  ext = util::lower(name.substr(dot + 1));
   return true;
 }
 
@@ -127,7 +112,7 @@ std::optional<std::vector<std::string>> label_from(std::string_view ext, const s
       return std::nullopt;
     }
   }
-  std::string token = trim(text);
+  std::string token(util::trim(text));
   if (token.empty()) return std::nullopt;
   return std::vector<std::string>{std::move(token)};
 }
@@ -491,8 +476,8 @@ class WebDataset final : public Dataset {
 
 bool is_webdataset_location(std::string_view location) {
   return location.find('{') != std::string_view::npos ||
-         location.find("::") != std::string_view::npos || ends_with(location, ".tar") ||
-         ends_with(location, ".tar.gz") || ends_with(location, ".tgz");
+         location.find("::") != std::string_view::npos || location.ends_with(".tar") ||
+         location.ends_with(".tar.gz") || location.ends_with(".tgz");
 }
 
 std::vector<std::string> expand_shard_pattern(std::string_view pattern) {

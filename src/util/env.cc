@@ -17,6 +17,7 @@
 
 #include "stoker/error.h"
 #include "util/env_parse.h"
+#include "util/text.h"
 
 namespace stoker {
 namespace {
@@ -144,13 +145,6 @@ std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) return {};
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = s.find_last_not_of(" \t\r\n");
-  return s.substr(first, last - first + 1);
 }
 
 std::optional<int> quota_cpus(int64_t quota, int64_t period) {
