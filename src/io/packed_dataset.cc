@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 #include "io/packed_manifest.h"
@@ -84,11 +83,8 @@ class PackedDataset final : public Dataset {
     if (remote_) {
       // Remote shards: the records the loader announces are fetched ahead, neighbours together
       // (the same read-ahead as remote WebDataset shards; its settings in docs/format.md).
-      const char* c = std::getenv("STOKER_READAHEAD_CONNECTIONS");
-      const char* m = std::getenv("STOKER_READAHEAD_MIB");
-      const int connections = c != nullptr && *c != '\0' ? std::atoi(c) : 32;
-      const uint64_t mib = m != nullptr && *m != '\0' ? std::strtoull(m, nullptr, 10) : 256;
-      if (connections > 0) {
+      const ReadAheadSettings settings = read_ahead_settings();
+      if (settings.connections > 0) {
         read_ahead_ = std::make_unique<ReadAhead>(
             [this](std::span<const int64_t> run, std::vector<std::vector<uint8_t>>& out) {
               fetch_run(run, out);
@@ -97,7 +93,7 @@ class PackedDataset final : public Dataset {
             [this](std::vector<int64_t> indices) {
               return group_into_runs(std::move(indices), [this](int64_t i) { return stored(i); });
             },
-            connections, std::max<uint64_t>(1, mib) << 20);
+            settings.connections, settings.max_bytes);
       }
     }
   }

@@ -8,8 +8,18 @@
 
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/env_parse.h"
 
 namespace stoker::io {
+
+ReadAheadSettings read_ahead_settings() {
+  ReadAheadSettings s;
+  s.connections = util::env_int_in("STOKER_READAHEAD_CONNECTIONS", 32, 0, 1024);
+  s.max_bytes =
+      uint64_t{static_cast<uint32_t>(util::env_int_in("STOKER_READAHEAD_MIB", 256, 1, 1 << 20))}
+      << 20;
+  return s;
+}
 
 std::vector<std::vector<int64_t>> group_into_runs(std::vector<int64_t> indices,
                                                   const std::function<StoredRange(int64_t)>& where,

@@ -52,6 +52,15 @@ std::vector<std::vector<int64_t>> group_into_runs(std::vector<int64_t> indices,
                                                   uint64_t max_gap = uint64_t{256} << 10,
                                                   uint64_t max_bytes = uint64_t{1} << 20);
 
+// The read-ahead's settings, the same for every remote dataset: STOKER_READAHEAD_CONNECTIONS
+// threads (32; 0 turns read-ahead off) holding at most STOKER_READAHEAD_MIB MiB (256). A value
+// out of range is an invalid-argument Error naming the variable.
+struct ReadAheadSettings {
+  int connections = 32;
+  uint64_t max_bytes = uint64_t{256} << 20;
+};
+ReadAheadSettings read_ahead_settings();
+
 class ReadAhead {
  public:
   // fetch(unit, out): reads the samples of a unit, out[i] for unit[i] (thread-safe).

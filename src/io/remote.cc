@@ -16,6 +16,7 @@
 
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/env_parse.h"
 #include "util/text.h"
 
 namespace stoker::io {
@@ -26,16 +27,6 @@ std::atomic<uint64_t> requests_sent{0};
 std::string env(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr ? std::string() : std::string(value);
-}
-
-int env_int(const char* name, int fallback, int low, int high) {
-  const std::string text = env(name);
-  if (text.empty()) return fallback;
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  STOKER_CHECK_ARG(end != text.c_str() && *end == '\0' && v >= low && v <= high,
-                   "{}={}: expected an integer in [{}, {}]", name, text, low, high);
-  return static_cast<int>(v);
 }
 
 // An AWS-style ini file: [section] then key = value lines; '#' and ';' start comments.
@@ -278,7 +269,7 @@ CURLcode perform(const Target& target, const Request& request, Exchange& x, std:
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
-  static const long stall_seconds = env_int("STOKER_REMOTE_TIMEOUT", 30, 1, 3600);
+  static const long stall_seconds = util::env_int_in("STOKER_REMOTE_TIMEOUT", 30, 1, 3600);
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, stall_seconds);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
@@ -366,7 +357,7 @@ std::string s3_code(const std::string& body) {
 // complete when `expect_bytes` is set). Throws the I/O Error described in remote.h.
 Exchange run(const std::string& location, const Request& request, std::span<uint8_t> target,
              const std::string& what, std::optional<uint64_t> expect_bytes) {
-  static const int attempts = env_int("STOKER_REMOTE_RETRIES", 6, 1, 100);
+  static const int attempts = util::env_int_in("STOKER_REMOTE_RETRIES", 6, 1, 100);
   const Target resolved = resolve(location);
   double backoff = 0.1;
   const std::string subject = what.empty() ? location : location + ": " + what;

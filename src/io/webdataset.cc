@@ -15,9 +15,7 @@
 #include <array>
 #include <atomic>
 #include <charconv>
-#include <climits>
 #include <cstdint>
-#include <cstdlib>
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -287,16 +285,6 @@ std::string base_name(std::string_view location) {
   return std::string(slash == std::string_view::npos ? location : location.substr(slash + 1));
 }
 
-int env_int(const char* name, int fallback, int low, int high) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  STOKER_CHECK_ARG(*end == '\0' && v >= low && v <= high, "{}={}: expected an integer in [{}, {}]",
-                   name, text, low, high);
-  return static_cast<int>(v);
-}
-
 class WebDataset final : public Dataset {
  public:
   WebDataset(std::string pattern, std::vector<std::unique_ptr<Blob>> shards,
@@ -336,16 +324,15 @@ class WebDataset final : public Dataset {
                                     [](const auto& blob) { return blob->remote(); });
     remote_ = remote;
     if (remote) {
-      const int connections = env_int("STOKER_READAHEAD_CONNECTIONS", 32, 0, 1024);
-      const int mib = env_int("STOKER_READAHEAD_MIB", 256, 1, 1 << 20);
-      if (connections > 0) {
+      const ReadAheadSettings settings = read_ahead_settings();
+      if (settings.connections > 0) {
         read_ahead_ = std::make_unique<ReadAhead>(
             [this](std::span<const int64_t> unit, std::vector<std::vector<uint8_t>>& out) {
               fetch_run(unit, out);
             },
             [this](int64_t index) { return static_cast<uint64_t>(table_.sizes[index]); },
-            [this](std::vector<int64_t> indices) { return runs(std::move(indices)); }, connections,
-            uint64_t{static_cast<uint32_t>(mib)} << 20);
+            [this](std::vector<int64_t> indices) { return runs(std::move(indices)); },
+            settings.connections, settings.max_bytes);
       }
     }
   }

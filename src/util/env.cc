@@ -200,6 +200,15 @@ int affinity_cpus() {
 
 namespace util {
 
+int env_int_in(const char* name, int fallback, int low, int high) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  const std::optional<int64_t> value = parse_int(text);
+  STOKER_CHECK_ARG(value && *value >= low && *value <= high,
+                   "{}={}: expected an integer in [{}, {}]", name, text, low, high);
+  return static_cast<int>(*value);
+}
+
 int slurm_tasks_on_node(std::string_view value, int node_id) {
   // Grammar: group ("," group)*, group = count | count "(x" repeat ")".
   const std::string text(value);
