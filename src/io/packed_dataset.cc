@@ -182,8 +182,8 @@ class PackedDataset final : public Dataset {
     const StoredRange first = stored(run.front()), last = stored(run.back());
     const ShardFile& shard = shards_[first.object];
     std::vector<uint8_t> bytes(last.end - first.begin);
-    shard.read_span(first.begin, bytes,
-                    fmt::format("records at byte offsets {} to {}", first.begin, last.end));
+    shard.read_bytes(first.begin, bytes,
+                     fmt::format("records at byte offsets {} to {}", first.begin, last.end));
     for (size_t k = 0; k < run.size(); ++k) {
       shard.record_from(locate(run[k]).second, bytes, first.begin, out[k]);
     }

@@ -326,10 +326,6 @@ void ShardFile::check_record(uint64_t j, const IndexEntry& e, const uint8_t* h,
   }
 }
 
-void ShardFile::read_span(uint64_t offset, std::span<uint8_t> out, const std::string& what) const {
-  read_bytes(offset, out, what);
-}
-
 std::vector<SkippedSample> ShardFile::skipped() const {
   const std::string& name = name_;
   std::vector<SkippedSample> result;

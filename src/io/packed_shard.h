@@ -130,8 +130,10 @@ class ShardFile {
   // shard starting at byte `bytes_offset` (one range read of several records).
   void record_from(uint64_t j, std::span<const uint8_t> bytes, uint64_t bytes_offset,
                    std::vector<uint8_t>& out) const;
-  // Reads any byte range of the shard (for record_from).
-  void read_span(uint64_t offset, std::span<uint8_t> out, const std::string& what) const;
+  // Reads [offset, offset + out.size()) then `more` from the file or the remote object (any
+  // range: for record_from).
+  void read_bytes(uint64_t offset, std::span<uint8_t> out, const std::string& what,
+                  std::span<uint8_t> more = {}) const;
   // Entry j < record_count(), checked to lie inside the record area.
   IndexEntry checked_entry(uint64_t j) const;
 
@@ -141,10 +143,6 @@ class ShardFile {
  private:
   void check_record(uint64_t j, const IndexEntry& e, const uint8_t* header,
                     std::span<const uint8_t> payload, RecordInfo* info) const;
-  // Reads [offset, offset + out.size()) then `more` from the file or the remote object.
-  void read_bytes(uint64_t offset, std::span<uint8_t> out, const std::string& what,
-                  std::span<uint8_t> more = {}) const;
-
   std::string name_;
   uint64_t size_ = 0;
   RandomAccessFile file_;       // local: mapped whole, or read with pread
