@@ -24,6 +24,16 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
+// Fills in a header's checksum field (the unsigned sum of its bytes, the field as spaces).
+void seal(std::string& h) {
+  std::memset(h.data() + 148, ' ', 8);
+  unsigned sum = 0;
+  for (const char c : h) sum += static_cast<unsigned char>(c);
+  const std::string check = fmt::format("{:06o}", sum);
+  std::memcpy(h.data() + 148, check.data(), 6);
+  h[154] = '\0';
+}
+
 // One 512-byte ustar header (octal fields, checksum filled in).
 std::string header(const std::string& name, uint64_t size, char type = '0',
                    const std::string& prefix = "") {
@@ -41,12 +51,7 @@ std::string header(const std::string& name, uint64_t size, char type = '0',
               "00",
               8);
   std::memcpy(h.data() + 345, prefix.data(), std::min<size_t>(prefix.size(), 155));
-  std::memset(h.data() + 148, ' ', 8);
-  unsigned sum = 0;
-  for (const char c : h) sum += static_cast<unsigned char>(c);
-  const std::string check = fmt::format("{:06o}", sum);
-  std::memcpy(h.data() + 148, check.data(), 6);
-  h[154] = '\0';
+  seal(h);
   return h;
 }
 
@@ -128,12 +133,7 @@ TEST(TarScan, GnuBase256SizeAndPaxSize) {
   std::memset(h.data() + 124, 0, 12);
   h[124] = static_cast<char>(0x80);
   h[135] = 3;
-  std::memset(h.data() + 148, ' ', 8);
-  unsigned sum = 0;
-  for (const char c : h) sum += static_cast<unsigned char>(c);
-  const std::string check = fmt::format("{:06o}", sum);
-  std::memcpy(h.data() + 148, check.data(), 6);
-  h[154] = '\0';
+  seal(h);
   const Scanned s = scan(h + padded("abc") + pax({{"size", "4"}}) + header("x.cls", 0) +
                          padded("wxyz") + end_of_archive());
   EXPECT_THAT(s.contents, ElementsAre("abc", "wxyz"));

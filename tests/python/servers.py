@@ -53,7 +53,23 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-class Nginx:
+class Server:
+    """A server process the test started (`self.proc`): stopped by close() or at the end of
+    a with block."""
+
+    proc: subprocess.Popen
+
+    def close(self) -> None:
+        stop(self.proc)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Nginx(Server):
     """nginx serving `root` on 127.0.0.1 (or `listen`), logging each request with its Range."""
 
     def __init__(self, root: Path, work: Path, listen: str = "127.0.0.1",
@@ -107,17 +123,8 @@ http {{
             out.append((method, path, rng))
         return out
 
-    def close(self) -> None:
-        stop(self.proc)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
-class SeaweedS3:
+class SeaweedS3(Server):
     """A SeaweedFS S3 gateway on loopback with one identity (ACCESS_KEY / SECRET_KEY)."""
 
     def __init__(self, work: Path):
@@ -179,12 +186,3 @@ class SeaweedS3:
         """What a client needs: the endpoint and the credentials, as AWS's tools read them."""
         return {"AWS_ENDPOINT_URL": self.endpoint, "AWS_ACCESS_KEY_ID": ACCESS_KEY,
                 "AWS_SECRET_ACCESS_KEY": SECRET_KEY, "AWS_REGION": "us-east-1"}
-
-    def close(self) -> None:
-        stop(self.proc)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()

@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from servers import Server, free_port
+
 
 class Link:
     def __init__(self, upstream, delay, drop_every, drop_min_bytes):
@@ -106,12 +108,11 @@ async def serve(args):
                 tmp.replace(args.stats)
 
 
-class SlowLink:
+class SlowLink(Server):
     """The proxy as a child process: `url` reaches `upstream` through it."""
 
     def __init__(self, upstream: str, delay: float, work: Path, drop_every: int = 0,
                  port: int = 0, drop_min_bytes: int = 0):
-        from servers import free_port
         work.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
         self.stats_file = work / f"link-{self.port}.json"
@@ -126,16 +127,6 @@ class SlowLink:
     def stats(self) -> dict:
         time.sleep(0.5)  # the proxy rewrites its file every 0.2 s
         return json.loads(self.stats_file.read_text())
-
-    def close(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def main():

@@ -6,6 +6,7 @@ Throughput numbers come from bench/remote.py (docs/perf.md), not from these test
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -16,6 +17,22 @@ from netns import Namespace
 from servers import Nginx
 from slowlink import SlowLink
 from test_webdataset import N, digest, images, shards, windowed_digests  # noqa: F401
+
+
+@contextlib.contextmanager
+def indexed_then(shards, tmp_path, cache: str, **link):
+    """nginx serving the shards, indexed through a plain link (the index cache is keyed by
+    the URL), then the same address served by SlowLink(**link) (delay, drop_every, ...):
+    yields the shards' pattern on it, so that a run opens from the cache and only its sample
+    reads meet the link."""
+    with Nginx(shards["root"], tmp_path / "nginx") as server:
+        with SlowLink(f"127.0.0.1:{server.port}", 0.0, tmp_path / "link") as plain:
+            url = f"{plain.url}/cls/train-{{000000..000004}}.tar"
+            port = plain.port
+            digest(url, {"STOKER_CACHE_DIR": cache})  # indexes the shards
+        link.setdefault("delay", 0.0)
+        with SlowLink(f"127.0.0.1:{server.port}", work=tmp_path / "link2", port=port, **link):
+            yield url
 
 
 def test_read_ahead_keeps_many_reads_in_flight_over_a_20ms_link(shards, tmp_path):
@@ -72,19 +89,14 @@ def test_dropped_connections_are_retried_and_nothing_is_lost(shards, tmp_path):
 def test_a_link_that_never_delivers_is_an_error_not_skipped_samples(shards, tmp_path):
     """Retries are bounded, and an exhausted one is an I/O error naming the object, whatever
     the bad-sample policy: a dead link must not look like an epoch of corrupt images."""
-    env = dict(os.environ, STOKER_CACHE_DIR=str(tmp_path / "cache"), STOKER_REMOTE_RETRIES="3")
-    with Nginx(shards["root"], tmp_path / "nginx") as server:
-        with SlowLink(f"127.0.0.1:{server.port}", 0.0, tmp_path / "link") as link:
-            url = f"{link.url}/cls/train-{{000000..000004}}.tar"
-            port = link.port
-            digest(url, {"STOKER_CACHE_DIR": str(tmp_path / "cache")})  # indexes the shards
-        # The same address, now resetting every response: the cached index opens the shards
-        # (HEADs pass), the members' reads all fail.
-        with SlowLink(f"127.0.0.1:{server.port}", 0.0, tmp_path / "link2", drop_every=1,
-                      drop_min_bytes=1000, port=port):
-            r = subprocess.run([str(stoker_bin()), "bench", url, "--batch", "8", "--size", "32",
-                                "--bad-samples", "skip"], capture_output=True, text=True,
-                               timeout=300, env=env)
+    cache = str(tmp_path / "cache")
+    env = dict(os.environ, STOKER_CACHE_DIR=cache, STOKER_REMOTE_RETRIES="3")
+    # Every response reset: the cached index opens the shards (HEADs pass, being smaller than
+    # 1000 bytes), the members' reads all fail.
+    with indexed_then(shards, tmp_path, cache, drop_every=1, drop_min_bytes=1000) as url:
+        r = subprocess.run([str(stoker_bin()), "bench", url, "--batch", "8", "--size", "32",
+                            "--bad-samples", "skip"], capture_output=True, text=True,
+                           timeout=300, env=env)
     assert r.returncode != 0, r.stdout
     assert re.search(r"train-00000\d\.tar: (member|members) .*\(tried 3 times\)", r.stderr), \
         r.stderr
@@ -101,26 +113,21 @@ def test_ctrl_c_interrupts_a_wait_for_a_stuck_read(shards, tmp_path):
 
     import stoker
     cache = str(tmp_path / "cache")  # the autouse fixture's STOKER_CACHE_DIR
-    with Nginx(shards["root"], tmp_path / "nginx") as server:
-        with SlowLink(f"127.0.0.1:{server.port}", 0.0, tmp_path / "link") as link:
-            url = f"{link.url}/cls/train-{{000000..000004}}.tar"
-            port = link.port
-            digest(url, {"STOKER_CACHE_DIR": cache})  # indexes the shards
-        with SlowLink(f"127.0.0.1:{server.port}", 1.0, tmp_path / "slow", port=port):
-            loader = stoker.Loader(url, batch_size=4, threads=1, transform="eval", size=16)
-            it = iter(loader)
-            timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
-            timer.start()
-            try:
-                next(it)
-                raise AssertionError("the batch came before the interrupt")
-            except KeyboardInterrupt:
-                pass
-            finally:
-                timer.cancel()
-            assert loader.state_dict()["consumed"] == 0  # interrupted before the first batch
-            assert not loader._handle.wait_ready(0)  # ... while its reads were pending
-            loader.close()  # waits for the reads in flight (seconds on this link)
+    with indexed_then(shards, tmp_path, cache, delay=1.0) as url:
+        loader = stoker.Loader(url, batch_size=4, threads=1, transform="eval", size=16)
+        it = iter(loader)
+        timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        try:
+            next(it)
+            raise AssertionError("the batch came before the interrupt")
+        except KeyboardInterrupt:
+            pass
+        finally:
+            timer.cancel()
+        assert loader.state_dict()["consumed"] == 0  # interrupted before the first batch
+        assert not loader._handle.wait_ready(0)  # ... while its reads were pending
+        loader.close()  # waits for the reads in flight (seconds on this link)
 
 
 def test_closing_a_loader_with_a_stuck_read_abandons_it_and_says_so(shards, tmp_path):
@@ -130,27 +137,18 @@ def test_closing_a_loader_with_a_stuck_read_abandons_it_and_says_so(shards, tmp_
     import sys
     import textwrap
     cache = str(tmp_path / "cache")
-    with Nginx(shards["root"], tmp_path / "nginx") as server:
-        with SlowLink(f"127.0.0.1:{server.port}", 0.0, tmp_path / "link") as link:
-            url = f"{link.url}/cls/train-{{000000..000004}}.tar"
-            port = link.port
-            digest(url, {"STOKER_CACHE_DIR": cache})  # indexes the shards
-        with SlowLink(f"127.0.0.1:{server.port}", 3.0, tmp_path / "slow", port=port):
-            script = textwrap.dedent(f"""
-                import stoker
-                loader = stoker.Loader({url!r}, batch_size=4, threads=1, transform="eval",
-                                       size=16)
-                import time
-                t = time.monotonic()
-                loader.set_epoch(0)  # the first batches' reads start (and stay stuck)
-                assert not loader._handle.wait_ready(0.5)  # a worker is in a read by now
-                loader.close()
-                print("closed", time.monotonic() - t)
-            """)
-            r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                               timeout=120,
-                               env=dict(os.environ, STOKER_CACHE_DIR=cache,
-                                        STOKER_CLOSE_TIMEOUT="0.5"))
+    with indexed_then(shards, tmp_path, cache, delay=3.0) as url:
+        script = textwrap.dedent(f"""
+            import stoker
+            loader = stoker.Loader({url!r}, batch_size=4, threads=1, transform="eval", size=16)
+            loader.set_epoch(0)  # the first batches' reads start (and stay stuck)
+            assert not loader._handle.wait_ready(0.5)  # a worker is in a read by now
+            loader.close()
+            print("closed")
+        """)
+        r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           timeout=120,
+                           env=dict(os.environ, STOKER_CACHE_DIR=cache, STOKER_CLOSE_TIMEOUT="0.5"))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "closed" in r.stdout
     assert "still had samples being read after 0.5 s" in r.stderr, r.stderr
