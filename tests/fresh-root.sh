@@ -36,6 +36,12 @@ mounts=()
 cleanup() {
   local i
   for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -R -l "${mounts[$i]}" 2>/dev/null || true; done
+  # And what the tests mounted inside (`ip netns add` binds /run/netns onto itself): left
+  # mounted, the root could not be removed and every run would keep its gigabytes.
+  local m
+  for m in $(awk -v r="$root/" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r); do
+    umount -l "$m" 2>/dev/null || true
+  done
   if ! grep -q " $root/" /proc/mounts; then rm -rf --one-file-system "$root"; fi
 }
 trap cleanup EXIT

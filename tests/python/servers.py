@@ -148,7 +148,10 @@ class SeaweedS3(Server):
         self.proc = subprocess.Popen(
             [str(weed), "server", f"-dir={work / 'data'}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
              f"-master.port={master}", f"-volume.port={volume}", "-volume.max=8",
-             "-master.volumeSizeLimitMB=64", "-filer", f"-filer.port={filer}", "-s3",
+             "-master.volumeSizeLimitMB=64",
+             # weed marks every volume read-only (PUT -> HTTP 500) below 1 % free disk by default:
+             # on a big, nearly full disk that is gigabytes this test never needs.
+             "-volume.minFreeSpace=256MiB", "-filer", f"-filer.port={filer}", "-s3",
              f"-s3.port={self.port}", f"-s3.config={config}",
              # Only the S3 gateway, and nothing sent anywhere: no Iceberg or Lance catalogs
              # (fixed ports), no anonymous statistics to seaweedfs.com.
@@ -156,12 +159,18 @@ class SeaweedS3(Server):
             stdout=self.log.open("w"), stderr=subprocess.STDOUT)
         wait_for_port(self.port, self.proc, "weed server", self.log)
         self.endpoint = f"http://127.0.0.1:{self.port}"
-        # The gateway listens before its filer is ready: wait until a signed request works.
+        # The gateway listens before its filer is ready, and takes writes only once a volume
+        # server has registered: wait until a signed PUT of a probe object works.
+        probe = work / "probe"
+        probe.write_bytes(b"ready")
         deadline = time.monotonic() + 60
-        while self._curl(["-o", "/dev/null", "-w", "%{http_code}", self.endpoint + "/"],
-                         check=False).stdout.strip() != "200":
+        while True:
+            codes = [self._request(["-X", "PUT"], "/stoker-probe"),
+                     self._request(["-T", str(probe)], "/stoker-probe/ready")]
+            if codes[-1] == "200":
+                break
             if time.monotonic() > deadline:
-                raise AssertionError(f"S3 gateway not ready:\n{self.log.read_text()[-3000:]}")
+                raise AssertionError(f"S3 gateway not writable (HTTP {codes}):\n{self.tail()}")
             time.sleep(0.3)
 
     def _curl(self, args: Iterable[str], check: bool = True) -> subprocess.CompletedProcess:
@@ -172,15 +181,22 @@ class SeaweedS3(Server):
                                f"{ACCESS_KEY}:{SECRET_KEY}", *args], check=check,
                               capture_output=True, text=True)
 
+    def _request(self, args: Iterable[str], path: str) -> str:
+        """The HTTP status of one signed request ("000" when nothing answered)."""
+        r = self._curl([*args, "-o", "/dev/null", "-w", "%{http_code}", self.endpoint + path],
+                       check=False)
+        return r.stdout.strip()
+
+    def tail(self) -> str:
+        return self.log.read_text(errors="replace")[-3000:]
+
     def make_bucket(self, bucket: str) -> None:
-        r = self._curl(["-X", "PUT", "-o", "/dev/null", "-w", "%{http_code}",
-                        f"{self.endpoint}/{bucket}"])
-        assert r.stdout.strip() == "200", r
+        code = self._request(["-X", "PUT"], f"/{bucket}")
+        assert code == "200", f"PUT bucket {bucket}: HTTP {code}\n{self.tail()}"
 
     def put(self, bucket: str, key: str, path: Path) -> None:
-        r = self._curl(["-T", str(path), "-o", "/dev/null", "-w", "%{http_code}",
-                        f"{self.endpoint}/{bucket}/{key}"])
-        assert r.stdout.strip() == "200", r
+        code = self._request(["-T", str(path)], f"/{bucket}/{key}")
+        assert code == "200", f"PUT {bucket}/{key}: HTTP {code}\n{self.tail()}"
 
     def env(self) -> Dict[str, str]:
         """What a client needs: the endpoint and the credentials, as AWS's tools read them."""
