@@ -12,6 +12,7 @@
 #   ./run.sh bench --peers [ARGS]  ... against DALI, SPDL, FFCV and torchvision (bench/peers)
 #   ./run.sh bench --recipe [ARGS] the training recipe's cost, stoker vs torchvision (bench/recipe.py)
 #   ./run.sh bench --remote [ARGS] WebDataset shards over HTTP and slow links vs disk (bench/remote.py)
+#   ./run.sh bench --soak [ARGS]   30 epochs on 2 gloo ranks with EIO, a stall and 10 SIGKILLs (bench/soak.py)
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
@@ -26,10 +27,11 @@ build_packages=(build-essential cmake ninja-build pkg-config git
 # What the tests use besides the build and the venv: real photographs and Fashion-MNIST from
 # Debian's archive, a headless browser for the doctor's HTML report, nginx (the HTTP server of
 # the remote-shard tests), the curl command (their S3 uploads), iproute2 (ip and tc: network
-# namespaces, veth links and tbf for the slow-link and two-node tests), and the aarch64 cross
+# namespaces, veth links and tbf for the slow-link and two-node tests), libfuse3-dev (faultfs,
+# the FUSE passthrough of the fault-injection tests, compiled by them), and the aarch64 cross
 # toolchain with qemu's user-mode emulator for the arm64 unit tests.
 test_packages=(mate-backgrounds dataset-fashion-mnist chromium clang-format clang-16 nginx-light curl
-  iproute2)
+  iproute2 libfuse3-dev)
 arm64_packages=(g++-aarch64-linux-gnu qemu-user libjpeg62-turbo-dev:arm64 libpng-dev:arm64
   libwebp-dev:arm64 libzstd-dev:arm64 libxxhash-dev:arm64 libfmt-dev:arm64 libgtest-dev:arm64
   libgmock-dev:arm64 libcurl4-openssl-dev:arm64)
@@ -285,6 +287,11 @@ case "$cmd" in
       # WebDataset shards from disk, nginx and a 20/50 ms link (bench/remote.py).
       shift
       "$venv/bin/python" bench/remote.py "$@"
+    elif [ "${1:-}" = --soak ]; then
+      # The fault soak (bench/soak.py, docs/soak.md): faultfs needs libfuse3-dev and root.
+      shift
+      ensure_packages "${test_packages[@]}"
+      "$venv/bin/python" bench/soak.py "$@"
     elif [ "${1:-}" = --recipe ]; then
       # torchvision's training recipe (TrivialAugmentWide, RandomErasing, MixUp/CutMix) on
       # both loaders (bench/recipe.py), on the photos bench/compare_torchvision makes.
@@ -295,7 +302,7 @@ case "$cmd" in
     fi
     ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
     [ "$cmd" = help ] || exit 2
     ;;
 esac
