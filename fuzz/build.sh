@@ -15,15 +15,16 @@ mkdir -p "$OUT/obj"
 FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
        -fno-sanitize-recover=undefined -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
        -Iinclude -Isrc)
-SOURCES=(src/util/error.cc src/util/log.cc src/io/file_util.cc src/io/random_access_file.cc
-         src/io/packed_shard.cc src/io/file_list.cc src/io/sample_table.cc src/io/table_dataset.cc
-         src/io/packed_manifest.cc src/io/packed_dataset.cc src/io/tar.cc src/image/raw.cc
-         src/image/probe.cc src/image/jpeg.cc src/image/png.cc src/image/webp.cc src/image/pixels.cc
-         src/diagnose/verdict.cc src/diagnose/fixes.cc src/diagnose/pipeline_verdict.cc
-         src/diagnose/telemetry_text.cc src/diagnose/telemetry_read.cc
-         src/diagnose/telemetry_nvidia.cc src/diagnose/telemetry_cpu.cc
-         src/diagnose/telemetry_json.cc src/diagnose/telemetry_paste.cc
-         src/diagnose/telemetry_verdict.cc)
+SOURCES=(src/util/error.cc src/util/log.cc src/util/env.cc src/io/file_util.cc
+         src/io/random_access_file.cc src/io/packed_shard.cc src/io/file_list.cc
+         src/io/sample_table.cc src/io/table_dataset.cc src/io/packed_manifest.cc
+         src/io/packed_dataset.cc src/io/tar.cc src/io/blob.cc src/io/remote.cc
+         src/io/read_ahead.cc src/image/raw.cc src/image/probe.cc src/image/jpeg.cc
+         src/image/png.cc src/image/webp.cc src/image/pixels.cc src/diagnose/verdict.cc
+         src/diagnose/fixes.cc src/diagnose/pipeline_verdict.cc src/diagnose/telemetry_text.cc
+         src/diagnose/telemetry_read.cc src/diagnose/telemetry_nvidia.cc
+         src/diagnose/telemetry_cpu.cc src/diagnose/telemetry_json.cc
+         src/diagnose/telemetry_paste.cc src/diagnose/telemetry_verdict.cc)
 OBJS=()
 for src in "${SOURCES[@]}"; do
   obj="$OUT/obj/$(echo "$src" | tr / _).o"
@@ -34,7 +35,7 @@ for src in "${SOURCES[@]}"; do
   fi
   OBJS+=("$obj")
 done
-LIBS=(-lfmt -lxxhash -lzstd -ljpeg -lpng -lwebp -lpthread)
+LIBS=(-lfmt -lxxhash -lzstd -ljpeg -lpng -lwebp -lcurl -lpthread)
 built=()
 for harness in fuzz/*_fuzz.cc; do
   name=$(basename "$harness" .cc)

@@ -5,8 +5,8 @@ usage: /usr/bin/python3 fuzz/make_seeds.py STOKER_BIN
 Needs Pillow (python3-pil), the `zstd` command and a built `stoker` (for the tiny packs).
 Deterministic images: re-running gives the same files, so the corpora only change on purpose.
 
-  image_decode_fuzz/   4 control bytes + JPEG (baseline, gray, progressive, CMYK, restart
-                       markers), PNG (RGB, palette, 16-bit, gray+alpha), WebP (lossy, lossless)
+  image_decode_fuzz/   4 control bytes + JPEG (baseline, gray, progressive, a progressive
+                       scan repeated 520 times, CMYK, restart markers), PNG (RGB, palette, 16-bit, gray+alpha), WebP (lossy, lossless)
   raw_image_fuzz/      4 control bytes + raw payloads (RGB, gray, zstd)
   manifest_fuzz/       manifest.json of tiny packs in each mode
   packed_reader_fuzz/  u16 manifest length + manifest + shard of tiny packs (make_packed_seed.py)
@@ -59,12 +59,24 @@ def write(harness, name, data):
     (folder / name).write_bytes(data)
 
 
+def endless_scans(progressive, repeats):
+    """A progressive JPEG with its last scan repeated REPEATS times (issue 18's crafted file:
+    libjpeg-turbo only warns about the bogus progression, so each repeat is decoded again);
+    past the decoder's 500-scan limit it is bad data."""
+    last_sos = progressive.rindex(b"\xff\xda")
+    assert progressive.endswith(b"\xff\xd9")
+    scan = progressive[last_sos:-2]
+    return progressive[:-2] + scan * repeats + b"\xff\xd9"
+
+
 def image_seeds():
     rgb = picture(24, 17)
     images = {
         "baseline.jpg": encoded(rgb, "JPEG", quality=80),
         "gray.jpg": encoded(picture(16, 16, "L"), "JPEG", quality=80),
         "progressive.jpg": encoded(rgb, "JPEG", quality=80, progressive=True),
+        "endless_scans.jpg": endless_scans(encoded(picture(8, 8), "JPEG", quality=80,
+                                                   progressive=True), 520),
         "cmyk.jpg": encoded(picture(16, 8, "CMYK"), "JPEG", quality=80),
         "s444.jpg": encoded(rgb, "JPEG", quality=90, subsampling=0),
         "restart.jpg": encoded(picture(40, 24), "JPEG", quality=70, restart_marker_blocks=1),
