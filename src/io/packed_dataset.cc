@@ -1,29 +1,38 @@
 // The packed dataset reader: open_packed, verify_packed, inspect_packed (stoker/packed.h).
 //
 // Memory at open is O(shards + classes): labels, offsets and checksums stay in the mapped
-// shard indexes, and a sample's name is formatted on demand. What open() reads is the
-// manifest, each shard's header and footer, and each index once (to check its checksum, so
-// that labels read from it later are trustworthy).
+// shard indexes, and a sample's name is formatted on demand. A shard is opened on first use:
+// its header and footer read, its index read once (its checksum checked, so that labels read
+// from it later are trustworthy) and the shard checked against its manifest entry. open()
+// itself opens every shard at once while the indexes total at most kEagerIndexBytes
+// (packed_dataset.h: a damaged shard is then an error at open); past that it reads only the
+// manifest, so that a 10^9-sample pack opens in a fraction of a second (docs/perf.md).
+#include "io/packed_dataset.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <memory>
 
 #include "io/packed_manifest.h"
 #include "io/packed_shard.h"
 #include "io/read_ahead.h"
+#include "io/remote.h"
 #include "stoker/error.h"
 #include "stoker/packed.h"
+#include "util/mutex.h"
 
 namespace stoker {
 namespace io {
 namespace {
 
-// Checks a shard against its manifest entry and its predecessor's source range.
-void check_against_manifest(const ShardFile& shard, const Manifest& m, size_t i,
-                            uint64_t expected_first_source) {
+// Checks a shard against its manifest entry (its predecessor's source range is checked by
+// open_pack, which opens them all).
+void check_against_manifest(const ShardFile& shard, const Manifest& m, size_t i) {
   const ManifestShard& s = m.shards[i];
   const std::string& name = shard.name();
   STOKER_CHECK(shard.file_size() == s.bytes,
@@ -37,9 +46,6 @@ void check_against_manifest(const ShardFile& shard, const Manifest& m, size_t i,
   STOKER_CHECK(shard.record_count() == s.records && shard.first_record() == s.first_record,
                "{}: holds records [{}, +{}), the manifest says [{}, +{})", name,
                shard.first_record(), shard.record_count(), s.first_record, s.records);
-  STOKER_CHECK(shard.first_source() == expected_first_source,
-               "{}: covers source samples from {}, expected {}", name, shard.first_source(),
-               expected_first_source);
   STOKER_CHECK(shard.checksum() == s.checksum, "{}: checksum {} differs from the manifest's {}",
                name, hex64(shard.checksum()), hex64(s.checksum));
 }
@@ -60,7 +66,10 @@ OpenedPack open_pack(const std::filesystem::path& path) {
   for (size_t i = 0; i < m.shards.size(); ++i) {
     const std::string file = (p.folder / m.shards[i].file).string();
     p.shards.push_back(ShardFile::open(file, file));
-    check_against_manifest(p.shards.back(), m, i, next_source);
+    check_against_manifest(p.shards.back(), m, i);
+    STOKER_CHECK(p.shards.back().first_source() == next_source,
+                 "{}: covers source samples from {}, expected {}", file,
+                 p.shards.back().first_source(), next_source);
     next_source = p.shards.back().first_source() + p.shards.back().source_count();
   }
   STOKER_CHECK(next_source == m.source_samples,
@@ -71,15 +80,19 @@ OpenedPack open_pack(const std::filesystem::path& path) {
 
 class PackedDataset final : public Dataset {
  public:
-  explicit PackedDataset(OpenedPack pack)
-      : folder_(pack.folder.string()),
-        shards_(std::move(pack.shards)),
-        classes_(std::move(pack.manifest.classes)),
-        records_(static_cast<int64_t>(pack.manifest.records)),
-        fingerprint_(hex64(pack.manifest.fingerprint)) {
-    starts_.reserve(shards_.size());
-    for (const ShardFile& s : shards_) starts_.push_back(s.first_record());
-    remote_ = std::any_of(shards_.begin(), shards_.end(), [](const auto& s) { return s.remote(); });
+  PackedDataset(std::filesystem::path folder, Manifest manifest, uint64_t eager_index_bytes)
+      : folder_(folder.string()),
+        manifest_(std::move(manifest)),
+        slots_(new std::atomic<const ShardFile*>[manifest_.shards.size()]),
+        records_(static_cast<int64_t>(manifest_.records)),
+        fingerprint_(hex64(manifest_.fingerprint)),
+        remote_(is_remote_location(folder_)) {
+    starts_.reserve(manifest_.shards.size());
+    for (const ManifestShard& s : manifest_.shards) starts_.push_back(s.first_record);
+    for (size_t i = 0; i < manifest_.shards.size(); ++i) slots_[i].store(nullptr);
+    if (manifest_.records * packed::kIndexEntrySize <= eager_index_bytes) {
+      for (size_t i = 0; i < manifest_.shards.size(); ++i) shard(i);
+    }
     if (remote_) {
       // Remote shards: the records the loader announces are fetched ahead, neighbours together
       // (the same read-ahead as remote WebDataset shards; its settings in docs/format.md).
@@ -98,26 +111,31 @@ class PackedDataset final : public Dataset {
     }
   }
 
+  ~PackedDataset() override {
+    read_ahead_.reset();  // its threads read shards: stopped before they go
+    for (size_t i = 0; i < manifest_.shards.size(); ++i) delete slots_[i].load();
+  }
+
   int64_t size() const override { return records_; }
 
   int64_t label(int64_t index) const override {
     const auto [s, j] = locate(index);
-    const uint32_t label = shards_[s].label(j);
+    const uint32_t label = shard(s).label(j);
     // The index checksum vouches for the bytes, not for the writer: check the range too.
-    STOKER_CHECK_DATA(label < classes_.size(), "{}#{}: label {} out of range [0, {})",
-                      shards_[s].name(), j, label, classes_.size());
+    STOKER_CHECK_DATA(label < classes().size(), "{}#{}: label {} out of range [0, {})",
+                      shard_name(s), j, label, classes().size());
     return label;
   }
 
   std::string name(int64_t index) const override {
     const auto [s, j] = locate(index);
-    return fmt::format("{}#{}", shards_[s].name(), j);
+    return fmt::format("{}#{}", shard_name(s), j);
   }
 
   void read(int64_t index, std::vector<uint8_t>& out) const override {
     if (read_ahead_ && read_ahead_->take(index, out)) return;
     const auto [s, j] = locate(index);
-    shards_[s].read_record(j, out);
+    shard(s).read_record(j, out);
   }
   void read_ahead(std::span<const int64_t> indices) const override {
     if (!read_ahead_) return;
@@ -132,18 +150,18 @@ class PackedDataset final : public Dataset {
   }
   std::vector<int64_t> shard_ends() const override {
     std::vector<int64_t> ends;
-    for (const ShardFile& s : shards_) {
-      ends.push_back(static_cast<int64_t>(s.first_record() + s.record_count()));
+    for (const ManifestShard& s : manifest_.shards) {
+      ends.push_back(static_cast<int64_t>(s.first_record + s.records));
     }
     return ends;
   }
   bool prefers_shard_order() const override { return remote_; }
 
-  const std::vector<std::string>& classes() const override { return classes_; }
+  const std::vector<std::string>& classes() const override { return manifest_.classes; }
   std::string fingerprint() const override { return fingerprint_; }
   std::string describe() const override {
     return fmt::format("packed {} ({} samples, {} classes, {} shards)", folder_, records_,
-                       classes_.size(), shards_.size());
+                       manifest_.classes.size(), manifest_.shards.size());
   }
 
  private:
@@ -159,12 +177,29 @@ class PackedDataset final : public Dataset {
     return {s, u - starts_[s]};
   }
 
+  std::string shard_name(size_t s) const {
+    return (std::filesystem::path(folder_) / manifest_.shards[s].file).string();
+  }
+
+  // Shard s, opened and checked against the manifest on first use. A failure (a missing or
+  // damaged shard, an I/O error) is thrown to this caller and tried again by the next one.
+  const ShardFile& shard(size_t s) const {
+    if (const ShardFile* f = slots_[s].load(std::memory_order_acquire)) return *f;
+    util::MutexLock lock(opening_[s % kOpeningStripes]);
+    if (const ShardFile* f = slots_[s].load(std::memory_order_acquire)) return *f;
+    const std::string file = shard_name(s);
+    auto opened = std::make_unique<ShardFile>(ShardFile::open(file, file));
+    check_against_manifest(*opened, manifest_, s);
+    slots_[s].store(opened.get(), std::memory_order_release);
+    return *opened.release();
+  }
+
   // Where record `index` lies: its shard and the bytes of its header and payload. An entry
   // that cannot be read or is corrupt gives an empty range (read() then reports it).
   StoredRange stored(int64_t index) const {
     const auto [s, j] = locate(index);
     try {
-      const IndexEntry e = shards_[s].checked_entry(j);
+      const IndexEntry e = shard(s).checked_entry(j);
       return StoredRange{s, e.offset, e.offset + packed::kRecordHeaderSize + e.payload_length};
     } catch (const Error&) {
       return StoredRange{s, 0, 0};
@@ -176,23 +211,27 @@ class PackedDataset final : public Dataset {
     out.resize(run.size());
     if (run.size() == 1) {
       const auto [s, j] = locate(run[0]);
-      shards_[s].read_record(j, out[0]);
+      shard(s).read_record(j, out[0]);
       return;
     }
     const StoredRange first = stored(run.front()), last = stored(run.back());
-    const ShardFile& shard = shards_[first.object];
+    const ShardFile& file = shard(first.object);
     std::vector<uint8_t> bytes(last.end - first.begin);
-    shard.read_bytes(first.begin, bytes,
-                     fmt::format("records at byte offsets {} to {}", first.begin, last.end));
+    file.read_bytes(first.begin, bytes,
+                    fmt::format("records at byte offsets {} to {}", first.begin, last.end));
     for (size_t k = 0; k < run.size(); ++k) {
-      shard.record_from(locate(run[k]).second, bytes, first.begin, out[k]);
+      file.record_from(locate(run[k]).second, bytes, first.begin, out[k]);
     }
   }
 
+  static constexpr size_t kOpeningStripes = 64;
+
   std::string folder_;
-  std::vector<ShardFile> shards_;
+  Manifest manifest_;
+  // Shard i once opened (owned; deleted with the dataset), else null.
+  std::unique_ptr<std::atomic<const ShardFile*>[]> slots_;
+  mutable util::Mutex opening_[kOpeningStripes];  // serialise the opening of a shard
   std::vector<uint64_t> starts_;
-  std::vector<std::string> classes_;
   int64_t records_ = 0;
   std::string fingerprint_;
   bool remote_ = false;
@@ -219,6 +258,15 @@ bool looks_like_manifest(const std::filesystem::path& file) {
 }
 
 }  // namespace
+
+std::shared_ptr<Dataset> open_packed_dataset(const std::filesystem::path& path,
+                                             uint64_t eager_index_bytes) {
+  std::filesystem::path folder;
+  std::string manifest_name;
+  Manifest manifest = read_manifest(path, folder, manifest_name);
+  return std::make_shared<PackedDataset>(std::move(folder), std::move(manifest), eager_index_bytes);
+}
+
 }  // namespace io
 
 bool is_packed_dataset(const std::filesystem::path& path) {
@@ -233,7 +281,7 @@ bool is_packed_dataset(const std::filesystem::path& path) {
 }
 
 std::shared_ptr<Dataset> open_packed(const std::filesystem::path& path) {
-  return std::make_shared<io::PackedDataset>(io::open_pack(path));
+  return io::open_packed_dataset(path, io::kEagerIndexBytes);
 }
 
 VerifyReport verify_packed(const std::filesystem::path& path,

@@ -1,6 +1,8 @@
 // Reading packed datasets (src/io/packed_dataset.cc, packed_shard.cc, packed_manifest.cc): a
 // clear error naming the file, record and offset for each kind of damage, mapped and pread
 // reads agreeing, and a shard that shrinks under an open dataset failing, not crashing.
+#include "io/packed_dataset.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -106,6 +108,48 @@ TEST(PackedTest, TruncatedMissingAndUnknownVersionShardsAreNamed) {
 // preadv): both give the same bytes. A shard cut short while open makes its pages unreadable
 // (SIGBUS through the mapping), which must become an error naming the shard and record, not a
 // crash, for labels as for records.
+// Past the eager budget (10^9-sample packs) open reads only the manifest and each shard is
+// opened and checked on first use: a damaged shard is then an error where it is read, naming
+// it as open would, every time it is read (no half-opened shard is kept), while the other
+// shards read normally; mended, it reads.
+TEST(PackedTest, ShardsPastTheEagerBudgetAreCheckedOnFirstUse) {
+  auto f = make_folder(20);
+  pack(f->data, f->out, PackConfig{.mode = PackMode::kJpeg, .max_side = 48, .shard_size = 6000});
+  const auto eager = open_packed(f->out);
+  const fs::path shard = f->out / "shard-00001.stk";
+  uint64_t first = 0, count = 0;
+  {
+    const ShardFile s = ShardFile::open(shard.string(), "s");
+    first = s.first_record();
+    count = s.record_count();
+  }
+  ASSERT_GT(first, 0u);
+  const auto bytes = slurp(shard);
+  spit(shard, std::vector<uint8_t>(bytes.begin(), bytes.end() - 100));
+  EXPECT_THAT(error_of([&] { open_packed(f->out); }),
+              HasSubstr(shard.string() + ": no shard footer"));
+
+  const auto lazy = open_packed_dataset(f->out, 0);
+  EXPECT_EQ(lazy->size(), eager->size());
+  EXPECT_EQ(lazy->fingerprint(), eager->fingerprint());
+  EXPECT_EQ(lazy->name(0), eager->name(0));
+  std::vector<uint8_t> got, want;
+  lazy->read(0, got);
+  eager->read(0, want);
+  EXPECT_EQ(got, want);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    EXPECT_THAT(error_of([&] { lazy->read(static_cast<int64_t>(first), got); }),
+                HasSubstr(shard.string() + ": no shard footer"));
+    EXPECT_THAT(error_of([&] { lazy->label(static_cast<int64_t>(first + count - 1)); }),
+                HasSubstr(shard.string() + ": no shard footer"));
+  }
+  spit(shard, bytes);
+  lazy->read(static_cast<int64_t>(first), got);
+  eager->read(static_cast<int64_t>(first), want);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(lazy->label(static_cast<int64_t>(first)), eager->label(static_cast<int64_t>(first)));
+}
+
 TEST(PackedTest, PreadAndMappedReadsAgreeAndAShrunkShardIsAnErrorNotACrash) {
   auto f = make_folder(6);
   pack(f->data, f->out, PackConfig{});
