@@ -15,6 +15,9 @@
 // against the bytes left before it allocates.
 #pragma once
 
+#include <sys/stat.h>
+
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -47,6 +50,21 @@ T get_le(const char* p) {
     bits |= static_cast<U>(static_cast<unsigned char>(p[i])) << (8 * i);
   }
   return static_cast<T>(bits);
+}
+
+// A file or folder modified this close to the start of a listing (or later) may change again
+// within the file system's timestamp granularity (up to 2 s on FAT, a jiffy on ext4) without
+// its mtime moving, so its contents cannot be vouched for by the mtime: it is not cached.
+inline constexpr int64_t kRacyWindowNs = 2'000'000'000;
+
+inline int64_t mtime_ns(const struct stat& st) {
+  return int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
+inline int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 // Thrown by Reader (and payload decoders) on bytes that are not a valid payload.

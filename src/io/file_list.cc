@@ -17,6 +17,9 @@
 #include "io/file_list.h"
 
 #include <fmt/ranges.h>
+#include <malloc.h>
+#include <sys/stat.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <array>
@@ -26,10 +29,13 @@
 #include <optional>
 #include <string_view>
 
+#include "io/cache_file.h"
 #include "io/file_util.h"
+#include "io/index_cache.h"
 #include "io/json_limits.h"
 #include "io/sample_table.h"
 #include "io/table_dataset.h"
+#include "io/table_file.h"
 #include "stoker/dataset.h"
 #include "stoker/error.h"
 #include "util/text.h"
@@ -339,11 +345,48 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list,
                                         const FileListConfig& config) {
   const std::string list_name = list.string();
   STOKER_CHECK_ARG(!list_name.empty(), "file list: empty path");
-  std::vector<uint8_t> bytes;
-  io::read_file(list_name, bytes, io::kMaxListBytes);
-  return io::file_list_from_text(
-      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), list_name,
-      config);
+  // The parsed table is cached for mapping (io/table_file.h), keyed by the list's identity
+  // and stamp and the columns asked for: a changed list is parsed again.
+  const std::filesystem::path dir = io::cache_dir_from_option("");
+  struct stat before {};
+  std::string key;
+  std::filesystem::path cache;
+  if (!dir.empty() && ::stat(list_name.c_str(), &before) == 0 && S_ISREG(before.st_mode)) {
+    if (const std::string canonical = io::canonical_or_empty(list); !canonical.empty()) {
+      key = io::list_cache_key(canonical, before, config);
+      cache = dir / fmt::format("list-{:016x}.stktab", XXH3_64bits(key.data(), key.size()));
+      if (std::optional<io::MappedTable> m = io::load_table_file(cache, key)) {
+        return std::make_shared<io::TableDataset>("file-list", list_name,
+                                                  io::list_prefix(list_name), std::move(m->samples),
+                                                  std::move(m->classes), std::move(m->fingerprint));
+      }
+    }
+  }
+  io::ParsedList parsed;
+  {
+    std::vector<uint8_t> bytes;
+    io::read_file(list_name, bytes, io::kMaxListBytes);
+    parsed =
+        io::parse_list(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                       list_name, config);
+  }
+  io::SampleView samples(std::move(parsed.table));
+  std::string fingerprint = io::fingerprint(samples);
+  // Cached only when the list did not change while it was read, and not just before.
+  struct stat after {};
+  if (!key.empty() && ::stat(list_name.c_str(), &after) == 0 &&
+      io::list_cache_key(io::canonical_or_empty(list), after, config) == key &&
+      io::mtime_ns(after) < io::now_ns() - io::kRacyWindowNs &&
+      io::store_table_file(cache, key, samples, parsed.classes, fingerprint)) {
+    if (std::optional<io::MappedTable> m = io::load_table_file(cache, key)) {
+      // The mapping replaces the parsed table, whose memory goes back to the system.
+      samples = std::move(m->samples);
+      ::malloc_trim(0);
+    }
+  }
+  return std::make_shared<io::TableDataset>("file-list", list_name, io::list_prefix(list_name),
+                                            std::move(samples), std::move(parsed.classes),
+                                            std::move(fingerprint));
 }
 
 namespace io {
@@ -433,8 +476,8 @@ ResolvedLabels resolve_labels(std::vector<std::vector<std::string>>& tokens, boo
   return out;
 }
 
-std::shared_ptr<Dataset> file_list_from_text(std::string_view text, const std::string& list_name,
-                                             const FileListConfig& config) {
+ParsedList parse_list(std::string_view text, const std::string& list_name,
+                      const FileListConfig& config) {
   std::vector<io::Row> rows;
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (io::ends_with(list_name, ".jsonl") || io::ends_with(list_name, ".ndjson") ||
@@ -460,20 +503,46 @@ std::shared_ptr<Dataset> file_list_from_text(std::string_view text, const std::s
     for (io::Row& row : rows) tokens.push_back(std::move(row.labels));
   }
   const io::ResolvedLabels labels = io::resolve_labels(tokens, false, list_name);
-  io::SampleTable samples;
+  ParsedList out;
   for (size_t r = 0; r < rows.size(); ++r) {
     const io::Row& row = rows[r];
     STOKER_CHECK_ARG(!row.path.empty(), "{}:{}: empty path", list_name, row.line);
     STOKER_CHECK_ARG(row.path.find('\0') == std::string::npos,
                      "{}:{}: the path contains a NUL byte", list_name, row.line);
-    samples.add(row.path, -1, labelled ? labels.first[r] : -1);
-    if (labels.multi) samples.add_label_set(labels.set(r));
+    out.table.add(row.path, -1, labelled ? labels.first[r] : -1);
+    if (labels.multi) out.table.add_label_set(labels.set(r));
   }
+  out.classes = labels.classes;
+  return out;
+}
+
+std::string list_prefix(const std::string& list_name) {
   // Relative paths are relative to the list's folder.
   const size_t slash = list_name.rfind('/');
-  std::string prefix = slash == std::string::npos ? "" : list_name.substr(0, slash + 1);
-  return std::make_shared<io::TableDataset>("file-list", list_name, std::move(prefix),
-                                            std::move(samples), labels.classes);
+  return slash == std::string::npos ? "" : list_name.substr(0, slash + 1);
+}
+
+std::string canonical_or_empty(const std::filesystem::path& path) {
+  std::error_code ec;
+  std::string canonical = std::filesystem::canonical(path, ec).string();
+  return ec ? "" : canonical;
+}
+
+std::string list_cache_key(const std::string& canonical, const struct stat& st,
+                           const FileListConfig& config) {
+  // The layout version of what is cached, then everything the table depends on.
+  return fmt::format("stoker file list 1\n{}\npath_column {}\nlabel_column {}\n{} {} {} {}\n",
+                     canonical, config.path_column, config.label_column,
+                     static_cast<uint64_t>(st.st_size), mtime_ns(st),
+                     static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_dev));
+}
+
+std::shared_ptr<Dataset> file_list_from_text(std::string_view text, const std::string& list_name,
+                                             const FileListConfig& config) {
+  ParsedList parsed = parse_list(text, list_name, config);
+  return std::make_shared<io::TableDataset>("file-list", list_name, list_prefix(list_name),
+                                            SampleView(std::move(parsed.table)),
+                                            std::move(parsed.classes));
 }
 
 }  // namespace io

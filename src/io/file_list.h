@@ -4,6 +4,8 @@
 // extension; relative paths resolve against its folder.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
@@ -12,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/sample_table.h"
 #include "stoker/dataset.h"
 
 namespace stoker::io {
@@ -45,7 +48,25 @@ const std::string* json_label_member(const nlohmann::json& object, const std::st
 // trailing "" marks the explicit list). `where` names it in errors.
 std::vector<std::string> json_label_tokens(const nlohmann::json& value, const std::string& where);
 
+// A list's table and class names, parsed from its text.
+struct ParsedList {
+  SampleTable table;
+  std::vector<std::string> classes;
+};
+ParsedList parse_list(std::string_view text, const std::string& list_name,
+                      const FileListConfig& config);
+
+// The dataset of a list's text, held in memory (open_file_list maps a cached table instead).
 std::shared_ptr<Dataset> file_list_from_text(std::string_view text, const std::string& list_name,
                                              const FileListConfig& config);
+
+// What relative paths of the list `list_name` are prefixed with: its folder ("" or ending '/').
+std::string list_prefix(const std::string& list_name);
+// The canonical absolute path, or "" when it cannot be resolved.
+std::string canonical_or_empty(const std::filesystem::path& path);
+// What a list's cached table is keyed by: its canonical path, stamp (size, mtime, inode,
+// device) and the columns asked for.
+std::string list_cache_key(const std::string& canonical, const struct stat& st,
+                           const FileListConfig& config);
 
 }  // namespace stoker::io

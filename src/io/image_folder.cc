@@ -31,6 +31,7 @@
 #include <string_view>
 #include <utility>
 
+#include "io/cache_file.h"
 #include "io/file_util.h"
 #include "io/index_cache.h"
 #include "io/sample_table.h"
@@ -46,11 +47,6 @@ namespace {
 constexpr std::string_view kExtensions[] = {".jpg", ".jpeg", ".png",  ".ppm", ".bmp",
                                             ".pgm", ".tif",  ".tiff", ".webp"};
 
-// A folder modified this close to the start of the walk (or later) may change again within
-// the file system's timestamp granularity (up to 2 s on FAT, a jiffy on ext4) without its mtime
-// moving, so its listing cannot be vouched for by the mtime: such an index is not cached.
-constexpr int64_t kRacyWindowNs = 2'000'000'000;
-
 bool has_image_extension(std::string_view name) {
   for (std::string_view ext : kExtensions) {
     if (name.size() < ext.size()) continue;
@@ -63,16 +59,6 @@ bool has_image_extension(std::string_view name) {
     }
   }
   return false;
-}
-
-int64_t mtime_ns(const struct stat& st) {
-  return int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
-}
-
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 struct DirCloser {
@@ -244,7 +230,8 @@ FolderIndex walk_folder(const std::string& root, bool& cacheable) {
 std::shared_ptr<Dataset> make_image_folder(const std::string& root, FolderIndex index) {
   std::string prefix = root.empty() || root.back() == '/' ? root : root + "/";
   return std::make_shared<TableDataset>("image-folder", root, std::move(prefix),
-                                        std::move(index.samples), std::move(index.classes));
+                                        SampleView(std::move(index.samples)),
+                                        std::move(index.classes));
 }
 
 }  // namespace

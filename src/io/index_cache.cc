@@ -194,8 +194,7 @@ bool index_is_current(std::string_view canonical_root, const FolderIndex& index,
       why = fmt::format("{}: {}", path, errno_message(errno));
       return false;
     }
-    const int64_t mtime_ns = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
-    if (!S_ISDIR(st.st_mode) || st.st_ino != dir.inode || mtime_ns != dir.mtime_ns) {
+    if (!S_ISDIR(st.st_mode) || st.st_ino != dir.inode || mtime_ns(st) != dir.mtime_ns) {
       why = fmt::format("{} changed", path);
       return false;
     }

@@ -54,14 +54,54 @@ class Hasher {
 
 }  // namespace
 
-std::string fingerprint(const SampleTable& table) {
+SampleView::SampleView(SampleTable table) {
+  auto owned = std::make_shared<const SampleTable>(std::move(table));
+  a_ = Arrays{owned->paths,  owned->ends,       owned->sizes,
+              owned->labels, owned->label_ends, owned->label_values};
+  storage_ = std::move(owned);
+}
+
+SampleView SampleView::of(const SampleTable& table) {
+  return SampleView(Arrays{table.paths, table.ends, table.sizes, table.labels, table.label_ends,
+                           table.label_values},
+                    nullptr, "");
+}
+
+SampleView::SampleView(Arrays arrays, std::shared_ptr<const void> storage, std::string source)
+    : a_(arrays), storage_(std::move(storage)), source_(std::move(source)) {
+  if (a_.sizes.size() != a_.ends.size() || a_.labels.size() != a_.ends.size() ||
+      (!a_.label_ends.empty() && a_.label_ends.size() != a_.ends.size())) {
+    corrupt(-1, "array lengths");
+  }
+}
+
+std::string_view SampleView::path(int64_t index) const {
+  const uint64_t begin = index == 0 ? 0 : a_.ends[index - 1];
+  const uint64_t end = a_.ends[index];
+  if (begin > end || end > a_.paths.size()) corrupt(index, "path offsets");
+  return a_.paths.substr(begin, end - begin);
+}
+
+std::span<const int32_t> SampleView::label_set(int64_t index) const {
+  const uint64_t begin = index == 0 ? 0 : a_.label_ends[index - 1];
+  const uint64_t end = a_.label_ends[index];
+  if (begin > end || end > a_.label_values.size()) corrupt(index, "label set offsets");
+  return a_.label_values.subspan(begin, end - begin);
+}
+
+void SampleView::corrupt(int64_t index, const char* what) const {
+  STOKER_THROW("{}: corrupt {} at sample {} (a damaged cache file: delete it, it is rebuilt)",
+               source_, what, index);
+}
+
+std::string fingerprint(const SampleView& table) {
   auto hasher = std::make_unique<Hasher>();  // 64 KiB: not on the stack of a worker thread
   for (int64_t i = 0; i < table.size(); ++i) {
     const std::string_view path = table.path(i);
     hasher->u64(path.size());
     hasher->bytes(path);
-    hasher->u64(static_cast<uint64_t>(table.sizes[i]));
-    hasher->u64(static_cast<uint64_t>(table.labels[i]));
+    hasher->u64(static_cast<uint64_t>(table.file_size(i)));
+    hasher->u64(static_cast<uint64_t>(table.label(i)));
   }
   if (table.multi_label()) {
     for (int64_t i = 0; i < table.size(); ++i) {

@@ -1,10 +1,12 @@
 // The listing of a dataset: paths, sizes and labels in index order (private to src/io).
 //
 // Paths live in one string so that a million-sample index costs a few allocations, not a
-// million, and so that the index cache can load them with one copy.
+// million, and so that the index cache can load them with one copy. A SampleTable is built;
+// a SampleView reads one, held in memory or mapped from a table file (io/table_file.h).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,11 +46,50 @@ struct SampleTable {
   }
 };
 
+// Read-only access to a listing whose arrays live elsewhere: a SampleTable it owns, or a
+// mapped table file (kept alive by `storage`). The arrays of a mapped file are trusted only
+// as far as its checksum goes, so every access checks the offsets it follows (a bad file is
+// an error naming it, never a read out of bounds). Thread-safety: immutable.
+class SampleView {
+ public:
+  struct Arrays {
+    std::string_view paths;
+    std::span<const uint64_t> ends;
+    std::span<const int64_t> sizes;
+    std::span<const int64_t> labels;
+    std::span<const uint64_t> label_ends;  // multi-label only
+    std::span<const int32_t> label_values;
+  };
+
+  SampleView() = default;
+  // A view of `table`, which it keeps.
+  explicit SampleView(SampleTable table);
+  // A view of `table`, which must outlive it.
+  static SampleView of(const SampleTable& table);
+  // A view of arrays owned by `storage`; `source` names them in errors.
+  SampleView(Arrays arrays, std::shared_ptr<const void> storage, std::string source);
+
+  int64_t size() const { return static_cast<int64_t>(a_.ends.size()); }
+  std::string_view path(int64_t index) const;
+  int64_t file_size(int64_t index) const { return a_.sizes[index]; }
+  int64_t label(int64_t index) const { return a_.labels[index]; }
+  bool multi_label() const { return !a_.label_ends.empty(); }
+  std::span<const int32_t> label_set(int64_t index) const;
+  const Arrays& arrays() const { return a_; }
+
+ private:
+  [[noreturn]] void corrupt(int64_t index, const char* what) const;
+
+  Arrays a_;
+  std::shared_ptr<const void> storage_;
+  std::string source_;
+};
+
 // XXH3-64 of the listing in index order, as 16 lowercase hex digits. Each sample contributes
 // (u64 path length, path bytes, i64 size, i64 label), little-endian, so that no two listings
 // share an encoding; a multi-label table then adds each sample's (u64 count, i32 ids). Index
 // order is what ranks must agree on; for an image folder it is
 // the sorted order torchvision defines.
-std::string fingerprint(const SampleTable& table);
+std::string fingerprint(const SampleView& table);
 
 }  // namespace stoker::io

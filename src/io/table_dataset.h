@@ -15,8 +15,9 @@ class TableDataset final : public Dataset {
  public:
   // kind: "image-folder" or "file-list"; location: the folder or list as the user named it;
   // prefix: prepended to relative paths ("" or ending in '/'); absolute paths stay as they are.
-  TableDataset(std::string kind, std::string location, std::string prefix, SampleTable samples,
-               std::vector<std::string> classes);
+  // fingerprint: the listing's (io::fingerprint), computed here when empty.
+  TableDataset(std::string kind, std::string location, std::string prefix, SampleView samples,
+               std::vector<std::string> classes, std::string fingerprint = "");
 
   int64_t size() const override { return samples_.size(); }
   int64_t label(int64_t index) const override;
@@ -34,7 +35,7 @@ class TableDataset final : public Dataset {
   std::string kind_;
   std::string location_;
   std::string prefix_;
-  SampleTable samples_;
+  SampleView samples_;
   std::vector<std::string> classes_;
   std::string fingerprint_;
 };

@@ -319,7 +319,7 @@ class WebDataset final : public Dataset {
       }
       classes_ = std::move(labels.classes);
     }
-    fingerprint_ = io::fingerprint(table_);
+    fingerprint_ = io::fingerprint(SampleView::of(table_));
     const bool remote = std::any_of(shards_.begin(), shards_.end(),
                                     [](const auto& blob) { return blob->remote(); });
     remote_ = remote;
