@@ -221,3 +221,27 @@ def test_pack_into_a_full_file_system(folder, tmp_path):
         verify = subprocess.run([str(stoker_bin()), "verify", str(out)], capture_output=True,
                                 text=True, timeout=300)
         assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_threads_the_system_refuses_are_an_error_not_an_abort(folder):
+    """Before: threads=100000 (or a thread limit) ended in std::terminate ("terminate called
+    without an active exception"), killing the Python interpreter. Under an address-space limit
+    that leaves room for ~100 thread stacks, asking for more is an ArgumentError naming the
+    thread that could not start, in the command and in Python."""
+    limit = "ulimit -v 1000000; "  # KiB: 1 GB of address space, 8 MiB per thread stack
+    r = subprocess.run(["bash", "-c", limit + f"exec {stoker_bin()} bench {folder} --threads 1000 "
+                        "--batch 4 --size 16"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "could not start thread" in r.stderr and "ask for fewer threads" in r.stderr, r.stderr
+    script = textwrap.dedent(f"""
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        import stoker
+        try:
+            stoker.Loader({str(folder)!r}, 4, threads=2000)
+        except stoker.ArgumentError as e:
+            print("raised:", e)
+    """)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "raised: could not start thread" in r.stdout, r.stdout + r.stderr
