@@ -83,13 +83,12 @@ class PackedDataset final : public Dataset {
   PackedDataset(std::filesystem::path folder, Manifest manifest, uint64_t eager_index_bytes)
       : folder_(folder.string()),
         manifest_(std::move(manifest)),
-        slots_(new std::atomic<const ShardFile*>[manifest_.shards.size()]),
+        slots_(manifest_.shards.size()),
         records_(static_cast<int64_t>(manifest_.records)),
         fingerprint_(hex64(manifest_.fingerprint)),
         remote_(is_remote_location(folder_)) {
     starts_.reserve(manifest_.shards.size());
     for (const ManifestShard& s : manifest_.shards) starts_.push_back(s.first_record);
-    for (size_t i = 0; i < manifest_.shards.size(); ++i) slots_[i].store(nullptr);
     if (manifest_.records * packed::kIndexEntrySize <= eager_index_bytes) {
       for (size_t i = 0; i < manifest_.shards.size(); ++i) shard(i);
     }
@@ -113,7 +112,6 @@ class PackedDataset final : public Dataset {
 
   ~PackedDataset() override {
     read_ahead_.reset();  // its threads read shards: stopped before they go
-    for (size_t i = 0; i < manifest_.shards.size(); ++i) delete slots_[i].load();
   }
 
   int64_t size() const override { return records_; }
@@ -228,8 +226,25 @@ class PackedDataset final : public Dataset {
 
   std::string folder_;
   Manifest manifest_;
-  // Shard i once opened (owned; deleted with the dataset), else null.
-  std::unique_ptr<std::atomic<const ShardFile*>[]> slots_;
+  // Shard i once opened, else null; owns what it points to (also when the constructor's
+  // eager opening throws part-way).
+  class OpenedShards {
+   public:
+    explicit OpenedShards(size_t n) : n_(n), slots_(new std::atomic<const ShardFile*>[n]) {
+      for (size_t i = 0; i < n_; ++i) slots_[i].store(nullptr);
+    }
+    ~OpenedShards() {
+      for (size_t i = 0; i < n_; ++i) delete slots_[i].load();
+    }
+    OpenedShards(const OpenedShards&) = delete;
+    OpenedShards& operator=(const OpenedShards&) = delete;
+    std::atomic<const ShardFile*>& operator[](size_t i) const { return slots_[i]; }
+
+   private:
+    size_t n_;
+    std::unique_ptr<std::atomic<const ShardFile*>[]> slots_;
+  };
+  OpenedShards slots_;
   mutable util::Mutex opening_[kOpeningStripes];  // serialise the opening of a shard
   std::vector<uint64_t> starts_;
   int64_t records_ = 0;
