@@ -20,9 +20,9 @@ SOURCES=(src/util/error.cc src/util/log.cc src/util/env.cc src/io/file_util.cc
          src/io/sample_table.cc src/io/table_dataset.cc src/io/packed_manifest.cc
          src/io/packed_dataset.cc src/io/tar.cc src/io/blob.cc src/io/remote.cc
          src/io/table_file.cc src/io/cache_file.cc src/io/index_cache.cc src/io/read_ahead.cc
-         src/image/raw.cc src/image/probe.cc src/image/jpeg.cc src/image/png.cc src/image/webp.cc
-         src/image/pixels.cc src/diagnose/verdict.cc src/diagnose/fixes.cc
-         src/diagnose/pipeline_verdict.cc src/diagnose/telemetry_text.cc
+         src/io/object_cache.cc src/image/raw.cc src/image/probe.cc src/image/jpeg.cc
+         src/image/png.cc src/image/webp.cc src/image/pixels.cc src/diagnose/verdict.cc
+         src/diagnose/fixes.cc src/diagnose/pipeline_verdict.cc src/diagnose/telemetry_text.cc
          src/diagnose/telemetry_read.cc src/diagnose/telemetry_nvidia.cc
          src/diagnose/telemetry_cpu.cc src/diagnose/telemetry_json.cc
          src/diagnose/telemetry_paste.cc src/diagnose/telemetry_verdict.cc)

@@ -3,7 +3,8 @@
 --node-rank), all 4 ranks reading the same WebDataset shards from nginx in the root
 namespace. Every sample exactly once per epoch over the 4 ranks, the same samples as 4 ranks
 on one node get (the order does not depend on where the ranks run), thread defaults per node
-(the CPUs of the node / its 2 ranks), and each node's index cache shared by its ranks."""
+(the CPUs of the node / its 2 ranks), and each node's index cache and remote object cache
+(STOKER_REMOTE_CACHE) shared by its ranks: each shard crosses the network once per node."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def test_two_nodes_of_two_ranks_read_remote_shards_each_sample_once(shards, tmp_
             cache = tmp_path / f"node{node}-cache"
             cache.mkdir()
             env = dict(os.environ, OMP_NUM_THREADS="1", STOKER_CACHE_DIR=str(cache),
+                       STOKER_REMOTE_CACHE=str(tmp_path / f"node{node}-objects"),
                        GLOO_SOCKET_IFNAME=net.devs[node])
             cmd = [*net.prefix(node), *torchrun(), "--nnodes=2", f"--node-rank={node}",
                    "--nproc-per-node=2", f"--master-addr={net.ips[0]}", f"--master-port={port}",
@@ -51,6 +53,14 @@ def test_two_nodes_of_two_ranks_read_remote_shards_each_sample_once(shards, tmp_
         for node, proc in enumerate(procs):
             assert proc.returncode == 0, f"node {node} failed:\n{logs[node]}"
         results = [json.loads((out / f"rank{rank}.json").read_text()) for rank in range(4)]
+        gets = [(path, rng) for method, path, rng in server.requests() if method == "GET"]
+
+    # Each node fetched each shard once, whole, for both its ranks and both epochs.
+    sizes = {f"/cls/{p.name}": p.stat().st_size for p in (shards["root"] / "cls").iterdir()}
+    assert sorted(gets) == sorted((p, f"bytes=0-{s - 1}") for p, s in sizes.items() for _ in (0, 1))
+    for node in range(2):
+        copies = sorted((tmp_path / f"node{node}-objects").glob("*.obj"))
+        assert sorted(c.stat().st_size for c in copies) == sorted(sizes.values())
 
     assert [r["group_rank"] for r in results] == [0, 0, 1, 1]
     assert {r["local_world_size"] for r in results} == {2}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections
 import os
+import random
 import re
 import subprocess
 from pathlib import Path
@@ -194,3 +195,56 @@ def test_packed_datasets_over_http_and_written_to_s3(images, tmp_path):
         v = subprocess.run([str(stoker_bin()), "verify", url], capture_output=True, text=True,
                            env=dict(os.environ, **env))
         assert v.returncode == 0 and ": OK (" in v.stdout, v.stdout + v.stderr
+
+
+def test_a_node_local_cache_fetches_each_shard_once(images, shards, tmp_path):
+    """With STOKER_REMOTE_CACHE each remote shard is fetched whole once per node: the first
+    rank's first read of it downloads it; the ranks after it (other processes of the node,
+    later epochs) read the local copy, so only HEADs reach the server, and the batches are the
+    folder's. A copy cut short is not trusted (fetched again), a dead writer's temporary file
+    is removed, and the cache keeps to STOKER_REMOTE_CACHE_MIB."""
+    want = folder_digests(images)
+    cache = tmp_path / "objects"
+    sizes = {f"/cls/{p.name}": p.stat().st_size for p in (shards["root"] / "cls").iterdir()}
+    with Nginx(shards["root"], tmp_path / "nginx") as server:
+        url = f"{server.url}/cls/train-{{000000..000004}}.tar"
+        env = {"STOKER_CACHE_DIR": str(tmp_path / "cache"), "STOKER_REMOTE_CACHE": str(cache)}
+        assert digest(url, env, window=0)[0] == want[0]
+        first = server.requests()
+        assert sorted((p, r) for m, p, r in first if m == "GET") == sorted(
+            (p, f"bytes=0-{s - 1}") for p, s in sizes.items())  # one whole GET per shard
+        copies = sorted(cache.glob("*.obj"))
+        assert sorted(c.stat().st_size for c in copies) == sorted(sizes.values())
+
+        assert [digest(url, env, rank=r, world=2, window=0)[0] for r in (0, 1)] == want[1:]
+        later = server.requests()[len(first):]
+        assert later and {m for m, _, _ in later} == {"HEAD"}, later
+
+        for c in copies:  # cut short: each is fetched again
+            c.write_bytes(c.read_bytes()[: c.stat().st_size // 2])
+        stale = cache / "0123456789abcdef.obj.tmp-999999999-0"  # no such process
+        stale.write_bytes(b"partial")
+        assert digest(url, env, window=0)[0] == want[0]
+        again = server.requests()[len(first) + len(later):]
+        assert sum(m == "GET" for m, _, _ in again) == len(sizes), again
+        assert sorted(c.stat().st_size for c in cache.glob("*.obj")) == sorted(sizes.values())
+        assert not stale.exists()
+
+    # A budget smaller than the set: least recently used copies make room, batches unchanged.
+    big = tmp_path / "big"
+    big.mkdir()
+    folder = stoker.open_dataset(images)
+    rng = random.Random(7)
+    for s in range(3):
+        with webdataset.TarWriter(str(big / f"big-{s}.tar")) as sink:
+            for i in range(s * 2, s * 2 + 2):
+                sink.write({"__key__": f"s{i:03d}", "jpg": Path(folder.name(i)).read_bytes(),
+                            "cls": folder.label(i), "bin": rng.randbytes(300_000)})
+    local = digest(str(big / "big-{0..2}.tar"), window=0)[0]
+    budget = tmp_path / "small-cache"
+    with Nginx(big, tmp_path / "nginx-big") as server:
+        env = {"STOKER_CACHE_DIR": str(tmp_path / "cache2"), "STOKER_REMOTE_CACHE": str(budget),
+               "STOKER_REMOTE_CACHE_MIB": "1"}
+        assert digest(f"{server.url}/big-{{0..2}}.tar", env, window=0)[0] == local
+    held = [c.stat().st_size for c in budget.glob("*.obj")]
+    assert 1 <= len(held) < 3 and sum(held) <= 1 << 20, held

@@ -1,0 +1,206 @@
+#include "io/object_cache.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <span>
+#include <vector>
+
+#include "io/remote.h"
+#include "stoker/error.h"
+#include "stoker/log.h"
+#include "util/env_parse.h"
+
+namespace stoker::io {
+namespace {
+
+constexpr uint64_t kDownloadChunk = uint64_t{8} << 20;
+
+// flock(2) held for the life of the object (LOCK_EX on `path`, created if missing).
+class FileLock {
+ public:
+  explicit FileLock(const std::filesystem::path& path)
+      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_.valid()) {
+      while (::flock(fd_.get(), LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
+  }
+  bool held() const { return fd_.valid(); }
+
+ private:
+  UniqueFd fd_;  // closing it releases the lock
+};
+
+bool write_all(int fd, uint64_t offset, std::span<const uint8_t> bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes = bytes.subspan(static_cast<size_t>(n));
+    offset += static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
+// A process named in a temporary file's name that no longer runs.
+bool writer_gone(const std::string& name) {
+  const size_t at = name.find(".tmp-");
+  if (at == std::string::npos) return false;
+  const long pid = std::strtol(name.c_str() + at + 5, nullptr, 10);
+  return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+// Deletes the least recently used copies (their mtime: touched on each use) until `incoming`
+// more bytes fit under the budget, and the temporary files of writers that died; downloads in
+// progress count at their full size (reserved when they start). Called with .lru.lock held.
+// A reader that has a copy open keeps reading it: only its name goes. False when the bytes do
+// not fit even so (downloads in progress hold the room).
+bool make_room(const ObjectCacheSettings& s, uint64_t incoming) {
+  struct Entry {
+    std::string name;
+    uint64_t bytes;
+    int64_t used_ns;
+  };
+  std::vector<Entry> objects;
+  uint64_t total = 0;
+  std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(s.dir.c_str()), ::closedir);
+  if (!dir) return false;
+  while (const dirent* e = ::readdir(dir.get())) {
+    const std::string name = e->d_name;
+    struct stat st {};
+    if (::fstatat(::dirfd(dir.get()), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISREG(st.st_mode)) {
+      continue;
+    }
+    if (name.ends_with(".obj")) {
+      objects.push_back({name, static_cast<uint64_t>(st.st_size),
+                         int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec});
+      total += static_cast<uint64_t>(st.st_size);
+    } else if (name.find(".obj.tmp-") != std::string::npos) {
+      if (writer_gone(name)) {
+        ::unlinkat(::dirfd(dir.get()), name.c_str(), 0);
+      } else {
+        total += static_cast<uint64_t>(st.st_size);  // a download in progress, reserved
+      }
+    }
+  }
+  std::sort(objects.begin(), objects.end(),
+            [](const Entry& a, const Entry& b) { return a.used_ns < b.used_ns; });
+  for (const Entry& e : objects) {
+    if (total + incoming <= s.max_bytes) break;
+    if (::unlinkat(::dirfd(dir.get()), e.name.c_str(), 0) == 0) {
+      total -= e.bytes;
+      log(LogLevel::kDebug, "remote cache: evicted {} ({} bytes)", e.name, e.bytes);
+    }
+  }
+  return total + incoming <= s.max_bytes;
+}
+
+// The copy at `path` when it is complete (its size is the object's), touched as used.
+std::optional<UniqueFd> open_copy(const std::filesystem::path& path, uint64_t size) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || static_cast<uint64_t>(st.st_size) != size) {
+    return std::nullopt;
+  }
+  ::futimens(fd.get(), nullptr);  // the LRU order: now
+  return fd;
+}
+
+void warn_once(const std::string& what) {
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true)) {
+    log(LogLevel::kWarning, "remote cache: {} (reading remotely instead)", what);
+  }
+}
+
+}  // namespace
+
+ObjectCacheSettings object_cache_settings() {
+  ObjectCacheSettings s;
+  const char* dir = std::getenv("STOKER_REMOTE_CACHE");
+  if (dir == nullptr || *dir == '\0') return s;
+  s.dir = dir;
+  s.max_bytes =
+      static_cast<uint64_t>(util::env_int_in("STOKER_REMOTE_CACHE_MIB", 10240, 1, 1 << 30)) << 20;
+  return s;
+}
+
+std::optional<UniqueFd> cached_object(const ObjectCacheSettings& s, const std::string& location,
+                                      const std::string& etag, uint64_t size) {
+  if (s.dir.empty()) return std::nullopt;
+  if (size > s.max_bytes) {
+    warn_once(fmt::format("{} ({} bytes) is larger than STOKER_REMOTE_CACHE_MIB", location, size));
+    return std::nullopt;
+  }
+  const std::string key = fmt::format("{}\n{}\n{}", location, etag, size);
+  const std::string base = fmt::format("{:016x}", XXH3_64bits(key.data(), key.size()));
+  const std::filesystem::path copy = s.dir / (base + ".obj");
+  std::error_code ec;
+  std::filesystem::create_directories(s.dir, ec);
+  if (auto fd = open_copy(copy, size)) return fd;
+  // One fetch per node: the others wait here, then find the copy.
+  FileLock lock(s.dir / (base + ".lock"));
+  if (!lock.held()) {
+    warn_once(fmt::format("cannot write to {}: {}", s.dir.string(), errno_message(errno)));
+    return std::nullopt;
+  }
+  if (auto fd = open_copy(copy, size)) return fd;
+  static std::atomic<uint64_t> counter{0};
+  const std::filesystem::path tmp =
+      s.dir / fmt::format("{}.obj.tmp-{}-{}", base, ::getpid(), counter.fetch_add(1));
+  UniqueFd out;
+  {
+    // Room is made and the download's bytes reserved in one step, so that fetches running at
+    // once (other objects, other processes) cannot all fit in the same free space.
+    FileLock lru(s.dir / ".lru.lock");
+    if (!make_room(s, size)) {
+      log(LogLevel::kDebug, "remote cache: no room for {} now (downloads in progress)", location);
+      return std::nullopt;
+    }
+    out.reset(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (!out.valid()) {
+      warn_once(fmt::format("cannot write to {}: {}", s.dir.string(), errno_message(errno)));
+      return std::nullopt;
+    }
+    const int reserved = ::posix_fallocate(out.get(), 0, static_cast<off_t>(size));
+    if (reserved != 0 &&
+        (reserved != EOPNOTSUPP || ::ftruncate(out.get(), static_cast<off_t>(size)) != 0)) {
+      ::unlink(tmp.c_str());
+      warn_once(fmt::format("cannot reserve {} bytes in {}: {}", size, s.dir.string(),
+                            errno_message(reserved != EOPNOTSUPP ? reserved : errno)));
+      return std::nullopt;
+    }
+  }
+  try {
+    std::vector<uint8_t> chunk;
+    for (uint64_t at = 0; at < size; at += chunk.size()) {
+      chunk.resize(std::min(kDownloadChunk, size - at));
+      read_remote(location, etag, at, chunk, fmt::format("bytes from {}", at));
+      if (!write_all(out.get(), at, chunk)) {
+        throw std::runtime_error(fmt::format("writing {}: {}", tmp.string(), errno_message(errno)));
+      }
+    }
+    if (::fsync(out.get()) != 0 || ::rename(tmp.c_str(), copy.c_str()) != 0) {
+      throw std::runtime_error(fmt::format("{}: {}", copy.string(), errno_message(errno)));
+    }
+  } catch (const std::exception& e) {
+    ::unlink(tmp.c_str());
+    warn_once(fmt::format("{} not cached: {}", location, e.what()));
+    return std::nullopt;
+  }
+  log(LogLevel::kDebug, "remote cache: {} -> {}", location, copy.string());
+  return open_copy(copy, size);
+}
+
+}  // namespace stoker::io
