@@ -1,5 +1,6 @@
 #include "io/blob.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,44 +74,48 @@ class LocalBlob final : public Blob {
 class RemoteBlob final : public Blob {
  public:
   explicit RemoteBlob(const std::string& location)
-      : Blob(location), stat_(stat_remote(location)), cache_(object_cache_settings()) {}
-  ~RemoteBlob() override {
-    if (const int fd = copy_fd_.load(); fd >= 0) ::close(fd);
+      : Blob(location), stat_(stat_remote(location)), cache_(object_cache_settings()) {
+    copy_ = object_copy_path(cache_, location, stat_.etag, stat_.size);
   }
   bool remote() const override { return true; }
   uint64_t size() const override { return stat_.size; }
   std::string stamp() const override { return fmt::format("{}:{}", stat_.size, stat_.etag); }
   void read(uint64_t offset, std::span<uint8_t> out, const std::string& what) const override {
-    // With a node-local cache (object_cache.h) a read fetches the whole object first, and the
-    // reads after it are local.
-    if (!cache_.dir.empty()) fetch_copy();
-    if (const int fd = copy_fd_.load(std::memory_order_acquire);
-        fd >= 0 && read_copy(fd, offset, out)) {
+    // With a node-local cache (object_cache.h) the first read fetches the whole object, and
+    // the reads after it are local.
+    if (!copy_.empty() && (read_copy(offset, out) || (fetch_copy() && read_copy(offset, out)))) {
       return;
     }
     read_remote(location(), stat_.etag, offset, out, what);
   }
 
  private:
-  // One thread fetches; the others wait for the copy rather than fetch the same bytes again.
-  // An object that could not be cached (no room while other downloads run, a failed download)
-  // is read remotely and tried again 30 s later.
-  void fetch_copy() const {
-    if (copy_fd_.load(std::memory_order_acquire) >= 0) return;
+  // One thread of the process fetches; the others wait for the copy rather than fetch the same
+  // bytes again. An object that could not be cached (no room while other downloads run, a
+  // failed download) is read remotely and tried again 30 s later.
+  bool fetch_copy() const {
     std::lock_guard<std::mutex> lock(fetch_mu_);
-    if (copy_fd_.load() >= 0 || std::chrono::steady_clock::now() < retry_at_) return;
-    if (auto fd = cached_object(cache_, location(), stat_.etag, stat_.size)) {
-      copy_fd_.store(fd->release(), std::memory_order_release);
-    } else {
-      retry_at_ = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    }
+    if (copy_is_complete(copy_, stat_.size)) return true;
+    if (std::chrono::steady_clock::now() < retry_at_) return false;
+    if (fetch_object(cache_, copy_, location(), stat_.etag, stat_.size)) return true;
+    retry_at_ = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    return false;
   }
 
-  static bool read_copy(int fd, uint64_t offset, std::span<uint8_t> out) {
+  // Reads from the copy, opened for this read (as LocalBlob does: no descriptor per object,
+  // and an evicted copy frees its space). False when there is no complete copy.
+  bool read_copy(uint64_t offset, std::span<uint8_t> out) const {
+    UniqueFd fd(::open(copy_.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat st {};
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0 ||
+        static_cast<uint64_t>(st.st_size) != stat_.size) {
+      return false;
+    }
+    if (!touched_.exchange(true)) ::futimens(fd.get(), nullptr);  // the LRU order: now
     size_t done = 0;
     while (done < out.size()) {
-      const ssize_t n =
-          ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+      const ssize_t n = ::pread(fd.get(), out.data() + done, out.size() - done,
+                                static_cast<off_t>(offset + done));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return false;  // the local copy failed: the remote object still answers
       done += static_cast<size_t>(n);
@@ -120,8 +125,9 @@ class RemoteBlob final : public Blob {
 
   RemoteStat stat_;
   ObjectCacheSettings cache_;
-  mutable std::atomic<int> copy_fd_{-1};                    // the cached copy once fetched (owned)
-  mutable std::mutex fetch_mu_;                             // held by the thread fetching it
+  std::filesystem::path copy_;  // empty: not cached
+  mutable std::atomic<bool> touched_{false};
+  mutable std::mutex fetch_mu_;                             // held by the thread fetching
   mutable std::chrono::steady_clock::time_point retry_at_;  // under fetch_mu_
 };
 

@@ -10,11 +10,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <csignal>
 #include <cstdlib>
 #include <span>
 #include <vector>
 
+#include "io/file_util.h"
 #include "io/remote.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
@@ -30,15 +30,17 @@ class FileLock {
  public:
   explicit FileLock(const std::filesystem::path& path)
       : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (fd_.valid()) {
-      while (::flock(fd_.get(), LOCK_EX) != 0 && errno == EINTR) {
-      }
+    if (!fd_.valid()) return;
+    int rc;
+    while ((rc = ::flock(fd_.get(), LOCK_EX)) != 0 && errno == EINTR) {
     }
+    held_ = rc == 0;  // not on file systems without flock (some NFS and FUSE mounts)
   }
-  bool held() const { return fd_.valid(); }
+  bool held() const { return held_; }
 
  private:
   UniqueFd fd_;  // closing it releases the lock
+  bool held_ = false;
 };
 
 bool write_all(int fd, uint64_t offset, std::span<const uint8_t> bytes) {
@@ -52,12 +54,12 @@ bool write_all(int fd, uint64_t offset, std::span<const uint8_t> bytes) {
   return true;
 }
 
-// A process named in a temporary file's name that no longer runs.
-bool writer_gone(const std::string& name) {
-  const size_t at = name.find(".tmp-");
-  if (at == std::string::npos) return false;
-  const long pid = std::strtol(name.c_str() + at + 5, nullptr, 10);
-  return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+// Whether the download writing temporary file `name` has ended without renaming it: its
+// writer holds an flock on it while it writes (a PID would not do: containers sharing the
+// folder have their own PID spaces, and PIDs are reused).
+bool writer_gone(int dir_fd, const std::string& name) {
+  UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  return fd.valid() && ::flock(fd.get(), LOCK_EX | LOCK_NB) == 0;
 }
 
 // Deletes the least recently used copies (their mtime: touched on each use) until `incoming`
@@ -87,7 +89,7 @@ bool make_room(const ObjectCacheSettings& s, uint64_t incoming) {
                          int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec});
       total += static_cast<uint64_t>(st.st_size);
     } else if (name.find(".obj.tmp-") != std::string::npos) {
-      if (writer_gone(name)) {
+      if (writer_gone(::dirfd(dir.get()), name)) {
         ::unlinkat(::dirfd(dir.get()), name.c_str(), 0);
       } else {
         total += static_cast<uint64_t>(st.st_size);  // a download in progress, reserved
@@ -104,17 +106,6 @@ bool make_room(const ObjectCacheSettings& s, uint64_t incoming) {
     }
   }
   return total + incoming <= s.max_bytes;
-}
-
-// The copy at `path` when it is complete (its size is the object's), touched as used.
-std::optional<UniqueFd> open_copy(const std::filesystem::path& path, uint64_t size) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  struct stat st {};
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || static_cast<uint64_t>(st.st_size) != size) {
-    return std::nullopt;
-  }
-  ::futimens(fd.get(), nullptr);  // the LRU order: now
-  return fd;
 }
 
 void warn_once(const std::string& what) {
@@ -136,42 +127,59 @@ ObjectCacheSettings object_cache_settings() {
   return s;
 }
 
-std::optional<UniqueFd> cached_object(const ObjectCacheSettings& s, const std::string& location,
-                                      const std::string& etag, uint64_t size) {
-  if (s.dir.empty()) return std::nullopt;
+std::filesystem::path object_copy_path(const ObjectCacheSettings& s, const std::string& location,
+                                       const std::string& etag, uint64_t size) {
+  // Without an ETag a replaced object of the same size could not be told from the copy; an
+  // empty object has nothing to cache; one larger than the budget does not fit.
+  if (s.dir.empty() || etag.empty() || size == 0) return {};
   if (size > s.max_bytes) {
     warn_once(fmt::format("{} ({} bytes) is larger than STOKER_REMOTE_CACHE_MIB", location, size));
-    return std::nullopt;
+    return {};
   }
   const std::string key = fmt::format("{}\n{}\n{}", location, etag, size);
-  const std::string base = fmt::format("{:016x}", XXH3_64bits(key.data(), key.size()));
-  const std::filesystem::path copy = s.dir / (base + ".obj");
+  return s.dir / fmt::format("{:016x}.obj", XXH3_64bits(key.data(), key.size()));
+}
+
+bool copy_is_complete(const std::filesystem::path& copy, uint64_t size) {
+  struct stat st {};
+  return ::stat(copy.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+         static_cast<uint64_t>(st.st_size) == size;
+}
+
+bool fetch_object(const ObjectCacheSettings& s, const std::filesystem::path& copy,
+                  const std::string& location, const std::string& etag, uint64_t size) {
   std::error_code ec;
   std::filesystem::create_directories(s.dir, ec);
-  if (auto fd = open_copy(copy, size)) return fd;
+  if (copy_is_complete(copy, size)) return true;
   // One fetch per node: the others wait here, then find the copy.
-  FileLock lock(s.dir / (base + ".lock"));
+  FileLock lock(std::filesystem::path(copy).replace_extension(".lock"));
   if (!lock.held()) {
-    warn_once(fmt::format("cannot write to {}: {}", s.dir.string(), errno_message(errno)));
-    return std::nullopt;
+    warn_once(fmt::format("cannot lock in {}: {}", s.dir.string(), errno_message(errno)));
+    return false;
   }
-  if (auto fd = open_copy(copy, size)) return fd;
+  if (copy_is_complete(copy, size)) return true;
   static std::atomic<uint64_t> counter{0};
   const std::filesystem::path tmp =
-      s.dir / fmt::format("{}.obj.tmp-{}-{}", base, ::getpid(), counter.fetch_add(1));
+      copy.string() + fmt::format(".tmp-{}-{}", ::getpid(), counter.fetch_add(1));
   UniqueFd out;
   {
     // Room is made and the download's bytes reserved in one step, so that fetches running at
     // once (other objects, other processes) cannot all fit in the same free space.
     FileLock lru(s.dir / ".lru.lock");
+    if (!lru.held()) {
+      warn_once(fmt::format("cannot lock in {}: {}", s.dir.string(), errno_message(errno)));
+      return false;
+    }
     if (!make_room(s, size)) {
       log(LogLevel::kDebug, "remote cache: no room for {} now (downloads in progress)", location);
-      return std::nullopt;
+      return false;
     }
     out.reset(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-    if (!out.valid()) {
+    // Held while it is written: make_room tells a live download from a dead one by it.
+    if (!out.valid() || ::flock(out.get(), LOCK_EX | LOCK_NB) != 0) {
       warn_once(fmt::format("cannot write to {}: {}", s.dir.string(), errno_message(errno)));
-      return std::nullopt;
+      if (out.valid()) ::unlink(tmp.c_str());
+      return false;
     }
     const int reserved = ::posix_fallocate(out.get(), 0, static_cast<off_t>(size));
     if (reserved != 0 &&
@@ -179,7 +187,7 @@ std::optional<UniqueFd> cached_object(const ObjectCacheSettings& s, const std::s
       ::unlink(tmp.c_str());
       warn_once(fmt::format("cannot reserve {} bytes in {}: {}", size, s.dir.string(),
                             errno_message(reserved != EOPNOTSUPP ? reserved : errno)));
-      return std::nullopt;
+      return false;
     }
   }
   try {
@@ -197,10 +205,10 @@ std::optional<UniqueFd> cached_object(const ObjectCacheSettings& s, const std::s
   } catch (const std::exception& e) {
     ::unlink(tmp.c_str());
     warn_once(fmt::format("{} not cached: {}", location, e.what()));
-    return std::nullopt;
+    return false;
   }
   log(LogLevel::kDebug, "remote cache: {} -> {}", location, copy.string());
-  return open_copy(copy, size);
+  return true;
 }
 
 }  // namespace stoker::io

@@ -8,12 +8,14 @@
 // Files, all in DIR (docs/format.md, "Remote object cache"):
 //   <XXH3 of location, ETag and size>.obj        a complete copy (renamed into place, fsynced)
 //   <same>.lock                                   flock'ed while the object is being fetched
-//   <same>.obj.tmp-<pid>-<n>                      a download in progress
+//   <same>.obj.tmp-<pid>-<n>                      a download in progress, flock'ed by its writer
 //   .lru.lock                                     flock'ed while objects are evicted
 // Crash-safe: a copy appears only by rename after its bytes are synced, so a killed download
-// leaves a temporary file (removed by the next eviction once its process is gone) and never a
-// short copy; a copy whose size is not the object's is ignored and replaced. An object's
+// leaves a temporary file (removed by the next eviction: no writer holds its lock) and never
+// a short copy; a copy whose size is not the object's is ignored and replaced. An object's
 // version is its ETag (and size): a replaced object is a new key, the old copy ages out.
+// Objects without an ETag are not cached. Readers open the copy for each read (no descriptor
+// held per object), so an evicted copy's space is freed at once.
 //
 // The cache is never a source of errors: a cache that cannot be written, or an object larger
 // than the budget, is read remotely as without a cache (a warning, once per process).
@@ -21,10 +23,7 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <string>
-
-#include "io/file_util.h"
 
 namespace stoker::io {
 
@@ -36,12 +35,20 @@ struct ObjectCacheSettings {
 // STOKER_REMOTE_CACHE and STOKER_REMOTE_CACHE_MIB (an invalid value is an ArgumentError).
 ObjectCacheSettings object_cache_settings();
 
-// A descriptor of the local copy of the remote object `location` (version `etag`, `size`
-// bytes), from the cache or downloaded into it; nullopt when the object is not to be cached
-// (no cache, larger than the budget, the cache cannot be written, the download failed: then
-// the caller reads the object remotely, with its own retries and errors).
-std::optional<UniqueFd> cached_object(const ObjectCacheSettings& settings,
-                                      const std::string& location, const std::string& etag,
-                                      uint64_t size);
+// Where the copy of the remote object `location` (version `etag`, `size` bytes) lives in the
+// cache; empty when it is not to be cached (no cache, no ETag, empty, larger than the budget).
+std::filesystem::path object_copy_path(const ObjectCacheSettings& settings,
+                                       const std::string& location, const std::string& etag,
+                                       uint64_t size);
+
+// Whether `copy` is a complete copy (a regular file of `size` bytes).
+bool copy_is_complete(const std::filesystem::path& copy, uint64_t size);
+
+// Makes `copy` (object_copy_path) a complete copy of the object, downloading it unless another
+// process of the node has; false when it could not (no room while other downloads run, the
+// cache cannot be written, the download failed: then the caller reads the object remotely,
+// with its own retries and errors).
+bool fetch_object(const ObjectCacheSettings& settings, const std::filesystem::path& copy,
+                  const std::string& location, const std::string& etag, uint64_t size);
 
 }  // namespace stoker::io

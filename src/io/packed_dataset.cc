@@ -90,7 +90,19 @@ class PackedDataset final : public Dataset {
     starts_.reserve(manifest_.shards.size());
     for (const ManifestShard& s : manifest_.shards) starts_.push_back(s.first_record);
     if (manifest_.records * packed::kIndexEntrySize <= eager_index_bytes) {
-      for (size_t i = 0; i < manifest_.shards.size(); ++i) shard(i);
+      // Every shard now, with the pack-wide checks that need them all: source ranges that
+      // follow each other and cover the manifest's source samples.
+      uint64_t next_source = 0;
+      for (size_t i = 0; i < manifest_.shards.size(); ++i) {
+        const ShardFile& f = shard(i);
+        STOKER_CHECK(f.first_source() == next_source,
+                     "{}: covers source samples from {}, expected {}", shard_name(i),
+                     f.first_source(), next_source);
+        next_source = f.first_source() + f.source_count();
+      }
+      STOKER_CHECK(next_source == manifest_.source_samples,
+                   "{}: shards cover {} source samples, the manifest says {}", folder_, next_source,
+                   manifest_.source_samples);
     }
     if (remote_) {
       // Remote shards: the records the loader announces are fetched ahead, neighbours together
@@ -137,9 +149,18 @@ class PackedDataset final : public Dataset {
   }
   void read_ahead(std::span<const int64_t> indices) const override {
     if (!read_ahead_) return;
+    // Only records whose shard opens and whose entry is sound are fetched ahead: opening a
+    // shard (a HEAD and its index) happens here, not under the read-ahead's lock, and a
+    // record that cannot be located is left to read(), which reports it to its own reader.
     std::vector<int64_t> valid;
     for (const int64_t i : indices) {
-      if (i >= 0 && i < records_) valid.push_back(i);
+      if (i < 0 || i >= records_) continue;
+      try {
+        shard(locate(i).first);
+      } catch (const Error&) {
+        continue;
+      }
+      if (stored(i).end != 0) valid.push_back(i);
     }
     read_ahead_->hint(valid);
   }
@@ -212,13 +233,22 @@ class PackedDataset final : public Dataset {
       shard(s).read_record(j, out[0]);
       return;
     }
-    const StoredRange first = stored(run.front()), last = stored(run.back());
-    const ShardFile& file = shard(first.object);
-    std::vector<uint8_t> bytes(last.end - first.begin);
-    file.read_bytes(first.begin, bytes,
-                    fmt::format("records at byte offsets {} to {}", first.begin, last.end));
+    // The bytes from the lowest record start to the highest end (group_into_runs sorts a
+    // run, but the ranges are looked up again here).
+    uint64_t begin = UINT64_MAX, end = 0;
+    const size_t object = locate(run.front()).first;
+    for (const int64_t i : run) {
+      const StoredRange r = stored(i);
+      STOKER_CHECK(r.object == object && r.end > r.begin, "{}: record {} is not in its run",
+                   shard_name(object), i);
+      begin = std::min(begin, r.begin);
+      end = std::max(end, r.end);
+    }
+    const ShardFile& file = shard(object);
+    std::vector<uint8_t> bytes(end - begin);
+    file.read_bytes(begin, bytes, fmt::format("records at byte offsets {} to {}", begin, end));
     for (size_t k = 0; k < run.size(); ++k) {
-      file.record_from(locate(run[k]).second, bytes, first.begin, out[k]);
+      file.record_from(locate(run[k]).second, bytes, begin, out[k]);
     }
   }
 

@@ -70,7 +70,7 @@ MappedTable decode(const char* base, uint64_t size, std::string_view key,
   const uint64_t path_bytes = in.get<uint64_t>();
   const uint64_t values = in.get<uint64_t>();
   const uint64_t multi = in.get<uint64_t>();
-  if (multi > 1) throw Malformed{"bad multi-label flag"};
+  if (multi > 1 || (multi == 0 && values != 0)) throw Malformed{"bad multi-label flag"};
   const uint64_t columns = 3 + multi;  // ends, sizes, labels [, label_ends]
   if (n > in.left() / (8 * columns)) throw Malformed{"sample count too large"};
   const auto array = [&](uint64_t count, uint64_t width, const char* what) {
@@ -132,7 +132,8 @@ bool store_table_file(const std::filesystem::path& file, std::string_view key,
 
 std::optional<MappedTable> load_table_file(const std::filesystem::path& file,
                                            std::string_view key) {
-  const int raw = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO planted at the name must not hang the open (it is no table file).
+  const int raw = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (raw < 0) return std::nullopt;
   UniqueFd fd(raw);
   const auto miss = [&](std::string_view why) {
@@ -141,7 +142,8 @@ std::optional<MappedTable> load_table_file(const std::filesystem::path& file,
   };
   struct stat st {};
   char header[kHeaderBytes];
-  if (::fstat(fd.get(), &st) != 0 || st.st_size < static_cast<off_t>(kHeaderBytes) ||
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_size < static_cast<off_t>(kHeaderBytes) ||
       ::pread(fd.get(), header, kHeaderBytes, 0) != static_cast<ssize_t>(kHeaderBytes) ||
       std::memcmp(header, kMagic, sizeof(kMagic)) != 0) {
     return miss("not a table file");
