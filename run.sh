@@ -179,6 +179,7 @@ stage() {
 fuzz() {
   local seconds=$1 out=build-fuzz failed=()
   ensure_packages "${build_packages[@]}" "${fuzz_packages[@]}"
+  stage "fuzz harnesses: build (fuzz/build.sh, clang 16, ASan + UBSan)"
   fuzz/build.sh "$out"
   mkdir -p "$out/artifacts"
   for harness in fuzz/*_fuzz.cc; do
@@ -202,7 +203,6 @@ fuzz() {
     grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)|^#[0-9]+ *DONE' \
       "$out/$name.log" || true
   done
-  stage done
   if [ ${#failed[@]} -gt 0 ]; then
     echo "run.sh fuzz: findings in ${failed[*]} (reproducers in $out/artifacts/)" >&2
     return 1
@@ -277,6 +277,7 @@ case "$cmd" in
     ;;
   fuzz)
     fuzz "${1:-60}"
+    stage done
     ;;
   demo)
     # Both scaling failures with a real torchvision DataLoader (python/stoker/demo.py): in the
