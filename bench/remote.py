@@ -13,6 +13,9 @@ written once as WebDataset shards (webdataset.ShardWriter, 200 samples a shard) 
   http+50ms       50 ms round trip
   http+20ms-global  20 ms, one global shuffle (--shard-window 0): a round trip per sample,
                   hidden only by the read-ahead's 32 connections
+  http+20ms-cached  20 ms, with a node-local object cache (STOKER_REMOTE_CACHE) that an
+                  earlier process of the node filled: what a node's second rank, and every
+                  epoch after the first, reads
 
 The servers (nginx, the proxy) run on the same cores as stoker: on a small machine part of
 the gap to `disk` is their CPU time, which is why the table also gives stoker's own CPU time
@@ -91,21 +94,25 @@ def main():
             SlowLink(f"127.0.0.1:{server.port}", 0.0, work / "link0") as l0, \
             SlowLink(f"127.0.0.1:{server.port}", 0.010, work / "link20") as l20, \
             SlowLink(f"127.0.0.1:{server.port}", 0.025, work / "link50") as l50:
+        cached = dict(env, STOKER_REMOTE_CACHE=str(work / "objects"))
         sources = {
-            "disk": (str(shard_dir / pattern), ("--shard-window", "4")),
-            "http": (f"{server.url}/{pattern}", ()),
-            "http+0ms": (f"{l0.url}/{pattern}", ()),
-            "http+20ms": (f"{l20.url}/{pattern}", ()),
-            "http+50ms": (f"{l50.url}/{pattern}", ()),
-            "http+20ms-global": (f"{l20.url}/{pattern}", ("--shard-window", "0")),
+            "disk": (str(shard_dir / pattern), ("--shard-window", "4"), env),
+            "http": (f"{server.url}/{pattern}", (), env),
+            "http+0ms": (f"{l0.url}/{pattern}", (), env),
+            "http+20ms": (f"{l20.url}/{pattern}", (), env),
+            "http+50ms": (f"{l50.url}/{pattern}", (), env),
+            "http+20ms-global": (f"{l20.url}/{pattern}", ("--shard-window", "0"), env),
+            "http+20ms-cached": (f"{l20.url}/{pattern}", (), cached),
         }
-        for data, _ in sources.values():  # index every shard once (cached)
-            bench(args.stoker, data, 1, 64, env)
+        for data, _, source_env in sources.values():  # index every shard once (cached)
+            bench(args.stoker, data, 1, 64, source_env)
+        # The node cache filled by an earlier process that read the set.
+        bench(args.stoker, sources["http+20ms-cached"][0], 2, args.images, cached)
         for threads in [int(t) for t in args.threads.split(",")]:
             for _ in range(args.rounds):
-                for name, (data, extra) in sources.items():
+                for name, (data, extra, source_env) in sources.items():
                     results.setdefault((threads, name), []).append(
-                        bench(args.stoker, data, threads, args.images, env, extra))
+                        bench(args.stoker, data, threads, args.images, source_env, extra))
     print(f"# {datetime.date.today()} {platform.node()} {os.cpu_count()} CPUs, "
           f"{args.images} images of {args.data}, medians of {args.rounds}")
     print("| threads | source | images/s | / disk | stoker CPU ms/image |")
