@@ -51,17 +51,10 @@ class LocalBlob final : public Blob {
                       "size); open the dataset again",
                       location(), what);
     }
-    size_t done = 0;
-    while (done < out.size()) {
-      const ssize_t n = ::pread(fd.get(), out.data() + done, out.size() - done,
-                                static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        const int error = n < 0 ? errno : EIO;
-        STOKER_THROW_IO(error, location(), "{}: {}: cannot be read ({})", location(), what,
-                        n < 0 ? errno_message(error) : "the file ends before these bytes");
-      }
-      done += static_cast<size_t>(n);
+    if (const int error = pread_fully(fd.get(), offset, out); error != 0) {
+      STOKER_THROW_IO(error > 0 ? error : EIO, location(), "{}: {}: cannot be read ({})",
+                      location(), what,
+                      error > 0 ? errno_message(error) : "the file ends before these bytes");
     }
   }
 
@@ -112,15 +105,8 @@ class RemoteBlob final : public Blob {
       return false;
     }
     if (!touched_.exchange(true)) ::futimens(fd.get(), nullptr);  // the LRU order: now
-    size_t done = 0;
-    while (done < out.size()) {
-      const ssize_t n = ::pread(fd.get(), out.data() + done, out.size() - done,
-                                static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;  // the local copy failed: the remote object still answers
-      done += static_cast<size_t>(n);
-    }
-    return true;
+    // A failed local copy is not an error: the remote object still answers.
+    return pread_fully(fd.get(), offset, out) == 0;
   }
 
   RemoteStat stat_;

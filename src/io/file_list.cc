@@ -349,10 +349,11 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list,
   // and stamp and the columns asked for: a changed list is parsed again.
   const std::filesystem::path dir = io::cache_dir_from_option("");
   struct stat before {};
-  std::string key;
+  std::string canonical, key;
   std::filesystem::path cache;
   if (!dir.empty() && ::stat(list_name.c_str(), &before) == 0 && S_ISREG(before.st_mode)) {
-    if (const std::string canonical = io::canonical_or_empty(list); !canonical.empty()) {
+    canonical = io::canonical_or_empty(list);
+    if (!canonical.empty()) {
       key = io::list_cache_key(canonical, before, config);
       cache = dir / fmt::format("list-{:016x}.stktab", XXH3_64bits(key.data(), key.size()));
       if (std::optional<io::MappedTable> m = io::load_table_file(cache, key)) {
@@ -375,7 +376,7 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list,
   // Cached only when the list did not change while it was read, and not just before.
   struct stat after {};
   if (!key.empty() && ::stat(list_name.c_str(), &after) == 0 &&
-      io::list_cache_key(io::canonical_or_empty(list), after, config) == key &&
+      io::list_cache_key(canonical, after, config) == key &&
       io::mtime_ns(after) < io::now_ns() - io::kRacyWindowNs &&
       io::store_table_file(cache, key, samples, parsed.classes, fingerprint)) {
     if (std::optional<io::MappedTable> m = io::load_table_file(cache, key)) {

@@ -42,6 +42,19 @@ UniqueFd open_regular_file(const std::string& path, const std::string& name, uin
   return fd;
 }
 
+int pread_fully(int fd, uint64_t offset, std::span<uint8_t> out) {
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n =
+        ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return -1;
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
 void read_file(const std::string& path, std::vector<uint8_t>& out, int64_t max_bytes) {
   uint64_t file_size = 0;
   UniqueFd fd = open_regular_file(path, path, file_size);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,10 @@ class UniqueFd {
 
 // The text of an errno value ("No such file or directory"), thread-safe.
 std::string errno_message(int error);
+
+// Reads out.size() bytes at `offset` (retrying EINTR and short reads): 0 when all were read,
+// -1 when the file ends before them, else the errno of the failed pread.
+int pread_fully(int fd, uint64_t offset, std::span<uint8_t> out);
 
 // The largest sample read() accepts. Training data is untrusted: a huge file must become an
 // Error naming it (which the bad-sample policy can handle), not a std::bad_alloc.

@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "io/cache_file.h"
 #include "io/file_util.h"
 #include "io/remote.h"
 #include "stoker/error.h"
@@ -85,8 +86,7 @@ bool make_room(const ObjectCacheSettings& s, uint64_t incoming) {
       continue;
     }
     if (name.ends_with(".obj")) {
-      objects.push_back({name, static_cast<uint64_t>(st.st_size),
-                         int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec});
+      objects.push_back({name, static_cast<uint64_t>(st.st_size), mtime_ns(st)});
       total += static_cast<uint64_t>(st.st_size);
     } else if (name.find(".obj.tmp-") != std::string::npos) {
       if (writer_gone(::dirfd(dir.get()), name)) {

@@ -30,8 +30,24 @@ namespace stoker {
 namespace io {
 namespace {
 
-// Checks a shard against its manifest entry (its predecessor's source range is checked by
-// open_pack, which opens them all).
+// The pack-wide checks that need every shard: source ranges that follow each other and cover
+// the manifest's source samples. `shard(i)` gives shard i, opened; `name` names the pack.
+template <typename ShardAt>
+void check_source_ranges(const Manifest& m, const std::string& name, const ShardAt& shard) {
+  uint64_t next_source = 0;
+  for (size_t i = 0; i < m.shards.size(); ++i) {
+    const ShardFile& f = shard(i);
+    STOKER_CHECK(f.first_source() == next_source, "{}: covers source samples from {}, expected {}",
+                 f.name(), f.first_source(), next_source);
+    next_source = f.first_source() + f.source_count();
+  }
+  STOKER_CHECK(next_source == m.source_samples,
+               "{}: shards cover {} source samples, the manifest says {}", name, next_source,
+               m.source_samples);
+}
+
+// Checks a shard against its manifest entry (the source ranges across shards are checked by
+// check_source_ranges once all are open).
 void check_against_manifest(const ShardFile& shard, const Manifest& m, size_t i) {
   const ManifestShard& s = m.shards[i];
   const std::string& name = shard.name();
@@ -62,19 +78,13 @@ OpenedPack open_pack(const std::filesystem::path& path) {
   p.manifest = read_manifest(path, p.folder, p.manifest_name);
   const Manifest& m = p.manifest;
   p.shards.reserve(m.shards.size());
-  uint64_t next_source = 0;
   for (size_t i = 0; i < m.shards.size(); ++i) {
     const std::string file = (p.folder / m.shards[i].file).string();
     p.shards.push_back(ShardFile::open(file, file));
     check_against_manifest(p.shards.back(), m, i);
-    STOKER_CHECK(p.shards.back().first_source() == next_source,
-                 "{}: covers source samples from {}, expected {}", file,
-                 p.shards.back().first_source(), next_source);
-    next_source = p.shards.back().first_source() + p.shards.back().source_count();
   }
-  STOKER_CHECK(next_source == m.source_samples,
-               "{}: shards cover {} source samples, the manifest says {}", p.manifest_name,
-               next_source, m.source_samples);
+  check_source_ranges(m, p.manifest_name,
+                      [&](size_t i) -> const ShardFile& { return p.shards[i]; });
   return p;
 }
 
@@ -90,19 +100,9 @@ class PackedDataset final : public Dataset {
     starts_.reserve(manifest_.shards.size());
     for (const ManifestShard& s : manifest_.shards) starts_.push_back(s.first_record);
     if (manifest_.records * packed::kIndexEntrySize <= eager_index_bytes) {
-      // Every shard now, with the pack-wide checks that need them all: source ranges that
-      // follow each other and cover the manifest's source samples.
-      uint64_t next_source = 0;
-      for (size_t i = 0; i < manifest_.shards.size(); ++i) {
-        const ShardFile& f = shard(i);
-        STOKER_CHECK(f.first_source() == next_source,
-                     "{}: covers source samples from {}, expected {}", shard_name(i),
-                     f.first_source(), next_source);
-        next_source = f.first_source() + f.source_count();
-      }
-      STOKER_CHECK(next_source == manifest_.source_samples,
-                   "{}: shards cover {} source samples, the manifest says {}", folder_, next_source,
-                   manifest_.source_samples);
+      // Every shard now, with the pack-wide checks that need them all.
+      check_source_ranges(manifest_, folder_,
+                          [this](size_t i) -> const ShardFile& { return shard(i); });
     }
     if (remote_) {
       // Remote shards: the records the loader announces are fetched ahead, neighbours together
