@@ -13,10 +13,15 @@
 #include "stoker/cuda.h"
 #include "stoker/log.h"
 #include "util/mutex.h"
+#if STOKER_HAVE_NVJPEG
+#include "jpeg_decoder.h"
+#endif
 
 namespace stoker::cuda {
 namespace {
 
+using image::DecodedSlot;
+using image::encoded_layout;
 using image::output_spec;
 using image::staged_geometry;
 using image::StagedView;
@@ -84,6 +89,70 @@ std::string device_name(int device) {
 
 std::shared_ptr<HostMemory> pinned_memory() { return std::make_shared<PinnedMemory>(); }
 
+DecodeOn parse_decode_on(const std::string& name) {
+  if (name == "cpu") return DecodeOn::kCpu;
+  if (name == "gpu") return DecodeOn::kGpu;
+  if (name == "auto") return DecodeOn::kAuto;
+  STOKER_THROW_ARG("decode must be 'cpu', 'gpu' or 'auto' (got '{}')", name);
+}
+
+std::string to_string(DecodeOn where) {
+  switch (where) {
+    case DecodeOn::kCpu:
+      return "cpu";
+    case DecodeOn::kGpu:
+      return "gpu";
+    case DecodeOn::kAuto:
+      return "auto";
+  }
+  return "?";
+}
+
+bool gpu_decode_built() { return STOKER_HAVE_NVJPEG != 0; }
+
+#if STOKER_HAVE_NVJPEG
+using GpuJpegDecoder = JpegDecoder;
+#else
+// Stands in where nvJPEG was not found: never constructed (the Augmenter refuses kGpu first).
+class GpuJpegDecoder {
+ public:
+  void decode(const StagedView&, const uint8_t*, std::span<const DecodedSlot>, uint8_t*,
+              cudaStream_t, const DecodeConfig&) {}
+  bool has_hardware() const { return false; }
+};
+#endif
+
+namespace {
+
+// The decoder the configuration asks for: nullptr for kCpu, and for kAuto where it cannot start.
+std::unique_ptr<GpuJpegDecoder> make_decoder(const GpuDecodeConfig& decode, int device,
+                                             int channels) {
+  if (decode.where == DecodeOn::kCpu) return nullptr;
+  if (!gpu_decode_built()) {
+    STOKER_CHECK_ARG(decode.where != DecodeOn::kGpu,
+                     "decode='gpu': this stoker was built without nvJPEG (pip install "
+                     "nvidia-nvjpeg, or a CUDA toolkit with it, then rebuild)");
+    return nullptr;
+  }
+#if STOKER_HAVE_NVJPEG
+  const JpegBackend backend = parse_jpeg_backend(decode.jpeg_backend);
+  if (decode.where == DecodeOn::kGpu)
+    return std::make_unique<JpegDecoder>(device, channels, backend);
+  try {
+    return std::make_unique<JpegDecoder>(device, channels, backend);
+  } catch (const Error& e) {
+    log(LogLevel::kWarning, "decode='auto': JPEGs are decoded on the CPU: {}", e.what());
+    return nullptr;
+  }
+#else
+  (void)device;
+  (void)channels;
+  return nullptr;
+#endif
+}
+
+}  // namespace
+
 std::vector<uint8_t> copy_to_host(const DeviceBatch& batch) {
   DeviceGuard guard(batch.device);
   std::vector<uint8_t> out(batch.image_bytes);
@@ -122,7 +191,7 @@ struct Slot {
 
 class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
  public:
-  Impl(const TransformConfig& transform, int batch_size, int device)
+  Impl(const TransformConfig& transform, int batch_size, int device, const GpuDecodeConfig& decode)
       : transform_(transform), batch_size_(batch_size), device_(device) {
     transform_.validate();
     STOKER_CHECK(batch_size >= 1 && batch_size <= 65535, "GPU batch size {} not in [1, 65535]",
@@ -135,7 +204,10 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
     out_bytes_ = transform_.sample_bytes() * static_cast<size_t>(batch_size);
     DeviceGuard guard(device_);
     stream_ = Stream::create();
+    decoder_ = make_decoder(decode, device_, transform_.channels);
   }
+
+  bool decodes_jpegs() const { return decoder_ != nullptr; }
 
   ~Impl() {
     // Every device batch holds a shared_ptr to this Impl: none is alive here. Once the stream's
@@ -148,6 +220,7 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
       MutexLock consumer(consumer_mu_);
       pending_.clear();
       spare_events_.clear();
+      decoder_.reset();  // nvJPEG's handles go with this device current
     }
     {
       MutexLock lock(mu_);
@@ -178,8 +251,16 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
       slot->copy_pending = false;
       const StagedView view{host->staged, host->batch_size, host->channels, host->staged_bytes,
                             host->index};
-      const int64_t ints = staged_geometry(view, transform_.size, slot->geometry_host.get());
-      slot->staging.grow_async(host->staged_bytes, stream_.get());
+      // Encoded JPEGs are decoded into the device staging buffer, after the staged bytes.
+      size_t device_bytes = host->staged_bytes;
+      const std::vector<DecodedSlot> decoded =
+          encoded_layout(view, host->staged_bytes, &device_bytes);
+      STOKER_CHECK(decoded.empty() || decoder_ != nullptr,
+                   "submit: batch {} has JPEGs staged encoded, but this augmenter decodes none",
+                   host->index);
+      const int64_t ints =
+          staged_geometry(view, transform_.size, slot->geometry_host.get(), decoded);
+      slot->staging.grow_async(std::max(device_bytes, host->staged_bytes), stream_.get());
       slot->tables.grow_async(static_cast<size_t>(ints), stream_.get());
       STOKER_CUDA_CHECK(cudaMemcpyAsync(slot->geometry.get(), slot->geometry_host.get(),
                                         sizeof(augment::Geometry) * batch_size_,
@@ -188,6 +269,12 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
         STOKER_CUDA_CHECK(cudaMemcpyAsync(slot->staging.get(), host->images.data(),
                                           host->staged_bytes, cudaMemcpyHostToDevice,
                                           stream_.get()));
+      }
+      // nvJPEG reads the JPEG bytes from the pinned host batch, possibly after this call returns:
+      // the batch goes back to the loader only after the decoder's work too (the events below).
+      if (!decoded.empty()) {
+        decoder_->decode(view, host->images.data(), decoded, slot->staging.get(), stream_.get(),
+                         transform_.decode);
       }
       STOKER_CUDA_CHECK(cudaEventRecord(slot->copied.get(), stream_.get()));
       slot->copy_pending = true;
@@ -260,9 +347,24 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
   int device() const { return device_; }
 
   AugmenterStats stats() const {
-    MutexLock lock(mu_);
-    AugmenterStats s = stats_;
-    s.device_buffers = static_cast<int64_t>(slots_.size());
+    AugmenterStats s;
+    {
+      MutexLock lock(mu_);
+      s = stats_;
+      s.device_buffers = static_cast<int64_t>(slots_.size());
+    }
+    s.gpu_decode = decoder_ != nullptr;
+#if STOKER_HAVE_NVJPEG
+    if (decoder_ != nullptr) {
+      // The decoder's counters belong to the consumer: read them under its lock.
+      MutexLock consumer(consumer_mu_);
+      const JpegDecodeStats d = decoder_->stats();
+      s.decoded_hardware = d.hardware;
+      s.decoded_hybrid = d.hybrid;
+      s.decoded_fallback = d.fallback;
+      s.hardware_decoder = decoder_->has_hardware();
+    }
+#endif
     return s;
   }
 
@@ -341,7 +443,8 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
   size_t out_bytes_ = 0;
   Stream stream_;
 
-  Mutex consumer_mu_;  // one submit/synchronize at a time
+  std::unique_ptr<GpuJpegDecoder> decoder_;  // set once by the constructor; used under consumer_mu_
+  mutable Mutex consumer_mu_;                // one submit/synchronize at a time
   std::deque<Pending> pending_ STOKER_GUARDED_BY(consumer_mu_);
   std::vector<Event> spare_events_ STOKER_GUARDED_BY(consumer_mu_);
 
@@ -351,8 +454,9 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
   AugmenterStats stats_ STOKER_GUARDED_BY(mu_);
 };
 
-Augmenter::Augmenter(const TransformConfig& transform, int batch_size, int device)
-    : impl_(std::make_shared<Impl>(transform, batch_size, device)) {}
+Augmenter::Augmenter(const TransformConfig& transform, int batch_size, int device,
+                     const GpuDecodeConfig& decode)
+    : impl_(std::make_shared<Impl>(transform, batch_size, device, decode)) {}
 Augmenter::~Augmenter() = default;
 std::shared_ptr<const DeviceBatch> Augmenter::submit(std::shared_ptr<const Batch> host,
                                                      uintptr_t stream) {
@@ -364,18 +468,21 @@ AugmenterStats Augmenter::stats() const { return impl_->stats(); }
 
 namespace {
 
-LoaderConfig deferred(LoaderConfig config) {
+LoaderConfig deferred(LoaderConfig config, bool encoded_jpegs) {
   config.augment = AugmentMode::kDeferred;
   config.memory = pinned_memory();
+  config.stage_encoded_jpegs = encoded_jpegs;
   return config;
 }
 
 }  // namespace
 
-GpuLoader::GpuLoader(std::shared_ptr<const Dataset> dataset, LoaderConfig config, int device) {
-  // The augmenter first: it checks the device before any worker starts.
-  augmenter_ = std::make_unique<Augmenter>(config.transform, config.batch_size, device);
-  loader_ = std::make_unique<Loader>(std::move(dataset), deferred(std::move(config)));
+GpuLoader::GpuLoader(std::shared_ptr<const Dataset> dataset, LoaderConfig config, int device,
+                     const GpuDecodeConfig& decode) {
+  // The augmenter first: it checks the device (and starts the decoder) before any worker starts.
+  augmenter_ = std::make_unique<Augmenter>(config.transform, config.batch_size, device, decode);
+  const bool encoded = augmenter_->stats().gpu_decode;
+  loader_ = std::make_unique<Loader>(std::move(dataset), deferred(std::move(config), encoded));
 }
 
 GpuLoader::~GpuLoader() {

@@ -1,5 +1,5 @@
-// The cuda layer: GPU augmentation fed by page-locked host batches (only in builds with CUDA;
-// STOKER_HAVE_CUDA is defined for code that links stoker_cuda).
+// The cuda layer: GPU augmentation (and optionally JPEG decoding) fed by page-locked host batches
+// (only in builds with CUDA; STOKER_HAVE_CUDA is defined for code that links stoker_cuda).
 //
 //   auto loader = stoker::cuda::GpuLoader(dataset, {.batch_size = 256}, /*device=*/0);
 //   loader.set_epoch(0);
@@ -58,18 +58,45 @@ struct DeviceBatch {
 // The batch's images copied to the host, after the work queued on its stream (blocks).
 std::vector<uint8_t> copy_to_host(const DeviceBatch& batch);
 
+// Where a GpuLoader's JPEGs are decoded. kCpu: by the workers (region + DCT-scaled, as the CPU
+// path). kGpu: by nvJPEG on the device (the hardware decoder where the chip has one, region
+// decode there; else the GPU hybrid backend), the workers only read, check and stage the
+// files: what image::jpeg_gpu_decodable accepts (baseline or extended single-scan YCbCr or
+// gray); anything else (PNG, progressive, CMYK, ...) is still decoded by the workers, and a
+// file is judged bad exactly as the CPU path judges it. Pixels: the CPU path's with DCT scaling
+// off, up to nvJPEG's own IDCT and colour conversion (docs/gpu.md, "GPU decode").
+// kAuto: kGpu where this build has nvJPEG and it starts on the device, else kCpu.
+enum class DecodeOn { kCpu, kGpu, kAuto };
+DecodeOn parse_decode_on(const std::string& name);  // "cpu" | "gpu" | "auto"
+std::string to_string(DecodeOn where);
+
+struct GpuDecodeConfig {
+  DecodeOn where = DecodeOn::kCpu;
+  std::string jpeg_backend = "auto";  // "auto" | "hardware" | "gpu_hybrid"
+};
+
+// Whether this build has the GPU JPEG decoder (nvJPEG was found when it was configured).
+bool gpu_decode_built();
+
 struct AugmenterStats {
   int64_t batches = 0;
   int64_t device_buffers = 0;  // output buffers allocated (grows if the consumer holds many)
   int64_t staged_bytes = 0;    // copied host -> device
   double submit_seconds = 0;   // consumer CPU time in submit (geometry, enqueueing, waits)
+  // GPU decode: images decoded by the hardware decoder, by the GPU hybrid backend, and by the
+  // host after nvJPEG refused them.
+  int64_t decoded_hardware = 0, decoded_hybrid = 0, decoded_fallback = 0;
+  bool gpu_decode = false;        // this augmenter decodes staged JPEGs
+  bool hardware_decoder = false;  // ... and has the hardware decoder
 };
 
 // Runs the batched augmentation of staged (kDeferred) host batches on one device.
 class Augmenter {
  public:
-  // Batches of `batch_size` slots augmented as `transform` says, on `device`.
-  Augmenter(const TransformConfig& transform, int batch_size, int device);
+  // Batches of `batch_size` slots augmented as `transform` says, on `device`; with
+  // decode.where kGpu (or kAuto where it starts), JPEGs staged encoded are decoded there first.
+  Augmenter(const TransformConfig& transform, int batch_size, int device,
+            const GpuDecodeConfig& decode = {});
   ~Augmenter();
   Augmenter(const Augmenter&) = delete;
   Augmenter& operator=(const Augmenter&) = delete;
@@ -93,8 +120,10 @@ class Augmenter {
 // A Loader in AugmentMode::kDeferred with pinned batches, plus an Augmenter.
 class GpuLoader {
  public:
-  // config.augment and config.memory are set here (kDeferred, pinned_memory()).
-  GpuLoader(std::shared_ptr<const Dataset> dataset, LoaderConfig config, int device = 0);
+  // config.augment and config.memory are set here (kDeferred, pinned_memory()), and
+  // config.stage_encoded_jpegs when the augmenter decodes JPEGs (decode).
+  GpuLoader(std::shared_ptr<const Dataset> dataset, LoaderConfig config, int device = 0,
+            const GpuDecodeConfig& decode = {});
   ~GpuLoader();
 
   void set_epoch(int64_t epoch);

@@ -88,6 +88,10 @@ struct LoaderConfig {
   // channels, the decoded area of an average DCT-scaled crop). A batch whose regions do not
   // fit keeps them aside and is moved to a larger buffer before delivery, never truncated.
   size_t staging_bytes_per_sample = 0;
+  // kDeferred: JPEGs a GPU decoder takes (image::jpeg_gpu_decodable: judged bad exactly as the
+  // CPU decoder judges them) are staged encoded, for the GPU to decode (StagedRegion::
+  // encoded_bytes); other images are decoded by the workers as before.
+  bool stage_encoded_jpegs = false;
   std::shared_ptr<HostMemory> memory;  // nullptr: ordinary (pageable) memory
 };
 

@@ -106,11 +106,15 @@ struct StagedSample {
 };
 
 // A staged sample in a batch's staging area: `width` x `height` decoded pixels (HWC) at byte
-// `offset`; width 0 marks a blank slot (skipped: its output is all zeros).
+// `offset`; width 0 marks a blank slot (skipped: its output is all zeros). An encoded slot
+// (encoded_bytes > 0) holds that many bytes of a width x height JPEG at `offset` instead, for
+// the GPU to decode; the resize reads its `roi` (sample's box and bounds: full-image pixels).
 struct StagedRegion {
   size_t offset = 0;
   int width = 0, height = 0;
   StagedSample sample;
+  size_t encoded_bytes = 0;
+  Rect roi;
 };
 
 // The first half of transform_sample: probe, crop and flip draws (the same draws, so the same
@@ -119,6 +123,24 @@ struct StagedRegion {
 StagedSample stage_sample(std::span<const uint8_t> bytes, const std::string& name,
                           const TransformConfig& config, Rng& rng, TransformScratch& scratch,
                           TransformTimings* timings = nullptr);
+
+// A JPEG left encoded for the GPU to decode (AugmentMode::kDeferred with encoded staging): the
+// whole image is width x height, and the resize reads only `roi` of it (the crop for train, the
+// whole image for eval), which a decoder may decode alone.
+struct EncodedStage {
+  bool encoded = false;
+  int width = 0, height = 0;
+  Rect roi;
+};
+
+// stage_sample for a GPU decoder: the same draws; a JPEG that image::jpeg_gpu_decodable accepts
+// is not decoded (*encoded says so, the box and bounds are in its full-resolution pixels);
+// anything else is decoded into scratch.region as stage_sample does (encoded->encoded false).
+// A bad file throws stage_sample's error.
+StagedSample stage_sample_or_encoded(std::span<const uint8_t> bytes, const std::string& name,
+                                     const TransformConfig& config, Rng& rng,
+                                     TransformScratch& scratch, EncodedStage* encoded,
+                                     TransformTimings* timings = nullptr);
 
 // The second half: resize, flip, the ops (their draws from `rng`, after stage_sample's), layout,
 // dtype and erasing of a staged region into `out`.

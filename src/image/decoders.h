@@ -26,6 +26,15 @@ void check_dimensions(int64_t width, int64_t height, const std::string& name,
 void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const ImageHeader& header,
                  const Rect& need, int min_width, int min_height, int channels,
                  const std::string& name, const DecodeConfig& options);
+// The worker's half of the GPU decode (cuda layer, nvJPEG): decode_jpeg's first phase on the whole
+// image at scale 1, so that a file it rejects throws decode_jpeg's own bad-data error, then
+// whether the GPU may decode the file: one baseline or extended Huffman scan of 8-bit YCbCr (both
+// chroma components sampled alike) or gray, and no marker but restarts before the end of image.
+// For such a file libjpeg-turbo meets nothing after this phase that it could fail on (corrupt
+// entropy data only warns), so the GPU path judges it exactly as decode_jpeg does; the other
+// files (progressive, CMYK, RGB, 12-bit, ...) are decoded on the CPU. Throws stoker::Error.
+bool jpeg_gpu_decodable(std::span<const uint8_t> bytes, const ImageHeader& header,
+                        const std::string& name, const DecodeConfig& options);
 // The pixels [x, x + width) x [y, y + height) whose restart segments decode_jpeg entropy-decodes
 // for `need` at scale scale_num / 8, or nullopt when it decodes the file the ordinary way (no
 // usable restart markers, or a cut would not save work). For tests and benchmarks.

@@ -534,6 +534,43 @@ ImageHeader probe_jpeg(std::span<const uint8_t> bytes, const std::string& name,
 
 namespace {
 
+// Phase 1 with its verdicts turned into decode_jpeg's bad-data errors (the one place that words
+// them, for the decoder and for the GPU path's check alike).
+void start_or_throw(Decompressor* d, Plan* plan, const std::string& name) {
+  if (!start(d, plan)) STOKER_BAD_DATA("{}: {}", name, libjpeg_message(*d));
+  switch (plan->verdict) {
+    case Plan::Verdict::kOk:
+      return;
+    case Plan::Verdict::kSizeMismatch:
+      STOKER_BAD_DATA("{}: JPEG is {}x{}, but its probed header said {}x{}", name, plan->width,
+                      plan->height, plan->expect_width, plan->expect_height);
+    case Plan::Verdict::kNoEndMarker:
+      STOKER_BAD_DATA("{}: JPEG has no end-of-image marker (truncated file)", name);
+    case Plan::Verdict::kBadColourSpace:
+      STOKER_BAD_DATA("{}: unsupported JPEG colour space ({} components)", name,
+                      d->cinfo.num_components);
+  }
+}
+
+// Whether the first marker after the first scan's data is the end of the image: a file with one
+// scan and nothing but restart markers in it, so the entropy decoder meets no marker that
+// libjpeg would parse (and could fail on) mid-decode.
+bool first_marker_is_end(const uint8_t* data, size_t size, size_t from) {
+  const uint8_t* p = data + from;
+  const uint8_t* end = data + size;
+  while (p + 1 < end) {
+    const void* hit = std::memchr(p, 0xFF, static_cast<size_t>(end - p - 1));
+    if (hit == nullptr) return false;
+    p = static_cast<const uint8_t*>(hit);
+    while (p + 1 < end && p[1] == 0xFF) ++p;  // fill bytes before a marker
+    if (p + 1 >= end) return false;
+    const uint8_t code = p[1];
+    if (code != 0x00 && (code < 0xD0 || code > 0xD7)) return code == 0xD9;
+    p += 2;
+  }
+  return false;
+}
+
 // Decodes `need` of one JPEG stream (the file, or a restart-segment cut of it) at
 // scale_num / 8, in the stream's own coordinates.
 void decode_stream(DecodedRegion& out, std::span<const uint8_t> bytes, int width, int height,
@@ -553,19 +590,7 @@ void decode_stream(DecodedRegion& out, std::span<const uint8_t> bytes, int width
   plan.right_is_edge = right_is_edge;
 
   Decompressor d;
-  if (!start(&d, &plan)) STOKER_BAD_DATA("{}: {}", name, libjpeg_message(d));
-  switch (plan.verdict) {
-    case Plan::Verdict::kOk:
-      break;
-    case Plan::Verdict::kSizeMismatch:
-      STOKER_BAD_DATA("{}: JPEG is {}x{}, but its probed header said {}x{}", name, plan.width,
-                      plan.height, width, height);
-    case Plan::Verdict::kNoEndMarker:
-      STOKER_BAD_DATA("{}: JPEG has no end-of-image marker (truncated file)", name);
-    case Plan::Verdict::kBadColourSpace:
-      STOKER_BAD_DATA("{}: unsupported JPEG colour space ({} components)", name,
-                      d.cinfo.num_components);
-  }
+  start_or_throw(&d, &plan, name);
 
   out.width = plan.out_width;
   out.height = plan.out_height;
@@ -620,6 +645,43 @@ void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const Image
   }
   decode_stream(out, bytes, header.width, header.height, need, scale_num, true, true, channels,
                 name, options);
+}
+
+bool jpeg_gpu_decodable(std::span<const uint8_t> bytes, const ImageHeader& header,
+                        const std::string& name, const DecodeConfig& options) {
+  Plan plan{};
+  plan.data = bytes.data();
+  plan.size = bytes.size();
+  plan.max_memory = static_cast<long>(options.limits.max_memory_bytes);
+  plan.header_only = false;
+  plan.channels = 3;
+  plan.need = Rect{0, 0, header.width, header.height};
+  plan.scale_num = 8;
+  plan.expect_width = header.width;
+  plan.expect_height = header.height;
+  plan.left_is_edge = plan.right_is_edge = true;
+  {
+    // The header first: a progressive file's start would read every scan, and such a file is
+    // the CPU decoder's to judge and decode anyway.
+    Plan header_plan = plan;
+    header_plan.header_only = true;
+    Decompressor d;
+    start_or_throw(&d, &header_plan, name);
+    const jpeg_decompress_struct& c = d.cinfo;
+    if (c.progressive_mode || c.arith_code || c.data_precision != 8) return false;
+    const bool ycc = c.jpeg_color_space == JCS_YCbCr && c.num_components == 3;
+    const bool gray = c.jpeg_color_space == JCS_GRAYSCALE && c.num_components == 1;
+    if (!ycc && !gray) return false;
+    // Both chroma components sampled alike (every encoder's 4:4:4, 4:2:2, 4:2:0, 4:4:0, 4:1:1).
+    if (ycc && (c.comp_info[1].h_samp_factor != c.comp_info[2].h_samp_factor ||
+                c.comp_info[1].v_samp_factor != c.comp_info[2].v_samp_factor ||
+                c.comp_info[1].h_samp_factor != 1 || c.comp_info[1].v_samp_factor != 1)) {
+      return false;
+    }
+  }
+  Decompressor d;
+  start_or_throw(&d, &plan, name);
+  return first_marker_is_end(plan.data, plan.size, plan.scan_offset);
 }
 
 }  // namespace stoker::image

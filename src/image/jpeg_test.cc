@@ -2,8 +2,10 @@
 // chosen for an output size, and encoding round trips.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "image/decoders.h"
@@ -239,6 +241,135 @@ TEST(Encode, RoundTripsCloseToTheInput) {
   EXPECT_LT(diff(r.pixels.data(), rgb.data(), rgb.size()).mean, 12.0);
   EXPECT_THROW(encode_jpeg(rgb.data(), 64, 48, 2, 90), Error);
   EXPECT_THROW(encode_jpeg(rgb.data(), 64, 48, 3, 0), Error);
+}
+
+// The GPU decode's worker check (jpeg_gpu_decodable) judges a file as the CPU decoder does: a
+// file it rejects is rejected by decode_region with the same message, at scale 1 and at the
+// DCT scale and region a training crop uses; a file it hands to the GPU decodes on the CPU.
+// Corpus: every JPEG fixture (baseline, 4:4:4, gray, progressive, CMYK, restart markers, a
+// progressive file with endless scans) and, of the baseline ones, truncations at 40 points,
+// 300 single-byte corruptions (headers and entropy data) and an appended second scan.
+struct Verdict {
+  bool threw = false;
+  std::string message;
+  bool gpu = false;
+};
+
+Verdict gpu_check(const std::vector<uint8_t>& bytes, const ImageHeader& h) {
+  Verdict v;
+  try {
+    v.gpu = image::jpeg_gpu_decodable(bytes, h, "f.jpg", DecodeConfig{});
+  } catch (const Error& e) {
+    v.threw = true;
+    v.message = e.what();
+  }
+  return v;
+}
+
+Verdict cpu_decode(const std::vector<uint8_t>& bytes, const ImageHeader& h, const Rect& need,
+                   bool dct_scaling) {
+  Verdict v;
+  DecodeConfig options;
+  options.dct_scaling = dct_scaling;
+  DecodedRegion out;
+  try {
+    decode_region(out, bytes, h, need, 56, 56, 3, "f.jpg", options);
+  } catch (const Error& e) {
+    v.threw = true;
+    v.message = e.what();
+  }
+  return v;
+}
+
+// A fuzz corpus entry: the fuzzer's parameter bytes, then the JPEG from its SOI marker on.
+std::vector<uint8_t> corpus_jpeg(const std::string& path) {
+  const std::vector<uint8_t> entry = read_file(path);
+  for (size_t i = 0; i + 1 < entry.size(); ++i) {
+    if (entry[i] == 0xFF && entry[i + 1] == 0xD8) {
+      return std::vector<uint8_t>(entry.begin() + static_cast<std::ptrdiff_t>(i), entry.end());
+    }
+  }
+  ADD_FAILURE() << path << " holds no JPEG";
+  return {};
+}
+
+TEST(JpegGpuCheck, JudgesEveryFileAsTheCpuDecoder) {
+  std::vector<std::vector<uint8_t>> corpus;
+  const std::string dir = std::string(STOKER_SOURCE_DIR) + "/fuzz/corpus/image_decode_fuzz/";
+  for (const char* name :
+       {"baseline.jpg", "s444.jpg", "gray.jpg", "progressive.jpg", "cmyk.jpg", "restart.jpg",
+        "restart_444.jpg", "restart_gray.jpg", "restart_rows.jpg", "endless_scans.jpg"}) {
+    corpus.push_back(corpus_jpeg(dir + name));
+  }
+  for (const char* name : {"rgb420.jpg", "one.jpg", "progressive_256.jpg"}) {
+    corpus.push_back(read_file(fixture(name)));
+  }
+  const size_t originals = corpus.size();
+  Rng rng(19);
+  for (size_t f : {size_t{0}, size_t{1}, size_t{2}, size_t{5}, originals - 3}) {
+    const std::vector<uint8_t> src = corpus[f];  // a copy: corpus grows below
+    for (int k = 1; k <= 8; ++k) {               // truncations
+      corpus.emplace_back(src.begin(),
+                          src.begin() + static_cast<std::ptrdiff_t>(src.size() * k / 9));
+    }
+    for (int k = 0; k < 60; ++k) {  // one byte replaced, anywhere
+      std::vector<uint8_t> bad = src;
+      bad[rng.bounded(bad.size())] = static_cast<uint8_t>(rng.bounded(256));
+      corpus.push_back(std::move(bad));
+    }
+    // A second copy of the file after its end-of-image marker's position: a marker other
+    // than EOI follows the first scan (the GPU must not take it).
+    std::vector<uint8_t> twice(src.begin(), src.end() - 2);
+    twice.insert(twice.end(), src.begin() + 2, src.end());
+    corpus.push_back(std::move(twice));
+  }
+
+  int gpu = 0, cpu_only = 0, bad = 0;
+  for (size_t i = 0; i < corpus.size(); ++i) {
+    const std::vector<uint8_t>& bytes = corpus[i];
+    ImageHeader h;
+    try {
+      h = probe_image(bytes, "f.jpg", DecodeLimits{});
+    } catch (const Error&) {
+      continue;  // rejected by the probe, which both paths share
+    }
+    const Verdict check = gpu_check(bytes, h);
+    const Rect whole{0, 0, h.width, h.height};
+    const Rect crop{h.width / 4, h.height / 5, std::max(1, h.width / 2), std::max(1, h.height / 2)};
+    for (const auto& [need, dct] : {std::pair{whole, false}, std::pair{crop, true}}) {
+      const Verdict cpu = cpu_decode(bytes, h, need, dct);
+      if (check.threw) {
+        EXPECT_TRUE(cpu.threw) << "file " << i << ": the check rejected it (" << check.message
+                               << "), the CPU decoder did not";
+        EXPECT_EQ(cpu.message, check.message) << "file " << i;
+      } else if (check.gpu) {
+        EXPECT_FALSE(cpu.threw) << "file " << i << ": handed to the GPU, but the CPU decoder "
+                                << "rejects it: " << cpu.message;
+      }
+    }
+    check.threw ? ++bad : (check.gpu ? ++gpu : ++cpu_only);
+  }
+  // Every kind occurs: the corpus exercises all three answers.
+  // (Seed 19: 275 to the GPU, 11 to the CPU, 19 bad, 53 rejected by the probe, of 358.)
+  EXPECT_GE(gpu, 200);
+  EXPECT_GE(cpu_only, 4);  // progressive, CMYK, endless scans, a second scan after the first
+  EXPECT_GE(bad, 15);      // truncations past the headers, at least
+}
+
+TEST(JpegGpuCheck, WhichFilesTheGpuTakes) {
+  const std::string dir = std::string(STOKER_SOURCE_DIR) + "/fuzz/corpus/image_decode_fuzz/";
+  const auto take = [&](const std::string& name) {
+    const auto bytes = corpus_jpeg(dir + name);
+    return image::jpeg_gpu_decodable(bytes, probe_image(bytes, name, DecodeLimits{}), name,
+                                     DecodeConfig{});
+  };
+  EXPECT_TRUE(take("baseline.jpg"));
+  EXPECT_TRUE(take("s444.jpg"));
+  EXPECT_TRUE(take("gray.jpg"));
+  EXPECT_TRUE(take("restart.jpg"));  // restart markers are part of the one scan
+  EXPECT_FALSE(take("progressive.jpg"));
+  EXPECT_FALSE(take("cmyk.jpg"));
+  EXPECT_FALSE(take("endless_scans.jpg"));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "image/augment_kernel.h"
+#include "image/decoders.h"
 #include "stoker/clock.h"
 #include "stoker/error.h"
 
@@ -219,38 +220,78 @@ CropParams sample_train_crop(Rng& rng, int width, int height, const TransformCon
   return out;
 }
 
+namespace {
+
+// stage_sample's draws: the probe, then the crop and flip (train) or the eval plan.
+Plan plan_sample(const ImageHeader& header, const TransformConfig& config, Rng& rng) {
+  if (config.kind != TransformKind::kTrain) return plan_eval(header.width, header.height, config);
+  const CropParams crop = sample_train_crop(rng, header.width, header.height, config);
+  const Rect& r = crop.crop;
+  Plan plan;
+  plan.box = Box{double(r.x), double(r.y), double(r.x + r.width), double(r.y + r.height)};
+  plan.clip_to_box = true;
+  plan.need = r;
+  plan.min_width = config.output_width();
+  plan.min_height = config.output_height();
+  plan.flip = crop.flip;
+  return plan;
+}
+
+// The plan's box and bounds in the coordinates of pixels decoded at `scale` from (x0, y0) of a
+// scaled_width x scaled_height image.
+StagedSample staged_in(const Plan& plan, double scale, int x0, int y0, int scaled_width,
+                       int scaled_height) {
+  StagedSample staged;
+  staged.box = Box{plan.box.x0 * scale - x0, plan.box.y0 * scale - y0, plan.box.x1 * scale - x0,
+                   plan.box.y1 * scale - y0};
+  staged.bounds = plan.clip_to_box ? staged.box
+                                   : Box{-double(x0), -double(y0), double(scaled_width - x0),
+                                         double(scaled_height - y0)};
+  staged.flip = plan.flip;
+  return staged;
+}
+
+StagedSample decode_planned(const Plan& plan, std::span<const uint8_t> bytes,
+                            const ImageHeader& header, const std::string& name,
+                            const TransformConfig& config, TransformScratch& scratch) {
+  DecodedRegion& region = scratch.region;
+  decode_region(region, bytes, header, plan.need, plan.min_width, plan.min_height, config.channels,
+                name, config.decode);
+  return staged_in(plan, region.scale, region.x0, region.y0, region.scaled_width,
+                   region.scaled_height);
+}
+
+}  // namespace
+
 StagedSample stage_sample(std::span<const uint8_t> bytes, const std::string& name,
                           const TransformConfig& config, Rng& rng, TransformScratch& scratch,
                           TransformTimings* timings) {
   const double t0 = timings != nullptr ? thread_cpu_seconds() : 0.0;
   const ImageHeader header = probe_image(bytes, name, config.decode.limits);
-  Plan plan;
-  if (config.kind == TransformKind::kTrain) {
-    const CropParams crop = sample_train_crop(rng, header.width, header.height, config);
-    const Rect& r = crop.crop;
-    plan.box = Box{double(r.x), double(r.y), double(r.x + r.width), double(r.y + r.height)};
-    plan.clip_to_box = true;
-    plan.need = r;
-    plan.min_width = config.output_width();
-    plan.min_height = config.output_height();
-    plan.flip = crop.flip;
-  } else {
-    plan = plan_eval(header.width, header.height, config);
-  }
-  DecodedRegion& region = scratch.region;
-  decode_region(region, bytes, header, plan.need, plan.min_width, plan.min_height, config.channels,
-                name, config.decode);
+  const Plan plan = plan_sample(header, config, rng);
+  const StagedSample staged = decode_planned(plan, bytes, header, name, config, scratch);
+  if (timings != nullptr) timings->decode_seconds += thread_cpu_seconds() - t0;
+  return staged;
+}
 
-  // Full-resolution coordinates -> coordinates in the decoded pixels.
-  const double s = region.scale;
+StagedSample stage_sample_or_encoded(std::span<const uint8_t> bytes, const std::string& name,
+                                     const TransformConfig& config, Rng& rng,
+                                     TransformScratch& scratch, EncodedStage* encoded,
+                                     TransformTimings* timings) {
+  const double t0 = timings != nullptr ? thread_cpu_seconds() : 0.0;
+  const ImageHeader header = probe_image(bytes, name, config.decode.limits);
+  const Plan plan = plan_sample(header, config, rng);
   StagedSample staged;
-  staged.box = Box{plan.box.x0 * s - region.x0, plan.box.y0 * s - region.y0,
-                   plan.box.x1 * s - region.x0, plan.box.y1 * s - region.y0};
-  staged.bounds = plan.clip_to_box ? staged.box
-                                   : Box{-double(region.x0), -double(region.y0),
-                                         double(region.scaled_width - region.x0),
-                                         double(region.scaled_height - region.y0)};
-  staged.flip = plan.flip;
+  if (header.format == ImageFormat::kJpeg &&
+      image::jpeg_gpu_decodable(bytes, header, name, config.decode)) {
+    // Train reads only the crop (taps clipped to it); eval's taps may reach the whole image.
+    const Rect roi = plan.clip_to_box ? plan.need : Rect{0, 0, header.width, header.height};
+    *encoded = EncodedStage{true, header.width, header.height, roi};
+    staged = staged_in(plan, 1.0, 0, 0, header.width, header.height);
+  } else {
+    *encoded = EncodedStage{};
+    staged = decode_planned(plan, bytes, header, name, config, scratch);
+  }
   if (timings != nullptr) timings->decode_seconds += thread_cpu_seconds() - t0;
   return staged;
 }

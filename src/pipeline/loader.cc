@@ -109,6 +109,8 @@ class Loader::Impl {
         "the GPU augmentation does square outputs with crop, resize, flip and "
         "normalisation only: augment ops, RandomErasing and non-square sizes run "
         "on the CPU path (device='cpu')");
+    STOKER_CHECK_ARG(!config_.stage_encoded_jpegs || config_.augment == AugmentMode::kDeferred,
+                     "JPEGs staged encoded (the GPU decode) need the GPU augmentation");
     if (config_.rank.has_value() != config_.world_size.has_value()) {
       STOKER_THROW_ARG("give both rank and world_size, or neither");
     }
@@ -665,10 +667,18 @@ class Loader::Impl {
   void stage_sample_into(Staging& staging, int slot, std::span<const uint8_t> bytes,
                          const std::string& name, Rng& rng, TransformScratch& scratch,
                          TransformTimings& timings) {
+    EncodedStage encoded;
     const StagedSample sample =
-        stage_sample(bytes, name, config_.transform, rng, scratch, &timings);
+        config_.stage_encoded_jpegs
+            ? stage_sample_or_encoded(bytes, name, config_.transform, rng, scratch, &encoded,
+                                      &timings)
+            : stage_sample(bytes, name, config_.transform, rng, scratch, &timings);
     const double t0 = thread_cpu_seconds();
-    staging.put(slot, scratch.region, sample);
+    if (encoded.encoded) {
+      staging.put_encoded(slot, bytes, encoded, sample);
+    } else {
+      staging.put(slot, scratch.region, sample);
+    }
     timings.augment_seconds += thread_cpu_seconds() - t0;
   }
 

@@ -22,23 +22,41 @@ void Staging::put(int slot, const DecodedRegion& region, const StagedSample& sam
                "staging: region {}x{}x{} holds {} bytes", region.width, region.height,
                region.channels, region.pixels.size());
   Batch::Staged& s = batch_.staged[static_cast<size_t>(slot)];
+  s = Batch::Staged{};
   s.width = region.width;
   s.height = region.height;
   s.sample = sample;
+  copy_in(slot, std::span<const uint8_t>(region.pixels.data(), bytes));
+}
+
+void Staging::put_encoded(int slot, std::span<const uint8_t> jpeg, const EncodedStage& encoded,
+                          const StagedSample& sample) {
+  STOKER_CHECK(encoded.encoded && !jpeg.empty() && encoded.roi.width > 0 && encoded.roi.height > 0,
+               "staging: slot {} is not an encoded JPEG", slot);
+  Batch::Staged& s = batch_.staged[static_cast<size_t>(slot)];
+  s = Batch::Staged{};
+  s.width = encoded.width;
+  s.height = encoded.height;
+  s.sample = sample;
+  s.encoded_bytes = jpeg.size();
+  s.roi = encoded.roi;
+  copy_in(slot, jpeg);
+}
+
+void Staging::copy_in(int slot, std::span<const uint8_t> data) {
   // Reserve [offset, offset + bytes) only when it fits, so that `used_` stays exact.
-  const size_t need = round_up(bytes);
+  const size_t need = round_up(data.size());
   const size_t capacity = batch_.images.size();
   size_t offset = used_.load(std::memory_order_relaxed);
   do {
     if (offset + need > capacity) {
       util::MutexLock lock(aside_mu_);
-      aside_.emplace_back(
-          slot, std::vector<uint8_t>(region.pixels.begin(), region.pixels.begin() + bytes));
+      aside_.emplace_back(slot, std::vector<uint8_t>(data.begin(), data.end()));
       return;
     }
   } while (!used_.compare_exchange_weak(offset, offset + need, std::memory_order_relaxed));
-  s.offset = offset;
-  std::memcpy(batch_.images.data() + offset, region.pixels.data(), bytes);
+  batch_.staged[static_cast<size_t>(slot)].offset = offset;
+  std::memcpy(batch_.images.data() + offset, data.data(), data.size());
 }
 
 void Staging::blank(int slot) { batch_.staged[static_cast<size_t>(slot)] = Batch::Staged{}; }

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "image/augment_kernel.h"
 #include "image/staged_geometry.h"
@@ -53,19 +54,36 @@ class DeferredTest : public ::testing::Test {
     return test::one_rank_config(threads, batch, 40, 11);
   }
 
-  // The deferred batch's images after the shared kernels (the GPU's arithmetic) on the host.
+  // The deferred batch's images after the shared kernels (the GPU's arithmetic) on the host;
+  // encoded slots are decoded first by the host reference of the GPU decode, into memory after
+  // the staged bytes (as the Augmenter lays out its device staging buffer).
   static std::vector<uint8_t> augment_on_host(const Batch& b, const TransformConfig& t) {
+    const StagedView view = view_of(b);
+    size_t end = b.staged_bytes;
+    const std::vector<image::DecodedSlot> decoded =
+        image::encoded_layout(view, b.staged_bytes, &end);
+    std::vector<uint8_t> memory(std::max(end, b.staged_bytes));
+    std::copy(b.images.begin(), b.images.begin() + static_cast<std::ptrdiff_t>(b.staged_bytes),
+              memory.begin());
+    image::decode_encoded_on_host(view, b.images.data(), decoded, memory.data(), t.decode);
     std::vector<augment::Geometry> geometry(static_cast<size_t>(b.batch_size));
-    const int64_t ints = staged_geometry(view_of(b), t.size, geometry.data());
+    const int64_t ints = staged_geometry(view, t.size, geometry.data(), decoded);
     std::vector<int32_t> tables(static_cast<size_t>(ints));
     std::vector<uint8_t> out(t.sample_bytes() * b.batch_size, 0xA5);
-    augment::augment_batch_host(out.data(), b.images.data(), tables.data(), geometry.data(),
+    augment::augment_batch_host(out.data(), memory.data(), tables.data(), geometry.data(),
                                 b.batch_size, output_spec(t));
     return out;
   }
 
-  // Runs epoch `epoch` of both loaders and compares every batch. Returns the batches seen.
-  static int compare_epoch(Loader& cpu, Loader& deferred, int64_t epoch) {
+  static int encoded_slots(const Batch& b) {
+    return static_cast<int>(
+        std::count_if(b.staged.begin(), b.staged.end(),
+                      [](const StagedRegion& s) { return s.encoded_bytes > 0; }));
+  }
+
+  // Runs epoch `epoch` of both loaders and compares every batch. Returns the batches seen;
+  // *encoded (when given) gets the slots staged encoded.
+  static int compare_epoch(Loader& cpu, Loader& deferred, int64_t epoch, int* encoded = nullptr) {
     cpu.set_epoch(epoch);
     deferred.set_epoch(epoch);
     int batches = 0;
@@ -79,6 +97,7 @@ class DeferredTest : public ::testing::Test {
       EXPECT_EQ(got->global_valid, want->global_valid);
       EXPECT_EQ(got->staged.size(), static_cast<size_t>(got->batch_size));
       EXPECT_LE(got->staged_bytes, got->images.size());
+      if (encoded != nullptr) *encoded += encoded_slots(*got);
       const auto images = augment_on_host(*got, deferred.config().transform);
       EXPECT_TRUE(
           std::equal(images.begin(), images.end(), want->images.begin(), want->images.end()))
@@ -119,6 +138,77 @@ TEST_F(DeferredTest, StagedBatchesAugmentToTheCpuBatches) {
     EXPECT_EQ(compare_epoch(cpu, deferred, 1), 5) << to_string(v.output);
     EXPECT_EQ(deferred.stats().images, kImages * 2);
   }
+}
+
+// The GPU decode's CPU half: JPEGs staged encoded, decoded by the host reference (libjpeg-turbo
+// at scale 1, the whole image or the crop) and augmented by the shared kernels, are the CPU
+// loader's batches with DCT scaling off, byte for byte: the GPU decode's geometry is exact, and
+// its pixels can differ only by nvJPEG's IDCT (measured on the GPU, docs/gpu.md).
+TEST_F(DeferredTest, EncodedJpegsDecodeToTheCpuBatchesAtScaleOne) {
+  auto data = open_image_folder(root_, {.cache = "off"});
+  for (const auto& [kind, output, channels] :
+       {std::tuple{TransformKind::kTrain, OutputKind::kFloat32, 3},
+        std::tuple{TransformKind::kTrain, OutputKind::kUint8, 1},
+        std::tuple{TransformKind::kEval, OutputKind::kFloat16, 3}}) {
+    LoaderConfig c = config(1, 5);
+    c.transform.kind = kind;
+    c.transform.output = output;
+    c.transform.channels = channels;
+    c.transform.decode.dct_scaling = false;
+    Loader cpu(data, c);
+    c.threads = 3;
+    c.augment = AugmentMode::kDeferred;
+    c.stage_encoded_jpegs = true;
+    Loader deferred(data, c);
+    int encoded = 0;
+    EXPECT_EQ(compare_epoch(cpu, deferred, 0, &encoded), 5) << to_string(output);
+    EXPECT_EQ(compare_epoch(cpu, deferred, 1, &encoded), 5) << to_string(output);
+    EXPECT_EQ(encoded, kImages * 2 + 2 * 2);  // every JPEG, padding slots included
+  }
+}
+
+// Images the GPU does not decode (PNG, progressive, CMYK) are decoded by the workers in the
+// same batch; a bad JPEG is skipped as on the CPU path, the same samples in the same slots.
+TEST_F(DeferredTest, OtherImagesAreDecodedByTheWorkersAndBadOnesSkippedAlike) {
+  const fs::path mixed = root_.parent_path() / fmt::format("staging_mixed_{}", ::getpid());
+  fs::remove_all(mixed);
+  fs::create_directories(mixed / "a");
+  fs::create_directories(mixed / "b");
+  for (int i = 0; i < 4; ++i) {
+    fs::copy_file(root_ / "c0" / fmt::format("img{:03d}.jpg", 2 * i),
+                  mixed / "a" / fmt::format("base{}.jpg", i));
+  }
+  const fs::path fixtures = fs::path(STOKER_FIXTURES) / "image";
+  fs::copy_file(fixtures / "progressive.jpg", mixed / "b" / "progressive.jpg");
+  fs::copy_file(fixtures / "cmyk.jpg", mixed / "b" / "cmyk.jpg");
+  fs::copy_file(fixtures / "rgba.png", mixed / "b" / "rgba.png");
+  {
+    std::ifstream in(root_ / "c1" / "img001.jpg", std::ios::binary);
+    std::vector<uint8_t> cut(std::istreambuf_iterator<char>(in), {});
+    cut.resize(cut.size() * 2 / 3);  // truncated inside the scan: bad on both paths
+    test::write_file(mixed / "b" / "truncated.jpg", cut);
+  }
+  auto data = open_image_folder(mixed, {.cache = "off"});
+  LoaderConfig c = config(2, 4);
+  c.bad_samples = BadSamplePolicy::kSkip;
+  c.transform.decode.dct_scaling = false;
+  Loader cpu(data, c);
+  c.augment = AugmentMode::kDeferred;
+  c.stage_encoded_jpegs = true;
+  Loader deferred(data, c);
+  int encoded = 0;
+  EXPECT_EQ(compare_epoch(cpu, deferred, 0, &encoded), 2);
+  EXPECT_EQ(encoded, 4);  // the four baseline JPEGs; the others were decoded by the workers
+  EXPECT_EQ(deferred.stats().skipped, 1);
+  EXPECT_EQ(cpu.stats().skipped, 1);
+  fs::remove_all(mixed);
+}
+
+TEST_F(DeferredTest, EncodedStagingNeedsTheDeferredMode) {
+  auto data = open_image_folder(root_, {.cache = "off"});
+  LoaderConfig c = config(1, 4);
+  c.stage_encoded_jpegs = true;
+  EXPECT_THROW(Loader(data, c), Error);
 }
 
 // Counts what it hands out, so the test sees the hook used and every buffer returned.
