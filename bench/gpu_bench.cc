@@ -1,15 +1,19 @@
-// GPU augmentation benchmark (tests/gpu/run.sh; results in docs/perf.md, "GPU").
+// GPU augmentation and decode benchmark (tests/gpu/run.sh; results in docs/perf.md, "GPU").
 //
-//   gpu_bench --data jpeg=DIR --data raw=DIR [--threads 1,2,4,8,16] [--batch 256] [--size 224]
-//             [--images N] [--max-seconds S] [--copy-iters K] [--gpu D] [--json FILE]
+//   gpu_bench --data jpeg=DIR --data raw=DIR --data folder=DIR [--threads 1,4,8,16]
+//             [--modes cpu,gpu,hw,hybrid] [--batch 256] [--size 224] [--images N]
+//             [--max-seconds S] [--copy-iters K] [--gpu D] [--json FILE]
 //
 // 1. Copy + kernel only: one staged batch (decoded crop regions in pinned memory) submitted
 //    K times to the Augmenter: host-to-device copy and both kernels, images/s.
-// 2. End to end, for every dataset x {gpu, cpu} augmentation x thread count: images/s of
-//    valid images after the first batch (until N images or S seconds), and process CPU
-//    seconds per image over the same window. `gpu`: GpuLoader (workers decode crop regions
-//    into pinned memory; copy + kernels on the GPU). `cpu`: Loader (workers augment) with
-//    pinned batches, each copied to the GPU (so both deliver float32 NCHW on the device).
+// 2. End to end, for every dataset x mode x thread count: images/s of valid images after the
+//    first batch (until N images or S seconds), and process CPU seconds per image over the
+//    same window. Modes: `cpu`: Loader (workers decode and augment) with pinned batches, each
+//    copied to the GPU (so every mode delivers float32 NCHW on the device); `gpu`: GpuLoader,
+//    workers decode crop regions into pinned memory, copy + kernels on the GPU; `hw` and
+//    `hybrid`: GpuLoader with decode='gpu' (nvJPEG's hardware decoder / its GPU hybrid
+//    backend), workers only read, check and stage the JPEG bytes. The decode modes run on
+//    datasets that hold JPEGs (not raw packs), `hw` only where the GPU has the decoder.
 // Prints a table and the issue's targets; writes everything as JSON.
 
 #include <cuda_runtime_api.h>
@@ -27,6 +31,7 @@
 #include "cuda_check.h"
 #include "stoker/cuda.h"
 #include "stoker/dataset.h"
+#include "stoker/image.h"
 #include "stoker/loader.h"
 
 namespace stoker {
@@ -43,7 +48,8 @@ double process_cpu_seconds() {
 
 struct BenchConfig {
   std::vector<std::string> data;  // NAME=PATH
-  std::vector<int> threads = {1, 2, 4, 8, 16};
+  std::vector<int> threads = {1, 4, 8, 16};
+  std::vector<std::string> modes = {"cpu", "gpu", "hw", "hybrid"};
   int batch = 256;
   int size = 224;
   int64_t images = 4096;
@@ -126,8 +132,8 @@ int64_t count_valid(const std::vector<uint8_t>& valid) {
 }
 
 Result run_gpu(const BenchConfig& o, const std::shared_ptr<Dataset>& data, int threads,
-               cudaStream_t stream) {
-  cuda::GpuLoader loader(data, loader_config(o, threads), o.gpu);
+               cudaStream_t stream, const cuda::GpuDecodeConfig& decode = {}) {
+  cuda::GpuLoader loader(data, loader_config(o, threads), o.gpu, decode);
   const auto s = reinterpret_cast<uintptr_t>(stream);
   return measure(
       o, [&](int64_t e) { loader.set_epoch(e); },
@@ -218,14 +224,43 @@ int run(const BenchConfig& o) {
              sets.front().first, copy_rate,
              out["copy_kernel"]["staged_bytes_per_batch"].get<double>() / 1e6);
 
-  std::map<std::string, Result> results;  // "dataset/augment/threads"
-  fmt::print("\n{:<8} {:<8} {:>7} {:>12} {:>14}\n", "data", "augment", "threads", "images/s",
+  // Whether the GPU has the hardware decoder (and this build nvJPEG at all).
+  bool hardware = false;
+  if (cuda::gpu_decode_built()) {
+    cuda::Augmenter probe(TransformConfig{}, 1, o.gpu, {cuda::DecodeOn::kGpu, "auto"});
+    hardware = probe.stats().hardware_decoder;
+  }
+  out["gpu_decode_built"] = cuda::gpu_decode_built();
+  out["hardware_decoder"] = hardware;
+  fmt::print("GPU decode: {}\n", !cuda::gpu_decode_built() ? "not built (no nvJPEG)"
+                                 : hardware                ? "nvJPEG, hardware decoder"
+                                                           : "nvJPEG, no hardware decoder");
+
+  std::map<std::string, Result> results;  // "dataset/mode/threads"
+  fmt::print("\n{:<8} {:<8} {:>7} {:>12} {:>14}\n", "data", "mode", "threads", "images/s",
              "CPU ms/image");
   for (const auto& [name, data] : sets) {
-    for (const char* augment : {"gpu", "cpu"}) {
+    // The decode modes where the data holds JPEGs (its first sample's format says).
+    std::vector<uint8_t> first;
+    data->read(0, first);
+    const bool jpegs =
+        probe_image(first, data->name(0), DecodeLimits{}).format == ImageFormat::kJpeg;
+    for (const std::string& mode : o.modes) {
+      const bool decode_mode = mode == "hw" || mode == "hybrid";
+      if (decode_mode && (!jpegs || !cuda::gpu_decode_built() || (mode == "hw" && !hardware))) {
+        continue;
+      }
+      const char* augment = mode.c_str();
       for (int threads : o.threads) {
-        Result r = std::string(augment) == "gpu" ? run_gpu(o, data, threads, stream)
-                                                 : run_cpu(o, data, threads, stream, device_buffer);
+        Result r;
+        if (mode == "cpu") {
+          r = run_cpu(o, data, threads, stream, device_buffer);
+        } else if (mode == "gpu") {
+          r = run_gpu(o, data, threads, stream);
+        } else {
+          r = run_gpu(o, data, threads, stream,
+                      {cuda::DecodeOn::kGpu, mode == "hw" ? "hardware" : "gpu_hybrid"});
+        }
         r.dataset = name;
         r.augment = augment;
         r.threads = threads;
@@ -251,6 +286,10 @@ int run(const BenchConfig& o) {
              copy_rate >= 50000 ? "met" : "missed");
   nlohmann::json targets = {{"copy_kernel_images_per_second", copy_rate}};
   for (const auto& [name, data] : sets) {
+    if (!results.count(fmt::format("{}/gpu/{}", name, hi)) ||
+        !results.count(fmt::format("{}/cpu/{}", name, hi))) {
+      continue;
+    }
     const Result& g = results[fmt::format("{}/gpu/{}", name, hi)];
     const Result& c = results[fmt::format("{}/cpu/{}", name, hi)];
     const double ratio = c.cpu_ms_per_image() > 0 ? g.cpu_ms_per_image() / c.cpu_ms_per_image() : 0;
@@ -266,6 +305,24 @@ int run(const BenchConfig& o) {
     targets[name] = {{"cpu_time_ratio_gpu_over_cpu", ratio},
                      {"gpu_images_per_second_max_threads", g.rate()},
                      {"cpu_path_scaling_of_linear", scaling}};
+    // The GPU decode against the CPU path (issue 19): >= 2x the images/s, <= 40 % of the CPU
+    // time per image, at the most threads.
+    for (const char* mode : {"hw", "hybrid"}) {
+      const auto key = fmt::format("{}/{}/{}", name, mode, hi);
+      if (!results.count(key)) continue;
+      const Result& d = results[key];
+      const double speedup = c.rate() > 0 ? d.rate() / c.rate() : 0;
+      const double cpu_ratio =
+          c.cpu_ms_per_image() > 0 ? d.cpu_ms_per_image() / c.cpu_ms_per_image() : 0;
+      fmt::print(
+          "  {}: GPU decode ({}) at {} threads: {:.0f} images/s, {:.2f}x the CPU path ({}),"
+          " CPU time per image {:.0f} % of it ({})\n",
+          name, mode, hi, d.rate(), speedup, speedup >= 2 ? "met, >= 2x" : "missed, < 2x",
+          100 * cpu_ratio, cpu_ratio <= 0.4 ? "met, <= 40 %" : "missed, > 40 %");
+      targets[name][std::string("decode_") + mode] = {{"images_per_second", d.rate()},
+                                                      {"speedup_over_cpu_path", speedup},
+                                                      {"cpu_time_ratio_over_cpu_path", cpu_ratio}};
+    }
   }
   out["targets"] = targets;
   if (!o.json.empty()) std::ofstream(o.json) << out.dump(2) << "\n";
@@ -279,9 +336,10 @@ int run(const BenchConfig& o) {
 
 int main(int argc, char** argv) {
   stoker::BenchConfig o;
-  CLI::App app("stoker GPU augmentation benchmark");
+  CLI::App app("stoker GPU augmentation and decode benchmark");
   app.add_option("--data", o.data, "NAME=PATH of a dataset (repeatable)")->required();
   app.add_option("--threads", o.threads, "thread counts")->delimiter(',');
+  app.add_option("--modes", o.modes, "cpu, gpu, hw, hybrid (see the header)")->delimiter(',');
   app.add_option("--batch", o.batch, "batch size")->check(CLI::Range(1, 65535));
   app.add_option("--size", o.size, "output side")->check(CLI::PositiveNumber);
   app.add_option("--images", o.images, "images per measurement (after the first batch)");

@@ -472,6 +472,9 @@ LoaderConfig deferred(LoaderConfig config, bool encoded_jpegs) {
   config.augment = AugmentMode::kDeferred;
   config.memory = pinned_memory();
   config.stage_encoded_jpegs = encoded_jpegs;
+  // The GPU decodes at scale 1: the images the workers still decode (PNG, progressive, ...) are
+  // decoded at scale 1 too, so that every slot of a batch is the exact_decode image.
+  if (encoded_jpegs) config.transform.decode.dct_scaling = false;
   return config;
 }
 

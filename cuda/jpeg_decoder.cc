@@ -10,6 +10,7 @@
 #include "cuda_resources.h"
 #include "stoker/clock.h"
 #include "stoker/error.h"
+#include "stoker/log.h"
 
 namespace stoker::cuda {
 namespace {
@@ -157,16 +158,24 @@ class JpegDecoder::Impl {
       }
     }
     std::vector<const image::DecodedSlot*> refused;
-    if (!to_hardware.empty() &&
-        !decode_rois(*hardware_, to_hardware, batch, host_staging, device_memory, stream)) {
-      if (hybrid_ == nullptr ||
-          !decode_whole(*hybrid_, to_hardware, batch, host_staging, device_memory, stream)) {
-        refused.insert(refused.end(), to_hardware.begin(), to_hardware.end());
-      } else {
-        stats_.hybrid += static_cast<int64_t>(to_hardware.size());
+    if (!to_hardware.empty()) {
+      // The roi decode first; a decoder that refuses rois is asked for whole images from then on.
+      bool done = hardware_rois_ &&
+                  decode_rois(*hardware_, to_hardware, batch, host_staging, device_memory, stream);
+      if (!done && hardware_rois_) {
+        hardware_rois_ = false;
+        log(LogLevel::kWarning,
+            "GPU JPEG decode: the hardware decoder refused region decode; "
+            "decoding whole images from now on");
       }
-    } else {
-      stats_.hardware += static_cast<int64_t>(to_hardware.size());
+      if (!done) {
+        done = decode_whole(*hardware_, to_hardware, batch, host_staging, device_memory, stream);
+      }
+      if (done) {
+        stats_.hardware += static_cast<int64_t>(to_hardware.size());
+      } else {
+        to_hybrid.insert(to_hybrid.end(), to_hardware.begin(), to_hardware.end());
+      }
     }
     if (!to_hybrid.empty()) {
       if (hybrid_ != nullptr &&
@@ -287,6 +296,7 @@ class JpegDecoder::Impl {
   const int channels_;
   nvjpegOutputFormat_t format_ = NVJPEG_OUTPUT_RGBI;
   std::unique_ptr<Backend> hardware_, hybrid_;
+  bool hardware_rois_ = true;  // the hardware decoder takes per-image rois
   DeviceBuffer<uint8_t> whole_;
   std::vector<const unsigned char*> data_;
   std::vector<size_t> sizes_;

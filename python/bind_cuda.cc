@@ -73,8 +73,11 @@ struct DeviceBatchRef {
 
 class GpuLoaderHandle : public Closable<cuda::GpuLoader> {
  public:
-  GpuLoaderHandle(std::shared_ptr<Dataset> dataset, const LoaderConfig& config, int device)
-      : Closable(std::make_shared<cuda::GpuLoader>(dataset, config, device)),
+  GpuLoaderHandle(std::shared_ptr<Dataset> dataset, const LoaderConfig& config, int device,
+                  const std::string& decode, const std::string& jpeg_backend)
+      : Closable(std::make_shared<cuda::GpuLoader>(
+            dataset, config, device,
+            cuda::GpuDecodeConfig{cuda::parse_decode_on(decode), jpeg_backend})),
         dataset_(dataset),
         sampler_(get()->host()) {}
   const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
@@ -100,8 +103,10 @@ void register_gpu_loader(py::module_& m) {
       .def("arrays", &DeviceBatchRef::arrays);
 
   py::class_<GpuLoaderHandle>(m, "GpuLoader")
-      .def(py::init<std::shared_ptr<Dataset>, const LoaderConfig&, int>(), py::arg("dataset"),
-           py::arg("config"), py::arg("device"), Release())
+      .def(py::init<std::shared_ptr<Dataset>, const LoaderConfig&, int, const std::string&,
+                    const std::string&>(),
+           py::arg("dataset"), py::arg("config"), py::arg("device"), py::arg("decode") = "cpu",
+           py::arg("jpeg_backend") = "auto", Release())
       .def(
           "next",
           [](const GpuLoaderHandle& h, uintptr_t stream) -> std::optional<DeviceBatchRef> {
@@ -151,6 +156,11 @@ void register_gpu_loader(py::module_& m) {
              d["device_buffers"] = s.device_buffers;
              d["staged_bytes"] = s.staged_bytes;
              d["submit_seconds"] = s.submit_seconds;
+             d["gpu_decode"] = s.gpu_decode;
+             d["hardware_decoder"] = s.hardware_decoder;
+             d["decoded_hardware"] = s.decoded_hardware;
+             d["decoded_hybrid"] = s.decoded_hybrid;
+             d["decoded_fallback"] = s.decoded_fallback;
              return d;
            })
       .def("close", &GpuLoaderHandle::close, Release())
@@ -176,9 +186,11 @@ void register_cuda(py::module_& m) {
       "(usable, why not): whether device='cuda' can work in this process.");
 #ifdef STOKER_HAVE_CUDA
   m.attr("built_with_cuda") = true;
+  m.attr("built_with_gpu_decode") = cuda::gpu_decode_built();
   register_gpu_loader(m);
 #else
   m.attr("built_with_cuda") = false;
+  m.attr("built_with_gpu_decode") = false;
 #endif
 }
 

@@ -161,6 +161,7 @@ int report_bench(const BenchFlags& f, const Dataset& dataset, const Loader& load
                  StatsLog& stats_log);
 
 int cmd_bench(const BenchFlags& f) {
+  STOKER_CHECK_ARG(f.decode != "gpu" || f.device == "cuda", "--decode gpu needs --device cuda");
   const auto open_start = std::chrono::steady_clock::now();
   auto dataset = open_dataset(f.data);
   const double open_seconds =
@@ -171,8 +172,13 @@ int cmd_bench(const BenchFlags& f) {
 #ifdef STOKER_HAVE_CUDA
     std::string why;
     STOKER_CHECK_ARG(cuda::available(&why), "--device cuda: no usable GPU: {}", why);
-    cuda::GpuLoader gpu(dataset, loader_config(f), f.gpu);
-    device = fmt::format("cuda:{} {}", f.gpu, cuda::device_name(f.gpu));
+    cuda::GpuLoader gpu(dataset, loader_config(f), f.gpu,
+                        cuda::GpuDecodeConfig{cuda::parse_decode_on(f.decode), f.jpeg_backend});
+    const cuda::AugmenterStats decoding = gpu.augmenter_stats();
+    device = fmt::format("cuda:{} {}, decode {}", f.gpu, cuda::device_name(f.gpu),
+                         !decoding.gpu_decode        ? "cpu"
+                         : decoding.hardware_decoder ? "gpu (hardware decoder)"
+                                                     : "gpu (hybrid)");
     GpuSource source{gpu};
     StatsLog stats_log(gpu.host(), f);
     r = run_bench(source, f.epoch, f.images, f.digest, &stats_log);
@@ -285,6 +291,13 @@ class Bench : public Command {
                      "pinned memory, the GPU resizes, flips and normalises)")
         ->check(CLI::IsMember({"cpu", "cuda"}));
     cmd_->add_option("--gpu", f_.gpu, "CUDA device index for --device cuda")->check(at_least(0));
+    cmd_->add_option("--decode", f_.decode,
+                     "with --device cuda: where JPEGs are decoded: cpu (the workers), gpu "
+                     "(nvJPEG) or auto")
+        ->check(CLI::IsMember({"cpu", "gpu", "auto"}));
+    cmd_->add_option("--jpeg-backend", f_.jpeg_backend,
+                     "with --decode gpu: auto, hardware or gpu_hybrid")
+        ->check(CLI::IsMember({"auto", "hardware", "gpu_hybrid"}));
   }
 
   std::optional<int> run() override {

@@ -25,8 +25,9 @@ namespace {
 // The capacity test's GPU setups: a GpuLoader (the diagnose layer does not link CUDA).
 class MeasuredGpuLoader : public MeasuredLoader {
  public:
-  MeasuredGpuLoader(std::shared_ptr<const Dataset> data, const LoaderConfig& config, int gpu)
-      : gpu_(std::move(data), config, gpu) {}
+  MeasuredGpuLoader(std::shared_ptr<const Dataset> data, const LoaderConfig& config, int gpu,
+                    cuda::DecodeOn decode)
+      : gpu_(std::move(data), config, gpu, cuda::GpuDecodeConfig{decode, "auto"}) {}
   void set_epoch(int64_t epoch) override { gpu_.set_epoch(epoch); }
   bool next() override { return gpu_.next(0) != nullptr; }
   const Loader& host() const override { return gpu_.host(); }
@@ -38,15 +39,20 @@ class MeasuredGpuLoader : public MeasuredLoader {
 
 // The GPU setups' loader where this build has CUDA and a usable device; empty otherwise
 // (run_capacity then refuses --device cuda).
-GpuLoaderFactory gpu_loader_factory(const std::string& device) {
+// decode_on_gpu: the GPU decode's setups, empty where this build has no nvJPEG.
+GpuLoaderFactory gpu_loader_factory(const std::string& device, bool decode_on_gpu = false) {
 #ifdef STOKER_HAVE_CUDA
   if (device != "cuda") return {};
+  if (decode_on_gpu && !cuda::gpu_decode_built()) return {};
   std::string why;
   STOKER_CHECK_ARG(cuda::available(&why), "--device cuda: no usable GPU: {}", why);
-  return [](std::shared_ptr<const Dataset> data, const LoaderConfig& config, int gpu) {
-    return std::make_unique<MeasuredGpuLoader>(std::move(data), config, gpu);
+  const cuda::DecodeOn decode = decode_on_gpu ? cuda::DecodeOn::kGpu : cuda::DecodeOn::kCpu;
+  return [decode](std::shared_ptr<const Dataset> data, const LoaderConfig& config, int gpu) {
+    return std::make_unique<MeasuredGpuLoader>(std::move(data), config, gpu, decode);
   };
 #else
+  (void)device;
+  (void)decode_on_gpu;
   return {};
 #endif
 }
@@ -161,7 +167,8 @@ class Doctor : public Command {
         ->check(at_least(1));
     cmd_->add_flag("--no-fixes", no_fixes_, "measure the data as is only");
     cmd_->add_option("--device", device_,
-                     "cuda: measure every setup with GPU augmentation (CUDA builds)")
+                     "cuda: measure every setup with GPU augmentation, and the JPEG setups with "
+                     "the GPU decode too where the build has nvJPEG (CUDA builds)")
         ->check(CLI::IsMember({"cpu", "cuda"}));
     cmd_->add_option("--gpu", gpu_, "CUDA device index for --device cuda")->check(at_least(0));
     cmd_->add_flag("--json", json_, "one JSON document instead of text");
@@ -187,6 +194,7 @@ class Doctor : public Command {
     o.device = device_;
     o.gpu = gpu_;
     o.gpu_loader = gpu_loader_factory(device_);
+    o.gpu_decode_loader = gpu_loader_factory(device_, true);
     auto dataset = open_dataset(data_);
     const CapacityReport report = run_capacity(*dataset, o);
     if (!html_.empty()) write_html(capacity_html(report), html_);

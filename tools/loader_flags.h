@@ -40,6 +40,8 @@ struct BenchFlags {
   bool measure_fixes = true;    // with --stats: measure the fixes on a sample
   std::string device = "cpu";   // cpu | cuda (GPU augmentation)
   int gpu = 0;                  // CUDA device index
+  std::string decode = "cpu";   // cpu | gpu | auto (with --device cuda)
+  std::string jpeg_backend = "auto";
 };
 
 // --threads, --batch, --prefetch, --size, --transform, --output, --mode, --seed, --epoch,

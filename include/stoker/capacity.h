@@ -40,17 +40,20 @@ using GpuLoaderFactory = std::function<std::unique_ptr<MeasuredLoader>(
     std::shared_ptr<const Dataset> data, const LoaderConfig& config, int gpu)>;
 
 struct CapacityConfig {
-  int gpus = 1;                    // plan 1..gpus GPUs
-  double demand_per_gpu = 0;       // images/s one GPU consumes (--gpu-rate, or batch / step time)
-  int sample = 200;                // images of the data set to measure on
-  double seconds = 2.0;            // measuring time per setup
-  int threads = 0;                 // 0: the cores this process may use
-  int batch = 64;                  // loader batch size while measuring
-  TransformConfig transform;       // the job's transform (RandomResizedCrop 224 by default)
-  bool measure_fixes = true;       // also measure the packed setups
-  std::string device = "cpu";      // "cuda": every setup with GPU augmentation (gpu_loader)
-  int gpu = 0;                     // CUDA device index
-  GpuLoaderFactory gpu_loader;     // required for device "cuda"
+  int gpus = 1;                 // plan 1..gpus GPUs
+  double demand_per_gpu = 0;    // images/s one GPU consumes (--gpu-rate, or batch / step time)
+  int sample = 200;             // images of the data set to measure on
+  double seconds = 2.0;         // measuring time per setup
+  int threads = 0;              // 0: the cores this process may use
+  int batch = 64;               // loader batch size while measuring
+  TransformConfig transform;    // the job's transform (RandomResizedCrop 224 by default)
+  bool measure_fixes = true;    // also measure the packed setups
+  std::string device = "cpu";   // "cuda": every setup with GPU augmentation (gpu_loader)
+  int gpu = 0;                  // CUDA device index
+  GpuLoaderFactory gpu_loader;  // required for device "cuda"
+  // device "cuda" in a build with nvJPEG: the JPEG setups are measured with the GPU decode too
+  // (a GpuLoader with decode='gpu'), and recommended where they beat the others.
+  GpuLoaderFactory gpu_decode_loader;
   std::filesystem::path work_dir;  // where the sample is packed; empty: a temporary folder
 };
 

@@ -64,7 +64,8 @@ std::vector<uint8_t> copy_to_host(const DeviceBatch& batch);
 // files: what image::jpeg_gpu_decodable accepts (baseline or extended single-scan YCbCr or
 // gray); anything else (PNG, progressive, CMYK, ...) is still decoded by the workers, and a
 // file is judged bad exactly as the CPU path judges it. Pixels: the CPU path's with DCT scaling
-// off, up to nvJPEG's own IDCT and colour conversion (docs/gpu.md, "GPU decode").
+// off (which kGpu sets for the workers' decodes too), up to nvJPEG's own IDCT and colour
+// conversion (docs/gpu.md, "GPU decode").
 // kAuto: kGpu where this build has nvJPEG and it starts on the device, else kCpu.
 enum class DecodeOn { kCpu, kGpu, kAuto };
 DecodeOn parse_decode_on(const std::string& name);  // "cpu" | "gpu" | "auto"

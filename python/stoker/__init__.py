@@ -333,6 +333,14 @@ class Loader:
         stream at the time the batch was taken (its buffer is reused only after the work
         queued on that stream before the tensor was freed); labels and valid are copied to
         the device too; indices stay on the host.
+      decode: where JPEGs are decoded with device='cuda': 'cpu' (default: by the threads,
+        region + DCT-scaled, the same bytes as device='cpu'), 'gpu' (nvJPEG on the device:
+        the hardware decoder where the chip has one, else the GPU hybrid backend; the threads
+        only read and check the files, and decode the rest: PNG, progressive, CMYK...) or
+        'auto' ('gpu' where this build has nvJPEG and it starts, else 'cpu'). With the GPU
+        decode, pixels are those of exact_decode=True up to nvJPEG's IDCT (docs/gpu.md); a file
+        is bad on the GPU path exactly when it is bad on the CPU path.
+      jpeg_backend: decode='gpu' only: 'auto', 'hardware' or 'gpu_hybrid'.
       shuffle, seed: one permutation per (seed, epoch), the same on every rank.
       mode: 'exact' (the default: each sample exactly once per epoch over all ranks; the last
         batch is full-size with padding slots masked in ``valid``, so that
@@ -397,6 +405,8 @@ class Loader:
         shard_window: Optional[int] = None,
         bad_samples: str = "error",
         device: str = "cpu",
+        decode: str = "cpu",
+        jpeg_backend: str = "auto",
         path_column: Optional[str] = None,
         label_column: Optional[str] = None,
         size: Optional[Union[int, Tuple[int, int]]] = None,
@@ -449,6 +459,10 @@ class Loader:
             batch_transform = None
         self._batch_transform = batch_transform
         self._device = _parse_device(device)  # None: CPU augmentation
+        if decode not in ("cpu", "gpu", "auto"):
+            raise ValueError(f"decode must be 'cpu', 'gpu' or 'auto' (got {decode!r})")
+        if decode == "gpu" and self._device is None:
+            raise ValueError("decode='gpu' needs device='cuda' (the decoded images stay on the GPU)")
         source = os.fspath(source)  # a missing one: stoker.MissingFileError (FileNotFoundError)
 
         dist = None
@@ -467,7 +481,7 @@ class Loader:
             usable, why = _stoker.cuda_available()
             if not usable:
                 raise RuntimeError(f"stoker.Loader(device={device!r}): {why}")
-            self._handle = _stoker.GpuLoader(dataset, config, self._device)
+            self._handle = _stoker.GpuLoader(dataset, config, self._device, decode, jpeg_backend)
         self._epoch = 0          # the epoch of the current pass, or the next one when _fresh
         self._fresh = True       # the next iter() runs _epoch itself (the core stands at its
         #                          start, or at a loaded state); else it runs _epoch + 1

@@ -101,7 +101,14 @@ LoaderConfig measuring_config(const Dataset& data, const CapacityConfig& o) {
 }
 
 SetupMeasurement measure(const Dataset& data, const CapacityConfig& o, std::string name,
-                         std::string action) {
+                         std::string action, bool gpu_decode = false) {
+  if (gpu_decode) {
+    const std::unique_ptr<MeasuredLoader> gpu =
+        o.gpu_decode_loader(borrow(data), measuring_config(data, o), o.gpu);
+    return measure_source(
+        *gpu, gpu->host(), o, std::move(name) + " + GPU decode",
+        std::move(action) + (action.empty() ? "" : ", ") + "device='cuda', decode='gpu'");
+  }
   if (o.device == "cuda") {
     const std::unique_ptr<MeasuredLoader> gpu =
         o.gpu_loader(borrow(data), measuring_config(data, o), o.gpu);
@@ -151,6 +158,11 @@ std::vector<SetupMeasurement> measure_setups(const Dataset& data, const Capacity
   std::vector<SetupMeasurement> setups;
   setups.push_back(measure(subset, o, "as is", ""));
   setups.back().bytes_per_image = stored_bytes(subset) / std::max<int64_t>(1, subset.size());
+  const bool gpu_decode = o.device == "cuda" && o.gpu_decode_loader;
+  if (gpu_decode) {
+    setups.push_back(measure(subset, o, "as is", "", true));
+    setups.back().bytes_per_image = setups.front().bytes_per_image;
+  }
   if (!o.measure_fixes) return setups;
   WorkDir work(o.work_dir);
   struct Variant {
@@ -174,6 +186,10 @@ std::vector<SetupMeasurement> measure_setups(const Dataset& data, const Capacity
     auto packed_data = open_packed(out);
     setups.push_back(measure(*packed_data, o, v.name, v.action));
     setups.back().bytes_per_image = packed.bytes / std::max<int64_t>(1, packed.records);
+    if (gpu_decode && v.mode == PackMode::kJpeg) {
+      setups.push_back(measure(*packed_data, o, v.name, v.action, true));
+      setups.back().bytes_per_image = packed.bytes / std::max<int64_t>(1, packed.records);
+    }
   }
   return setups;
 }
@@ -206,8 +222,10 @@ std::vector<Fix> measured_fixes(const std::vector<SetupMeasurement>& setups, int
 
 Fix gpu_augmentation_fix() {
   Fix fix;
-  fix.action = "GPU augmentation (device='cuda', --device cuda)";
-  fix.reason = "the CPU only decodes (or copies raw pixels); crop, resize, normalise on the GPU";
+  fix.action = "GPU augmentation and decode (device='cuda', decode='gpu'; --device cuda)";
+  fix.reason =
+      "the CPU only decodes (or copies raw pixels); crop, resize, normalise on the GPU; with "
+      "decode='gpu' nvJPEG decodes the JPEGs there too, the CPU only reads and checks them";
   fix.measured_on = "not measured here: needs a CUDA build and a GPU";
   return fix;
 }

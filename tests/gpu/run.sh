@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The GPU machine's one script (issue 6): build, check, measure; about 3-4 minutes on 16 cores.
-# See tests/gpu/README.md for how to call it through the device tool (carry build-gpu-deps,
-# made by tests/gpu/prepare.sh). Results go under $OUT (default: ./gpu-out):
-#   run.log            everything printed
-#   driver.txt         nvidia-smi and the CUDA probe
+# The GPU machine's one script (issues 6 and 19): build, check, measure; about 7-8 minutes on 16
+# cores (--quick: about 5). See tests/gpu/README.md for how to call it through the device tool
+# (carry build-gpu-deps, made by tests/gpu/prepare.sh). Results go under $OUT (default:
+# ./gpu-out), at most 8 files (what the device tool sends back):
+#   run.log            everything printed (driver, builds, tests, sanitizers, measurements)
 #   gtest.xml          cuda_test results (GPU output vs CPU, hand-off, buffer reuse)
-#   handoff.txt        the PyTorch hand-off checks
-#   digests.txt        `stoker bench --digest`, CPU vs GPU augmentation (must be equal)
-#   gpu_bench.json     the measurements; summary.md: the table for docs/perf.md
+#   checks.txt         the PyTorch hand-off and GPU decode checks, the digests (CPU vs GPU
+#                      augmentation: equal), the doctor's GPU setups
+#   gpu_decode.json    the GPU decode's pixel differences against the CPU path at scale 1
+#   sanitizer.txt      compute-sanitizer memcheck and racecheck on short loader runs
+#   gpu_bench.json     the measurements; dali.json: DALI's GPU pipeline on the same files
+#   summary.md         the table for docs/perf.md
 #
 #   tests/gpu/run.sh [--build-only] [--skip-build] [--quick]
 #     --build-only  configure and build only (to test the recipe on a machine without a GPU)
@@ -42,7 +45,7 @@ export PATH="$cuda_home/bin:$PATH"
 # -- 1. the driver runs CUDA 13 code -------------------------------------------------------------
 if [ "$build_only" = 0 ]; then
   step "1. driver and CUDA 13 probe"
-  { command -v nvidia-smi >/dev/null && nvidia-smi || echo "(no nvidia-smi)"; } | tee "$OUT/driver.txt"
+  { command -v nvidia-smi >/dev/null && nvidia-smi || echo "(no nvidia-smi)"; } | tee "$OUT/checks.txt"
   probe_dir=$(mktemp -d)
   cat > "$probe_dir/probe.cu" <<'CU'
 #include <cstdio>
@@ -69,9 +72,9 @@ int main() {
   return 0;
 }
 CU
-  nvcc --version | tail -2 | tee -a "$OUT/driver.txt"
+  nvcc --version | tail -2 | tee -a "$OUT/checks.txt"
   nvcc -arch=sm_90 -o "$probe_dir/probe" "$probe_dir/probe.cu"
-  "$probe_dir/probe" | tee -a "$OUT/driver.txt"
+  "$probe_dir/probe" | tee -a "$OUT/checks.txt"
 fi
 
 # -- 2. build with the carried Debian packages ---------------------------------------------------
@@ -92,7 +95,11 @@ if [ "$skip_build" = 0 ]; then
   fi
   # jconfig.h and friends live in the multiarch include folder, which is a default include
   # path only for the system's own /usr.
+  nvjpeg=$root/build-gpu-deps/nvjpeg
+  [ -f "$nvjpeg/include/nvjpeg.h" ] || { echo "run.sh: $nvjpeg missing: rerun tests/gpu/prepare.sh" >&2; exit 1; }
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTOKER_CUDA=ON \
+    -DSTOKER_NVJPEG=ON -DSTOKER_NVJPEG_INCLUDE_DIR="$nvjpeg/include" \
+    -DSTOKER_NVJPEG_LIBRARY="$nvjpeg/lib/libnvjpeg.so.13" \
     -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_PREFIX_PATH="$deps/usr" -DCMAKE_LIBRARY_PATH="$deps/usr/lib/$libarch" \
     -DCMAKE_INCLUDE_PATH="$deps/usr/include/$libarch;$deps/usr/include" \
@@ -118,7 +125,7 @@ stoker=$build/stoker
 step "3. C++ tests on the GPU (cuda_test must not skip) and the shared-arithmetic tests"
 STOKER_REQUIRE_GPU=1 STOKER_TEST_TMP=/tmp "$build/cuda/cuda_test" \
   --gtest_output="xml:$OUT/gtest.xml"
-"$build/src/image/image_test" --gtest_filter='AugmentKernel.*'
+"$build/src/image/image_test" --gtest_filter='AugmentKernel.*:JpegGpuCheck.*'
 STOKER_TEST_TMP=/tmp "$build/src/pipeline/pipeline_test" --gtest_filter='Deferred*:Staged*'
 
 # -- 4. test data, made on the spot ---------------------------------------------------------------
@@ -137,20 +144,40 @@ for ((p = 0; p < parts; ++p)); do
 done
 wait
 "$stoker" synth "$data/small" --images 23 --classes 3 --width 64 --height 48 >/dev/null
+# Real photographs where prepare.sh found Debian's wallpapers (the "folder photos" targets).
+[ -d "$root/build-gpu-deps/photos" ] && cp -r "$root/build-gpu-deps/photos" "$data/photos"
 "$stoker" pack "$data/src" "$data/jpeg" --mode jpeg --max-side 256 --quality 90 --threads "$jobs"
 "$stoker" pack "$data/src" "$data/raw" --mode raw --max-side 256 --threads "$jobs"
 
 # -- 5. the PyTorch hand-off ----------------------------------------------------------------------
 step "5. PyTorch hand-off (device='cuda')"
-python3 tests/gpu/torch_handoff.py "$data/small" | tee "$OUT/handoff.txt"
+python3 tests/gpu/torch_handoff.py "$data/small" | tee -a "$OUT/checks.txt"
+
+step "5b. GPU decode (nvJPEG) against the CPU path at scale 1; bad files judged alike"
+python3 tests/gpu/gpu_decode_check.py "$data/src" "$OUT/gpu_decode.json" | tee -a "$OUT/checks.txt"
+
+step "5c. compute-sanitizer memcheck and racecheck: short loader runs, GPU augment and decode"
+sanitize() {
+  local tool=$1
+  shift
+  echo "== compute-sanitizer --tool $tool $*" | tee -a "$OUT/sanitizer.txt"
+  compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 "$@" \
+    >>"$OUT/sanitizer.txt" 2>&1 || { tail -40 "$OUT/sanitizer.txt"; echo "run.sh: $tool failed" >&2; exit 1; }
+  tail -2 "$OUT/sanitizer.txt"
+}
+for tool in memcheck racecheck; do
+  sanitize "$tool" "$stoker" bench "$data/jpeg" --device cuda --threads 4 --batch 32 --images 192
+  sanitize "$tool" "$stoker" bench "$data/src" --device cuda --decode gpu --threads 4 --batch 32 \
+    --images 192
+done
 
 # -- 6. the CLI: GPU and CPU augmentation deliver the same bytes ---------------------------------
 step "6. stoker bench --digest, CPU vs --device cuda"
 for set in jpeg raw; do
   cpu=$("$stoker" bench "$data/$set" --threads "$jobs" --images 1024 --digest --json)
   gpu=$("$stoker" bench "$data/$set" --threads "$jobs" --images 1024 --digest --json --device cuda)
-  echo "$set cpu: $cpu" >> "$OUT/digests.txt"
-  echo "$set gpu: $gpu" >> "$OUT/digests.txt"
+  echo "$set cpu: $cpu" >> "$OUT/checks.txt"
+  echo "$set gpu: $gpu" >> "$OUT/checks.txt"
   d_cpu=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["digest"])' "$cpu")
   d_gpu=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["digest"])' "$gpu")
   echo "$set: digest cpu $d_cpu, gpu $d_gpu"
@@ -160,33 +187,78 @@ done
 # -- 6b. the doctor measures GPU augmentation ------------------------------------------------------
 step "6b. stoker doctor --device cuda"
 "$stoker" doctor "$data/src" --gpus 8 --gpu-rate 3000 --sample 256 --seconds 1 --device cuda \
-  --json > "$OUT/doctor_cuda.json"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["verdict"], d["summary"]); assert all("GPU augmentation" in s["name"] for s in d["capacity"]["setups"])' "$OUT/doctor_cuda.json"
+  --json > /tmp/doctor_cuda.json
+python3 - /tmp/doctor_cuda.json <<'PY' | tee -a "$OUT/checks.txt"
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("doctor:", d["verdict"], d["summary"])
+names = [s["name"] for s in d["capacity"]["setups"]]
+for s in d["capacity"]["setups"]:
+    print(f"  {s['name']}: {s['images_per_second']:.0f} images/s, {s['cpu_ms_per_image']:.3f} ms CPU/image")
+for f in d.get("fixes", []):
+    print("  fix:", f["action"], "-", f.get("reason", ""))
+assert all("GPU augmentation" in n or "GPU decode" in n for n in names), names
+assert any("GPU decode" in n for n in names), names  # measured, so recommended by numbers
+PY
 
 # -- 7. measurements -----------------------------------------------------------------------------
-step "7. gpu_bench: batch 256, size 224, jpeg and raw, GPU vs CPU augmentation, 1-16 threads"
+step "7. gpu_bench: batch 256, size 224; folder, jpeg and raw packs; CPU path, GPU augment, GPU decode"
 bench_images=4096 bench_seconds=3
 [ "$quick" = 1 ] && bench_images=2048 bench_seconds=2
-"$build/bench/gpu_bench" --data "jpeg=$data/jpeg" --data "raw=$data/raw" --threads 1,2,4,8,16 \
-  --batch 256 --size 224 --images "$bench_images" --max-seconds "$bench_seconds" \
-  --json "$OUT/gpu_bench.json" | tee "$OUT/gpu_bench.txt"
+folders=(--data "folder=$data/src")
+[ -d "$data/photos" ] && folders+=(--data "photos=$data/photos")
+"$build/bench/gpu_bench" "${folders[@]}" --data "jpeg=$data/jpeg" --data "raw=$data/raw" \
+  --threads 1,4,8,16 --batch 256 --size 224 --images "$bench_images" \
+  --max-seconds "$bench_seconds" --json "$OUT/gpu_bench.json"
+
+step "7b. DALI's GPU pipeline (mixed nvJPEG decode) on the same folders"
+dali_site=/tmp/stoker-dali-site
+if [ ! -d "$dali_site" ] && [ -f /tmp/stoker-dali/PARTS ]; then
+  parts=$(find /tmp/stoker-dali -name 'part*' | wc -l)
+  if [ "$parts" = "$(cat /tmp/stoker-dali/PARTS)" ]; then
+    (cd /tmp/stoker-dali && cat part* > dali.tar && sha256sum -c SHA256SUMS && tar xf dali.tar)
+    python3 -m pip install -q --no-index --no-deps --no-compile --target "$dali_site" \
+      /tmp/stoker-dali/wheels/*.whl
+  else
+    echo "DALI: $parts of $(cat /tmp/stoker-dali/PARTS) parts staged (tests/gpu/stage_dali.sh)"
+  fi
+fi
+if [ -d "$dali_site" ]; then
+  for set in src photos; do
+    [ -d "$data/$set" ] || continue
+    PYTHONPATH="$dali_site:$PYTHONPATH" python3 bench/dali_gpu.py "$data/$set" --threads 1,4,8,16 \
+      --images "$bench_images" --max-seconds "$bench_seconds" --json "/tmp/dali_$set.json" || true
+  done
+  python3 -c 'import json,sys,os; print(json.dumps({s: json.load(open(f"/tmp/dali_{s}.json")) for s in ("src","photos") if os.path.exists(f"/tmp/dali_{s}.json")}))' > "$OUT/dali.json"
+else
+  echo "DALI not staged: no DALI row (README.md, \"DALI\")" | tee "$OUT/dali.json"
+fi
 
 step "8. summary for docs/perf.md"
 commit=$(git describe --always --dirty 2>/dev/null || cat build-gpu-deps/COMMIT 2>/dev/null || echo '?')
-python3 - "$OUT/gpu_bench.json" "$commit" \
+python3 - "$OUT/gpu_bench.json" "$commit" "$OUT/dali.json" \
   > "$OUT/summary.md" <<'PY'
 import datetime, json, sys
 r = json.load(open(sys.argv[1]))
+try:
+    dali = json.load(open(sys.argv[3]))
+except (OSError, ValueError):
+    dali = {}
 print(f"Measured {datetime.date.today()} on {r['device']}, commit {sys.argv[2]}, "
-      f"batch {r['batch']}, size {r['size']}, train transform, float32 NCHW on the GPU.\n")
+      f"batch {r['batch']}, size {r['size']}, train transform, float32 NCHW on the GPU; "
+      f"GPU decode: {'hardware decoder' if r.get('hardware_decoder') else 'no hardware decoder'}.\n")
 c = r["copy_kernel"]
 print(f"Copy + kernel from pinned memory: {c['images_per_second']:,.0f} images/s "
       f"({c['staged_bytes_per_batch'] / 1e6:.1f} MB staged per batch).\n")
-print("| data | augment | threads | images/s | CPU ms/image |")
+print("| data | mode | threads | images/s | CPU ms/image |")
 print("|---|---|---:|---:|---:|")
 for x in r["runs"]:
     print(f"| {x['data']} | {x['augment']} | {x['threads']} | {x['images_per_second']:,.0f} | "
           f"{x['cpu_ms_per_image']:.3f} |")
+for name, runs in dali.items() if isinstance(dali, dict) else []:
+    for x in runs:
+        print(f"| {'folder' if name == 'src' else name} | DALI {x['version']} mixed | {x['threads']} | "
+              f"{x['images_per_second']:,.0f} | {x['cpu_ms_per_image']:.3f} |")
 print()
 for name, t in r["targets"].items():
     if name == "copy_kernel_images_per_second":
@@ -194,6 +266,23 @@ for name, t in r["targets"].items():
     print(f"- {name}: CPU time per image GPU/CPU augmentation {100 * t['cpu_time_ratio_gpu_over_cpu']:.0f} %, "
           f"GPU augmentation at 16 threads {t['gpu_images_per_second_max_threads']:,.0f} images/s, "
           f"CPU path scaling 1->16 threads {100 * t['cpu_path_scaling_of_linear']:.0f} % of linear")
+    for mode in ("hw", "hybrid"):
+        d = t.get("decode_" + mode)
+        if d:
+            print(f"  - GPU decode ({mode}): {d['images_per_second']:,.0f} images/s, "
+                  f"{d['speedup_over_cpu_path']:.2f}x the CPU path (target >= 2x), CPU time per "
+                  f"image {100 * d['cpu_time_ratio_over_cpu_path']:.0f} % of it (target <= 40 %)")
+hi = max(x["threads"] for x in r["runs"])
+for name, set_ in (("src", "folder"), ("photos", "photos")):
+    if not isinstance(dali, dict) or name not in dali:
+        continue
+    best_dali = max(x["images_per_second"] for x in dali[name])
+    ours = [x for x in r["runs"] if x["data"] == set_ and x["augment"] != "cpu"]
+    if ours:
+        best = max(ours, key=lambda x: x["images_per_second"])
+        print(f"- {set_}: stoker's best GPU path ({best['augment']}, {best['threads']} threads) "
+              f"{best['images_per_second']:,.0f} images/s vs DALI's best {best_dali:,.0f}: "
+              f"{best['images_per_second'] / best_dali:.2f}x (target >= 1)")
 PY
 cat "$OUT/summary.md"
 step "all done in $(($(date +%s) - start)) s"

@@ -53,3 +53,40 @@ def test_torch_handoff_on_the_gpu(small_set):
     spec.loader.exec_module(handoff)
     results = handoff.run_all(small_set)
     assert len(results) == 8
+
+
+def test_decode_argument_is_checked(small_set):
+    with pytest.raises(ValueError, match="decode must be"):
+        stoker.Loader(small_set, 4, decode="nvjpeg")
+    with pytest.raises(ValueError, match="needs device='cuda'"):
+        stoker.Loader(small_set, 4, decode="gpu")
+    # 'auto' on the CPU path is the CPU decode: the same batches as the default.
+    auto = next(iter(stoker.Loader(small_set, 4, size=24, seed=1, decode="auto")))
+    default = next(iter(stoker.Loader(small_set, 4, size=24, seed=1)))
+    assert torch.equal(auto.images, default.images)
+    assert isinstance(_stoker.built_with_gpu_decode, bool)
+    assert _stoker.built_with_cuda or not _stoker.built_with_gpu_decode
+
+
+@pytest.mark.skipif(USABLE, reason="a usable GPU is present")
+def test_gpu_decode_without_a_usable_gpu_says_why(small_set):
+    with pytest.raises(RuntimeError, match="device='cuda'"):
+        stoker.Loader(small_set, 4, device="cuda", decode="gpu")
+
+
+@needs_gpu
+@pytest.mark.skipif(not _stoker.built_with_gpu_decode, reason="built without nvJPEG")
+def test_gpu_decode_on_the_gpu(tmp_path):
+    """tests/gpu/gpu_decode_check.py's checks (the GPU machine runs that script directly)."""
+    import importlib.util
+    from pathlib import Path
+
+    from conftest import synth
+
+    data = synth(tmp_path / "jpegs", images=96, width=160, height=120)
+    path = Path(__file__).resolve().parent.parent / "gpu" / "gpu_decode_check.py"
+    spec = importlib.util.spec_from_file_location("gpu_decode_check", path)
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    results = check.run_all(str(data))
+    assert results["bad_files"]["skipped"] > 0
