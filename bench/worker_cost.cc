@@ -9,6 +9,8 @@
 // the process CPU per image, so the GPU decode's CPU-time target (<= 40 % of the CPU path's)
 // can be predicted before a GPU run measures it (docs/perf.md, "GPU decode").
 
+#include <fmt/core.h>
+
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <fstream>
@@ -41,12 +43,13 @@ nlohmann::json run_setup(const std::shared_ptr<Dataset>& data, const Options& o,
   if (encoded) c.transform.decode.dct_scaling = false;  // as the GpuLoader sets it
   Loader loader(data, c);
   int64_t delivered = 0;
-  int64_t encoded_slots = 0;
+  int64_t encoded_slots = 0, slots = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (int64_t epoch = 0; delivered < o.images; ++epoch) {
     loader.set_epoch(epoch);
     while (auto b = loader.next()) {
       for (const auto& s : b->staged) encoded_slots += s.encoded_bytes > 0 ? 1 : 0;
+      slots += b->batch_size;
       delivered += b->batch_size;
       if (delivered >= o.images) break;
     }
@@ -56,16 +59,17 @@ nlohmann::json run_setup(const std::shared_ptr<Dataset>& data, const Options& o,
   const double n = static_cast<double>(std::max<int64_t>(1, s.images));
   const auto ms = [&](double seconds) { return 1e3 * seconds / n; };
   const double worker = s.cpu.read + s.cpu.decode + s.cpu.augment + s.cpu.collate;
-  nlohmann::json r = {{"setup", name},
-                      {"images", s.images},
-                      {"threads", o.threads},
-                      {"images_per_second", s.images / wall},
-                      {"worker_ms_per_image", ms(worker)},
-                      {"read_ms", ms(s.cpu.read)},
-                      {"decode_ms", ms(s.cpu.decode)},
-                      {"augment_ms", ms(s.cpu.augment)},
-                      {"process_cpu_ms_per_image", ms(s.process_cpu_seconds)},
-                      {"encoded_fraction", static_cast<double>(encoded_slots) / n}};
+  nlohmann::json r = {
+      {"setup", name},
+      {"images", s.images},
+      {"threads", o.threads},
+      {"images_per_second", s.images / wall},
+      {"worker_ms_per_image", ms(worker)},
+      {"read_ms", ms(s.cpu.read)},
+      {"decode_ms", ms(s.cpu.decode)},
+      {"augment_ms", ms(s.cpu.augment)},
+      {"process_cpu_ms_per_image", ms(s.process_cpu_seconds)},
+      {"encoded_fraction", static_cast<double>(encoded_slots) / std::max<int64_t>(1, slots)}};
   fmt::print("{:<12} {:>9.0f} {:>10.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>10.3f} {:>8.0f} %\n", name,
              r["images_per_second"].get<double>(), r["worker_ms_per_image"].get<double>(),
              r["read_ms"].get<double>(), r["decode_ms"].get<double>(),
