@@ -124,19 +124,43 @@ struct Plan {
   enum class Verdict { kOk, kSizeMismatch, kNoEndMarker, kBadColourSpace } verdict;
 };
 
-bool has_end_marker(const uint8_t* data, size_t size, size_t from) {
-  // Entropy-coded data stuffs 0xFF as FF 00 and restart markers are FF D0..D7, so FF D9
-  // after the first scan's header can only be the end-of-image marker.
+// Calls stop(code) for each marker FF code after `from`, in order (entropy-coded data stuffs
+// 0xFF as FF 00, which is no marker; fill bytes FF FF... before a marker are folded), until it
+// returns true. Returns whether it did.
+template <typename Stop>
+bool find_marker(const uint8_t* data, size_t size, size_t from, Stop stop) {
   const uint8_t* p = data + from;
   const uint8_t* end = data + size;
   while (p + 1 < end) {
     const void* hit = std::memchr(p, 0xFF, static_cast<size_t>(end - p - 1));
     if (hit == nullptr) return false;
     p = static_cast<const uint8_t*>(hit);
-    if (p[1] == 0xD9) return true;
-    ++p;
+    while (p + 1 < end && p[1] == 0xFF) ++p;
+    if (p + 1 >= end) return false;
+    if (p[1] != 0x00 && stop(p[1])) return true;
+    p += 2;
   }
   return false;
+}
+
+bool is_restart(uint8_t code) { return code >= 0xD0 && code <= 0xD7; }
+
+// Restart markers are FF D0..D7, so FF D9 after the first scan's header can only be the
+// end-of-image marker.
+bool has_end_marker(const uint8_t* data, size_t size, size_t from) {
+  return find_marker(data, size, from, [](uint8_t code) { return code == 0xD9; });
+}
+
+// Whether the first marker after the first scan's data is the end of the image: a file with one
+// scan and nothing but restart markers in it, so the entropy decoder meets no marker that
+// libjpeg would parse (and could fail on) mid-decode.
+bool first_marker_is_end(const uint8_t* data, size_t size, size_t from) {
+  bool end = false;
+  find_marker(data, size, from, [&](uint8_t code) {
+    end = code == 0xD9;
+    return !is_restart(code);
+  });
+  return end;
 }
 
 // Phase 1: header, parameters, start, crop and skip. Returns false after a libjpeg error.
@@ -550,25 +574,6 @@ void start_or_throw(Decompressor* d, Plan* plan, const std::string& name) {
       STOKER_BAD_DATA("{}: unsupported JPEG colour space ({} components)", name,
                       d->cinfo.num_components);
   }
-}
-
-// Whether the first marker after the first scan's data is the end of the image: a file with one
-// scan and nothing but restart markers in it, so the entropy decoder meets no marker that
-// libjpeg would parse (and could fail on) mid-decode.
-bool first_marker_is_end(const uint8_t* data, size_t size, size_t from) {
-  const uint8_t* p = data + from;
-  const uint8_t* end = data + size;
-  while (p + 1 < end) {
-    const void* hit = std::memchr(p, 0xFF, static_cast<size_t>(end - p - 1));
-    if (hit == nullptr) return false;
-    p = static_cast<const uint8_t*>(hit);
-    while (p + 1 < end && p[1] == 0xFF) ++p;  // fill bytes before a marker
-    if (p + 1 >= end) return false;
-    const uint8_t code = p[1];
-    if (code != 0x00 && (code < 0xD0 || code > 0xD7)) return code == 0xD9;
-    p += 2;
-  }
-  return false;
 }
 
 // Decodes `need` of one JPEG stream (the file, or a restart-segment cut of it) at
