@@ -15,6 +15,7 @@
 #include "util/mutex.h"
 #if STOKER_HAVE_NVJPEG
 #include "jpeg_decoder.h"
+#include "nvjpeg_api.h"
 #endif
 
 namespace stoker::cuda {
@@ -109,6 +110,18 @@ std::string to_string(DecodeOn where) {
 }
 
 bool gpu_decode_built() { return STOKER_HAVE_NVJPEG != 0; }
+
+bool gpu_decode_library(std::string* path_or_why) {
+#if STOKER_HAVE_NVJPEG
+  std::string why;
+  const NvjpegApi* api = nvjpeg_api(&why);
+  if (path_or_why != nullptr) *path_or_why = api != nullptr ? api->path : why;
+  return api != nullptr;
+#else
+  if (path_or_why != nullptr) *path_or_why = "this stoker was built without nvJPEG";
+  return false;
+#endif
+}
 
 #if STOKER_HAVE_NVJPEG
 using GpuJpegDecoder = JpegDecoder;

@@ -2,12 +2,11 @@
 
 #include "jpeg_decoder.h"
 
-#include <nvjpeg.h>
-
 #include <vector>
 
 #include "cuda_check.h"
 #include "cuda_resources.h"
+#include "nvjpeg_api.h"
 #include "stoker/clock.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
@@ -54,6 +53,8 @@ const char* nvjpeg_status_name(nvjpegStatus_t s) {
 
 // One nvJPEG handle with its batched-decode state, parse stream and per-image parameters.
 struct Backend {
+  explicit Backend(const NvjpegApi* nvjpeg) : api(nvjpeg) {}
+  const NvjpegApi* api;
   nvjpegHandle_t handle = nullptr;
   nvjpegJpegState_t state = nullptr;
   nvjpegJpegStream_t parsed = nullptr;  // header parses for the per-image support check
@@ -64,45 +65,46 @@ struct Backend {
   // Returns the status of nvjpegCreateEx (the hardware backend is refused on chips without).
   nvjpegStatus_t create(nvjpegBackend_t backend) {
     kind = backend;
-    const nvjpegStatus_t s = nvjpegCreateEx(backend, nullptr, nullptr, 0, &handle);
+    const nvjpegStatus_t s = api->nvjpegCreateEx(backend, nullptr, nullptr, 0, &handle);
     if (s != NVJPEG_STATUS_SUCCESS) {
       handle = nullptr;
       return s;
     }
-    STOKER_NVJPEG_CHECK(nvjpegJpegStateCreate(handle, &state));
-    STOKER_NVJPEG_CHECK(nvjpegJpegStreamCreate(handle, &parsed));
+    STOKER_NVJPEG_CHECK(api->nvjpegJpegStateCreate(handle, &state));
+    STOKER_NVJPEG_CHECK(api->nvjpegJpegStreamCreate(handle, &parsed));
     return s;
   }
 
   ~Backend() {
-    for (nvjpegDecodeParams_t p : params) (void)nvjpegDecodeParamsDestroy(p);
-    if (parsed != nullptr) (void)nvjpegJpegStreamDestroy(parsed);
-    if (state != nullptr) (void)nvjpegJpegStateDestroy(state);
-    if (handle != nullptr) (void)nvjpegDestroy(handle);
+    for (nvjpegDecodeParams_t p : params) (void)api->nvjpegDecodeParamsDestroy(p);
+    if (parsed != nullptr) (void)api->nvjpegJpegStreamDestroy(parsed);
+    if (state != nullptr) (void)api->nvjpegJpegStateDestroy(state);
+    if (handle != nullptr) (void)api->nvjpegDestroy(handle);
   }
 
   void ensure_params(size_t n) {
     while (params.size() < n) {
       nvjpegDecodeParams_t p = nullptr;
-      STOKER_NVJPEG_CHECK(nvjpegDecodeParamsCreate(handle, &p));
+      STOKER_NVJPEG_CHECK(api->nvjpegDecodeParamsCreate(handle, &p));
       params.push_back(p);
     }
   }
 
   nvjpegStatus_t initialize(int batch, nvjpegOutputFormat_t format) {
     if (initialized_batch == batch) return NVJPEG_STATUS_SUCCESS;
-    const nvjpegStatus_t s = nvjpegDecodeBatchedInitialize(handle, state, batch, 1, format);
+    const nvjpegStatus_t s = api->nvjpegDecodeBatchedInitialize(handle, state, batch, 1, format);
     initialized_batch = s == NVJPEG_STATUS_SUCCESS ? batch : -1;
     return s;
   }
 
   // Whether nvjpegDecodeBatched on this backend takes the image (0 from the check: supported).
   bool supports(const uint8_t* data, size_t size) {
-    if (nvjpegJpegStreamParseHeader(handle, data, size, parsed) != NVJPEG_STATUS_SUCCESS) {
+    if (api->nvjpegJpegStreamParseHeader(handle, data, size, parsed) != NVJPEG_STATUS_SUCCESS) {
       return false;
     }
     int unsupported = 1;
-    return nvjpegDecodeBatchedSupported(handle, parsed, &unsupported) == NVJPEG_STATUS_SUCCESS &&
+    return api->nvjpegDecodeBatchedSupported(handle, parsed, &unsupported) ==
+               NVJPEG_STATUS_SUCCESS &&
            unsupported == 0;
   }
 };
@@ -121,10 +123,13 @@ class JpegDecoder::Impl {
   Impl(int device, int channels, JpegBackend backend) : device_(device), channels_(channels) {
     STOKER_CHECK_ARG(channels == 1 || channels == 3, "GPU JPEG decode: channels {} not 1 or 3",
                      channels);
+    std::string why;
+    api_ = nvjpeg_api(&why);
+    STOKER_CHECK(api_ != nullptr, "GPU JPEG decode: {}", why);
     format_ = channels == 3 ? NVJPEG_OUTPUT_RGBI : NVJPEG_OUTPUT_Y;
     DeviceGuard guard(device_);
     if (backend != JpegBackend::kGpuHybrid) {
-      hardware_ = std::make_unique<Backend>();
+      hardware_ = std::make_unique<Backend>(api_);
       const nvjpegStatus_t s = hardware_->create(NVJPEG_BACKEND_HARDWARE);
       if (s != NVJPEG_STATUS_SUCCESS) {
         hardware_.reset();
@@ -134,7 +139,7 @@ class JpegDecoder::Impl {
       }
     }
     if (backend != JpegBackend::kHardware) {
-      hybrid_ = std::make_unique<Backend>();
+      hybrid_ = std::make_unique<Backend>(api_);
       const nvjpegStatus_t s = hybrid_->create(NVJPEG_BACKEND_GPU_HYBRID);
       STOKER_CHECK(s == NVJPEG_STATUS_SUCCESS,
                    "GPU JPEG decode: nvjpegCreateEx(NVJPEG_BACKEND_GPU_HYBRID): {}",
@@ -216,16 +221,16 @@ class JpegDecoder::Impl {
     for (int i = 0; i < n; ++i) {
       const image::DecodedSlot& d = *slots[static_cast<size_t>(i)];
       nvjpegDecodeParams_t p = b.params[static_cast<size_t>(i)];
-      if (nvjpegDecodeParamsSetOutputFormat(p, format_) != NVJPEG_STATUS_SUCCESS ||
-          nvjpegDecodeParamsSetROI(p, d.roi.x, d.roi.y, d.roi.width, d.roi.height) !=
+      if (api_->nvjpegDecodeParamsSetOutputFormat(p, format_) != NVJPEG_STATUS_SUCCESS ||
+          api_->nvjpegDecodeParamsSetROI(p, d.roi.x, d.roi.y, d.roi.width, d.roi.height) !=
               NVJPEG_STATUS_SUCCESS) {
         return false;
       }
       images_[static_cast<size_t>(i)].channel[0] = device_memory + d.offset;
       images_[static_cast<size_t>(i)].pitch[0] = static_cast<size_t>(d.roi.width) * channels_;
     }
-    if (nvjpegDecodeBatchedEx(b.handle, b.state, data_.data(), sizes_.data(), images_.data(),
-                              b.params.data(), stream) != NVJPEG_STATUS_SUCCESS) {
+    if (api_->nvjpegDecodeBatchedEx(b.handle, b.state, data_.data(), sizes_.data(), images_.data(),
+                                    b.params.data(), stream) != NVJPEG_STATUS_SUCCESS) {
       b.initialized_batch = -1;  // a failed batch is reset by the next initialisation
       return false;
     }
@@ -252,8 +257,8 @@ class JpegDecoder::Impl {
       images_[i].channel[0] = whole_.get() + at[i];
       images_[i].pitch[0] = static_cast<size_t>(s.width) * channels_;
     }
-    if (nvjpegDecodeBatched(b.handle, b.state, data_.data(), sizes_.data(), images_.data(),
-                            stream) != NVJPEG_STATUS_SUCCESS) {
+    if (api_->nvjpegDecodeBatched(b.handle, b.state, data_.data(), sizes_.data(), images_.data(),
+                                  stream) != NVJPEG_STATUS_SUCCESS) {
       b.initialized_batch = -1;
       return false;
     }
@@ -294,6 +299,7 @@ class JpegDecoder::Impl {
 
   const int device_;
   const int channels_;
+  const NvjpegApi* api_ = nullptr;
   nvjpegOutputFormat_t format_ = NVJPEG_OUTPUT_RGBI;
   std::unique_ptr<Backend> hardware_, hybrid_;
   bool hardware_rois_ = true;  // the hardware decoder takes per-image rois

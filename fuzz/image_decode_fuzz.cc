@@ -6,11 +6,17 @@
 // minimum decoded size (picks the DCT scale), byte 3 bit 0 -> 1 or 3 channels, bit 1 -> DCT
 // scaling off. The pixel cap keeps every run fast; the caps themselves are part of what is
 // tested. Anything may throw stoker::Error; nothing may crash, hang, leak or read out of bounds,
-// and a decoded region must have the shape the header promised.
+// and a decoded region must have the shape the header promised. For a JPEG, the GPU decode's
+// check (image::jpeg_gpu_decodable) must judge it as the decoder does: a file it rejects is
+// rejected by decode_region with the same message, and a file it hands to the GPU decodes.
 #include <cstdint>
 #include <cstdlib>
 #include <span>
 
+#include <optional>
+#include <string>
+
+#include "image/decoders.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
 
@@ -37,8 +43,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     need.height =
         std::max(1, static_cast<int>(int64_t{header.height - need.y} * ((data[1] >> 4) + 1) / 16));
     const int min_side = 1 + data[2];
+    bool gpu_takes = false;
+    std::optional<std::string> gpu_error;
+    if (header.format == stoker::ImageFormat::kJpeg) {
+      try {
+        gpu_takes = stoker::image::jpeg_gpu_decodable(bytes, header, "fuzz", options);
+      } catch (const stoker::Error& e) {
+        gpu_error = e.what();
+      }
+    }
     stoker::DecodedRegion out;
-    stoker::decode_region(out, bytes, header, need, min_side, min_side, channels, "fuzz", options);
+    try {
+      stoker::decode_region(out, bytes, header, need, min_side, min_side, channels, "fuzz",
+                            options);
+    } catch (const stoker::Error& e) {
+      if (gpu_takes) std::abort();  // handed to the GPU, yet bad for the CPU decoder
+      if (gpu_error && *gpu_error != e.what()) std::abort();  // bad, but for another reason
+      throw;
+    }
+    if (gpu_error) std::abort();  // rejected by the check, decoded by the CPU
     // The contract: the region decoded covers `need` at its scale, with the asked channels.
     if (out.channels != channels || out.width <= 0 || out.height <= 0 ||
         out.pixels.size() != static_cast<size_t>(out.width) * out.height * out.channels ||

@@ -187,6 +187,14 @@ void register_cuda(py::module_& m) {
 #ifdef STOKER_HAVE_CUDA
   m.attr("built_with_cuda") = true;
   m.attr("built_with_gpu_decode") = cuda::gpu_decode_built();
+  m.def(
+      "gpu_decode_library",
+      [] {
+        std::string path_or_why;
+        const bool ok = cuda::gpu_decode_library(&path_or_why);
+        return py::make_tuple(ok, path_or_why);
+      },
+      "(found, path or why not): the libnvjpeg that decode='gpu' loads (needs no GPU).");
   register_gpu_loader(m);
 #else
   m.attr("built_with_cuda") = false;

@@ -78,6 +78,9 @@ struct GpuDecodeConfig {
 
 // Whether this build has the GPU JPEG decoder (nvJPEG was found when it was configured).
 bool gpu_decode_built();
+// libnvjpeg is loaded at run time (a build with the GPU decode runs without it): true with the
+// library's path in *path_or_why, or false with why it cannot be loaded. Needs no GPU.
+bool gpu_decode_library(std::string* path_or_why);
 
 struct AugmenterStats {
   int64_t batches = 0;

@@ -68,6 +68,14 @@ def test_decode_argument_is_checked(small_set):
     assert _stoker.built_with_cuda or not _stoker.built_with_gpu_decode
 
 
+@pytest.mark.skipif(not _stoker.built_with_gpu_decode, reason="built without nvJPEG")
+def test_libnvjpeg_is_found_beside_the_installed_stoker():
+    """libnvjpeg is loaded at run time: from the venv's nvidia-nvjpeg wheel (requirements-dev)."""
+    found, path = _stoker.gpu_decode_library()
+    assert found, path
+    assert path.endswith("libnvjpeg.so.13")
+
+
 @pytest.mark.skipif(USABLE, reason="a usable GPU is present")
 def test_gpu_decode_without_a_usable_gpu_says_why(small_set):
     with pytest.raises(RuntimeError, match="device='cuda'"):
