@@ -11,9 +11,8 @@
 // rejected by decode_region with the same message, and a file it hands to the GPU decodes.
 #include <cstdint>
 #include <cstdlib>
-#include <span>
-
 #include <optional>
+#include <span>
 #include <string>
 
 #include "image/decoders.h"
