@@ -8,10 +8,14 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "cuda_check.h"
 #include "image/augment_kernel.h"
@@ -134,6 +138,62 @@ TEST_F(GpuTest, GpuBatchesEqualCpuBatches) {
         EXPECT_EQ(gpu.next(0), nullptr);
         EXPECT_EQ(differing, 0) << to_string(output) << " epoch " << epoch;
       }
+    }
+  }
+}
+
+// The GPU decode (nvJPEG) against the CPU loader at scale 1, uint8, train and eval, for each
+// backend this GPU has: labels and valid equal, pixels within docs/gpu.md's tolerance (mean
+// |difference| <= 1.0, at most 1 % of values off by more than 8), no host fallback; a build
+// without nvJPEG refuses decode kGpu and takes kAuto as the CPU decode.
+TEST_F(GpuTest, GpuDecodeIsTheCpuPathAtScaleOneWithinTolerance) {
+  SKIP_WITHOUT_GPU();
+  auto data = open_image_folder(root_, {.cache = "off"});
+  if (!gpu_decode_built()) {
+    EXPECT_THROW(GpuLoader(data, config(OutputKind::kUint8), 0, {DecodeOn::kGpu, "auto"}), Error);
+    GpuLoader automatic(data, config(OutputKind::kUint8), 0, {DecodeOn::kAuto, "auto"});
+    EXPECT_FALSE(automatic.augmenter_stats().gpu_decode);
+    return;
+  }
+  const bool hardware = GpuLoader(data, config(OutputKind::kUint8), 0, {DecodeOn::kGpu, "auto"})
+                            .augmenter_stats()
+                            .hardware_decoder;
+  std::vector<std::string> backends = {"gpu_hybrid"};
+  if (hardware) backends.push_back("hardware");
+  for (const std::string& backend : backends) {
+    for (TransformKind kind : {TransformKind::kTrain, TransformKind::kEval}) {
+      LoaderConfig c = config(OutputKind::kUint8);
+      c.transform.kind = kind;
+      c.transform.decode.dct_scaling = false;
+      Loader cpu(data, c);
+      GpuLoader gpu(data, c, 0, {DecodeOn::kGpu, backend});
+      cpu.set_epoch(0);
+      gpu.set_epoch(0);
+      double sum = 0;
+      int64_t values = 0, far = 0;
+      while (auto want = cpu.next()) {
+        auto got = gpu.next(0);
+        ASSERT_TRUE(got);
+        EXPECT_EQ(got->labels, want->labels);
+        EXPECT_EQ(got->valid, want->valid);
+        const auto bytes = to_host(*got);
+        ASSERT_EQ(bytes.size(), want->images.size());
+        for (size_t i = 0; i < bytes.size(); ++i) {
+          const int d = std::abs(int(bytes[i]) - int(want->images[i]));
+          sum += d;
+          far += d > 8;
+        }
+        values += static_cast<int64_t>(bytes.size());
+      }
+      const AugmenterStats stats = gpu.augmenter_stats();
+      EXPECT_TRUE(stats.gpu_decode);
+      EXPECT_EQ(stats.decoded_fallback, 0);
+      EXPECT_GT(backend == "hardware" ? stats.decoded_hardware : stats.decoded_hybrid, 0);
+      EXPECT_LE(sum / values, 1.0) << backend;
+      EXPECT_LE(double(far) / values, 0.01) << backend;
+      std::printf("GPU decode %s %s: mean |d| %.3f, %.3f %% off by > 8\n", backend.c_str(),
+                  kind == TransformKind::kTrain ? "train" : "eval", sum / values,
+                  100.0 * far / values);
     }
   }
 }
