@@ -51,34 +51,48 @@ const char* nvjpeg_status_name(nvjpegStatus_t s) {
     }                                                                                      \
   } while (0)
 
-// One nvJPEG handle with its batched-decode state, parse stream and per-image parameters.
+// One batched-decode state and the event after its last batch: nvJPEG wants a state's previous
+// batch finished before the state is initialised or decodes again (as nvImageCodec and DALI
+// wait), so a Backend alternates two, and waits only for the batch before the previous one.
+struct BatchState {
+  nvjpegJpegState_t state = nullptr;
+  Event done;
+  bool used = false;
+  int initialized_batch = -1;
+};
+
+// One nvJPEG handle with its batched-decode states, parse stream and per-image parameters.
 struct Backend {
   explicit Backend(const NvjpegApi* nvjpeg) : api(nvjpeg) {}
   const NvjpegApi* api;
   nvjpegHandle_t handle = nullptr;
-  nvjpegJpegState_t state = nullptr;
-  nvjpegJpegStream_t parsed = nullptr;  // header parses for the per-image support check
+  BatchState states[2];
+  int next_state = 0;
+  nvjpegJpegStream_t parsed = nullptr;  // header parses for the per-image support checks
   std::vector<nvjpegDecodeParams_t> params;
-  int initialized_batch = -1;
-  nvjpegBackend_t kind = NVJPEG_BACKEND_DEFAULT;
 
   // Returns the status of nvjpegCreateEx (the hardware backend is refused on chips without).
   nvjpegStatus_t create(nvjpegBackend_t backend) {
-    kind = backend;
     const nvjpegStatus_t s = api->nvjpegCreateEx(backend, nullptr, nullptr, 0, &handle);
     if (s != NVJPEG_STATUS_SUCCESS) {
       handle = nullptr;
       return s;
     }
-    STOKER_NVJPEG_CHECK(api->nvjpegJpegStateCreate(handle, &state));
+    for (BatchState& b : states) {
+      STOKER_NVJPEG_CHECK(api->nvjpegJpegStateCreate(handle, &b.state));
+      b.done = Event::create();
+    }
     STOKER_NVJPEG_CHECK(api->nvjpegJpegStreamCreate(handle, &parsed));
     return s;
   }
 
+  // The Augmenter synchronises its stream before its decoder goes: no batch is in flight here.
   ~Backend() {
     for (nvjpegDecodeParams_t p : params) (void)api->nvjpegDecodeParamsDestroy(p);
     if (parsed != nullptr) (void)api->nvjpegJpegStreamDestroy(parsed);
-    if (state != nullptr) (void)api->nvjpegJpegStateDestroy(state);
+    for (BatchState& b : states) {
+      if (b.state != nullptr) (void)api->nvjpegJpegStateDestroy(b.state);
+    }
     if (handle != nullptr) (void)api->nvjpegDestroy(handle);
   }
 
@@ -90,20 +104,46 @@ struct Backend {
     }
   }
 
-  nvjpegStatus_t initialize(int batch, nvjpegOutputFormat_t format) {
-    if (initialized_batch == batch) return NVJPEG_STATUS_SUCCESS;
-    const nvjpegStatus_t s = api->nvjpegDecodeBatchedInitialize(handle, state, batch, 1, format);
-    initialized_batch = s == NVJPEG_STATUS_SUCCESS ? batch : -1;
-    return s;
+  // The state for the next batch of `batch` images, initialised, its previous batch finished;
+  // nullptr where nvJPEG refuses the initialisation.
+  BatchState* begin(int batch, nvjpegOutputFormat_t format) {
+    BatchState& b = states[next_state];
+    next_state ^= 1;
+    if (b.used) STOKER_CUDA_CHECK(cudaEventSynchronize(b.done.get()));
+    b.used = false;
+    if (b.initialized_batch != batch) {
+      const nvjpegStatus_t s =
+          api->nvjpegDecodeBatchedInitialize(handle, b.state, batch, 1, format);
+      b.initialized_batch = s == NVJPEG_STATUS_SUCCESS ? batch : -1;
+      if (s != NVJPEG_STATUS_SUCCESS) return nullptr;
+    }
+    return &b;
   }
 
-  // Whether nvjpegDecodeBatched on this backend takes the image (0 from the check: supported).
-  bool supports(const uint8_t* data, size_t size) {
-    if (api->nvjpegJpegStreamParseHeader(handle, data, size, parsed) != NVJPEG_STATUS_SUCCESS) {
-      return false;
-    }
+  // After the batched call: its success, and the event a later begin() waits for. A failed
+  // batch is initialised again before the state's next use, as nvJPEG asks.
+  bool finish(BatchState& b, nvjpegStatus_t status, cudaStream_t stream) {
+    STOKER_CUDA_CHECK(cudaEventRecord(b.done.get(), stream));
+    b.used = true;
+    if (status != NVJPEG_STATUS_SUCCESS) b.initialized_batch = -1;
+    return status == NVJPEG_STATUS_SUCCESS;
+  }
+
+  // Parses the image's header for the support checks below; false where nvJPEG cannot.
+  bool parse(const uint8_t* data, size_t size) {
+    return api->nvjpegJpegStreamParseHeader(handle, data, size, parsed) == NVJPEG_STATUS_SUCCESS;
+  }
+  // Whether nvjpegDecodeBatched takes the parsed image (0 from the check: supported).
+  bool supports() {
     int unsupported = 1;
     return api->nvjpegDecodeBatchedSupported(handle, parsed, &unsupported) ==
+               NVJPEG_STATUS_SUCCESS &&
+           unsupported == 0;
+  }
+  // Whether nvjpegDecodeBatchedEx takes it with `p` (its roi and output format).
+  bool supports(nvjpegDecodeParams_t p) {
+    int unsupported = 1;
+    return api->nvjpegDecodeBatchedSupportedEx(handle, parsed, p, &unsupported) ==
                NVJPEG_STATUS_SUCCESS &&
            unsupported == 0;
   }
@@ -152,34 +192,42 @@ class JpegDecoder::Impl {
               cudaStream_t stream, const DecodeConfig& options) {
     const double cpu0 = thread_cpu_seconds();
     DeviceGuard guard(device_);
-    std::vector<const image::DecodedSlot*> to_hardware, to_hybrid;
+    // Per image: the hardware decoder's roi decode where it takes the roi, else its whole-image
+    // decode, else the hybrid backend (the support checks of nvJPEG's guide, as DALI does).
+    Slots rois, whole, to_hybrid;
     for (const image::DecodedSlot& d : decoded) {
       const StagedRegion& s = batch.slots[static_cast<size_t>(d.slot)];
       const uint8_t* data = host_staging + s.offset;
-      if (hardware_ && hardware_->supports(data, s.encoded_bytes)) {
-        to_hardware.push_back(&d);
+      if (hardware_ == nullptr || !hardware_->parse(data, s.encoded_bytes)) {
+        to_hybrid.push_back(&d);
+        continue;
+      }
+      hardware_->ensure_params(rois.size() + 1);
+      nvjpegDecodeParams_t p = hardware_->params[rois.size()];
+      if (api_->nvjpegDecodeParamsSetOutputFormat(p, format_) == NVJPEG_STATUS_SUCCESS &&
+          api_->nvjpegDecodeParamsSetROI(p, d.roi.x, d.roi.y, d.roi.width, d.roi.height) ==
+              NVJPEG_STATUS_SUCCESS &&
+          hardware_->supports(p)) {
+        rois.push_back(&d);
+      } else if (hardware_->supports()) {
+        whole.push_back(&d);
       } else {
         to_hybrid.push_back(&d);
       }
     }
     std::vector<const image::DecodedSlot*> refused;
-    if (!to_hardware.empty()) {
-      // The roi decode first; a decoder that refuses rois is asked for whole images from then on.
-      bool done = hardware_rois_ &&
-                  decode_rois(*hardware_, to_hardware, batch, host_staging, device_memory, stream);
-      if (!done && hardware_rois_) {
-        hardware_rois_ = false;
-        log(LogLevel::kWarning,
-            "GPU JPEG decode: the hardware decoder refused region decode; "
-            "decoding whole images from now on");
-      }
-      if (!done) {
-        done = decode_whole(*hardware_, to_hardware, batch, host_staging, device_memory, stream);
-      }
-      if (done) {
-        stats_.hardware += static_cast<int64_t>(to_hardware.size());
+    if (!rois.empty()) {
+      if (decode_rois(*hardware_, rois, batch, host_staging, device_memory, stream)) {
+        stats_.hardware += static_cast<int64_t>(rois.size());
       } else {
-        to_hybrid.insert(to_hybrid.end(), to_hardware.begin(), to_hardware.end());
+        whole.insert(whole.end(), rois.begin(), rois.end());
+      }
+    }
+    if (!whole.empty()) {
+      if (decode_whole(*hardware_, whole, batch, host_staging, device_memory, stream)) {
+        stats_.hardware += static_cast<int64_t>(whole.size());
+      } else {
+        to_hybrid.insert(to_hybrid.end(), whole.begin(), whole.end());
       }
     }
     if (!to_hybrid.empty()) {
@@ -210,39 +258,30 @@ class JpegDecoder::Impl {
     }
   }
 
-  // The hardware decoder's region-of-interest decode, each roi straight into its place.
+  // The hardware decoder's region-of-interest decode, each roi straight into its place; the
+  // images' parameters (roi, output format) were set by decode() in this order.
   bool decode_rois(Backend& b, const Slots& slots, const image::StagedView& batch,
                    const uint8_t* host_staging, uint8_t* device_memory, cudaStream_t stream) {
     gather(slots, batch, host_staging);
-    const int n = static_cast<int>(slots.size());
-    if (b.initialize(n, format_) != NVJPEG_STATUS_SUCCESS) return false;
-    b.ensure_params(slots.size());
+    BatchState* state = b.begin(static_cast<int>(slots.size()), format_);
+    if (state == nullptr) return false;
     images_.assign(slots.size(), nvjpegImage_t{});
-    for (int i = 0; i < n; ++i) {
-      const image::DecodedSlot& d = *slots[static_cast<size_t>(i)];
-      nvjpegDecodeParams_t p = b.params[static_cast<size_t>(i)];
-      if (api_->nvjpegDecodeParamsSetOutputFormat(p, format_) != NVJPEG_STATUS_SUCCESS ||
-          api_->nvjpegDecodeParamsSetROI(p, d.roi.x, d.roi.y, d.roi.width, d.roi.height) !=
-              NVJPEG_STATUS_SUCCESS) {
-        return false;
-      }
-      images_[static_cast<size_t>(i)].channel[0] = device_memory + d.offset;
-      images_[static_cast<size_t>(i)].pitch[0] = static_cast<size_t>(d.roi.width) * channels_;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      images_[i].channel[0] = device_memory + slots[i]->offset;
+      images_[i].pitch[0] = static_cast<size_t>(slots[i]->roi.width) * channels_;
     }
-    if (api_->nvjpegDecodeBatchedEx(b.handle, b.state, data_.data(), sizes_.data(), images_.data(),
-                                    b.params.data(), stream) != NVJPEG_STATUS_SUCCESS) {
-      b.initialized_batch = -1;  // a failed batch is reset by the next initialisation
-      return false;
-    }
-    return true;
+    return b.finish(*state,
+                    api_->nvjpegDecodeBatchedEx(b.handle, state->state, data_.data(), sizes_.data(),
+                                                images_.data(), b.params.data(), stream),
+                    stream);
   }
 
   // Whole images into a scratch buffer, then each roi copied into its place.
   bool decode_whole(Backend& b, const Slots& slots, const image::StagedView& batch,
                     const uint8_t* host_staging, uint8_t* device_memory, cudaStream_t stream) {
     gather(slots, batch, host_staging);
-    const int n = static_cast<int>(slots.size());
-    if (b.initialize(n, format_) != NVJPEG_STATUS_SUCCESS) return false;
+    BatchState* state = b.begin(static_cast<int>(slots.size()), format_);
+    if (state == nullptr) return false;
     std::vector<size_t> at(slots.size());
     size_t total = 0;
     for (size_t i = 0; i < slots.size(); ++i) {
@@ -257,9 +296,10 @@ class JpegDecoder::Impl {
       images_[i].channel[0] = whole_.get() + at[i];
       images_[i].pitch[0] = static_cast<size_t>(s.width) * channels_;
     }
-    if (api_->nvjpegDecodeBatched(b.handle, b.state, data_.data(), sizes_.data(), images_.data(),
-                                  stream) != NVJPEG_STATUS_SUCCESS) {
-      b.initialized_batch = -1;
+    if (!b.finish(*state,
+                  api_->nvjpegDecodeBatched(b.handle, state->state, data_.data(), sizes_.data(),
+                                            images_.data(), stream),
+                  stream)) {
       return false;
     }
     for (size_t i = 0; i < slots.size(); ++i) {
@@ -302,7 +342,6 @@ class JpegDecoder::Impl {
   const NvjpegApi* api_ = nullptr;
   nvjpegOutputFormat_t format_ = NVJPEG_OUTPUT_RGBI;
   std::unique_ptr<Backend> hardware_, hybrid_;
-  bool hardware_rois_ = true;  // the hardware decoder takes per-image rois
   DeviceBuffer<uint8_t> whole_;
   std::vector<const unsigned char*> data_;
   std::vector<size_t> sizes_;

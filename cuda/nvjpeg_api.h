@@ -19,6 +19,7 @@ namespace stoker::cuda {
   X(nvjpegJpegStreamDestroy)           \
   X(nvjpegJpegStreamParseHeader)       \
   X(nvjpegDecodeBatchedSupported)      \
+  X(nvjpegDecodeBatchedSupportedEx)    \
   X(nvjpegDecodeParamsCreate)          \
   X(nvjpegDecodeParamsDestroy)         \
   X(nvjpegDecodeParamsSetOutputFormat) \
