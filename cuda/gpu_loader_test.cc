@@ -64,6 +64,24 @@ double max_error(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, O
   return worst;
 }
 
+// Runs epoch `epoch` of both loaders side by side: labels and valid equal, images the same
+// size; compare(gpu_bytes, cpu_batch) for each pair. The GPU loader ends with the CPU one.
+template <typename Compare>
+void for_each_batch_pair(Loader& cpu, GpuLoader& gpu, int64_t epoch, Compare compare) {
+  cpu.set_epoch(epoch);
+  gpu.set_epoch(epoch);
+  while (auto want = cpu.next()) {
+    auto got = gpu.next(0);
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->labels, want->labels);
+    EXPECT_EQ(got->valid, want->valid);
+    const auto bytes = to_host(*got);
+    ASSERT_EQ(bytes.size(), want->images.size());
+    compare(bytes, *want);
+  }
+  EXPECT_EQ(gpu.next(0), nullptr);
+}
+
 class GpuTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -118,24 +136,16 @@ TEST_F(GpuTest, GpuBatchesEqualCpuBatches) {
       Loader cpu(data, c);
       GpuLoader gpu(data, c, 0);
       for (int64_t epoch : {0, 1}) {
-        cpu.set_epoch(epoch);
-        gpu.set_epoch(epoch);
         int64_t differing = 0;
-        while (auto want = cpu.next()) {
-          auto got = gpu.next(0);
-          ASSERT_TRUE(got);
-          EXPECT_EQ(got->labels, want->labels);
-          EXPECT_EQ(got->valid, want->valid);
-          const auto bytes = to_host(*got);
-          ASSERT_EQ(bytes.size(), want->images.size());
-          const std::vector<uint8_t> ref(want->images.begin(), want->images.end());
-          for (size_t i = 0; i < bytes.size(); ++i) differing += bytes[i] != ref[i];
-          if (output == OutputKind::kFloat32 || output == OutputKind::kUint8) {
-            const double err = max_error(bytes, ref, output);
-            EXPECT_LE(err, output == OutputKind::kUint8 ? 1.0 : 1e-2);
-          }
-        }
-        EXPECT_EQ(gpu.next(0), nullptr);
+        for_each_batch_pair(
+            cpu, gpu, epoch, [&](const std::vector<uint8_t>& bytes, const Batch& want) {
+              const std::vector<uint8_t> ref(want.images.begin(), want.images.end());
+              for (size_t i = 0; i < bytes.size(); ++i) differing += bytes[i] != ref[i];
+              if (output == OutputKind::kFloat32 || output == OutputKind::kUint8) {
+                const double err = max_error(bytes, ref, output);
+                EXPECT_LE(err, output == OutputKind::kUint8 ? 1.0 : 1e-2);
+              }
+            });
         EXPECT_EQ(differing, 0) << to_string(output) << " epoch " << epoch;
       }
     }
@@ -167,24 +177,16 @@ TEST_F(GpuTest, GpuDecodeIsTheCpuPathAtScaleOneWithinTolerance) {
       c.transform.decode.dct_scaling = false;
       Loader cpu(data, c);
       GpuLoader gpu(data, c, 0, {DecodeOn::kGpu, backend});
-      cpu.set_epoch(0);
-      gpu.set_epoch(0);
       double sum = 0;
       int64_t values = 0, far = 0;
-      while (auto want = cpu.next()) {
-        auto got = gpu.next(0);
-        ASSERT_TRUE(got);
-        EXPECT_EQ(got->labels, want->labels);
-        EXPECT_EQ(got->valid, want->valid);
-        const auto bytes = to_host(*got);
-        ASSERT_EQ(bytes.size(), want->images.size());
+      for_each_batch_pair(cpu, gpu, 0, [&](const std::vector<uint8_t>& bytes, const Batch& want) {
         for (size_t i = 0; i < bytes.size(); ++i) {
-          const int d = std::abs(int(bytes[i]) - int(want->images[i]));
+          const int d = std::abs(int(bytes[i]) - int(want.images[i]));
           sum += d;
           far += d > 8;
         }
         values += static_cast<int64_t>(bytes.size());
-      }
+      });
       const AugmenterStats stats = gpu.augmenter_stats();
       EXPECT_TRUE(stats.gpu_decode);
       EXPECT_EQ(stats.decoded_fallback, 0);
