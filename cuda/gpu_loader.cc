@@ -97,18 +97,6 @@ DecodeOn parse_decode_on(const std::string& name) {
   STOKER_THROW_ARG("decode must be 'cpu', 'gpu' or 'auto' (got '{}')", name);
 }
 
-std::string to_string(DecodeOn where) {
-  switch (where) {
-    case DecodeOn::kCpu:
-      return "cpu";
-    case DecodeOn::kGpu:
-      return "gpu";
-    case DecodeOn::kAuto:
-      return "auto";
-  }
-  return "?";
-}
-
 bool gpu_decode_built() { return STOKER_HAVE_NVJPEG != 0; }
 
 bool gpu_decode_library(std::string* path_or_why) {
@@ -220,8 +208,6 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
     decoder_ = make_decoder(decode, device_, transform_.channels);
   }
 
-  bool decodes_jpegs() const { return decoder_ != nullptr; }
-
   ~Impl() {
     // Every device batch holds a shared_ptr to this Impl: none is alive here. Once the stream's
     // work is over, the owners free their resources, with this device current.
@@ -264,8 +250,9 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
       slot->copy_pending = false;
       const StagedView view{host->staged, host->batch_size, host->channels, host->staged_bytes,
                             host->index};
-      // Encoded JPEGs are decoded into the device staging buffer, after the staged bytes.
-      size_t device_bytes = host->staged_bytes;
+      // Encoded JPEGs are decoded into the device staging buffer, after the staged bytes
+      // (device_bytes: both, >= staged_bytes).
+      size_t device_bytes = 0;
       const std::vector<DecodedSlot> decoded =
           encoded_layout(view, host->staged_bytes, &device_bytes);
       STOKER_CHECK(decoded.empty() || decoder_ != nullptr,
@@ -273,7 +260,7 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
                    host->index);
       const int64_t ints =
           staged_geometry(view, transform_.size, slot->geometry_host.get(), decoded);
-      slot->staging.grow_async(std::max(device_bytes, host->staged_bytes), stream_.get());
+      slot->staging.grow_async(device_bytes, stream_.get());
       slot->tables.grow_async(static_cast<size_t>(ints), stream_.get());
       STOKER_CUDA_CHECK(cudaMemcpyAsync(slot->geometry.get(), slot->geometry_host.get(),
                                         sizeof(augment::Geometry) * batch_size_,

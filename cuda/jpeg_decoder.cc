@@ -7,7 +7,6 @@
 #include "cuda_check.h"
 #include "cuda_resources.h"
 #include "nvjpeg_api.h"
-#include "stoker/clock.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
 
@@ -190,7 +189,6 @@ class JpegDecoder::Impl {
   void decode(const image::StagedView& batch, const uint8_t* host_staging,
               std::span<const image::DecodedSlot> decoded, uint8_t* device_memory,
               cudaStream_t stream, const DecodeConfig& options) {
-    const double cpu0 = thread_cpu_seconds();
     DeviceGuard guard(device_);
     // Per image: the hardware decoder's roi decode where it takes the roi, else its whole-image
     // decode, else the hybrid backend (the support checks of nvJPEG's guide, as DALI does).
@@ -215,7 +213,6 @@ class JpegDecoder::Impl {
         to_hybrid.push_back(&d);
       }
     }
-    std::vector<const image::DecodedSlot*> refused;
     if (!rois.empty()) {
       if (decode_rois(*hardware_, rois, batch, host_staging, device_memory, stream)) {
         stats_.hardware += static_cast<int64_t>(rois.size());
@@ -230,16 +227,13 @@ class JpegDecoder::Impl {
         to_hybrid.insert(to_hybrid.end(), whole.begin(), whole.end());
       }
     }
-    if (!to_hybrid.empty()) {
-      if (hybrid_ != nullptr &&
-          decode_whole(*hybrid_, to_hybrid, batch, host_staging, device_memory, stream)) {
-        stats_.hybrid += static_cast<int64_t>(to_hybrid.size());
-      } else {
-        refused.insert(refused.end(), to_hybrid.begin(), to_hybrid.end());
-      }
+    if (to_hybrid.empty()) return;
+    if (hybrid_ != nullptr &&
+        decode_whole(*hybrid_, to_hybrid, batch, host_staging, device_memory, stream)) {
+      stats_.hybrid += static_cast<int64_t>(to_hybrid.size());
+    } else {
+      fall_back(to_hybrid, batch, host_staging, device_memory, stream, options);
     }
-    if (!refused.empty()) fall_back(refused, batch, host_staging, device_memory, stream, options);
-    stats_.host_seconds += thread_cpu_seconds() - cpu0;
   }
 
   bool has_hardware() const { return hardware_ != nullptr; }

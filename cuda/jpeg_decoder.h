@@ -30,10 +30,9 @@ enum class JpegBackend { kAuto, kHardware, kGpuHybrid };
 JpegBackend parse_jpeg_backend(const std::string& name);  // "auto" | "hardware" | "gpu_hybrid"
 
 struct JpegDecodeStats {
-  int64_t hardware = 0;     // images decoded by the hardware decoder
-  int64_t hybrid = 0;       // by the GPU hybrid backend
-  int64_t fallback = 0;     // by the host reference after nvJPEG refused their group
-  double host_seconds = 0;  // consumer CPU time in decode() (parse, nvJPEG's host phase)
+  int64_t hardware = 0;  // images decoded by the hardware decoder
+  int64_t hybrid = 0;    // by the GPU hybrid backend
+  int64_t fallback = 0;  // by the host reference after nvJPEG refused their group
 };
 
 class JpegDecoder {

@@ -69,7 +69,6 @@ std::vector<uint8_t> copy_to_host(const DeviceBatch& batch);
 // kAuto: kGpu where this build has nvJPEG and it starts on the device, else kCpu.
 enum class DecodeOn { kCpu, kGpu, kAuto };
 DecodeOn parse_decode_on(const std::string& name);  // "cpu" | "gpu" | "auto"
-std::string to_string(DecodeOn where);
 
 struct GpuDecodeConfig {
   DecodeOn where = DecodeOn::kCpu;

@@ -136,7 +136,7 @@ struct EncodedStage {
 // stage_sample for a GPU decoder: the same draws; a JPEG that image::jpeg_gpu_decodable accepts
 // is not decoded (*encoded says so, the box and bounds are in its full-resolution pixels);
 // anything else is decoded into scratch.region as stage_sample does (encoded->encoded false).
-// A bad file throws stage_sample's error.
+// A bad file throws stage_sample's error. encoded nullptr: stage_sample (always decoded).
 StagedSample stage_sample_or_encoded(std::span<const uint8_t> bytes, const std::string& name,
                                      const TransformConfig& config, Rng& rng,
                                      TransformScratch& scratch, EncodedStage* encoded,

@@ -83,7 +83,8 @@ void decode_encoded_on_host(const StagedView& batch, const uint8_t* staging,
     const StagedRegion& s = batch.slots[static_cast<size_t>(d.slot)];
     const std::span<const uint8_t> jpeg(staging + s.offset, s.encoded_bytes);
     const std::string name = fmt::format("batch {} slot {}", batch.index, d.slot);
-    const ImageHeader header = probe_image(jpeg, name, options.limits);
+    // The worker probed it: its size is the slot's.
+    const ImageHeader header{ImageFormat::kJpeg, s.width, s.height};
     decode_region(region, jpeg, header, d.roi, d.roi.width, d.roi.height, batch.channels, name,
                   scale1);
     STOKER_CHECK(region.scale == 1.0 && region.channels == batch.channels && region.x0 <= d.roi.x &&

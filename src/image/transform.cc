@@ -266,12 +266,7 @@ StagedSample decode_planned(const Plan& plan, std::span<const uint8_t> bytes,
 StagedSample stage_sample(std::span<const uint8_t> bytes, const std::string& name,
                           const TransformConfig& config, Rng& rng, TransformScratch& scratch,
                           TransformTimings* timings) {
-  const double t0 = timings != nullptr ? thread_cpu_seconds() : 0.0;
-  const ImageHeader header = probe_image(bytes, name, config.decode.limits);
-  const Plan plan = plan_sample(header, config, rng);
-  const StagedSample staged = decode_planned(plan, bytes, header, name, config, scratch);
-  if (timings != nullptr) timings->decode_seconds += thread_cpu_seconds() - t0;
-  return staged;
+  return stage_sample_or_encoded(bytes, name, config, rng, scratch, nullptr, timings);
 }
 
 StagedSample stage_sample_or_encoded(std::span<const uint8_t> bytes, const std::string& name,
@@ -282,14 +277,14 @@ StagedSample stage_sample_or_encoded(std::span<const uint8_t> bytes, const std::
   const ImageHeader header = probe_image(bytes, name, config.decode.limits);
   const Plan plan = plan_sample(header, config, rng);
   StagedSample staged;
-  if (header.format == ImageFormat::kJpeg &&
+  if (encoded != nullptr && header.format == ImageFormat::kJpeg &&
       image::jpeg_gpu_decodable(bytes, header, name, config.decode)) {
     // Train reads only the crop (taps clipped to it); eval's taps may reach the whole image.
     const Rect roi = plan.clip_to_box ? plan.need : Rect{0, 0, header.width, header.height};
     *encoded = EncodedStage{true, header.width, header.height, roi};
     staged = staged_in(plan, 1.0, 0, 0, header.width, header.height);
   } else {
-    *encoded = EncodedStage{};
+    if (encoded != nullptr) *encoded = EncodedStage{};
     staged = decode_planned(plan, bytes, header, name, config, scratch);
   }
   if (timings != nullptr) timings->decode_seconds += thread_cpu_seconds() - t0;

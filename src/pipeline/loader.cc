@@ -669,10 +669,8 @@ class Loader::Impl {
                          TransformTimings& timings) {
     EncodedStage encoded;
     const StagedSample sample =
-        config_.stage_encoded_jpegs
-            ? stage_sample_or_encoded(bytes, name, config_.transform, rng, scratch, &encoded,
-                                      &timings)
-            : stage_sample(bytes, name, config_.transform, rng, scratch, &timings);
+        stage_sample_or_encoded(bytes, name, config_.transform, rng, scratch,
+                                config_.stage_encoded_jpegs ? &encoded : nullptr, &timings);
     const double t0 = thread_cpu_seconds();
     if (encoded.encoded) {
       staging.put_encoded(slot, bytes, encoded, sample);
