@@ -102,18 +102,14 @@ LoaderConfig measuring_config(const Dataset& data, const CapacityConfig& o) {
 
 SetupMeasurement measure(const Dataset& data, const CapacityConfig& o, std::string name,
                          std::string action, bool gpu_decode = false) {
-  if (gpu_decode) {
+  if (gpu_decode || o.device == "cuda") {
+    const GpuLoaderFactory& make = gpu_decode ? o.gpu_decode_loader : o.gpu_loader;
     const std::unique_ptr<MeasuredLoader> gpu =
-        o.gpu_decode_loader(borrow(data), measuring_config(data, o), o.gpu);
-    return measure_source(
-        *gpu, gpu->host(), o, std::move(name) + " + GPU decode",
-        std::move(action) + (action.empty() ? "" : ", ") + "device='cuda', decode='gpu'");
-  }
-  if (o.device == "cuda") {
-    const std::unique_ptr<MeasuredLoader> gpu =
-        o.gpu_loader(borrow(data), measuring_config(data, o), o.gpu);
-    return measure_source(*gpu, gpu->host(), o, std::move(name) + " + GPU augmentation",
-                          std::move(action) + (action.empty() ? "" : ", ") + "device='cuda'");
+        make(borrow(data), measuring_config(data, o), o.gpu);
+    return measure_source(*gpu, gpu->host(), o,
+                          name + (gpu_decode ? " + GPU decode" : " + GPU augmentation"),
+                          action + (action.empty() ? "" : ", ") +
+                              (gpu_decode ? "device='cuda', decode='gpu'" : "device='cuda'"));
   }
   Loader loader(borrow(data), measuring_config(data, o));
   return measure_source(loader, loader, o, std::move(name), std::move(action));
@@ -184,11 +180,12 @@ std::vector<SetupMeasurement> measure_setups(const Dataset& data, const Capacity
     const fs::path out = work.path / to_string(v.mode);
     const PackResult packed = pack_dataset(subset, "doctor sample", out, pack);
     auto packed_data = open_packed(out);
+    const int64_t bytes_per_image = packed.bytes / std::max<int64_t>(1, packed.records);
     setups.push_back(measure(*packed_data, o, v.name, v.action));
-    setups.back().bytes_per_image = packed.bytes / std::max<int64_t>(1, packed.records);
+    setups.back().bytes_per_image = bytes_per_image;
     if (gpu_decode && v.mode == PackMode::kJpeg) {
       setups.push_back(measure(*packed_data, o, v.name, v.action, true));
-      setups.back().bytes_per_image = packed.bytes / std::max<int64_t>(1, packed.records);
+      setups.back().bytes_per_image = bytes_per_image;
     }
   }
   return setups;
