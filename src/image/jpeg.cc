@@ -576,11 +576,10 @@ void start_or_throw(Decompressor* d, Plan* plan, const std::string& name) {
   }
 }
 
-// Decodes `need` of one JPEG stream (the file, or a restart-segment cut of it) at
-// scale_num / 8, in the stream's own coordinates.
-void decode_stream(DecodedRegion& out, std::span<const uint8_t> bytes, int width, int height,
-                   const Rect& need, int scale_num, bool left_is_edge, bool right_is_edge,
-                   int channels, const std::string& name, const DecodeConfig& options) {
+// The inputs of phases 1 and 2 for decoding `need` of a width x height stream at scale_num / 8.
+Plan decode_plan(std::span<const uint8_t> bytes, int width, int height, const Rect& need,
+                 int scale_num, bool left_is_edge, bool right_is_edge, int channels,
+                 const DecodeConfig& options) {
   Plan plan{};
   plan.data = bytes.data();
   plan.size = bytes.size();
@@ -593,7 +592,16 @@ void decode_stream(DecodedRegion& out, std::span<const uint8_t> bytes, int width
   plan.expect_height = height;
   plan.left_is_edge = left_is_edge;
   plan.right_is_edge = right_is_edge;
+  return plan;
+}
 
+// Decodes `need` of one JPEG stream (the file, or a restart-segment cut of it) at
+// scale_num / 8, in the stream's own coordinates.
+void decode_stream(DecodedRegion& out, std::span<const uint8_t> bytes, int width, int height,
+                   const Rect& need, int scale_num, bool left_is_edge, bool right_is_edge,
+                   int channels, const std::string& name, const DecodeConfig& options) {
+  Plan plan = decode_plan(bytes, width, height, need, scale_num, left_is_edge, right_is_edge,
+                          channels, options);
   Decompressor d;
   start_or_throw(&d, &plan, name);
 
@@ -654,17 +662,8 @@ void decode_jpeg(DecodedRegion& out, std::span<const uint8_t> bytes, const Image
 
 bool jpeg_gpu_decodable(std::span<const uint8_t> bytes, const ImageHeader& header,
                         const std::string& name, const DecodeConfig& options) {
-  Plan plan{};
-  plan.data = bytes.data();
-  plan.size = bytes.size();
-  plan.max_memory = static_cast<long>(options.limits.max_memory_bytes);
-  plan.header_only = false;
-  plan.channels = 3;
-  plan.need = Rect{0, 0, header.width, header.height};
-  plan.scale_num = 8;
-  plan.expect_width = header.width;
-  plan.expect_height = header.height;
-  plan.left_is_edge = plan.right_is_edge = true;
+  Plan plan = decode_plan(bytes, header.width, header.height,
+                          Rect{0, 0, header.width, header.height}, 8, true, true, 3, options);
   {
     // The header first: a progressive file's start would read every scan, and such a file is
     // the CPU decoder's to judge and decode anyway.
