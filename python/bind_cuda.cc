@@ -125,6 +125,15 @@ void register_gpu_loader(py::module_& m) {
       .def(
           "set_epoch", [](const GpuLoaderHandle& h, int64_t e) { h.get()->set_epoch(e); },
           py::arg("epoch"), Release())
+      .def(
+          "begin_pass", [](const GpuLoaderHandle& h) { return h.get()->host().begin_pass(); },
+          Release())
+      .def(
+          "check_pass",
+          [](const GpuLoaderHandle& h, uint64_t pass) { h.get()->host().check_pass(pass); },
+          py::arg("pass_id"))
+      .def_property_readonly("pass_epoch",
+                             [](const GpuLoaderHandle& h) { return h.get()->host().pass_epoch(); })
       .def("num_batches", [](const GpuLoaderHandle& h) { return h.get()->host().num_batches(); })
       .def("size", [](const GpuLoaderHandle& h) { return h.get()->host().size(); })
       .def_property_readonly("rank",

@@ -315,6 +315,14 @@ void register_loader(py::module_& m) {
       .def(
           "set_epoch", [](const LoaderHandle& h, int64_t e) { h.get()->set_epoch(e); },
           py::arg("epoch"), Release())
+      .def(
+          "begin_pass", [](const LoaderHandle& h) { return h.get()->begin_pass(); }, Release(),
+          "Starts a pass (iter()): its epoch is started when it needs one; returns its id.")
+      .def(
+          "check_pass", [](const LoaderHandle& h, uint64_t pass) { h.get()->check_pass(pass); },
+          py::arg("pass_id"), "Raises stoker.Error when a newer pass superseded this one.")
+      .def_property_readonly("pass_epoch",
+                             [](const LoaderHandle& h) { return h.get()->pass_epoch(); })
       .def("num_batches", [](const LoaderHandle& h) { return h.get()->num_batches(); })
       .def("size", [](const LoaderHandle& h) { return h.get()->size(); })
       .def_property_readonly("rank", [](const LoaderHandle& h) { return h.get()->rank(); })

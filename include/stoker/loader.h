@@ -21,9 +21,9 @@
 // rethrown error the epoch is over: next() returns nullptr, state() counts only the batches
 // delivered before the failure, and set_epoch starts again.
 //
-// Thread-safety: set_epoch/next/load_state/state/num_batches serialise on an internal mutex
-// (meant for one consumer thread; calls from others wait their turn); stats() may be called
-// from any thread. The destructor stops the workers promptly, even mid-epoch.
+// Thread-safety: set_epoch/next/the pass calls/load_state/state/num_batches serialise on an
+// internal mutex (meant for one consumer thread; calls from others wait their turn); stats() may be
+// called from any thread. The destructor stops the workers promptly, even mid-epoch.
 #pragma once
 
 #include <atomic>
@@ -189,6 +189,18 @@ class Loader {
   void set_epoch(int64_t epoch);
   // The next batch of this rank, or nullptr at the end of the epoch. Blocks (no spinning).
   std::shared_ptr<const Batch> next();
+
+  // Passes, DataLoader's iteration semantics (what Python's iter(loader) does; the rule is
+  // here, not in Python): each pass runs the next epoch (0, 1, 2, ...), unless set_epoch(e)
+  // was called since the last pass began: then it runs e. set_epoch(e) after a pass began but
+  // before its first batch applies to that pass. After load_state the next pass continues the
+  // saved epoch. begin_pass starts the pass's epoch when it needs one and returns the pass's
+  // id; check_pass(id), before each next() of that pass, throws stoker::Error when a newer
+  // pass or a set_epoch superseded it (only the newest pass is live). pass_epoch: the epoch of
+  // the current (or last) pass, or the one set_epoch chose for the next.
+  uint64_t begin_pass();
+  void check_pass(uint64_t pass);
+  int64_t pass_epoch() const;
   // Waits up to `seconds` for what next() would return to be ready; true when next() will not
   // block (also at the end of an epoch or after a failure). A caller that must react to
   // something else meanwhile (Python's Ctrl-C) waits in slices with it, then calls next().

@@ -23,7 +23,6 @@ import dataclasses
 import json
 import math
 import os
-import threading
 import time
 from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple, Union
 
@@ -421,7 +420,6 @@ class Loader:
         exact_decode: Optional[bool] = None,
     ) -> None:
         self._handle = None  # set last, so that __del__ copes with a failed __init__
-        self._lock = threading.Lock()
         given = {k: v for k, v in locals().items() if k in _TRANSFORM_FIELDS and v is not None}
         if isinstance(transform, (list, tuple)):
             transform = transforms.Compose(transform)
@@ -482,11 +480,6 @@ class Loader:
             if not usable:
                 raise RuntimeError(f"stoker.Loader(device={device!r}): {why}")
             self._handle = _stoker.GpuLoader(dataset, config, self._device, decode, jpeg_backend)
-        self._epoch = 0          # the epoch of the current pass, or the next one when _fresh
-        self._fresh = True       # the next iter() runs _epoch itself (the core stands at its
-        #                          start, or at a loaded state); else it runs _epoch + 1
-        self._generation = 0     # identifies the live iterator
-        self._unstarted = None   # the generation of an iterator made but not yet advanced
 
     @staticmethod
     def _make_config(*, batch_size, transform, shuffle, seed, mode, rank, world_size, threads,
@@ -523,54 +516,22 @@ class Loader:
         After load_state_dict, set_epoch of the saved epoch keeps the saved position."""
         if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
             raise ValueError(f"epoch must be a non-negative integer (got {epoch!r})")
-        with self._lock:
-            # The core keeps a loaded state's offset for its own epoch (until a batch of it
-            # is delivered) and starts any other epoch from the beginning.
-            self._core.set_epoch(epoch)
-            self._epoch = epoch
-            if self._unstarted == self._generation:
-                # The newest iterator has not taken a batch yet: it runs this epoch (as a
-                # DataLoader iterator whose sampler's set_epoch came after iter(); Lightning
-                # does this).
-                self._fresh = False
-            else:
-                self._fresh = True
-                self._generation += 1
+        self._core.set_epoch(epoch)  # the pass rule (which epoch each iter() runs) is C++'s
 
     @property
     def epoch(self) -> int:
         """The epoch of the current (or last) pass, or the one set_epoch chose for the next."""
-        return self._epoch
-
-    def _restart(self, epoch: int) -> None:
-        # The core's set_epoch starts the epoch from its beginning, except right after
-        # load_state_dict, before any batch of the saved epoch was delivered: then it resumes
-        # at the saved position (nothing of it has been consumed yet).
-        self._core.set_epoch(epoch)
+        return self._core.pass_epoch
 
     def __iter__(self) -> Iterator[Batch]:
-        with self._lock:
-            core = self._core
-            if not self._fresh:
-                # No set_epoch since the last pass: the next epoch, never a silent repeat.
-                self._epoch += 1
-                self._restart(self._epoch)
-            self._fresh = False
-            self._generation += 1
-            generation = self._generation
-            self._unstarted = generation
-        return self._iterate(core, generation)
+        core = self._core
+        return self._iterate(core, core.begin_pass())
 
-    def _iterate(self, core, generation: int) -> Iterator[Batch]:
+    def _iterate(self, core, pass_id: int) -> Iterator[Batch]:
         rank, world = core.rank, core.world_size
-        with self._lock:
-            if self._unstarted == generation:
-                self._unstarted = None  # from here set_epoch starts a new pass
         while True:
             self._monitor_stats(core)
-            if generation != self._generation:
-                raise RuntimeError("stoker.Loader: this iterator was superseded by a newer "
-                                   "iter() or set_epoch(); only the newest one is live")
+            core.check_pass(pass_id)  # raises once a newer iter() or set_epoch() took over
             if self._device is None:
                 ref = core.next()  # GIL released while waiting
                 if ref is None:
@@ -618,12 +579,7 @@ class Loader:
         Raises stoker.Error when the state belongs to another dataset, mode, shuffle or seed."""
         if not isinstance(state, dict):
             raise ValueError(f"state must be a dict from state_dict() (got {type(state)})")
-        resume = _stoker.ResumeState.from_json(json.dumps(state))
-        with self._lock:
-            self._core.load_state(resume)
-            self._epoch = resume.epoch
-            self._fresh = True
-            self._generation += 1
+        self._core.load_state(_stoker.ResumeState.from_json(json.dumps(state)))
 
     # -- information -----------------------------------------------------------------------
 
@@ -752,7 +708,7 @@ class Loader:
             return "<stoker.Loader (closed)>"
         core = self._core
         return (f"<stoker.Loader {core.dataset.describe()} batch_size={self.batch_size} "
-                f"rank={core.rank}/{core.world_size} epoch={self._epoch}>")
+                f"rank={core.rank}/{core.world_size} epoch={core.pass_epoch}>")
 
 
 def _parse_device(device) -> Optional[int]:

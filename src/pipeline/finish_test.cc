@@ -1,0 +1,111 @@
+// The finish stage alone: labels under the bad-sample policy, the MixUp/CutMix pair mixed by
+// the second slot to finish, and the float label rows.
+#include "pipeline/finish.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "pipeline/batch_pool.h"
+#include "pipeline/test_util.h"
+
+namespace stoker::pipeline {
+namespace {
+
+// Labels index % 2, except for one index whose label lookup fails as bad data.
+class OneBadLabel : public test::MemoryDataset {
+ public:
+  OneBadLabel(int images, int64_t bad) : MemoryDataset({.images = images}), bad_(bad) {}
+  int64_t label(int64_t index) const override {
+    STOKER_CHECK_DATA(index != bad_, "{}: label out of range", name(index));
+    return MemoryDataset::label(index);
+  }
+
+ private:
+  int64_t bad_;
+};
+
+struct Fixture {
+  Fixture(BadSamplePolicy policy, BatchMixConfig mix = {}) {
+    dataset = std::make_shared<OneBadLabel>(4, 2);
+    LoaderConfig c;
+    c.batch_size = 4;
+    c.threads = 1;
+    c.rank = 0;
+    c.world_size = 1;
+    c.transform.size = 8;
+    c.bad_samples = policy;
+    c.mix = mix;
+    setup = resolve_setup(*dataset, c);
+    skip = std::make_unique<SkipPolicy>(setup.config);
+    finish = std::make_unique<FinishStage>(dataset, setup, *skip);
+    pool = std::make_shared<BatchPool>(4, setup.sample_bytes);
+    batch = pool->acquire();
+    batch->height = batch->width = 8;
+    for (int i = 0; i < 4; ++i) {
+      batch->indices[static_cast<size_t>(i)] = 3 - i;  // slots 0..3 hold samples 3..0
+      batch->valid[static_cast<size_t>(i)] = 1;
+    }
+  }
+  std::shared_ptr<OneBadLabel> dataset;
+  LoaderSetup setup;
+  std::unique_ptr<SkipPolicy> skip;
+  std::unique_ptr<FinishStage> finish;
+  std::shared_ptr<BatchPool> pool;
+  std::unique_ptr<Batch> batch;
+};
+
+TEST(FinishStage, ABadLabelIsSkippedUnderSkip) {
+  Fixture f(BadSamplePolicy::kSkip);
+  const LabelError error = f.finish->label(*f.batch);
+  EXPECT_FALSE(error.error);
+  EXPECT_EQ(f.batch->labels, (std::vector<int64_t>{1, -1, 1, 0}));
+  EXPECT_EQ(f.batch->valid, (std::vector<uint8_t>{1, 0, 1, 1}));
+  EXPECT_EQ(f.batch->skipped, 1);
+}
+
+TEST(FinishStage, ABadLabelIsReportedWithItsSlotUnderError) {
+  Fixture f(BadSamplePolicy::kError);
+  const LabelError error = f.finish->label(*f.batch);
+  ASSERT_TRUE(error.error);
+  EXPECT_EQ(error.slot, 1);
+  EXPECT_EQ(f.batch->valid, (std::vector<uint8_t>{1, 1, 1, 1}));
+  EXPECT_THROW(std::rethrow_exception(error.error), Error);
+}
+
+TEST(FinishStage, TheSecondSlotOfAPairMixesItAndTheRowsFollow) {
+  BatchMixConfig mix;
+  mix.mixup_alpha = 1.0;
+  mix.num_classes = 2;
+  Fixture f(BadSamplePolicy::kSkip, mix);
+  f.finish->label(*f.batch);
+  const std::unique_ptr<PairMix> draw = f.finish->draw(*f.batch);
+  ASSERT_NE(draw, nullptr);
+  ASSERT_EQ(draw->draw.kind, BatchMix::Kind::kMixUp);
+  const size_t floats = f.setup.sample_bytes / sizeof(float);
+  auto* pixels = reinterpret_cast<float*>(f.batch->storage.get());
+  for (size_t i = 0; i < 4 * floats; ++i) pixels[i] = static_cast<float>(i / floats);
+  std::vector<float> a(pixels, pixels + floats), b(pixels + floats, pixels + 2 * floats);
+  mix_pair(a.data(), b.data(), 3, 8, 8, draw->draw);  // the reference
+  f.finish->slot_done(*f.batch, *draw, 1, false);     // the first of pair 0: nothing yet
+  EXPECT_EQ(pixels[0], 0.0f);
+  f.finish->slot_done(*f.batch, *draw, 0, false);  // the second: mixed
+  EXPECT_TRUE(std::equal(a.begin(), a.end(), pixels));
+  EXPECT_TRUE(std::equal(b.begin(), b.end(), pixels + floats));
+  f.finish->slot_done(*f.batch, *draw, 2, false);
+  f.finish->slot_done(*f.batch, *draw, 3, true);  // a blank partner: pair 1 is left as it is
+  EXPECT_EQ(pixels[2 * floats], 2.0f);
+  f.finish->finish(*f.batch, draw.get());
+  ASSERT_EQ(f.batch->num_classes, 2);
+  ASSERT_EQ(f.batch->soft_labels.size(), 8u);
+  // Slot 0 (label 1) mixed with slot 1 (a skipped label: its partner keeps its own row).
+  EXPECT_FLOAT_EQ(f.batch->soft_labels[0], 0.0f);
+  EXPECT_FLOAT_EQ(f.batch->soft_labels[1], 1.0f);
+  EXPECT_EQ(f.batch->soft_labels[2], 0.0f);  // slot 1: no label, a zero row
+  EXPECT_EQ(f.batch->soft_labels[3], 0.0f);
+  EXPECT_EQ(f.batch->soft_labels[4], 0.0f);  // slot 2: label 1, unmixed (partner blank)
+  EXPECT_EQ(f.batch->soft_labels[5], 1.0f);
+}
+
+}  // namespace
+}  // namespace stoker::pipeline
