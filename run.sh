@@ -37,7 +37,7 @@ arm64_packages=(g++-aarch64-linux-gnu qemu-user libjpeg62-turbo-dev:arm64 libpng
   libwebp-dev:arm64 libzstd-dev:arm64 libxxhash-dev:arm64 libfmt-dev:arm64 libgtest-dev:arm64
   libgmock-dev:arm64 libcurl4-openssl-dev:arm64)
 # The fuzzers: clang 16 (the thread-safety build's) with libFuzzer and its sanitizer runtimes
-# (fuzz/build.sh).
+# (fuzz/build.sh: the CMake build with STOKER_FUZZ=ON).
 fuzz_packages=(clang-16 libclang-rt-16-dev)
 
 # The project's Python environment: a venv made from the first python3 on PATH (or
@@ -174,12 +174,12 @@ stage() {
 # fuzz SECONDS: builds every fuzz/*_fuzz.cc (fuzz/build.sh) and runs each for SECONDS on a
 # fresh copy of its seed corpus fuzz/corpus/<harness>/ (libFuzzer adds to the copy, never to
 # the committed seeds). Any crash, leak, timeout or out-of-memory fails the command; the
-# reproducer is left in build-fuzz/artifacts/. A new harness (e.g. telemetry_fuzz.cc) is
-# picked up by its file name; see fuzz/build.sh for the sources it links.
+# reproducer is left in build-fuzz/artifacts/. A new harness (e.g. telemetry_fuzz.cc) is run
+# by its file name once fuzz/CMakeLists.txt lists it with the libraries it links.
 fuzz() {
   local seconds=$1 out=build-fuzz failed=()
   ensure_packages "${build_packages[@]}" "${fuzz_packages[@]}"
-  stage "fuzz harnesses: build (fuzz/build.sh, clang 16, ASan + UBSan)"
+  stage "fuzz harnesses: build (fuzz/build.sh: CMake, STOKER_FUZZ=ON, clang 16, ASan + UBSan)"
   fuzz/build.sh "$out"
   mkdir -p "$out/artifacts"
   for harness in fuzz/*_fuzz.cc; do
@@ -268,8 +268,9 @@ case "$cmd" in
     cmake --build build-arm64 -j "$(nproc)"
     stage "aarch64 unit tests under qemu"
     ctest --test-dir build-arm64 --output-on-failure -j "$(nproc)" --timeout 900
-    # The fuzz harnesses (fuzz/build.sh: clang 16, ASan + UBSan, libFuzzer) still build and
-    # pass their seed corpora, run once each; `./run.sh fuzz SECS` is the fuzzing itself.
+    # The fuzz harnesses (fuzz/build.sh: CMake with STOKER_FUZZ=ON, clang 16, ASan + UBSan,
+    # libFuzzer) still build and pass their seed corpora, run once each; `./run.sh fuzz SECS`
+    # is the fuzzing itself.
     fuzz 0
     stage done
     echo "ccache ($CCACHE_DIR), this run:"

@@ -2,7 +2,7 @@
 //
 // Input: u16 little-endian manifest length L, L bytes of manifest.json, then the bytes of
 // shard-00000.stk. Both are written to a private temporary folder and opened as a packed
-// dataset. Built with -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION (fuzz/build.sh), checksum
+// dataset. Built with -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION (STOKER_FUZZ=ON), checksum
 // comparisons are skipped so that the fuzzer reaches the bounds checks behind them.
 // Everything may throw stoker::Error; nothing may crash, hang or read out of bounds.
 #include <stdlib.h>

@@ -4,9 +4,7 @@
 // Input: one log, or several separated by a line "--8<--" (so that combining files by time is
 // fuzzed too). Everything may throw stoker::Error; nothing may crash, hang or read out of
 // bounds. Seeds: fuzz/corpus/telemetry_fuzz/ (copies of tests/fixtures/telemetry/).
-// Library sources it needs (for fuzz/build.sh's SOURCES): src/util/error.cc
-// src/diagnose/{verdict,fixes,pipeline_verdict,telemetry_text,telemetry_read,
-// telemetry_nvidia,telemetry_cpu,telemetry_json,telemetry_verdict}.cc
+// Linked against stoker_diagnose (fuzz/CMakeLists.txt).
 #include <cstdint>
 #include <string>
 #include <string_view>

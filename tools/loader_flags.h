@@ -49,7 +49,7 @@ struct BenchFlags {
 void add_loader_flags(CLI::App& cmd, BenchFlags& flags);
 
 // The loader configuration of `flags`: one rank unless --rank/--world say otherwise
-// (DESIGN.md), whatever the environment says.
+// (docs/architecture.md, "Rank discovery and agreement"), whatever the environment says.
 LoaderConfig loader_config(const BenchFlags& flags);
 
 }  // namespace stoker::cli

@@ -746,7 +746,7 @@ def _wrap_device(ref: "_stoker.DeviceBatch", rank: int, world_size: int, device:
 
 def _check_same_dataset(dist, dataset, rank: int) -> None:
     """Fails on every rank, naming the ranks and fingerprints, unless all ranks see the same
-    dataset (DESIGN.md: ranks must agree on the data)."""
+    dataset (docs/architecture.md, "Rank discovery and agreement")."""
     mine = (rank, dataset.fingerprint, dataset.size, dataset.describe())
     everyone = [None] * dist.get_world_size()
     dist.all_gather_object(everyone, mine)
