@@ -443,8 +443,9 @@ class Loader:
         self._transform = transform
         if batch_transform is not None and not callable(batch_transform):
             raise TypeError(f"batch_transform must be callable (got {batch_transform!r})")
-        if (batch_transform is not None and _torch is None
-                and transforms._batch_mix_config(batch_transform, _stoker) is None):
+        # stoker's MixUp/CutMix run in the C++ workers; any other callable here, in Python.
+        mix = transforms._mix_choices(batch_transform)
+        if batch_transform is not None and _torch is None and mix is None:
             raise ValueError("a Python batch_transform needs torch")
         self._seed = seed
         mode = _mode_for(mode, drop_last)
@@ -452,12 +453,6 @@ class Loader:
                                    seed=seed, mode=mode, rank=rank, world_size=world_size,
                                    threads=threads, prefetch=prefetch, bad_samples=bad_samples)
         config.shard_window_batches = -1 if shard_window is None else shard_window
-        # stoker's MixUp/CutMix run in the C++ workers; any other callable here, in Python.
-        mix = transforms._batch_mix_config(batch_transform, _stoker)
-        if mix is not None:
-            config.mix = mix
-            batch_transform = None
-        self._batch_transform = batch_transform
         self._device = _parse_device(device)  # None: CPU augmentation
         if decode not in ("cpu", "gpu", "auto"):
             raise ValueError(f"decode must be 'cpu', 'gpu' or 'auto' (got {decode!r})")
@@ -473,6 +468,10 @@ class Loader:
                 config.world_size = dist.get_world_size()
 
         dataset = _stoker.open_dataset(source, path_column or "", label_column or "")
+        if mix is not None:
+            config.mix = transforms._batch_mix_config(mix, _stoker, dataset)
+            batch_transform = None
+        self._batch_transform = batch_transform
         if dist is not None and config.world_size > 1:
             _check_same_dataset(dist, dataset, config.rank)
         if self._device is None:
