@@ -44,8 +44,8 @@ __all__ = ["ArgumentError", "BadSampleError", "Batch", "Error", "Loader", "Missi
            "StorageError", "TransformConfig", "open_dataset"]
 __version__: str = _stoker.__version__  # the CMake project's version
 
-IMAGENET_MEAN = (0.485, 0.456, 0.406)
-IMAGENET_STD = (0.229, 0.224, 0.225)
+IMAGENET_MEAN: Tuple[float, float, float] = tuple(_stoker.IMAGENET_MEAN)  # stoker/transform.h
+IMAGENET_STD: Tuple[float, float, float] = tuple(_stoker.IMAGENET_STD)
 
 _TRANSFORMS = {"train": _stoker.TransformKind.train, "eval": _stoker.TransformKind.eval}
 _OUTPUTS = {
@@ -194,6 +194,9 @@ def _torch_distributed():
     return dist
 
 
+_TRANSFORM_DEFAULTS = _stoker.TransformConfig()
+
+
 @dataclasses.dataclass(frozen=True)
 class TransformConfig:
     """The per-sample transform, field by field the C++ ``stoker::TransformConfig``.
@@ -223,21 +226,22 @@ class TransformConfig:
       exact_decode: decode JPEGs at full scale (no DCT scaling), for fidelity checks.
     """
 
-    kind: str = "train"
-    size: Union[int, Tuple[int, int]] = 224
-    output: str = "float32"
-    scale: Tuple[float, float] = (0.08, 1.0)
-    ratio: Tuple[float, float] = (3.0 / 4.0, 4.0 / 3.0)
-    flip_p: float = 0.5
-    crop_fraction: float = 0.875
-    resize: int = 0
+    # The defaults are the C++ struct's (stoker/transform.h), read from it once.
+    kind: str = _TRANSFORM_DEFAULTS.kind.name
+    size: Union[int, Tuple[int, int]] = _TRANSFORM_DEFAULTS.size
+    output: str = _TRANSFORM_DEFAULTS.output.name
+    scale: Tuple[float, float] = tuple(_TRANSFORM_DEFAULTS.scale)
+    ratio: Tuple[float, float] = tuple(_TRANSFORM_DEFAULTS.ratio)
+    flip_p: float = _TRANSFORM_DEFAULTS.flip_p
+    crop_fraction: float = _TRANSFORM_DEFAULTS.crop_fraction
+    resize: int = _TRANSFORM_DEFAULTS.resize
     resize_hw: Optional[Tuple[int, int]] = None
     ops: Tuple[Any, ...] = ()
     erasing: Any = None
     mean: Tuple[float, ...] = IMAGENET_MEAN
     std: Tuple[float, ...] = IMAGENET_STD
-    channels: int = 3
-    exact_decode: bool = False
+    channels: int = _TRANSFORM_DEFAULTS.channels
+    exact_decode: bool = not _TRANSFORM_DEFAULTS.dct_scaling
 
     @property
     def height_width(self) -> Tuple[int, int]:

@@ -31,12 +31,20 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
+from . import _stoker
+
 __all__ = ["AutoAugment", "CenterCrop", "ColorJitter", "Compose", "CutMix", "MixUp", "Normalize",
            "PILToTensor", "RandAugment", "RandomChoice", "RandomErasing", "RandomHorizontalFlip",
            "RandomResizedCrop", "Resize", "ToDtype", "ToImage", "ToTensor",
            "TrivialAugmentWide"]
 
 Size = Union[int, Sequence[int]]
+
+# The defaults torchvision's signatures share with the C++ structs, read from those
+# (stoker/transform.h, stoker/augment_ops.h) so that each lives once.
+_TRANSFORM = _stoker.TransformConfig()
+_AUGMENT = _stoker.AugmentOp()
+_ERASING = _stoker.ErasingConfig()
 
 
 def _hw(name: str, size: Size) -> Tuple[int, int]:
@@ -93,8 +101,8 @@ class _Op:
 
 
 class RandomResizedCrop(_Op):
-    def __init__(self, size: Size, scale: Sequence[float] = (0.08, 1.0),
-                 ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0), interpolation: Any = None,
+    def __init__(self, size: Size, scale: Sequence[float] = tuple(_TRANSFORM.scale),
+                 ratio: Sequence[float] = tuple(_TRANSFORM.ratio), interpolation: Any = None,
                  antialias: Optional[bool] = True) -> None:
         if interpolation is not None and "BILINEAR" not in str(interpolation).upper():
             raise ValueError("RandomResizedCrop: stoker resizes bilinearly with antialiasing "
@@ -128,13 +136,13 @@ class CenterCrop(_Op):
 
 
 class RandomHorizontalFlip(_Op):
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = _TRANSFORM.flip_p) -> None:
         self.p = float(p)
 
 
 class TrivialAugmentWide(_Op):
-    def __init__(self, num_magnitude_bins: int = 31, interpolation: Any = None,
-                 fill: Any = None) -> None:
+    def __init__(self, num_magnitude_bins: int = _AUGMENT.num_magnitude_bins,
+                 interpolation: Any = None, fill: Any = None) -> None:
         _check_nearest_no_fill("TrivialAugmentWide", interpolation, fill)
         self.num_magnitude_bins = int(num_magnitude_bins)
 
@@ -146,7 +154,8 @@ class TrivialAugmentWide(_Op):
 
 
 class RandAugment(_Op):
-    def __init__(self, num_ops: int = 2, magnitude: int = 9, num_magnitude_bins: int = 31,
+    def __init__(self, num_ops: int = _AUGMENT.num_ops, magnitude: int = _AUGMENT.magnitude,
+                 num_magnitude_bins: int = _AUGMENT.num_magnitude_bins,
                  interpolation: Any = None, fill: Any = None) -> None:
         _check_nearest_no_fill("RandAugment", interpolation, fill)
         self.num_ops, self.magnitude = int(num_ops), int(magnitude)
@@ -218,8 +227,9 @@ class Normalize(_Op):
 
 
 class RandomErasing(_Op):
-    def __init__(self, p: float = 0.5, scale: Sequence[float] = (0.02, 0.33),
-                 ratio: Sequence[float] = (0.3, 3.3), value: Any = 0,
+    # p: torchvision's default (the C++ struct's 0 means off).
+    def __init__(self, p: float = 0.5, scale: Sequence[float] = tuple(_ERASING.scale),
+                 ratio: Sequence[float] = tuple(_ERASING.ratio), value: Any = 0,
                  inplace: bool = False) -> None:
         if isinstance(value, str):
             raise ValueError("RandomErasing: stoker erases with a constant value, not "
