@@ -16,11 +16,12 @@
 
 namespace stoker::python {
 
-void register_errors(pybind11::module_& m);   // bind_module.cc
-void register_dataset(pybind11::module_& m);  // bind_dataset.cc
-void register_sampler(pybind11::module_& m);  // bind_sampler.cc
-void register_loader(pybind11::module_& m);   // bind_loader.cc
-void register_cuda(pybind11::module_& m);     // bind_cuda.cc (GpuLoader only with CUDA)
+void register_errors(pybind11::module_& m);    // bind_module.cc
+void register_dataset(pybind11::module_& m);   // bind_dataset.cc
+void register_sampler(pybind11::module_& m);   // bind_sampler.cc
+void register_loader(pybind11::module_& m);    // bind_loader.cc
+void register_cuda(pybind11::module_& m);      // bind_cuda.cc (GpuLoader only with CUDA)
+void register_diagnose(pybind11::module_& m);  // bind_diagnose.cc
 
 // Owns a loader (Loader, cuda::GpuLoader) so that close() stops its workers deterministically.
 // Calls made while another thread closes it keep their own reference; the last one out joins

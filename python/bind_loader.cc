@@ -131,6 +131,8 @@ void register_configs(py::module_& m) {
       .def_readwrite("ratio", &ErasingConfig::ratio)
       .def_readwrite("value", &ErasingConfig::value);
 
+  m.attr("IMAGENET_MEAN") = py::cast(kImageNetMean);
+  m.attr("IMAGENET_STD") = py::cast(kImageNetStd);
   py::class_<TransformConfig>(m, "TransformConfig")
       .def(py::init<>())
       .def_readwrite("kind", &TransformConfig::kind)

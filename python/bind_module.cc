@@ -86,4 +86,5 @@ PYBIND11_MODULE(_stoker, m) {
   stoker::python::register_sampler(m);
   stoker::python::register_loader(m);
   stoker::python::register_cuda(m);
+  stoker::python::register_diagnose(m);
 }

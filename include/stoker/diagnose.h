@@ -96,6 +96,7 @@ struct RankNumbers {
   double images_per_second = 0;
   double wait_fraction = 0;
   double busy_fraction = 0;
+  bool straggler = false;  // named by find_stragglers
 };
 struct RankStatsNumbers {
   std::optional<PipelineNumbers> agreed;  // when the ranks agree: the chosen rank's window
@@ -176,5 +177,36 @@ struct PipelineThresholds {
 // (too short a window, or waits with an idle pool). Fixes are listed unmeasured; the capacity
 // test (stoker doctor DATA) measures them.
 Diagnosis diagnose_pipeline(const PipelineWindow& window, const PipelineThresholds& t = {});
+
+// The straggler rule, the one the cross-rank audit (stoker/audit.h) and the telemetry verdict's
+// stats lines (stoker/telemetry.h) both apply (docs/doctor.md). Each rank is compared with the
+// median of the OTHER ranks: with eight ranks that is the group's pace whichever rank is slow,
+// and with two it is the other rank (a median over both would be pulled halfway to the
+// straggler, and the fastest rank as reference would let one fast outlier make stragglers of
+// all the others).
+struct StragglerThresholds {
+  double rate = 0.67;  // images/s below this x the others' median: a straggler (slow) ...
+  double wait = 0.25;  // ... or a consumer wait fraction at least this above the others'
+                       // median (under DDP's lockstep the late rank is the one waiting) ...
+  double ahead = 1.1;  // ... while its images/s is at most this x the others' median
+};
+
+// What the rule reads of one rank.
+struct RankPace {
+  double images_per_second = 0;
+  double wait_fraction = 0;
+};
+
+struct Straggler {
+  size_t rank = 0;                      // index into the paces given
+  bool slow = false;                    // by its rate; false: by its wait alone
+  double others_images_per_second = 0;  // the median of the other ranks
+  double others_wait_fraction = 0;      // the median of the other ranks
+};
+
+// The stragglers among `ranks`, in rank order: none with fewer than two ranks or when no rank
+// has a rate above 0 (nothing was timed). Never throws.
+std::vector<Straggler> find_stragglers(const std::vector<RankPace>& ranks,
+                                       const StragglerThresholds& t = {});
 
 }  // namespace stoker

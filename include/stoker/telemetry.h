@@ -201,13 +201,10 @@ struct TelemetryThresholds {
                                // least this share has all of them below it ...
   double interconnect_high_mbps = 1000;  // ... while PCIe rx + tx per GPU in those rounds
                                          // averages at least this (MB/s)
-  double straggler_ratio = 0.7;  // stats lines: a rank under this share of the fastest rank's
-                                 // images/s is a straggler
-  double wait_outlier = 0.25;    // stats lines: ranks whose consumer wait fractions differ by
-                                 // at least this (the most waiting one is the straggler)
-  double step_data_high = 0.3;   // training-loop logs: a step waiting for data this share of
-                                 // its time or more is input-bound ...
-  double step_data_low = 0.1;    // ... this share or less, healthy (between: unknown)
+  StragglerThresholds straggler;         // stats lines: the straggler rule (stoker/diagnose.h)
+  double step_data_high = 0.3;  // training-loop logs: a step waiting for data this share of
+                                // its time or more is input-bound ...
+  double step_data_low = 0.1;   // ... this share or less, healthy (between: unknown)
 };
 
 // The verdict from telemetry: rank-imbalance, healthy, input-bound-cpu, io-bound,

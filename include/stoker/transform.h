@@ -41,6 +41,13 @@ TransformKind parse_transform_kind(const std::string& name);  // "train" | "eval
 OutputKind parse_output_kind(const std::string& name);
 const char* to_string(OutputKind output);
 
+// ImageNet's per-channel mean and standard deviation (torchvision's): the default
+// normalisation (Python's stoker.IMAGENET_MEAN / IMAGENET_STD).
+inline constexpr std::array<double, 3> kImageNetMean = {0.485, 0.456, 0.406};
+inline constexpr std::array<double, 3> kImageNetStd = {0.229, 0.224, 0.225};
+
+// Every default here is also the Python TransformConfig's (python/stoker reads them from this
+// struct).
 struct TransformConfig {
   TransformKind kind = TransformKind::kTrain;
   OutputKind output = OutputKind::kFloat32;
@@ -53,8 +60,12 @@ struct TransformConfig {
   double crop_fraction = 0.875;  // eval: shorter side resized to floor(max(H, W) / crop_fraction)
   int resize = 0;                // eval: the shorter side's size when > 0 (Resize(resize))
   int resize_height = 0, resize_width = 0;  // eval: Resize((h, w)) to exactly h x w when set
-  std::array<float, 3> mean = {0.485f, 0.456f, 0.406f};
-  std::array<float, 3> std = {0.229f, 0.224f, 0.225f};
+  std::array<float, 3> mean = {static_cast<float>(kImageNetMean[0]),
+                               static_cast<float>(kImageNetMean[1]),
+                               static_cast<float>(kImageNetMean[2])};
+  std::array<float, 3> std = {static_cast<float>(kImageNetStd[0]),
+                              static_cast<float>(kImageNetStd[1]),
+                              static_cast<float>(kImageNetStd[2])};
   std::vector<AugmentOp> ops;  // on the uint8 pixels after crop, resize and flip
   ErasingConfig erasing;       // on the output; off while erasing.p == 0
   DecodeConfig decode;

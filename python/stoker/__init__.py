@@ -43,8 +43,8 @@ __all__ = ["ArgumentError", "BadSampleError", "Batch", "Error", "Loader", "Missi
            "StorageError", "TransformConfig", "open_dataset"]
 __version__: str = _stoker.__version__  # the CMake project's version
 
-IMAGENET_MEAN = (0.485, 0.456, 0.406)
-IMAGENET_STD = (0.229, 0.224, 0.225)
+IMAGENET_MEAN: Tuple[float, float, float] = tuple(_stoker.IMAGENET_MEAN)  # stoker/transform.h
+IMAGENET_STD: Tuple[float, float, float] = tuple(_stoker.IMAGENET_STD)
 
 _TRANSFORMS = {"train": _stoker.TransformKind.train, "eval": _stoker.TransformKind.eval}
 _OUTPUTS = {
@@ -193,6 +193,9 @@ def _torch_distributed():
     return dist
 
 
+_TRANSFORM_DEFAULTS = _stoker.TransformConfig()
+
+
 @dataclasses.dataclass(frozen=True)
 class TransformConfig:
     """The per-sample transform, field by field the C++ ``stoker::TransformConfig``.
@@ -222,21 +225,22 @@ class TransformConfig:
       exact_decode: decode JPEGs at full scale (no DCT scaling), for fidelity checks.
     """
 
-    kind: str = "train"
-    size: Union[int, Tuple[int, int]] = 224
-    output: str = "float32"
-    scale: Tuple[float, float] = (0.08, 1.0)
-    ratio: Tuple[float, float] = (3.0 / 4.0, 4.0 / 3.0)
-    flip_p: float = 0.5
-    crop_fraction: float = 0.875
-    resize: int = 0
+    # The defaults are the C++ struct's (stoker/transform.h), read from it once.
+    kind: str = _TRANSFORM_DEFAULTS.kind.name
+    size: Union[int, Tuple[int, int]] = _TRANSFORM_DEFAULTS.size
+    output: str = _TRANSFORM_DEFAULTS.output.name
+    scale: Tuple[float, float] = tuple(_TRANSFORM_DEFAULTS.scale)
+    ratio: Tuple[float, float] = tuple(_TRANSFORM_DEFAULTS.ratio)
+    flip_p: float = _TRANSFORM_DEFAULTS.flip_p
+    crop_fraction: float = _TRANSFORM_DEFAULTS.crop_fraction
+    resize: int = _TRANSFORM_DEFAULTS.resize
     resize_hw: Optional[Tuple[int, int]] = None
     ops: Tuple[Any, ...] = ()
     erasing: Any = None
     mean: Tuple[float, ...] = IMAGENET_MEAN
     std: Tuple[float, ...] = IMAGENET_STD
-    channels: int = 3
-    exact_decode: bool = False
+    channels: int = _TRANSFORM_DEFAULTS.channels
+    exact_decode: bool = not _TRANSFORM_DEFAULTS.dct_scaling
 
     @property
     def height_width(self) -> Tuple[int, int]:
@@ -441,8 +445,9 @@ class Loader:
         self._transform = transform
         if batch_transform is not None and not callable(batch_transform):
             raise TypeError(f"batch_transform must be callable (got {batch_transform!r})")
-        if (batch_transform is not None and _torch is None
-                and transforms._batch_mix_config(batch_transform, _stoker) is None):
+        # stoker's MixUp/CutMix run in the C++ workers; any other callable here, in Python.
+        mix = transforms._mix_choices(batch_transform)
+        if batch_transform is not None and _torch is None and mix is None:
             raise ValueError("a Python batch_transform needs torch")
         self._seed = seed
         mode = _mode_for(mode, drop_last)
@@ -450,12 +455,6 @@ class Loader:
                                    seed=seed, mode=mode, rank=rank, world_size=world_size,
                                    threads=threads, prefetch=prefetch, bad_samples=bad_samples)
         config.shard_window_batches = -1 if shard_window is None else shard_window
-        # stoker's MixUp/CutMix run in the C++ workers; any other callable here, in Python.
-        mix = transforms._batch_mix_config(batch_transform, _stoker)
-        if mix is not None:
-            config.mix = mix
-            batch_transform = None
-        self._batch_transform = batch_transform
         self._device = _parse_device(device)  # None: CPU augmentation
         if decode not in ("cpu", "gpu", "auto"):
             raise ValueError(f"decode must be 'cpu', 'gpu' or 'auto' (got {decode!r})")
@@ -471,6 +470,10 @@ class Loader:
                 config.world_size = dist.get_world_size()
 
         dataset = _stoker.open_dataset(source, path_column or "", label_column or "")
+        if mix is not None:
+            config.mix = transforms._batch_mix_config(mix, _stoker, dataset)
+            batch_transform = None
+        self._batch_transform = batch_transform
         if dist is not None and config.world_size > 1:
             _check_same_dataset(dist, dataset, config.rank)
         if self._device is None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import time
 from datetime import timedelta
 from typing import Any, Dict, List, Optional
@@ -236,11 +235,41 @@ def _dataloader_record(loader) -> Dict[str, Any]:
 
 # -- cross-rank audit ----------------------------------------------------------------------
 
-#: Thresholds of the audit (docs/doctor.md): a rank is a straggler when its images/s is below
-#: ``straggler_rate`` x the median, or its consumer waits ``straggler_wait`` more than the
-#: median; one rank "does the work" when it delivered ``single_rank_share`` of all samples.
-AUDIT_THRESHOLDS = {"straggler_rate": 0.67, "straggler_wait": 0.25,
-                    "single_rank_share": 0.9, "wait_input_bound": 0.10, "busy_saturated": 0.80}
+# AUDIT_THRESHOLDS' keys: the C++ AuditThresholds (stoker/audit.h) fields they set, as
+# (member struct or None, field).
+_AUDIT_THRESHOLD_FIELDS = {
+    "straggler_rate": ("straggler", "rate"), "straggler_wait": ("straggler", "wait"),
+    "straggler_ahead": ("straggler", "ahead"), "single_rank_share": (None, "single_rank_share"),
+    "wait_input_bound": ("pipeline", "wait_healthy"),
+    "busy_saturated": ("pipeline", "busy_saturated")}
+
+
+def _audit_thresholds(overrides: Optional[Dict[str, float]] = None):
+    """The C++ AuditThresholds, its defaults with ``overrides`` (AUDIT_THRESHOLDS' keys)."""
+    from . import _stoker
+
+    t = _stoker.AuditThresholds()
+    for key, value in (overrides or {}).items():
+        if key not in _AUDIT_THRESHOLD_FIELDS:
+            raise ValueError(f"unknown audit threshold {key!r} (known: "
+                             f"{', '.join(_AUDIT_THRESHOLD_FIELDS)})")
+        part, field = _AUDIT_THRESHOLD_FIELDS[key]
+        setattr(t if part is None else getattr(t, part), field, float(value))
+    return t
+
+
+def _threshold_values(t) -> Dict[str, float]:
+    return {key: getattr(t if part is None else getattr(t, part), field)
+            for key, (part, field) in _AUDIT_THRESHOLD_FIELDS.items()}
+
+
+#: Thresholds of the audit (docs/doctor.md), the C++ defaults (stoker/audit.h): a rank is a
+#: straggler when its images/s is below ``straggler_rate`` x the median of the other ranks, or
+#: its consumer waits ``straggler_wait`` more than theirs while not ``straggler_ahead`` x ahead
+#: (the rule the doctor applies to stats lines too); one rank "does the work" when it
+#: delivered ``single_rank_share`` of all samples; the job is input-bound-cpu when the median
+#: wait is ``wait_input_bound`` or more on pools ``busy_saturated`` busy.
+AUDIT_THRESHOLDS = _threshold_values(_audit_thresholds())
 
 
 def _rank_record(loader) -> Dict[str, Any]:
@@ -301,120 +330,32 @@ def audit(loader, group=None) -> Dict[str, Any]:
 
 def analyse_audit(records: List[Dict[str, Any]],
                   thresholds: Optional[Dict[str, float]] = None) -> Dict[str, Any]:
-    """The audit's judgement over per-rank records (index = rank in the group)."""
+    """The audit's judgement over per-rank records (index = rank in the group): the C++
+    audit (stoker/audit.h) over the records, ``thresholds`` overriding AUDIT_THRESHOLDS. Returns
+    ``{"verdict", "summary", "findings": [{"pattern", "message", "ranks"}], "checks":
+    {"disjoint", "complete", "balanced"}, "ranks": records}``."""
     from . import _stoker
 
-    t = dict(AUDIT_THRESHOLDS, **(thresholds or {}))
-    g = len(records)
-    findings = []
+    report = json.loads(_stoker.audit_ranks([_audit_record(r) for r in records],
+                                            _audit_thresholds(thresholds)))
+    report["ranks"] = records
+    return report
 
-    def find(pattern: str, message: str, ranks=None) -> None:
-        findings.append({"pattern": pattern, "message": message, "ranks": ranks or []})
 
-    counts = [r["count"] for r in records]
-    total = sum(counts)
-    sums = [int(r["sum"], 16) for r in records]
-    loader_worlds = [r["loader_world_size"] for r in records]
-    loader_ranks = [r["loader_rank"] for r in records]
-    sharded = all(w == g for w in loader_worlds) and sorted(loader_ranks) == list(range(g))
-    checks = {"disjoint": None, "complete": None, "balanced": None}
-    if g > 1 and not sharded:
-        pattern = "no-sharding" if all(w == 1 for w in loader_worlds) else "misconfigured-ranks"
-        find(pattern, f"the loaders are not split over the {g} ranks of the group (loader "
-             f"rank/world size per rank: "
-             + ", ".join(f"{r}/{w}" for r, w in zip(loader_ranks, loader_worlds))
-             + ("): give each rank's DataLoader a DistributedSampler, or use stoker.Loader, "
-                "which shards by itself" if records[0].get("kind") == "dataloader" else
-                "): build them with the group's rank and world size (stoker.Loader does when "
-                "given none)"))
-    if g > 1 and total > 0 and len(set(zip(counts, sums))) == 1:
-        find("duplicated", f"every rank delivered the same {counts[0]} samples this epoch: "
-             f"each sample is trained on {g} times and the epoch takes {g}x longer than it "
-             "should")
-        checks["disjoint"] = False
-    if g > 1 and total > 0:
-        top = max(range(g), key=lambda i: counts[i])
-        if counts[top] >= t["single_rank_share"] * total and any(c == 0 for c in counts):
-            idle = [i for i in range(g) if counts[i] == 0]
-            find("single-rank-work", f"rank {top} delivered {counts[top]} of {total} samples "
-                 f"({100 * counts[top] / total:.0f} %) while rank(s) {idle} delivered none: "
-                 "one rank does the work, the others idle", [top] + idle)
-    batches = [r["epoch_batches"] for r in records]
-    epochs = {r["epoch"] for r in records}
-    if len(set(batches)) > 1 or len(epochs) > 1:
-        find("unbalanced", f"ranks are at different points (epochs {sorted(epochs)}, batches "
-             f"{batches}): collectives hang or ranks train on unequal shares")
-        checks["balanced"] = False
-    elif sharded:
-        checks["balanced"] = True
-    if sharded and checks["balanced"]:
-        r0 = records[0]
-        same = {(r["fingerprint"], r["dataset_size"], r["batch_size"], r["mode"], r["shuffle"],
-                 r["seed"], r["epoch_start"]) for r in records}
-        if len(same) > 1:
-            find("overlap", "the ranks' loaders differ in data set, batch size, mode, shuffle, "
-                 "seed or resume point: their shards cannot line up")
-            checks["disjoint"] = checks["complete"] = False
-        elif r0.get("kind") == "dataloader":
-            # A DataLoader's split is the sampler's: together the ranks should read each index
-            # of the data set once (DistributedSampler pads the last round with repeats).
-            want_count, want_sum = _stoker.index_digest(list(range(r0["dataset_size"])))
-            got_sum = sum(sums) % (1 << 64)
-            ok = total == want_count and got_sum == want_sum
-            checks["disjoint"] = total <= want_count and (ok or total < want_count)
-            checks["complete"] = ok
-            if total > want_count:
-                find("overlap", f"the ranks read {total} samples of a {want_count}-sample data "
-                     f"set this epoch: {total - want_count} are read twice (a "
-                     "DistributedSampler pads its last round with repeats unless drop_last)")
-                checks["disjoint"] = False
-            elif not ok:
-                find("overlap" if total == want_count else "incomplete",
-                     f"the ranks read {total} samples whose digest does not match the "
-                     f"{want_count} of the data set: shards overlap or miss samples"
-                     if total == want_count else
-                     f"the ranks read {total} of {want_count} samples this epoch: "
-                     f"{want_count - total} are never read (drop_last, or a sampler that "
-                     "does not cover the data set)")
-        elif r0["epoch"] >= 0:
-            want_count, want_sum = _stoker.group_digest(
-                r0["dataset_size"], r0["batch_size"], g, r0["mode"], r0["shuffle"], r0["seed"],
-                r0["epoch"], r0["epoch_start"], r0["epoch_batches"])
-            got_sum = sum(sums) % (1 << 64)
-            ok = total == want_count and got_sum == want_sum
-            checks["disjoint"] = checks["complete"] = ok
-            if not ok:
-                find("overlap", f"the ranks delivered {total} samples whose digest does not "
-                     f"match the {want_count} a correct split of this epoch delivers: shards "
-                     "overlap or miss samples")
-    rates = [r["images_per_second"] for r in records]
-    waits = [r["wait_fraction"] for r in records]
-    if g > 1 and max(rates) > 0:
-        mid_rate, mid_wait = statistics.median(rates), statistics.median(waits)
-        for i in range(g):
-            slow = rates[i] < t["straggler_rate"] * mid_rate
-            # Waiting more matters when the rank is not also ahead: under DDP every rank runs
-            # at the pace of the slowest, and the one whose input is late waits in next().
-            waits_more = (waits[i] > mid_wait + t["straggler_wait"]
-                          and rates[i] <= 1.1 * mid_rate)
-            if slow or waits_more:
-                find("straggler", f"rank {i} is a straggler: {rates[i]:.0f} images/s against a "
-                     f"median of {mid_rate:.0f}, waited {100 * waits[i]:.0f} % of its time "
-                     f"(median {100 * mid_wait:.0f} %)", [i])
-    if findings:
-        verdict = "rank-imbalance"
-        summary = "; ".join(f["message"] for f in findings)
-    elif statistics.median(waits) >= t["wait_input_bound"] and \
-            statistics.median(r["busy_fraction"] for r in records) >= t["busy_saturated"]:
-        verdict = "input-bound-cpu"
-        summary = (f"shards are disjoint, complete and balanced, but the consumers wait "
-                   f"{100 * statistics.median(waits):.0f} % of the time on saturated pools")
-    else:
-        verdict = "healthy"
-        summary = (f"{g} rank(s): shards disjoint, complete and balanced; {total} samples "
-                   f"delivered this epoch; median wait {100 * statistics.median(waits):.0f} %")
-    return {"verdict": verdict, "summary": summary, "findings": findings, "checks": checks,
-            "ranks": records}
+def _audit_record(r: Dict[str, Any]):
+    """One rank's record as the C++ AuditRecord."""
+    from . import _stoker
+
+    a = _stoker.AuditRecord()
+    a.source = _stoker.parse_audit_source(r.get("kind", "stoker-loader"))
+    for field in ("loader_rank", "loader_world_size", "dataset_size", "batch_size", "seed",
+                  "epoch", "epoch_start", "epoch_batches"):
+        setattr(a, field, int(r[field]))
+    a.fingerprint, a.mode, a.shuffle = str(r["fingerprint"]), str(r["mode"]), bool(r["shuffle"])
+    a.digest.count, a.digest.sum = int(r["count"]), int(r["sum"], 16)
+    for field in ("images_per_second", "wait_fraction", "busy_fraction"):
+        setattr(a, field, float(r[field]))
+    return a
 
 
 # -- any map-style Dataset: stoker's sharding as a torch sampler -------------------------------

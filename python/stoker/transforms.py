@@ -18,11 +18,12 @@ Each sample's randomness is keyed by (seed, epoch, index): the same batches on a
 threads. Each op's arithmetic is torchvision.transforms.v2's on uint8 tensors (docs/transforms.md
 has the measured agreement); the random draws are stoker's, with torchvision's distributions.
 
-Batch transforms (MixUp, CutMix, RandomChoice of them, or any Python callable taking and
-returning ``(images, labels)``) run on the consumer thread with torch, after the batch is
-delivered; torch's random generator is seeded per (seed, epoch, batch, rank) while they run, so
-they are reproducible too. A Python callable is the slow path: it runs once per batch in the
-training process, not in the C++ workers.
+Batch transforms: MixUp, CutMix and a RandomChoice of one of each run in the C++ workers
+(stoker/batch_mix.h; num_classes=None is the data set's class count), drawn per (seed, epoch,
+batch, rank). Any other Python callable taking and returning ``(images, labels)`` runs on the
+consumer thread with torch, after the batch is delivered, under torch's generator seeded per
+(seed, epoch, batch, rank), so it is reproducible too; it is the slow path: it runs once per
+batch in the training process, not in the workers.
 """
 
 from __future__ import annotations
@@ -30,12 +31,20 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
+from . import _stoker
+
 __all__ = ["AutoAugment", "CenterCrop", "ColorJitter", "Compose", "CutMix", "MixUp", "Normalize",
            "PILToTensor", "RandAugment", "RandomChoice", "RandomErasing", "RandomHorizontalFlip",
            "RandomResizedCrop", "Resize", "ToDtype", "ToImage", "ToTensor",
            "TrivialAugmentWide"]
 
 Size = Union[int, Sequence[int]]
+
+# The defaults torchvision's signatures share with the C++ structs, read from those
+# (stoker/transform.h, stoker/augment_ops.h) so that each lives once.
+_TRANSFORM = _stoker.TransformConfig()
+_AUGMENT = _stoker.AugmentOp()
+_ERASING = _stoker.ErasingConfig()
 
 
 def _hw(name: str, size: Size) -> Tuple[int, int]:
@@ -92,8 +101,8 @@ class _Op:
 
 
 class RandomResizedCrop(_Op):
-    def __init__(self, size: Size, scale: Sequence[float] = (0.08, 1.0),
-                 ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0), interpolation: Any = None,
+    def __init__(self, size: Size, scale: Sequence[float] = tuple(_TRANSFORM.scale),
+                 ratio: Sequence[float] = tuple(_TRANSFORM.ratio), interpolation: Any = None,
                  antialias: Optional[bool] = True) -> None:
         if interpolation is not None and "BILINEAR" not in str(interpolation).upper():
             raise ValueError("RandomResizedCrop: stoker resizes bilinearly with antialiasing "
@@ -127,13 +136,13 @@ class CenterCrop(_Op):
 
 
 class RandomHorizontalFlip(_Op):
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = _TRANSFORM.flip_p) -> None:
         self.p = float(p)
 
 
 class TrivialAugmentWide(_Op):
-    def __init__(self, num_magnitude_bins: int = 31, interpolation: Any = None,
-                 fill: Any = None) -> None:
+    def __init__(self, num_magnitude_bins: int = _AUGMENT.num_magnitude_bins,
+                 interpolation: Any = None, fill: Any = None) -> None:
         _check_nearest_no_fill("TrivialAugmentWide", interpolation, fill)
         self.num_magnitude_bins = int(num_magnitude_bins)
 
@@ -145,7 +154,8 @@ class TrivialAugmentWide(_Op):
 
 
 class RandAugment(_Op):
-    def __init__(self, num_ops: int = 2, magnitude: int = 9, num_magnitude_bins: int = 31,
+    def __init__(self, num_ops: int = _AUGMENT.num_ops, magnitude: int = _AUGMENT.magnitude,
+                 num_magnitude_bins: int = _AUGMENT.num_magnitude_bins,
                  interpolation: Any = None, fill: Any = None) -> None:
         _check_nearest_no_fill("RandAugment", interpolation, fill)
         self.num_ops, self.magnitude = int(num_ops), int(magnitude)
@@ -217,8 +227,9 @@ class Normalize(_Op):
 
 
 class RandomErasing(_Op):
-    def __init__(self, p: float = 0.5, scale: Sequence[float] = (0.02, 0.33),
-                 ratio: Sequence[float] = (0.3, 3.3), value: Any = 0,
+    # p: torchvision's default (the C++ struct's 0 means off).
+    def __init__(self, p: float = 0.5, scale: Sequence[float] = tuple(_ERASING.scale),
+                 ratio: Sequence[float] = tuple(_ERASING.ratio), value: Any = 0,
                  inplace: bool = False) -> None:
         if isinstance(value, str):
             raise ValueError("RandomErasing: stoker erases with a constant value, not "
@@ -340,79 +351,36 @@ class Compose:
         return self._config
 
 
-# -- batch transforms (torch, on the consumer thread) -----------------------------------------
-
-def _soft_labels(labels, num_classes: Optional[int]):
-    import torch
-
-    if labels.ndim == 2:
-        return labels.to(torch.float32)
-    if num_classes is None:
-        raise ValueError("MixUp/CutMix: num_classes is needed for integer labels")
-    return torch.nn.functional.one_hot(labels.to(torch.int64), num_classes).to(torch.float32)
-
-
-def _check_float_nchw(name: str, images) -> None:
-    if not images.is_floating_point() or images.ndim != 4:
-        raise ValueError(f"{name}: needs a float NCHW batch (give the transform list ToDtype / "
-                         f"Normalize), got {images.dtype} of shape {tuple(images.shape)}")
-
+# -- batch transforms: MixUp and CutMix run in the C++ workers --------------------------------
 
 class _BatchMix:
-    """What MixUp and CutMix share: alpha and num_classes, checked alike, and torchvision's
-    lam ~ Beta(alpha, alpha) draw from torch's generator."""
+    """What MixUp and CutMix share: alpha and num_classes (None: the data set's class count).
+    The mix itself is the C++ one (stoker/batch_mix.h), run by the loader's workers."""
 
     def __init__(self, alpha: float = 1.0, num_classes: Optional[int] = None) -> None:
         if not alpha > 0:
             raise ValueError(f"{type(self).__name__}: alpha must be > 0 (got {alpha})")
         self.alpha, self.num_classes = float(alpha), num_classes
 
-    def _lam(self) -> float:
-        import torch
-
-        return float(torch.distributions.Beta(torch.tensor([self.alpha]),
-                                              torch.tensor([self.alpha])).sample(()))
+    def __call__(self, images, labels):
+        raise TypeError(f"stoker.transforms.{type(self).__name__} runs in stoker's workers: give "
+                        "it to stoker.Loader(batch_transform=...); on other tensors use "
+                        f"torchvision.transforms.v2.{type(self).__name__}")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(alpha={self.alpha}, num_classes={self.num_classes})"
 
 
 class MixUp(_BatchMix):
-    """torchvision's MixUp (the same draws from torch's generator, the same arithmetic):
-    lam ~ Beta(alpha, alpha); images = lam * x + (1 - lam) * x.roll(1); labels become soft
-    [B, num_classes]. Pairing with a padding or skipped slot is harmless: the valid mask
+    """torchvision's MixUp, in the workers: lam ~ Beta(alpha, alpha); each image of a pair of
+    slots becomes lam * itself + (1 - lam) * its partner; labels become soft [B, num_classes]
+    (docs/transforms.md). Pairing with a padding or skipped slot is harmless: the valid mask
     removes that slot's loss."""
-
-    def __call__(self, images, labels):
-        _check_float_nchw("MixUp", images)
-        lam = self._lam()
-        soft = _soft_labels(labels, self.num_classes)
-        mixed = images.roll(1, 0).mul_(1.0 - lam).add_(images.mul(lam))
-        return mixed, soft.roll(1, 0).mul_(1.0 - lam).add_(soft.mul(lam))
 
 
 class CutMix(_BatchMix):
-    """torchvision's CutMix (the same draws and box): a box of the rolled batch is pasted in,
-    labels mixed by the box's area share."""
-
-    def __call__(self, images, labels):
-        import torch
-
-        _check_float_nchw("CutMix", images)
-        lam = self._lam()
-        H, W = images.shape[-2:]
-        r_x, r_y = torch.randint(W, size=(1,)), torch.randint(H, size=(1,))
-        r = 0.5 * math.sqrt(1.0 - lam)
-        r_w_half, r_h_half = int(r * W), int(r * H)
-        x1 = int(torch.clamp(r_x - r_w_half, min=0))
-        y1 = int(torch.clamp(r_y - r_h_half, min=0))
-        x2 = int(torch.clamp(r_x + r_w_half, max=W))
-        y2 = int(torch.clamp(r_y + r_h_half, max=H))
-        lam_adjusted = float(1.0 - (x2 - x1) * (y2 - y1) / (W * H))
-        out = images.clone()
-        out[..., y1:y2, x1:x2] = images.roll(1, 0)[..., y1:y2, x1:x2]
-        soft = _soft_labels(labels, self.num_classes)
-        return out, soft.roll(1, 0).mul_(1.0 - lam_adjusted).add_(soft.mul(lam_adjusted))
+    """torchvision's CutMix, in the workers: a box of the partner is pasted in, labels mixed
+    by the box's area share (docs/transforms.md)."""
 
 
 class RandomChoice:
@@ -439,25 +407,39 @@ class RandomChoice:
         return f"RandomChoice({self.transforms!r}, p={self.p})"
 
 
-def _batch_mix_config(batch_transform, _stoker):
-    """The C++ MixUp/CutMix config for stoker's own batch transforms (MixUp, CutMix, or a
-    RandomChoice of one of each), which the loader's workers then run; None for anything
-    else (a Python callable: run on the consumer thread)."""
-    if isinstance(batch_transform, (MixUp, CutMix)):
-        choices, p = [batch_transform], [1.0]
-    elif isinstance(batch_transform, RandomChoice):
-        choices, p = batch_transform.transforms, batch_transform.p
-    else:
+def _mix_choices(batch_transform) -> Optional[List[Tuple[_BatchMix, float]]]:
+    """stoker's own batch transform as (MixUp or CutMix, probability) pairs: MixUp, CutMix, or
+    a RandomChoice of one of each; None for anything else (a Python callable, run on the
+    consumer thread). Raises ValueError for a MixUp or CutMix the workers cannot run."""
+    if isinstance(batch_transform, _BatchMix):
+        return [(batch_transform, 1.0)]
+    if not isinstance(batch_transform, RandomChoice):
+        return None
+    choices = batch_transform.transforms
+    mixes = [t for t in choices if isinstance(t, _BatchMix)]
+    if not mixes:
         return None
     kinds = [type(t) for t in choices]
-    if not all(k in (MixUp, CutMix) for k in kinds) or len(set(kinds)) != len(kinds):
-        return None
-    classes = {t.num_classes for t in choices}
-    if len(classes) != 1 or None in classes:
-        return None  # soft labels need one known width: the Python path handles the rest
+    if len(mixes) != len(choices) or len(set(kinds)) != len(kinds):
+        raise ValueError(f"RandomChoice: stoker runs MixUp and CutMix in its workers, as one "
+                         f"MixUp, one CutMix or a choice of one of each (got {choices!r})")
+    return list(zip(choices, batch_transform.p))
+
+
+def _batch_mix_config(choices: List[Tuple[_BatchMix, float]], _stoker, dataset):
+    """The C++ MixUp/CutMix config (stoker.BatchMixConfig) of _mix_choices' pairs over
+    `dataset`: num_classes=None is the data set's class count."""
+    classes = len(dataset.classes)
+    widths = {classes if t.num_classes is None else t.num_classes for t, _ in choices}
+    if None in {t.num_classes for t, _ in choices} and classes == 0:
+        raise ValueError(f"MixUp/CutMix need labels: {dataset.describe()} has none (num_classes="
+                         "None takes the data set's class count)")
+    if len(widths) != 1:
+        raise ValueError(f"MixUp/CutMix: one soft-label width for the batch, got num_classes "
+                         f"{sorted(widths)} (None: the data set's {classes})")
     c = _stoker.BatchMixConfig()
-    c.num_classes = classes.pop()
-    for t, share in zip(choices, p):
+    c.num_classes = widths.pop()
+    for t, share in choices:
         if isinstance(t, MixUp):
             c.mixup_alpha, c.mixup_p = t.alpha, share
         else:

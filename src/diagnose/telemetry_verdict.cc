@@ -1,5 +1,6 @@
 // The doctor's verdict from telemetry samples, and their time series (stoker/telemetry.h).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -452,26 +453,35 @@ std::optional<Diagnosis> diagnose_ranks(const Telemetry& tel, const TelemetryThr
           to_string(verdicts.back().verdict)));
     }
   }
-  // Outliers: the slowest rank against the fastest, the most waiting against the least.
-  const auto ips = [](const RankWindow& r) { return r.window.images_per_second(); };
-  const auto wait = [](const RankWindow& r) { return r.window.wait_fraction; };
-  const auto [slow, fast] = std::minmax_element(ranks.begin(), ranks.end(),
-                                                [&](auto& a, auto& b) { return ips(a) < ips(b); });
-  const auto [calm, waits] = std::minmax_element(
-      ranks.begin(), ranks.end(), [&](auto& a, auto& b) { return wait(a) < wait(b); });
+  // Stragglers: the rule the cross-rank audit applies (find_stragglers, stoker/diagnose.h).
+  std::vector<RankPace> paces;
+  for (const RankWindow& r : ranks) {
+    paces.push_back({.images_per_second = r.window.images_per_second(),
+                     .wait_fraction = r.window.wait_fraction});
+  }
+  const std::vector<Straggler> stragglers = find_stragglers(paces, th.straggler);
   Diagnosis d;
-  if (ranks.size() >= 2 && (ips(*slow) < th.straggler_ratio * ips(*fast) ||
-                            wait(*waits) - wait(*calm) >= th.wait_outlier)) {
-    const bool by_rate = ips(*slow) < th.straggler_ratio * ips(*fast);
-    const RankWindow& straggler = by_rate ? *slow : *waits;
+  if (!stragglers.empty()) {
+    std::vector<std::string> named;
+    for (const Straggler& s : stragglers) {
+      const RankWindow& r = ranks[s.rank];
+      stats.ranks[s.rank].straggler = true;
+      named.push_back(fmt::format(
+          "rank {} straggles: {:.0f} images/s against a median of {:.0f} on the other ranks, "
+          "its consumer waited {:.0f} % against their {:.0f} %",
+          r.rank, paces[s.rank].images_per_second, s.others_images_per_second,
+          100 * r.window.wait_fraction, 100 * s.others_wait_fraction));
+    }
     d.verdict = Verdict::kRankImbalance;
-    d.summary = fmt::format(
-        "rank {} straggles: {:.0f} images/s against {:.0f} on rank {}, its consumer waited "
-        "{:.0f} % against {:.0f} % on rank {}; every step waits for the slowest rank",
-        straggler.rank, ips(straggler), ips(*fast), fast->rank, 100 * wait(straggler),
-        100 * wait(*calm), calm->rank);
+    d.summary = fmt::format("{}; every step waits for the slowest rank", fmt::join(named, "; "));
     d.evidence = evidence;
-    d.evidence.push_back(tel.cite(straggler.lines.back()->origin));
+    for (const Straggler& s : stragglers) {
+      d.evidence.push_back(tel.cite(ranks[s.rank].lines.back()->origin));
+    }
+    // The fastest rank's last line, for contrast.
+    const auto fast = std::max_element(ranks.begin(), ranks.end(), [](auto& a, auto& b) {
+      return a.window.images_per_second() < b.window.images_per_second();
+    });
     d.evidence.push_back(tel.cite(fast->lines.back()->origin));
     d.fixes = fixes::straggler();
   } else {

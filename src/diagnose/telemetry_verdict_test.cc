@@ -184,18 +184,61 @@ TEST(TelemetryVerdict, StatsStragglerRank) {
   const Diagnosis d = diagnose_telemetry(read({"stats_straggler.jsonl"}));
   EXPECT_EQ(d.verdict, Verdict::kRankImbalance) << d.summary;
   EXPECT_EQ(d.summary,
-            "rank 1 straggles: 1280 images/s against 2560 on rank 0, its consumer waited 55 % "
-            "against 5 % on rank 0; every step waits for the slowest rank");
+            "rank 1 straggles: 1280 images/s against a median of 2560 on the other ranks, its "
+            "consumer waited 55 % against their 5 %; every step waits for the slowest rank");
   ASSERT_EQ(d.numbers.stats->ranks.size(), 2u);
   EXPECT_EQ(d.numbers.stats->ranks[1].verdict, Verdict::kInputBoundCpu);
   EXPECT_EQ(d.numbers.stats->ranks[0].verdict, Verdict::kHealthy);
   EXPECT_NEAR(d.numbers.stats->ranks[1].images_per_second, 1280, 1e-9);
+  EXPECT_TRUE(d.numbers.stats->ranks[1].straggler);
+  EXPECT_FALSE(d.numbers.stats->ranks[0].straggler);
   EXPECT_EQ(d.evidence[0],
             "rank 0: 2560 images/s, consumer waited 5 %, workers 62 % busy over 6.0 s (6 "
             "lines): healthy");
   // The straggler's last line is quoted.
   EXPECT_TRUE(starts_with(d.evidence[2], fixture("stats_straggler.jsonl") + ":12: {"))
       << d.evidence[2];
+}
+
+// Stats lines of ranks at the given images/s (one 1 s window each, 5 % waits, three lines).
+std::string stats_lines(const std::vector<int>& rates) {
+  std::string out;
+  for (int line = 0; line < 3; ++line) {
+    for (size_t r = 0; r < rates.size(); ++r) {
+      out += nlohmann::json{{"stoker_stats", 1},
+                            {"time", 1764460000.0 + line},
+                            {"rank", r},
+                            {"world_size", rates.size()},
+                            {"threads", 8},
+                            {"cpus", 8},
+                            {"window",
+                             {{"seconds", 1.0},
+                              {"images", rates[r]},
+                              {"wait_fraction", 0.05},
+                              {"busy_fraction", 0.5},
+                              {"read_fraction", 0.02},
+                              {"cpu_utilisation", 0.5}}}}
+                 .dump() +
+             "\n";
+    }
+  }
+  return out;
+}
+
+TEST(TelemetryVerdict, StatsStragglersByTheAuditsRule) {
+  // 600 against 1000 images/s: a straggler, as stoker.torch.audit says (find_stragglers).
+  Diagnosis d = diagnose_telemetry(parse(stats_lines({600, 1000}), "two.jsonl"));
+  EXPECT_EQ(d.verdict, Verdict::kRankImbalance) << d.summary;
+  EXPECT_TRUE(d.numbers.stats->ranks[0].straggler);
+  // One fast rank among eight makes no stragglers of the other seven.
+  d = diagnose_telemetry(
+      parse(stats_lines({1000, 1000, 1000, 1000, 1000, 1000, 1000, 3000}), "eight.jsonl"));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  // The thresholds are the telemetry verdict's.
+  TelemetryThresholds loose;
+  loose.straggler.rate = 0.5;
+  d = diagnose_telemetry(parse(stats_lines({600, 1000}), "two.jsonl"), loose);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
 }
 
 TEST(TelemetryVerdict, StatsOneRankGoesThroughThePipelineVerdict) {
@@ -237,6 +280,8 @@ TEST(TelemetryVerdict, AStragglerDecidesWithTheGpuNumbersAttached) {
   const nlohmann::json n = to_json(d)["numbers"];
   EXPECT_EQ(n["ranks"].size(), 2u);
   EXPECT_EQ(n["ranks"][1]["lines"], 6);
+  EXPECT_EQ(n["ranks"][1]["straggler"], true);
+  EXPECT_EQ(n["ranks"][0]["straggler"], false);
   EXPECT_EQ(n["utilisation"]["combined"], d.numbers.utilisation->combined);
   EXPECT_FALSE(n.contains("stats"));
   EXPECT_FALSE(n.contains("wait_fraction"));  // a straggler has no agreed window

@@ -114,7 +114,8 @@ json numbers_json(const RankStatsNumbers& s) {
                      {"verdict", to_string(r.verdict)},
                      {"images_per_second", r.images_per_second},
                      {"wait_fraction", r.wait_fraction},
-                     {"busy_fraction", r.busy_fraction}});
+                     {"busy_fraction", r.busy_fraction},
+                     {"straggler", r.straggler}});
   }
   j["ranks"] = ranks;
   return j;

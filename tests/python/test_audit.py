@@ -1,11 +1,14 @@
 """The cross-rank audit (stoker.torch.audit): each sharding pattern reproduced on real gloo
 ranks and named, plus the judgement on hand-made records."""
 
+import json
+import subprocess
+
 import pytest
 
 import stoker
 import stoker.torch
-from conftest import launch
+from conftest import launch, stoker_bin
 
 
 def _patterns(report):
@@ -144,3 +147,61 @@ def test_a_distributed_sampler_that_pads_is_named(tmp_path):
     assert "overlap" in _patterns(report)
     assert report["checks"]["disjoint"] is False and report["checks"]["complete"] is False
     assert sum(r["count"] for r in report["ranks"]) == 24
+
+
+def test_analyse_takes_the_cores_thresholds_and_overrides():
+    ranks = _split_records([600, 1000], [0.05, 0.05])
+    assert stoker.torch.analyse_audit(ranks)["verdict"] == "rank-imbalance"
+    report = stoker.torch.analyse_audit(ranks, {"straggler_rate": 0.5})
+    assert report["verdict"] == "healthy"
+    assert report["ranks"] is ranks
+    with pytest.raises(ValueError, match="unknown audit threshold 'straggler_ratio'"):
+        stoker.torch.analyse_audit(ranks, {"straggler_ratio": 0.5})
+
+
+# -- one rule: the audit and `stoker doctor --telemetry` judge the same numbers alike ---------
+
+def _split_records(rates, waits):
+    """Records of a correct split of 20 samples (3 per batch) over len(rates) ranks, with these
+    images/s and wait fractions."""
+    g = len(rates)
+    batches = -(-20 // (3 * g))
+    count, total = stoker._stoker.group_digest(20, 3, g, "exact", True, 0, 0, 0, batches)
+    counts = [count // g + (count % g if i == 0 else 0) for i in range(g)]
+    return [_record(i, g, counts[i], total if i == 0 else 0, batches=batches, rate=rates[i],
+                    wait=waits[i]) for i in range(g)]
+
+
+def _stats_log(path, rates, waits):
+    """The stats JSON lines (docs/doctor.md) of ranks at these images/s and waits: three 1 s
+    windows each."""
+    with open(path, "w") as f:
+        for t in range(3):
+            for rank, (rate, wait) in enumerate(zip(rates, waits)):
+                f.write(json.dumps({
+                    "stoker_stats": 1, "time": 1764460000.0 + t, "rank": rank,
+                    "world_size": len(rates), "threads": 8, "cpus": 8,
+                    "window": {"seconds": 1.0, "images": rate, "wait_fraction": wait,
+                               "busy_fraction": 0.5, "read_fraction": 0.02,
+                               "cpu_utilisation": 0.5}}) + "\n")
+
+
+@pytest.mark.parametrize("rates,waits,verdict,stragglers", [
+    ([600, 1000], [0.05, 0.05], "rank-imbalance", [0]),  # issue 28's example
+    ([900, 1000], [0.05, 0.05], "healthy", []),
+    ([1000, 1000, 1000], [0.05, 0.04, 0.55], "rank-imbalance", [2]),  # late input, lockstep
+    ([1000] * 7 + [3000], [0.05] * 8, "healthy", []),  # one fast rank makes no stragglers
+], ids=["600-vs-1000", "900-vs-1000", "lockstep-wait", "one-fast-of-eight"])
+def test_the_audit_and_the_doctor_give_one_verdict(tmp_path, rates, waits, verdict, stragglers):
+    audit = stoker.torch.analyse_audit(_split_records(rates, waits))
+    log = tmp_path / "stats.jsonl"
+    _stats_log(log, rates, waits)
+    out = subprocess.run([str(stoker_bin()), "doctor", "--telemetry", str(log), "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    doctor = json.loads(out)
+    assert audit["verdict"] == doctor["verdict"] == verdict, (audit["summary"],
+                                                             doctor["summary"])
+    assert audit["checks"] == {"disjoint": True, "complete": True, "balanced": True}
+    assert {f["pattern"] for f in audit["findings"]} <= {"straggler"}
+    assert [f["ranks"] for f in audit["findings"]] == [[r] for r in stragglers]
+    assert [r["rank"] for r in doctor["numbers"]["ranks"] if r["straggler"]] == stragglers

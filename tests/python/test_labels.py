@@ -91,6 +91,9 @@ def test_tsv_header_integer_multi_label_and_label_free(tmp_path, images):
     with pytest.raises(ValueError, match="need labels"):
         stoker.Loader(free, 6, transform="eval", size=16, threads=1,
                       batch_transform=T.MixUp(num_classes=2))
+    # Without num_classes, the data set's class count, which a label-free list does not have.
+    with pytest.raises(ValueError, match="need labels: .* has none"):
+        stoker.Loader(free, 6, transform="eval", size=16, threads=1, batch_transform=T.MixUp())
 
 
 def test_bad_rows_and_columns_are_errors_naming_the_line(tmp_path, images):
@@ -106,3 +109,38 @@ def test_bad_rows_and_columns_are_errors_naming_the_line(tmp_path, images):
     jl.write_text(json.dumps({"path": images[0], "label": 1}) + "\n" + "not json\n")
     with pytest.raises(stoker.ArgumentError, match=r"bad\.jsonl:2: not JSON"):
         stoker.open_dataset(jl)
+
+
+def test_mix_without_num_classes_takes_the_data_sets_classes(tmp_path, images):
+    path = tmp_path / "train.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["path", "label"])
+        for i, image in enumerate(images):
+            w.writerow([image, ["cat", "dog", "bird", "fish", "owl"][i % 5]])
+    mix = T.RandomChoice([T.MixUp(0.8), T.CutMix(1.0)], p=[0.25, 0.75])
+    loader = stoker.Loader(path, 4, transform="eval", size=16, threads=1, batch_transform=mix)
+    config = loader._core.config.mix  # run by the workers, not in Python
+    assert (config.num_classes, config.mixup_alpha, config.cutmix_alpha) == (5, 0.8, 1.0)
+    assert config.mixup_p == 0.25
+    batch = next(iter(loader))
+    assert batch.labels.shape == (4, 5) and batch.labels.dtype == torch.float32
+    assert torch.allclose(batch.labels.sum(1), torch.ones(4))
+    # The same with the count given; a different one for each is refused.
+    given = stoker.Loader(path, 4, transform="eval", size=16, threads=1,
+                          batch_transform=T.MixUp(0.8, num_classes=5))
+    assert given._core.config.mix.num_classes == 5
+    with pytest.raises(ValueError, match=r"one soft-label width .* \[4, 5\]"):
+        stoker.Loader(path, 4, transform="eval", size=16, threads=1,
+                      batch_transform=T.RandomChoice([T.MixUp(), T.CutMix(num_classes=4)]))
+
+
+def test_mix_runs_in_the_workers_only():
+    # Beside a Python callable in a RandomChoice, or called on tensors: refused, saying why.
+    with pytest.raises(ValueError, match="one MixUp, one CutMix or a choice of one of each"):
+        stoker.Loader("/nonexistent", 4,
+                      batch_transform=T.RandomChoice([T.MixUp(), lambda x, y: (x, y)]))
+    with pytest.raises(ValueError, match="one MixUp, one CutMix or a choice of one of each"):
+        stoker.Loader("/nonexistent", 4, batch_transform=T.RandomChoice([T.MixUp(), T.MixUp()]))
+    with pytest.raises(TypeError, match="torchvision.transforms.v2.CutMix"):
+        T.CutMix()(torch.zeros(2, 3, 8, 8), torch.zeros(2, dtype=torch.int64))

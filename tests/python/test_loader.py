@@ -386,6 +386,20 @@ def test_transform_config_is_the_keywords_in_one_object(small_set):
         stoker.Loader(small_set, 3, transform=stoker.TransformConfig(flip_p=1.5))
 
 
+def test_transform_defaults_are_the_cores():
+    """TransformConfig() converts to exactly the C++ struct's defaults (stoker/transform.h),
+    and the ImageNet statistics are the C++ ones, as doubles."""
+    core, ours = stoker._stoker.TransformConfig(), stoker.TransformConfig()._core()
+    for field in ("kind", "output", "size", "height", "width", "channels", "scale", "ratio",
+                  "flip_p", "crop_fraction", "resize", "resize_height", "resize_width", "mean",
+                  "std", "dct_scaling"):
+        assert getattr(ours, field) == getattr(core, field), field
+    assert ours.ops == [] and ours.erasing.p == core.erasing.p == 0
+    assert stoker.IMAGENET_MEAN == (0.485, 0.456, 0.406)
+    assert stoker.IMAGENET_STD == (0.229, 0.224, 0.225)
+    assert stoker.TransformConfig().kind == "train" and stoker.TransformConfig().size == 224
+
+
 def test_a_loader_under_stoker_monitor_appends_its_stats_lines(small_set, tmp_path, monkeypatch):
     stats = tmp_path / "m.log.stats.jsonl"
     monkeypatch.setenv("STOKER_STATS_FILE", str(stats))
