@@ -3,7 +3,7 @@
 # HEAD inside a brand-new minimal Debian 12 root, as a new user's machine would: nothing there
 # but debootstrap's minbase, so every dependency must come from the repo's own scripts.
 #
-# It is ../shared/tools/fresh-check.sh's job, with what that script leaves out of this machine's
+# It does what a bare debootstrap check does, plus what such a check leaves out of this machine's
 # package set-up (it fails every pip call in the new root):
 #   - pip's configuration *and the files it names* (/etc/xdg/pip/constraints.txt: fresh-check
 #     copies pip.conf only, so pip stops with "Could not open requirements file");
