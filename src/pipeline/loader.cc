@@ -18,6 +18,7 @@
 #include "stoker/error.h"
 #include "stoker/log.h"
 #include "stoker/rng.h"
+#include "util/env_vars.h"
 #include "util/mutex.h"
 #include "util/task_pool.h"
 
@@ -88,6 +89,11 @@ class Loader::Impl {
     STOKER_CHECK_ARG(dataset_->size() >= 1, "{}: the dataset is empty", dataset_->describe());
     config_.transform.validate();
     config_.mix.validate();
+    config_.read_retries.validate();
+    STOKER_CHECK_ARG(config_.close_timeout_seconds >= util::kCloseTimeout.low &&
+                         config_.close_timeout_seconds <= util::kCloseTimeout.high,
+                     "close_timeout_seconds must be in [{}, {}] (got {})", util::kCloseTimeout.low,
+                     util::kCloseTimeout.high, config_.close_timeout_seconds);
     // Float labels: MixUp/CutMix's soft rows, or a multi-label dataset's multi-hot ones.
     if (config_.mix.enabled()) {
       STOKER_CHECK_ARG(!dataset_->classes().empty(), "MixUp/CutMix need labels: {} has none",
@@ -542,8 +548,8 @@ class Loader::Impl {
     try {
       const double t0 = thread_cpu_seconds();
       const auto read_start = SteadyClock::now();
-      read_with_retries(*dataset_, index,
-                        scratch.bytes);  // an I/O error is tried again, then fatal
+      read_with_retries(*dataset_, index, scratch.bytes,
+                        config_.read_retries);  // an I/O error is tried again, then fatal
       read_wall = seconds_since(read_start);
       cpu.read = thread_cpu_seconds() - t0;
       Rng rng(stream_key(config_.seed, static_cast<uint64_t>(batch.epoch),
@@ -747,10 +753,9 @@ Loader::~Loader() {
     return;
   }
   // A worker stuck in a read (a hung mount, a stalled server) would hold the destructor for
-  // ever: after STOKER_CLOSE_TIMEOUT seconds (default 10) its threads are abandoned with the
-  // Impl they use, never joined, and the warning says so.
-  const char* text = std::getenv("STOKER_CLOSE_TIMEOUT");
-  const double timeout = text != nullptr && *text != '\0' ? std::atof(text) : 10.0;
+  // ever: after close_timeout_seconds its threads are abandoned with the Impl they use, never
+  // joined, and the warning says so.
+  const double timeout = impl_->config().close_timeout_seconds;
   const int stuck = impl_->settle(timeout);
   if (stuck > 0) {
     log(LogLevel::kWarning,
