@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@
 #include "stoker/cuda.h"
 #include "stoker/image.h"
 #include "stoker/rng.h"
+#include "util/env_vars.h"
+#include "util/test_util.h"
 
 namespace stoker::cuda {
 namespace {
@@ -33,8 +36,7 @@ namespace fs = std::filesystem;
   do {                                                               \
     std::string why;                                                 \
     if (!available(&why)) {                                          \
-      const char* require = std::getenv("STOKER_REQUIRE_GPU");       \
-      if (require != nullptr && std::string(require) == "1") {       \
+      if (util::env_string(util::kRequireGpu) == "1") {              \
         FAIL() << "STOKER_REQUIRE_GPU=1 but no usable GPU: " << why; \
       }                                                              \
       GTEST_SKIP() << "no GPU: " << why;                             \
@@ -85,9 +87,8 @@ void for_each_batch_pair(Loader& cpu, GpuLoader& gpu, int64_t epoch, Compare com
 class GpuTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const char* tmp = std::getenv("STOKER_TEST_TMP");
-    root_ = fs::path(tmp ? tmp : "/tmp") / fmt::format("cuda_test_{}", ::getpid());
-    fs::remove_all(root_);
+    dir_ = std::make_unique<test::TempDir>("cuda_test");
+    root_ = dir_->path();
     for (int i = 0; i < kImages; ++i) {
       Rng rng(stream_key(5, i));
       const int w = 40 + static_cast<int>(rng.bounded(600));
@@ -103,7 +104,7 @@ class GpuTest : public ::testing::Test {
           .write(reinterpret_cast<const char*>(jpeg.data()), std::streamsize(jpeg.size()));
     }
   }
-  static void TearDownTestSuite() { fs::remove_all(root_); }
+  static void TearDownTestSuite() { dir_.reset(); }
 
   static LoaderConfig config(OutputKind output, int batch = 8) {
     LoaderConfig c;
@@ -118,10 +119,9 @@ class GpuTest : public ::testing::Test {
   }
 
   static constexpr int kImages = 37;
-  static fs::path root_;
+  static inline std::unique_ptr<test::TempDir> dir_;
+  static inline fs::path root_;
 };
-
-fs::path GpuTest::root_;
 
 // GPU batches against the CPU loader's for every dtype: bytes equal (the shared arithmetic),
 // and in any case within 1 (0-255) / 1e-2 (normalised), the bound.

@@ -79,7 +79,8 @@ class GpuLoaderHandle : public Closable<cuda::GpuLoader> {
             dataset, config, device,
             cuda::GpuDecodeConfig{cuda::parse_decode_on(decode), jpeg_backend})),
         dataset_(dataset),
-        sampler_(get()->host()) {}
+        sampler_(get()->host()),
+        stats_file_(get()->host(), StatsFileConfig{}) {}
   const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
 
   // The stats line of the host loader (see StatsSampler); the loader held for the call.
@@ -88,9 +89,17 @@ class GpuLoaderHandle : public Closable<cuda::GpuLoader> {
     return sampler_.sample(advance).dump();
   }
 
+  // Under `stoker monitor`: a stats line to its file when one is due (now, with `force`).
+  void write_stats(bool force) {
+    const std::shared_ptr<cuda::GpuLoader> loader = get();
+    force ? stats_file_.write_now() : stats_file_.tick();
+  }
+
  private:
   std::shared_ptr<Dataset> dataset_;
-  StatsSampler sampler_;  // of the loader this handle owns; used only while get() succeeds
+  // Of the host loader this handle owns; used only while get() succeeds.
+  StatsSampler sampler_;
+  StatsFileWriter stats_file_;
 };
 
 void register_gpu_loader(py::module_& m) {
@@ -151,6 +160,7 @@ void register_gpu_loader(py::module_& m) {
           py::arg("state"), Release())
       .def("stats", [](const GpuLoaderHandle& h) { return h.get()->host().stats(); })
       .def("stats_json", &GpuLoaderHandle::stats_json, py::arg("advance") = true)
+      .def("write_stats", &GpuLoaderHandle::write_stats, py::arg("force") = false)
       .def(
           "diagnose",
           [](const GpuLoaderHandle& h, bool measure, int sample) {

@@ -4,6 +4,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,30 @@ namespace py = pybind11;
 namespace stoker::python {
 
 void register_dataset(py::module_& m) {
+  py::class_<IoRetryPolicy>(m, "IoRetryPolicy")
+      .def(py::init<>())
+      .def_readwrite("attempts", &IoRetryPolicy::attempts)
+      .def_readwrite("first_backoff_s", &IoRetryPolicy::first_backoff_s)
+      .def("validate", &IoRetryPolicy::validate);
+  // Built with the C++ defaults, which read the environment (stoker/io_config.h).
+  py::class_<IoConfig>(m, "IoConfig")
+      .def(py::init<>())
+      .def_readwrite("retries", &IoConfig::retries)
+      .def_readwrite("connect_timeout_s", &IoConfig::connect_timeout_s)
+      .def_readwrite("stall_timeout_s", &IoConfig::stall_timeout_s)
+      .def_readwrite("read_ahead_connections", &IoConfig::read_ahead_connections)
+      .def_readwrite("read_ahead_bytes", &IoConfig::read_ahead_bytes)
+      .def_readwrite("remote_cache_dir", &IoConfig::remote_cache_dir)
+      .def_readwrite("remote_cache_bytes", &IoConfig::remote_cache_bytes)
+      .def_property(
+          "packed_io", [](const IoConfig& c) { return std::string(to_string(c.packed_io)); },
+          [](IoConfig& c, const std::string& name) { c.packed_io = parse_packed_io(name); })
+      .def_property(
+          "s3_addressing",
+          [](const IoConfig& c) { return std::string(to_string(c.s3_addressing)); },
+          [](IoConfig& c, const std::string& name) { c.s3_addressing = parse_s3_addressing(name); })
+      .def("validate", &IoConfig::validate);
+
   py::class_<Dataset, std::shared_ptr<Dataset>>(m, "Dataset")
       .def("__len__", &Dataset::size)
       .def_property_readonly("size", &Dataset::size)
@@ -36,13 +61,16 @@ void register_dataset(py::module_& m) {
   // Scanning a large folder takes a while: the GIL is released meanwhile.
   m.def(
       "open_dataset",
-      [](const std::string& path, const std::string& path_column, const std::string& label_column) {
-        return open_dataset(path, FileListConfig{path_column, label_column});
+      [](const std::string& path, const std::string& path_column, const std::string& label_column,
+         const std::optional<IoConfig>& io) {
+        return open_dataset(path, FileListConfig{path_column, label_column},
+                            io.value_or(IoConfig{}));
       },
       py::arg("path"), py::arg("path_column") = "", py::arg("label_column") = "",
-      py::call_guard<py::gil_scoped_release>(),
+      py::arg("io") = std::nullopt, py::call_guard<py::gil_scoped_release>(),
       "Opens a packed dataset, an image folder or a file list (CSV/TSV/JSON lines: the path "
-      "and label columns by name, or the usual names when empty).");
+      "and label columns by name, or the usual names when empty); `io` (None: the defaults) "
+      "says how it reads its storage.");
 }
 
 }  // namespace stoker::python

@@ -78,7 +78,10 @@ struct BatchRef {
 class LoaderHandle : public Closable<Loader> {
  public:
   LoaderHandle(std::shared_ptr<Dataset> dataset, const LoaderConfig& config)
-      : Closable(std::make_shared<Loader>(dataset, config)), dataset_(dataset), sampler_(*get()) {}
+      : Closable(std::make_shared<Loader>(dataset, config)),
+        dataset_(dataset),
+        sampler_(*get()),
+        stats_file_(*get(), StatsFileConfig{}) {}
 
   const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
 
@@ -88,9 +91,17 @@ class LoaderHandle : public Closable<Loader> {
     return sampler_.sample(advance).dump();
   }
 
+  // Under `stoker monitor`: a stats line to its file when one is due (now, with `force`).
+  void write_stats(bool force) {
+    const std::shared_ptr<Loader> loader = get();
+    force ? stats_file_.write_now() : stats_file_.tick();
+  }
+
  private:
   std::shared_ptr<Dataset> dataset_;
-  StatsSampler sampler_;  // of the loader this handle owns; used only while get() succeeds
+  // Of the loader this handle owns; used only while get() succeeds.
+  StatsSampler sampler_;
+  StatsFileWriter stats_file_;
 };
 
 using Release = py::call_guard<py::gil_scoped_release>;
@@ -198,7 +209,9 @@ void register_configs(py::module_& m) {
       .def_readwrite("world_size", &LoaderConfig::world_size)
       .def_readwrite("bad_samples", &LoaderConfig::bad_samples)
       .def_readwrite("transform", &LoaderConfig::transform)
-      .def_readwrite("mix", &LoaderConfig::mix);
+      .def_readwrite("mix", &LoaderConfig::mix)
+      .def_readwrite("read_retries", &LoaderConfig::read_retries)
+      .def_readwrite("close_timeout_seconds", &LoaderConfig::close_timeout_seconds);
 
   py::class_<StageSeconds>(m, "StageSeconds")
       .def_readonly("read", &StageSeconds::read)
@@ -338,6 +351,9 @@ void register_loader(py::module_& m) {
           py::arg("state"), Release())
       .def("stats", [](const LoaderHandle& h) { return h.get()->stats(); })
       .def("stats_json", &LoaderHandle::stats_json, py::arg("advance") = true)
+      .def("write_stats", &LoaderHandle::write_stats, py::arg("force") = false,
+           "Under `stoker monitor` (STOKER_STATS_FILE): a stats line to its file every "
+           "STOKER_STATS_INTERVAL seconds, or now with force (stoker/loader_stats.h).")
       .def(
           "diagnose",
           [](const LoaderHandle& h, bool measure, int sample) {

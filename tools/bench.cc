@@ -3,10 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -49,46 +46,20 @@ int64_t peak_rss_kib() {
   return 0;
 }
 
-// Writes a stats JSON line every `interval` seconds while the bench runs.
-class StatsLog {
- public:
-  StatsLog(const Loader& loader, const BenchFlags& f)
-      : sampler_(loader), interval_(f.stats_interval) {
-    // Under `stoker monitor` (STOKER_STATS_FILE set), the lines go to the monitor's stats file
-    // even without --stats, appended beside other loaders' (docs/doctor.md, "The monitor").
-    const char* monitored = std::getenv("STOKER_STATS_FILE");
-    if (!f.stats && (monitored == nullptr || *monitored == '\0')) return;
-    enabled_ = true;
-    // --stats-file starts its own file; the monitor's is shared, so it is appended to; plain
-    // --stats writes to stderr.
-    const bool own = !f.stats_file.empty();
-    if (own || !f.stats) {
-      const std::string path = own ? f.stats_file : std::string(monitored);
-      file_.open(path, own ? std::ios::trunc : std::ios::app);
-      if (!file_.good()) STOKER_THROW_IO(errno, path, "{}: cannot write the stats file", path);
-    }
-    last_ = std::chrono::steady_clock::now();
+// Where bench's stats lines go: --stats-file (its own file, started afresh), else with --stats
+// standard error, else the monitor's shared file when `stoker monitor` runs bench
+// (STOKER_STATS_FILE: appended to, beside other loaders' lines; docs/doctor.md).
+StatsFileConfig stats_file_config(const BenchFlags& f) {
+  StatsFileConfig c;
+  if (!f.stats_file.empty()) {
+    c.path = f.stats_file;
+    c.truncate = true;
+  } else if (f.stats) {
+    c.path = "-";
   }
-  void tick(bool force = false) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (!force && std::chrono::duration<double>(now - last_).count() < interval_) return;
-    last_ = now;
-    const std::string line = sampler_.sample().dump();
-    if (file_.is_open()) {
-      file_ << line << "\n" << std::flush;
-    } else {
-      std::fprintf(stderr, "%s\n", line.c_str());
-    }
-  }
-
- private:
-  StatsSampler sampler_;
-  double interval_;
-  bool enabled_ = false;
-  std::ofstream file_;
-  std::chrono::steady_clock::time_point last_;
-};
+  if (f.stats_interval) c.interval_seconds = *f.stats_interval;
+  return c;
+}
 
 // The bytes of a delivered batch's images, for --digest (a device batch is copied back).
 std::span<const uint8_t> image_bytes(const Batch& b, std::vector<uint8_t>&) { return b.images; }
@@ -112,7 +83,7 @@ struct GpuSource {
 // Loader, or a GpuSource whose batches live on the GPU.
 template <typename Source>
 BenchResult run_bench(Source& loader, int64_t first_epoch, int64_t images, bool digest,
-                      StatsLog* stats_log = nullptr) {
+                      StatsFileWriter* stats_log = nullptr) {
   std::vector<uint8_t> copy;
   BatchDigest hash;
   BenchResult result;
@@ -158,12 +129,12 @@ double rate(const BenchResult& r) { return r.seconds > 0 ? r.images / r.seconds 
 
 int report_bench(const BenchFlags& f, const Dataset& dataset, const Loader& loader,
                  const BenchResult& r, double open_seconds, const std::string& device,
-                 StatsLog& stats_log);
+                 StatsFileWriter& stats_log);
 
 int cmd_bench(const BenchFlags& f) {
   STOKER_CHECK_ARG(f.decode != "gpu" || f.device == "cuda", "--decode gpu needs --device cuda");
   const auto open_start = std::chrono::steady_clock::now();
-  auto dataset = open_dataset(f.data);
+  auto dataset = open_dataset(f.data, {}, io_config(f));
   const double open_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - open_start).count();
   BenchResult r;
@@ -180,7 +151,7 @@ int cmd_bench(const BenchFlags& f) {
                          : decoding.hardware_decoder ? "gpu (hardware decoder)"
                                                      : "gpu (hybrid)");
     GpuSource source{gpu};
-    StatsLog stats_log(gpu.host(), f);
+    StatsFileWriter stats_log(gpu.host(), stats_file_config(f));
     r = run_bench(source, f.epoch, f.images, f.digest, &stats_log);
     return report_bench(f, *dataset, gpu.host(), r, open_seconds, device, stats_log);
 #else
@@ -190,19 +161,19 @@ int cmd_bench(const BenchFlags& f) {
 #endif
   }
   Loader loader(dataset, loader_config(f));
-  StatsLog stats_log(loader, f);
+  StatsFileWriter stats_log(loader, stats_file_config(f));
   r = run_bench(loader, f.epoch, f.images, f.digest, &stats_log);
   return report_bench(f, *dataset, loader, r, open_seconds, device, stats_log);
 }
 
 int report_bench(const BenchFlags& f, const Dataset& dataset_ref, const Loader& loader_ref,
                  const BenchResult& r, double open_seconds, const std::string& device,
-                 StatsLog& stats_log) {
+                 StatsFileWriter& stats_log) {
   const Dataset* dataset = &dataset_ref;
   const Loader* loader = &loader_ref;
   const auto& s = r.stats;
   std::optional<Diagnosis> diagnosis;
-  stats_log.tick(true);  // the last window (a no-op without --stats or a monitor)
+  stats_log.write_now();  // the last window (a no-op without --stats or a monitor)
   if (f.stats) {
     // The live verdict over the whole run (the per-interval lines carry the windows).
     diagnosis = diagnose_loader(*loader, f.measure_fixes);
@@ -282,8 +253,8 @@ class Bench : public Command {
     cmd_->add_flag("--stats", f_.stats,
                    "live stats JSON lines (stderr or --stats-file) and the live verdict");
     cmd_->add_option("--stats-file", f_.stats_file, "write the stats lines here")->needs("--stats");
-    cmd_->add_option("--stats-interval", f_.stats_interval, "seconds between stats lines")
-        ->check(above(0));
+    cmd_->add_option("--stats-interval", f_.stats_interval,
+                     "seconds between stats lines (default: $STOKER_STATS_INTERVAL, else 1)");
     cmd_->add_flag("!--no-measure-fixes", f_.measure_fixes,
                    "with --stats: do not measure the fixes on a sample of DATA");
     cmd_->add_option("--device", f_.device,

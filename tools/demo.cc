@@ -73,14 +73,15 @@ int cmd_demo(BenchFlags f, const DemoConfig& o) {
     synthesize_image_folder(data, SynthConfig{.images = o.images});
     std::ofstream(stamp) << want << "\n";
   }
-  auto dataset = open_dataset(data);
+  const IoConfig io = io_config(f);
+  auto dataset = open_dataset(data, {}, io);
   const std::filesystem::path packed_dir = o.dir + "-raw256";
   PackConfig pack;
   pack.mode = PackMode::kRaw;
   pack.max_side = 256;
   pack.replace = true;  // the demo's own copy: a set generated anew replaces its old pack
   pack_dataset(*dataset, o.dir, packed_dir, pack);  // a no-op once the pack is complete
-  auto packed = open_packed(packed_dir);
+  auto packed = open_packed(packed_dir, io);
 
   const double demand = o.gpus * o.gpu_rate;
   fmt::print(

@@ -1,6 +1,7 @@
 #include "loader_flags.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 
 #include "stoker/sampler.h"
 #include "stoker/transform.h"
@@ -36,6 +37,60 @@ void add_loader_flags(CLI::App& cmd, BenchFlags& f) {
       ->check(CLI::IsMember({"error", "skip"}));
   cmd.add_flag("--no-shuffle", f.no_shuffle, "dataset order instead of a permutation");
   cmd.add_flag("--exact-decode", f.exact_decode, "decode at full scale (no DCT scaling)");
+
+  // Storage: the defaults are IoConfig's (docs/environment.md), checked by it.
+  cmd.add_option("--io-attempts", f.io_attempts,
+                 "tries in all of a read failing with an I/O error, per sample end to end "
+                 "(default: $STOKER_IO_ATTEMPTS, else 3)");
+  cmd.add_option("--io-backoff", f.io_first_backoff,
+                 "seconds before the second try, x4 before each later one (default: 0.05)");
+  cmd.add_option("--connect-timeout", f.connect_timeout,
+                 "remote data: seconds to connect (default: 10)");
+  cmd.add_option("--stall-timeout", f.stall_timeout,
+                 "remote data: a transfer under 1 KiB/s for this many seconds fails "
+                 "(default: $STOKER_REMOTE_TIMEOUT, else 30)");
+  cmd.add_option("--read-ahead-connections", f.read_ahead_connections,
+                 "remote data: connections fetching samples ahead, 0 for none "
+                 "(default: $STOKER_READAHEAD_CONNECTIONS, else 32)");
+  cmd.add_option("--read-ahead-mib", f.read_ahead_mib,
+                 "remote data: MiB the read-ahead may hold (default: $STOKER_READAHEAD_MIB, "
+                 "else 256)");
+  cmd.add_option("--remote-cache", f.remote_cache,
+                 "remote data: node-local folder caching whole objects "
+                 "(default: $STOKER_REMOTE_CACHE, else none)");
+  cmd.add_option("--remote-cache-mib", f.remote_cache_mib,
+                 "remote data: MiB the cache may hold (default: $STOKER_REMOTE_CACHE_MIB, else "
+                 "10240)");
+  cmd.add_option("--packed-io", f.packed_io,
+                 "packed shards: mmap or pread (default: $STOKER_PACKED_IO, else mmap)");
+  cmd.add_option("--s3-addressing", f.s3_addressing,
+                 "s3:// locations: auto, path or virtual (default: "
+                 "$STOKER_S3_ADDRESSING_STYLE, else auto)");
+  cmd.add_option("--close-timeout", f.close_timeout,
+                 "seconds closing waits for reads in flight before abandoning stuck workers "
+                 "(default: $STOKER_CLOSE_TIMEOUT, else 10)");
+}
+
+namespace {
+
+// MiB from a flag as bytes; a value whose bytes do not fit is left for IoConfig to refuse.
+uint64_t mib_bytes(uint64_t mib) { return mib > (UINT64_MAX >> 20) ? UINT64_MAX : mib << 20; }
+
+}  // namespace
+
+IoConfig io_config(const BenchFlags& f) {
+  IoConfig io;
+  if (f.io_attempts) io.retries.attempts = *f.io_attempts;
+  if (f.io_first_backoff) io.retries.first_backoff_s = *f.io_first_backoff;
+  if (f.connect_timeout) io.connect_timeout_s = *f.connect_timeout;
+  if (f.stall_timeout) io.stall_timeout_s = *f.stall_timeout;
+  if (f.read_ahead_connections) io.read_ahead_connections = *f.read_ahead_connections;
+  if (f.read_ahead_mib) io.read_ahead_bytes = mib_bytes(*f.read_ahead_mib);
+  if (f.remote_cache) io.remote_cache_dir = *f.remote_cache;
+  if (f.remote_cache_mib) io.remote_cache_bytes = mib_bytes(*f.remote_cache_mib);
+  if (f.packed_io) io.packed_io = parse_packed_io(*f.packed_io);
+  if (f.s3_addressing) io.s3_addressing = parse_s3_addressing(*f.s3_addressing);
+  return io;
 }
 
 LoaderConfig loader_config(const BenchFlags& f) {
@@ -54,6 +109,8 @@ LoaderConfig loader_config(const BenchFlags& f) {
   config.transform.output = parse_output_kind(f.output);
   config.transform.size = f.size;
   config.transform.decode.dct_scaling = !f.exact_decode;
+  config.read_retries = io_config(f).retries;
+  if (f.close_timeout) config.close_timeout_seconds = *f.close_timeout;
   return config;
 }
 

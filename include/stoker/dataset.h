@@ -51,6 +51,8 @@
 #include <string>
 #include <vector>
 
+#include "stoker/io_config.h"
+
 namespace stoker {
 
 class Dataset {
@@ -91,8 +93,9 @@ class Dataset {
 };
 
 struct ImageFolderConfig {
-  // Where to cache the folder's index: empty = $STOKER_CACHE_DIR, else $XDG_CACHE_HOME/stoker,
-  // else ~/.cache/stoker; "off" (or, for empty, STOKER_CACHE_DIR=off) disables the cache.
+  // Where to cache the folder's index: empty = $STOKER_CACHE_DIR (read when the folder is
+  // opened), else $XDG_CACHE_HOME/stoker, else ~/.cache/stoker; "off" (or, for empty,
+  // STOKER_CACHE_DIR=off) disables the cache.
   // The cache is never a source of errors: a bad file is ignored, a failed write is a warning.
   std::string cache = "";
 };
@@ -115,19 +118,16 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list,
 // A folder opens as an ImageFolder, a regular file as a file list (`lists` for its columns),
 // a packed dataset's folder or manifest as the packed dataset; a .tar path, a pattern with
 // braces or "::", or an http(s):// or s3:// location as WebDataset shards (`lists`'
-// label_column: the label's extension or JSON member).
+// label_column: the label's extension or JSON member). `io` (validated here) says how the
+// dataset reads its storage, for as long as it lives (stoker/io_config.h).
 std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
-                                      const FileListConfig& lists = {});
-
-// How often a read that failed with an I/O error (ErrorKind::kIo) is tried again.
-struct IoRetryPolicy {
-  int attempts = 3;               // tries in all, at least 1
-  double first_backoff_s = 0.05;  // the wait before the second try; x4 before each later one
-};
+                                      const FileListConfig& lists = {}, const IoConfig& io = {});
 
 // data.read(index, out), tried again after an I/O error as `policy` says (a flaky network
 // mount, a storage server restarting); other kinds of error are not retried. The last I/O
 // error is rethrown with the number of tries added to its message, keeping errno and path.
+// These are the sample's only retries: meanwhile the remote layer sends each request once
+// (stoker/io_config.h), so a sample costs at most policy.attempts requests.
 void read_with_retries(const Dataset& data, int64_t index, std::vector<uint8_t>& out,
                        const IoRetryPolicy& policy = {});
 

@@ -60,6 +60,12 @@ class HostMemory {
   virtual void deallocate(uint8_t* p, size_t bytes) noexcept = 0;
 };
 
+namespace detail {
+// STOKER_CLOSE_TIMEOUT, else 10 (docs/environment.md); an ArgumentError naming the variable
+// when it is malformed.
+double default_close_timeout_seconds();
+}  // namespace detail
+
 struct LoaderConfig {
   int batch_size = 256;
   int threads = 0;   // 0: default_threads(rank info)
@@ -93,6 +99,14 @@ struct LoaderConfig {
   // encoded_bytes); other images are decoded by the workers as before.
   bool stage_encoded_jpegs = false;
   std::shared_ptr<HostMemory> memory;  // nullptr: ordinary (pageable) memory
+  // How often a sample's read that fails with an I/O error is tried (read_with_retries): the
+  // sample's only retries, end to end (stoker/io_config.h). Give the IoConfig::retries the
+  // dataset was opened with, to have one policy for both.
+  IoRetryPolicy read_retries;
+  // Seconds the destructor waits for reads in flight (in [0, 86400]); a worker still stuck in
+  // a read after that (a hung mount, a stalled server) is abandoned, with a warning, rather
+  // than holding the destructor for ever.
+  double close_timeout_seconds = detail::default_close_timeout_seconds();
 };
 
 // Frees a batch buffer: through `memory` when set, else aligned operator delete.

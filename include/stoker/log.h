@@ -1,5 +1,6 @@
 // Minimal leveled logging to stderr, safe from any thread (one write per message).
-// STOKER_LOG_LEVEL=debug|info|warning|error sets the threshold (default: info).
+// STOKER_LOG_LEVEL=debug|info|warning|error sets the threshold (default: info), read at the
+// first message; another value is reported by an error line naming it, and info applies.
 // Messages are printed through printable(): file names come from the data, and a name with a
 // newline or an ANSI escape must not forge a line or repaint the terminal.
 #pragma once

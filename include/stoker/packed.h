@@ -13,7 +13,8 @@
 // called from any thread (no mutable state).
 //
 // Reading: shards are mapped read-only (the pages read count in RSS as shared file pages);
-// STOKER_PACKED_IO=pread reads records with preadv instead (docs/format.md, "Reading"). Opening
+// IoConfig::packed_io = kPread (STOKER_PACKED_IO=pread) reads records with preadv instead
+// (docs/format.md, "Reading"). Opening
 // a packed dataset installs a process-wide SIGBUS handler (once) that chains to the one before
 // it: a page that cannot be read (the shard shrank while open, an I/O error) throws an I/O
 // Error "SHARD: record j at byte offset N: cannot be read ..." instead of ending the process. A
@@ -106,8 +107,9 @@ bool is_packed_dataset(const std::filesystem::path& path);
 // Opens a packed dataset: checks the manifest and every shard's header, footer, size, index
 // checksum and agreement with the manifest, then maps the indexes. Memory: the mapped indexes
 // plus O(shards + classes); no per-record heap objects. read() verifies the record's checksum
-// and bounds; name(i) is "OUT/shard-00003.stk#17". Throws naming the file and reason.
-std::shared_ptr<Dataset> open_packed(const std::filesystem::path& path);
+// and bounds; name(i) is "OUT/shard-00003.stk#17". Throws naming the file and reason. `io`
+// (validated here): how its shards are read, local (packed_io) or remote.
+std::shared_ptr<Dataset> open_packed(const std::filesystem::path& path, const IoConfig& io = {});
 
 struct VerifyReport {
   int64_t shards = 0;

@@ -23,7 +23,6 @@ import dataclasses
 import json
 import math
 import os
-import time
 from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from . import _stoker
@@ -39,8 +38,8 @@ try:  # torch is optional: without it batches hold numpy arrays.
 except ImportError:  # pragma: no cover - exercised only where torch is absent
     _torch = None
 
-__all__ = ["ArgumentError", "BadSampleError", "Batch", "Error", "Loader", "MissingFileError",
-           "StorageError", "TransformConfig", "open_dataset"]
+__all__ = ["ArgumentError", "BadSampleError", "Batch", "Error", "IoConfig", "Loader",
+           "MissingFileError", "StorageError", "TransformConfig", "open_dataset"]
 __version__: str = _stoker.__version__  # the CMake project's version
 
 IMAGENET_MEAN: Tuple[float, float, float] = tuple(_stoker.IMAGENET_MEAN)  # stoker/transform.h
@@ -74,11 +73,14 @@ def _mode_for(mode: Optional[str], drop_last: Optional[bool]) -> str:
 
 
 def open_dataset(path: Union[str, os.PathLike], path_column: Optional[str] = None,
-                 label_column: Optional[str] = None) -> "_stoker.Dataset":
+                 label_column: Optional[str] = None,
+                 io: Optional["IoConfig"] = None) -> "_stoker.Dataset":
     """Opens a packed dataset, an ImageFolder (a folder), a file list (a file: headerless
     path<TAB>label lines, CSV/TSV with a header, JSON lines; the column names as Loader's) or
-    WebDataset tar shards (a .tar path, a brace pattern, http(s):// or s3:// locations)."""
-    return _stoker.open_dataset(os.fspath(path), path_column or "", label_column or "")
+    WebDataset tar shards (a .tar path, a brace pattern, http(s):// or s3:// locations);
+    ``io``: how it reads its storage (a stoker.IoConfig; None: the defaults)."""
+    return _stoker.open_dataset(os.fspath(path), path_column or "", label_column or "",
+                                _io_core(io))
 
 
 class Batch:
@@ -280,6 +282,75 @@ class TransformConfig:
 _TRANSFORM_FIELDS = tuple(f.name for f in dataclasses.fields(TransformConfig) if f.name != "kind")
 
 
+@dataclasses.dataclass(frozen=True)
+class IoConfig:
+    """How a dataset reads its storage: the C++ ``stoker::IoConfig`` (stoker/io_config.h).
+
+    Pass one as ``Loader(..., io=IoConfig(...))`` or ``open_dataset(..., io=...)``. A field
+    left None takes the C++ default, which is its environment variable when that is set
+    (docs/environment.md; a malformed one raises stoker.ArgumentError naming it). Checked by
+    the C++ core (stoker.ArgumentError, a ValueError).
+
+    Fields:
+      attempts: tries in all of a read failing with an I/O error, counted once per sample end
+        to end (STOKER_IO_ATTEMPTS, else 3).
+      first_backoff: seconds before the second try, x4 before each later one, at most 5 s
+        each (0.05).
+      connect_timeout: remote data: seconds to connect (10).
+      stall_timeout: remote data: a transfer under 1 KiB/s for this many seconds fails, and is
+        retried (STOKER_REMOTE_TIMEOUT, else 30).
+      read_ahead_connections: remote data: connections fetching samples ahead of the workers,
+        0 for none (STOKER_READAHEAD_CONNECTIONS, else 32).
+      read_ahead_bytes: remote data: bytes the read-ahead may hold (STOKER_READAHEAD_MIB MiB,
+        else 256 MiB).
+      remote_cache_dir: remote data: a node-local folder caching whole objects, '' for none
+        (STOKER_REMOTE_CACHE).
+      remote_cache_bytes: the most that cache holds (STOKER_REMOTE_CACHE_MIB MiB, else 10 GiB).
+      packed_io: packed shards: 'mmap' or 'pread' (STOKER_PACKED_IO, else 'mmap').
+      s3_addressing: s3:// locations: 'auto', 'path' or 'virtual'
+        (STOKER_S3_ADDRESSING_STYLE, else 'auto').
+    """
+
+    attempts: Optional[int] = None
+    first_backoff: Optional[float] = None
+    connect_timeout: Optional[float] = None
+    stall_timeout: Optional[float] = None
+    read_ahead_connections: Optional[int] = None
+    read_ahead_bytes: Optional[int] = None
+    remote_cache_dir: Optional[Union[str, os.PathLike]] = None
+    remote_cache_bytes: Optional[int] = None
+    packed_io: Optional[str] = None
+    s3_addressing: Optional[str] = None
+
+    def _core(self) -> "_stoker.IoConfig":
+        c = _stoker.IoConfig()  # the C++ defaults: the environment's, where set
+        r = c.retries
+        remote_cache_dir = (None if self.remote_cache_dir is None
+                            else os.fspath(self.remote_cache_dir))
+        for target, field, value in (
+                (r, "attempts", self.attempts), (r, "first_backoff_s", self.first_backoff),
+                (c, "connect_timeout_s", self.connect_timeout),
+                (c, "stall_timeout_s", self.stall_timeout),
+                (c, "read_ahead_connections", self.read_ahead_connections),
+                (c, "read_ahead_bytes", self.read_ahead_bytes),
+                (c, "remote_cache_dir", remote_cache_dir),
+                (c, "remote_cache_bytes", self.remote_cache_bytes),
+                (c, "packed_io", self.packed_io), (c, "s3_addressing", self.s3_addressing)):
+            if value is not None:
+                setattr(target, field, value)
+        c.retries = r
+        c.validate()  # the C++ checks: stoker.ArgumentError, a ValueError
+        return c
+
+
+def _io_core(io: Optional[IoConfig]) -> "_stoker.IoConfig":
+    if io is None:
+        io = IoConfig()
+    if not isinstance(io, IoConfig):
+        raise TypeError(f"io must be a stoker.IoConfig (got {io!r})")
+    return io._core()
+
+
 class LoaderSampler:
     """A Loader's sampler seen as torch's DistributedSampler: num_replicas, rank, shuffle,
     seed, drop_last, epoch, set_epoch(e), and len() = sample slots per rank per epoch
@@ -363,8 +434,12 @@ class Loader:
         global shuffle) otherwise.
       bad_samples: 'error' (raise stoker.BadSampleError naming the file) or 'skip' (zero-fill,
         mask invalid, warn, count). Only broken samples are skipped: a failed read (EIO,
-        EACCES, a file gone, a truncated shard) is tried 3 times, then raises
+        EACCES, a file gone, a truncated shard) is tried io.attempts times (3), then raises
         stoker.StorageError (an OSError with errno and filename) under either policy.
+      io: how the source is read (a stoker.IoConfig: retries, remote timeouts, read-ahead,
+        the node-local object cache, packed I/O); None: the defaults (docs/environment.md).
+      close_timeout: seconds close() waits for reads in flight before abandoning the worker
+        threads stuck in them, with a warning (None: STOKER_CLOSE_TIMEOUT, else 10).
 
     Iteration follows torch's DataLoader: each ``iter(loader)`` is one pass over an epoch
     from its beginning. Every new pass runs the next epoch (0, 1, 2, ...: a new order and new
@@ -412,6 +487,8 @@ class Loader:
         jpeg_backend: str = "auto",
         path_column: Optional[str] = None,
         label_column: Optional[str] = None,
+        io: Optional[IoConfig] = None,
+        close_timeout: Optional[float] = None,
         size: Optional[Union[int, Tuple[int, int]]] = None,
         output: Optional[str] = None,
         scale: Optional[Sequence[float]] = None,
@@ -455,6 +532,10 @@ class Loader:
                                    seed=seed, mode=mode, rank=rank, world_size=world_size,
                                    threads=threads, prefetch=prefetch, bad_samples=bad_samples)
         config.shard_window_batches = -1 if shard_window is None else shard_window
+        io_core = _io_core(io)
+        config.read_retries = io_core.retries  # the sample's only retries, end to end
+        if close_timeout is not None:
+            config.close_timeout_seconds = close_timeout
         self._device = _parse_device(device)  # None: CPU augmentation
         if decode not in ("cpu", "gpu", "auto"):
             raise ValueError(f"decode must be 'cpu', 'gpu' or 'auto' (got {decode!r})")
@@ -469,7 +550,7 @@ class Loader:
                 config.rank = dist.get_rank()
                 config.world_size = dist.get_world_size()
 
-        dataset = _stoker.open_dataset(source, path_column or "", label_column or "")
+        dataset = _stoker.open_dataset(source, path_column or "", label_column or "", io_core)
         if mix is not None:
             config.mix = transforms._batch_mix_config(mix, _stoker, dataset)
             batch_transform = None
@@ -672,23 +753,10 @@ class Loader:
 
     def _monitor_stats(self, core, force: bool = False) -> None:
         """Under ``stoker monitor`` (STOKER_STATS_FILE set), appends a stats line to that file
-        every STOKER_STATS_INTERVAL seconds (default 1) and when the loader closes, so that the
-        monitor's log holds the input pipeline beside CPU and GPU."""
-        path = os.environ.get("STOKER_STATS_FILE")
-        if not path:
-            return
-        now = time.monotonic()
-        interval = float(os.environ.get("STOKER_STATS_INTERVAL", "1") or 1)
-        last = getattr(self, "_stats_written", None)
-        if last is None:
-            self._stats_written = now  # the first line after one interval: a window to judge
-            return
-        if not force and now - last < interval:
-            return
-        self._stats_written = now
-        line = core.stats_json(advance=True)
-        with open(path, "a") as f:  # one write per line: lines of several ranks stay whole
-            f.write(line + "\n")
+        every STOKER_STATS_INTERVAL seconds (default 1) and when the loader closes (``force``),
+        so that the monitor's log holds the input pipeline beside CPU and GPU. The C++
+        StatsFileWriter writes them (stoker/loader_stats.h), as it does for stoker bench."""
+        core.write_stats(force)
 
     @property
     def closed(self) -> bool:

@@ -1,11 +1,18 @@
 #include "stoker/loader_stats.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 
 #include "stoker/capacity.h"
+#include "stoker/error.h"
+#include "util/env_vars.h"
 
 namespace stoker {
 
@@ -99,6 +106,69 @@ PipelineWindow StatsSampler::last_window() const {
 LoaderStats StatsSampler::last_stats() const {
   std::lock_guard lock(mu_);
   return previous_;
+}
+
+namespace detail {
+std::string default_stats_file() { return util::env_string(util::kStatsFile); }
+double default_stats_interval_seconds() { return util::env_number(util::kStatsInterval); }
+}  // namespace detail
+
+void StatsFileConfig::validate() const {
+  STOKER_CHECK_ARG(std::isfinite(interval_seconds) &&
+                       interval_seconds >= util::kStatsInterval.low &&
+                       interval_seconds <= util::kStatsInterval.high,
+                   "stats interval_seconds must be in [{}, {}] (got {})", util::kStatsInterval.low,
+                   util::kStatsInterval.high, interval_seconds);
+}
+
+StatsFileWriter::StatsFileWriter(const Loader& loader, const StatsFileConfig& config)
+    : sampler_(loader), config_(config), last_(std::chrono::steady_clock::now()) {
+  config_.validate();
+  if (config_.path.empty()) return;
+  if (config_.path == "-") {
+    fd_ = STDERR_FILENO;
+    return;
+  }
+  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (config_.truncate ? O_TRUNC : O_APPEND);
+  fd_ = ::open(config_.path.c_str(), flags, 0644);
+  if (fd_ < 0) {
+    const int error = errno;
+    STOKER_THROW_IO(error, config_.path, "{}: cannot write the stats file: {}", config_.path,
+                    std::strerror(error));
+  }
+}
+
+StatsFileWriter::~StatsFileWriter() {
+  if (fd_ >= 0 && fd_ != STDERR_FILENO) ::close(fd_);
+}
+
+void StatsFileWriter::tick() {
+  if (!enabled()) return;
+  std::lock_guard lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  if (std::chrono::duration<double>(now - last_).count() < config_.interval_seconds) return;
+  write_line();
+}
+
+void StatsFileWriter::write_now() {
+  if (!enabled()) return;
+  std::lock_guard lock(mu_);
+  write_line();
+}
+
+void StatsFileWriter::write_line() {
+  last_ = std::chrono::steady_clock::now();
+  const std::string line = sampler_.sample().dump() + "\n";
+  // One write: with O_APPEND the line lands whole after the other writers' lines.
+  ssize_t n;
+  do {
+    n = ::write(fd_, line.data(), line.size());
+  } while (n < 0 && errno == EINTR);
+  if (n != static_cast<ssize_t>(line.size())) {
+    const int error = n < 0 ? errno : EIO;
+    STOKER_THROW_IO(error, config_.path, "{}: cannot write the stats file: {}", config_.path,
+                    std::strerror(error));
+  }
 }
 
 Diagnosis diagnose_loader(const Loader& loader, bool measure, int sample) {

@@ -27,6 +27,7 @@
 
 #include "diagnose/telemetry_parse.h"
 #include "stoker/error.h"
+#include "util/env_vars.h"
 
 extern char** environ;
 
@@ -363,8 +364,7 @@ class Log {
 pid_t spawn_tied_to_us(const std::vector<std::string>& command, std::vector<char*>& argv) {
   std::string program = command[0];
   if (program.find('/') == std::string::npos) {
-    const char* path = std::getenv("PATH");
-    const std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+    const std::string dirs = util::env_string("PATH", "/usr/local/bin:/usr/bin:/bin");
     std::string found;
     size_t begin = 0;
     while (found.empty() && begin <= dirs.size()) {
@@ -424,12 +424,11 @@ int run_monitor(const MonitorConfig& options) {
   // Any stoker loader inside CMD writes its stats lines next to the log (the loader honours
   // STOKER_STATS_FILE), so that the doctor sees the input pipeline beside CPU and GPU. A
   // STOKER_STATS_FILE the caller set already is left alone.
-  const char* preset = std::getenv("STOKER_STATS_FILE");
-  const std::string stats_file =
-      preset != nullptr && *preset != '\0' ? std::string(preset) : options.out + ".stats.jsonl";
-  if (preset == nullptr || *preset == '\0') {
+  const std::optional<std::string> preset = util::env_text(util::kStatsFile);
+  const std::string stats_file = preset.value_or(options.out + ".stats.jsonl");
+  if (!preset) {
     std::remove(stats_file.c_str());  // this run's lines only
-    ::setenv("STOKER_STATS_FILE", stats_file.c_str(), 1);
+    ::setenv(util::kStatsFile, stats_file.c_str(), 1);
   }
   log.write({{"stoker_monitor", 1},
              {"start", epoch_seconds()},

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "stoker/telemetry.h"
+#include "util/test_util.h"
 
 namespace stoker {
 namespace {
@@ -21,16 +22,7 @@ namespace fs = std::filesystem;
 
 class MonitorTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const char* base = std::getenv("STOKER_TEST_TMP");
-    const fs::path root = base != nullptr ? fs::path(base) : fs::temp_directory_path();
-    dir_ = root / fmt::format("monitor-{}-{}", ::getpid(),
-                              ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    log_ = (dir_ / "monitor.jsonl").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { log_ = (dir_ / "monitor.jsonl").string(); }
 
   // Runs `sh -c script` and returns its exit status.
   static int shell(const std::string& script) {
@@ -42,7 +34,8 @@ class MonitorTest : public ::testing::Test {
     return fmt::format("'{}' monitor --out '{}' {}", STOKER_MONITOR_CLI, log_, flags);
   }
 
-  fs::path dir_;
+  test::TempDir temp_{"monitor"};
+  fs::path dir_ = temp_.path();
   std::string log_;
 };
 

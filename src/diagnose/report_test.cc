@@ -11,6 +11,7 @@
 #include <string>
 
 #include "stoker/error.h"
+#include "util/test_util.h"
 
 namespace stoker {
 namespace {
@@ -38,9 +39,8 @@ TEST(Report, WriteHtmlFollowsLinksAndNeverReplacesANonRegularFile) {
   // Before: --html PATH renamed its temporary file over whatever PATH was: a device node, a
   // FIFO, or the symbolic link itself.
   namespace fs = std::filesystem;
-  char pattern[] = "/tmp/stoker-report-XXXXXX";
-  ASSERT_NE(::mkdtemp(pattern), nullptr);
-  const fs::path dir = pattern;
+  const test::TempDir temp("stoker-report");
+  const fs::path dir = temp.path();
   Report page;
   page.title = "t";
   const fs::path fifo = dir / "fifo";
@@ -69,7 +69,6 @@ TEST(Report, WriteHtmlFollowsLinksAndNeverReplacesANonRegularFile) {
   fs::create_symlink(dir / "new.html", dangling);
   write_html(page, dangling);
   EXPECT_TRUE(fs::is_regular_file(dir / "new.html"));
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "diagnose/test_util.h"
 #include "stoker/error.h"
 #include "stoker/telemetry.h"
+#include "util/test_util.h"
 
 namespace stoker {
 namespace {
@@ -88,14 +89,12 @@ TEST(TelemetryKind, DevicesFifosAndFoldersAreRefusedNotRead) {
     }
   };
   EXPECT_EQ(error_of_file("/dev/zero"), "/dev/zero: not a regular file");
-  const std::string dir = ::testing::TempDir() + "telemetry_dir_" + std::to_string(::getpid());
-  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  const test::TempDir temp("telemetry_dir");
+  const std::string dir = temp.path().string();
   EXPECT_EQ(error_of_file(dir), dir + ": is a directory");
   const std::string fifo = dir + "/gpu.fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_EQ(error_of_file(fifo), fifo + ": not a regular file");
-  ::unlink(fifo.c_str());
-  ::rmdir(dir.c_str());
 }
 
 // ---- parsing ------------------------------------------------------------------------------

@@ -66,8 +66,11 @@ class LocalBlob final : public Blob {
 
 class RemoteBlob final : public Blob {
  public:
-  explicit RemoteBlob(const std::string& location)
-      : Blob(location), stat_(stat_remote(location)), cache_(object_cache_settings()) {
+  RemoteBlob(const std::string& location, const IoConfig& io)
+      : Blob(location),
+        io_(io),
+        stat_(stat_remote(location, io_)),
+        cache_(object_cache_settings(io_)) {
     copy_ = object_copy_path(cache_, location, stat_.etag, stat_.size);
   }
   bool remote() const override { return true; }
@@ -79,7 +82,7 @@ class RemoteBlob final : public Blob {
     if (!copy_.empty() && (read_copy(offset, out) || (fetch_copy() && read_copy(offset, out)))) {
       return;
     }
-    read_remote(location(), stat_.etag, offset, out, what);
+    read_remote(location(), stat_.etag, offset, out, what, io_);
   }
 
  private:
@@ -90,7 +93,7 @@ class RemoteBlob final : public Blob {
     std::lock_guard<std::mutex> lock(fetch_mu_);
     if (copy_is_complete(copy_, stat_.size)) return true;
     if (std::chrono::steady_clock::now() < retry_at_) return false;
-    if (fetch_object(cache_, copy_, location(), stat_.etag, stat_.size)) return true;
+    if (fetch_object(cache_, copy_, location(), stat_.etag, stat_.size, io_)) return true;
     retry_at_ = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     return false;
   }
@@ -109,6 +112,7 @@ class RemoteBlob final : public Blob {
     return pread_fully(fd.get(), offset, out) == 0;
   }
 
+  IoConfig io_;
   RemoteStat stat_;
   ObjectCacheSettings cache_;
   std::filesystem::path copy_;  // empty: not cached
@@ -119,8 +123,8 @@ class RemoteBlob final : public Blob {
 
 }  // namespace
 
-std::unique_ptr<Blob> Blob::open(const std::string& location) {
-  if (is_remote_location(location)) return std::make_unique<RemoteBlob>(location);
+std::unique_ptr<Blob> Blob::open(const std::string& location, const IoConfig& io) {
+  if (is_remote_location(location)) return std::make_unique<RemoteBlob>(location, io);
   return std::make_unique<LocalBlob>(location);
 }
 

@@ -11,14 +11,15 @@
 #include <vector>
 
 #include "io/tar.h"
+#include "stoker/io_config.h"
 
 namespace stoker::io {
 
 class Blob {
  public:
   virtual ~Blob() = default;
-  // A path or an http(s):// or s3:// location.
-  static std::unique_ptr<Blob> open(const std::string& location);
+  // A path or an http(s):// or s3:// location; a remote one is read as `io` says (kept).
+  static std::unique_ptr<Blob> open(const std::string& location, const IoConfig& io);
 
   const std::string& location() const { return location_; }
   virtual bool remote() const = 0;

@@ -16,13 +16,14 @@
 namespace stoker {
 
 std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
-                                      const FileListConfig& lists) {
+                                      const FileListConfig& lists, const IoConfig& io) {
   const std::string name = path.string();
   STOKER_CHECK_ARG(!name.empty(), "dataset: empty path");
+  io.validate();
   // WebDataset shards: a pattern or a .tar path or URL (not a file system entry); another
   // remote location is a packed dataset's folder or manifest.
-  if (io::is_webdataset_location(name)) return io::open_webdataset(name, lists);
-  if (io::is_remote_location(name)) return open_packed(path);
+  if (io::is_webdataset_location(name)) return io::open_webdataset(name, lists, {}, io);
+  if (io::is_remote_location(name)) return open_packed(path, io);
   struct stat st;
   if (::stat(name.c_str(), &st) != 0) {
     const int error = errno;
@@ -32,7 +33,7 @@ std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
   // A packed dataset is a folder (or a manifest file) whose manifest says so; checked first
   // because its folder holds no class sub-folders and its manifest is not a file list.
   if ((S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && is_packed_dataset(path)) {
-    return open_packed(path);
+    return open_packed(path, io);
   }
   if (S_ISDIR(st.st_mode)) return open_image_folder(path);
   if (S_ISREG(st.st_mode)) return open_file_list(path, lists);
@@ -41,7 +42,8 @@ std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
 
 void read_with_retries(const Dataset& data, int64_t index, std::vector<uint8_t>& out,
                        const IoRetryPolicy& policy) {
-  double backoff = policy.first_backoff_s;
+  // The sample's only retries: below, each request is sent once (io/remote.h).
+  const io::RetriedByCaller retried;
   for (int attempt = 1;; ++attempt) {
     try {
       data.read(index, out);
@@ -55,10 +57,9 @@ void read_with_retries(const Dataset& data, int64_t index, std::vector<uint8_t>&
             e.sys_errno(), e.path(), e.where());
       }
       log(LogLevel::kWarning, "{}: I/O error, trying again in {:.2f} s ({} of {}): {}",
-          data.name(index), backoff, attempt, policy.attempts, e.message());
+          data.name(index), policy.wait_before(attempt + 1), attempt, policy.attempts, e.message());
     }
-    std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
-    backoff *= 4;
+    std::this_thread::sleep_for(std::chrono::duration<double>(policy.wait_before(attempt + 1)));
   }
 }
 

@@ -22,12 +22,12 @@
 #include <xxhash.h>
 
 #include <cerrno>
-#include <cstdlib>
 
 #include "io/cache_file.h"
 #include "io/file_util.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/env_vars.h"
 
 namespace stoker::io {
 namespace {
@@ -122,23 +122,18 @@ std::string join(std::string_view root, std::string_view relative) {
   return path;
 }
 
-std::string getenv_string(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? std::string() : std::string(value);
-}
-
 }  // namespace
 
 std::filesystem::path cache_dir_from_option(const std::string& option) {
   if (option == "off") return {};
   if (!option.empty()) return option;
-  const std::string dir = getenv_string("STOKER_CACHE_DIR");
+  const std::string dir = util::env_string(util::kCacheDir);
   if (dir == "off") return {};
   if (!dir.empty()) return dir;
   // XDG says a relative XDG_CACHE_HOME is invalid and must be ignored.
-  const std::string xdg = getenv_string("XDG_CACHE_HOME");
+  const std::string xdg = util::env_string("XDG_CACHE_HOME");
   if (!xdg.empty() && xdg.front() == '/') return std::filesystem::path(xdg) / "stoker";
-  const std::string home = getenv_string("HOME");
+  const std::string home = util::env_string("HOME");
   if (!home.empty()) return std::filesystem::path(home) / ".cache" / "stoker";
   log(LogLevel::kDebug, "index cache disabled: no STOKER_CACHE_DIR, XDG_CACHE_HOME or HOME");
   return {};

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstdlib>
 #include <span>
 #include <vector>
 
@@ -19,7 +18,6 @@
 #include "io/remote.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
-#include "util/env_parse.h"
 
 namespace stoker::io {
 namespace {
@@ -117,13 +115,11 @@ void warn_once(const std::string& what) {
 
 }  // namespace
 
-ObjectCacheSettings object_cache_settings() {
+ObjectCacheSettings object_cache_settings(const IoConfig& io) {
   ObjectCacheSettings s;
-  const char* dir = std::getenv("STOKER_REMOTE_CACHE");
-  if (dir == nullptr || *dir == '\0') return s;
-  s.dir = dir;
-  s.max_bytes =
-      static_cast<uint64_t>(util::env_int_in("STOKER_REMOTE_CACHE_MIB", 10240, 1, 1 << 30)) << 20;
+  if (io.remote_cache_dir.empty()) return s;
+  s.dir = io.remote_cache_dir;
+  s.max_bytes = io.remote_cache_bytes;
   return s;
 }
 
@@ -133,7 +129,10 @@ std::filesystem::path object_copy_path(const ObjectCacheSettings& s, const std::
   // empty object has nothing to cache; one larger than the budget does not fit.
   if (s.dir.empty() || etag.empty() || size == 0) return {};
   if (size > s.max_bytes) {
-    warn_once(fmt::format("{} ({} bytes) is larger than STOKER_REMOTE_CACHE_MIB", location, size));
+    warn_once(
+        fmt::format("{} ({} bytes) is larger than the cache ({} bytes: remote_cache_bytes, "
+                    "STOKER_REMOTE_CACHE_MIB)",
+                    location, size, s.max_bytes));
     return {};
   }
   const std::string key = fmt::format("{}\n{}\n{}", location, etag, size);
@@ -147,7 +146,8 @@ bool copy_is_complete(const std::filesystem::path& copy, uint64_t size) {
 }
 
 bool fetch_object(const ObjectCacheSettings& s, const std::filesystem::path& copy,
-                  const std::string& location, const std::string& etag, uint64_t size) {
+                  const std::string& location, const std::string& etag, uint64_t size,
+                  const IoConfig& io) {
   std::error_code ec;
   std::filesystem::create_directories(s.dir, ec);
   if (copy_is_complete(copy, size)) return true;
@@ -194,7 +194,7 @@ bool fetch_object(const ObjectCacheSettings& s, const std::filesystem::path& cop
     std::vector<uint8_t> chunk;
     for (uint64_t at = 0; at < size; at += chunk.size()) {
       chunk.resize(std::min(kDownloadChunk, size - at));
-      read_remote(location, etag, at, chunk, fmt::format("bytes from {}", at));
+      read_remote(location, etag, at, chunk, fmt::format("bytes from {}", at), io);
       if (!write_all(out.get(), at, chunk)) {
         throw std::runtime_error(fmt::format("writing {}: {}", tmp.string(), errno_message(errno)));
       }

@@ -1,9 +1,10 @@
 // A node-local, bounded cache of whole remote objects (private to src/io), shared by the
-// processes of a node: with STOKER_REMOTE_CACHE=DIR, the first read of a remote shard or pack
-// shard downloads the whole object into DIR (one process of the node at a time; the others
-// wait for it and then read the copy), and every later read, by any rank of the node and in
-// every later epoch, is a local pread. The cache holds at most STOKER_REMOTE_CACHE_MIB MiB
-// (default 10240): before an object is added the least recently used ones are deleted.
+// processes of a node: with IoConfig::remote_cache_dir = DIR (STOKER_REMOTE_CACHE), the first
+// read of a remote shard or pack shard downloads the whole object into DIR (one process of the
+// node at a time; the others wait for it and then read the copy), and every later read, by any
+// rank of the node and in every later epoch, is a local pread. The cache holds at most
+// IoConfig::remote_cache_bytes (STOKER_REMOTE_CACHE_MIB, default 10 GiB): before an object is
+// added the least recently used ones are deleted.
 //
 // Files, all in DIR (docs/format.md, "Remote object cache"):
 //   <XXH3 of location, ETag and size>.obj        a complete copy (renamed into place, fsynced)
@@ -25,6 +26,8 @@
 #include <filesystem>
 #include <string>
 
+#include "stoker/io_config.h"
+
 namespace stoker::io {
 
 struct ObjectCacheSettings {
@@ -32,8 +35,8 @@ struct ObjectCacheSettings {
   uint64_t max_bytes = 0;
 };
 
-// STOKER_REMOTE_CACHE and STOKER_REMOTE_CACHE_MIB (an invalid value is an ArgumentError).
-ObjectCacheSettings object_cache_settings();
+// IoConfig's remote_cache_dir and remote_cache_bytes.
+ObjectCacheSettings object_cache_settings(const IoConfig& io);
 
 // Where the copy of the remote object `location` (version `etag`, `size` bytes) lives in the
 // cache; empty when it is not to be cached (no cache, no ETag, empty, larger than the budget).
@@ -47,8 +50,10 @@ bool copy_is_complete(const std::filesystem::path& copy, uint64_t size);
 // Makes `copy` (object_copy_path) a complete copy of the object, downloading it unless another
 // process of the node has; false when it could not (no room while other downloads run, the
 // cache cannot be written, the download failed: then the caller reads the object remotely,
-// with its own retries and errors).
+// with its own retries and errors). The download's requests are retried as `io` and the
+// calling thread say (remote.h: under a sample's read, once each).
 bool fetch_object(const ObjectCacheSettings& settings, const std::filesystem::path& copy,
-                  const std::string& location, const std::string& etag, uint64_t size);
+                  const std::string& location, const std::string& etag, uint64_t size,
+                  const IoConfig& io);
 
 }  // namespace stoker::io

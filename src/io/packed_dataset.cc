@@ -73,14 +73,14 @@ struct OpenedPack {
   std::vector<ShardFile> shards;
 };
 
-OpenedPack open_pack(const std::filesystem::path& path) {
+OpenedPack open_pack(const std::filesystem::path& path, const IoConfig& io) {
   OpenedPack p;
-  p.manifest = read_manifest(path, p.folder, p.manifest_name);
+  p.manifest = read_manifest(path, p.folder, p.manifest_name, io);
   const Manifest& m = p.manifest;
   p.shards.reserve(m.shards.size());
   for (size_t i = 0; i < m.shards.size(); ++i) {
     const std::string file = (p.folder / m.shards[i].file).string();
-    p.shards.push_back(ShardFile::open(file, file));
+    p.shards.push_back(ShardFile::open(file, file, io));
     check_against_manifest(p.shards.back(), m, i);
   }
   check_source_ranges(m, p.manifest_name,
@@ -90,8 +90,10 @@ OpenedPack open_pack(const std::filesystem::path& path) {
 
 class PackedDataset final : public Dataset {
  public:
-  PackedDataset(std::filesystem::path folder, Manifest manifest, uint64_t eager_index_bytes)
-      : folder_(folder.string()),
+  PackedDataset(std::filesystem::path folder, Manifest manifest, uint64_t eager_index_bytes,
+                const IoConfig& io)
+      : io_(io),
+        folder_(folder.string()),
         manifest_(std::move(manifest)),
         slots_(manifest_.shards.size()),
         records_(static_cast<int64_t>(manifest_.records)),
@@ -107,8 +109,7 @@ class PackedDataset final : public Dataset {
     if (remote_) {
       // Remote shards: the records the loader announces are fetched ahead, neighbours together
       // (the same read-ahead as remote WebDataset shards; its settings in docs/format.md).
-      const ReadAheadSettings settings = read_ahead_settings();
-      if (settings.connections > 0) {
+      if (io_.read_ahead_connections > 0) {
         read_ahead_ = std::make_unique<ReadAhead>(
             [this](std::span<const int64_t> run, std::vector<std::vector<uint8_t>>& out) {
               fetch_run(run, out);
@@ -117,7 +118,7 @@ class PackedDataset final : public Dataset {
             [this](std::vector<int64_t> indices) {
               return group_into_runs(std::move(indices), [this](int64_t i) { return stored(i); });
             },
-            settings.connections, settings.max_bytes);
+            io_.read_ahead_connections, io_.read_ahead_bytes);
       }
     }
   }
@@ -207,7 +208,7 @@ class PackedDataset final : public Dataset {
     util::MutexLock lock(opening_[s % kOpeningStripes]);
     if (const ShardFile* f = slots_[s].load(std::memory_order_acquire)) return *f;
     const std::string file = shard_name(s);
-    auto opened = std::make_unique<ShardFile>(ShardFile::open(file, file));
+    auto opened = std::make_unique<ShardFile>(ShardFile::open(file, file, io_));
     check_against_manifest(*opened, manifest_, s);
     slots_[s].store(opened.get(), std::memory_order_release);
     return *opened.release();
@@ -254,6 +255,7 @@ class PackedDataset final : public Dataset {
 
   static constexpr size_t kOpeningStripes = 64;
 
+  IoConfig io_;  // for the shards opened on first use
   std::string folder_;
   Manifest manifest_;
   // Shard i once opened, else null; owns what it points to (also when the constructor's
@@ -305,11 +307,13 @@ bool looks_like_manifest(const std::filesystem::path& file) {
 }  // namespace
 
 std::shared_ptr<Dataset> open_packed_dataset(const std::filesystem::path& path,
-                                             uint64_t eager_index_bytes) {
+                                             uint64_t eager_index_bytes, const IoConfig& io) {
+  io.validate();
   std::filesystem::path folder;
   std::string manifest_name;
-  Manifest manifest = read_manifest(path, folder, manifest_name);
-  return std::make_shared<PackedDataset>(std::move(folder), std::move(manifest), eager_index_bytes);
+  Manifest manifest = read_manifest(path, folder, manifest_name, io);
+  return std::make_shared<PackedDataset>(std::move(folder), std::move(manifest), eager_index_bytes,
+                                         io);
 }
 
 }  // namespace io
@@ -325,13 +329,13 @@ bool is_packed_dataset(const std::filesystem::path& path) {
   return std::filesystem::is_regular_file(status) && io::looks_like_manifest(path);
 }
 
-std::shared_ptr<Dataset> open_packed(const std::filesystem::path& path) {
-  return io::open_packed_dataset(path, io::kEagerIndexBytes);
+std::shared_ptr<Dataset> open_packed(const std::filesystem::path& path, const IoConfig& io) {
+  return io::open_packed_dataset(path, io::kEagerIndexBytes, io);
 }
 
 VerifyReport verify_packed(const std::filesystem::path& path,
                            const std::function<void(int64_t, int64_t)>& progress) {
-  io::OpenedPack p = io::open_pack(path);
+  io::OpenedPack p = io::open_pack(path, IoConfig{});
   const io::Manifest& m = p.manifest;
   int64_t total = 0;
   for (const io::ShardFile& s : p.shards) total += static_cast<int64_t>(s.file_size());
@@ -386,7 +390,7 @@ VerifyReport verify_packed(const std::filesystem::path& path,
 }
 
 PackedInfo inspect_packed(const std::filesystem::path& path) {
-  io::OpenedPack p = io::open_pack(path);
+  io::OpenedPack p = io::open_pack(path, IoConfig{});
   const io::Manifest& m = p.manifest;
   PackedInfo info;
   info.folder = p.folder;

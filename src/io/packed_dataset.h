@@ -15,6 +15,6 @@ namespace stoker::io {
 inline constexpr uint64_t kEagerIndexBytes = uint64_t{64} << 20;
 
 std::shared_ptr<Dataset> open_packed_dataset(const std::filesystem::path& path,
-                                             uint64_t eager_index_bytes);
+                                             uint64_t eager_index_bytes, const IoConfig& io = {});
 
 }  // namespace stoker::io

@@ -104,7 +104,7 @@ TEST(PackedTest, TruncatedMissingAndUnknownVersionShardsAreNamed) {
   EXPECT_THAT(error_of([&] { open_packed(f->out); }), HasSubstr("shard-00000.stk"));
 }
 
-// Records are copied out of the mapped shard (or, with STOKER_PACKED_IO=pread, read with
+// Records are copied out of the mapped shard (or, with IoConfig::packed_io = kPread, read with
 // preadv): both give the same bytes. A shard cut short while open makes its pages unreadable
 // (SIGBUS through the mapping), which must become an error naming the shard and record, not a
 // crash, for labels as for records.
@@ -164,9 +164,9 @@ TEST(PackedTest, PreadAndMappedReadsAgreeAndAShrunkShardIsAnErrorNotACrash) {
     }
     return false;
   };
-  ::setenv("STOKER_PACKED_IO", "pread", 1);
-  const auto preads = open_dataset(f->out);
-  ::unsetenv("STOKER_PACKED_IO");
+  IoConfig pread_io;
+  pread_io.packed_io = PackedIo::kPread;
+  const auto preads = open_dataset(f->out, {}, pread_io);
   std::vector<uint8_t> probe;
   preads->read(0, probe);
   EXPECT_FALSE(maps_shard());

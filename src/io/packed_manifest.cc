@@ -195,7 +195,7 @@ Manifest parse_manifest(std::string_view text, const std::string& name) {
 }
 
 Manifest read_manifest(const std::filesystem::path& path, std::filesystem::path& folder,
-                       std::string& name) {
+                       std::string& name, const IoConfig& io) {
   if (is_remote_location(path.string())) {
     // A remote pack: LOCATION (its folder) or LOCATION/manifest.json.
     std::string location = path.string();
@@ -209,7 +209,7 @@ Manifest read_manifest(const std::filesystem::path& path, std::filesystem::path&
     folder = name.substr(0, name.size() - suffix.size());
     std::vector<uint8_t> bytes;
     try {
-      const std::unique_ptr<Blob> blob = Blob::open(name);
+      const std::unique_ptr<Blob> blob = Blob::open(name, io);
       STOKER_CHECK_DATA(blob->size() <= static_cast<uint64_t>(kMaxManifestBytes),
                         "{}: {} bytes, more than a manifest may have", name, blob->size());
       bytes.resize(blob->size());

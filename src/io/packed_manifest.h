@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "stoker/io_config.h"
+
 namespace stoker::io {
 
 struct ManifestShard {
@@ -46,9 +48,10 @@ std::string serialize_manifest(const Manifest& manifest);
 Manifest parse_manifest(std::string_view text, const std::string& name);
 
 // Reads and parses OUT/manifest.json, or `path` itself when it is a file. Sets `folder` to
-// the folder holding the shards and `name` to the manifest's display name.
+// the folder holding the shards and `name` to the manifest's display name. `io`: how a
+// remote manifest is read.
 Manifest read_manifest(const std::filesystem::path& path, std::filesystem::path& folder,
-                       std::string& name);
+                       std::string& name, const IoConfig& io = {});
 
 std::string hex64(uint64_t value);
 

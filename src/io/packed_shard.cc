@@ -6,7 +6,6 @@
 #include <xxhash.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 
 #include "io/remote.h"
@@ -25,11 +24,6 @@ constexpr bool kVerifyChecksums = false;
 #else
 constexpr bool kVerifyChecksums = true;
 #endif
-
-bool mapped_reads() {
-  const char* io = std::getenv("STOKER_PACKED_IO");
-  return io == nullptr || std::strcmp(io, "pread") != 0;
-}
 
 bool checksum_ok(uint64_t stored, uint64_t computed) {
   return !kVerifyChecksums || stored == computed;
@@ -173,12 +167,12 @@ ShardFooter ShardFooter::decode(std::span<const uint8_t, kShardFooterSize> bytes
 // ---------------------------------------------------------------------------------------------
 // ShardFile
 
-ShardFile ShardFile::open(const std::string& path, const std::string& name) {
+ShardFile ShardFile::open(const std::string& path, const std::string& name, const IoConfig& io) {
   ShardFile s;
   s.name_ = name;
   try {
     if (is_remote_location(path)) {
-      s.blob_ = Blob::open(path);
+      s.blob_ = Blob::open(path, io);
       s.size_ = s.blob_->size();
     } else {
       s.file_ = RandomAccessFile::open(path, name);
@@ -215,10 +209,10 @@ ShardFile ShardFile::open(const std::string& path, const std::string& name) {
     tail = XXH3_64bits(s.index_.data(), s.index_.size());
   } else {
     // Map the whole file, so that records are copied out of the page cache without a
-    // syscall. With STOKER_PACKED_IO=pread, or when the file cannot be mapped (a file system
-    // without mmap, an address-space limit), nothing is mapped: index entries and records
-    // are read with pread(v).
-    if (mapped_reads() && s.file_.map_from(0)) {
+    // syscall. With IoConfig::packed_io = kPread, or when the file cannot be mapped (a file
+    // system without mmap, an address-space limit), nothing is mapped: index entries and
+    // records are read with pread(v).
+    if (io.packed_io == PackedIo::kMmap && s.file_.map_from(0)) {
       s.file_.will_need(index_at);  // one read-ahead of the index, not a fault per page
     }
     tail = s.file_.hash_range(index_at, footer_at - index_at, what);

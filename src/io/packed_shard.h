@@ -4,10 +4,10 @@
 //
 // ShardHeader and ShardFooter encode and decode the fixed 64-byte ends of a shard. ShardFile
 // reads one shard: open() checks its structure (sizes, magics, version, header and footer
-// checksums, the index checksum) and maps the file (or, with STOKER_PACKED_IO=pread or when that
-// fails, its index); read_record() bounds-checks one index entry, reads the record and verifies
-// its checksum. ShardWriter writes one shard as NAME.tmp and publishes it with fsync + rename +
-// directory fsync.
+// checksums, the index checksum) and maps the file (or, with IoConfig::packed_io = kPread or
+// when that fails, its index); read_record() bounds-checks one index entry, reads the record and
+// verifies its checksum. ShardWriter writes one shard as NAME.tmp and publishes it with fsync +
+// rename + directory fsync.
 //
 // Errors: a shard whose bytes are wrong (magic, version, checksum, an offset out of range) is
 // ErrorKind::kBadData, naming the shard and the byte offset; bytes that cannot be read are kIo.
@@ -27,6 +27,7 @@
 #include "io/blob.h"
 #include "io/file_util.h"
 #include "io/random_access_file.h"
+#include "stoker/io_config.h"
 #include "stoker/packed_format.h"
 
 namespace stoker::io {
@@ -99,8 +100,9 @@ class ShardFile {
   // Opens and checks the shard at `path`; `name` is how messages call it. Throws
   // "NAME: <reason>" (at byte offset N where one applies). An http(s):// or s3:// path is
   // read by range (io/remote.h): header and footer, then the whole index (kept in memory,
-  // 24 bytes a record), then each record with one range read.
-  static ShardFile open(const std::string& path, const std::string& name);
+  // 24 bytes a record), then each record with one range read. `io`: how (packed_io for a
+  // local shard; retries, timeouts and the object cache for a remote one).
+  static ShardFile open(const std::string& path, const std::string& name, const IoConfig& io = {});
 
   const std::string& name() const { return name_; }
   uint64_t file_size() const { return size_; }

@@ -6,20 +6,11 @@
 #include <system_error>
 #include <utility>
 
+#include "io/remote.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
-#include "util/env_parse.h"
 
 namespace stoker::io {
-
-ReadAheadSettings read_ahead_settings() {
-  ReadAheadSettings s;
-  s.connections = util::env_int_in("STOKER_READAHEAD_CONNECTIONS", 32, 0, 1024);
-  s.max_bytes =
-      uint64_t{static_cast<uint32_t>(util::env_int_in("STOKER_READAHEAD_MIB", 256, 1, 1 << 20))}
-      << 20;
-  return s;
-}
 
 std::vector<std::vector<int64_t>> group_into_runs(std::vector<int64_t> indices,
                                                   const std::function<StoredRange(int64_t)>& where,
@@ -123,6 +114,7 @@ void ReadAhead::hint(std::span<const int64_t> indices) {
 }
 
 void ReadAhead::run() {
+  const RetriedByCaller retried;  // by the loader's reads of the samples (read_ahead.h)
   util::MutexLock lock(mu_);
   while (true) {
     uint64_t id = 0;

@@ -17,6 +17,11 @@
 //   dropped, so that a retry reads again. Returns false for a sample not hinted (the caller
 //   reads it itself).
 // - clear() drops what is queued or fetched and not taken (a loader starting over).
+// - A connection thread's fetch sends each request once (remote.h, RetriedByCaller): a failed
+//   unit is tried again by the loader's reads of its samples, whose retries count this fetch
+//   as their first try.
+// The settings (connections, max_bytes) are IoConfig's read_ahead_connections and
+// read_ahead_bytes.
 // Threads start with the first hint; the destructor stops them after their fetch in flight. In
 // a fork() child (which has none of the threads, and maybe a mutex a parent thread held) the
 // destructor leaves everything as it is.
@@ -51,15 +56,6 @@ std::vector<std::vector<int64_t>> group_into_runs(std::vector<int64_t> indices,
                                                   const std::function<StoredRange(int64_t)>& where,
                                                   uint64_t max_gap = uint64_t{256} << 10,
                                                   uint64_t max_bytes = uint64_t{1} << 20);
-
-// The read-ahead's settings, the same for every remote dataset: STOKER_READAHEAD_CONNECTIONS
-// threads (32; 0 turns read-ahead off) holding at most STOKER_READAHEAD_MIB MiB (256). A value
-// out of range is an invalid-argument Error naming the variable.
-struct ReadAheadSettings {
-  int connections = 32;
-  uint64_t max_bytes = uint64_t{256} << 20;
-};
-ReadAheadSettings read_ahead_settings();
 
 class ReadAhead {
  public:

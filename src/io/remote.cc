@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -16,7 +17,7 @@
 
 #include "stoker/error.h"
 #include "stoker/log.h"
-#include "util/env_parse.h"
+#include "util/env_vars.h"
 #include "util/text.h"
 
 namespace stoker::io {
@@ -24,10 +25,10 @@ namespace {
 
 std::atomic<uint64_t> requests_sent{0};
 
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? std::string() : std::string(value);
-}
+// Set on a thread while a caller retries its reads itself (RetriedByCaller).
+thread_local bool caller_retries = false;
+
+std::string env(const char* name) { return util::env_string(name); }
 
 // An AWS-style ini file: [section] then key = value lines; '#' and ';' start comments.
 using Ini = std::map<std::string, std::map<std::string, std::string>>;
@@ -50,10 +51,11 @@ Ini read_ini(const std::string& path) {
   return ini;
 }
 
+// The AWS side of S3: endpoint, region and credentials, from the AWS_* variables and files,
+// read once per process as the AWS tools do (the addressing style is IoConfig's).
 struct S3Settings {
   std::string endpoint;  // scheme://host[:port], no trailing '/'
   bool custom_endpoint = false;
-  bool path_style = false;
   std::string region = "us-east-1";
   std::string access_key, secret_key, session_token;
 };
@@ -101,10 +103,6 @@ const S3Settings& s3_settings() {
     }
     if (s.endpoint.empty()) s.endpoint = "https://s3." + s.region + ".amazonaws.com";
     while (!s.endpoint.empty() && s.endpoint.back() == '/') s.endpoint.pop_back();
-    const std::string style = env("STOKER_S3_ADDRESSING_STYLE");
-    STOKER_CHECK_ARG(style.empty() || style == "path" || style == "virtual" || style == "auto",
-                     "STOKER_S3_ADDRESSING_STYLE={}: expected path, virtual or auto", style);
-    s.path_style = style == "path" || ((style.empty() || style == "auto") && s.custom_endpoint);
     return s;
   }();
   return settings;
@@ -133,7 +131,7 @@ struct Target {
   std::string token;    // session token header value
 };
 
-Target resolve(const std::string& location) {
+Target resolve(const std::string& location, S3Addressing addressing) {
   Target t;
   if (location.rfind("s3://", 0) != 0) {
     t.url = location;
@@ -146,7 +144,9 @@ Target resolve(const std::string& location) {
   const std::string bucket(rest.substr(0, slash));
   const std::string key = encode_key(rest.substr(slash + 1));
   const S3Settings& s = s3_settings();
-  if (s.path_style) {
+  const bool path_style =
+      addressing == S3Addressing::kPath || (addressing == S3Addressing::kAuto && s.custom_endpoint);
+  if (path_style) {
     t.url = s.endpoint + "/" + bucket + "/" + key;
   } else {
     const size_t scheme_end = s.endpoint.find("://");
@@ -259,7 +259,8 @@ struct Request {
 };
 
 // One attempt. Returns the curl code; the exchange holds what the server said.
-CURLcode perform(const Target& target, const Request& request, Exchange& x, std::string& error) {
+CURLcode perform(const Target& target, const Request& request, const IoConfig& io, Exchange& x,
+                 std::string& error) {
   CURL* h = thread_handle();
   Headers headers;
   char error_buffer[CURL_ERROR_SIZE] = {};
@@ -268,10 +269,10 @@ CURLcode perform(const Target& target, const Request& request, Exchange& x, std:
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
-  static const long stall_seconds = util::env_int_in("STOKER_REMOTE_TIMEOUT", 30, 1, 3600);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(std::ceil(io.connect_timeout_s * 1000)));
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, stall_seconds);
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::ceil(io.stall_timeout_s)));
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
@@ -353,19 +354,20 @@ std::string s3_code(const std::string& body) {
   return body.substr(begin + 6, end - begin - 6);
 }
 
-// Runs `request` with retries; returns the exchange of the attempt that succeeded (2xx, body
-// complete when `expect_bytes` is set). Throws the I/O Error described in remote.h.
-Exchange run(const std::string& location, const Request& request, std::span<uint8_t> target,
-             const std::string& what, std::optional<uint64_t> expect_bytes) {
-  static const int attempts = util::env_int_in("STOKER_REMOTE_RETRIES", 6, 1, 100);
-  const Target resolved = resolve(location);
-  double backoff = 0.1;
+// Runs `request` with retries (none while the caller retries); returns the exchange of the
+// attempt that succeeded (2xx, body complete when `expect_bytes` is set). Throws the I/O Error
+// described in remote.h.
+Exchange run(const std::string& location, const Request& request, const IoConfig& io,
+             std::span<uint8_t> target, const std::string& what,
+             std::optional<uint64_t> expect_bytes) {
+  const int attempts = caller_retries ? 1 : io.retries.attempts;
+  const Target resolved = resolve(location, io.s3_addressing);
   const std::string subject = what.empty() ? location : location + ": " + what;
   for (int attempt = 1;; ++attempt) {
     Exchange x;
     x.target = target;
     std::string curl_error;
-    const CURLcode code = perform(resolved, request, x, curl_error);
+    const CURLcode code = perform(resolved, request, io, x, curl_error);
     std::string failure;
     bool retry = false;
     if (code == CURLE_OK && x.status >= 200 && x.status < 300) {
@@ -407,13 +409,15 @@ Exchange run(const std::string& location, const Request& request, std::span<uint
       retry = transient(code);
     }
     if (!retry || attempt >= attempts) {
+      // The caller that retries counts the tries in its own message.
+      if (caller_retries) STOKER_THROW_IO(EIO, location, "{}: {}", subject, failure);
       STOKER_THROW_IO(EIO, location, "{}: {} (tried {} time{})", subject, failure, attempt,
                       attempt == 1 ? "" : "s");
     }
+    const double backoff = io.retries.wait_before(attempt + 1);
     log(LogLevel::kWarning, "{}: {}; trying again in {:.2f} s ({} of {})", subject, failure,
         backoff, attempt, attempts);
     std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
-    backoff = std::min(backoff * 2, 5.0);
   }
 }
 
@@ -424,10 +428,13 @@ bool is_remote_location(std::string_view location) {
          location.rfind("s3://", 0) == 0;
 }
 
-RemoteStat stat_remote(const std::string& location) {
+RetriedByCaller::RetriedByCaller() : previous_(caller_retries) { caller_retries = true; }
+RetriedByCaller::~RetriedByCaller() { caller_retries = previous_; }
+
+RemoteStat stat_remote(const std::string& location, const IoConfig& io) {
   Request request;
   request.method = Method::kHead;
-  const Exchange x = run(location, request, {}, "", std::nullopt);
+  const Exchange x = run(location, request, io, {}, "", std::nullopt);
   if (!x.content_length) {
     STOKER_THROW_IO(EIO, location, "{}: the server sends no Content-Length", location);
   }
@@ -436,19 +443,19 @@ RemoteStat stat_remote(const std::string& location) {
 }
 
 void read_remote(const std::string& location, const std::string& etag, uint64_t offset,
-                 std::span<uint8_t> out, const std::string& what) {
+                 std::span<uint8_t> out, const std::string& what, const IoConfig& io) {
   if (out.empty()) return;
   Request request;
   request.range = std::pair(offset, offset + out.size() - 1);
   request.if_match = etag;
-  run(location, request, out, what, out.size());
+  run(location, request, io, out, what, out.size());
 }
 
-void put_remote(const std::string& location, std::span<const uint8_t> bytes) {
+void put_remote(const std::string& location, std::span<const uint8_t> bytes, const IoConfig& io) {
   Request request;
   request.method = Method::kPut;
   request.body = bytes;
-  run(location, request, {}, "", std::nullopt);
+  run(location, request, io, {}, "", std::nullopt);
 }
 
 uint64_t remote_requests_sent() { return requests_sent.load(std::memory_order_relaxed); }

@@ -1,10 +1,10 @@
-// Helpers for the io tests: temporary trees and error texts.
+// Helpers for the io tests: files, folder times and error texts (temporary folders and
+// environment guards: util/test_util.h).
 #pragma once
 
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -12,32 +12,9 @@
 #include <vector>
 
 #include "stoker/error.h"
+#include "util/test_util.h"
 
 namespace stoker::test {
-
-// A fresh folder under $STOKER_TEST_TMP (when set) or /tmp, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("STOKER_TEST_TMP");
-    std::filesystem::path parent = base != nullptr && *base != '\0' ? base : "/tmp";
-    std::filesystem::create_directories(parent);
-    std::string pattern = (parent / "stoker-io-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // Writes `content` to `path`, creating its parent folders.
 inline void write_file(const std::filesystem::path& path, const std::string& content) {
@@ -78,38 +55,5 @@ inline std::string error_of(const std::function<void()>& fn) {
   }
   return "<no error>";
 }
-
-}  // namespace stoker::test
-
-namespace stoker::test {
-
-// Sets (or, with nullptr, unsets) an environment variable for the guard's lifetime.
-class EnvGuard {
- public:
-  EnvGuard(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    if (old != nullptr) old_ = old;
-    had_ = old != nullptr;
-    if (value == nullptr) {
-      ::unsetenv(name);
-    } else {
-      ::setenv(name, value, 1);
-    }
-  }
-  ~EnvGuard() {
-    if (had_) {
-      ::setenv(name_.c_str(), old_.c_str(), 1);
-    } else {
-      ::unsetenv(name_.c_str());
-    }
-  }
-  EnvGuard(const EnvGuard&) = delete;
-  EnvGuard& operator=(const EnvGuard&) = delete;
-
- private:
-  std::string name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 }  // namespace stoker::test

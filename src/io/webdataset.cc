@@ -288,7 +288,7 @@ std::string base_name(std::string_view location) {
 class WebDataset final : public Dataset {
  public:
   WebDataset(std::string pattern, std::vector<std::unique_ptr<Blob>> shards,
-             std::vector<ShardIndex> indexes)
+             std::vector<ShardIndex> indexes, const IoConfig& io)
       : pattern_(std::move(pattern)), shards_(std::move(shards)) {
     std::vector<std::vector<std::string>> tokens;
     bool labelled = false;
@@ -324,15 +324,14 @@ class WebDataset final : public Dataset {
                                     [](const auto& blob) { return blob->remote(); });
     remote_ = remote;
     if (remote) {
-      const ReadAheadSettings settings = read_ahead_settings();
-      if (settings.connections > 0) {
+      if (io.read_ahead_connections > 0) {
         read_ahead_ = std::make_unique<ReadAhead>(
             [this](std::span<const int64_t> unit, std::vector<std::vector<uint8_t>>& out) {
               fetch_run(unit, out);
             },
             [this](int64_t index) { return static_cast<uint64_t>(table_.sizes[index]); },
             [this](std::vector<int64_t> indices) { return runs(std::move(indices)); },
-            settings.connections, settings.max_bytes);
+            io.read_ahead_connections, io.read_ahead_bytes);
       }
     }
   }
@@ -525,7 +524,7 @@ std::vector<std::string> expand_shard_pattern(std::string_view pattern) {
 }
 
 std::shared_ptr<Dataset> open_webdataset(const std::string& pattern, const FileListConfig& config,
-                                         const ImageFolderConfig& cache) {
+                                         const ImageFolderConfig& cache, const IoConfig& io) {
   const std::vector<std::string> locations = expand_shard_pattern(pattern);
   const std::filesystem::path cache_dir = cache_dir_from_option(cache.cache);
   const std::string column = config.label_column;
@@ -537,7 +536,7 @@ std::shared_ptr<Dataset> open_webdataset(const std::string& pattern, const FileL
   const auto work = [&] {
     for (size_t s = next++; s < locations.size(); s = next++) {
       try {
-        blobs[s] = Blob::open(locations[s]);
+        blobs[s] = Blob::open(locations[s], io);
         indexes[s] = index_shard(*blobs[s], column, cache_dir);
       } catch (...) {
         errors[s] = std::current_exception();
@@ -558,7 +557,7 @@ std::shared_ptr<Dataset> open_webdataset(const std::string& pattern, const FileL
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);  // the first shard's error, whatever the timing
   }
-  return std::make_shared<WebDataset>(pattern, std::move(blobs), std::move(indexes));
+  return std::make_shared<WebDataset>(pattern, std::move(blobs), std::move(indexes), io);
 }
 
 }  // namespace stoker::io

@@ -25,7 +25,9 @@ std::vector<std::string> expand_shard_pattern(std::string_view pattern);
 
 // `config.label_column`: the extension whose member holds the label ("cls", "txt", "json",
 // "label.txt"...), or, when no member has that extension, the JSON member of the ".json" file.
+// `io`: how the shards are read (remote ones: retries, read-ahead, the object cache).
 std::shared_ptr<Dataset> open_webdataset(const std::string& pattern, const FileListConfig& config,
-                                         const ImageFolderConfig& cache = {});
+                                         const ImageFolderConfig& cache = {},
+                                         const IoConfig& io = {});
 
 }  // namespace stoker::io

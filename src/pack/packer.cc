@@ -332,13 +332,15 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
     const Manifest manifest =
         parse_manifest(manifest_text, (staging / packed::kManifestName).string());
     std::vector<uint8_t> bytes;
+    const IoConfig io;  // the environment's retries and timeouts for the uploads
     for (const ManifestShard& shard : manifest.shards) {
       read_file((staging / shard.file).string(), bytes, int64_t{1} << 40);
-      put_remote(location + "/" + shard.file, bytes);
+      put_remote(location + "/" + shard.file, bytes, io);
     }
     put_remote(location + "/" + std::string(packed::kManifestName),
                std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(manifest_text.data()),
-                                        manifest_text.size()));
+                                        manifest_text.size()),
+               io);
     log(LogLevel::kInfo, "pack: uploaded {} shards and the manifest to {}", manifest.shards.size(),
         location);
     result.already_complete = false;

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <deque>
 #include <exception>
 
@@ -349,10 +348,9 @@ Loader::~Loader() {
     return;
   }
   // A worker stuck in a read (a hung mount, a stalled server) would hold the destructor for
-  // ever: after STOKER_CLOSE_TIMEOUT seconds (default 10) its threads are abandoned with the
-  // Impl they use, never joined, and the warning says so.
-  const char* text = std::getenv("STOKER_CLOSE_TIMEOUT");
-  const double timeout = text != nullptr && *text != '\0' ? std::atof(text) : 10.0;
+  // ever: after close_timeout_seconds its threads are abandoned with the Impl they use, never
+  // joined, and the warning says so.
+  const double timeout = impl_->config().close_timeout_seconds;
   const int stuck = impl_->settle(timeout);
   if (stuck > 0) {
     log(LogLevel::kWarning,

@@ -119,6 +119,17 @@ std::vector<uint8_t> head(const std::vector<uint8_t>& bytes, size_t n) {
   return std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(n));
 }
 
+// The message of the stoker::Error `fn` throws, or "<no error>".
+template <typename Fn>
+std::string test_error(Fn fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "<no error>";
+}
+
 struct BadFile {
   std::string file;
   std::string reason;  // a part of the error message after "PATH: "
@@ -127,11 +138,8 @@ struct BadFile {
 class BadInputTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const char* tmp = std::getenv("STOKER_TEST_TMP");
-    root_ = fs::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") /
-            fmt::format("bad_input_test_{}", ::getpid());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
+    dir_ = std::make_unique<test::TempDir>("bad_input_test");
+    root_ = dir_->path();
     for (int i = 0; i < 4; ++i)
       write_bytes(root_ / fmt::format("good{}.jpg", i), noisy_jpeg(48, 40, i));
 
@@ -194,7 +202,7 @@ class BadInputTest : public ::testing::Test {
       list << ref << '\t' << label++ % 3 << '\n';
     }
   }
-  static void TearDownTestSuite() { fs::remove_all(root_); }
+  static void TearDownTestSuite() { dir_.reset(); }
 
   static std::string fixture(const std::string& name) {
     return std::string(STOKER_FIXTURES) + "/image/" + name;
@@ -223,12 +231,12 @@ class BadInputTest : public ::testing::Test {
     return c;
   }
 
-  static fs::path root_;
+  static inline std::unique_ptr<test::TempDir> dir_;
+  static inline fs::path root_;
   static std::vector<BadFile> bad_;
   static std::vector<std::pair<std::string, std::string>> pairs_;  // (valid file, reference)
 };
 
-fs::path BadInputTest::root_;
 std::vector<BadFile> BadInputTest::bad_;
 std::vector<std::pair<std::string, std::string>> BadInputTest::pairs_;
 
@@ -364,6 +372,58 @@ TEST(IoErrors, PersistentEioStopsTheJobUnderSkipWhileACorruptJpegIsSkipped) {
   EXPECT_EQ(batch->valid, (std::vector<uint8_t>{1, 1, 0, 1, 1, 1, 1, 1}));  // only the JPEG
   EXPECT_EQ(batch->skipped, 1);
   EXPECT_EQ(data->io_error_reads(), 3);  // two failures, then the read that worked
+}
+
+// Before: the loader read with the default IoRetryPolicy whatever the caller chose. Now
+// LoaderConfig::read_retries is the policy of every sample read.
+TEST(IoErrors, TheConfiguredReadRetriesAreTheLoaders) {
+  auto c = test::one_rank_config(1, 8, 16);
+  c.shuffle = false;
+  c.read_retries.attempts = 5;
+  c.read_retries.first_backoff_s = 0;
+  {
+    auto data = std::make_shared<test::MemoryDataset>(
+        test::MemoryImages{.images = 8, .seed = 4, .io_error_index = 5, .io_failures = 1000});
+    Loader loader(data, c);
+    try {
+      loader.next();
+      ADD_FAILURE() << "a persistent EIO was not fatal";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "mem5.jpg: Input/output error (tried 5 times)");
+    }
+    EXPECT_EQ(data->io_error_reads(), 5);
+  }
+  auto data = std::make_shared<test::MemoryDataset>(
+      test::MemoryImages{.images = 8, .seed = 4, .io_error_index = 5, .io_failures = 4});
+  Loader loader(data, c);
+  ASSERT_TRUE(loader.next());  // four failures, then the fifth try read it
+  EXPECT_EQ(data->io_error_reads(), 5);
+
+  c.read_retries.attempts = 0;
+  EXPECT_EQ(test_error([&] { Loader unused(data, c); }),
+            "io retries: attempts must be in [1, 100] (got 0)");
+  c.read_retries.attempts = 3;
+  c.close_timeout_seconds = -0.5;
+  EXPECT_EQ(test_error([&] { Loader unused(data, c); }),
+            "close_timeout_seconds must be in [0, 86400] (got -0.5)");
+}
+
+// Before: ~Loader read STOKER_CLOSE_TIMEOUT with atof, so "1O" was 1 s and "ten" 0 s. Now the
+// variable is close_timeout_seconds' default, read when a LoaderConfig is made.
+TEST(IoErrors, CloseTimeoutDefaultsToTheEnvironmentAndAMalformedOneIsNamed) {
+  {
+    test::EnvGuard env("STOKER_CLOSE_TIMEOUT", nullptr);
+    EXPECT_EQ(LoaderConfig{}.close_timeout_seconds, 10);
+  }
+  {
+    test::EnvGuard env("STOKER_CLOSE_TIMEOUT", "0.25");
+    EXPECT_EQ(LoaderConfig{}.close_timeout_seconds, 0.25);
+  }
+  for (const char* bad : {"1O", "ten", "-1"}) {
+    test::EnvGuard env("STOKER_CLOSE_TIMEOUT", bad);
+    EXPECT_EQ(test_error([] { LoaderConfig c; }),
+              fmt::format("STOKER_CLOSE_TIMEOUT={}: expected a number in [0, 86400]", bad));
+  }
 }
 
 bool HasSubstrText_(const std::string& s, const std::string& part) {

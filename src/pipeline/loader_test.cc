@@ -27,10 +27,11 @@ namespace fs = std::filesystem;
 class LoaderTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = test::fresh_folder("loader_test");
+    dir_ = std::make_unique<test::TempDir>("loader_test");
+    root_ = dir_->path();
     test::write_jpeg_folder(root_, {.images = kImages, .classes = 3, .seed = 42});
   }
-  static void TearDownTestSuite() { fs::remove_all(root_); }
+  static void TearDownTestSuite() { dir_.reset(); }
 
   static std::shared_ptr<Dataset> dataset(const fs::path& root = root_) {
     return open_image_folder(root, {.cache = "off"});
@@ -49,10 +50,9 @@ class LoaderTest : public ::testing::Test {
   }
 
   static constexpr int kImages = 45;
-  static fs::path root_;
+  static inline std::unique_ptr<test::TempDir> dir_;
+  static inline fs::path root_;
 };
-
-fs::path LoaderTest::root_;
 
 TEST_F(LoaderTest, BatchesAreByteIdenticalForAnyThreadCount) {
   auto data = dataset();
@@ -210,8 +210,6 @@ TEST_F(LoaderTest, SteadyStateRecyclesBuffers) {
 class BadSampleTest : public LoaderTest {
  protected:
   void SetUp() override {
-    bad_root_ = root_.parent_path() / fmt::format("loader_bad_{}", ::getpid());
-    fs::remove_all(bad_root_);
     fs::create_directories(bad_root_ / "a");
     for (const auto& entry : fs::directory_iterator(root_ / "c0")) {
       fs::copy_file(entry.path(), bad_root_ / "a" / entry.path().filename());
@@ -220,8 +218,8 @@ class BadSampleTest : public LoaderTest {
     std::ofstream(bad_root_ / "a" / "text.jpg") << "this is not an image";  // not an image
     fs::create_symlink("/nonexistent/x.jpg", bad_root_ / "a" / "dangling.jpg");
   }
-  void TearDown() override { fs::remove_all(bad_root_); }
-  fs::path bad_root_;
+  test::TempDir bad_dir_{"loader_bad"};
+  fs::path bad_root_ = bad_dir_.path();
 };
 
 TEST_F(BadSampleTest, ErrorPolicyNamesTheFile) {

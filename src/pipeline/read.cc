@@ -16,7 +16,7 @@ ReadStage::ReadStage(std::shared_ptr<const Dataset> dataset, const LoaderSetup& 
 ReadCost ReadStage::read(int64_t index, std::vector<uint8_t>& out) const {
   const double cpu_start = thread_cpu_seconds();
   const auto wall_start = std::chrono::steady_clock::now();
-  read_with_retries(*dataset_, index, out);
+  read_with_retries(*dataset_, index, out, setup_.config.read_retries);
   ReadCost cost;
   cost.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

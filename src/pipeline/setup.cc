@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "stoker/error.h"
+#include "util/env_vars.h"
 
 namespace stoker::pipeline {
 namespace {
@@ -48,6 +49,11 @@ LoaderSetup resolve_setup(const Dataset& dataset, const LoaderConfig& config) {
   STOKER_CHECK_ARG(dataset.size() >= 1, "{}: the dataset is empty", dataset.describe());
   c.transform.validate();
   c.mix.validate();
+  c.read_retries.validate();
+  STOKER_CHECK_ARG(c.close_timeout_seconds >= util::kCloseTimeout.low &&
+                       c.close_timeout_seconds <= util::kCloseTimeout.high,
+                   "close_timeout_seconds must be in [{}, {}] (got {})", util::kCloseTimeout.low,
+                   util::kCloseTimeout.high, c.close_timeout_seconds);
   s.num_classes = float_label_classes(dataset, c);
   STOKER_CHECK_ARG(!c.mix.enabled() || (c.transform.output == OutputKind::kFloat32 &&
                                         c.augment == AugmentMode::kCpu),

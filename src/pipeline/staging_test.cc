@@ -36,7 +36,8 @@ StagedView view_of(const Batch& b) {
 class DeferredTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = test::fresh_folder("staging_test");
+    dir_ = std::make_unique<test::TempDir>("staging_test");
+    root_ = dir_->path();
     // Up to 700 pixels: large crops decode at DCT scales 1/2 and 1/4.
     test::write_jpeg_folder(root_, {.images = kImages,
                                     .classes = 2,
@@ -48,7 +49,7 @@ class DeferredTest : public ::testing::Test {
                                     .y_gradient = 1,
                                     .noise = 30});
   }
-  static void TearDownTestSuite() { fs::remove_all(root_); }
+  static void TearDownTestSuite() { dir_.reset(); }
 
   static LoaderConfig config(int threads, int batch) {
     return test::one_rank_config(threads, batch, 40, 11);
@@ -109,10 +110,9 @@ class DeferredTest : public ::testing::Test {
   }
 
   static constexpr int kImages = 23;
-  static fs::path root_;
+  static inline std::unique_ptr<test::TempDir> dir_;
+  static inline fs::path root_;
 };
-
-fs::path DeferredTest::root_;
 
 TEST_F(DeferredTest, StagedBatchesAugmentToTheCpuBatches) {
   auto data = open_image_folder(root_, {.cache = "off"});
@@ -170,8 +170,8 @@ TEST_F(DeferredTest, EncodedJpegsDecodeToTheCpuBatchesAtScaleOne) {
 // Images the GPU does not decode (PNG, progressive, CMYK) are decoded by the workers in the
 // same batch; a bad JPEG is skipped as on the CPU path, the same samples in the same slots.
 TEST_F(DeferredTest, OtherImagesAreDecodedByTheWorkersAndBadOnesSkippedAlike) {
-  const fs::path mixed = root_.parent_path() / fmt::format("staging_mixed_{}", ::getpid());
-  fs::remove_all(mixed);
+  const test::TempDir mixed_dir("staging_mixed");
+  const fs::path mixed = mixed_dir.path();
   fs::create_directories(mixed / "a");
   fs::create_directories(mixed / "b");
   for (int i = 0; i < 4; ++i) {
@@ -201,7 +201,6 @@ TEST_F(DeferredTest, OtherImagesAreDecodedByTheWorkersAndBadOnesSkippedAlike) {
   EXPECT_EQ(encoded, 4);  // the four baseline JPEGs; the others were decoded by the workers
   EXPECT_EQ(deferred.stats().skipped, 1);
   EXPECT_EQ(cpu.stats().skipped, 1);
-  fs::remove_all(mixed);
 }
 
 TEST_F(DeferredTest, EncodedStagingNeedsTheDeferredMode) {
@@ -252,8 +251,8 @@ TEST_F(DeferredTest, OverflowingStagingGrowsAndMemoryComesFromTheHook) {
 }
 
 TEST_F(DeferredTest, SkippedSamplesAreBlankAndAugmentToZeros) {
-  const fs::path bad = root_.parent_path() / fmt::format("staging_bad_{}", ::getpid());
-  fs::remove_all(bad);
+  const test::TempDir bad_dir("staging_bad");
+  const fs::path bad = bad_dir.path();
   fs::create_directories(bad / "a");
   fs::copy_file(root_ / "c0" / "img000.jpg", bad / "a" / "good.jpg");
   std::ofstream(bad / "a" / "text.jpg") << "not an image";
@@ -276,7 +275,6 @@ TEST_F(DeferredTest, SkippedSamplesAreBlankAndAugmentToZeros) {
   const auto first = images.begin() + bad_slot * slot;
   EXPECT_TRUE(std::all_of(first, first + slot, [](uint8_t v) { return v == 0; }));
   EXPECT_EQ(loader.stats().skipped, 1);
-  fs::remove_all(bad);
 }
 
 }  // namespace

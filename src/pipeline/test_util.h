@@ -1,4 +1,5 @@
-// Helpers for the pipeline tests: a folder of noisy gradient JPEGs of varied sizes.
+// Helpers for the pipeline tests: a folder of noisy gradient JPEGs of varied sizes, datasets in
+// memory (temporary folders: util/test_util.h).
 #pragma once
 
 #include <fmt/format.h>
@@ -21,17 +22,9 @@
 #include "stoker/image.h"
 #include "stoker/loader.h"
 #include "stoker/rng.h"
+#include "util/test_util.h"
 
 namespace stoker::test {
-
-// $STOKER_TEST_TMP (or /tmp) / NAME_<pid>, emptied.
-inline std::filesystem::path fresh_folder(const std::string& name) {
-  const char* tmp = std::getenv("STOKER_TEST_TMP");
-  const auto root =
-      std::filesystem::path(tmp ? tmp : "/tmp") / fmt::format("{}_{}", name, ::getpid());
-  std::filesystem::remove_all(root);
-  return root;
-}
 
 inline void write_file(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   std::filesystem::create_directories(path.parent_path());

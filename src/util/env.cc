@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -17,6 +16,7 @@
 
 #include "stoker/error.h"
 #include "util/env_parse.h"
+#include "util/env_vars.h"
 #include "util/text.h"
 
 namespace stoker {
@@ -33,18 +33,13 @@ std::optional<int64_t> parse_int(std::string_view s) {
 // An integer environment variable; unset or empty reads as nullopt (scripts clear variables
 // with `export RANK=`). A value that is not an int throws, naming the variable.
 std::optional<int> env_int(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || value[0] == '\0') return std::nullopt;
-  const auto parsed = parse_int(value);
+  const std::optional<std::string> value = util::env_text(name);
+  if (!value) return std::nullopt;
+  const auto parsed = parse_int(*value);
   STOKER_CHECK_ARG(parsed && *parsed >= std::numeric_limits<int>::min() &&
                        *parsed <= std::numeric_limits<int>::max(),
-                   "environment variable {}=\"{}\" is not an integer", name, value);
+                   "environment variable {}=\"{}\" is not an integer", name, *value);
   return static_cast<int>(*parsed);
-}
-
-std::string env_string(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? std::string() : std::string(value);
 }
 
 // Names of one launcher's variables, for error messages.
@@ -119,7 +114,7 @@ std::optional<RankInfo> from_slurm() {
   // node id, the first group of SLURM_TASKS_PER_NODE is the best guess.
   std::optional<int> local_world;
   const char* local_world_name = "SLURM_TASKS_PER_NODE";
-  const std::string tasks_per_node = env_string("SLURM_TASKS_PER_NODE");
+  const std::string tasks_per_node = util::env_string("SLURM_TASKS_PER_NODE");
   const auto node_id = env_int("SLURM_NODEID");
   const auto ntasks_per_node = env_int("SLURM_NTASKS_PER_NODE");
   if (!tasks_per_node.empty() && node_id) {
@@ -199,15 +194,6 @@ int affinity_cpus() {
 }  // namespace
 
 namespace util {
-
-int env_int_in(const char* name, int fallback, int low, int high) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  const std::optional<int64_t> value = parse_int(text);
-  STOKER_CHECK_ARG(value && *value >= low && *value <= high,
-                   "{}={}: expected an integer in [{}, {}]", name, text, low, high);
-  return static_cast<int>(*value);
-}
 
 int slurm_tasks_on_node(std::string_view value, int node_id) {
   // Grammar: group ("," group)*, group = count | count "(x" repeat ")".

@@ -1,6 +1,5 @@
-// Pieces of env.cc exposed for tests and the other layers: parsers of Slurm and cgroup values,
-// the cgroup lookup with an overridable root so tests can feed fake cpu.max files, and the
-// bounded integer setting of an environment variable. Not public API.
+// Pieces of env.cc exposed for tests: parsers of Slurm and cgroup values, and the cgroup lookup
+// with an overridable root so tests can feed fake cpu.max files. Not public API.
 #pragma once
 
 #include <filesystem>
@@ -8,11 +7,6 @@
 #include <string_view>
 
 namespace stoker::util {
-
-// The integer environment variable `name` in [low, high], or `fallback` when it is unset or
-// empty. Anything else throws an invalid-argument Error "NAME=VALUE: expected an integer in
-// [LOW, HIGH]".
-int env_int_in(const char* name, int fallback, int low, int high);
 
 // Tasks on node `node_id` from a SLURM_TASKS_PER_NODE value such as "4(x2),3" (nodes 0 and 1
 // run 4 tasks, node 2 runs 3). A node_id past the list gets the last group's count.

@@ -5,13 +5,15 @@
 
 #include <filesystem>
 #include <fstream>
-#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "stoker/error.h"
 #include "util/env_parse.h"
+#include "util/test_util.h"
 
 namespace stoker {
 namespace {
@@ -38,21 +40,10 @@ constexpr const char* kVars[] = {"RANK",
 class DiscoverRank : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* name : kVars) {
-      if (const char* v = getenv(name)) saved_[name] = v;
-      unsetenv(name);
-    }
+    for (const char* name : kVars)
+      cleared_.push_back(std::make_unique<test::EnvGuard>(name, nullptr));
   }
-  void TearDown() override {
-    for (const char* name : kVars) {
-      auto it = saved_.find(name);
-      if (it == saved_.end()) {
-        unsetenv(name);
-      } else {
-        setenv(name, it->second.c_str(), 1);
-      }
-    }
-  }
+  void TearDown() override { cleared_.clear(); }
   static void set(const char* name, const char* value) { setenv(name, value, 1); }
 
   static void expect_error_naming(const std::string& variable) {
@@ -65,7 +56,7 @@ class DiscoverRank : public ::testing::Test {
   }
 
  private:
-  std::map<std::string, std::string> saved_;
+  std::vector<std::unique_ptr<test::EnvGuard>> cleared_;
 };
 
 TEST_F(DiscoverRank, DefaultIsOneRank) {
@@ -267,17 +258,12 @@ TEST(CgroupQuota, ParseCfsQuota) {
 
 class CgroupFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "stoker-env-test-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(root_); }
   void write(const fs::path& rel, const std::string& contents) {
     fs::create_directories((root_ / rel).parent_path());
     std::ofstream(root_ / rel) << contents;
   }
-  fs::path root_;
+  test::TempDir temp_{"stoker-env-test"};
+  fs::path root_ = temp_.path();
 };
 
 TEST_F(CgroupFiles, V2Root) {

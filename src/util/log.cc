@@ -2,21 +2,28 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
-#include <cstring>
+#include <iterator>
 #include <string>
+
+#include "stoker/error.h"
+#include "util/env_vars.h"
 
 namespace stoker {
 namespace {
-LogLevel threshold_from_env() {
-  const char* value = std::getenv("STOKER_LOG_LEVEL");
-  if (value == nullptr) return LogLevel::kInfo;
-  if (std::strcmp(value, "debug") == 0) return LogLevel::kDebug;
-  if (std::strcmp(value, "warning") == 0) return LogLevel::kWarning;
-  if (std::strcmp(value, "error") == 0) return LogLevel::kError;
-  return LogLevel::kInfo;
-}
 constexpr const char* kNames[] = {"debug", "info", "warning", "error"};
+
+// STOKER_LOG_LEVEL, read at the first message. Logging cannot throw (it runs in destructors
+// and on worker threads), so a malformed value is reported as an error line, naming the
+// variable, and the threshold stays at info.
+LogLevel threshold_from_env() {
+  try {
+    return static_cast<LogLevel>(
+        util::env_choice(util::kLogLevel, 1, {std::begin(kNames), std::end(kNames)}));
+  } catch (const Error& e) {
+    log_message(LogLevel::kError, e.message() + " (logging at info)");
+    return LogLevel::kInfo;
+  }
+}
 }  // namespace
 
 bool log_enabled(LogLevel level) {

@@ -12,6 +12,8 @@
 # 5. `bench` on a set smaller than two batches says the rate is not measured (JSON: null).
 # 6. a file named with a newline and an ANSI escape cannot forge a warning line or repaint the
 #    terminal: warnings print it as \n and \x1b (issue 18).
+# 7. the storage flags reach the config and its checks; a STOKER_* variable is only their
+#    default, and a malformed one fails naming it (issue 28).
 set -euo pipefail
 
 STOKER=$(realpath "$1")
@@ -93,4 +95,30 @@ expect_in evil.err 'x\nstoker warning: forged\x1b[2J.jpg: not a JPEG, PNG or Web
 if grep -q "^stoker warning: forged" evil.err || grep -q $'\e' evil.err; then
   fail "a file name forged a line or an escape"
 fi
+# 7. storage flags and their environment defaults
+if "$STOKER" bench src --batch 8 --io-attempts 0 >/dev/null 2>attempts.err; then
+  fail "--io-attempts 0 accepted"
+fi
+expect_in attempts.err "io retries: attempts must be in [1, 100] (got 0)"
+if "$STOKER" bench src --batch 8 --close-timeout -1 >/dev/null 2>close.err; then
+  fail "--close-timeout -1 accepted"
+fi
+expect_in close.err "close_timeout_seconds must be in [0, 86400] (got -1)"
+if STOKER_CLOSE_TIMEOUT=1O "$STOKER" bench src --batch 8 >/dev/null 2>env.err; then
+  fail "STOKER_CLOSE_TIMEOUT=1O accepted"
+fi
+expect_in env.err "STOKER_CLOSE_TIMEOUT=1O: expected a number in [0, 86400]"
+if STOKER_PACKED_IO=pread2 "$STOKER" bench out --batch 8 >/dev/null 2>packed.err; then
+  fail "STOKER_PACKED_IO=pread2 accepted"
+fi
+expect_in packed.err "STOKER_PACKED_IO=pread2: expected mmap or pread"
+mapped=$("$STOKER" bench out --batch 8 --digest --json 2>/dev/null)
+pread=$("$STOKER" bench out --batch 8 --digest --json --packed-io pread 2>/dev/null)
+[ "$(echo "$mapped" | grep -o '"digest":"[0-9a-f]*"')" = \
+  "$(echo "$pread" | grep -o '"digest":"[0-9a-f]*"')" ] || fail "--packed-io pread changed the batches"
+# bench's stats lines through the one writer: --stats-file at --stats-interval, the last at the end
+"$STOKER" bench src --batch 8 --stats --stats-file stats.jsonl --stats-interval 0 \
+  --no-measure-fixes >/dev/null 2>&1
+[ "$(grep -c '"stoker_stats":1' stats.jsonl)" -ge 5 ] || fail "fewer stats lines than batches"
+tail -n 1 stats.jsonl | grep -q '"images":40' || fail "the last stats line is not the end's"
 echo "cli_guard: OK"

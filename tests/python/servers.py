@@ -202,3 +202,89 @@ class SeaweedS3(Server):
         """What a client needs: the endpoint and the credentials, as AWS's tools read them."""
         return {"AWS_ENDPOINT_URL": self.endpoint, "AWS_ACCESS_KEY_ID": ACCESS_KEY,
                 "AWS_SECRET_ACCESS_KEY": SECRET_KEY, "AWS_REGION": "us-east-1"}
+
+
+class FailingHttp:
+    """An HTTP server in this process (a thread) serving `root` with byte ranges, HEAD, ETag and
+    Content-Length as nginx does, that answers 503 to the methods in `fail` (a set the test
+    changes as it goes) and counts every request: `requests` holds (method, path, range) with
+    range (first, last) or None. For counting what a client sends to a failing store."""
+
+    def __init__(self, root: Path):
+        import http.server
+        import threading
+
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as stoker's connections expect
+
+            def log_message(self, *args):  # quiet
+                pass
+
+            def _answer(self, body: bool) -> None:
+                path = (root / self.path.lstrip("/")).resolve()
+                rng = None
+                header = self.headers.get("Range")
+                if header and header.startswith("bytes="):
+                    first, last = header[6:].split("-")
+                    rng = (int(first), int(last))
+                with server._lock:
+                    server.requests.append((self.command, self.path, rng))
+                    failing = self.command in server.fail
+                if failing:
+                    self.send_response(503, "Service Unavailable")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if not path.is_file():
+                    self.send_response(404, "Not Found")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                data = path.read_bytes()
+                st = path.stat()
+                etag = f'"{st.st_size:x}-{st.st_mtime_ns:x}"'
+                if rng is not None:
+                    data = data[rng[0]:rng[1] + 1]
+                    self.send_response(206, "Partial Content")
+                    self.send_header("Content-Range",
+                                     f"bytes {rng[0]}-{rng[0] + len(data) - 1}/{st.st_size}")
+                else:
+                    self.send_response(200, "OK")
+                self.send_header("Content-Length", str(len(data)))
+                self.send_header("ETag", etag)
+                self.end_headers()
+                if body:
+                    self.wfile.write(data)
+
+            def do_HEAD(self):
+                self._answer(body=False)
+
+            def do_GET(self):
+                self._answer(body=True)
+
+        self._lock = threading.Lock()
+        self.requests: list = []
+        self.fail: set = set()
+        self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+
+    def taken(self) -> list:
+        """The requests so far, and a fresh count from here."""
+        with self._lock:
+            out, self.requests = self.requests, []
+        return out
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

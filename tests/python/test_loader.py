@@ -352,6 +352,9 @@ def test_a_file_gone_mid_job_is_a_storage_error_even_under_skip(tmp_path):
     (folder,) = [p for p in data.iterdir() if p.is_dir()]
     (folder / "zz_broken.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
     loader = stoker.Loader(data, 7, size=16, shuffle=False, bad_samples="skip")
+    # The io keyword's retry policy is the loader's: tried as often as it says.
+    patient = stoker.Loader(data, 7, size=16, shuffle=False, bad_samples="skip",
+                            io=stoker.IoConfig(attempts=5, first_backoff=0))
     gone = sorted(folder.glob("*.jpg"))[0]
     gone.unlink()
     with pytest.raises(stoker.StorageError) as raised:
@@ -360,6 +363,54 @@ def test_a_file_gone_mid_job_is_a_storage_error_even_under_skip(tmp_path):
     assert isinstance(e, OSError) and e.errno == errno.ENOENT and e.filename == str(gone)
     assert "(tried 3 times)" in str(e)
     assert loader.stats()["skipped"] == 0
+    with pytest.raises(stoker.StorageError, match=r"\(tried 5 times\)"):
+        list(patient)
+
+
+def test_io_and_close_timeout_keywords_reach_the_core_and_are_checked_there(small_set):
+    loader = stoker.Loader(small_set, 4, size=8, close_timeout=2.5,
+                           io=stoker.IoConfig(attempts=7, first_backoff=0.5, packed_io="pread"))
+    config = loader._core.config
+    assert (config.read_retries.attempts, config.read_retries.first_backoff_s) == (7, 0.5)
+    assert config.close_timeout_seconds == 2.5
+    loader.close()
+    with pytest.raises(stoker.ArgumentError, match=r"close_timeout_seconds must be in \[0, "):
+        stoker.Loader(small_set, 4, size=8, close_timeout=-1)
+    with pytest.raises(stoker.ArgumentError, match=r"attempts must be in \[1, 100\] \(got 0\)"):
+        stoker.Loader(small_set, 4, size=8, io=stoker.IoConfig(attempts=0))
+    with pytest.raises(stoker.ArgumentError, match="packed I/O must be mmap or pread"):
+        stoker.open_dataset(small_set, io=stoker.IoConfig(packed_io="map"))
+    with pytest.raises(TypeError, match="io must be a stoker.IoConfig"):
+        stoker.Loader(small_set, 4, size=8, io={"attempts": 2})
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("STOKER_CLOSE_TIMEOUT", "1O", "STOKER_CLOSE_TIMEOUT=1O: expected a number in [0, 86400]"),
+    ("STOKER_IO_ATTEMPTS", "three", "STOKER_IO_ATTEMPTS=three: expected an integer in [1, 100]"),
+    ("STOKER_PACKED_IO", "map", "STOKER_PACKED_IO=map: expected mmap or pread"),
+    ("STOKER_STATS_INTERVAL", "1s", "STOKER_STATS_INTERVAL=1s: expected a number in [0, 3600]"),
+])
+def test_a_malformed_environment_variable_fails_naming_it(small_set, monkeypatch, name, value,
+                                                          message):
+    """Before: STOKER_CLOSE_TIMEOUT went through atof in the loader's destructor, so a typo
+    was 0 s. The variables are only defaults of config fields, read when a config is made."""
+    monkeypatch.setenv(name, value)
+    with pytest.raises(stoker.ArgumentError) as raised:
+        stoker.Loader(small_set, 4, size=8)
+    assert str(raised.value) == message
+
+
+def test_environment_variables_are_the_defaults_of_the_config_fields(small_set, monkeypatch):
+    monkeypatch.setenv("STOKER_CLOSE_TIMEOUT", "0.25")
+    monkeypatch.setenv("STOKER_IO_ATTEMPTS", "9")
+    loader = stoker.Loader(small_set, 4, size=8)
+    assert loader._core.config.close_timeout_seconds == 0.25
+    assert loader._core.config.read_retries.attempts == 9
+    loader.close()
+    loader = stoker.Loader(small_set, 4, size=8, close_timeout=3, io=stoker.IoConfig(attempts=2))
+    assert loader._core.config.close_timeout_seconds == 3  # a keyword wins
+    assert loader._core.config.read_retries.attempts == 2
+    loader.close()
 
 
 def test_numpy_views_without_torch_conversion(small_set):

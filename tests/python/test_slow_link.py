@@ -72,7 +72,7 @@ def test_dropped_connections_are_retried_and_nothing_is_lost(shards, tmp_path):
             SlowLink(f"127.0.0.1:{server.port}", 0.002, tmp_path / "link",
                      drop_every=5) as link:
         url = f"{link.url}/cls/train-{{000000..000004}}.tar"
-        env = {"STOKER_CACHE_DIR": str(tmp_path / "cache"), "STOKER_REMOTE_RETRIES": "20"}
+        env = {"STOKER_CACHE_DIR": str(tmp_path / "cache"), "STOKER_IO_ATTEMPTS": "20"}
         runs = [subprocess.run(
             [str(stoker_bin()), "bench", url, "--digest", "--batch", "8", "--threads", "2",
              "--seed", "3", "--size", "32", "--rank", str(r), "--world", str(w)],
@@ -90,7 +90,7 @@ def test_a_link_that_never_delivers_is_an_error_not_skipped_samples(shards, tmp_
     """Retries are bounded, and an exhausted one is an I/O error naming the object, whatever
     the bad-sample policy: a dead link must not look like an epoch of corrupt images."""
     cache = str(tmp_path / "cache")
-    env = dict(os.environ, STOKER_CACHE_DIR=cache, STOKER_REMOTE_RETRIES="3")
+    env = dict(os.environ, STOKER_CACHE_DIR=cache, STOKER_IO_ATTEMPTS="3")
     # Every response reset: the cached index opens the shards (HEADs pass, being smaller than
     # 1000 bytes), the members' reads all fail.
     with indexed_then(shards, tmp_path, cache, drop_every=1, drop_min_bytes=1000) as url:

@@ -11,13 +11,14 @@ import os
 import random
 import re
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
 
 import stoker
 from conftest import launch, stoker_bin, synth
-from servers import Nginx, SeaweedS3
+from servers import FailingHttp, Nginx, SeaweedS3
 
 webdataset = pytest.importorskip("webdataset")
 
@@ -248,3 +249,53 @@ def test_a_node_local_cache_fetches_each_shard_once(images, shards, tmp_path):
         assert digest(f"{server.url}/big-{{0..2}}.tar", env, window=0)[0] == local
     held = [c.stat().st_size for c in budget.glob("*.obj")]
     assert 1 <= len(held) < 3 and sum(held) <= 1 << 20, held
+
+
+def member_ranges(shard_root: Path) -> dict:
+    """(path, first byte, last byte) of each image member of the .cls shards, as URLs see them."""
+    out = []
+    for tar in sorted((shard_root / "cls").glob("train-*.tar")):
+        with tarfile.open(tar) as t:
+            out += [(f"/cls/{tar.name}", m.offset_data, m.offset_data + m.size - 1)
+                    for m in t.getmembers() if m.name.endswith(".jpg")]
+    return out
+
+
+@pytest.mark.parametrize("read_ahead", [0, 8])
+def test_a_failing_server_costs_each_sample_at_most_attempts_requests(shards, read_ahead):
+    """Retries are counted once per sample, end to end. Before: the HTTP layer tried each
+    request 6 times under each of the loader's 3 tries, up to 18 requests for one sample, and
+    the IoRetryPolicy a caller chose never reached the loader. Now a sample's read is tried
+    `attempts` times in all, the read-ahead's fetch of its run counting as the first, and the
+    error says so."""
+    with FailingHttp(shards["root"]) as server:
+        url = f"{server.url}/cls/train-{{000000..000004}}.tar"
+        assert len(stoker.open_dataset(url)) == N  # indexes the shards (cached)
+        server.taken()
+        server.fail = {"GET"}  # from here every GET answers 503; HEADs still pass
+        io = stoker.IoConfig(attempts=3, first_backoff=0, read_ahead_connections=read_ahead)
+        loader = stoker.Loader(url, batch_size=4, threads=2, transform="eval", size=16, io=io,
+                               shuffle=False, shard_window=0)
+        with pytest.raises(stoker.StorageError, match=r"HTTP 503 Service Unavailable \(tried 3 "
+                                                      r"times\)"):
+            next(iter(loader))
+        loader.close()
+        gets = [(path, rng) for method, path, rng in server.taken() if method == "GET"]
+    assert gets
+    covering = collections.Counter()
+    for path, rng in gets:
+        for member in member_ranges(shards["root"]):
+            if member[0] == path and rng[0] <= member[2] and member[1] <= rng[1]:
+                covering[member] += 1
+    assert max(covering.values()) == 3, covering  # the sample that failed: 3 tries, no more
+
+
+def test_opening_over_a_failing_server_tries_each_request_attempts_times(shards):
+    """What no caller retries (a HEAD while opening) is tried `attempts` times by the remote
+    layer, with the same policy."""
+    with FailingHttp(shards["root"]) as server:
+        server.fail = {"HEAD"}
+        url = f"{server.url}/cls/train-000000.tar"
+        with pytest.raises(stoker.StorageError, match=r"HTTP 503 .*\(tried 2 times\)"):
+            stoker.open_dataset(url, io=stoker.IoConfig(attempts=2, first_backoff=0))
+        assert [m for m, _, _ in server.taken()] == ["HEAD", "HEAD"]
