@@ -28,11 +28,7 @@ class OneBadLabel : public test::MemoryDataset {
 struct Fixture {
   Fixture(BadSamplePolicy policy, BatchMixConfig mix = {}) {
     dataset = std::make_shared<OneBadLabel>(4, 2);
-    LoaderConfig c;
-    c.batch_size = 4;
-    c.threads = 1;
-    c.rank = 0;
-    c.world_size = 1;
+    LoaderConfig c = test::one_rank_config(4);
     c.transform.size = 8;
     c.bad_samples = policy;
     c.mix = mix;

@@ -13,11 +13,7 @@ class PlanStageTest : public ::testing::Test {
  protected:
   PlanStageTest()
       : dataset_(std::make_shared<test::MemoryDataset>(test::MemoryImages{.images = 10})) {
-    LoaderConfig c;
-    c.batch_size = 3;
-    c.rank = 0;
-    c.world_size = 1;
-    c.threads = 1;
+    LoaderConfig c = test::one_rank_config(3);
     setup_ = resolve_setup(*dataset_, c);
   }
   std::shared_ptr<test::MemoryDataset> dataset_;

@@ -25,11 +25,7 @@ class HintedDataset : public test::MemoryDataset {
 
 TEST(ReadStage, HintsTheBatchBeingScheduledAndTheNextOnce) {
   auto data = std::make_shared<HintedDataset>(test::MemoryImages{.images = 12});
-  LoaderConfig c;
-  c.batch_size = 3;
-  c.rank = 0;
-  c.world_size = 1;
-  c.threads = 1;
+  LoaderConfig c = test::one_rank_config(3);
   const LoaderSetup setup = resolve_setup(*data, c);
   const EpochPlan plan(setup.sampler, 0);
   ReadStage read(data, setup);
@@ -58,11 +54,7 @@ TEST(ReadStage, HintsTheBatchBeingScheduledAndTheNextOnce) {
 TEST(ReadStage, TriesAFailedReadAgainAndCountsItsTime) {
   auto data = std::make_shared<test::MemoryDataset>(
       test::MemoryImages{.images = 2, .io_error_index = 1, .io_failures = 2});
-  LoaderConfig c;
-  c.batch_size = 1;
-  c.rank = 0;
-  c.world_size = 1;
-  c.threads = 1;
+  LoaderConfig c = test::one_rank_config(1);
   const LoaderSetup setup = resolve_setup(*data, c);
   ReadStage read(data, setup);
   std::vector<uint8_t> bytes;

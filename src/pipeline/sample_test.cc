@@ -17,11 +17,7 @@ class SampleStageTest : public ::testing::Test {
  protected:
   void make(const test::MemoryImages& images, BadSamplePolicy policy, int max_in_a_row = 1000) {
     dataset_ = std::make_shared<test::MemoryDataset>(images);
-    LoaderConfig c;
-    c.batch_size = 4;
-    c.threads = 1;
-    c.rank = 0;
-    c.world_size = 1;
+    LoaderConfig c = test::one_rank_config(4);
     c.transform.size = 32;
     c.bad_samples = policy;
     c.max_bad_in_a_row = max_in_a_row;

@@ -143,4 +143,14 @@ class MemoryDataset : public Dataset {
   mutable std::atomic<int64_t> reads_{0};
 };
 
+// One rank of one, one worker thread, batches of `batch_size`: what the stage tests build on.
+inline LoaderConfig one_rank_config(int batch_size) {
+  LoaderConfig c;
+  c.batch_size = batch_size;
+  c.threads = 1;
+  c.rank = 0;
+  c.world_size = 1;
+  return c;
+}
+
 }  // namespace stoker::test
