@@ -33,6 +33,7 @@
 #include "stoker/dataset.h"
 #include "stoker/image.h"
 #include "stoker/loader.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

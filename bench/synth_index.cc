@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "io/packed_format.h"
 #include "io/packed_manifest.h"
 #include "io/packed_shard.h"
-#include "stoker/packed_format.h"
 #include "xxhash.h"
 
 namespace {

@@ -11,6 +11,8 @@
 
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/check.h"
+#include "util/logging.h"
 
 #define STOKER_CUDA_CHECK(call)                                                   \
   do {                                                                            \

@@ -12,6 +12,8 @@
 #include "stoker/clock.h"
 #include "stoker/cuda.h"
 #include "stoker/log.h"
+#include "util/check.h"
+#include "util/logging.h"
 #include "util/mutex.h"
 #if STOKER_HAVE_NVJPEG
 #include "jpeg_decoder.h"

@@ -4,6 +4,7 @@
 // CI by src/image/augment_kernel_test.cc.
 
 #include <cuda_runtime_api.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 

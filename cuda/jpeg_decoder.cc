@@ -9,6 +9,7 @@
 #include "nvjpeg_api.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/check.h"
 
 namespace stoker::cuda {
 namespace {

@@ -3,6 +3,7 @@
 #include "nvjpeg_api.h"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <mutex>

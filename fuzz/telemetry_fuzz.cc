@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "diagnose/json.h"
 #include "stoker/error.h"
 #include "stoker/telemetry.h"
 

@@ -13,6 +13,7 @@
 #include "stoker/dataset.h"
 #include "stoker/error.h"
 #include "stoker/loader.h"
+#include "util/check.h"
 
 namespace stoker::python {
 

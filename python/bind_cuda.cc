@@ -86,7 +86,7 @@ class GpuLoaderHandle : public Closable<cuda::GpuLoader> {
   // The stats line of the host loader (see StatsSampler); the loader held for the call.
   std::string stats_json(bool advance) {
     const std::shared_ptr<cuda::GpuLoader> loader = get();
-    return sampler_.sample(advance).dump();
+    return sampler_.sample(advance);
   }
 
   // Under `stoker monitor`: a stats line to its file when one is due (now, with `force`).
@@ -164,7 +164,7 @@ void register_gpu_loader(py::module_& m) {
       .def(
           "diagnose",
           [](const GpuLoaderHandle& h, bool measure, int sample) {
-            return to_json(diagnose_loader(h.get()->host(), measure, sample)).dump();
+            return to_json_text(diagnose_loader(h.get()->host(), measure, sample));
           },
           py::arg("measure") = true, py::arg("sample") = 200, Release())
       .def("augmenter_stats",

@@ -65,7 +65,7 @@ void register_diagnose(py::module_& m) {
   m.def(
       "audit_ranks",
       [](const std::vector<AuditRecord>& records, const AuditThresholds& thresholds) {
-        return to_json(audit_ranks(records, thresholds)).dump();
+        return to_json_text(audit_ranks(records, thresholds));
       },
       py::arg("records"), py::arg("thresholds"), py::call_guard<py::gil_scoped_release>(),
       "The cross-rank audit's report (JSON) over one record per rank (stoker/audit.h).");

@@ -24,6 +24,7 @@
 #include "stoker/loader_stats.h"
 #include "stoker/telemetry.h"
 #include "stoker/transform.h"
+#include "util/check.h"
 
 namespace py = pybind11;
 
@@ -88,7 +89,7 @@ class LoaderHandle : public Closable<Loader> {
   // The stats line (see StatsSampler); the loader held for the call.
   std::string stats_json(bool advance) {
     const std::shared_ptr<Loader> loader = get();
-    return sampler_.sample(advance).dump();
+    return sampler_.sample(advance);
   }
 
   // Under `stoker monitor`: a stats line to its file when one is due (now, with `force`).
@@ -282,7 +283,7 @@ void register_loader(py::module_& m) {
       "diagnose_step_times",
       [](const std::vector<double>& steps, const std::vector<double>& waits,
          const std::string& source) {
-        return to_json(diagnose_step_times(steps, waits, source)).dump();
+        return to_json_text(diagnose_step_times(steps, waits, source));
       },
       py::arg("step_seconds"), py::arg("data_seconds"), py::arg("source"),
       "The verdict (JSON) from a training loop's step times and data waits "
@@ -357,7 +358,7 @@ void register_loader(py::module_& m) {
       .def(
           "diagnose",
           [](const LoaderHandle& h, bool measure, int sample) {
-            return to_json(diagnose_loader(*h.get(), measure, sample)).dump();
+            return to_json_text(diagnose_loader(*h.get(), measure, sample));
           },
           py::arg("measure") = true, py::arg("sample") = 200, Release())
       .def("close", &LoaderHandle::close, Release(),

@@ -11,6 +11,7 @@
 #include "stoker/env.h"
 #include "stoker/error.h"
 #include "stoker/sampler.h"
+#include "util/check.h"
 
 namespace py = pybind11;
 

@@ -25,6 +25,30 @@ if [ "$installed" != "$expected" ]; then
   exit 1
 fi
 
+# Each installed header compiles alone, and includes only the C++ standard library and stoker's
+# own headers: fmt, nlohmann-json and the codecs stay inside the libraries.
+cxx=${CXX:-c++}
+standard=" algorithm any array atomic bit bitset cassert cctype cerrno cfloat charconv chrono cinttypes
+  climits cmath compare concepts condition_variable cstddef cstdint cstdio cstdlib cstring ctime
+  deque exception filesystem functional initializer_list iosfwd iostream istream iterator limits
+  list map memory mutex new numbers numeric optional ostream random ranges set shared_mutex
+  source_location span sstream stdexcept stop_token string string_view system_error thread tuple
+  type_traits typeinfo unordered_map unordered_set utility variant vector "
+for header in $(cd "$tmp/prefix/include" && find stoker -name '*.h' | sort); do
+  while read -r included; do
+    case $included in
+      stoker/*) ;;
+      *) if [[ $standard != *" $included "* ]]; then
+           echo "consumer_test: $header includes <$included>, not a standard or stoker header" >&2
+           exit 1
+         fi ;;
+    esac
+  done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^>"]*\)[>"].*/\1/p' \
+             "$tmp/prefix/include/$header")
+  echo "#include <$header>" | "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror \
+    -I "$tmp/prefix/include" -x c++ - || { echo "consumer_test: $header does not compile alone" >&2; exit 1; }
+done
+
 cmake -S "$here/consumer" -B "$tmp/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$tmp/prefix" ${CMAKE_CXX_COMPILER_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER=$CMAKE_CXX_COMPILER_LAUNCHER} >/dev/null
 cmake --build "$tmp/build" >/dev/null

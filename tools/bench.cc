@@ -10,6 +10,7 @@
 #include <string>
 
 #include "command.h"
+#include "diagnose/json.h"
 #include "loader_flags.h"
 #include "stoker/batch_digest.h"
 #include "stoker/capacity.h"
@@ -17,6 +18,7 @@
 #include "stoker/error.h"
 #include "stoker/loader.h"
 #include "stoker/loader_stats.h"
+#include "util/check.h"
 #include "validators.h"
 #ifdef STOKER_HAVE_CUDA
 #include "stoker/cuda.h"

@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "command.h"
+#include "diagnose/json.h"
+#include "diagnose/report.h"
 #include "stoker/capacity.h"
 #include "stoker/error.h"
-#include "stoker/report.h"
 #include "stoker/telemetry.h"
 #include "stoker/transform.h"
+#include "util/check.h"
 #include "validators.h"
 #ifdef STOKER_HAVE_CUDA
 #include "stoker/cuda.h"

@@ -15,6 +15,7 @@
 #include "stoker/image.h"
 #include "stoker/log.h"
 #include "stoker/packed.h"
+#include "util/check.h"
 #include "validators.h"
 
 namespace stoker::cli {

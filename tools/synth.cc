@@ -12,6 +12,7 @@
 #include "stoker/error.h"
 #include "stoker/image.h"
 #include "stoker/rng.h"
+#include "util/check.h"
 #include "validators.h"
 
 namespace stoker::cli {

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,6 +86,6 @@ AuditReport audit_ranks(const std::vector<AuditRecord>& records, const AuditThre
 
 // {"verdict", "summary", "findings": [{"pattern", "message", "ranks"}], "checks": {"disjoint",
 // "complete", "balanced"}} (null for an unknown check).
-nlohmann::json to_json(const AuditReport& report);
+std::string to_json_text(const AuditReport& report);
 
 }  // namespace stoker

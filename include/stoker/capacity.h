@@ -93,7 +93,6 @@ CapacityReport run_capacity(const Dataset& data, const CapacityConfig& options);
 void measure_fixes(Diagnosis& diagnosis, const Dataset& data, const LoaderConfig& config,
                    int sample = 200);
 
-nlohmann::json to_json(const CapacityReport& report);
 std::string format_capacity(const CapacityReport& report);
 
 }  // namespace stoker

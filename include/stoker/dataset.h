@@ -64,7 +64,7 @@ class Dataset {
   // A multi-label dataset: label_set(index) holds each sample's class ids (sorted, unique,
   // maybe none) and label(index) the first of them (-1 for none). Otherwise false and empty.
   virtual bool multi_label() const { return false; }
-  virtual std::span<const int32_t> label_set(int64_t index) const { return {}; }
+  virtual std::span<const int32_t> label_set(int64_t /*index*/) const { return {}; }
   // Human-readable name of a sample for messages: its path.
   virtual std::string name(int64_t index) const = 0;
   // Reads the encoded bytes of sample `index` into `out` (resized to fit; capacity reused).
@@ -76,7 +76,7 @@ class Dataset {
   // the samples about to be read, in order; read() then finds them fetched or in flight.
   // cancel_read_ahead() forgets the hints not read yet (a loader starting over). Without
   // read-ahead (local data) both do nothing.
-  virtual void read_ahead(std::span<const int64_t> indices) const {}
+  virtual void read_ahead(std::span<const int64_t> /*indices*/) const {}
   virtual void cancel_read_ahead() const {}
   // A dataset stored in shards: the end index of each (increasing, the last = size()), so that
   // the sampler can shuffle in shard windows; empty for others. prefers_shard_order(): whether

@@ -17,7 +17,6 @@
 // contract of `stoker doctor --json` and Python's `diagnose()` (docs/doctor.md).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -143,9 +142,9 @@ struct Diagnosis {
   DiagnosisNumbers numbers;           // the measured values behind the verdict
 };
 
-nlohmann::json to_json(const Fix& fix);
-nlohmann::json to_json(const DiagnosisNumbers& numbers);
-nlohmann::json to_json(const Diagnosis& diagnosis);
+// The JSON form (docs/doctor.md): {"verdict", "confidence", "summary", "evidence", "fixes",
+// "next", "numbers"}, compact, invalid UTF-8 replaced.
+std::string to_json_text(const Diagnosis& diagnosis);
 // Plain-text rendering for the terminal: verdict, summary, evidence, fixes.
 std::string format_diagnosis(const Diagnosis& diagnosis);
 

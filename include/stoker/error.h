@@ -7,14 +7,11 @@
 //                     loader retries a bounded number of times, then the job stops.
 //   kInvalidArgument  the caller asked for something invalid (an option, a config value).
 //   kInternal         a broken invariant, or anything not classified: never skipped.
-// Raise with STOKER_THROW / STOKER_CHECK (internal), STOKER_BAD_DATA / STOKER_CHECK_DATA,
-// STOKER_THROW_ARG / STOKER_CHECK_ARG, or STOKER_THROW_IO(errno, path, ...). Messages name the
-// object (file, shard, option) and the reason, e.g.
-//   STOKER_BAD_DATA("{}: not a JPEG, PNG or WebP image", path);
+// Inside stoker, errors are raised with the formatting macros of src/util/check.h (private:
+// fmt stays out of the installed headers). Messages name the object (file, shard, option) and
+// the reason, e.g. "photo.jpg: not a JPEG, PNG or WebP image".
 // Thread-safety: the type is an ordinary value; throwing is thread-safe.
 #pragma once
-
-#include <fmt/format.h>
 
 #include <source_location>
 #include <stdexcept>
@@ -55,26 +52,3 @@ namespace detail {
 }  // namespace detail
 
 }  // namespace stoker
-
-#define STOKER_THROW_AS(kind, ...) \
-  ::stoker::detail::throw_error(kind, ::fmt::format(__VA_ARGS__), std::source_location::current())
-
-#define STOKER_CHECK_AS(kind, cond, ...)  \
-  do {                                    \
-    if (!(cond)) {                        \
-      STOKER_THROW_AS(kind, __VA_ARGS__); \
-    }                                     \
-  } while (0)
-
-#define STOKER_THROW(...) STOKER_THROW_AS(::stoker::ErrorKind::kInternal, __VA_ARGS__)
-#define STOKER_CHECK(cond, ...) STOKER_CHECK_AS(::stoker::ErrorKind::kInternal, cond, __VA_ARGS__)
-#define STOKER_BAD_DATA(...) STOKER_THROW_AS(::stoker::ErrorKind::kBadData, __VA_ARGS__)
-#define STOKER_CHECK_DATA(cond, ...) \
-  STOKER_CHECK_AS(::stoker::ErrorKind::kBadData, cond, __VA_ARGS__)
-#define STOKER_THROW_ARG(...) STOKER_THROW_AS(::stoker::ErrorKind::kInvalidArgument, __VA_ARGS__)
-#define STOKER_CHECK_ARG(cond, ...) \
-  STOKER_CHECK_AS(::stoker::ErrorKind::kInvalidArgument, cond, __VA_ARGS__)
-// An I/O error: `err` is the errno, `path` the file; the message is formatted as usual.
-#define STOKER_THROW_IO(err, path, ...)                                               \
-  ::stoker::detail::throw_error(::stoker::ErrorKind::kIo, ::fmt::format(__VA_ARGS__), \
-                                std::source_location::current(), err, path)

@@ -3,7 +3,7 @@
 //
 //   stoker::StatsSampler sampler(loader);
 //   ... train for a while ...
-//   nlohmann::json line = sampler.sample();     // cumulative counters + the window since last
+//   std::string line = sampler.sample();     // JSON: cumulative counters + the window since last
 //   auto verdict = stoker::diagnose_pipeline(sampler.last_window());
 //
 //   stoker::StatsFileWriter lines(loader, {});   // under `stoker monitor`: its stats file
@@ -14,7 +14,6 @@
 
 #include <chrono>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "stoker/diagnose.h"
@@ -22,22 +21,17 @@
 
 namespace stoker {
 
-// {"read", "decode", "augment", "collate"}: CPU seconds per stage.
-nlohmann::json to_json(const StageSeconds& cpu);
-
 // The window between two snapshots of the same loader (before earlier than now).
 PipelineWindow pipeline_window(const LoaderStats& now, const LoaderStats& before);
-
-// One stats JSON line: `now`'s counters, `window`, and `unix_time` as "time".
-nlohmann::json stats_json(const LoaderStats& now, const PipelineWindow& window, double unix_time);
 
 // Samples one loader's stats (which must outlive the sampler).
 class StatsSampler {
  public:
   explicit StatsSampler(const Loader& loader) : loader_(loader) {}
-  // The stats line for now, with the window since the previous advancing sample (or the
-  // loader's start). advance = false leaves that start where it is (a peek).
-  nlohmann::json sample(bool advance = true);
+  // The stats line for now (compact JSON, docs/doctor.md), with the window since the previous
+  // advancing sample (or the loader's start). advance = false leaves that start where it is
+  // (a peek).
+  std::string sample(bool advance = true);
   PipelineWindow last_window() const;  // the window of the last advancing sample
   LoaderStats last_stats() const;      // the stats of the last advancing sample
 

@@ -1,11 +1,10 @@
-// Minimal leveled logging to stderr, safe from any thread (one write per message).
+// Minimal leveled logging to stderr, safe from any thread (one write per message); stoker's own
+// messages go through log() with a format (src/util/logging.h, private).
 // STOKER_LOG_LEVEL=debug|info|warning|error sets the threshold (default: info), read at the
 // first message; another value is reported by an error line naming it, and info applies.
 // Messages are printed through printable(): file names come from the data, and a name with a
 // newline or an ANSI escape must not forge a line or repaint the terminal.
 #pragma once
-
-#include <fmt/format.h>
 
 #include <string>
 #include <string_view>
@@ -20,10 +19,5 @@ std::string printable(std::string_view text);
 
 bool log_enabled(LogLevel level);
 void log_message(LogLevel level, std::string_view message);
-
-template <typename... Args>
-void log(LogLevel level, fmt::format_string<Args...> format, Args&&... args) {
-  if (log_enabled(level)) log_message(level, fmt::format(format, std::forward<Args>(args)...));
-}
 
 }  // namespace stoker

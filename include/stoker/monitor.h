@@ -1,21 +1,23 @@
-// The monitor: runs a command and samples CPU and GPU utilisation while it runs, writing the
-// `stoker-monitor` log that the doctor reads (stoker/telemetry.h; the format is in
-// docs/doctor.md, "Telemetry").
+// The monitor's recorder: samples CPU and GPU utilisation into the `stoker-monitor` log that
+// the doctor reads (stoker/telemetry.h; the format is in docs/doctor.md, "Telemetry").
+// `stoker monitor CMD` (tools/monitor_cmd.cc) runs the command, passes its signals on and calls
+// this between; a program may also record its own run:
+//
+//   stoker::TelemetryRecorder recorder({.out = "run.jsonl"});
+//   recorder.start({"my-job"}, "");
+//   while (running) { sleep(1); recorder.sample(); }
+//   recorder.finish(0, std::nullopt);
 //
 // CPU: /proc/stat deltas (all CPUs and each CPU: busy = 100 - idle - iowait, iowait, idle, in
 // percent). GPUs: NVML (loaded at run time when present), else nvidia-smi, else none; the log's
 // first line says which ("gpu_source"). How each is sampled: docs/doctor.md, "The monitor".
-//
-// The command inherits stdin, stdout, stderr and the environment, with STOKER_STATS_FILE set to
-// OUT.stats.jsonl (unless already set; named in the log's first line as "stats_file"): every
-// stoker loader inside it appends its stats lines there (stoker/loader.h); SIGINT and SIGTERM sent
-// to the monitor by another process (kill, a scheduler) are passed on to it (a terminal's Ctrl-C
-// reaches both already). The log is flushed after every line, so a killed job leaves a
-// readable log. Failure: stoker::Error when the log cannot be written or the command cannot be
-// started; the command's own failures are its exit status.
-// Not thread-safe: it installs SIGINT/SIGTERM handlers for the duration of the call.
+// The log is flushed after every line, so a killed job leaves a readable log.
+// Thread-safety: one recorder is used by one thread at a time.
 #pragma once
 
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,15 +26,38 @@ namespace stoker {
 enum class GpuSource { kAuto, kNvml, kNvidiaSmi, kNone };
 
 struct MonitorConfig {
-  std::vector<std::string> command;         // argv, searched on PATH
   std::string out;                          // the log file (created or truncated)
-  double interval = 1.0;                    // seconds between samples, at least 0.05
+  double interval = 1.0;                    // seconds between samples, from 0.05 to 3600
   GpuSource gpu_source = GpuSource::kAuto;  // kAuto: NVML, else nvidia-smi, else none
 };
 
-// Runs the command to the end while sampling; returns its exit status (128 + N when signal N
-// ended it, like a shell). Throws stoker::Error when kNvml or kNvidiaSmi is asked for and not
-// available.
-int run_monitor(const MonitorConfig& options);
+class TelemetryRecorder {
+ public:
+  // Opens the log and the GPU source. Throws stoker::Error when the log cannot be written,
+  // when kNvml or kNvidiaSmi is asked for and not available, or (ArgumentError) for an interval
+  // out of range.
+  explicit TelemetryRecorder(const MonitorConfig& config);
+  ~TelemetryRecorder();
+  TelemetryRecorder(const TelemetryRecorder&) = delete;
+  TelemetryRecorder& operator=(const TelemetryRecorder&) = delete;
+
+  // The first line: the start time, interval, GPU source, CPU count, the command that is
+  // measured and the stats file its loaders write ("" for none).
+  void start(const std::vector<std::string>& command, const std::string& stats_file);
+  // One sample line: CPU since the previous sample (or the recorder's opening), GPUs now.
+  void sample();
+  // The last line: the command's exit status (128 + N for signal N) and the signal, if any.
+  void finish(int exit_status, std::optional<int> signal);
+
+  const char* gpu_source() const;  // "nvml", "nvidia-smi" or "none"
+  // False once a line could not be written (disk full): sampling has ended, with one message
+  // on stderr; the measured job is not stopped for it.
+  bool logging() const;
+  int64_t samples() const;  // sample lines written
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace stoker

@@ -1,5 +1,5 @@
 // Packed datasets: a source decoded, resized and re-encoded once, offline, into a few large
-// indexed shard files that load at memory speed (docs/format.md; constants in packed_format.h).
+// indexed shard files that load at memory speed (docs/format.md).
 //
 //   pack_dataset(source, SRC, OUT, options)   OUT/shard-NNNNN.stk + OUT/manifest.json
 //   open_packed(OUT)                     a Dataset; open_dataset(OUT) calls it for packed folders

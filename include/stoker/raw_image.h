@@ -1,5 +1,5 @@
 // Raw-pixel images: the payload of a packed dataset's "raw" mode, a small self-describing
-// header (magic "STKRAW01", packed_format.h namespace raw) followed by HWC uint8 pixels,
+// header (magic "STKRAW01", docs/format.md) followed by HWC uint8 pixels,
 // uncompressed or as one zstd frame. The image layer recognises it by its magic, as it does
 // JPEG and PNG, so a raw payload flows through probe_image/decode_region unchanged.
 //

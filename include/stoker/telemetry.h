@@ -17,7 +17,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -220,10 +219,5 @@ Diagnosis diagnose_telemetry(const Telemetry& telemetry, const TelemetryThreshol
 // the loop in the evidence.
 Diagnosis diagnose_step_times(const std::vector<double>& step_seconds,
                               const std::vector<double>& data_seconds, const std::string& source);
-
-// Time series for charts: {"gpus": [{"file": F, "index": 0, "t": [...], "util": [...]}],
-//  "cpu": {"t": [...], "busy": [...], "iowait": [...]}} (the "all CPUs" samples), t in seconds
-// from the first sample with a date (files without one count from their own first sample).
-nlohmann::json telemetry_series(const Telemetry& telemetry);
 
 }  // namespace stoker

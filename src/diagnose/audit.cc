@@ -10,7 +10,9 @@
 #include <tuple>
 #include <utility>
 
+#include "diagnose/json.h"
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {
@@ -327,6 +329,10 @@ nlohmann::json to_json(const AuditReport& report) {
            {{"disjoint", check(report.disjoint)},
             {"complete", check(report.complete)},
             {"balanced", check(report.balanced)}}}};
+}
+
+std::string to_json_text(const AuditReport& report) {
+  return to_json(report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace stoker

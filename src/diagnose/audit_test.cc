@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "diagnose/json.h"
 #include "stoker/error.h"
 
 namespace stoker {

@@ -7,11 +7,13 @@
 #include <chrono>
 #include <cmath>
 
+#include "diagnose/json.h"
 #include "stoker/env.h"
 #include "stoker/error.h"
 #include "stoker/loader_stats.h"
 #include "stoker/packed.h"
 #include "stoker/rng.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

@@ -10,8 +10,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "diagnose/json.h"
 #include "stoker/capacity.h"
 #include "stoker/error.h"
+#include "util/check.h"
 #include "util/env_vars.h"
 
 namespace stoker {
@@ -82,7 +84,7 @@ nlohmann::json stats_json(const LoaderStats& s, const PipelineWindow& w, double 
   };
 }
 
-nlohmann::json StatsSampler::sample(bool advance) {
+std::string StatsSampler::sample(bool advance) {
   const LoaderStats now = loader_.stats();
   PipelineWindow window;
   {
@@ -95,7 +97,7 @@ nlohmann::json StatsSampler::sample(bool advance) {
   }
   const double unix_time =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  return stats_json(now, window, unix_time);
+  return stats_json(now, window, unix_time).dump();
 }
 
 PipelineWindow StatsSampler::last_window() const {
@@ -158,7 +160,7 @@ void StatsFileWriter::write_now() {
 
 void StatsFileWriter::write_line() {
   last_ = std::chrono::steady_clock::now();
-  const std::string line = sampler_.sample().dump() + "\n";
+  const std::string line = sampler_.sample() + "\n";
   // One write: with O_APPEND the line lands whole after the other writers' lines.
   ssize_t n;
   do {

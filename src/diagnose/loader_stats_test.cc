@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "diagnose/json.h"
+
 namespace stoker {
 namespace {
 

@@ -1,12 +1,11 @@
-// stoker monitor: runs a command while sampling /proc/stat and the GPUs (stoker/monitor.h).
+// The monitor's recorder: /proc/stat and the GPUs sampled into the stoker-monitor log
+// (stoker/monitor.h). Running the command is the stoker command's (tools/monitor_cmd.cc).
 #include "stoker/monitor.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <spawn.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,12 +21,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "diagnose/telemetry_parse.h"
 #include "stoker/error.h"
-#include "util/env_vars.h"
+#include "util/check.h"
 
 extern char** environ;
 
@@ -306,39 +304,6 @@ std::unique_ptr<GpuSampler> open_gpus(GpuSource source) {
   return std::make_unique<NoGpus>();
 }
 
-// ---- the command and its signals -----------------------------------------------------------
-
-volatile sig_atomic_t g_child = 0;
-
-// Passes SIGINT/SIGTERM on to the command, unless the kernel sent it (a terminal's Ctrl-C goes
-// to the whole foreground process group, the command included).
-void forward_signal(int sig, siginfo_t* info, void*) {
-  if (info != nullptr && info->si_code > 0) return;
-  const pid_t child = g_child;
-  if (child > 0) ::kill(child, sig);
-}
-
-class SignalForwarding {
- public:
-  SignalForwarding() {
-    struct sigaction sa {};
-    sa.sa_sigaction = forward_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &old_int_);
-    ::sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~SignalForwarding() {
-    g_child = 0;
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
-
 class Log {
  public:
   explicit Log(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "we")) {
@@ -357,106 +322,19 @@ class Log {
   FILE* file_;
 };
 
-// Runs CMD as our child, tied to us: when this process dies, even by SIGKILL (which forwards
-// nothing), the kernel sends CMD a SIGTERM (PR_SET_PDEATHSIG), so that a killed monitor leaves
-// no orphaned training job. posix_spawn cannot set that, hence fork + exec, with only
-// async-signal-safe calls in between: the program is found on PATH before the fork.
-pid_t spawn_tied_to_us(const std::vector<std::string>& command, std::vector<char*>& argv) {
-  std::string program = command[0];
-  if (program.find('/') == std::string::npos) {
-    const std::string dirs = util::env_string("PATH", "/usr/local/bin:/usr/bin:/bin");
-    std::string found;
-    size_t begin = 0;
-    while (found.empty() && begin <= dirs.size()) {
-      const size_t end = std::min(dirs.find(':', begin), dirs.size());
-      const std::string dir = end > begin ? dirs.substr(begin, end - begin) : ".";
-      const std::string candidate = dir + "/" + program;
-      if (::access(candidate.c_str(), X_OK) == 0) found = candidate;
-      begin = end + 1;
-    }
-    STOKER_CHECK_ARG(!found.empty(), "monitor: cannot run '{}': not found on PATH", program);
-    program = found;
-  }
-  const pid_t parent = ::getpid();
-  int report[2];
-  STOKER_CHECK(::pipe2(report, O_CLOEXEC) == 0, "monitor: pipe: {}", std::strerror(errno));
-  const pid_t child = ::fork();
-  if (child < 0) {
-    const int error = errno;
-    ::close(report[0]);
-    ::close(report[1]);
-    STOKER_THROW("monitor: cannot start '{}': fork: {}", command[0], std::strerror(error));
-  }
-  if (child == 0) {
-    ::close(report[0]);
-    // The parent may have died between fork and prctl: then nobody would send the signal.
-    if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent) ::_exit(127);
-    ::execve(program.c_str(), argv.data(), environ);
-    const int error = errno;
-    [[maybe_unused]] const ssize_t n = ::write(report[1], &error, sizeof(error));
-    ::_exit(127);
-  }
-  ::close(report[1]);
-  int error = 0;
-  ssize_t n;
-  do {
-    n = ::read(report[0], &error, sizeof(error));  // EOF: exec succeeded (the pipe closed)
-  } while (n < 0 && errno == EINTR);
-  ::close(report[0]);
-  if (n == sizeof(error)) {
-    ::waitpid(child, nullptr, 0);
-    STOKER_THROW_ARG("monitor: cannot run '{}': {}", command[0], std::strerror(error));
-  }
-  return child;
-}
-
 }  // namespace
 
-int run_monitor(const MonitorConfig& options) {
-  STOKER_CHECK(!options.command.empty(), "monitor: no command to run");
-  STOKER_CHECK(options.interval >= 0.05 && options.interval <= 3600,
-               "monitor: --interval must be from 0.05 to 3600 seconds, not {}", options.interval);
-  Log log(options.out);
-  const auto gpus = open_gpus(options.gpu_source);
+struct TelemetryRecorder::State {
+  explicit State(const MonitorConfig& c) : config(c), log(c.out), gpus(open_gpus(c.gpu_source)) {}
+  MonitorConfig config;
+  Log log;
+  std::unique_ptr<GpuSampler> gpus;
   std::vector<CpuTicks> before = read_proc_stat();
-  int cpus = 0;
-  for (const CpuTicks& t : before) cpus += t.cpu >= 0;
-  // Any stoker loader inside CMD writes its stats lines next to the log (the loader honours
-  // STOKER_STATS_FILE), so that the doctor sees the input pipeline beside CPU and GPU. A
-  // STOKER_STATS_FILE the caller set already is left alone.
-  const std::optional<std::string> preset = util::env_text(util::kStatsFile);
-  const std::string stats_file = preset.value_or(options.out + ".stats.jsonl");
-  if (!preset) {
-    std::remove(stats_file.c_str());  // this run's lines only
-    ::setenv(util::kStatsFile, stats_file.c_str(), 1);
-  }
-  log.write({{"stoker_monitor", 1},
-             {"start", epoch_seconds()},
-             {"interval", options.interval},
-             {"gpu_source", gpus->name()},
-             {"cpus", cpus},
-             {"command", options.command},
-             {"stats_file", stats_file}});
-
-  // A parent that ignores SIGCHLD would make the kernel reap CMD behind our back (waitpid:
-  // ECHILD) and lose its exit status.
-  ::signal(SIGCHLD, SIG_DFL);
-  SignalForwarding forwarding;
-  std::vector<char*> argv;
-  for (const auto& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const pid_t child = spawn_tied_to_us(options.command, argv);
-  g_child = child;
-
-  const auto interval = std::chrono::duration_cast<SteadyClock::duration>(
-      std::chrono::duration<double>(options.interval));
-  auto last = SteadyClock::now();
-  auto next = last + interval;
-  int64_t samples = 0;
-  // A log that can no longer be written (disk full) ends the sampling, not the job: the
-  // command runs on and its exit status still comes back.
   bool logging = true;
-  const auto write = [&](const json& line) {
+  int64_t samples = 0;
+
+  // A log that can no longer be written (disk full) ends the sampling, not the job.
+  void write(const json& line) {
     if (!logging) return;
     try {
       log.write(line);
@@ -464,61 +342,67 @@ int run_monitor(const MonitorConfig& options) {
       std::fprintf(stderr, "stoker %s; no more samples\n", e.message().c_str());
       logging = false;
     }
-  };
-  const auto take_sample = [&] {
-    const std::vector<CpuTicks> now = read_proc_stat();
-    json line = {{"t", round2(epoch_seconds())}};
-    json per_cpu = json::array();
-    for (const CpuTicks& t : now) {
-      for (const CpuTicks& b : before) {
-        if (b.cpu != t.cpu) continue;
-        json p = cpu_percent(t, b);
-        if (p.is_null()) break;
-        if (t.cpu < 0) {
-          line["cpu"] = p;
-        } else {
-          p["cpu"] = t.cpu;
-          per_cpu.push_back(p);
-        }
-        break;
-      }
-    }
-    line["per_cpu"] = per_cpu;
-    json g = json::array();
-    for (const GpuReading& r : gpus->sample()) g.push_back(to_json(r));
-    line["gpus"] = g;
-    write(line);
-    before = now;
-    last = SteadyClock::now();
-    ++samples;
-  };
-
-  int status = 0;
-  while (true) {
-    const pid_t r = ::waitpid(child, &status, WNOHANG);
-    if (r == child) break;
-    if (r < 0 && errno != EINTR) STOKER_THROW("monitor: waitpid: {}", std::strerror(errno));
-    const auto now = SteadyClock::now();
-    if (now >= next && logging) {
-      take_sample();
-      next += interval;
-      if (next < SteadyClock::now()) next = SteadyClock::now() + interval;  // sampling was slow
-      continue;
-    }
-    const auto poll =
-        std::chrono::duration_cast<SteadyClock::duration>(std::chrono::milliseconds(20));
-    std::this_thread::sleep_for(logging ? std::min<SteadyClock::duration>(next - now, poll) : poll);
   }
-  g_child = 0;
-  // A last, shorter sample so that short commands are measured too.
-  if (logging && SteadyClock::now() - last >= std::chrono::milliseconds(50)) take_sample();
-  const int exit_status = WIFEXITED(status)     ? WEXITSTATUS(status)
-                          : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-                                                : 1;
-  json end = {{"t", epoch_seconds()}, {"exit_status", exit_status}, {"samples", samples}};
-  if (WIFSIGNALED(status)) end["signal"] = WTERMSIG(status);
-  write(end);
-  return exit_status;
+};
+
+TelemetryRecorder::TelemetryRecorder(const MonitorConfig& config) {
+  STOKER_CHECK_ARG(config.interval >= 0.05 && config.interval <= 3600,
+                   "monitor: --interval must be from 0.05 to 3600 seconds, not {}",
+                   config.interval);
+  state_ = std::make_unique<State>(config);
+}
+
+TelemetryRecorder::~TelemetryRecorder() = default;
+
+const char* TelemetryRecorder::gpu_source() const { return state_->gpus->name(); }
+bool TelemetryRecorder::logging() const { return state_->logging; }
+int64_t TelemetryRecorder::samples() const { return state_->samples; }
+
+void TelemetryRecorder::start(const std::vector<std::string>& command,
+                              const std::string& stats_file) {
+  int cpus = 0;
+  for (const CpuTicks& t : state_->before) cpus += t.cpu >= 0;
+  state_->write({{"stoker_monitor", 1},
+                 {"start", epoch_seconds()},
+                 {"interval", state_->config.interval},
+                 {"gpu_source", state_->gpus->name()},
+                 {"cpus", cpus},
+                 {"command", command},
+                 {"stats_file", stats_file}});
+}
+
+void TelemetryRecorder::sample() {
+  if (!state_->logging) return;
+  const std::vector<CpuTicks> now = read_proc_stat();
+  json line = {{"t", round2(epoch_seconds())}};
+  json per_cpu = json::array();
+  for (const CpuTicks& t : now) {
+    for (const CpuTicks& b : state_->before) {
+      if (b.cpu != t.cpu) continue;
+      json p = cpu_percent(t, b);
+      if (p.is_null()) break;
+      if (t.cpu < 0) {
+        line["cpu"] = p;
+      } else {
+        p["cpu"] = t.cpu;
+        per_cpu.push_back(p);
+      }
+      break;
+    }
+  }
+  line["per_cpu"] = per_cpu;
+  json g = json::array();
+  for (const GpuReading& r : state_->gpus->sample()) g.push_back(to_json(r));
+  line["gpus"] = g;
+  state_->write(line);
+  state_->before = now;
+  ++state_->samples;
+}
+
+void TelemetryRecorder::finish(int exit_status, std::optional<int> signal) {
+  json end = {{"t", epoch_seconds()}, {"exit_status", exit_status}, {"samples", state_->samples}};
+  if (signal) end["signal"] = *signal;
+  state_->write(end);
 }
 
 }  // namespace stoker

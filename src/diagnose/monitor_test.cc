@@ -1,4 +1,4 @@
-// stoker monitor, driven through its command line (tools/monitor_main.cc): the command's exit
+// stoker monitor, driven through its command line (tools/monitor_cmd.cc): the command's exit
 // status comes back, the log is what the doctor reads, the nvidia-smi fallback works (with a
 // fake nvidia-smi first on PATH), and SIGTERM reaches the command.
 #include <dlfcn.h>

@@ -5,12 +5,12 @@
 #include <chrono>
 #include <thread>
 
+#include "diagnose/report.h"
 #include "pipeline/test_util.h"
 #include "stoker/diagnose.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
 #include "stoker/loader_stats.h"
-#include "stoker/report.h"
 #include "stoker/rng.h"
 
 namespace stoker {

@@ -1,4 +1,4 @@
-#include "stoker/report.h"
+#include "diagnose/report.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -7,10 +7,12 @@
 #include <ctime>
 #include <fstream>
 
+#include "diagnose/json.h"
 #include "stoker/capacity.h"
 #include "stoker/env.h"
 #include "stoker/error.h"
 #include "stoker/version.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

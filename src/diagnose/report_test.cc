@@ -1,5 +1,5 @@
 // render_html (stoker/report.h): what the page may and may not contain.
-#include "stoker/report.h"
+#include "diagnose/report.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 

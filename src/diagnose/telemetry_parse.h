@@ -12,6 +12,7 @@
 
 #include "stoker/error.h"
 #include "stoker/telemetry.h"
+#include "util/check.h"
 
 namespace stoker::telemetry {
 

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "diagnose/telemetry_parse.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

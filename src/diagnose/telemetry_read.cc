@@ -4,10 +4,12 @@
 #include <array>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "diagnose/telemetry_parse.h"
 #include "io/file_util.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

@@ -11,11 +11,61 @@
 
 #include "diagnose/test_util.h"
 #include "stoker/error.h"
+#include "stoker/monitor.h"
 #include "stoker/telemetry.h"
 #include "util/test_util.h"
 
 namespace stoker {
 namespace {
+
+// The recorder without a command (a program recording its own run): its log is what the
+// doctor reads as a stoker-monitor log, one "all CPUs" sample per sample() call.
+TEST(TelemetryRecorderTest, WritesAMonitorLogTheDoctorReads) {
+  test::TempDir dir("recorder");
+  const std::string log = (dir.path() / "run.jsonl").string();
+  {
+    TelemetryRecorder recorder({.out = log, .interval = 0.5, .gpu_source = GpuSource::kNone});
+    EXPECT_STREQ(recorder.gpu_source(), "none");
+    recorder.start({"my-job", "--fast"}, "");
+    for (int i = 0; i < 3; ++i) {
+      const int64_t before = recorder.samples();
+      // /proc/stat counts in clock ticks: spin until one has passed, so that a delta exists.
+      volatile double sink = 0;
+      for (int spin = 0; spin < 20'000'000; ++spin) sink = sink + spin;
+      recorder.sample();
+      EXPECT_EQ(recorder.samples(), before + 1);
+    }
+    recorder.finish(7, std::nullopt);
+    EXPECT_TRUE(recorder.logging());
+  }
+  const Telemetry t = read_telemetry_files({log});
+  ASSERT_EQ(t.files.size(), 1u);
+  EXPECT_EQ(t.files[0].kind, TelemetryKind::kStokerMonitor);
+  EXPECT_EQ(t.files[0].gpu_source, "none");
+  EXPECT_EQ(t.files[0].exit_status, 7);
+  const auto all =
+      std::count_if(t.cpus.begin(), t.cpus.end(), [](const CpuSample& s) { return s.cpu < 0; });
+  EXPECT_EQ(all, 3);
+  EXPECT_TRUE(t.gpus.empty());
+}
+
+TEST(TelemetryRecorderTest, RefusesAnIntervalOutOfRangeAndAnUnwritableLog) {
+  test::TempDir dir("recorder");
+  try {
+    TelemetryRecorder({.out = (dir.path() / "a.jsonl").string(), .interval = 0.01});
+    FAIL() << "an interval of 0.01 s was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
+    EXPECT_NE(e.message().find("0.01"), std::string::npos) << e.message();
+  }
+  const std::string unwritable = (dir.path() / "no-such-folder" / "a.jsonl").string();
+  try {
+    TelemetryRecorder({.out = unwritable, .gpu_source = GpuSource::kNone});
+    FAIL() << "a log in a missing folder was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find(unwritable), std::string::npos) << e.message();
+  }
+}
 
 using test::count_cpu;
 using test::fixture;

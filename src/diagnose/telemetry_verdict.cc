@@ -9,8 +9,10 @@
 #include <utility>
 
 #include "diagnose/fixes.h"
+#include "diagnose/json.h"
 #include "diagnose/telemetry_parse.h"
 #include "stoker/telemetry.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

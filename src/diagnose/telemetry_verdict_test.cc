@@ -1,11 +1,13 @@
 // The doctor's verdict from logs (telemetry_verdict.cc): one scenario per verdict with exact
 // numbers, the numbers' JSON layout, and the chart series.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "diagnose/json.h"
 #include "diagnose/test_util.h"
 #include "stoker/diagnose.h"
 #include "stoker/telemetry.h"

@@ -3,8 +3,10 @@
 #include <array>
 #include <utility>
 
+#include "diagnose/json.h"
 #include "stoker/diagnose.h"
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {
@@ -160,6 +162,10 @@ nlohmann::json to_json(const Diagnosis& d) {
           {"evidence", d.evidence},
           {"fixes", fixes},
           {"numbers", to_json(d.numbers)}};
+}
+
+std::string to_json_text(const Diagnosis& d) {
+  return to_json(d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string format_diagnosis(const Diagnosis& d) {

@@ -14,6 +14,7 @@
 #include <numbers>
 
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

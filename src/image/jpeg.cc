@@ -23,6 +23,7 @@
 
 #include "image/decoders.h"
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::image {
 namespace {

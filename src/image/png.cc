@@ -16,6 +16,7 @@
 
 #include "image/decoders.h"
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::image {
 namespace {

@@ -6,6 +6,7 @@
 #include "image/decoders.h"
 #include "stoker/error.h"
 #include "stoker/raw_image.h"
+#include "util/check.h"
 
 namespace stoker {
 

@@ -7,9 +7,10 @@
 #include <memory>
 
 #include "image/decoders.h"
+#include "io/packed_format.h"
 #include "stoker/error.h"
-#include "stoker/packed_format.h"
 #include "stoker/raw_image.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "io/packed_format.h"
 #include "io/test_util.h"
-#include "stoker/packed_format.h"
 #include "stoker/raw_image.h"
 
 namespace stoker {

@@ -28,6 +28,7 @@
 #include "image/simd.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::image {
 

@@ -9,6 +9,7 @@
 #include "image/decoders.h"
 #include "stoker/clock.h"
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "image/decoders.h"
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::image {
 

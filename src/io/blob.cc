@@ -15,6 +15,7 @@
 #include "io/object_cache.h"
 #include "io/remote.h"
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::io {
 namespace {

@@ -13,6 +13,7 @@
 
 #include "io/file_util.h"
 #include "stoker/log.h"
+#include "util/logging.h"
 
 namespace stoker::io {
 namespace {

@@ -15,6 +15,7 @@
 // against the bytes left before it allocates.
 #pragma once
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <chrono>

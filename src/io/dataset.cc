@@ -12,6 +12,8 @@
 #include "stoker/error.h"
 #include "stoker/log.h"
 #include "stoker/packed.h"
+#include "util/check.h"
+#include "util/logging.h"
 
 namespace stoker {
 

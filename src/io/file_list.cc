@@ -38,6 +38,7 @@
 #include "io/table_file.h"
 #include "stoker/dataset.h"
 #include "stoker/error.h"
+#include "util/check.h"
 #include "util/text.h"
 
 namespace stoker {

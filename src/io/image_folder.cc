@@ -38,6 +38,8 @@
 #include "io/table_dataset.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/check.h"
+#include "util/logging.h"
 
 namespace stoker {
 namespace io {

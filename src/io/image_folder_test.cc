@@ -1,5 +1,6 @@
 #include "io/image_folder.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -28,6 +28,7 @@
 #include "stoker/error.h"
 #include "stoker/log.h"
 #include "util/env_vars.h"
+#include "util/logging.h"
 
 namespace stoker::io {
 namespace {

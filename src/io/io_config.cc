@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "stoker/error.h"
+#include "util/check.h"
 #include "util/env_vars.h"
 
 namespace stoker {

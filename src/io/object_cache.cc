@@ -18,6 +18,7 @@
 #include "io/remote.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/logging.h"
 
 namespace stoker::io {
 namespace {

@@ -24,6 +24,7 @@
 #include "io/remote.h"
 #include "stoker/error.h"
 #include "stoker/packed.h"
+#include "util/check.h"
 #include "util/mutex.h"
 
 namespace stoker {

@@ -3,6 +3,7 @@
 // reads agreeing, and a shard that shrinks under an open dataset failing, not crashing.
 #include "io/packed_dataset.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,12 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "io/packed_format.h"
 #include "io/packed_shard.h"
 #include "pack/test_util.h"
 #include "stoker/dataset.h"
 #include "stoker/image.h"
 #include "stoker/packed.h"
-#include "stoker/packed_format.h"
 #include "stoker/raw_image.h"
 
 namespace stoker::io {

@@ -10,10 +10,11 @@
 #include "io/blob.h"
 #include "io/file_util.h"
 #include "io/json_limits.h"
+#include "io/packed_format.h"
 #include "io/packed_shard.h"
 #include "io/remote.h"
 #include "stoker/error.h"
-#include "stoker/packed_format.h"
+#include "util/check.h"
 
 namespace stoker::io {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "io/remote.h"
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::io {
 

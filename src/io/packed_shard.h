@@ -26,9 +26,9 @@
 
 #include "io/blob.h"
 #include "io/file_util.h"
+#include "io/packed_format.h"
 #include "io/random_access_file.h"
 #include "stoker/io_config.h"
-#include "stoker/packed_format.h"
 
 namespace stoker::io {
 

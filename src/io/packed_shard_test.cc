@@ -2,15 +2,16 @@
 // specifies, and a bad-data error naming the offset for each kind of damage.
 #include "io/packed_shard.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
 #include <cstring>
 
+#include "io/packed_format.h"
 #include "io/test_util.h"
 #include "stoker/error.h"
-#include "stoker/packed_format.h"
 
 namespace stoker::io {
 namespace {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::io {
 namespace {

@@ -9,6 +9,8 @@
 #include "io/remote.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/check.h"
+#include "util/logging.h"
 
 namespace stoker::io {
 

@@ -17,7 +17,9 @@
 
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/check.h"
 #include "util/env_vars.h"
+#include "util/logging.h"
 #include "util/text.h"
 
 namespace stoker::io {

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::io {
 namespace {

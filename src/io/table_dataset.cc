@@ -4,6 +4,7 @@
 
 #include "io/file_util.h"
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::io {
 

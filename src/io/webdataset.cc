@@ -33,6 +33,8 @@
 #include "io/tar.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/check.h"
+#include "util/logging.h"
 #include "util/text.h"
 
 namespace stoker::io {

@@ -17,6 +17,7 @@
 #include "io/tar.h"
 #include "io/test_util.h"
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::io {
 namespace {

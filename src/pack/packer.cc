@@ -31,6 +31,8 @@
 #include "stoker/log.h"
 #include "stoker/packed.h"
 #include "stoker/raw_image.h"
+#include "util/check.h"
+#include "util/logging.h"
 #include "util/task_pool.h"
 
 namespace stoker {

@@ -1,6 +1,7 @@
 // pack_dataset (stoker/packed.h) end to end: every mode read back, the same bytes for any
 // thread count and across resumes, shards cut by size, bad samples stopped or skipped and listed.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>
@@ -13,12 +14,12 @@
 #include <vector>
 
 #include "image/decoders.h"
+#include "io/packed_format.h"
 #include "io/packed_shard.h"
 #include "pack/test_util.h"
 #include "stoker/dataset.h"
 #include "stoker/image.h"
 #include "stoker/packed.h"
-#include "stoker/packed_format.h"
 #include "stoker/raw_image.h"
 #include "stoker/rng.h"
 #include "stoker/transform.h"

@@ -4,6 +4,7 @@
 #include <xxhash.h>
 
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker {
 

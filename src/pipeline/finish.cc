@@ -5,6 +5,7 @@
 
 #include "stoker/error.h"
 #include "stoker/rng.h"
+#include "util/check.h"
 
 namespace stoker::pipeline {
 

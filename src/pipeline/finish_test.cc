@@ -8,6 +8,7 @@
 
 #include "pipeline/batch_pool.h"
 #include "pipeline/test_util.h"
+#include "util/check.h"
 
 namespace stoker::pipeline {
 namespace {

@@ -21,6 +21,8 @@
 #include "stoker/clock.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/check.h"
+#include "util/logging.h"
 #include "util/mutex.h"
 #include "util/task_pool.h"
 

@@ -15,6 +15,7 @@
 // slot of a raw-pixel payload holding Pillow's decode (the same transform on the same pixels).
 //
 // The corpus is generated in $STOKER_TEST_TMP at test time.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -12,11 +12,13 @@
 #include <set>
 #include <thread>
 
+#include "diagnose/json.h"
 #include "pipeline/test_util.h"
 #include "stoker/batch_digest.h"
 #include "stoker/error.h"
 #include "stoker/image.h"
 #include "stoker/rng.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

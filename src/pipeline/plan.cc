@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::pipeline {
 

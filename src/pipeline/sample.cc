@@ -6,6 +6,7 @@
 #include "stoker/clock.h"
 #include "stoker/log.h"
 #include "stoker/rng.h"
+#include "util/logging.h"
 
 namespace stoker::pipeline {
 

@@ -4,6 +4,7 @@
 
 #include "pipeline/staging.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 

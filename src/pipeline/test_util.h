@@ -22,6 +22,7 @@
 #include "stoker/image.h"
 #include "stoker/loader.h"
 #include "stoker/rng.h"
+#include "util/check.h"
 #include "util/test_util.h"
 
 namespace stoker::test {

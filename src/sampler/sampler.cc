@@ -10,6 +10,7 @@
 
 #include "stoker/error.h"
 #include "stoker/rng.h"
+#include "util/check.h"
 
 namespace stoker {
 namespace {

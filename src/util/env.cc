@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "stoker/error.h"
+#include "util/check.h"
 #include "util/env_parse.h"
 #include "util/env_vars.h"
 #include "util/text.h"

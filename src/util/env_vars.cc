@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::util {
 

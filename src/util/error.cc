@@ -1,5 +1,7 @@
 #include "stoker/error.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
 namespace stoker {

@@ -1,5 +1,6 @@
 #include "stoker/log.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <iterator>

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::util {
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stoker/error.h"
+#include "util/check.h"
 
 namespace stoker::util {
 namespace {

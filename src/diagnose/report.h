@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnose/json.h"
 #include "stoker/diagnose.h"
 
 namespace stoker {
