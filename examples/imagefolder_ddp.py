@@ -71,7 +71,8 @@ def main():
         report = stoker.torch.audit(loader)
         if rank == 0:
             samples = [label for labels, _ in everyone for label in labels]
-            checks = ", ".join(f"{k}={v}" for k, v in report["checks"].items())
+            checks = ", ".join(f"{k}={report['checks'][k]}"  # a fixed order, whatever the report's
+                               for k in ("disjoint", "complete", "balanced"))
             print(f"epoch {epoch}: {len(samples)} samples over {world} ranks, "
                   f"{len(set(samples))} distinct, batches per rank {[s for _, s in everyone]}, "
                   f"audit {report['verdict']} ({checks})", flush=True)
