@@ -42,7 +42,8 @@ class TelemetryRecorder {
   TelemetryRecorder& operator=(const TelemetryRecorder&) = delete;
 
   // The first line: the start time, interval, GPU source, CPU count, the command that is
-  // measured and the stats file its loaders write ("" for none).
+  // measured and the stats file its loaders write ("" for none). Throws stoker::Error naming
+  // the log when the line cannot be written.
   void start(const std::vector<std::string>& command, const std::string& stats_file);
   // One sample line: CPU since the previous sample (or the recorder's opening), GPUs now.
   void sample();

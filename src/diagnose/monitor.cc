@@ -362,13 +362,14 @@ void TelemetryRecorder::start(const std::vector<std::string>& command,
                               const std::string& stats_file) {
   int cpus = 0;
   for (const CpuTicks& t : state_->before) cpus += t.cpu >= 0;
-  state_->write({{"stoker_monitor", 1},
-                 {"start", epoch_seconds()},
-                 {"interval", state_->config.interval},
-                 {"gpu_source", state_->gpus->name()},
-                 {"cpus", cpus},
-                 {"command", command},
-                 {"stats_file", stats_file}});
+  // Unlike the samples, a first line that cannot be written is an error: nothing is measured.
+  state_->log.write({{"stoker_monitor", 1},
+                     {"start", epoch_seconds()},
+                     {"interval", state_->config.interval},
+                     {"gpu_source", state_->gpus->name()},
+                     {"cpus", cpus},
+                     {"command", command},
+                     {"stats_file", stats_file}});
 }
 
 void TelemetryRecorder::sample() {
