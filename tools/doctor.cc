@@ -201,8 +201,7 @@ class Doctor : public Command {
     const CapacityReport report = run_capacity(*dataset, o);
     if (!html_.empty()) write_html(capacity_html(report), html_);
     if (json_) {
-      fmt::print("{}\n",
-                 to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+      fmt::print("{}\n", json_text(to_json(report), 2));
     } else {
       fmt::print("{}", format_capacity(report));
     }
@@ -218,7 +217,7 @@ class Doctor : public Command {
     if (json_) {
       nlohmann::json j = to_json(d);
       j["series"] = series;
-      fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+      fmt::print("{}\n", json_text(j, 2));
     } else {
       fmt::print("{}", format_diagnosis(d));
     }

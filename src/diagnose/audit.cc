@@ -331,8 +331,6 @@ nlohmann::json to_json(const AuditReport& report) {
             {"balanced", check(report.balanced)}}}};
 }
 
-std::string to_json_text(const AuditReport& report) {
-  return to_json(report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string to_json_text(const AuditReport& report) { return json_text(to_json(report)); }
 
 }  // namespace stoker

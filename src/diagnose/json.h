@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "stoker/audit.h"
 #include "stoker/capacity.h"
@@ -12,6 +13,12 @@
 #include "stoker/telemetry.h"
 
 namespace stoker {
+
+// `j` as text, compact (indent -1) or indented, with invalid UTF-8 (file names come from the
+// data) replaced rather than thrown on: the doctor's one way of printing its JSON.
+inline std::string json_text(const nlohmann::json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 nlohmann::json to_json(const Fix& fix);
 nlohmann::json to_json(const DiagnosisNumbers& numbers);

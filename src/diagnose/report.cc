@@ -263,7 +263,7 @@ std::string render_html(const Report& r) {
   html += fmt::format(
       "<script type=\"application/json\" id=\"stoker-data\">{}</script>\n<script>{}</script>\n"
       "</body></html>\n",
-      script_safe(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)), kScript);
+      script_safe(json_text(data)), kScript);
   return html;
 }
 

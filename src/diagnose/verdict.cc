@@ -164,9 +164,7 @@ nlohmann::json to_json(const Diagnosis& d) {
           {"numbers", to_json(d.numbers)}};
 }
 
-std::string to_json_text(const Diagnosis& d) {
-  return to_json(d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string to_json_text(const Diagnosis& d) { return json_text(to_json(d)); }
 
 std::string format_diagnosis(const Diagnosis& d) {
   std::string out = fmt::format("verdict: {} ({} confidence)\n  {}\n", to_string(d.verdict),
