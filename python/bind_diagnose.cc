@@ -17,10 +17,14 @@ namespace py = pybind11;
 namespace stoker::python {
 
 void register_diagnose(py::module_& m) {
+  py::class_<WaitThresholds>(m, "WaitThresholds")
+      .def(py::init<>())
+      .def_readwrite("healthy_below", &WaitThresholds::healthy_below)
+      .def_readwrite("dominant", &WaitThresholds::dominant);
   py::class_<PipelineThresholds>(m, "PipelineThresholds")
       .def(py::init<>())
       .def_readwrite("min_seconds", &PipelineThresholds::min_seconds)
-      .def_readwrite("wait_healthy", &PipelineThresholds::wait_healthy)
+      .def_readwrite("wait", &PipelineThresholds::wait)
       .def_readwrite("busy_saturated", &PipelineThresholds::busy_saturated)
       .def_readwrite("read_dominates", &PipelineThresholds::read_dominates);
   py::class_<StragglerThresholds>(m, "StragglerThresholds")

@@ -113,11 +113,29 @@ struct StepNumbers {
   double step_seconds = 0;     // mean step time behind it
   int64_t lines = 0;           // step lines read (1 for a profile's totals)
   bool from_averages = false;  // the log's own running averages or a profile's totals
+  bool upper_bound = false;    // data_fraction is at most this (a profile without a fetch row)
+};
+
+// Runs of one job at different scale (two logs, or one paste holding both).
+struct ScalingRun {
+  std::string source;                   // printable file name
+  int64_t line = 0;                     // its heading (or first) line
+  int scale = 0;                        // GPUs (or nodes, see ScalingNumbers::scale_unit)
+  double per_second = 0;                // the run's rate: `unit` per second over all its GPUs
+  std::optional<double> data_fraction;  // the steps' wait for data, when the log times it
+};
+struct ScalingNumbers {
+  std::string scale_unit;        // "gpus" or "nodes"
+  std::string unit;              // what per_second counts: "images", "samples", "tokens",
+                                 // "iterations" or "steps" (1 / step time, the batch per GPU fixed)
+  std::vector<ScalingRun> runs;  // smallest scale first
+  double efficiency = 0;         // the largest run's rate per GPU (node) over the smallest run's
 };
 
 struct DiagnosisNumbers {
   std::optional<PipelineNumbers> pipeline;
   std::optional<StepNumbers> steps;
+  std::optional<ScalingNumbers> scaling;
   std::optional<CapacityNumbers> capacity;
   // Telemetry: the part that decided is written at the top level, the other, when present,
   // attached under "utilisation" or "stats".
@@ -163,18 +181,30 @@ struct PipelineWindow {
   double images_per_second() const { return seconds > 0 ? images / seconds : 0.0; }
 };
 
+// How much of its time a training step may wait for data before the input is what limits it:
+// one rule for the live verdict, the cross-rank audit, a training loop's logged data time and
+// the demo (docs/doctor.md, "Waiting for data").
+struct WaitThresholds {
+  double healthy_below = 0.15;  // waiting less than this share: the input keeps up (healthy)
+  double dominant = 0.30;       // at or above: input-bound; from healthy_below up to it, mildly
+};
+
+// "mildly " for a wait share between healthy_below and dominant, else "": the one wording of a
+// mild input-bound verdict ("input-bound, mildly: ...").
+const char* mildly(double wait_fraction, const WaitThresholds& t = {});
+
 // Thresholds of the live verdict (docs/doctor.md explains them).
 struct PipelineThresholds {
   double min_seconds = 0.5;      // shorter windows are `unknown`
-  double wait_healthy = 0.10;    // the consumer waits less than this: healthy
+  WaitThresholds wait;           // the consumer waits less than wait.healthy_below: healthy
   double busy_saturated = 0.80;  // workers busier than this: the pool is saturated
   double read_dominates = 0.50;  // reading takes more than this of the busy time: io-bound
 };
 
 // The live verdict: healthy (the consumer rarely waits), input-bound-cpu (it waits while the
-// pool is saturated), io-bound (it waits and reading dominates the workers' time), unknown
-// (too short a window, or waits with an idle pool). Fixes are listed unmeasured; the capacity
-// test (stoker doctor DATA) measures them.
+// pool is saturated; "mildly" below wait.dominant), io-bound (it waits and reading dominates
+// the workers' time), unknown (too short a window, or waits with an idle pool). Fixes are
+// listed unmeasured; the capacity test (stoker doctor DATA) measures them.
 Diagnosis diagnose_pipeline(const PipelineWindow& window, const PipelineThresholds& t = {});
 
 // The straggler rule, the one the cross-rank audit (stoker/audit.h) and the telemetry verdict's

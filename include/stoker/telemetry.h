@@ -42,10 +42,14 @@ enum class TelemetryKind {
   kNvidiaSmiTopo,      // nvidia-smi topo -m
   kIostat,             // sysstat iostat's avg-cpu lines and -x device rows
   kTop,                // top's %Cpu(s) summary lines and htop's CPU bars
+  kThroughput,         // a benchmark's or trainer's rate lines (images/sec, samples/s, it/s)
+  kJobSummary,         // Slurm jobstats / seff: a job's mean CPU and GPU utilisation
+  kGpuPanel,           // a monitoring panel pasted as text (DIGITS: "GPU Utilization" / "99%")
+  kDcgmDmon,           // dcgmi dmon field output (GPUTL, GRACT, SMACT, ...)
 };
 // "nvidia-smi-csv", "nvidia-smi-dmon", "mpstat", "sar", "vmstat", "stoker-stats",
 // "stoker-monitor", "nvidia-smi-table", "gpustat", "train-log", "lightning-profiler",
-// "nvidia-smi-topo", "iostat", "top".
+// "nvidia-smi-topo", "iostat", "top", "throughput", "job-summary", "gpu-panel", "dcgm-dmon".
 const char* to_string(TelemetryKind kind);
 
 // How a file's sample times are known.
@@ -92,8 +96,42 @@ struct StepSample {
   Origin origin;
   double time = 0;  // sample order (kSequence) unless the log has a date
   double step_seconds = 0;
-  double data_seconds = 0;
-  bool average = false;  // the log's running averages (ImageNet's "(avg)") or a profile's totals
+  double data_seconds = 0;  // 0 when !has_data
+  bool average = false;     // the log's running averages (ImageNet's "(avg)") or a profile's totals
+  bool has_data = true;     // false: the line times the step only ("5.95s/it")
+  bool data_upper_bound = false;  // data_seconds is at most the wait (a profile's epoch time
+                                  // outside its batches)
+  int run = 0;                    // Telemetry::runs index
+};
+
+// A rate a trainer or benchmark printed: "images/sec: 198.0", "total images/sec: 1743.2",
+// "Img/sec per GPU: 290.1", "29.7 samples/s", "1.47it/s".
+struct ThroughputSample {
+  Origin origin;
+  double per_second = 0;
+  std::string unit;         // what is counted: "images", "samples", "tokens", "iterations"
+  bool per_gpu = false;     // one GPU's (or rank's) rate
+  bool total = false;       // the job's rate over all its GPUs ("total images/sec")
+  std::optional<int> gpus;  // GPUs the line itself names ("on 8 GPU(s)")
+  int run = 0;              // Telemetry::runs index
+};
+
+// One run of a job in the logs: each file is one, and a paste holding several (a 1-GPU and an
+// 8-GPU log, each under its own heading) has one per heading that states a GPU count.
+struct RunInfo {
+  std::string source;       // the file or paste it was read from
+  int64_t line = 0;         // its heading (or first) line
+  std::optional<int> gpus;  // as the heading, a launcher flag or the log states it
+  std::optional<int> nodes;
+  bool synthetic = false;  // the run reads synthetic data ("synthetic", "fake data", no input)
+};
+
+// GPU memory without utilisation (an `nvidia-smi --query-gpu=memory.used,memory.free` CSV).
+struct GpuMemorySample {
+  Origin origin;
+  int gpu = 0;
+  double used_mib = 0;
+  std::optional<double> total_mib;
 };
 
 // One device row of `iostat -x`: how busy the storage was.
@@ -115,6 +153,7 @@ struct GpuTopology {
   Origin origin;
   int gpus = 0;
   int nvlink_pairs = 0;  // GPU pairs linked by NV#
+  int sys_pairs = 0;     // GPU pairs whose traffic crosses the CPUs' interconnect (SYS)
   int pairs = 0;         // GPU pairs
 };
 
@@ -145,6 +184,10 @@ struct TelemetryFile {
   std::optional<int> exit_status;  // stoker-monitor: the command's exit status, when it ended
   bool gpus_guessed = false;       // nvidia-smi rows without their GPU: all read as GPU 0
   std::string stats_file;          // stoker-monitor: where the job's loaders wrote stats lines
+  // job-summary: each sample is a mean over the whole run (of every GPU, for a GPU sample), not
+  // an instant.
+  bool run_means = false;
+  int64_t long_lines = 0;  // pasted lines over 16 KiB (base64, minified blobs): not read
 };
 
 // Samples of every file read, in file order and, within a file, in line order.
@@ -158,6 +201,9 @@ struct Telemetry {
   std::vector<GpuTopology> topologies;
   std::vector<TelemetryNote> notes;
   std::vector<DiskSample> disks;
+  std::vector<ThroughputSample> rates;
+  std::vector<RunInfo> runs;  // at least one per file that has steps or rates
+  std::vector<GpuMemorySample> memory;
 
   // "FILE:LINE: <the line>" (long lines shortened), for evidence.
   std::string cite(const Origin& origin) const;
@@ -201,9 +247,8 @@ struct TelemetryThresholds {
   double interconnect_high_mbps = 1000;  // ... while PCIe rx + tx per GPU in those rounds
                                          // averages at least this (MB/s)
   StragglerThresholds straggler;         // stats lines: the straggler rule (stoker/diagnose.h)
-  double step_data_high = 0.3;  // training-loop logs: a step waiting for data this share of
-                                // its time or more is input-bound ...
-  double step_data_low = 0.1;   // ... this share or less, healthy (between: unknown)
+  WaitThresholds wait;           // training-loop logs: the share of the step waiting for data
+  double scaling_healthy = 0.8;  // runs at several scales: per-GPU rate kept at least this
 };
 
 // The verdict from telemetry: rank-imbalance, healthy, input-bound-cpu, io-bound,

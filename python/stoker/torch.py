@@ -240,7 +240,7 @@ def _dataloader_record(loader) -> Dict[str, Any]:
 _AUDIT_THRESHOLD_FIELDS = {
     "straggler_rate": ("straggler", "rate"), "straggler_wait": ("straggler", "wait"),
     "straggler_ahead": ("straggler", "ahead"), "single_rank_share": (None, "single_rank_share"),
-    "wait_input_bound": ("pipeline", "wait_healthy"),
+    "wait_input_bound": ("pipeline.wait", "healthy_below"),
     "busy_saturated": ("pipeline", "busy_saturated")}
 
 
@@ -254,7 +254,10 @@ def _audit_thresholds(overrides: Optional[Dict[str, float]] = None):
             raise ValueError(f"unknown audit threshold {key!r} (known: "
                              f"{', '.join(_AUDIT_THRESHOLD_FIELDS)})")
         part, field = _AUDIT_THRESHOLD_FIELDS[key]
-        setattr(t if part is None else getattr(t, part), field, float(value))
+        target = t
+        for name in (part.split(".") if part else []):
+            target = getattr(target, name)
+        setattr(target, field, float(value))
     return t
 
 

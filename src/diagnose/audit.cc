@@ -297,7 +297,8 @@ AuditReport audit_ranks(const std::vector<AuditRecord>& records, const AuditThre
     std::vector<std::string> messages;
     for (const AuditFinding& f : findings) messages.push_back(f.message);
     report.summary = fmt::format("{}", fmt::join(messages, "; "));
-  } else if (median_wait >= t.pipeline.wait_healthy && median(busy) >= t.pipeline.busy_saturated) {
+  } else if (median_wait >= t.pipeline.wait.healthy_below &&
+             median(busy) >= t.pipeline.busy_saturated) {
     report.verdict = Verdict::kInputBoundCpu;
     report.summary = fmt::format(
         "shards are disjoint, complete and balanced, but the consumers wait {:.0f} % of the "

@@ -34,7 +34,7 @@ Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t
       "{} worker threads busy {:.0f} %; process CPU {:.0f} % of {} "
       "cores; reading {:.0f} % of the workers' time",
       w.threads, pct(w.busy_fraction), pct(w.cpu_utilisation), w.cpus, pct(w.read_fraction)));
-  if (w.wait_fraction < t.wait_healthy) {
+  if (w.wait_fraction < t.wait.healthy_below) {
     d.verdict = Verdict::kHealthy;
     d.summary = fmt::format(
         "the consumer waited only {:.0f} % of the time: the training step, not the input "
@@ -50,18 +50,20 @@ Diagnosis diagnose_pipeline(const PipelineWindow& w, const PipelineThresholds& t
   if (w.read_fraction >= t.read_dominates) {
     d.verdict = Verdict::kIoBound;
     d.summary = fmt::format(
-        "input-bound on reads: the consumer waited {:.0f} % of the time and the workers spent "
+        "input-bound {}on reads: the consumer waited {:.0f} % of the time and the workers spent "
         "{:.0f} % of their time reading (process CPU {:.0f} %)",
-        pct(w.wait_fraction), pct(w.read_fraction), pct(w.cpu_utilisation));
+        mildly(w.wait_fraction, t.wait), pct(w.wait_fraction), pct(w.read_fraction),
+        pct(w.cpu_utilisation));
     d.fixes = fixes::io_bound();
     return d;
   }
   if (w.busy_fraction >= t.busy_saturated) {
     d.verdict = Verdict::kInputBoundCpu;
     d.summary = fmt::format(
-        "input-bound on CPU: the consumer waited {:.0f} % of the time while the {} worker "
+        "input-bound {}on CPU: the consumer waited {:.0f} % of the time while the {} worker "
         "threads were {:.0f} % busy; the pipeline gives {:.0f} images/s",
-        pct(w.wait_fraction), w.threads, pct(w.busy_fraction), w.images_per_second());
+        mildly(w.wait_fraction, t.wait), pct(w.wait_fraction), w.threads, pct(w.busy_fraction),
+        w.images_per_second());
     if (n.step_images_per_second) {
       d.summary += fmt::format(", the training step could take {:.0f}", *n.step_images_per_second);
     }

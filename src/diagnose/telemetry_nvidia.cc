@@ -71,7 +71,8 @@ void parse_nvidia_smi_csv(const std::vector<Line>& lines, const Source& src) {
   TelemetryFile& file = src.out.files[static_cast<size_t>(src.file)];
   std::vector<std::string> header;
   int col_time = -1, col_index = -1, col_id = -1, col_util = -1, col_mem_util = -1,
-      col_mem_used = -1;
+      col_mem_used = -1, col_mem_free = -1, col_mem_total = -1;
+  int64_t row = 0;  // memory-only: rows since the header, the GPU when there is no index
   std::map<std::string, int, std::less<>> ids;  // uuid / pci.bus_id -> GPU number
   std::map<int, int64_t> rounds;
   for (const Line& line : lines) {
@@ -94,10 +95,13 @@ void parse_nvidia_smi_csv(const std::vector<Line>& lines, const Source& src) {
         if (n == "utilization.gpu") col_util = c;
         if (n == "utilization.memory") col_mem_util = c;
         if (n == "memory.used") col_mem_used = c;
+        if (n == "memory.free") col_mem_free = c;
+        if (n == "memory.total") col_mem_total = c;
       }
-      if (col_util < 0) {
+      if (col_util < 0 && col_mem_used < 0) {
         src.fail(line, "no utilization.gpu column: add it to nvidia-smi --query-gpu");
       }
+      row = 0;
       continue;
     }
     if (fields.size() != header.size()) {
@@ -120,6 +124,25 @@ void parse_nvidia_smi_csv(const std::vector<Line>& lines, const Source& src) {
         col_time >= 0
             ? std::optional(csv_timestamp(src, line, fields[static_cast<size_t>(col_time)]))
             : std::nullopt;
+    if (col_util < 0) {
+      // Memory only (`--query-gpu=memory.used,memory.free`): what each GPU holds, not how
+      // busy it is. Without an index the rows of one query are the GPUs in order.
+      const auto used =
+          csv_value(src, line, "memory.used", fields[static_cast<size_t>(col_mem_used)]);
+      const auto column = [&](int c, const char* name) {
+        return c >= 0 ? csv_value(src, line, name, fields[static_cast<size_t>(c)])
+                      : std::optional<double>();
+      };
+      const auto free = column(col_mem_free, "memory.free");
+      std::optional<double> total = column(col_mem_total, "memory.total");
+      if (!total && free && used) total = *used + *free;
+      const int index = col_index >= 0 || col_id >= 0 ? gpu : static_cast<int>(row);
+      ++row;
+      if (!used) continue;
+      src.out.memory.push_back(GpuMemorySample{
+          .origin = src.origin(line), .gpu = index, .used_mib = *used, .total_mib = total});
+      continue;
+    }
     const auto util =
         csv_value(src, line, "utilization.gpu", fields[static_cast<size_t>(col_util)]);
     if (!util) continue;  // [N/A]: this GPU does not report it

@@ -67,6 +67,27 @@ std::optional<TelemetryKind> detect_whole_log(std::string_view content);
 // Parses `lines` as a whole-file log of `kind` into src (throws "NAME:LINE: reason").
 void parse_whole_log(TelemetryKind kind, const std::vector<Line>& lines, const Source& src);
 
+// The TelemetryFiles of one pasted message: one per kind found, registered on first use, each
+// holding all of the message's lines (for quoting).
+class PasteFiles {
+ public:
+  PasteFiles(const std::vector<Line>& lines, const std::string& name, Telemetry& out)
+      : lines_(lines), name_(name), out_(out) {}
+  int of(TelemetryKind kind);
+  bool empty() const { return index_.empty(); }
+  const std::string& name() const { return name_; }
+
+ private:
+  const std::vector<Line>& lines_;
+  const std::string& name_;
+  Telemetry& out_;
+  std::vector<std::pair<TelemetryKind, int>> index_;
+};
+
+// Training-loop step lines, throughput lines, job summaries and panels, read by vocabulary
+// (telemetry_lines.cc); true when any was found.
+bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
+
 void parse_nvidia_smi_csv(const std::vector<Line>& lines, const Source& src);
 void parse_nvidia_smi_dmon(const std::vector<Line>& lines, const Source& src);
 void parse_sysstat(const std::vector<Line>& lines, const Source& src);  // mpstat and sar

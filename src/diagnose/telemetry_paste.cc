@@ -4,23 +4,22 @@
 // off mid-row keeps the rows before the cut.
 #include <algorithm>
 #include <map>
-#include <regex>
 
 #include "diagnose/telemetry_parse.h"
+#include "diagnose/telemetry_vocab.h"
 #include "util/check.h"
 
 namespace stoker {
 namespace {
 
+using telemetry::kMaxPastedLineBytes;
 using telemetry::Line;
+using telemetry::parse_index;
 using telemetry::parse_number;
+using telemetry::PasteFiles;
+using telemetry::split_char;
 using telemetry::split_whitespace;
 using telemetry::trim;
-
-std::optional<double> number_at(const std::smatch& m, size_t i) {
-  if (!m[i].matched) return std::nullopt;
-  return parse_number(std::string_view(&*m[i].first, static_cast<size_t>(m[i].length())));
-}
 
 // The cells of a table row "| a | b | c |" (outer bars optional), trimmed.
 std::vector<std::string_view> cells(std::string_view row) {
@@ -32,75 +31,99 @@ std::vector<std::string_view> cells(std::string_view row) {
   return out;
 }
 
-// Registers a TelemetryFile of `kind` (all of the text's lines, for quoting) on first use.
-class Files {
- public:
-  Files(const std::vector<Line>& lines, const std::string& name, Telemetry& out)
-      : lines_(lines), name_(name), out_(out) {}
-  int of(TelemetryKind kind) {
-    auto it = index_.find(kind);
-    if (it != index_.end()) return it->second;
-    TelemetryFile f;
-    f.path = name_;
-    f.kind = kind;
-    f.time_base = TimeBase::kSequence;
-    for (const Line& l : lines_) f.lines.emplace_back(l.text);
-    out_.files.push_back(std::move(f));
-    const int i = static_cast<int>(out_.files.size()) - 1;
-    index_[kind] = i;
-    return i;
-  }
-  bool empty() const { return index_.empty(); }
-
- private:
-  const std::vector<Line>& lines_;
-  const std::string& name_;
-  Telemetry& out_;
-  std::map<TelemetryKind, int> index_;
-};
-
 // ---- nvidia-smi table --------------------------------------------------------------------
 // Every era puts a GPU in a box of rows: "| 0  Tesla K40m  Off | 0000:04:00.0 Off | 0 |" (index,
 // name, persistence), then "| 23%  36C  P0  65W / 235W | 10946MiB / 11439MiB | 87% Default |"
 // (fan, temperature, perf, power, memory, utilisation), and from the 4xx drivers on a third row
 // with "MIG M.". The process table follows: "|  0  N/A N/A  1234  C  python  9584MiB |" (the
-// 2016-2018 layout has no GI/CI columns).
+// 2016-2018 layout has no GI/CI columns). Rows are read cell by cell, never by a regular
+// expression: linear in the line.
 
-const std::regex& gpu_name_row() {
-  static const std::regex re(R"(^\|\s*(\d+)\s+\S.*\|.*\|)");
-  return re;
+// "<a><unit> / <b><unit>" at the end of `text` ("10946MiB / 11439MiB", "65W / 235W"), with
+// where it starts; nullopt when the text does not end so.
+struct UnitPair {
+  double a = 0, b = 0;
+  size_t start = 0;
+};
+std::optional<UnitPair> trailing_pair(std::string_view text, std::string_view unit) {
+  text = trim(text);
+  const auto number_before = [&](size_t end) -> std::optional<std::pair<double, size_t>> {
+    size_t k = end;
+    while (k > 0 && ((text[k - 1] >= '0' && text[k - 1] <= '9') || text[k - 1] == '.')) --k;
+    if (k == end) return std::nullopt;
+    const auto v = parse_number(text.substr(k, end - k));
+    if (!v) return std::nullopt;
+    return std::make_pair(*v, k);
+  };
+  if (text.size() < unit.size() || text.substr(text.size() - unit.size()) != unit) {
+    return std::nullopt;
+  }
+  const auto b = number_before(text.size() - unit.size());
+  if (!b) return std::nullopt;
+  size_t k = b->second;
+  while (k > 0 && text[k - 1] == ' ') --k;
+  if (k == 0 || text[k - 1] != '/') return std::nullopt;
+  --k;
+  while (k > 0 && text[k - 1] == ' ') --k;
+  if (k < unit.size() || text.substr(k - unit.size(), unit.size()) != unit) return std::nullopt;
+  const auto a = number_before(k - unit.size());
+  if (!a) return std::nullopt;
+  return UnitPair{a->first, b->first, a->second};
 }
 
-const std::regex& gpu_usage_row() {
-  // memory "used / total" with MiB, then a utilisation percentage in the next cell.
-  static const std::regex re(
-      R"((?:(\d+(?:\.\d+)?)W\s*/\s*(\d+(?:\.\d+)?)W)?\s*\|\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(\d+)%)");
-  return re;
+// "87%" or "87%  Default" at the start of a cell: the percentage.
+std::optional<double> leading_percent(std::string_view cell) {
+  cell = trim(cell);
+  const size_t pct = cell.find('%');
+  if (pct == std::string_view::npos || pct == 0 || pct > 4) return std::nullopt;
+  return parse_number(cell.substr(0, pct));
 }
 
-const std::regex& process_row() {
-  // GPU, [GI CI,] PID, type, name, memory.
-  static const std::regex re(
-      R"(^\|\s*(\d+)\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d+)\s+(C|G|C\+G|M|M\+C)\s+(.*?)\s+(\d+)MiB\s*\|)");
-  return re;
+bool is_process_type(std::string_view t) {
+  return t == "C" || t == "G" || t == "C+G" || t == "M" || t == "M+C";
 }
 
-// A usage row filtered out of its table, with the GPU's name in front:
-// "Tesla V100-SXM2...  13198MiB / 16384MiB |     69%" (one row per GPU, in order).
-const std::regex& named_usage_row() {
-  static const std::regex re(R"(^([A-Za-z][^|]*?)\s+(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(\d+)%)");
-  return re;
+// "|  0  N/A N/A  1234  C  python  9584MiB |": GPU, [GI CI,] PID, type, name, memory.
+std::optional<GpuProcess> process_row(std::string_view text) {
+  const auto c = cells(text);
+  if (c.size() != 1) return std::nullopt;
+  const auto t = split_whitespace(c[0]);
+  if (t.size() < 5) return std::nullopt;
+  const auto gpu = parse_index(t[0]);
+  if (!gpu) return std::nullopt;
+  const auto na_or_index = [](std::string_view v) { return v == "N/A" || parse_index(v); };
+  size_t pid_at = 1;
+  if (t.size() >= 7 && na_or_index(t[1]) && na_or_index(t[2]) && parse_index(t[3]) &&
+      is_process_type(t[4])) {
+    pid_at = 3;
+  }
+  const size_t type_at = pid_at + 1;
+  // GPU [GI CI] PID type, a name of one token or more, then the memory.
+  if (type_at + 2 >= t.size()) return std::nullopt;
+  const auto pid = parse_index(t[pid_at]);
+  if (!pid || !is_process_type(t[type_at])) return std::nullopt;
+  const std::string_view memory = t.back();
+  if (memory.size() < 4 || memory.substr(memory.size() - 3) != "MiB") return std::nullopt;
+  const auto mib = parse_number(memory.substr(0, memory.size() - 3));
+  if (!mib) return std::nullopt;
+  GpuProcess p;
+  p.gpu = *gpu;
+  p.pid = *pid;
+  const size_t name_from = static_cast<size_t>(t[type_at + 1].data() - c[0].data());
+  const size_t name_to = static_cast<size_t>(memory.data() - c[0].data());
+  p.name = std::string(trim(c[0].substr(name_from, name_to - name_from)));
+  p.memory_mib = mib;
+  return p;
 }
 
-bool scan_nvidia_smi_table(const std::vector<Line>& lines, Files& files, Telemetry& out) {
+bool scan_nvidia_smi_table(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   int file = -1;
   int pending_gpu = -1;  // the index of the last GPU name row, waiting for its usage row
-  int named_gpu = 0;     // rows of named_usage_row() so far in the current run of them
+  int named_gpu = 0;     // filtered usage rows (with their GPU's name in front) so far in a run
   bool in_processes = false;
   std::map<int, int64_t> rounds;
   const auto add = [&](const Line& line, int gpu, std::optional<double> util,
-                       std::optional<double> used, std::optional<double> total,
-                       std::optional<double> power, std::optional<double> cap) {
+                       std::optional<UnitPair> memory, std::optional<UnitPair> power) {
     if (!util || *util > 100) return false;  // not a utilisation nvidia-smi prints
     if (file < 0) file = files.of(TelemetryKind::kNvidiaSmiTable);
     GpuSample s;
@@ -109,21 +132,48 @@ bool scan_nvidia_smi_table(const std::vector<Line>& lines, Files& files, Telemet
     s.round = rounds[gpu]++;
     s.time = static_cast<double>(s.round);
     s.util = *util;
-    s.memory_used_mib = used;
-    s.memory_total_mib = total;
-    s.power_w = power;
-    s.power_cap_w = cap;
+    if (memory) s.memory_used_mib = memory->a, s.memory_total_mib = memory->b;
+    if (power) s.power_w = power->a, s.power_cap_w = power->b;
     out.gpus.push_back(s);
     return true;
   };
   for (const Line& line : lines) {
-    const std::string text(line.text);
     const std::string_view t = trim(line.text);
-    std::smatch nm;
-    if (std::regex_search(text, nm, named_usage_row())) {
-      add(line, named_gpu++, number_at(nm, 4), number_at(nm, 2), number_at(nm, 3), std::nullopt,
-          std::nullopt);
-      continue;
+    if (t.size() > kMaxPastedLineBytes) continue;
+    const bool boxed = !t.empty() && t.front() == '|';
+    const auto c = cells(t);
+    // A usage row: a cell ending in "used MiB / total MiB" followed by a percentage cell.
+    std::optional<size_t> memory_cell;
+    for (size_t k = 0; k + 1 < c.size(); ++k) {
+      if (trailing_pair(c[k], "MiB") && leading_percent(c[k + 1])) {
+        memory_cell = k;
+        break;
+      }
+    }
+    if (memory_cell) {
+      const auto memory = trailing_pair(c[*memory_cell], "MiB");
+      const auto util = leading_percent(c[*memory_cell + 1]);
+      const std::string_view before = trim(c[*memory_cell].substr(0, memory->start));
+      if (!boxed && *memory_cell == 0 && !before.empty() &&
+          ((before.front() >= 'A' && before.front() <= 'Z') ||
+           (before.front() >= 'a' && before.front() <= 'z'))) {
+        // "Tesla V100-SXM2...  13198MiB / 16384MiB |     69%": rows filtered out of their
+        // table with the GPU's name in front, one per GPU in order.
+        add(line, named_gpu++, util, memory, std::nullopt);
+        in_processes = false;
+        continue;
+      }
+      named_gpu = 0;
+      if (!in_processes) {
+        const auto power =
+            *memory_cell > 0 ? trailing_pair(c[*memory_cell - 1], "W") : std::optional<UnitPair>();
+        // Without its name row (`nvidia-smi -l 1 | grep MiB`), a usage row is read as GPU 0
+        // over time: the GPU cannot be told from the row alone.
+        const bool added = add(line, pending_gpu >= 0 ? pending_gpu : 0, util, memory, power);
+        if (added && pending_gpu < 0) out.files[static_cast<size_t>(file)].gpus_guessed = true;
+        pending_gpu = -1;
+        continue;
+      }
     }
     named_gpu = 0;
     if (t.find("NVIDIA-SMI") != std::string_view::npos) {
@@ -134,136 +184,97 @@ bool scan_nvidia_smi_table(const std::vector<Line>& lines, Files& files, Telemet
       in_processes = true;
       continue;
     }
-    std::smatch m;
     if (in_processes) {
-      if (std::regex_search(text, m, process_row())) {
+      if (auto p = process_row(t)) {
         if (file < 0) file = files.of(TelemetryKind::kNvidiaSmiTable);
-        GpuProcess p;
-        p.origin = {file, line.number};
-        p.gpu = static_cast<int>(*number_at(m, 1));
-        p.pid = static_cast<int64_t>(*number_at(m, 2));
-        p.name = m[4].str();
-        p.memory_mib = number_at(m, 5);
-        out.processes.push_back(std::move(p));
+        p->origin = {file, line.number};
+        out.processes.push_back(std::move(*p));
       }
       continue;
     }
-    if (std::regex_search(text, m, gpu_usage_row())) {
-      // Without its name row (`nvidia-smi -l 1 | grep MiB`), a usage row is read as GPU 0 over
-      // time: the GPU cannot be told from the row alone.
-      const bool added = add(line, pending_gpu >= 0 ? pending_gpu : 0, number_at(m, 5),
-                             number_at(m, 3), number_at(m, 4), number_at(m, 1), number_at(m, 2));
-      if (added && pending_gpu < 0) out.files[static_cast<size_t>(file)].gpus_guessed = true;
-      pending_gpu = -1;
-      continue;
-    }
-    if (std::regex_search(text, m, gpu_name_row()) && t.find("MiB") == std::string_view::npos &&
+    // A name row: "|   0  Tesla V100-PCIE...  Off  | 00000000:2D:00.0 Off |  0 |".
+    if (boxed && c.size() >= 2 && t.find("MiB") == std::string_view::npos &&
         t.find("GPU  Name") == std::string_view::npos) {
-      pending_gpu = static_cast<int>(*number_at(m, 1));
+      const auto first = split_whitespace(c[0]);
+      if (first.size() >= 2) {
+        if (const auto index = parse_index(first[0])) pending_gpu = *index;
+      }
     }
   }
   return file >= 0;
 }
 
 // ---- gpustat -----------------------------------------------------------------------------
-// "[0] GeForce GTX TITAN X | 40'C,   0 % |    10 / 12207 MB | user(1230M) root(10M)"
-bool scan_gpustat(const std::vector<Line>& lines, Files& files, Telemetry& out) {
-  static const std::regex row(
-      R"(\[(\d+)\]\s+[^|]+\|\s*(\d+)\s*(?:'|\xC2\xB0)C,\s*(?:\d+\s*%\s*,\s*)?(\d+)\s*%[^|]*\|\s*(\d+)\s*/\s*(\d+)\s*MB\s*\|?(.*)$)");
-  static const std::regex proc(R"(([A-Za-z0-9_.-]+)(?::[^(\s]*)?(?:/(\d+))?\((\d+)M\))");
+// "[0] GeForce GTX TITAN X | 40'C,   0 % |    10 / 12207 MB | user(1230M) root(10M)"; with
+// the fan shown, "| 40'C,  23 %,   0 % |" (the utilisation is the last percentage).
+bool scan_gpustat(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   int file = -1;
   std::map<int, int64_t> rounds;
   for (const Line& line : lines) {
-    const std::string text(line.text);
-    std::smatch m;
-    if (!std::regex_search(text, m, row)) continue;
+    std::string_view t = trim(line.text);
+    if (t.size() > kMaxPastedLineBytes) continue;
+    const size_t open = t.find('[');
+    if (open == std::string_view::npos) continue;
+    const size_t close = t.find(']', open);
+    if (close == std::string_view::npos) continue;
+    const auto gpu = parse_index(t.substr(open + 1, close - open - 1));
+    if (!gpu) continue;
+    const auto c = split_char(t.substr(close + 1), '|');
+    if (c.size() < 3) continue;
+    // The temperature cell: "40'C,   0 %" or "40°C, 23 %, 0 %".
+    const std::string_view temp = trim(c[1]);
+    if (temp.find("'C") == std::string_view::npos && temp.find("\xC2\xB0"
+                                                               "C") == std::string_view::npos) {
+      continue;
+    }
+    const auto parts = split_char(temp, ',');
+    std::optional<double> util;
+    for (size_t k = 1; k < parts.size(); ++k) {
+      std::string_view p = trim(parts[k]);
+      if (p.empty() || p.back() != '%') continue;
+      p.remove_suffix(1);
+      if (const auto v = parse_number(trim(p))) util = v;
+    }
+    // The memory cell: "10 / 12207 MB".
+    std::string_view mem = trim(c[2]);
+    if (mem.size() < 3 || mem.substr(mem.size() - 2) != "MB") continue;
+    mem = trim(mem.substr(0, mem.size() - 2));
+    const auto halves = split_char(mem, '/');
+    if (halves.size() != 2 || !util || *util > 100) continue;
+    const auto used = parse_number(trim(halves[0]));
+    const auto total = parse_number(trim(halves[1]));
+    if (!used || !total) continue;
     if (file < 0) file = files.of(TelemetryKind::kGpustat);
     GpuSample s;
     s.origin = {file, line.number};
-    s.gpu = static_cast<int>(*number_at(m, 1));
+    s.gpu = *gpu;
     s.round = rounds[s.gpu]++;
     s.time = static_cast<double>(s.round);
-    s.util = *number_at(m, 3);
-    s.memory_used_mib = number_at(m, 4);
-    s.memory_total_mib = number_at(m, 5);
-    if (s.util > 100) continue;
+    s.util = *util;
+    s.memory_used_mib = used;
+    s.memory_total_mib = total;
     out.gpus.push_back(s);
-    const std::string rest = m[6].str();
-    for (auto it = std::sregex_iterator(rest.begin(), rest.end(), proc);
-         it != std::sregex_iterator(); ++it) {
+    // Processes: "user(1230M)", "user:python/1234(1230M)".
+    if (c.size() < 4) continue;
+    for (const std::string_view token : split_whitespace(c[3])) {
+      const size_t paren = token.find('(');
+      if (paren == std::string_view::npos || token.size() < paren + 3 || token.back() != ')' ||
+          token[token.size() - 2] != 'M') {
+        continue;
+      }
+      const auto mib = parse_number(token.substr(paren + 1, token.size() - paren - 3));
+      if (!mib) continue;
+      std::string_view who = token.substr(0, paren);
       GpuProcess p;
       p.origin = s.origin;
       p.gpu = s.gpu;
-      p.name = (*it)[1].str();
-      if ((*it)[2].matched) p.pid = std::stoll((*it)[2].str());
-      p.memory_mib = parse_number((*it)[3].str());
-      out.processes.push_back(std::move(p));
-    }
-  }
-  return file >= 0;
-}
-
-// ---- training-loop logs --------------------------------------------------------------------
-// The step's time against the time it waited for data, as each trainer prints them:
-//   PyTorch's ImageNet example   "Time 0.512 ( 1.204)  Data 0.301 ( 0.989)"   (current (avg))
-//   semseg / OpenPCDet style     "Data 0.002 (0.574) Batch 0.818 (3.887)",
-//                                "Data time: 0.00(0.02) ... Batch time: 0.31(0.31)"
-//   timm                         "Time: 0.403s, 635/s  (0.428s, 598/s) ... Data: 0.012 (0.035)"
-//   mmcv / mmcls                 "time: 0.196, data_time: 0.008"
-//   LeRobot                      "updt_s:0.302 data_s:13.330" (the step is updt_s + data_s)
-struct StepPattern {
-  std::regex re;
-  int step, step_avg, data, data_avg;  // capture groups (0: none)
-  bool step_excludes_data = false;     // LeRobot: step = update + data
-};
-
-const std::vector<StepPattern>& step_patterns() {
-  static const std::vector<StepPattern> patterns = [] {
-    const std::string num = R"(([0-9]+(?:\.[0-9]+)?))";
-    const std::string avg = R"(\s*\(\s*)" + num + R"(\s*\))";
-    std::vector<StepPattern> p;
-    p.push_back({std::regex(R"(\bTime\s+)" + num + avg + R"(\s+Data\s+)" + num + avg), 1, 2, 3, 4});
-    p.push_back(
-        {std::regex(R"(\bData\s+)" + num + avg + R"(\s+Batch\s+)" + num + avg), 3, 4, 1, 2});
-    p.push_back({std::regex(R"(Data time:\s*)" + num + avg + R"(.*Batch time:\s*)" + num + avg), 3,
-                 4, 1, 2});
-    p.push_back({std::regex(R"(\bTime:\s*)" + num + R"(s,[^(]*\(\s*)" + num + R"(s,.*\bData:\s*)" +
-                            num + avg),
-                 1, 2, 3, 4});
-    p.push_back({std::regex(R"(\btime:\s*)" + num + R"(,\s*data_time:\s*)" + num), 1, 0, 2, 0});
-    p.push_back({std::regex(R"(\bupdt_s:)" + num + R"(\s+data_s:)" + num), 1, 0, 2, 0, true});
-    return p;
-  }();
-  return patterns;
-}
-
-bool scan_train_log(const std::vector<Line>& lines, Files& files, Telemetry& out) {
-  int file = -1;
-  int64_t n = 0;
-  for (const Line& line : lines) {
-    const std::string text(line.text);
-    for (const StepPattern& p : step_patterns()) {
-      std::smatch m;
-      if (!std::regex_search(text, m, p.re)) continue;
-      if (file < 0) file = files.of(TelemetryKind::kTrainLog);
-      const auto at = [&](int g) {
-        return g > 0 ? number_at(m, static_cast<size_t>(g)) : std::nullopt;
-      };
-      StepSample s;
-      s.origin = {file, line.number};
-      s.time = static_cast<double>(n++);
-      s.step_seconds = *at(p.step);
-      s.data_seconds = *at(p.data);
-      if (p.step_excludes_data) s.step_seconds += s.data_seconds;
-      out.steps.push_back(s);
-      if (p.step_avg > 0 && p.data_avg > 0) {
-        StepSample a = s;
-        a.step_seconds = *at(p.step_avg);
-        a.data_seconds = *at(p.data_avg);
-        a.average = true;
-        out.steps.push_back(a);
+      if (const size_t slash = who.rfind('/'); slash != std::string_view::npos) {
+        if (const auto pid = parse_index(who.substr(slash + 1))) p.pid = *pid;
+        who = who.substr(0, slash);
       }
-      break;
+      p.name = std::string(who.substr(0, who.find(':')));
+      p.memory_mib = mib;
+      if (!p.name.empty()) out.processes.push_back(std::move(p));
     }
   }
   return file >= 0;
@@ -273,7 +284,7 @@ bool scan_train_log(const std::vector<Line>& lines, Files& files, Telemetry& out
 // "Action | Mean duration (s) | Num calls | Total time (s) | Percentage %" rows; the data wait is
 // the train_dataloader_next (2.x) or get_train_batch (1.x) row's total against
 // run_training_epoch's (or the Total row's).
-bool scan_lightning_profiler(const std::vector<Line>& lines, Files& files, Telemetry& out) {
+bool scan_lightning_profiler(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool in_table = false;
   std::optional<double> epoch, total, data, batches;
   Origin epoch_origin;
@@ -308,7 +319,9 @@ bool scan_lightning_profiler(const std::vector<Line>& lines, Files& files, Telem
   }
   const auto whole = epoch ? epoch : total;
   if (!whole || *whole <= 0) return false;
+  bool upper_bound = false;
   if (!data && epoch && batches && *batches <= *epoch) {
+    upper_bound = true;
     // No data-fetch row (cut off, or a version without one): the epoch loop's time outside
     // its batches is the fetch plus the loop's hooks, an upper bound of the wait.
     data = *epoch - *batches;
@@ -320,13 +333,14 @@ bool scan_lightning_profiler(const std::vector<Line>& lines, Files& files, Telem
   s.step_seconds = *whole;
   s.data_seconds = *data;
   s.average = true;
+  s.data_upper_bound = upper_bound;
   out.steps.push_back(s);
   return true;
 }
 
 // ---- nvidia-smi topo -m --------------------------------------------------------------------
 // "        GPU0  GPU1  CPU Affinity ..." then one row per GPU: "GPU0  X  NV2  PHB ...".
-bool scan_topology(const std::vector<Line>& lines, Files& files, Telemetry& out) {
+bool scan_topology(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   for (size_t i = 0; i < lines.size(); ++i) {
     const auto head = split_whitespace(lines[i].text);
@@ -349,6 +363,7 @@ bool scan_topology(const std::vector<Line>& lines, Files& files, Telemetry& out)
         const std::string_view link = row[static_cast<size_t>(j) + 1];
         ++topo.pairs;
         if (link.substr(0, 2) == "NV") ++topo.nvlink_pairs;
+        if (link == "SYS") ++topo.sys_pairs;
       }
     }
     if (topo.pairs == 0) continue;
@@ -363,7 +378,7 @@ bool scan_topology(const std::vector<Line>& lines, Files& files, Telemetry& out)
 // "0, 87 %, 1234 MiB, 11178 MiB" without its header: the columns are read by their units (a
 // leading bare integer is the GPU's index, the first percentage utilization.gpu, then MiB as
 // memory used and total, W as power). With nounits too there is nothing to go by: not read.
-bool scan_query_noheader(const std::vector<Line>& lines, Files& files, Telemetry& out) {
+bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   int file = -1;
   std::map<int, int64_t> rounds;
   for (const Line& line : lines) {
@@ -414,12 +429,62 @@ bool scan_query_noheader(const std::vector<Line>& lines, Files& files, Telemetry
   return file >= 0;
 }
 
+// ---- iostat and top: the CPU split helpers ---------------------------------------------------
+// top's "%Cpu(s): 12.3 us,  1.2 sy,  0.0 ni, 85.9 id,  0.5 wa, ...": each part is a number then
+// its field.
+struct TopSummary {
+  std::optional<double> idle, iowait;
+};
+std::optional<TopSummary> top_summary(std::string_view text) {
+  const size_t at = text.find("%Cpu(s):");
+  if (at == std::string_view::npos) return std::nullopt;
+  TopSummary out;
+  bool user = false;
+  for (const std::string_view part : split_char(text.substr(at + 8), ',')) {
+    const auto t = split_whitespace(part);
+    if (t.size() != 2) continue;
+    const auto v = parse_number(t[0]);
+    if (!v) continue;
+    if (t[1] == "us") user = true;
+    if (t[1] == "id") out.idle = v;
+    if (t[1] == "wa") out.iowait = v;
+  }
+  if (!user) return std::nullopt;
+  return out;
+}
+
+// htop's CPU bars on a line: "  1  [|||||||||   45.2%]   2  [||  3.0%]".
+std::vector<double> htop_bars(std::string_view text) {
+  std::vector<double> out;
+  size_t at = 0;
+  while ((at = text.find('[', at)) != std::string_view::npos) {
+    const size_t close = text.find(']', at);
+    if (close == std::string_view::npos) break;
+    // Before '[': a CPU number, after blanks.
+    size_t k = at;
+    while (k > 0 && text[k - 1] == ' ') --k;
+    size_t d = k;
+    while (d > 0 && text[d - 1] >= '0' && text[d - 1] <= '9') --d;
+    const bool numbered = d < k && (d == 0 || text[d - 1] == ' ');
+    std::string_view inside = trim(text.substr(at + 1, close - at - 1));
+    if (numbered && !inside.empty() && inside.back() == '%') {
+      inside.remove_suffix(1);
+      size_t n = inside.size();
+      while (n > 0 && ((inside[n - 1] >= '0' && inside[n - 1] <= '9') || inside[n - 1] == '.')) {
+        --n;
+      }
+      if (const auto v = parse_number(inside.substr(n)); v && *v <= 100) out.push_back(*v);
+    }
+    at = close + 1;
+  }
+  return out;
+}
+
 // ---- iostat and top: the CPU split ----------------------------------------------------------
 // iostat: "avg-cpu:  %user   %nice %system %iowait  %steal   %idle" then the numbers on the next
 // line. top: "%Cpu(s): 12.3 us,  1.2 sy,  0.0 ni, 85.9 id,  0.5 wa,  0.0 hi, ...". Each is one
 // all-CPU sample: busy = 100 - idle - iowait.
-bool scan_cpu_summaries(const std::vector<Line>& lines, Files& files, Telemetry& out) {
-  static const std::regex top(R"(%Cpu\(s\):\s*([0-9.]+)\s*us,.*?([0-9.]+)\s*id,\s*([0-9.]+)\s*wa)");
+bool scan_cpu_summaries(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   int64_t iostat_n = 0, top_n = 0;
   const auto add = [&](TelemetryKind kind, const Line& line, double idle, double iowait,
@@ -435,7 +500,7 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, Files& files, Telemetry&
     out.cpus.push_back(s);
     found = true;
   };
-  static const std::regex htop_bar(R"((?:^|\s)(\d+)\s*\[[^\]]*?([0-9.]+)%\])");
+
   std::vector<double> bars;  // htop's per-CPU bars of the current snapshot
   int64_t htop_line = 0;
   int disk_util = -1, disk_await = -1;  // iostat -x columns, after a Device header
@@ -453,23 +518,18 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, Files& files, Telemetry&
   std::optional<double> top_idle;  // the last %Cpu(s) line's idle
   int cpu_column = -1;             // %CPU in top's process table, after its header
   for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string text(lines[i].text);
-    std::smatch m;
-    if (std::regex_search(text, m, top)) {
-      const auto idle = number_at(m, 2), wa = number_at(m, 3);
-      if (idle && wa) add(TelemetryKind::kTop, lines[i], *idle, *wa, top_n);
-      top_idle = idle;
+    if (lines[i].text.size() > kMaxPastedLineBytes) continue;
+    if (const auto top = top_summary(lines[i].text)) {
+      if (top->idle && top->iowait)
+        add(TelemetryKind::kTop, lines[i], *top->idle, *top->iowait, top_n);
+      top_idle = top->idle;
       continue;
     }
     // htop: "  1  [|||||||||   45.2%]" per CPU (two per line in its two-column header).
     {
-      bool any = false;
-      for (auto it = std::sregex_iterator(text.begin(), text.end(), htop_bar);
-           it != std::sregex_iterator(); ++it) {
-        const auto v = parse_number((*it)[2].str());
-        if (v && *v <= 100) bars.push_back(*v), any = true;
-      }
-      if (any) {
+      const auto found = htop_bars(lines[i].text);
+      for (double v : found) bars.push_back(v);
+      if (!found.empty()) {
         htop_line = lines[i].number;
         continue;
       }
@@ -610,18 +670,20 @@ namespace {
 // dmon run, stats lines): each block whose first lines make one of those kinds is read by that
 // kind's parser, its samples kept with their line numbers in the message. A block that starts
 // like a log but does not parse as one is passed over (pasted text is often cut or edited).
-void scan_whole_log_blocks(const std::vector<Line>& lines, const std::string& name, Files& files,
-                           Telemetry& into) {
+void scan_whole_log_blocks(const std::vector<Line>& lines, const std::string& name,
+                           PasteFiles& files, Telemetry& into) {
   size_t i = 0;
   while (i < lines.size()) {
     while (i < lines.size() && trim(lines[i].text).empty()) ++i;
     size_t j = i;
     while (j < lines.size() && !trim(lines[j].text).empty()) ++j;
-    if (j > i) {
+    // A log may follow a line of prose without a blank line between: try the block from each
+    // of its first lines.
+    for (size_t from = i; from < j && from < i + 3; ++from) {
       std::string block;
-      for (size_t k = i; k < j; ++k) block.append(lines[k].text).push_back('\n');
+      for (size_t k = from; k < j; ++k) block.append(lines[k].text).push_back('\n');
       if (const auto kind = telemetry::detect_whole_log(block)) {
-        const std::vector<Line> part(lines.begin() + static_cast<std::ptrdiff_t>(i),
+        const std::vector<Line> part(lines.begin() + static_cast<std::ptrdiff_t>(from),
                                      lines.begin() + static_cast<std::ptrdiff_t>(j));
         Telemetry one;
         one.files.emplace_back();
@@ -634,6 +696,8 @@ void scan_whole_log_blocks(const std::vector<Line>& lines, const std::string& na
           for (GpuSample s : one.gpus) s.origin.file = f, into.gpus.push_back(s);
           for (CpuSample s : one.cpus) s.origin.file = f, into.cpus.push_back(s);
           for (RankSample s : one.ranks) s.origin.file = f, into.ranks.push_back(s);
+          for (GpuMemorySample s : one.memory) s.origin.file = f, into.memory.push_back(s);
+          break;
         } catch (const Error&) {
         }
       }
@@ -644,18 +708,49 @@ void scan_whole_log_blocks(const std::vector<Line>& lines, const std::string& na
 
 }  // namespace
 
+namespace telemetry {
+
+int PasteFiles::of(TelemetryKind kind) {
+  for (const auto& [k, i] : index_) {
+    if (k == kind) return i;
+  }
+  TelemetryFile f;
+  f.path = name_;
+  f.kind = kind;
+  f.time_base = TimeBase::kSequence;
+  f.lines.reserve(lines_.size());
+  for (const Line& l : lines_) f.lines.emplace_back(l.text.substr(0, kMaxPastedLineBytes));
+  out_.files.push_back(std::move(f));
+  const int i = static_cast<int>(out_.files.size()) - 1;
+  index_.emplace_back(kind, i);
+  return i;
+}
+
+}  // namespace telemetry
+
 void read_pasted(std::string_view content, const std::string& name, Telemetry& into) {
   const std::string text = strip_markdown(content);
-  const auto lines = telemetry::split_lines(text);
-  Files files(lines, name, into);
+  auto lines = telemetry::split_lines(text);
+  // Lines no tool writes (base64, minified blobs, a paragraph without breaks) are passed over
+  // and counted: every scanner below is linear, but none needs to see them.
+  int64_t long_lines = 0;
+  for (Line& l : lines) {
+    if (l.text.size() > telemetry::kMaxPastedLineBytes) {
+      l.text = {};
+      ++long_lines;
+    }
+  }
+  const size_t first_file = into.files.size();
+  PasteFiles files(lines, name, into);
   scan_whole_log_blocks(lines, name, files, into);
   scan_nvidia_smi_table(lines, files, into);
   scan_gpustat(lines, files, into);
-  scan_train_log(lines, files, into);
+  telemetry::scan_named_values(lines, files, into);
   scan_lightning_profiler(lines, files, into);
   scan_topology(lines, files, into);
   scan_cpu_summaries(lines, files, into);
   if (into.gpus.empty()) scan_query_noheader(lines, files, into);
+  for (size_t f = first_file; f < into.files.size(); ++f) into.files[f].long_lines = long_lines;
   if (files.empty()) {
     std::string_view first;
     for (const Line& l : lines) {
@@ -664,12 +759,16 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
         break;
       }
     }
-    if (first.empty()) STOKER_THROW_ARG("{}: empty, not a telemetry log", name);
+    const std::string skipped =
+        long_lines > 0 ? fmt::format(" ({} lines over 16 KiB were not read)", long_lines) : "";
+    if (first.empty()) STOKER_THROW_ARG("{}: empty, not a telemetry log{}", name, skipped);
     STOKER_THROW_ARG(
-        "{}: not a telemetry log stoker reads (nvidia-smi tables, --format=csv or dmon, "
-        "gpustat, mpstat, sar -u, vmstat, training-loop Time/Data lines, a Lightning profile, "
-        "topo -m, stoker stats or monitor JSON lines); it starts with {}",
-        name, telemetry::quote(first));
+        "{}: not a telemetry log stoker reads: looked for nvidia-smi tables, --format=csv or "
+        "dmon, dcgmi dmon, gpustat, mpstat, sar -u, vmstat, top, iostat, a training loop's step "
+        "and data times (time/data_time, Time/Data, iter_time, bch/smp, s/it), throughput "
+        "lines (images/sec, samples/s), Slurm jobstats or seff, a Lightning profile, topo -m, "
+        "stoker stats or monitor JSON lines{}; it starts with {}",
+        name, skipped, telemetry::quote(first));
   }
 }
 

@@ -359,8 +359,9 @@ TEST(PastedLogs, ProseAloneIsAClearError) {
     read_text("my training is slow, any idea?\nthanks\n");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_THAT(e.message(),
-                HasSubstr("msg.txt: not a telemetry log stoker reads (nvidia-smi tables"));
+    EXPECT_THAT(
+        e.message(),
+        HasSubstr("msg.txt: not a telemetry log stoker reads: looked for nvidia-smi tables"));
     EXPECT_THAT(e.message(), HasSubstr("it starts with 'my training is slow, any idea?'"));
   }
 }

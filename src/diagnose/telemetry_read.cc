@@ -16,7 +16,7 @@ namespace {
 
 using telemetry::Line;
 
-constexpr std::array<std::pair<TelemetryKind, const char*>, 14> kKindNames = {{
+constexpr std::array<std::pair<TelemetryKind, const char*>, 18> kKindNames = {{
     {TelemetryKind::kNvidiaSmiCsv, "nvidia-smi-csv"},
     {TelemetryKind::kNvidiaSmiDmon, "nvidia-smi-dmon"},
     {TelemetryKind::kMpstat, "mpstat"},
@@ -31,6 +31,10 @@ constexpr std::array<std::pair<TelemetryKind, const char*>, 14> kKindNames = {{
     {TelemetryKind::kNvidiaSmiTopo, "nvidia-smi-topo"},
     {TelemetryKind::kIostat, "iostat"},
     {TelemetryKind::kTop, "top"},
+    {TelemetryKind::kThroughput, "throughput"},
+    {TelemetryKind::kJobSummary, "job-summary"},
+    {TelemetryKind::kGpuPanel, "gpu-panel"},
+    {TelemetryKind::kDcgmDmon, "dcgm-dmon"},
 }};
 
 // A --query-gpu header: comma-separated query names (lowercase, digits, '.', '_'), each with an
@@ -198,7 +202,7 @@ void parse_telemetry(std::string_view content, const std::string& name, Telemetr
   file.lines.reserve(lines.size());
   for (const Line& line : lines) file.lines.emplace_back(line.text);
   const size_t files = into.files.size(), gpus = into.gpus.size(), cpus = into.cpus.size(),
-               ranks = into.ranks.size();
+               ranks = into.ranks.size(), memory = into.memory.size();
   into.files.push_back(std::move(file));
   const telemetry::Source src{name, static_cast<int>(files), into};
   try {
@@ -208,6 +212,7 @@ void parse_telemetry(std::string_view content, const std::string& name, Telemetr
     into.gpus.resize(gpus);
     into.cpus.resize(cpus);
     into.ranks.resize(ranks);
+    into.memory.resize(memory);
     throw;
   }
 }

@@ -356,7 +356,7 @@ TEST(TelemetryMalformed, NamesFileAndLine) {
        "c.csv:2: timestamp: expected YYYY/MM/DD HH:MM:SS.mmm, found '2025-11-29 14:02:10'"},
       {csv + row + "\n" + "2025/11/29 14:02:11.112, 0, 101 %, 1 MiB\n", "d.csv",
        "d.csv:4: utilization.gpu: 101 is not a percentage"},
-      {"timestamp, index, memory.used [MiB]\n", "e.csv",
+      {"timestamp, index, temperature.gpu\n", "e.csv",
        "e.csv:1: no utilization.gpu column: add it to nvidia-smi --query-gpu"},
       {"# gpu     sm    mem\n# Idx      %      %\n    0     10      3\n    1     20      3\n"
        "    0      x      3\n",

@@ -10,6 +10,7 @@
 
 #include "diagnose/fixes.h"
 #include "diagnose/json.h"
+#include "diagnose/telemetry_judge.h"
 #include "diagnose/telemetry_parse.h"
 #include "stoker/telemetry.h"
 #include "util/check.h"
@@ -18,6 +19,7 @@ namespace stoker {
 namespace {
 
 using nlohmann::json;
+using telemetry::collect_more;
 
 // One GPU of one file.
 struct GpuSeries {
@@ -177,8 +179,6 @@ std::string gpu_name(const Telemetry& tel, const GpuSeries& g) {
   return fmt::format("GPU {} ({})", g.gpu, path_of(tel, g.file));
 }
 
-const std::vector<std::string>& collect_more();
-
 // What one snapshot of GPUs (a pasted nvidia-smi table or gpustat) can and cannot say: the
 // traps an expert would point out, as evidence.
 void snapshot_notes(const Telemetry& tel, Diagnosis& d) {
@@ -249,8 +249,21 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
   } else if (!in.time_note.empty()) {
     d.evidence.push_back(in.time_note);
   }
-  const bool gpu_ok = max_samples >= static_cast<size_t>(th.min_samples);
-  const bool cpu_ok = in.cpu.size() >= static_cast<size_t>(th.min_samples);
+  // A job summary's samples are means over the whole run: as good as a long series.
+  const auto run_means = [&](const Origin& o) {
+    return tel.files[static_cast<size_t>(o.file)].run_means;
+  };
+  const bool gpu_means = !in.gpus.empty() &&
+                         std::all_of(in.gpus.begin(), in.gpus.end(),
+                                     [&](auto& g) { return run_means(g.samples.front()->origin); });
+  const bool cpu_means = !in.cpu.empty() && std::all_of(in.cpu.begin(), in.cpu.end(), [&](auto* c) {
+    return run_means(c->origin);
+  });
+  const bool gpu_ok = max_samples >= static_cast<size_t>(th.min_samples) || gpu_means;
+  const bool cpu_ok = in.cpu.size() >= static_cast<size_t>(th.min_samples) || cpu_means;
+  if (gpu_means) {
+    d.evidence.push_back("a job summary: each utilisation is the mean over the whole run");
+  }
   const auto util = [](const GpuSample& s) { return s.util; };
   const auto cpu_busy = [](const CpuSample& s) { return s.busy; };
   std::vector<const GpuSample*> all_gpu;
@@ -263,18 +276,39 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
     for (auto* s : closest(in.cpu, value, target, k)) d.evidence.push_back(tel.cite(s->origin));
   };
 
-  if (!gpu_ok) {
+  if (in.gpus.empty()) {
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;
     d.next = collect_more();
-    if (!in.gpus.empty()) snapshot_notes(tel, d);
-    d.summary = in.gpus.empty() ? fmt::format(
-                                      "no GPU log: CPUs {:.1f} % busy, {:.1f} % iowait; add "
-                                      "nvidia-smi or `stoker monitor` output to judge",
-                                      busy, iowait)
-                                : fmt::format("too few GPU samples to judge: {} (need {})",
-                                              max_samples, th.min_samples);
+    d.summary = fmt::format(
+        "no GPU log: CPUs {:.1f} % busy, {:.1f} % iowait; add nvidia-smi or `stoker monitor` "
+        "output to judge",
+        busy, iowait);
     return d;
+  }
+  if (!gpu_ok) {
+    // One look (or a few): judged as a snapshot, with what the paste shows of the CPUs.
+    std::vector<telemetry::SnapshotGpu> snapshot;
+    for (const GpuSeries& g : in.gpus) {
+      const GpuSample* last = g.samples.back();
+      snapshot.push_back(telemetry::SnapshotGpu{.file = g.file,
+                                                .gpu = g.gpu,
+                                                .util = g.mean,
+                                                .memory_used_mib = last->memory_used_mib,
+                                                .power_w = last->power_w,
+                                                .power_cap_w = last->power_cap_w,
+                                                .origin = last->origin});
+    }
+    std::optional<telemetry::CpuView> cpu;
+    if (!in.cpu.empty()) {
+      cpu = telemetry::CpuView{
+          .busy = busy, .iowait = iowait, .samples = static_cast<int64_t>(in.cpu.size())};
+    }
+    Diagnosis s = telemetry::judge_snapshot(tel, snapshot, cpu, th);
+    s.numbers = std::move(d.numbers);
+    s.evidence.insert(s.evidence.begin(), d.evidence.begin(), d.evidence.end());
+    snapshot_notes(tel, s);
+    return s;
   }
   // One GPU does the work.
   if (in.gpus.size() >= 2) {
@@ -518,10 +552,11 @@ void append(Diagnosis& to, const Diagnosis& from) {
   if (from.numbers.stats) to.numbers.stats = from.numbers.stats;
 }
 
+}  // namespace
+
 // What to run to judge a job whose logs were too thin: utilisation over time, CPU and storage
 // while it trains, and the loop's own data time.
-const std::vector<std::string>& collect_more() {  // declared above
-
+const std::vector<std::string>& telemetry::collect_more() {
   static const std::vector<std::string> commands = {
       "nvidia-smi dmon -s ut -d 1 -c 60 > gpu.log   (while training; or stoker monitor --out "
       "m.log -- python train.py)",
@@ -531,9 +566,16 @@ const std::vector<std::string>& collect_more() {  // declared above
   return commands;
 }
 
+namespace {
+
 // The verdict from a training loop's own step times: how long each step waited for data.
 std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThresholds& th) {
-  if (tel.steps.empty()) return std::nullopt;
+  // Lines that time the step only ("5.95s/it") say nothing of the wait.
+  std::vector<const StepSample*> timed;
+  for (const StepSample& s : tel.steps) {
+    if (s.has_data) timed.push_back(&s);
+  }
+  if (timed.empty()) return std::nullopt;
   // The log's running averages (the last one covers the most steps) win over the per-step
   // values, whose first steps include the workers' start.
   // With a few step lines, the lines' own values without the one that waited longest (the
@@ -541,15 +583,17 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   const StepSample* last_average = nullptr;
   double step_sum = 0, data_sum = 0, longest_step = 0, longest_data = -1;
   int64_t lines = 0;
-  for (const StepSample& s : tel.steps) {
-    if (s.average) {
-      last_average = &s;
+  for (const StepSample* s : timed) {
+    if (s->average) {
+      last_average = s;
       continue;
     }
-    step_sum += s.step_seconds;
-    data_sum += s.data_seconds;
+    step_sum += s->step_seconds;
+    data_sum += s->data_seconds;
     ++lines;
-    if (s.data_seconds > longest_data) longest_data = s.data_seconds, longest_step = s.step_seconds;
+    if (s->data_seconds > longest_data) {
+      longest_data = s->data_seconds, longest_step = s->step_seconds;
+    }
   }
   if (lines >= 3) {
     step_sum -= longest_step;
@@ -562,6 +606,7 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
     n.data_fraction = last_average->data_seconds / last_average->step_seconds;
     n.step_seconds = last_average->step_seconds;
     n.from_averages = true;
+    n.upper_bound = last_average->data_upper_bound;
   } else if (step_sum > 0) {
     n.data_fraction = data_sum / step_sum;
     n.step_seconds = step_sum / static_cast<double>(lines >= 3 ? lines - 1 : lines);
@@ -572,39 +617,50 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   d.confidence = profile || lines >= 20 ? Confidence::kHigh
                  : lines >= 3           ? Confidence::kMedium
                                         : Confidence::kLow;
-  const StepSample& cited = last_average != nullptr ? *last_average : tel.steps.back();
+  const StepSample& cited = last_average != nullptr ? *last_average : *timed.back();
   d.evidence.push_back(fmt::format(
-      "{}: steps of {:.3f} s waited {:.0f} % of the time for data ({})",
+      "{}: steps of {:.3f} s waited {}{:.0f} % of the time for data ({})",
       profile ? "profile" : fmt::format("{} step lines", lines), n.step_seconds,
-      100 * n.data_fraction,
-      n.from_averages ? (profile ? "the profile's totals" : "the log's running averages")
-                      : "over the lines but the one that waited longest"));
+      n.upper_bound ? "at most " : "", 100 * n.data_fraction,
+      n.upper_bound     ? "the epoch's time outside its batches: fetching and the loop's hooks"
+      : n.from_averages ? (profile ? "the profile's totals" : "the log's running averages")
+                        : "over the lines but the one that waited longest"));
   d.evidence.push_back(tel.cite(cited.origin));
   const double pct = 100 * n.data_fraction;
-  if (n.data_fraction >= th.step_data_high) {
-    d.verdict = Verdict::kInputBound;
-    d.summary = fmt::format(
-        "input-bound: the training step waits for data {:.0f} % of the time; the loop's log "
-        "alone does not say whether decoding (CPU) or reading (storage) holds it back",
-        pct);
-    d.fixes = fixes::input_bound_cpu();
-    for (Fix& f : fixes::io_bound()) d.fixes.push_back(std::move(f));
-    d.next = {
-        "mpstat -P ALL 1 60 > cpu.log   and   iostat -x 1 60 > disk.log   (while "
-        "training): CPUs pinned means decoding, high iowait or %util means storage"};
-  } else if (n.data_fraction <= th.step_data_low) {
+  const WaitThresholds& w = th.wait;
+  if (n.data_fraction < w.healthy_below) {
     d.verdict = Verdict::kHealthy;
     d.summary = fmt::format(
-        "the training step waits for data only {:.0f} % of the time: the input pipeline keeps up",
-        pct);
-  } else {
+        "the training step waits for data {}{:.0f} % of the time (under {:.0f} %): the input "
+        "pipeline keeps up",
+        n.upper_bound ? "at most " : "only ", pct, 100 * w.healthy_below);
+    return d;
+  }
+  if (n.upper_bound && n.data_fraction < w.dominant) {
+    // An upper bound in the mild band cannot tell a mild wait from the loop's own hooks.
     d.verdict = Verdict::kUnknown;
     d.summary = fmt::format(
-        "the training step waits for data {:.0f} % of the time: the input costs something but "
-        "does not dominate",
+        "the epoch spends {:.0f} % of its time outside its batches (fetching data and the "
+        "loop's hooks together): a wait of at most that, which may or may not be the input",
         pct);
-    d.next = collect_more();
+    d.next = {
+        "the profiler with its data-fetch row (Lightning 2.x: "
+        "[_TrainingEpochLoop].train_dataloader_next), or the loop's data time per step"};
+    return d;
   }
+  d.verdict = Verdict::kInputBound;
+  const bool mild = *mildly(n.data_fraction, w) != '\0';
+  d.summary = fmt::format(
+      "input-bound{}: the training step waits for data {:.0f} % of the time ({}); the loop's "
+      "log alone does not say whether decoding (CPU) or reading (storage) holds it back",
+      mild ? ", mildly" : "", pct,
+      mild ? fmt::format("{:.0f}-{:.0f} % is mild", 100 * w.healthy_below, 100 * w.dominant)
+           : fmt::format("{:.0f} % or more", 100 * w.dominant));
+  d.fixes = fixes::input_bound_cpu();
+  for (Fix& f : fixes::io_bound()) d.fixes.push_back(std::move(f));
+  d.next = {
+      "mpstat -P ALL 1 60 > cpu.log   and   iostat -x 1 60 > disk.log   (while "
+      "training): CPUs pinned means decoding, high iowait or %util means storage"};
   return d;
 }
 
@@ -658,8 +714,15 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   const auto util = diagnose_utilisation(tel, th);
   const auto ranks = diagnose_ranks(tel, th);
   const auto steps = diagnose_steps(tel, th);
+  const auto scaling = telemetry::judge_scaling(tel, th);
+  const auto memory = telemetry::judge_memory(tel);
   Diagnosis d;
-  if (steps) {
+  if (scaling) {
+    // Runs at several scales: what people compare when more GPUs did not help.
+    d = *scaling;
+    if (steps) append(d, *steps);
+    if (util) append(d, *util);
+  } else if (steps) {
     // The loop's own data time measures the wait directly: it decides, the rest supports.
     d = *steps;
     refine_with_cpu(d, util, tel);
@@ -673,17 +736,55 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d = *util;
     if (ranks) append(d, *ranks);
     d.numbers.stats_decided = false;
+  } else if (memory) {
+    d = *memory;
+  } else if (!tel.steps.empty() || !tel.rates.empty()) {
+    // Step times without their wait, or rates: how fast, not why.
+    d.verdict = Verdict::kUnknown;
+    d.confidence = Confidence::kLow;
+    if (!tel.rates.empty()) {
+      const ThroughputSample& r = tel.rates.back();
+      d.summary =
+          fmt::format("a rate alone ({:.4g} {}/s{}): how fast the job runs, not what limits it",
+                      r.per_second, r.unit, r.per_gpu ? " per GPU" : "");
+      d.evidence.push_back(tel.cite(r.origin));
+    } else {
+      const StepSample& s = tel.steps.back();
+      d.summary = fmt::format(
+          "step times only ({:.3g} s per step): the log does not say how much of it waits "
+          "for data",
+          s.step_seconds);
+      d.evidence.push_back(tel.cite(s.origin));
+    }
+    d.next = {
+        "the loop's data time against its step time (stoker.torch.watch(loader) times a "
+        "DataLoader), or the same job on fewer GPUs to compare rates"};
   } else if (!tel.topologies.empty()) {
     const GpuTopology& t = tel.topologies.front();
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;
-    d.summary = fmt::format(
-        "a topology only ({} GPUs, {} of {} pairs over NVLink{}): how the GPUs are connected, "
-        "not how the job ran",
-        t.gpus, t.nvlink_pairs, t.pairs,
-        t.nvlink_pairs == 0 ? "; every pair goes through PCIe or the CPU interconnect" : "");
     d.evidence.push_back(tel.cite(t.origin));
     d.next = collect_more();
+    if (t.pairs > 0 && t.sys_pairs == t.pairs) {
+      // Every pair crosses the sockets: gradient exchange between any two GPUs goes through
+      // the CPUs' interconnect, the slowest path a machine has.
+      d.verdict = Verdict::kCommunicationBound;
+      d.summary = fmt::format(
+          "a topology only, but a telling one: all {} pairs of the {} GPUs are SYS (through the "
+          "CPUs' interconnect, no NVLink, no shared PCIe switch): a multi-GPU job exchanging "
+          "gradients on this machine is likely to wait on communication",
+          t.pairs, t.gpus);
+      d.fixes = fixes::communication_bound();
+      d.next = {
+          "NCCL_DEBUG=INFO in the job's log (which transport it uses), and the job's "
+          "rate on 1 GPU against all of them"};
+    } else {
+      d.summary = fmt::format(
+          "a topology only ({} GPUs, {} of {} pairs over NVLink{}): how the GPUs are connected, "
+          "not how the job ran",
+          t.gpus, t.nvlink_pairs, t.pairs,
+          t.nvlink_pairs == 0 ? "; every pair goes through PCIe or the CPU interconnect" : "");
+    }
   } else {
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;

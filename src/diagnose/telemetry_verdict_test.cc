@@ -1,6 +1,7 @@
 // The doctor's verdict from logs (telemetry_verdict.cc): one scenario per verdict with exact
 // numbers, the numbers' JSON layout, and the chart series.
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -156,9 +157,14 @@ TEST(TelemetryVerdict, Healthy) {
 }
 
 TEST(TelemetryVerdict, UnknownWhenThin) {
+  // Three samples of one GPU at 41 %: a snapshot, judged as one, naming what would decide.
   const Diagnosis d = diagnose_telemetry(read({"thin_gpu.csv"}));
   EXPECT_EQ(d.verdict, Verdict::kUnknown);
-  EXPECT_EQ(d.summary, "too few GPU samples to judge: 3 (need 5)");
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_EQ(d.summary,
+            "the GPU at 41 %: waiting on something — its input, a hang, or a moment between "
+            "steps; one look cannot tell which");
+  EXPECT_THAT(d.next, testing::Contains(testing::HasSubstr("data time against its step time")));
   // GPUs low but no CPU log: unknown, and it names what to add.
   const Diagnosis e = diagnose_telemetry(read({"io_bound_gpu.csv"}));
   EXPECT_EQ(e.verdict, Verdict::kUnknown);

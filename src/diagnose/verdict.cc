@@ -37,6 +37,10 @@ Verdict parse_verdict(const std::string& name) {
   STOKER_THROW("unknown verdict '{}'", name);
 }
 
+const char* mildly(double wait_fraction, const WaitThresholds& t) {
+  return wait_fraction >= t.healthy_below && wait_fraction < t.dominant ? "mildly " : "";
+}
+
 const char* to_string(Confidence confidence) {
   switch (confidence) {
     case Confidence::kLow:
@@ -133,7 +137,21 @@ nlohmann::json to_json(const DiagnosisNumbers& n) {
     j["steps"] = {{"data_fraction", n.steps->data_fraction},
                   {"step_seconds", n.steps->step_seconds},
                   {"lines", n.steps->lines},
-                  {"from_averages", n.steps->from_averages}};
+                  {"from_averages", n.steps->from_averages},
+                  {"upper_bound", n.steps->upper_bound}};
+  }
+  if (n.scaling) {
+    json runs = json::array();
+    for (const ScalingRun& r : n.scaling->runs) {
+      json run = {
+          {"source", r.source}, {"line", r.line}, {"scale", r.scale}, {"per_second", r.per_second}};
+      put(run, "data_fraction", r.data_fraction);
+      runs.push_back(std::move(run));
+    }
+    j["scaling"] = {{"scale_unit", n.scaling->scale_unit},
+                    {"unit", n.scaling->unit},
+                    {"runs", runs},
+                    {"efficiency", n.scaling->efficiency}};
   }
   if (n.stats_decided) {
     if (n.stats) j.update(numbers_json(*n.stats));

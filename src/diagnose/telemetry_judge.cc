@@ -1,0 +1,407 @@
+// What a person pastes, judged as the people answering in the threads do (telemetry_judge.h):
+// one look at the GPUs, runs at different scale, memory without utilisation.
+#include "diagnose/telemetry_judge.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "diagnose/fixes.h"
+#include "diagnose/telemetry_parse.h"
+
+namespace stoker::telemetry {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// "GPU 1", "GPUs 1-7", "GPUs 1, 3 and 5".
+std::string gpu_list(const std::vector<const SnapshotGpu*>& gpus) {
+  std::vector<int> ids;
+  for (const SnapshotGpu* g : gpus) ids.push_back(g->gpu);
+  std::sort(ids.begin(), ids.end());
+  if (ids.size() == 1) return fmt::format("GPU {}", ids[0]);
+  const bool run = ids.back() - ids.front() + 1 == static_cast<int>(ids.size());
+  if (run) return fmt::format("GPUs {}-{}", ids.front(), ids.back());
+  return fmt::format("GPUs {}", fmt::join(ids, ", "));
+}
+
+double mean_util(const std::vector<const SnapshotGpu*>& gpus) {
+  double sum = 0;
+  for (const SnapshotGpu* g : gpus) sum += g->util;
+  return gpus.empty() ? 0 : sum / static_cast<double>(gpus.size());
+}
+
+const std::string kDmonWhileTraining =
+    "nvidia-smi dmon -s u -d 1 -c 30 > gpu.log while it trains (30 looks, not one): a pattern "
+    "that holds for 30 s is the job's shape, not a moment between steps";
+
+}  // namespace
+
+Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& gpus,
+                         const std::optional<CpuView>& cpu, const TelemetryThresholds& th) {
+  Diagnosis d;
+  d.confidence = Confidence::kLow;
+  std::vector<const SnapshotGpu*> all, busy, idle;
+  for (const SnapshotGpu& g : gpus) {
+    all.push_back(&g);
+    if (g.util >= th.imbalance_busy) busy.push_back(&g);
+    if (g.util <= th.imbalance_idle) idle.push_back(&g);
+  }
+  const size_t n = all.size();
+  const double mean = mean_util(all);
+  const auto holds_job = [&](const SnapshotGpu* g) {
+    if (g->memory_used_mib && *g->memory_used_mib >= 1024) return true;
+    return std::any_of(tel.processes.begin(), tel.processes.end(), [&](const GpuProcess& p) {
+      return p.origin.file == g->file && p.gpu == g->gpu && p.memory_mib.value_or(0) >= 256;
+    });
+  };
+  const auto cite = [&](const std::vector<const SnapshotGpu*>& which) {
+    for (const SnapshotGpu* g : which) {
+      if (d.evidence.size() < 10) d.evidence.push_back(tel.cite(g->origin));
+    }
+  };
+  const std::string look = n == 1 ? "one look at the GPU" : fmt::format("one look at {} GPUs", n);
+  // One GPU computes, the others do not.
+  if (n >= 2 && !busy.empty() && !idle.empty() && busy.size() + idle.size() == n) {
+    d.verdict = Verdict::kRankImbalance;
+    const bool idle_hold_job = std::all_of(idle.begin(), idle.end(), holds_job);
+    std::vector<const SnapshotGpu*> shown = busy;
+    shown.insert(shown.end(), idle.begin(), idle.end());
+    cite(shown);
+    if (busy.size() == 1) {
+      // Medium when the idle GPUs run processes of their own (a multi-process job, one GPU
+      // working); one process holding every GPU is also what DataParallel and a framework
+      // reserving all visible GPUs look like, and no process table says nothing: low.
+      std::set<int64_t> busy_pids;
+      for (const GpuProcess& p : tel.processes) {
+        if (p.origin.file == busy[0]->file && p.gpu == busy[0]->gpu) busy_pids.insert(p.pid);
+      }
+      const bool own_processes = std::all_of(idle.begin(), idle.end(), [&](const SnapshotGpu* g) {
+        return std::any_of(tel.processes.begin(), tel.processes.end(), [&](const GpuProcess& p) {
+          return p.origin.file == g->file && p.gpu == g->gpu && p.pid != 0 &&
+                 !busy_pids.contains(p.pid);
+        });
+      });
+      d.confidence = idle_hold_job && own_processes ? Confidence::kMedium : Confidence::kLow;
+      d.summary = fmt::format(
+          "only {} computes ({:.0f} %) while {} sit at {:.0f} % {}: the second scaling failure "
+          "if this is a multi-GPU job (every rank on one GPU, unsharded data, or a DataParallel "
+          "funnel); innocent if it is a single-GPU job by design{} ({})",
+          gpu_list(busy), busy[0]->util, gpu_list(idle), mean_util(idle),
+          idle_hold_job ? "holding memory" : "with no work of the job on them",
+          idle_hold_job
+              ? ", or a framework that reserves memory on every visible GPU (TensorFlow, JAX)"
+              : "",
+          look);
+      d.next = {
+          "how the job is started: one process per GPU (torchrun --nproc-per-node=N), "
+          "CUDA_VISIBLE_DEVICES and the script's device ids; a single-GPU job by design is "
+          "not a fault",
+          kDmonWhileTraining};
+      d.fixes = fixes::rank_imbalance();
+      return d;
+    }
+    d.summary = fmt::format(
+        "{} at {:.0f} % while {} are busy ({:.0f} %): in a synchronous (DDP) job a busy reading "
+        "can be a rank spinning in a collective, waiting for the idle one: a straggling rank "
+        "(its input, its node) holds every step back; innocent if the idle GPUs are not part "
+        "of the job ({})",
+        gpu_list(idle), mean_util(idle), gpu_list(busy), mean_util(busy), look);
+    d.next = {kDmonWhileTraining,
+              "the loop's step and data time on each rank (which rank waits for data)"};
+    d.fixes = fixes::straggler();
+    return d;
+  }
+  // Uneven: the busiest GPU does 1.7x the work of another (GPU 0 of DataParallel gathers
+  // the outputs and the loss, and scatters the next batch).
+  if (n >= 2) {
+    const auto [lo, hi] = std::minmax_element(
+        all.begin(), all.end(),
+        [](const SnapshotGpu* a, const SnapshotGpu* b) { return a->util < b->util; });
+    if ((*hi)->util >= th.gpu_healthy && (*lo)->util <= 0.6 * (*hi)->util) {
+      d.verdict = Verdict::kRankImbalance;
+      cite(all);
+      d.summary = fmt::format(
+          "uneven GPUs: GPU {} at {:.0f} % but GPU {} at {:.0f} %: the first does {:.1f}x the "
+          "work, the shape of DataParallel (outputs and the loss gathered on one GPU) or of "
+          "unequal shares ({})",
+          (*hi)->gpu, (*hi)->util, (*lo)->gpu, (*lo)->util,
+          (*hi)->util / std::max(1.0, (*lo)->util), look);
+      d.next = {kDmonWhileTraining};
+      d.fixes = fixes::rank_imbalance();
+      return d;
+    }
+  }
+  if (mean >= th.gpu_healthy) {
+    double power = 0, cap = 0;
+    for (const SnapshotGpu* g : all) {
+      if (g->power_w && g->power_cap_w) power += *g->power_w, cap += *g->power_cap_w;
+    }
+    cite(all);
+    if (cap > 0 && power < 0.35 * cap) {
+      d.verdict = Verdict::kCommunicationBound;
+      d.summary = fmt::format(
+          "the GPUs report {:.0f} % but draw {:.0f} % of their power cap: kernels waiting on "
+          "each other (a collective that does not complete), not training ({})",
+          mean, 100 * power / cap, look);
+      d.next = {kDmonWhileTraining, "NCCL_DEBUG=INFO in the job's log"};
+      d.fixes = fixes::communication_bound();
+      return d;
+    }
+    d.verdict = Verdict::kHealthy;
+    d.summary = fmt::format(
+        "{} busy: mean utilisation {:.0f} %: the GPUs, not the input, set the pace ({}; a "
+        "series would be surer)",
+        n == 1 ? "the GPU is" : fmt::format("all {} GPUs are", n), mean, look);
+    d.next = {kDmonWhileTraining};
+    return d;
+  }
+  if (mean < th.gpu_low && cpu) {
+    cite(all);
+    if (cpu->busy >= th.cpu_pinned) {
+      d.verdict = Verdict::kInputBoundCpu;
+      d.summary = fmt::format(
+          "input-bound on CPU: the GPUs at {:.0f} % while the CPUs are {:.0f} % busy: decoding "
+          "and augmentation cannot keep up ({})",
+          mean, cpu->busy, look);
+      d.next = {kDmonWhileTraining, "mpstat -P ALL 1 60 > cpu.log at the same time"};
+      d.fixes = fixes::input_bound_cpu();
+      return d;
+    }
+    if (cpu->iowait >= th.iowait_high && cpu->busy < th.cpu_low) {
+      d.verdict = Verdict::kIoBound;
+      d.summary = fmt::format(
+          "io-bound: the GPUs at {:.0f} % with iowait {:.0f} % and the CPUs only {:.0f} % busy: "
+          "the job waits on storage ({})",
+          mean, cpu->iowait, cpu->busy, look);
+      d.next = {kDmonWhileTraining, "iostat -x 1 60 > disk.log at the same time"};
+      d.fixes = fixes::io_bound();
+      return d;
+    }
+  }
+  d.verdict = Verdict::kUnknown;
+  cite(all);
+  if (mean < th.gpu_low) {
+    d.summary = fmt::format(
+        "{} at {:.0f} %{}: waiting on something — its input, a hang, or a moment between steps; "
+        "one look cannot tell which",
+        n == 1 ? "the GPU" : fmt::format("all {} GPUs", n), mean,
+        cpu ? fmt::format(" with the CPUs {:.0f} % busy", cpu->busy) : std::string());
+    d.next = {
+        "the training loop's data time against its step time (PyTorch's ImageNet example "
+        "prints 'Time ... Data ...'; stoker.torch.watch(loader) times any DataLoader): a step "
+        "that waits for data is input-bound",
+        kDmonWhileTraining};
+  } else {
+    d.summary = fmt::format(
+        "GPUs between busy and idle (mean {:.0f} %): {} cannot say what limits "
+        "them",
+        mean, look);
+    d.next = collect_more();
+  }
+  return d;
+}
+
+namespace {
+
+struct RunMeasure {
+  const RunInfo* info = nullptr;
+  int scale = 0;
+  double per_second = 0;
+  std::string unit;
+  std::optional<double> data_fraction;
+  Origin cited;
+};
+
+// A run's rate of `unit` over all its GPUs: a "total" rate, else per-GPU rates times the GPUs,
+// else its plain rate lines; for "steps", its step times (scale / step: the batch per GPU
+// fixed). nullopt when the run has none.
+std::optional<RunMeasure> measure_run(const Telemetry& tel, size_t run, int scale,
+                                      const std::string& unit) {
+  RunMeasure m;
+  m.info = &tel.runs[run];
+  m.scale = scale;
+  m.unit = unit;
+  std::vector<double> total, per_gpu, plain, steps;
+  Origin total_at, per_gpu_at, plain_at, steps_at;
+  for (const ThroughputSample& r : tel.rates) {
+    if (r.run != static_cast<int>(run) || r.unit != unit) continue;
+    if (r.total) {
+      total.push_back(r.per_second), total_at = r.origin;
+    } else if (r.per_gpu) {
+      per_gpu.push_back(r.per_second), per_gpu_at = r.origin;
+    } else {
+      plain.push_back(r.per_second), plain_at = r.origin;
+    }
+  }
+  double step = 0, data = 0;
+  for (const StepSample& s : tel.steps) {
+    if (s.run != static_cast<int>(run) || s.average || s.step_seconds <= 0) continue;
+    steps.push_back(s.step_seconds), steps_at = s.origin;
+    if (s.has_data) step += s.step_seconds, data += s.data_seconds;
+  }
+  if (step > 0) m.data_fraction = data / step;
+  if (unit == "steps") {
+    if (steps.empty()) return std::nullopt;
+    m.per_second = scale / median(steps);
+    m.cited = steps_at;
+  } else if (!total.empty()) {
+    m.per_second = median(total), m.cited = total_at;
+  } else if (!per_gpu.empty()) {
+    // Per GPU times the GPUs (by nodes: the GPUs per node taken as equal in every run).
+    m.per_second = median(per_gpu) * scale, m.cited = per_gpu_at;
+  } else if (!plain.empty()) {
+    m.per_second = median(plain), m.cited = plain_at;
+  } else {
+    return std::nullopt;
+  }
+  return m;
+}
+
+}  // namespace
+
+std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThresholds& th) {
+  if (tel.runs.size() < 2) return std::nullopt;
+  // Scale by GPUs when runs state them, else by nodes; compare the first unit (images, then
+  // samples, tokens, iterations, then step times) that runs at two scales or more have.
+  for (const bool by_gpus : {true, false}) {
+    std::vector<RunMeasure> runs;
+    for (const char* unit : {"images", "samples", "tokens", "iterations", "steps"}) {
+      runs.clear();
+      std::set<int> scales;
+      for (size_t r = 0; r < tel.runs.size(); ++r) {
+        const auto scale = by_gpus ? tel.runs[r].gpus : tel.runs[r].nodes;
+        if (!scale || *scale < 1) continue;
+        if (auto m = measure_run(tel, r, *scale, unit)) {
+          scales.insert(m->scale);
+          runs.push_back(std::move(*m));
+        }
+      }
+      if (scales.size() >= 2) break;
+      runs.clear();
+    }
+    if (runs.empty()) continue;
+    const std::string unit = runs.front().unit;
+    std::stable_sort(runs.begin(), runs.end(),
+                     [](const RunMeasure& a, const RunMeasure& b) { return a.scale < b.scale; });
+    const RunMeasure& small = runs.front();
+    const RunMeasure& large = runs.back();
+    const double efficiency = (large.per_second / large.scale) / (small.per_second / small.scale);
+    Diagnosis d;
+    d.confidence = Confidence::kMedium;
+    ScalingNumbers& n = d.numbers.scaling.emplace();
+    n.scale_unit = by_gpus ? "gpus" : "nodes";
+    n.unit = unit;
+    n.efficiency = efficiency;
+    const char* what = by_gpus ? "GPU" : "node";
+    for (const RunMeasure& m : runs) {
+      n.runs.push_back(ScalingRun{.source = printable(m.info->source),
+                                  .line = m.info->line,
+                                  .scale = m.scale,
+                                  .per_second = m.per_second,
+                                  .data_fraction = m.data_fraction});
+      d.evidence.push_back(fmt::format(
+          "{} {}{}: {:.4g} {}/s{}", m.scale, what, m.scale == 1 ? "" : "s", m.per_second,
+          unit == "steps" ? "steps x GPUs" : unit,
+          m.data_fraction
+              ? fmt::format(", waiting for data {:.0f} % of each step", 100 * *m.data_fraction)
+              : std::string()));
+      d.evidence.push_back(tel.cite(m.cited));
+    }
+    const std::string rates = fmt::format(
+        "{} -> {} {}s: {:.4g} -> {:.4g} {}/s, {:.0f} % scaling efficiency (the rate per {} "
+        "kept{})",
+        small.scale, large.scale, what, small.per_second, large.per_second,
+        unit == "steps" ? "batches" : unit, 100 * efficiency, what,
+        unit == "steps" ? ", from step times: if each GPU's batch is the same in both runs" : "");
+    if (efficiency >= th.scaling_healthy) {
+      d.verdict = Verdict::kHealthy;
+      d.summary = rates + ": the job scales";
+      return d;
+    }
+    const auto& a = small.data_fraction;
+    const auto& b = large.data_fraction;
+    if (a && b && (*b - *a >= 0.1 || *b >= th.wait.dominant)) {
+      d.verdict = Verdict::kInputBound;
+      d.summary = fmt::format(
+          "{}; the wait for data grows from {:.0f} % to {:.0f} % of each step: the input "
+          "pipeline does not keep up with more GPUs",
+          rates, 100 * *a, 100 * *b);
+      d.fixes = fixes::input_bound_cpu();
+      return d;
+    }
+    d.verdict = Verdict::kCommunicationBound;
+    if (a && b) {
+      d.summary = fmt::format(
+          "{} while the wait for data stays at {:.0f} -> {:.0f} % of each step: the time goes "
+          "to exchanging gradients (or synchronising) between {}s",
+          rates, 100 * *a, 100 * *b, what);
+    } else if (small.info->synthetic || large.info->synthetic) {
+      d.summary = fmt::format(
+          "{} on synthetic data, which cannot starve the GPUs: the time goes to exchanging "
+          "gradients between {}s",
+          rates, what);
+    } else {
+      d.confidence = Confidence::kLow;
+      d.summary = fmt::format(
+          "{}: the logs do not time the wait for data, so communication between {}s is the "
+          "likely cause, not a proven one",
+          rates, what);
+      d.next = {
+          "the loop's data time per step in both runs: if it grows with the GPUs, the "
+          "input is the cause; if not, the interconnect (NCCL_DEBUG=INFO, nvidia-smi topo "
+          "-m, the link between nodes)"};
+    }
+    d.fixes = fixes::communication_bound();
+    return d;
+  }
+  return std::nullopt;
+}
+
+std::optional<Diagnosis> judge_memory(const Telemetry& tel) {
+  if (tel.memory.empty()) return std::nullopt;
+  // The last reading of each GPU.
+  std::map<std::pair<int, int>, const GpuMemorySample*> last;
+  for (const GpuMemorySample& m : tel.memory) last[{m.origin.file, m.gpu}] = &m;
+  Diagnosis d;
+  d.confidence = Confidence::kLow;
+  d.verdict = Verdict::kUnknown;
+  const GpuMemorySample* top = nullptr;
+  std::vector<double> others;
+  for (const auto& [key, m] : last) {
+    if (top == nullptr || m->used_mib > top->used_mib) top = m;
+  }
+  for (const auto& [key, m] : last) {
+    if (m != top) others.push_back(m->used_mib);
+    if (d.evidence.size() < 8) d.evidence.push_back(tel.cite(m->origin));
+  }
+  const double rest = median(others);
+  d.next = {kDmonWhileTraining,
+            "nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv -l 1: "
+            "utilisation, not only memory"};
+  if (!others.empty() && rest > 0 && top->used_mib >= 2 * rest) {
+    d.verdict = Verdict::kRankImbalance;
+    d.summary = fmt::format(
+        "GPU {} holds {:.0f} MiB, {:.1f}x the other GPUs' {:.0f} MiB: the shape of DataParallel "
+        "(outputs, the loss and the gradients gathered on the first GPU) or of extra models "
+        "placed there; memory is not time, so how much it slows the job is not shown",
+        top->gpu, top->used_mib, top->used_mib / rest, rest);
+    d.fixes = fixes::rank_imbalance();
+  } else {
+    d.summary = fmt::format(
+        "GPU memory only ({} GPUs, {:.0f} MiB at most): memory says what the job holds, not "
+        "how busy it keeps the GPUs",
+        last.size(), top->used_mib);
+  }
+  return d;
+}
+
+}  // namespace stoker::telemetry

@@ -1,0 +1,57 @@
+// The parts of the telemetry verdict (stoker/telemetry.h, diagnose_telemetry) that judge what a
+// person pastes rather than a monitored series: one look at the GPUs, runs of a job at
+// different scale, GPU memory without utilisation. Not a public header.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stoker/diagnose.h"
+#include "stoker/telemetry.h"
+
+namespace stoker::telemetry {
+
+// One GPU in a snapshot: its utilisation (the mean of its few samples) and what it holds.
+struct SnapshotGpu {
+  int file = 0;
+  int gpu = 0;
+  double util = 0;
+  std::optional<double> memory_used_mib;
+  std::optional<double> power_w, power_cap_w;
+  Origin origin;  // its last sample
+};
+
+// What the CPUs did while the snapshot was taken, when the paste shows it (top, mpstat, ...).
+struct CpuView {
+  double busy = 0;
+  double iowait = 0;
+  int64_t samples = 0;
+};
+
+// One look at the GPUs (fewer samples than a series needs), judged as an expert would, with a
+// calibrated confidence, the innocent explanation and the command that settles it:
+//   one GPU busy, the others idle        rank-imbalance ("only GPU k computes"), medium when
+//                                        the idle GPUs hold the job's memory, else low
+//   most busy, a few idle (2+ busy)      rank-imbalance, low (busy readings of ranks waiting in
+//                                        a collective for the idle one)
+//   all busy (mean >= gpu_healthy)       healthy, low; communication-bound, low, when they
+//                                        draw under a third of their power cap
+//   all below gpu_low                    input-bound-cpu (CPU view pinned) / io-bound (iowait),
+//                                        low; else unknown naming the deciding measurement
+Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& gpus,
+                         const std::optional<CpuView>& cpu, const TelemetryThresholds& th);
+
+// Runs of one job at two or more scales (Telemetry::runs with a GPU or node count, each with a
+// rate or step times): the scaling efficiency and why it falls. nullopt with fewer than two
+// comparable runs.
+std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThresholds& th);
+
+// GPU memory without utilisation (Telemetry::memory): an uneven share is what DataParallel
+// looks like, but memory is not time. nullopt without memory samples.
+std::optional<Diagnosis> judge_memory(const Telemetry& tel);
+
+// What to run to judge a job whose logs were too thin.
+const std::vector<std::string>& collect_more();
+
+}  // namespace stoker::telemetry

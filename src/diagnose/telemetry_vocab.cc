@@ -1,0 +1,559 @@
+// Reading pasted text by vocabulary (telemetry_vocab.h): named numbers, the synonym table and
+// GPU counts.
+#include "diagnose/telemetry_vocab.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "diagnose/telemetry_parse.h"
+
+namespace stoker::telemetry {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+char lower_char(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Characters that end a name: the separators of the layouts read ("a: 1 | b: 2", "a=1, b=2",
+// "[a 1]", "{\"a\": 1}", "a 1\tb 2").
+bool is_separator(char c) {
+  switch (c) {
+    case '|':
+    case ',':
+    case ';':
+    case '\t':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+    case '<':
+    case '>':
+    case '"':
+    case '\'':
+    case '`':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A number at line[i]: digits with an optional fraction and exponent; returns its end (i when
+// none). A sign is part of it only where it cannot be a dash inside a word.
+size_t scan_number(std::string_view line, size_t i) {
+  const size_t n = line.size();
+  size_t j = i;
+  if (j < n && (line[j] == '-' || line[j] == '+')) ++j;
+  const size_t digits = j;
+  while (j < n && is_digit(line[j])) ++j;
+  if (j < n && line[j] == '.' && j + 1 < n && is_digit(line[j + 1])) {
+    ++j;
+    while (j < n && is_digit(line[j])) ++j;
+  }
+  if (j == digits) return i;
+  if (j < n && (line[j] == 'e' || line[j] == 'E')) {
+    size_t k = j + 1;
+    if (k < n && (line[k] == '-' || line[k] == '+')) ++k;
+    if (k < n && is_digit(line[k])) {
+      while (k < n && is_digit(line[k])) ++k;
+      j = k;
+    }
+  }
+  return j;
+}
+
+bool starts_number(std::string_view line, size_t i) {
+  const char c = line[i];
+  const bool glued =
+      i > 0 && (is_alpha(line[i - 1]) || is_digit(line[i - 1]) || line[i - 1] == '_' ||
+                line[i - 1] == '@' || line[i - 1] == '.' || line[i - 1] == '#');
+  if (glued) return false;
+  if (is_digit(c)) return true;
+  return (c == '-' || c == '+') && i + 1 < line.size() && is_digit(line[i + 1]);
+}
+
+// Units read after a space ("87 %", "1234 MiB", "198.0 images/sec"); a unit glued to its
+// number ("0.5s", "8558Mb", "5.95s/it") may be any short run of letters, '%' and '/'.
+constexpr std::array<std::string_view, 22> kSpacedUnits = {
+    "%",         "s",           "ms",       "sec",         "secs",     "seconds",
+    "mib",       "mb",          "gb",       "gib",         "w",        "s/it",
+    "sec/it",    "it/s",        "img/s",    "img/sec",     "images/s", "images/sec",
+    "samples/s", "samples/sec", "tokens/s", "examples/sec"};
+
+bool unit_char(char c) { return is_alpha(c) || c == '%' || c == '/'; }
+
+// The unit glued to a number or after one space at line[j]; advances j past it.
+std::string scan_unit(std::string_view line, size_t& j) {
+  const size_t n = line.size();
+  size_t k = j;
+  while (k < n && k - j < 16 && unit_char(line[k])) ++k;
+  if (k > j && (k == n || !(is_digit(line[k]) || line[k] == '_'))) {
+    std::string unit;
+    for (size_t m = j; m < k; ++m) unit.push_back(lower_char(line[m]));
+    j = k;
+    return unit;
+  }
+  if (j < n && line[j] == ' ') {
+    size_t a = j + 1;
+    size_t b = a;
+    while (b < n && b - a < 16 && unit_char(line[b])) ++b;
+    if (b > a && (b == n || is_blank(line[b]) || is_separator(line[b]) || line[b] == ')')) {
+      std::string unit;
+      for (size_t m = a; m < b; ++m) unit.push_back(lower_char(line[m]));
+      // Any "thing/s" word is a rate's unit ("tokens/s/gpu", "seq/s").
+      const bool rate = unit.find("/s") != std::string::npos && unit.front() != '/';
+      if (rate || std::find(kSpacedUnits.begin(), kSpacedUnits.end(), unit) != kSpacedUnits.end()) {
+        j = b;
+        return unit;
+      }
+    }
+  }
+  return {};
+}
+
+bool is_unit_hint(std::string_view s) {
+  return s == "ms" || s == "s" || s == "sec" || s == "%" || s == "sec/sec" || s == "mb" ||
+         s == "gb" || s == "mib" || s == "w";
+}
+
+// The name in line[from, to): the last separator-delimited part before the number, without
+// ':' / '=', quotes and a trailing "(ms)"-style unit (returned in `unit_hint`), normalised.
+std::string name_before(std::string_view line, size_t from, size_t to, std::string& unit_hint) {
+  std::string_view s = line.substr(from, to - from);
+  const auto strip_tail = [&] {
+    while (!s.empty() && (is_blank(s.back()) || s.back() == ':' || s.back() == '=' ||
+                          s.back() == '"' || s.back() == '\'')) {
+      s.remove_suffix(1);
+    }
+  };
+  strip_tail();
+  if (!s.empty() && s.back() == ')') {
+    const size_t open = s.rfind('(');
+    if (open != std::string_view::npos) {
+      const std::string inside = lower(s.substr(open + 1, s.size() - open - 2));
+      const std::string before = lower(trim(s.substr(0, open)));
+      if (inside == "s" && before.size() >= 3 && before.substr(before.size() - 3) == "gpu") {
+        s = s.substr(0, open);  // "GPU(s)": a plural, not seconds
+        unit_hint = "count";
+      } else if (is_unit_hint(inside)) {
+        unit_hint = inside;
+        s = s.substr(0, open);
+      }
+      strip_tail();
+    }
+  }
+  // The last non-empty part between separators or runs of two spaces ("GPU utilization
+  // [|||||   33%]" is named by the part before the bar).
+  std::string_view part;
+  size_t end = s.size();
+  for (size_t k = s.size(); k-- > 0;) {
+    if (is_separator(s[k]) || s[k] == '(' || s[k] == ')' ||
+        (s[k] == ' ' && k + 1 < s.size() && s[k + 1] == ' ')) {
+      part = trim(s.substr(k + 1, end - k - 1));
+      if (!part.empty()) break;
+      end = k;
+    }
+  }
+  s = part.empty() ? trim(s.substr(0, end)) : part;
+  while (!s.empty() && (s.front() == ':' || s.front() == '=' || s.front() == '.')) {
+    s.remove_prefix(1);
+  }
+  if (s.size() > 64) s = s.substr(s.size() - 64);
+  std::string name;
+  for (char c : s) {
+    const char l = lower_char(c);
+    if (l == ' ' || l == '-' || l == '_') {
+      if (!name.empty() && name.back() != '_') name.push_back('_');
+    } else {
+      name.push_back(l);
+    }
+  }
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return name;
+}
+
+// A "(0.989)" or "(0.428s, 598/s)" group at line[j]: its numbers, and the end of the group.
+// Empty when the parentheses hold anything but numbers and units.
+std::vector<double> average_group(std::string_view line, size_t j, size_t& end) {
+  std::vector<double> out;
+  if (j >= line.size() || line[j] != '(') return out;
+  size_t k = j + 1;
+  while (k < line.size()) {
+    while (k < line.size() && (is_blank(line[k]) || line[k] == ',')) ++k;
+    if (k < line.size() && line[k] == ')') {
+      end = k + 1;
+      return out;
+    }
+    const size_t e = scan_number(line, k);
+    if (e == k) return {};
+    const auto v = parse_number(line.substr(k, e - k));
+    if (!v) return {};
+    out.push_back(*v);
+    k = e;
+    scan_unit(line, k);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<NamedValue> named_values(std::string_view line) {
+  std::vector<NamedValue> out;
+  if (line.size() > kMaxPastedLineBytes) return out;
+  const size_t n = line.size();
+  size_t name_start = 0;
+  size_t last_named = 0;  // index in `out` of the last value with a name
+  size_t i = 0;
+  while (i < n) {
+    if (!starts_number(line, i)) {
+      ++i;
+      continue;
+    }
+    const size_t number_start = i;
+    size_t j = scan_number(line, i);
+    if (j == i) {
+      ++i;
+      continue;
+    }
+    // Clock times ("8:29:46", "00:59<00:05") and counters ("24/1051", "[1/300]"): not values.
+    if (j + 1 < n && (line[j] == ':' || line[j] == '/') && is_digit(line[j + 1])) {
+      while (j < n && (is_digit(line[j]) || line[j] == ':' || line[j] == '/' || line[j] == '.')) {
+        ++j;
+      }
+      i = name_start = j;
+      continue;
+    }
+    const auto value = parse_number(line.substr(number_start, j - number_start));
+    if (!value) {
+      i = j;
+      continue;
+    }
+    // "Total img/sec on 8 GPU(s): 2320.6": a count inside a name, not a value.
+    {
+      size_t k = j;
+      if (k < n && line[k] == ' ') ++k;
+      const std::string head = lower(line.substr(k, 3));
+      const std::string_view before = trim(line.substr(name_start, number_start - name_start));
+      if (head == "gpu" && !before.empty() && before.back() != ':' && before.back() != '=') {
+        i = j;
+        continue;
+      }
+    }
+    NamedValue v;
+    v.value = *value;
+    v.column = number_start;
+    std::string unit_hint;
+    v.name = name_before(line, name_start, number_start, unit_hint);
+    v.unit = scan_unit(line, j);
+    if (v.unit.empty() && !unit_hint.empty() && unit_hint != "count") v.unit = unit_hint;
+    if (unit_hint == "count") v.name += "s";  // "gpu(s)" reads as "gpus"
+    out.push_back(std::move(v));
+    if (!out.back().name.empty()) last_named = out.size() - 1;
+    // A running average: "(0.989)" after the value, or "(0.428s, 598/s)" after a run of values
+    // whose first has the name.
+    size_t k = j;
+    while (k < n && is_blank(line[k])) ++k;
+    size_t end = k;
+    const std::vector<double> group = average_group(line, k, end);
+    if (!group.empty()) {
+      const size_t run = out.size() - last_named;
+      if (group.size() == run && run > 1) {
+        for (size_t g = 0; g < run; ++g) out[last_named + g].average = group[g];
+      } else {
+        out.back().average = group.front();
+      }
+      j = end;
+    }
+    i = name_start = j;
+  }
+  return out;
+}
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+bool starts_with(std::string_view s, std::string_view head) {
+  return s.substr(0, head.size()) == head;
+}
+bool contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+// "images/sec", "img/s", "samples_per_second", "tokens/s/gpu", "it/s", "wps": the thing
+// counted per second, or empty.
+std::string rate_unit_of(std::string_view text) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kThings = {{
+      {"images", "images"},
+      {"image", "images"},
+      {"imgs", "images"},
+      {"img", "images"},
+      {"samples", "samples"},
+      {"sample", "samples"},
+      {"examples", "samples"},
+      {"seqs", "samples"},
+      {"sentences", "samples"},
+      {"tokens", "tokens"},
+      {"toks", "tokens"},
+      {"tok", "tokens"},
+      {"words", "tokens"},
+      {"its", "iterations"},
+      {"it", "iterations"},
+      {"steps", "iterations"},
+  }};
+  static constexpr std::array<std::string_view, 6> kPer = {"/sec",     "/s",      "_per_second",
+                                                           "_per_sec", "/second", "_per_s"};
+  for (const auto& [thing, unit] : kThings) {
+    for (const std::string_view per : kPer) {
+      for (size_t at = text.find(thing); at != std::string_view::npos;
+           at = text.find(thing, at + 1)) {
+        const bool word_start = at == 0 || !is_alpha(text[at - 1]);
+        if (word_start && text.substr(at + thing.size(), per.size()) == per) {
+          const size_t after = at + thing.size() + per.size();
+          if (after == text.size() || !is_alpha(text[after]) || per == "/s") {
+            return std::string(unit);
+          }
+        }
+      }
+    }
+  }
+  if (text == "wps") return "tokens";
+  return {};
+}
+
+struct Synonym {
+  std::string_view name;
+  Quantity quantity;
+  int priority;
+};
+
+// The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
+// of the step, as the trainers people paste from print them.
+constexpr std::array<Synonym, 38> kSynonyms = {{
+    {"data", Quantity::kDataWait, 0},
+    {"data_time", Quantity::kDataWait, 0},
+    {"data_s", Quantity::kDataWait, 0},
+    {"datatime", Quantity::kDataWait, 0},
+    {"data_load", Quantity::kDataWait, 0},
+    {"data_load_time", Quantity::kDataWait, 0},
+    {"data_loading", Quantity::kDataWait, 0},
+    {"data_loading_time", Quantity::kDataWait, 0},
+    {"dataload", Quantity::kDataWait, 0},
+    {"dataloader", Quantity::kDataWait, 0},
+    {"dataloader_time", Quantity::kDataWait, 0},
+    {"data_wait", Quantity::kDataWait, 0},
+    {"smp", Quantity::kDataWait, 0},
+    {"load", Quantity::kDataWait, 0},
+    {"load_time", Quantity::kDataWait, 0},
+    {"fetch", Quantity::kDataWait, 0},
+    {"fetch_time", Quantity::kDataWait, 0},
+    {"wait", Quantity::kDataWait, 0},
+    {"wait_time", Quantity::kDataWait, 0},
+    {"train_time", Quantity::kStep, 5},
+    {"iter_time", Quantity::kStep, 4},
+    {"itertime", Quantity::kStep, 4},
+    {"iteration_time", Quantity::kStep, 4},
+    {"batch_time", Quantity::kStep, 4},
+    {"batchtime", Quantity::kStep, 4},
+    {"batch", Quantity::kStep, 4},
+    {"bch", Quantity::kStep, 4},
+    {"step_time", Quantity::kStep, 3},
+    {"step", Quantity::kStep, 3},
+    {"time", Quantity::kStep, 2},
+    {"updt_s", Quantity::kStepWithoutData, 1},
+    {"gpu_utilization", Quantity::kGpuUtilisation, 0},
+    {"gpu_utilisation", Quantity::kGpuUtilisation, 0},
+    {"gpu_util", Quantity::kGpuUtilisation, 0},
+    {"gpu_usage", Quantity::kGpuUtilisation, 0},
+    {"cpu_utilization", Quantity::kCpuUtilisation, 0},
+    {"cpu_utilisation", Quantity::kCpuUtilisation, 0},
+    {"cpu_efficiency", Quantity::kCpuUtilisation, 0},
+}};
+
+}  // namespace
+
+Meaning meaning_of(const NamedValue& v) {
+  Meaning m;
+  const std::string_view name = v.name;
+  for (const Synonym& s : kSynonyms) {
+    if (name == s.name) {
+      m.quantity = s.quantity;
+      m.priority = s.priority;
+      break;
+    }
+  }
+  if (m.quantity == Quantity::kGpuUtilisation || m.quantity == Quantity::kCpuUtilisation) {
+    if (!(v.unit == "%" || v.unit.empty())) m.quantity = Quantity::kNone;
+    return m;
+  }
+  // "batch" and "step" also name counters ("step:10", "batch: 32"): a whole number without a
+  // unit or an average is one.
+  if ((name == "batch" || name == "step") && v.unit.empty() && !v.average &&
+      v.value == std::floor(v.value)) {
+    m.quantity = Quantity::kNone;
+  }
+  if (m.quantity == Quantity::kStep || m.quantity == Quantity::kDataWait ||
+      m.quantity == Quantity::kStepWithoutData) {
+    // "Data 626.6" per second is not a wait; units that are not durations neither.
+    if (!seconds_of(v)) m.quantity = Quantity::kNone;
+    return m;
+  }
+  // A duration per iteration without a name ("5.95s/it", "57.29s/batch"): the step.
+  if (v.unit == "s/it" || v.unit == "sec/it" || v.unit == "s/batch" || v.unit == "s/step") {
+    m.quantity = Quantity::kStep;
+    m.priority = 1;
+    return m;
+  }
+  std::string rate = rate_unit_of(v.unit);
+  if (rate.empty()) rate = rate_unit_of(name);
+  if (!rate.empty() && v.value > 0) {
+    m.quantity = Quantity::kRate;
+    m.rate_unit = rate;
+    m.per_gpu = contains(name, "per_gpu") || contains(name, "/gpu") || ends_with(name, "_gpu") ||
+                contains(v.unit, "/gpu");
+    m.total = starts_with(name, "total");
+  }
+  return m;
+}
+
+std::optional<double> seconds_of(const NamedValue& v) {
+  const std::string& u = v.unit;
+  if (u.empty() || u == "s" || u == "sec" || u == "secs" || u == "seconds" || u == "s/it" ||
+      u == "sec/it" || u == "s/batch" || u == "s/step") {
+    return v.value;
+  }
+  if (u == "ms") return v.value / 1000.0;
+  if (u == "it/s" && v.value > 0) return 1.0 / v.value;
+  return std::nullopt;
+}
+
+namespace {
+
+// Words of a line, lower case, with where each starts: runs of letters, digits and
+// "_-.()'=" (so that "--nproc_per_node=8", "gpu(s)" and "1080ti" stay one word).
+std::vector<std::string> words_of(std::string_view line) {
+  std::vector<std::string> words;
+  std::string w;
+  for (char c : line) {
+    const char l = lower_char(c);
+    if (is_alpha(l) || is_digit(l) || l == '_' || l == '-' || l == '.' || l == '(' || l == ')' ||
+        l == '=' || l == '\'') {
+      w.push_back(l);
+    } else if (!w.empty()) {
+      words.push_back(std::move(w));
+      w.clear();
+    }
+  }
+  if (!w.empty()) words.push_back(std::move(w));
+  return words;
+}
+
+std::optional<int> small_count(std::string_view w) {
+  static constexpr std::array<std::string_view, 9> kWords = {
+      "zero", "one", "two", "three", "four", "five", "six", "seven", "eight"};
+  if (w == "single" || w == "a") return 1;
+  if (w == "sixteen") return 16;
+  for (size_t i = 1; i < kWords.size(); ++i) {
+    if (w == kWords[i]) return static_cast<int>(i);
+  }
+  const auto n = parse_index(w);
+  if (n && *n >= 1 && *n <= 4096) return *n;
+  return std::nullopt;
+}
+
+// A word naming GPUs: "gpu", "gpus", "gpu(s)", "cards", or a model ("v100", "a100", "h100",
+// "1080ti", "rtx", "titan", ...).
+bool gpu_word(std::string_view w) {
+  while (!w.empty() && (w.back() == '.' || w.back() == ')' || w.back() == '(')) w.remove_suffix(1);
+  if (w == "gpu" || w == "gpus" || w == "gpu(s" || w == "gpu's" || w == "cards" || w == "card") {
+    return true;
+  }
+  static constexpr std::array<std::string_view, 19> kModels = {
+      "v100",  "a100", "h100", "h200", "h800", "a800",  "p100",  "k80",  "k40", "t4",
+      "a6000", "a40",  "l40",  "rtx",  "gtx",  "titan", "tesla", "1080", "2080"};
+  for (const std::string_view m : kModels) {
+    if (starts_with(w, m)) return true;
+  }
+  return w.size() >= 4 && (w.substr(0, 2) == "30" || w.substr(0, 2) == "40") && is_digit(w[2]) &&
+         is_digit(w[3]);  // 3090, 4090
+}
+
+// "8gpu", "8gpus", "4xv100", "8x": a count glued to its GPU word.
+std::optional<int> glued_count(std::string_view w, bool& pending_x) {
+  size_t k = 0;
+  while (k < w.size() && is_digit(w[k])) ++k;
+  if (k == 0 || k > 4) return std::nullopt;
+  const auto n = parse_index(w.substr(0, k));
+  if (!n || *n < 1) return std::nullopt;
+  std::string_view rest = w.substr(k);
+  if (rest == "x") {
+    pending_x = true;
+    return n;
+  }
+  if (!rest.empty() && rest.front() == 'x') rest.remove_prefix(1);
+  if (!rest.empty() && gpu_word(rest)) return n;
+  return std::nullopt;
+}
+
+// "--nproc_per_node=8", "--gpus 4", "-np 8": the value of a launcher's GPU-count flag.
+std::optional<int> flag_count(const std::vector<std::string>& words, size_t i) {
+  static constexpr std::array<std::string_view, 10> kFlags = {
+      "--nproc_per_node", "--nproc-per-node", "--gpus", "--num_gpus", "--num-gpus",
+      "--ngpus",          "--n_gpus",         "--ngpu", "-np",        "--gpus-per-node"};
+  const std::string& w = words[i];
+  for (const std::string_view f : kFlags) {
+    if (w == f && i + 1 < words.size()) return small_count(words[i + 1]);
+    if (starts_with(w, f) && w.size() > f.size() && w[f.size()] == '=') {
+      return small_count(std::string_view(w).substr(f.size() + 1));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes) {
+  if (line.size() > kMaxPastedLineBytes) return std::nullopt;
+  const std::vector<std::string> words = words_of(line);
+  std::optional<int> gpus;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    const std::string next = i + 1 < words.size() ? words[i + 1] : std::string();
+    const std::string after = i + 2 < words.size() ? words[i + 2] : std::string();
+    if (nodes != nullptr && !nodes->has_value()) {
+      if (const auto c = small_count(w); c && (next == "node" || next == "nodes")) *nodes = c;
+      if (ends_with(w, "node") || ends_with(w, "nodes")) {
+        const std::string_view head = std::string_view(w).substr(0, w.find('n'));
+        if (const auto c = parse_index(head); c && *c >= 1) *nodes = c;
+      }
+      if (starts_with(w, "--nnodes=")) *nodes = small_count(std::string_view(w).substr(9));
+    }
+    if (gpus) continue;
+    if ((w == "gpus" || w == "gpus:") && small_count(next) && words.size() <= 4) {
+      gpus = small_count(next);  // "GPUs: 8" (a job summary's field)
+      continue;
+    }
+    if (const auto f = flag_count(words, i)) {
+      gpus = f;
+      continue;
+    }
+    bool pending_x = false;
+    if (const auto g = glued_count(w, pending_x)) {
+      if (!pending_x || gpu_word(next)) gpus = g;
+      continue;
+    }
+    if (const auto c = small_count(w)) {
+      // "8 GPUs", "2 x V100", "single GPU", "a single V100", "3 V100 32G".
+      if (gpu_word(next) || ((next == "x" || next == "*") && gpu_word(after))) {
+        if (!(w == "a" && !gpu_word(next))) gpus = c;
+      } else if (next == "single" && gpu_word(after)) {
+        gpus = 1;
+      }
+    }
+  }
+  return gpus;
+}
+
+}  // namespace stoker::telemetry

@@ -1,0 +1,71 @@
+// Reading pasted text by vocabulary (docs/doctor.md, "Pasted messages"): every number a line
+// names, whatever the separators, and what the name means. Not a public header.
+//
+// A training loop, a benchmark or a cluster tool prints "name: number" in many layouts —
+// "time: 8.9139  data_time: 7.4351", "iter_time: 0.666s, data_time: 0.047s",
+// "bch(ms): 557.78 | smp(ms): 538.41", "Time 0.154 (8.010)\tData 0.001 (7.720)",
+// "images/sec: 198.0 +/- 0.0", "[00:59<00:05,  5.95s/it]", "GPU utilization [||||   33%]".
+// named_values() splits a line into such pairs in one left-to-right pass (no regular
+// expressions: linear time and constant stack on any input), and one synonym table says which
+// names are a step's time, its wait for data, a throughput or a utilisation.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stoker::telemetry {
+
+// Lines longer than this are passed over by the pasted-text scanners (and counted): no log
+// line of the tools read is near it, base64 and minified blobs are.
+constexpr size_t kMaxPastedLineBytes = 16 * 1024;
+
+// A number and the name before it.
+struct NamedValue {
+  std::string name;  // lower case, runs of spaces, '-' and '_' as one '_': "data_time", "bch"
+  std::string unit;  // lower case, from a suffix ("0.5s", "87 %", "5.95s/it") or a name's
+                     // "(ms)"; empty when none
+  double value = 0;
+  std::optional<double> average;  // "(avg)" right after it: a running average
+  size_t column = 0;              // where the number starts in the line
+};
+
+// The named numbers of one line, in order. Clock times ("8:29:46") and counters ("24/1051")
+// are skipped; a number with no name before it (a rate after a comma) has an empty name.
+std::vector<NamedValue> named_values(std::string_view line);
+
+// What a name means, from the synonym table (docs/doctor.md lists it).
+enum class Quantity {
+  kNone,
+  kDataWait,         // data, data_time, Data, smp, load, fetch, wait, ...
+  kStep,             // time, iter_time, batch_time, Batch, bch, step, train_time, ...
+  kStepWithoutData,  // LeRobot's updt_s: the step is it plus the data wait
+  kRate,             // images/sec, img/s, samples/s, it/s, tokens/s, ...
+  kGpuUtilisation,   // GPU utilization, GPU-Util, gpu_util (percent)
+  kCpuUtilisation,   // CPU utilization, CPU Efficiency, cpu_util (percent)
+};
+
+struct Meaning {
+  Quantity quantity = Quantity::kNone;
+  int priority = 0;       // among several step names on one line, the highest is the step
+  bool per_gpu = false;   // a rate per GPU ("img/sec per GPU", "samples_per_second_per_gpu")
+  bool total = false;     // a rate of the whole job ("total images/sec")
+  std::string rate_unit;  // kRate: "images", "samples", "tokens", "iterations"
+};
+
+// The meaning of a value by its name and unit (a nameless "5.95s/it" is a step, "1.47it/s" a
+// rate of iterations).
+Meaning meaning_of(const NamedValue& v);
+
+// Seconds of a step-like value: "ms" and a name's "(ms)" divided by 1000, "s/it" as is,
+// "it/s" inverted; nullopt for a unit that is not a duration.
+std::optional<double> seconds_of(const NamedValue& v);
+
+// The GPU count a line states ("8 GPUs", "on 8 GPU(s)", "1 gpu", "2 x V100", "8xA100",
+// "single GPU", "--nproc_per_node=8", "-np 4", "2 nodes"); nullopt when none. `nodes` gets a
+// node count when the line states one.
+std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes = nullptr);
+
+}  // namespace stoker::telemetry
