@@ -21,6 +21,7 @@ Needs torch and torchvision (./run.sh demo runs it in the reference venv that ha
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import socket
@@ -45,26 +46,49 @@ def _cpu_busy():
     return sum(fields) - idle, sum(fields)
 
 
-def _feed(batches, gpus: int, gpu_rate: float, seconds: float):
+def _feed(batches, gpus: int, gpu_rate: float, seconds: float, name: str):
     """Consumes `batches` as `gpus` simulated GPUs training at `gpu_rate` images/s each would:
-    one step of a batch takes BATCH / (gpus * gpu_rate) seconds (a sleep). Returns images/s
-    delivered, the GPUs' idle share and the machine's CPU busy share over the run."""
+    one step of a batch takes BATCH / (gpus * gpu_rate) seconds (a sleep). Times each step and
+    its wait for the batch, as stoker.torch.watch does, and judges them by the doctor's rule for
+    a training loop's data time (diagnose_step_times: the thresholds of docs/doctor.md, "Waiting
+    for data"). Returns images/s delivered, the machine's CPU busy share over the run and the
+    verdict, whose numbers.steps.data_fraction is the share of the time the GPUs idled."""
+    from . import _stoker
+
     step = BATCH / (gpus * gpu_rate)
     busy0, total0 = _cpu_busy()
     start = time.perf_counter()
     images = 0
+    steps, waits = [], []
+    previous = None
     while time.perf_counter() - start < seconds:
-        for batch in batches():
+        it = iter(batches())
+        while True:
+            asked = time.perf_counter()
+            try:
+                next(it)
+            except StopIteration:
+                break
+            arrived = time.perf_counter()
+            if previous is not None:  # a step: from one batch's arrival to the next's
+                steps.append(arrived - previous)
+                waits.append(arrived - asked)
+            previous = arrived
             images += BATCH
             time.sleep(step)
             if time.perf_counter() - start >= seconds:
                 break
     took = time.perf_counter() - start
     busy1, total1 = _cpu_busy()
-    delivered = images / took
-    demand = gpus * gpu_rate
     cpu = (busy1 - busy0) / max(1, total1 - total0)
-    return delivered, max(0.0, 1 - delivered / demand), cpu
+    verdict = json.loads(_stoker.diagnose_step_times(steps, waits, name))
+    return images / took, cpu, verdict
+
+
+def _said(verdict) -> str:
+    """The verdict as the demo prints it: "input-bound (mildly)" for a mild wait."""
+    mild = verdict["verdict"].startswith("input-bound") and "mildly" in verdict["summary"]
+    return verdict["verdict"] + (" (mildly)" if mild else "")
 
 
 def _torchvision_loader(data: Path, workers: int):
@@ -86,33 +110,34 @@ def _say(text=""):
 def story_one(data: Path, packed: Path, seconds: float, cores: int) -> None:
     _say("== Story 1: more GPUs, same speed (the input pipeline is CPU-bound)")
     tv = _torchvision_loader(data, cores)
-    watched = stoker.torch.watch(tv)
     # Calibrate: how fast this machine's DataLoader delivers when nothing else runs.
-    rate, _, _ = _feed(lambda: watched, 1, 1e9, seconds)
+    rate, _, _ = _feed(lambda: tv, 1, 1e9, seconds, "DataLoader")
     gpu_rate = rate / 1.6
     _say(f"   A torchvision DataLoader ({cores} workers, RandomResizedCrop 224 + flip + "
          f"normalize) delivers {rate:.0f} images/s here.")
     _say(f"   Each simulated GPU (a timed sleep, not a real GPU) trains on {gpu_rate:.0f} "
          f"images/s: {2 * gpu_rate:.0f} for 2 GPUs, {8 * gpu_rate:.0f} for 8.")
+    _say("   Each step is timed as stoker.torch.watch times a DataLoader, and judged by the "
+         "doctor's rule: a step waiting under 15 % of its time for data is healthy, 15-30 % "
+         "input-bound mildly, 30 % or more input-bound.")
     results = []
     for gpus in (2, 8):
-        delivered, idle, cpu = _feed(lambda: watched, gpus, gpu_rate, seconds)
-        verdict = watched.diagnose()
-        share = verdict["numbers"]["steps"]["data_fraction"]
-        results.append((gpus, delivered, cpu, verdict, share))
+        delivered, cpu, verdict = _feed(lambda: tv, gpus, gpu_rate, seconds, "DataLoader")
+        idle = verdict["numbers"]["steps"]["data_fraction"]
+        results.append((gpus, delivered, cpu, verdict, idle))
         _say(f"   DataLoader, {gpus} GPUs: {delivered:.0f} of {gpus * gpu_rate:.0f} images/s, "
-             f"GPUs idle {100 * idle:.0f} %, CPUs {100 * cpu:.0f} % busy; the step waited "
-             f"{100 * share:.0f} % of its time for data -> {verdict['verdict']}")
-    del watched, tv
+             f"GPUs idle {100 * idle:.0f} %, CPUs {100 * cpu:.0f} % busy "
+             f"-> {_said(verdict)}")
+    del tv
     # The doctor's reading of the 8-GPU run, from what was measured above.
-    gpus, delivered, cpu, verdict, share = results[-1]
+    gpus, delivered, cpu, verdict, idle = results[-1]
     speedup = delivered / max(results[0][1], 1e-9)
     if verdict["verdict"] == "input-bound" and cpu >= 0.85:
         _say(f"   The doctor: input-bound on the CPUs ({100 * cpu:.0f} % busy): 4x the GPUs "
-             f"gave {speedup:.1f}x the images/s, each step waits {100 * share:.0f} % of its "
+             f"gave {speedup:.1f}x the images/s, each step waits {100 * idle:.0f} % of its "
              "time for decoding and augmentation.")
     else:
-        _say(f"   The doctor: {verdict['verdict']} ({verdict['confidence']} confidence): "
+        _say(f"   The doctor: {_said(verdict)} ({verdict['confidence']} confidence): "
              f"{verdict['summary']}")
     _say("   Now stoker feeds the same 8 GPUs, one change at a time:")
     for name, source in (("stoker.Loader on the same JPEGs", data),
@@ -123,11 +148,11 @@ def story_one(data: Path, packed: Path, seconds: float, cores: int) -> None:
         def batches(loader=loader):
             return iter(loader)
 
-        delivered, idle, cpu = _feed(batches, 8, gpu_rate, seconds)
-        d = loader.diagnose(measure=False)
+        delivered, cpu, verdict = _feed(batches, 8, gpu_rate, seconds, "stoker.Loader")
+        idle = verdict["numbers"]["steps"]["data_fraction"]
         loader.close()
         _say(f"   {name}: {delivered:.0f} of {8 * gpu_rate:.0f} images/s, GPUs idle "
-             f"{100 * idle:.0f} %, CPUs {100 * cpu:.0f} % busy -> {d['verdict']}")
+             f"{100 * idle:.0f} %, CPUs {100 * cpu:.0f} % busy -> {_said(verdict)}")
     _say("   Your own job: wrap its DataLoader, `loader = stoker.torch.watch(loader)`, and "
          "print(loader.diagnose()) after an epoch; or measure the data: "
          "`stoker doctor DATA --gpus 8 --gpu-rate R --html report.html`.")

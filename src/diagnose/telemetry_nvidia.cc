@@ -1,4 +1,5 @@
 // nvidia-smi logs: `--query-gpu=... --format=csv` and `dmon` (stoker/telemetry.h).
+#include <algorithm>
 #include <map>
 
 #include "diagnose/telemetry_parse.h"
@@ -263,6 +264,81 @@ void parse_nvidia_smi_dmon(const std::vector<Line>& lines, const Source& src) {
   file.time_base = !any_time       ? TimeBase::kSequence
                    : col_date >= 0 ? TimeBase::kAbsolute
                                    : TimeBase::kTimeOfDay;
+}
+
+// dcgmi dmon -e <fields>: "#Entity  GPUTL  SMACT  FBUSD ..." (DCGM's short field names), a
+// units line "ID  ...", then rows "GPU 0  87  0.412  28456"; "N/A" where a field has no value.
+// Utilisation: GPUTL (percent), else GRACT or SMACT (fractions of time, x100).
+void parse_dcgm_dmon(const std::vector<Line>& lines, const Source& src) {
+  std::vector<std::string> header;
+  int col_util = -1, col_fb = -1, col_tx = -1, col_rx = -1;
+  double util_scale = 1;
+  std::map<int, int64_t> rounds;
+  for (const Line& line : lines) {
+    const std::string_view text = trim(line.text);
+    if (text.empty()) continue;
+    if (text.front() == '#') {
+      std::string_view rest = text;
+      while (!rest.empty() && rest.front() == '#') rest.remove_prefix(1);
+      const auto tokens = split_whitespace(rest);
+      if (tokens.empty() || lower(tokens[0]) != "entity") continue;
+      header.clear();
+      for (size_t i = 1; i < tokens.size(); ++i) header.push_back(lower(tokens[i]));
+      col_util = col_fb = col_tx = col_rx = -1;
+      for (const auto& [name, scale] :
+           {std::pair{"gputl", 1.0}, {"gract", 100.0}, {"smact", 100.0}}) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        if (it != header.end()) {
+          col_util = static_cast<int>(it - header.begin());
+          util_scale = scale;
+          break;
+        }
+      }
+      for (size_t i = 0; i < header.size(); ++i) {
+        if (header[i] == "fbusd") col_fb = static_cast<int>(i);
+        if (header[i] == "pcitx") col_tx = static_cast<int>(i);
+        if (header[i] == "pcirx") col_rx = static_cast<int>(i);
+      }
+      if (col_util < 0) {
+        src.fail(line,
+                 "no utilisation field: add GPUTL (203), GRACT (1001) or SMACT (1002) to "
+                 "dcgmi dmon -e");
+      }
+      continue;
+    }
+    const auto tokens = split_whitespace(text);
+    if (tokens.size() >= 1 && tokens[0] == "ID") continue;  // the units line
+    if (header.empty()) src.fail(line, "a data row before the '#Entity ...' header");
+    // "GPU 0" (GPU-I / GPU-CI: MIG instances, read as their own GPUs).
+    if (tokens.size() != header.size() + 2 || tokens[0].substr(0, 3) != "GPU") {
+      src.fail(line, "expected an entity and {} values like the header", header.size());
+    }
+    const auto gpu = parse_index(tokens[1]);
+    if (!gpu) src.fail(line, "expected a GPU number, found {}", quote(tokens[1]));
+    const auto value = [&](int c, std::string_view name) -> std::optional<double> {
+      if (c < 0) return std::nullopt;
+      const std::string_view v = tokens[static_cast<size_t>(c) + 2];
+      if (v == "N/A" || v == "-") return std::nullopt;
+      const auto n = parse_number(v);
+      if (!n || *n < 0) src.fail(line, "{}: expected a number or N/A, found {}", name, quote(v));
+      return n;
+    };
+    const auto util = value(col_util, header[static_cast<size_t>(col_util)]);
+    if (!util) continue;
+    GpuSample s;
+    s.origin = src.origin(line);
+    s.gpu = *gpu;
+    s.round = rounds[*gpu]++;
+    s.time = static_cast<double>(s.round);
+    s.util = *util * util_scale;
+    if (s.util > 100.0001) src.fail(line, "{:.4g} is not a utilisation", *util);
+    s.util = std::min(s.util, 100.0);
+    s.memory_used_mib = value(col_fb, "FBUSD");
+    // PCIe counters are bytes per second.
+    if (const auto tx = value(col_tx, "PCITX")) s.pcie_tx_mbps = *tx / 1e6;
+    if (const auto rx = value(col_rx, "PCIRX")) s.pcie_rx_mbps = *rx / 1e6;
+    src.out.gpus.push_back(s);
+  }
 }
 
 }  // namespace stoker::telemetry

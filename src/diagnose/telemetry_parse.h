@@ -90,6 +90,7 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
 
 void parse_nvidia_smi_csv(const std::vector<Line>& lines, const Source& src);
 void parse_nvidia_smi_dmon(const std::vector<Line>& lines, const Source& src);
+void parse_dcgm_dmon(const std::vector<Line>& lines, const Source& src);
 void parse_sysstat(const std::vector<Line>& lines, const Source& src);  // mpstat and sar
 void parse_vmstat(const std::vector<Line>& lines, const Source& src);
 void parse_stoker_stats(const std::vector<Line>& lines, const Source& src);

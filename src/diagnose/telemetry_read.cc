@@ -128,7 +128,11 @@ std::optional<TelemetryKind> detect_whole(std::string_view content) {
       if (text.front() == '#') {
         std::string_view rest = text;
         while (!rest.empty() && rest.front() == '#') rest.remove_prefix(1);
-        for (auto t : telemetry::split_whitespace(rest)) {
+        const auto tokens = telemetry::split_whitespace(rest);
+        if (!tokens.empty() && telemetry::lower(tokens[0]) == "entity") {
+          return TelemetryKind::kDcgmDmon;
+        }
+        for (auto t : tokens) {
           if (t == "gpu") return TelemetryKind::kNvidiaSmiDmon;
         }
         break;
@@ -166,6 +170,8 @@ void parse_whole_log(TelemetryKind kind, const std::vector<Line>& lines, const S
       return parse_nvidia_smi_csv(lines, src);
     case TelemetryKind::kNvidiaSmiDmon:
       return parse_nvidia_smi_dmon(lines, src);
+    case TelemetryKind::kDcgmDmon:
+      return parse_dcgm_dmon(lines, src);
     case TelemetryKind::kMpstat:
     case TelemetryKind::kSar:
       return parse_sysstat(lines, src);

@@ -400,8 +400,10 @@ Meaning meaning_of(const NamedValue& v) {
     if (!seconds_of(v)) m.quantity = Quantity::kNone;
     return m;
   }
-  // A duration per iteration without a name ("5.95s/it", "57.29s/batch"): the step.
-  if (v.unit == "s/it" || v.unit == "sec/it" || v.unit == "s/batch" || v.unit == "s/step") {
+  // A duration per iteration, or iterations per second, without a name ("5.95s/it",
+  // "57.29s/batch", a progress bar's "9.57it/s"): the step.
+  if (v.unit == "s/it" || v.unit == "sec/it" || v.unit == "s/batch" || v.unit == "s/step" ||
+      (v.unit == "it/s" && name.empty())) {
     m.quantity = Quantity::kStep;
     m.priority = 1;
     return m;
@@ -431,15 +433,15 @@ std::optional<double> seconds_of(const NamedValue& v) {
 
 namespace {
 
-// Words of a line, lower case, with where each starts: runs of letters, digits and
-// "_-.()'=" (so that "--nproc_per_node=8", "gpu(s)" and "1080ti" stay one word).
+// Words of a line, lower case: runs of letters, digits and "_-.()'=%" (so that
+// "--nproc_per_node=8", "gpu(s)" and "1080ti" stay one word, and "100 %" is no count).
 std::vector<std::string> words_of(std::string_view line) {
   std::vector<std::string> words;
   std::string w;
   for (char c : line) {
     const char l = lower_char(c);
     if (is_alpha(l) || is_digit(l) || l == '_' || l == '-' || l == '.' || l == '(' || l == ')' ||
-        l == '=' || l == '\'') {
+        l == '=' || l == '\'' || l == '%') {
       w.push_back(l);
     } else if (!w.empty()) {
       words.push_back(std::move(w));

@@ -1,0 +1,355 @@
+// Reading by vocabulary (telemetry_vocab.h, telemetry_lines.cc): each trainer's lines as its
+// users paste them — the lines below are copied from real logs in public threads and
+// repositories (tests/fixtures/pasted/README.md names the files' sources) — give the step, its
+// wait for data and the running averages; throughput lines and GPU counts; and nothing is read
+// from what is not a log.
+#include "diagnose/telemetry_vocab.h"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "stoker/diagnose.h"
+#include "stoker/error.h"
+#include "stoker/telemetry.h"
+
+namespace stoker::telemetry {
+namespace {
+
+std::string pasted(const std::string& name) {
+  return std::string(STOKER_PASTED_FIXTURES) + "/" + name;
+}
+
+Telemetry read_text(const std::string& text) {
+  Telemetry t;
+  parse_telemetry(text, "msg.txt", t);
+  return t;
+}
+
+struct Expected {
+  const char* line;
+  double step, data;
+  std::optional<double> step_avg, data_avg;
+};
+
+TEST(Vocabulary, EachTrainersStepLineGivesItsStepAndDataWait) {
+  const std::vector<Expected> cases = {
+      // timm train.py (a public repository's training notes, swin_tiny on 2x 2080 Ti).
+      {"Train: 0 [  50/10009 (  0%)]  Loss:  6.973588 (6.9921)  Time: 0.316s,  405.65/s  "
+       "(0.344s,  371.84/s)  LR: 5.000e-07  Data: 0.006 (0.033)",
+       0.316, 0.006, 0.344, 0.033},
+      // mmengine (OpenMMLab 2.x), as quoted in issue 29.
+      {"Epoch(train) [1][ 24/1051]  lr: 1.0000e-02  eta: 2:35:13  time: 8.9139  data_time: "
+       "7.4351  memory: 4302  loss: 2.2",
+       8.9139,
+       7.4351,
+       {},
+       {}},
+      // YOLOX (yolox_YOLOX1069).
+      {"2022-04-01 11:45:10 | INFO     | yolox.core.trainer:238 - epoch: 1/300, iter: 860/1047, "
+       "mem: 8558Mb, iter_time: 0.379s, data_time: 0.003s, total_loss: 4.2, lr: 2.699e-04, "
+       "size: 736, ETA: 1 day, 11:11:04",
+       0.379,
+       0.003,
+       {},
+       {}},
+      // wav2letter (w2l_wav2letter516): bch and smp in milliseconds.
+      {"epoch:        1 | lr: 0.100000 | lrcriterion: 0.000000 | runtime: 01:34:59 | bch(ms): "
+       "557.78 | smp(ms): 538.41 | fwd(ms): 9.84 | crit-fwd(ms): 4.95 | bwd(ms): 6.97",
+       0.55778,
+       0.53841,
+       {},
+       {}},
+      // detectron2 (d2_detectron2195).
+      {"[11/01 11:20:11 d2.utils.events]: eta: 8:29:46  iter: 19  total_loss: 1.739  "
+       "loss_cls: 1.226  time: 0.3401  data_time: 0.0466  lr: 0.000200  max_mem: 3957M",
+       0.3401,
+       0.0466,
+       {},
+       {}},
+      // DeiT's MetricLogger behind mpirun's prefix (timm_deit76).
+      {"2021-03-10T13:17:11.883Z: [1,0]<stdout>:Epoch: [2]  [ 150/1251]  eta: 0:20:52  lr: "
+       "0.000201  loss: 6.8610 (6.8841)  time: 1.0552  data: 0.0035  max mem: 8249",
+       1.0552,
+       0.0035,
+       {},
+       {}},
+      // PyTorch's ImageNet example (train-log_examples164).
+      {"Epoch: [0][16/5005]\tTime 67.619 (11.054)\tData 67.544 (10.785)\tLoss 6.9076 (6.9079)",
+       67.619, 67.544, 11.054, 10.785},
+      // ESPnet: iter_time is the data wait beside train_time (espnet_espnet4802).
+      {"[train] iter_time=2.763e-04, forward_time=0.133, loss_ctc=82.949, backward_time=0.122, "
+       "optim_step_time=0.073, train_time=0.429, time=1 hour, 18 minutes and 52.65 seconds",
+       0.429,
+       2.763e-04,
+       {},
+       {}},
+      // mmcv's JSON log (mmcv_mmdet4394).
+      {"{\"mode\": \"train\", \"epoch\": 161, \"iter\": 100, \"lr\": 0.001, \"memory\": 5572, "
+       "\"data_time\": 0.19335, \"loss\": 1177.34624, \"time\": 0.97546}",
+       0.97546,
+       0.19335,
+       {},
+       {}},
+      // LeRobot: the step is the update plus the data wait; "step:10" is a counter.
+      {"step:10 smpl:640 loss:1.073 lr:2.0e-06 updt_s:0.296 data_s:0.004", 0.300, 0.004, {}, {}},
+  };
+  for (const Expected& c : cases) {
+    const Telemetry t = read_text(c.line);
+    ASSERT_FALSE(t.steps.empty()) << c.line;
+    EXPECT_NEAR(t.steps[0].step_seconds, c.step, 1e-9) << c.line;
+    EXPECT_NEAR(t.steps[0].data_seconds, c.data, 1e-9) << c.line;
+    EXPECT_TRUE(t.steps[0].has_data) << c.line;
+    if (c.step_avg) {
+      ASSERT_EQ(t.steps.size(), 2u) << c.line;
+      EXPECT_TRUE(t.steps[1].average);
+      EXPECT_NEAR(t.steps[1].step_seconds, *c.step_avg, 1e-9) << c.line;
+      EXPECT_NEAR(t.steps[1].data_seconds, *c.data_avg, 1e-9) << c.line;
+    } else {
+      EXPECT_EQ(t.steps.size(), 1u) << c.line;
+    }
+  }
+}
+
+TEST(Vocabulary, ProgressBarsTimeTheStepOnly) {
+  // tqdm / Lightning (lightning_pl9304's bar): a step time and no data wait.
+  const Telemetry t = read_text(
+      "Epoch 10/10:  90%|#####     | 9/10 [00:59<00:05,  5.95s/it, loss=304, v_num=1]\n"
+      "Epoch 3 | Batch 468/469 | Loss 3.078954: 100%|#####| 469/469 [00:48<00:00,  9.57it/s]\n");
+  ASSERT_EQ(t.steps.size(), 2u);
+  EXPECT_NEAR(t.steps[0].step_seconds, 5.95, 1e-9);
+  EXPECT_FALSE(t.steps[0].has_data);
+  EXPECT_NEAR(t.steps[1].step_seconds, 1 / 9.57, 1e-9);
+  // Step times alone say how fast, not why.
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kUnknown);
+  EXPECT_THAT(d.summary, testing::HasSubstr("step times only"));
+}
+
+TEST(Vocabulary, ADataColumnLargerThanTheStepIsNotAWait) {
+  // timm_EfficientPyTorch: its "Data" column prints images per second.
+  const Telemetry t = read_text(
+      "Epoch: [0][430/5005]    Time 0.409 (0.405)      Data 626.6 (728.0)      Loss 6.8381\n");
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_FALSE(t.steps[0].has_data);
+  ASSERT_EQ(t.notes.size(), 1u);
+  EXPECT_THAT(t.notes[0].text, testing::HasSubstr("larger than the step time"));
+}
+
+TEST(Vocabulary, ThroughputLinesAndTheGpusTheyName) {
+  const Telemetry t = read_text(
+      "1\timages/sec: 198.0 +/- 0.0 (jitter = 0.0)\t8.458\n"
+      "total images/sec: 197.98\n"
+      "Img/sec per GPU: 290.1 +-0.8\n"
+      "Total img/sec on 8 GPU(s): 2320.6 +-6.4\n"
+      "2 nodes: 56.1 samples/s (baseline: 55.7), 14364 tokens/s/gpu, Train Step MFU': 0.521\n");
+  ASSERT_EQ(t.rates.size(), 6u);
+  EXPECT_EQ(t.rates[0].per_second, 198.0);
+  EXPECT_EQ(t.rates[0].unit, "images");
+  EXPECT_TRUE(t.rates[1].total);
+  EXPECT_TRUE(t.rates[2].per_gpu);
+  EXPECT_EQ(t.rates[2].per_second, 290.1);
+  EXPECT_TRUE(t.rates[3].total);
+  EXPECT_EQ(t.rates[3].per_second, 2320.6);
+  EXPECT_EQ(t.rates[3].gpus, 8);
+  EXPECT_EQ(t.rates[4].unit, "samples");
+  EXPECT_EQ(t.rates[5].unit, "tokens");
+  EXPECT_TRUE(t.rates[5].per_gpu);
+}
+
+TEST(Vocabulary, GpuAndNodeCountsAsPeopleWriteThem) {
+  const auto gpus = [](const char* line) { return gpu_count_of(line); };
+  EXPECT_EQ(gpus(" 1 gpu batch_size=32"), 1);
+  EXPECT_EQ(gpus("2 gpus batch_size=32"), 2);
+  EXPECT_EQ(gpus("**1node 4GPU (1080ti x 4)**"), 4);
+  EXPECT_EQ(gpus("I am training on 4 12GB GeForce GTX TITAN X"), std::nullopt);
+  EXPECT_EQ(gpus("When i use single V100, the first epoch cost:"), 1);
+  EXPECT_EQ(gpus("While i use 3 V100 to speed up, i got:"), 3);
+  EXPECT_EQ(gpus("torchrun --nproc_per_node=8 --nnodes=2 -m training.main"), 8);
+  EXPECT_EQ(gpus("mpirun -np 4 --allow-run-as-root python3 tf_cnn_benchmarks.py"), 4);
+  EXPECT_EQ(gpus("an 8xA100 node"), 8);
+  EXPECT_EQ(gpus("GPUs: 8"), 8);
+  EXPECT_EQ(gpus("GPU 0 at 100 %, GPUs 1-7 at 0 %"), std::nullopt);
+  std::optional<int> nodes;
+  gpu_count_of("2node 8GPU", &nodes);
+  EXPECT_EQ(nodes, 2);
+  nodes.reset();
+  gpu_count_of("1 node: 29.7 samples/s", &nodes);
+  EXPECT_EQ(nodes, 1);
+}
+
+TEST(Vocabulary, ProseAndNumbersThatAreNotTimesAreNotRead) {
+  for (const char* text : {
+           "my training is slow, any idea? I have 8 GPUs and 64 cores, batch 256",
+           "step:10 smpl:640 loss:1.073",       // counters
+           "batch: 32, lr: 0.1, epochs: 90",    // a configuration
+           "ETA: 1 day, 11:11:04, time 12:34",  // clocks
+       }) {
+    Telemetry t;
+    try {
+      parse_telemetry(text, "msg.txt", t);
+    } catch (const Error&) {
+    }
+    EXPECT_TRUE(t.steps.empty()) << text;
+  }
+}
+
+TEST(Vocabulary, NamedValuesKeepUnitsNamesAndAverages) {
+  const auto v = named_values("bch(ms): 557.78 | smp(ms): 538.41 | thrpt(sec/sec): 47.78");
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0].name, "bch");
+  EXPECT_EQ(v[0].unit, "ms");
+  EXPECT_EQ(v[2].unit, "sec/sec");
+  const auto bar = named_values("  GPU utilization  [||||||||||||||||          33%]");
+  ASSERT_EQ(bar.size(), 1u);
+  EXPECT_EQ(bar[0].name, "gpu_utilization");
+  EXPECT_EQ(bar[0].value, 33);
+  EXPECT_EQ(bar[0].unit, "%");
+  const auto avg = named_values("Time  0.512 ( 1.204)\tData  0.301 ( 0.989)");
+  ASSERT_EQ(avg.size(), 2u);
+  EXPECT_EQ(avg[1].average, 0.989);
+}
+
+TEST(Vocabulary, AVeryLongLineIsPassedOverAndCountedInLinearTime) {
+  // 10 MB of one line (a pasted blob) between two real lines: read in one pass, the blob
+  // skipped and counted, the lines around it read.
+  std::string text = "Epoch: [0][1/9]\tTime 0.5 (0.5)\tData 0.4 (0.4)\n";
+  text += std::string(10 << 20, 'a') + "\n";
+  text += "Epoch: [0][2/9]\tTime 0.5 (0.5)\tData 0.4 (0.4)\n";
+  const Telemetry t = read_text(text);
+  EXPECT_EQ(t.steps.size(), 4u);
+  ASSERT_FALSE(t.files.empty());
+  EXPECT_EQ(t.files[0].long_lines, 1);
+  // And a paste of nothing but such a line is a clear error saying so.
+  try {
+    read_text(std::string(100000, 'x'));
+    ADD_FAILURE() << "read";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.message(), testing::HasSubstr("1 lines over 16 KiB were not read"));
+  }
+}
+
+}  // namespace
+}  // namespace stoker::telemetry
+
+namespace stoker::telemetry {
+namespace {
+
+// One `nvidia-smi` table of 8 GPUs in the 5xx layout (the rows of the nccl1967 paste), each
+// GPU at `util` percent holding `mib`; with `top`, top's CPU summary under it.
+std::string table_of_8(const std::vector<int>& util, const std::vector<int>& mib,
+                       const char* top = nullptr) {
+  std::string t =
+      "+-----------------------------------------------------------------------------------------+"
+      "\n"
+      "| NVIDIA-SMI 560.35.03              Driver Version: 560.35.03      CUDA Version: 12.9     "
+      "|\n"
+      "|-----------------------------------------+------------------------+----------------------+"
+      "\n"
+      "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC "
+      "|\n"
+      "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. "
+      "|\n"
+      "|=========================================+========================+======================|"
+      "\n";
+  for (int g = 0; g < 8; ++g) {
+    t += fmt::format(
+        "|   {}  NVIDIA H100 80GB HBM3          On  |   00000000:{:02X}:00.0 Off |       "
+        "             0 |\n",
+        g, 0x18 + g);
+    t += fmt::format(
+        "| N/A   27C    P0            {:3d}W /  700W |   {:5d}MiB /  81559MiB |    {:3d}%      "
+        "Default |\n",
+        util[g] > 50 ? 620 : 70, mib[g], util[g]);
+    t += "+-----------------------------------------+------------------------+--------------------"
+         "--+\n";
+  }
+  if (top != nullptr) t += top;
+  return t;
+}
+
+TEST(Snapshot, OneGpuBusyTheOthersIdleIsTheSecondFailureWithItsInnocentExplanation) {
+  // The seeds' picture of the unsharded job: GPU 0 at 100 %, GPUs 1-7 at 0 %.
+  const Diagnosis d = diagnose_telemetry(
+      read_text(table_of_8({100, 0, 0, 0, 0, 0, 0, 0}, {30000, 4, 4, 4, 4, 4, 4, 4})));
+  EXPECT_EQ(d.verdict, Verdict::kRankImbalance) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, testing::HasSubstr("only GPU 0 computes (100 %) while GPUs 1-7"));
+  EXPECT_THAT(d.summary, testing::HasSubstr("single-GPU job by design"));
+  EXPECT_THAT(d.next, testing::Contains(testing::HasSubstr("torchrun --nproc-per-node")));
+  EXPECT_THAT(d.next, testing::Contains(testing::HasSubstr("nvidia-smi dmon -s u")));
+  EXPECT_FALSE(d.fixes.empty());
+  // Idle GPUs holding memory: a framework's reservation is the innocent reading too.
+  const Diagnosis m = diagnose_telemetry(read_text(table_of_8(
+      {100, 0, 0, 0, 0, 0, 0, 0}, {30000, 30000, 30000, 30000, 30000, 30000, 30000, 30000})));
+  EXPECT_EQ(m.verdict, Verdict::kRankImbalance);
+  EXPECT_THAT(m.summary, testing::HasSubstr("reserves memory on every visible GPU"));
+}
+
+TEST(Snapshot, AllBusyIsHealthyAllIdleIsUnknownUnlessTheCpusArePinned) {
+  const std::vector<int> full(8, 30000);
+  const Diagnosis busy =
+      diagnose_telemetry(read_text(table_of_8({98, 97, 99, 96, 98, 97, 99, 98}, full)));
+  EXPECT_EQ(busy.verdict, Verdict::kHealthy) << busy.summary;
+  EXPECT_EQ(busy.confidence, Confidence::kLow);
+  const std::vector<int> idle(8, 0);
+  const Diagnosis none = diagnose_telemetry(read_text(table_of_8(idle, full)));
+  EXPECT_EQ(none.verdict, Verdict::kUnknown) << none.summary;
+  EXPECT_THAT(none.next, testing::Contains(testing::HasSubstr("data time against its step time")));
+  // The same idle GPUs beside top's summary with the CPUs pinned: the first failure.
+  const Diagnosis cpu = diagnose_telemetry(read_text(table_of_8(
+      idle, full,
+      "\n%Cpu(s): 93.1 us,  5.2 sy,  0.0 ni,  1.5 id,  0.2 wa,  0.0 hi,  0.0 si,  0.0 st\n")));
+  EXPECT_EQ(cpu.verdict, Verdict::kInputBoundCpu) << cpu.summary;
+  // ... or waiting on storage.
+  const Diagnosis io = diagnose_telemetry(read_text(table_of_8(
+      idle, full,
+      "\n%Cpu(s): 12.1 us,  3.2 sy,  0.0 ni, 44.5 id, 40.2 wa,  0.0 hi,  0.0 si,  0.0 st\n")));
+  EXPECT_EQ(io.verdict, Verdict::kIoBound) << io.summary;
+}
+
+TEST(Scaling, TwoRunsInOnePasteOrTwoFilesGiveTheSameVerdict) {
+  // tf_cnn_benchmarks on synthetic data, 1 then 2 GPUs (tfbench_tensorflow23032): 95 %.
+  const Telemetry one =
+      read_telemetry_files({pasted("tfbench_tensorflow23032-synthetic-1-vs-2-gpu.txt")});
+  const Diagnosis d = diagnose_telemetry(one);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  ASSERT_TRUE(d.numbers.scaling);
+  EXPECT_EQ(d.numbers.scaling->runs.size(), 2u);
+  EXPECT_EQ(d.numbers.scaling->runs[0].scale, 1);
+  EXPECT_EQ(d.numbers.scaling->runs[1].scale, 2);
+  EXPECT_NEAR(d.numbers.scaling->efficiency, 0.95, 0.01);
+  // Slower per GPU with more GPUs while the data wait does not grow: communication.
+  const std::string a =
+      "1 GPU\n"
+      "Epoch: [0][10/500]\tTime 0.200 (0.200)\tData 0.010 (0.010)\n"
+      "Epoch: [0][20/500]\tTime 0.200 (0.200)\tData 0.010 (0.010)\n";
+  const std::string b =
+      "8 GPUs\n"
+      "Epoch: [0][10/500]\tTime 0.400 (0.400)\tData 0.012 (0.012)\n"
+      "Epoch: [0][20/500]\tTime 0.400 (0.400)\tData 0.012 (0.012)\n";
+  Telemetry both;
+  parse_telemetry(a + "\nand with more GPUs\n\n" + b, "paste", both);
+  const Diagnosis c = diagnose_telemetry(both);
+  EXPECT_EQ(c.verdict, Verdict::kCommunicationBound) << c.summary;
+  EXPECT_NEAR(c.numbers.scaling->efficiency, 0.5, 1e-9);
+  Telemetry apart;
+  parse_telemetry(a, "one.log", apart);
+  parse_telemetry(b, "eight.log", apart);
+  EXPECT_EQ(diagnose_telemetry(apart).verdict, Verdict::kCommunicationBound);
+  EXPECT_NEAR(diagnose_telemetry(apart).numbers.scaling->efficiency, 0.5, 1e-9);
+  // The wait for data grows with the GPUs: the input.
+  const std::string starved =
+      "8 GPUs\n"
+      "Epoch: [0][10/500]\tTime 0.400 (0.400)\tData 0.210 (0.210)\n"
+      "Epoch: [0][20/500]\tTime 0.400 (0.400)\tData 0.210 (0.210)\n";
+  Telemetry input;
+  parse_telemetry(a + "\n" + starved, "paste", input);
+  EXPECT_EQ(diagnose_telemetry(input).verdict, Verdict::kInputBound);
+}
+
+}  // namespace
+}  // namespace stoker::telemetry
