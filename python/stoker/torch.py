@@ -244,6 +244,13 @@ _AUDIT_THRESHOLD_FIELDS = {
     "busy_saturated": ("pipeline", "busy_saturated")}
 
 
+def _threshold_part(t, part: Optional[str]):
+    """The member struct of AuditThresholds that `part` names ("pipeline.wait": nested)."""
+    for name in (part.split(".") if part else []):
+        t = getattr(t, name)
+    return t
+
+
 def _audit_thresholds(overrides: Optional[Dict[str, float]] = None):
     """The C++ AuditThresholds, its defaults with ``overrides`` (AUDIT_THRESHOLDS' keys)."""
     from . import _stoker
@@ -254,15 +261,12 @@ def _audit_thresholds(overrides: Optional[Dict[str, float]] = None):
             raise ValueError(f"unknown audit threshold {key!r} (known: "
                              f"{', '.join(_AUDIT_THRESHOLD_FIELDS)})")
         part, field = _AUDIT_THRESHOLD_FIELDS[key]
-        target = t
-        for name in (part.split(".") if part else []):
-            target = getattr(target, name)
-        setattr(target, field, float(value))
+        setattr(_threshold_part(t, part), field, float(value))
     return t
 
 
 def _threshold_values(t) -> Dict[str, float]:
-    return {key: getattr(t if part is None else getattr(t, part), field)
+    return {key: getattr(_threshold_part(t, part), field)
             for key, (part, field) in _AUDIT_THRESHOLD_FIELDS.items()}
 
 

@@ -15,6 +15,12 @@ std::string query_name(std::string_view field) {
   return lower(field);
 }
 
+// The words of a "# gpu sm ..." or "#Entity GPUTL ..." header line, after its '#'s.
+std::vector<std::string_view> header_words(std::string_view text) {
+  while (!text.empty() && text.front() == '#') text.remove_prefix(1);
+  return split_whitespace(text);
+}
+
 bool missing_value(std::string_view v) {
   return v.empty() || v.front() == '[' || v == "N/A" || v == "-";
 }
@@ -179,10 +185,8 @@ void parse_nvidia_smi_dmon(const std::vector<Line>& lines, const Source& src) {
     const std::string_view text = trim(line.text);
     if (text.empty()) continue;
     if (text.front() == '#') {
-      std::string_view rest = text;
-      while (!rest.empty() && rest.front() == '#') rest.remove_prefix(1);
       std::vector<std::string> names;
-      for (auto t : split_whitespace(rest)) names.push_back(lower(t));
+      for (auto t : header_words(text)) names.push_back(lower(t));
       bool has_gpu = false;
       for (const auto& n : names) has_gpu = has_gpu || n == "gpu";
       if (!has_gpu) continue;  // the units line (# Idx W C ...) or another comment
@@ -278,9 +282,7 @@ void parse_dcgm_dmon(const std::vector<Line>& lines, const Source& src) {
     const std::string_view text = trim(line.text);
     if (text.empty()) continue;
     if (text.front() == '#') {
-      std::string_view rest = text;
-      while (!rest.empty() && rest.front() == '#') rest.remove_prefix(1);
-      const auto tokens = split_whitespace(rest);
+      const auto tokens = header_words(text);
       if (tokens.empty() || lower(tokens[0]) != "entity") continue;
       header.clear();
       for (size_t i = 1; i < tokens.size(); ++i) header.push_back(lower(tokens[i]));

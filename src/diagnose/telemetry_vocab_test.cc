@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnose/test_util.h"
 #include "stoker/diagnose.h"
 #include "stoker/error.h"
 #include "stoker/telemetry.h"
@@ -19,15 +20,9 @@
 namespace stoker::telemetry {
 namespace {
 
-std::string pasted(const std::string& name) {
-  return std::string(STOKER_PASTED_FIXTURES) + "/" + name;
-}
+using test::pasted;
 
-Telemetry read_text(const std::string& text) {
-  Telemetry t;
-  parse_telemetry(text, "msg.txt", t);
-  return t;
-}
+Telemetry read_text(const std::string& text) { return test::parse(text, "msg.txt"); }
 
 struct Expected {
   const char* line;

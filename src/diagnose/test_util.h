@@ -22,6 +22,11 @@ inline Telemetry read(const std::vector<std::string>& names) {
   return read_telemetry_files(paths);
 }
 
+// A file of tests/fixtures/pasted (STOKER_PASTED_FIXTURES).
+inline std::string pasted(const std::string& name) {
+  return std::string(STOKER_PASTED_FIXTURES) + "/" + name;
+}
+
 inline Telemetry parse(const std::string& content, const std::string& name) {
   Telemetry t;
   parse_telemetry(content, name, t);
