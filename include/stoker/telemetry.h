@@ -124,6 +124,8 @@ struct RunInfo {
   std::optional<int> gpus;  // as the heading, a launcher flag or the log states it
   std::optional<int> nodes;
   bool synthetic = false;  // the run reads synthetic data ("synthetic", "fake data", no input)
+  int group = 0;  // runs of one series: a scale seen again (two models' 1-4 GPU runs in one
+                  // paste) or another column of a table starts the next group
 };
 
 // GPU memory without utilisation (an `nvidia-smi --query-gpu=memory.used,memory.free` CSV).

@@ -22,6 +22,11 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+// A rate as people write it: "5148", "10350", "29.7", "0.323".
+std::string rate_text(double v) {
+  return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
+}
+
 // "GPU 1", "GPUs 1-7", "GPUs 1, 3 and 5".
 std::string gpu_list(const std::vector<const SnapshotGpu*>& gpus) {
   std::vector<int> ids;
@@ -266,29 +271,63 @@ std::optional<RunMeasure> measure_run(const Telemetry& tel, size_t run, int scal
   return m;
 }
 
+// The runs of one series (group) at two scales or more, in the first unit (images, then
+// samples, tokens, iterations, then step times) they all have; empty when none.
+std::vector<RunMeasure> series_runs(const Telemetry& tel, int group, bool by_gpus) {
+  std::vector<RunMeasure> runs;
+  for (const char* unit : {"images", "samples", "tokens", "iterations", "steps"}) {
+    runs.clear();
+    std::set<int> scales;
+    for (size_t r = 0; r < tel.runs.size(); ++r) {
+      const auto scale = by_gpus ? tel.runs[r].gpus : tel.runs[r].nodes;
+      if (tel.runs[r].group != group || !scale || *scale < 1) continue;
+      if (auto m = measure_run(tel, r, *scale, unit)) {
+        scales.insert(m->scale);
+        runs.push_back(std::move(*m));
+      }
+    }
+    if (scales.size() >= 2) return runs;
+  }
+  return {};
+}
+
+Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool by_gpus,
+                       const TelemetryThresholds& th);
+
 }  // namespace
 
 std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThresholds& th) {
   if (tel.runs.size() < 2) return std::nullopt;
-  // Scale by GPUs when runs state them, else by nodes; compare the first unit (images, then
-  // samples, tokens, iterations, then step times) that runs at two scales or more have.
+  // Scale by GPUs when runs state them, else by nodes. Several series (two models, a table's
+  // columns) are judged apart; the one that scales worst is the answer, the others evidence.
+  std::set<int> groups;
+  for (const RunInfo& r : tel.runs) groups.insert(r.group);
   for (const bool by_gpus : {true, false}) {
-    std::vector<RunMeasure> runs;
-    for (const char* unit : {"images", "samples", "tokens", "iterations", "steps"}) {
-      runs.clear();
-      std::set<int> scales;
-      for (size_t r = 0; r < tel.runs.size(); ++r) {
-        const auto scale = by_gpus ? tel.runs[r].gpus : tel.runs[r].nodes;
-        if (!scale || *scale < 1) continue;
-        if (auto m = measure_run(tel, r, *scale, unit)) {
-          scales.insert(m->scale);
-          runs.push_back(std::move(*m));
-        }
+    std::optional<Diagnosis> worst;
+    std::vector<std::string> others;
+    for (const int g : groups) {
+      std::vector<RunMeasure> runs = series_runs(tel, g, by_gpus);
+      if (runs.empty()) continue;
+      Diagnosis d = judge_series(tel, std::move(runs), by_gpus, th);
+      if (!worst || d.numbers.scaling->efficiency < worst->numbers.scaling->efficiency) {
+        if (worst) others.push_back(worst->summary);
+        worst = std::move(d);
+      } else {
+        others.push_back(d.summary);
       }
-      if (scales.size() >= 2) break;
-      runs.clear();
     }
-    if (runs.empty()) continue;
+    if (!worst) continue;
+    for (const std::string& o : others) worst->evidence.push_back("another series: " + o);
+    return worst;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool by_gpus,
+                       const TelemetryThresholds& th) {
+  {
     const std::string unit = runs.front().unit;
     std::stable_sort(runs.begin(), runs.end(),
                      [](const RunMeasure& a, const RunMeasure& b) { return a.scale < b.scale; });
@@ -309,17 +348,17 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
                                   .per_second = m.per_second,
                                   .data_fraction = m.data_fraction});
       d.evidence.push_back(fmt::format(
-          "{} {}{}: {:.4g} {}/s{}", m.scale, what, m.scale == 1 ? "" : "s", m.per_second,
-          unit == "steps" ? "steps x GPUs" : unit,
+          "{} {}{}: {} {}/s{}", m.scale, what, m.scale == 1 ? "" : "s", rate_text(m.per_second),
+          unit == "steps" ? "batches" : unit,
           m.data_fraction
               ? fmt::format(", waiting for data {:.0f} % of each step", 100 * *m.data_fraction)
               : std::string()));
       d.evidence.push_back(tel.cite(m.cited));
     }
     const std::string rates = fmt::format(
-        "{} -> {} {}s: {:.4g} -> {:.4g} {}/s, {:.0f} % scaling efficiency (the rate per {} "
+        "{} -> {} {}s: {} -> {} {}/s, {:.0f} % scaling efficiency (the rate per {} "
         "kept{})",
-        small.scale, large.scale, what, small.per_second, large.per_second,
+        small.scale, large.scale, what, rate_text(small.per_second), rate_text(large.per_second),
         unit == "steps" ? "batches" : unit, 100 * efficiency, what,
         unit == "steps" ? ", from step times: if each GPU's batch is the same in both runs" : "");
     if (efficiency >= th.scaling_healthy) {
@@ -363,8 +402,9 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
     d.fixes = fixes::communication_bound();
     return d;
   }
-  return std::nullopt;
 }
+
+}  // namespace
 
 std::optional<Diagnosis> judge_memory(const Telemetry& tel) {
   if (tel.memory.empty()) return std::nullopt;

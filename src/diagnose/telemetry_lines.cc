@@ -3,6 +3,7 @@
 // (telemetry_vocab.h), and the runs a paste holds (a 1-GPU and an 8-GPU log under their own
 // headings).
 #include <algorithm>
+#include <set>
 
 #include "diagnose/telemetry_parse.h"
 #include "diagnose/telemetry_vocab.h"
@@ -75,16 +76,61 @@ RunInfo new_run(const std::string& source, int64_t line) {
   return r;
 }
 
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// A step's wait for data cannot exceed the step that contains it. When a log's data column
+// does on some lines, either the column is no wait at all (a rate or a count: it is above the
+// step on most lines) or the log's step is timed without its wait (the wait spikes above a
+// steady step: the step is the two together). Decided once per log, from all its lines.
+void settle_data_column(Telemetry& out, size_t first, int file) {
+  std::vector<double> steps, waits;
+  int64_t over = 0;
+  Origin at;
+  for (size_t i = first; i < out.steps.size(); ++i) {
+    const StepSample& s = out.steps[i];
+    if (!s.has_data || s.average) continue;
+    steps.push_back(s.step_seconds);
+    waits.push_back(s.data_seconds);
+    if (s.data_seconds > s.step_seconds * 1.001 + 1e-9) {
+      if (over++ == 0) at = s.origin;
+    }
+  }
+  if (over == 0) return;
+  const bool not_a_wait = median_of(waits) > median_of(steps);
+  for (size_t i = first; i < out.steps.size(); ++i) {
+    StepSample& s = out.steps[i];
+    if (!s.has_data) continue;
+    if (not_a_wait) {
+      s.has_data = false;
+      s.data_seconds = 0;
+    } else {
+      s.step_seconds += s.data_seconds;
+    }
+  }
+  out.notes.push_back(TelemetryNote{
+      {file, at.line},
+      not_a_wait ? "the data column is larger than the step on most lines: not read as seconds "
+                   "of waiting for data (a rate or a count in that column?)"
+                 : "the data wait exceeds the step on some lines: the step is timed without its "
+                   "wait, so each step is read as the two together"});
+}
+
 }  // namespace
 
 bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   const bool summary = is_job_summary(lines);
+  const size_t first_step = out.steps.size();
   bool found = false;
   int steps_file = -1, rates_file = -1, util_file = -1;
   // Runs: the first starts with the text; a heading stating another GPU count starts the next
   // once the current one has samples.
   int run = -1;
   bool run_has_samples = false;
+  int group = 0;
+  std::set<int> group_scales;
   const auto current_run = [&](const Line& at) {
     if (run < 0) {
       out.runs.push_back(new_run(files.name(), at.number));
@@ -102,10 +148,16 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
       out.runs.push_back(new_run(files.name(), line.number));
       run = static_cast<int>(out.runs.size()) - 1;
       run_has_samples = false;
+      // A scale this series has already had starts the next series.
+      const int scale = gpus ? *gpus : *nodes;
+      if (group_scales.contains(scale)) ++group, group_scales.clear();
+      out.runs[static_cast<size_t>(run)].group = group;
     }
+    // Before its first sample, the latest heading names the run (a machine's "4x V100" in the
+    // first line, then "1 GPU = 5148 img/sec").
     RunInfo& now = out.runs[static_cast<size_t>(run)];
-    if (gpus && !now.gpus) now.gpus = gpus;
-    if (nodes && !now.nodes) now.nodes = nodes;
+    if (gpus && (!now.gpus || !run_has_samples)) now.gpus = gpus;
+    if (nodes && (!now.nodes || !run_has_samples)) now.nodes = nodes;
   };
   int64_t order = 0;
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
@@ -146,27 +198,18 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
         step_s += *step.data;
         if (step_avg && step.data_avg) *step_avg += *step.data_avg;
       }
-      // A "Data" value above the step is not seconds of waiting (a rate, a count): the line
-      // times the step only.
-      const bool data_ok = step.data && *step.data <= step_s * 1.001 + 1e-9;
-      if (step.data && !data_ok && steps_file < 0) {
-        out.notes.push_back(TelemetryNote{
-            {files.of(TelemetryKind::kTrainLog), line.number},
-            "a data value larger than the step time was not read as seconds of waiting for "
-            "data (a rate or a count in that column?)"});
-      }
+      // A data value above its step is sorted out once the whole log is read (below).
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
       heading(line, gpus, nodes);
       StepSample s;
       s.origin = {steps_file, line.number};
       s.time = static_cast<double>(order++);
       s.step_seconds = step_s;
-      s.data_seconds = data_ok ? *step.data : 0.0;
-      s.has_data = data_ok;
+      s.data_seconds = step.data.value_or(0.0);
+      s.has_data = step.data.has_value();
       s.run = current_run(line);
       out.steps.push_back(s);
-      if (data_ok && step_avg && step.data_avg && *step.data_avg <= *step_avg * 1.001 + 1e-9 &&
-          *step_avg > 0) {
+      if (step.data && step_avg && step.data_avg && *step_avg > 0) {
         StepSample a = s;
         a.step_seconds = *step_avg;
         a.data_seconds = *step.data_avg;
@@ -232,14 +275,162 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
       }
     }
     if (meaningful) {
+      if (!run_has_samples && run >= 0) {
+        const RunInfo& r = out.runs[static_cast<size_t>(run)];
+        if (r.gpus || r.nodes) group_scales.insert(r.gpus ? *r.gpus : *r.nodes);
+      }
       run_has_samples = true;
       found = true;
     } else {
       heading(line, gpus, nodes);
     }
   }
-  // A run of a summary states its GPUs as "GPUs: 8"; runs without samples are dropped only
-  // when they were never referenced (the vector keeps indexes stable).
+  if (steps_file >= 0) settle_data_column(out, first_step, steps_file);
+  return found;
+}
+
+namespace {
+
+// The cells of a table row: "| a | b |" (Markdown) or, without bars, tab- or two-space-separated
+// columns.
+std::vector<std::string_view> table_cells(std::string_view row) {
+  row = trim(row);
+  std::vector<std::string_view> out;
+  if (row.find('|') != std::string_view::npos) {
+    if (!row.empty() && row.front() == '|') row.remove_prefix(1);
+    if (!row.empty() && row.back() == '|') row.remove_suffix(1);
+    for (auto c : split_char(row, '|')) out.push_back(trim(c));
+    return out;
+  }
+  size_t start = 0;
+  for (size_t k = 0; k <= row.size(); ++k) {
+    const bool end = k == row.size() || row[k] == '\t' ||
+                     (row[k] == ' ' && k + 1 < row.size() && row[k + 1] == ' ');
+    if (!end) continue;
+    if (k > start) out.push_back(trim(row.substr(start, k - start)));
+    while (k + 1 < row.size() && (row[k + 1] == ' ' || row[k + 1] == '\t')) ++k;
+    start = k + 1;
+  }
+  return out;
+}
+
+// A header cell naming the GPU (or node) count of each row.
+bool count_header(std::string_view cell, bool& nodes) {
+  const std::string c = lower(cell);
+  if (c.empty() || c.size() > 24) return false;
+  for (char ch : c) {
+    if (ch >= '0' && ch <= '9') return false;
+  }
+  nodes = c.find("node") != std::string::npos;
+  return nodes || c.find("gpu") != std::string::npos || c.find("nproc") != std::string::npos ||
+         c.find("world") != std::string::npos || c.find("ranks") != std::string::npos;
+}
+
+// What a measure column holds, from its header: a rate ("img/sec", "samples/s", "throughput")
+// or a step time ("sec/batch", "s/it", "step time", "time per batch"); empty when neither.
+struct ColumnKind {
+  bool rate = false, step = false, per_gpu = false, ms = false;
+  std::string unit;
+};
+ColumnKind column_kind(std::string_view cell) {
+  ColumnKind k;
+  const std::string c = lower(cell);
+  NamedValue probe;
+  probe.name = c;
+  const Meaning m = meaning_of(probe);
+  k.per_gpu = c.find("/gpu") != std::string::npos || c.find("per gpu") != std::string::npos ||
+              c.find("per_gpu") != std::string::npos;
+  if (!m.rate_unit.empty()) {
+    k.rate = true;
+    k.unit = m.rate_unit;
+  } else if (c.find("/s") != std::string::npos || c.find("throughput") != std::string::npos) {
+    k.rate = true;
+    k.unit = "samples";
+  } else if (c.find("sec/") != std::string::npos || c.find("s/it") != std::string::npos ||
+             c.find("s/batch") != std::string::npos || c.find("step time") != std::string::npos ||
+             c.find("time per") != std::string::npos || c.find("iter time") != std::string::npos ||
+             c.find("ms/") != std::string::npos) {
+    k.step = true;
+    k.ms = c.find("ms") != std::string::npos;
+  }
+  return k;
+}
+
+}  // namespace
+
+// Tables of runs: a header with a GPU (or node) count column and measure columns, then one row
+// per count ("nproc/ngpu | sec/batch/gpu" then "1 | 0.323", "4 | 0.381", "8 | 0.609"). Each row
+// is a run, each measure column a series of its own.
+bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  bool found = false;
+  int next_group = 0;
+  for (const RunInfo& r : out.runs) next_group = std::max(next_group, r.group + 1);
+  for (size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (lines[i].text.size() > kMaxPastedLineBytes) continue;
+    const auto head = table_cells(lines[i].text);
+    if (head.size() < 2) continue;
+    bool by_nodes = false;
+    if (!count_header(head[0], by_nodes)) continue;
+    std::vector<std::pair<size_t, ColumnKind>> measures;
+    for (size_t k = 1; k < head.size(); ++k) {
+      const ColumnKind kind = column_kind(head[k]);
+      if (kind.rate || kind.step) measures.emplace_back(k, kind);
+    }
+    if (measures.empty()) continue;
+    // The rows: a separator line ("---|---") is skipped; the table ends at the first line whose
+    // first cell is not a count.
+    std::vector<std::pair<const Line*, std::vector<std::string_view>>> rows;
+    size_t j = i + 1;
+    for (; j < lines.size(); ++j) {
+      const std::string_view t = trim(lines[j].text);
+      if (!t.empty() && t.find_first_not_of("-|: \t") == std::string_view::npos) continue;
+      auto c = table_cells(t);
+      if (c.empty() || !parse_index(c[0]) || *parse_index(c[0]) < 1) break;
+      rows.emplace_back(&lines[j], std::move(c));
+    }
+    if (rows.size() < 2) continue;
+    const int file = files.of(measures.front().second.rate ? TelemetryKind::kThroughput
+                                                           : TelemetryKind::kTrainLog);
+    for (const auto& [column, kind] : measures) {
+      const int group = next_group++;
+      for (const auto& [line, c] : rows) {
+        if (c.size() <= column) continue;
+        std::string_view cell = c[column];
+        size_t end = 0;
+        while (end < cell.size() && ((cell[end] >= '0' && cell[end] <= '9') || cell[end] == '.')) {
+          ++end;
+        }
+        const auto v = parse_number(cell.substr(0, end));
+        if (!v || *v <= 0) continue;
+        RunInfo run;
+        run.source = files.name();
+        run.line = line->number;
+        run.group = group;
+        const int count = *parse_index(c[0]);
+        (by_nodes ? run.nodes : run.gpus) = count;
+        out.runs.push_back(std::move(run));
+        const int r = static_cast<int>(out.runs.size()) - 1;
+        if (kind.rate) {
+          ThroughputSample s;
+          s.origin = {file, line->number};
+          s.per_second = *v;
+          s.unit = kind.unit;
+          s.per_gpu = kind.per_gpu;
+          s.run = r;
+          out.rates.push_back(std::move(s));
+        } else {
+          StepSample s;
+          s.origin = {file, line->number};
+          s.step_seconds = kind.ms ? *v / 1000 : *v;
+          s.has_data = false;
+          s.run = r;
+          out.steps.push_back(s);
+        }
+        found = true;
+      }
+    }
+    i = j - 1;
+  }
   return found;
 }
 

@@ -87,6 +87,9 @@ class PasteFiles {
 // Training-loop step lines, throughput lines, job summaries and panels, read by vocabulary
 // (telemetry_lines.cc); true when any was found.
 bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
+// Tables whose rows are runs at different GPU (or node) counts, with rates or step times
+// (telemetry_lines.cc); true when any was found.
+bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
 
 void parse_nvidia_smi_csv(const std::vector<Line>& lines, const Source& src);
 void parse_nvidia_smi_dmon(const std::vector<Line>& lines, const Source& src);

@@ -286,7 +286,9 @@ bool scan_gpustat(const std::vector<Line>& lines, PasteFiles& files, Telemetry& 
 // run_training_epoch's (or the Total row's).
 bool scan_lightning_profiler(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool in_table = false;
+  size_t total_column = 0;  // "Total time (s)": the 4th cell in 1.x-2.x, the 3rd in early 1.x
   std::optional<double> epoch, total, data, batches;
+  double rows_sum = 0;  // every row's total: the loop's time when no row covers the epoch
   Origin epoch_origin;
   Origin data_origin;
   int file = -1;
@@ -295,15 +297,20 @@ bool scan_lightning_profiler(const std::vector<Line>& lines, PasteFiles& files, 
     if (t.find("Mean duration") != std::string_view::npos &&
         t.find("Total time") != std::string_view::npos) {
       in_table = true;
+      const auto head = cells(t);
+      for (size_t k = 0; k < head.size(); ++k) {
+        if (head[k].find("Total time") != std::string_view::npos) total_column = k;
+      }
       continue;
     }
-    if (!in_table) continue;
+    if (!in_table || total_column == 0) continue;
     const auto c = cells(t);
-    if (c.size() < 4) continue;
+    if (c.size() <= total_column) continue;
     const std::string_view action = c[0];
-    const auto seconds = parse_number(c[3]);
+    const auto seconds = parse_number(c[total_column]);
     if (!seconds) continue;
     if (action == "Total") total = seconds;
+    if (action != "Total") rows_sum += *seconds;
     if (action == "run_training_epoch") {
       epoch = seconds;
       if (file < 0) file = files.of(TelemetryKind::kLightningProfiler);
@@ -317,6 +324,9 @@ bool scan_lightning_profiler(const std::vector<Line>& lines, PasteFiles& files, 
       data_origin = {file, line.number};
     }
   }
+  // Without an epoch or Total row (early 1.x lists each hook flat), the hooks' totals together
+  // are the loop's time.
+  if (!epoch && !total && data && rows_sum > 0) total = rows_sum;
   const auto whole = epoch ? epoch : total;
   if (!whole || *whole <= 0) return false;
   bool upper_bound = false;
@@ -746,6 +756,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_nvidia_smi_table(lines, files, into);
   scan_gpustat(lines, files, into);
   telemetry::scan_named_values(lines, files, into);
+  telemetry::scan_run_tables(lines, files, into);
   scan_lightning_profiler(lines, files, into);
   scan_topology(lines, files, into);
   scan_cpu_summaries(lines, files, into);

@@ -578,11 +578,15 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   if (timed.empty()) return std::nullopt;
   // The log's running averages (the last one covers the most steps) win over the per-step
   // values, whose first steps include the workers' start.
-  // With a few step lines, the lines' own values without the one that waited longest (the
-  // workers' start, or a one-off stall) say more than running averages that still carry it.
+  // With a few step lines, the lines' own values say more than running averages that still
+  // carry the workers' start: without the first line when it waited longest and is the only
+  // line waiting more than the healthy share (the workers starting), with every line
+  // otherwise (a stall in mid-run is the job's, however rare).
   const StepSample* last_average = nullptr;
+  const StepSample* first_line = nullptr;
+  const StepSample* longest = nullptr;
   double step_sum = 0, data_sum = 0, longest_step = 0, longest_data = -1;
-  int64_t lines = 0;
+  int64_t lines = 0, stalled = 0;
   for (const StepSample* s : timed) {
     if (s->average) {
       last_average = s;
@@ -591,13 +595,20 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
     step_sum += s->step_seconds;
     data_sum += s->data_seconds;
     ++lines;
+    if (first_line == nullptr) first_line = s;
+    if (s->step_seconds > 0 && s->data_seconds >= th.wait.healthy_below * s->step_seconds) {
+      ++stalled;
+    }
     if (s->data_seconds > longest_data) {
-      longest_data = s->data_seconds, longest_step = s->step_seconds;
+      longest_data = s->data_seconds, longest_step = s->step_seconds, longest = s;
     }
   }
+  const bool workers_start = lines >= 3 && stalled <= 1 && longest == first_line;
   if (lines >= 3) {
-    step_sum -= longest_step;
-    data_sum -= longest_data;
+    if (workers_start) {
+      step_sum -= longest_step;
+      data_sum -= longest_data;
+    }
     last_average = nullptr;
   }
   Diagnosis d;
@@ -609,7 +620,7 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
     n.upper_bound = last_average->data_upper_bound;
   } else if (step_sum > 0) {
     n.data_fraction = data_sum / step_sum;
-    n.step_seconds = step_sum / static_cast<double>(lines >= 3 ? lines - 1 : lines);
+    n.step_seconds = step_sum / static_cast<double>(workers_start ? lines - 1 : lines);
   }
   n.data_fraction = std::clamp(n.data_fraction, 0.0, 1.0);
   n.lines = std::max<int64_t>(lines, 1);
@@ -624,10 +635,14 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
       n.upper_bound ? "at most " : "", 100 * n.data_fraction,
       n.upper_bound     ? "the epoch's time outside its batches: fetching and the loop's hooks"
       : n.from_averages ? (profile ? "the profile's totals" : "the log's running averages")
-                        : "over the lines but the one that waited longest"));
+      : lines >= 3 && stalled <= 1 ? "over the lines but a one-off stall"
+                                   : "over the step lines"));
   d.evidence.push_back(tel.cite(cited.origin));
   const double pct = 100 * n.data_fraction;
   const WaitThresholds& w = th.wait;
+  if (d.confidence == Confidence::kLow) {
+    d.next = {"more of the log: a few step lines are a small sample of an epoch"};
+  }
   if (n.data_fraction < w.healthy_below) {
     d.verdict = Verdict::kHealthy;
     d.summary = fmt::format(
@@ -664,6 +679,46 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   return d;
 }
 
+// Epoch lines that time the step only ("Epoch 0 | ... 1.65s/it", "Epoch 3 | ... 9.57it/s"):
+// a first epoch several times slower than the steady ones after it is the page cache filling —
+// the data came from storage once and from memory since — the classic sign of a job waiting on
+// its storage. nullopt when the log does not show it.
+std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
+  std::vector<const StepSample*> epochs;
+  for (const StepSample& s : tel.steps) {
+    if (s.has_data || s.average) continue;
+    const auto& lines = tel.files[static_cast<size_t>(s.origin.file)].lines;
+    const std::string_view text =
+        s.origin.line >= 1 && static_cast<size_t>(s.origin.line) <= lines.size()
+            ? std::string_view(lines[static_cast<size_t>(s.origin.line - 1)])
+            : std::string_view();
+    if (telemetry::lower(text.substr(0, 64)).find("epoch") == std::string::npos) return {};
+    epochs.push_back(&s);
+  }
+  if (epochs.size() < 3) return std::nullopt;
+  std::vector<double> later;
+  for (size_t i = 1; i < epochs.size(); ++i) later.push_back(epochs[i]->step_seconds);
+  std::sort(later.begin(), later.end());
+  const double steady = later[later.size() / 2];
+  const double first = epochs.front()->step_seconds;
+  if (steady <= 0 || first < 3 * steady) return std::nullopt;
+  Diagnosis d;
+  d.verdict = Verdict::kIoBound;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "the first epoch's steps take {:.1f}x the later ones' ({:.3g} s against {:.3g} s): the "
+      "data came from storage until the page cache held it — the job waits on its storage "
+      "whenever the data is not cached (another machine, a larger data set)",
+      first / steady, first, steady);
+  d.evidence.push_back(tel.cite(epochs.front()->origin));
+  d.evidence.push_back(tel.cite(epochs.back()->origin));
+  d.fixes = fixes::io_bound();
+  d.next = {
+      "iostat -x 1 60 during the first epoch: %util near 100 or a long r_await is the "
+      "storage"};
+  return d;
+}
+
 // The busiest disk of iostat -x rows: its mean %util, or nullopt without rows.
 std::optional<std::pair<std::string, double>> busiest_disk(const Telemetry& tel) {
   std::map<std::string, std::pair<double, int>> by_device;
@@ -693,7 +748,7 @@ void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const T
   }
   if (!util || !util->numbers.utilisation) return;
   const UtilisationNumbers& u = *util->numbers.utilisation;
-  if (!u.cpu_busy_mean || u.cpu_samples < 5) return;
+  if (!u.cpu_busy_mean || u.cpu_samples < 1) return;  // one top or mpstat look is a CPU view
   if (*u.cpu_busy_mean >= 85) {
     d.verdict = Verdict::kInputBoundCpu;
     d.summary +=
@@ -748,6 +803,8 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
           fmt::format("a rate alone ({:.4g} {}/s{}): how fast the job runs, not what limits it",
                       r.per_second, r.unit, r.per_gpu ? " per GPU" : "");
       d.evidence.push_back(tel.cite(r.origin));
+    } else if (const auto cold = first_epoch_cold(tel)) {
+      d = *cold;
     } else {
       const StepSample& s = tel.steps.back();
       d.summary = fmt::format(

@@ -165,6 +165,9 @@ std::string name_before(std::string_view line, size_t from, size_t to, std::stri
     const char l = lower_char(c);
     if (l == ' ' || l == '-' || l == '_') {
       if (!name.empty() && name.back() != '_') name.push_back('_');
+    } else if (static_cast<unsigned char>(l) >= 0x80) {
+      // Words in other scripts ("current_batch_cost_time耗时"): a separator, not the name.
+      if (!name.empty() && name.back() != '_') name.push_back('_');
     } else {
       name.push_back(l);
     }
@@ -331,7 +334,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 38> kSynonyms = {{
+constexpr std::array<Synonym, 41> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -351,6 +354,7 @@ constexpr std::array<Synonym, 38> kSynonyms = {{
     {"fetch_time", Quantity::kDataWait, 0},
     {"wait", Quantity::kDataWait, 0},
     {"wait_time", Quantity::kDataWait, 0},
+    {"reader_cost", Quantity::kDataWait, 0},  // PaddlePaddle: reader_cost and batch_cost
     {"train_time", Quantity::kStep, 5},
     {"iter_time", Quantity::kStep, 4},
     {"itertime", Quantity::kStep, 4},
@@ -359,6 +363,8 @@ constexpr std::array<Synonym, 38> kSynonyms = {{
     {"batchtime", Quantity::kStep, 4},
     {"batch", Quantity::kStep, 4},
     {"bch", Quantity::kStep, 4},
+    {"batch_cost", Quantity::kStep, 4},
+    {"batch_cost_time", Quantity::kStep, 4},
     {"step_time", Quantity::kStep, 3},
     {"step", Quantity::kStep, 3},
     {"time", Quantity::kStep, 2},
@@ -382,6 +388,20 @@ Meaning meaning_of(const NamedValue& v) {
       m.quantity = s.quantity;
       m.priority = s.priority;
       break;
+    }
+  }
+  // A name that ends in a synonym of two words or more names the same thing with a prefix
+  // ("load_data_time", "train_step_time", "current_batch_cost_time"); one-word synonyms
+  // ("time", "data") would match too much ("forward_time") and must match whole.
+  if (m.quantity == Quantity::kNone) {
+    for (const Synonym& s : kSynonyms) {
+      if (s.name.find('_') != std::string_view::npos && name.size() > s.name.size() &&
+          ends_with(name, s.name) && name[name.size() - s.name.size() - 1] == '_' &&
+          (s.quantity == Quantity::kDataWait || s.quantity == Quantity::kStep)) {
+        m.quantity = s.quantity;
+        m.priority = s.priority - 1;  // below the plain name on the same line
+        break;
+      }
     }
   }
   if (m.quantity == Quantity::kGpuUtilisation || m.quantity == Quantity::kCpuUtilisation) {

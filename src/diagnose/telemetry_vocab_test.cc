@@ -124,14 +124,29 @@ TEST(Vocabulary, ProgressBarsTimeTheStepOnly) {
   EXPECT_THAT(d.summary, testing::HasSubstr("step times only"));
 }
 
-TEST(Vocabulary, ADataColumnLargerThanTheStepIsNotAWait) {
-  // timm_EfficientPyTorch: its "Data" column prints images per second.
+TEST(Vocabulary, ADataColumnAboveTheStepIsNoWaitOrTheStepIsTimedWithoutIt) {
+  // timm_EfficientPyTorch: its "Data" column prints images per second, above the step on
+  // every line.
   const Telemetry t = read_text(
-      "Epoch: [0][430/5005]    Time 0.409 (0.405)      Data 626.6 (728.0)      Loss 6.8381\n");
-  ASSERT_EQ(t.steps.size(), 1u);
-  EXPECT_FALSE(t.steps[0].has_data);
+      "Epoch: [0][430/5005]    Time 0.409 (0.405)      Data 626.6 (728.0)      Loss 6.8381\n"
+      "Epoch: [0][440/5005]    Time 0.364 (0.404)      Data 704.2 (727.9)      Loss 6.8506\n");
+  ASSERT_EQ(t.steps.size(), 4u);  // two lines and their running averages
+  for (const StepSample& s : t.steps) EXPECT_FALSE(s.has_data);
   ASSERT_EQ(t.notes.size(), 1u);
-  EXPECT_THAT(t.notes[0].text, testing::HasSubstr("larger than the step time"));
+  EXPECT_THAT(t.notes[0].text, testing::HasSubstr("larger than the step on most lines"));
+  // datalog_OpenAnimateAnyone101: a steady step with a 19.6 s wait on one line: the step is
+  // timed without its wait, so each step is the two together.
+  const Telemetry u = read_text(
+      "load_data_time: 0.0001, train_step_time: 0.665.\n"
+      "load_data_time: 0.0001, train_step_time: 0.652\n"
+      "load_data_time: 19.6173, train_step_time: 0.686\n"
+      "load_data_time: 0.0002, train_step_time: 0.664\n");
+  ASSERT_EQ(u.steps.size(), 4u);
+  EXPECT_TRUE(u.steps[2].has_data);
+  EXPECT_NEAR(u.steps[2].step_seconds, 19.6173 + 0.686, 1e-9);
+  ASSERT_EQ(u.notes.size(), 1u);
+  EXPECT_THAT(u.notes[0].text, testing::HasSubstr("timed without its wait"));
+  EXPECT_EQ(diagnose_telemetry(u).verdict, Verdict::kInputBound);
 }
 
 TEST(Vocabulary, ThroughputLinesAndTheGpusTheyName) {
@@ -344,6 +359,48 @@ TEST(Scaling, TwoRunsInOnePasteOrTwoFilesGiveTheSameVerdict) {
   Telemetry input;
   parse_telemetry(a + "\n" + starved, "paste", input);
   EXPECT_EQ(diagnose_telemetry(input).verdict, Verdict::kInputBound);
+}
+
+}  // namespace
+}  // namespace stoker::telemetry
+
+namespace stoker::telemetry {
+namespace {
+
+TEST(JobSummary, SeffAndJobstatsAreWholeRunMeans) {
+  // seff's layout (Slurm's contribs/seff): the CPU efficiency of the job's cores.
+  const Telemetry seff = read_text(
+      "Job ID: 9446771\nCluster: tiger\nUser/Group: kl5675/physics\n"
+      "State: COMPLETED (exit code 0)\nNodes: 1\nCores per node: 8\n"
+      "CPU Utilized: 00:10:00\nCPU Efficiency: 12.50% of 01:20:00 core-walltime\n"
+      "Job Wall-clock time: 00:10:00\nMemory Utilized: 1.50 GB\n"
+      "Memory Efficiency: 9.38% of 16.00 GB\n");
+  ASSERT_EQ(seff.cpus.size(), 1u);
+  EXPECT_EQ(seff.cpus[0].busy, 12.5);
+  EXPECT_EQ(seff.files[static_cast<size_t>(seff.cpus[0].origin.file)].kind,
+            TelemetryKind::kJobSummary);
+  EXPECT_TRUE(seff.files[static_cast<size_t>(seff.cpus[0].origin.file)].run_means);
+  // jobstats (slurm_gnn_tracking95): GPUs at 33 % while the CPUs are 12 % busy over the run.
+  const Telemetry js =
+      read_telemetry_files({pasted("slurm_gnn_tracking95-jobstats-2node-8gpu-gpu33-cpu12.txt")});
+  ASSERT_FALSE(js.gpus.empty());
+  EXPECT_EQ(js.gpus[0].util, 33);
+  ASSERT_FALSE(js.cpus.empty());
+  EXPECT_EQ(js.cpus[0].busy, 12);
+  ASSERT_FALSE(js.runs.empty());
+  EXPECT_EQ(js.runs[0].gpus, 8);
+  // Whole-run means are a series, not one look: medium confidence.
+  EXPECT_EQ(diagnose_telemetry(js).confidence, Confidence::kMedium);
+}
+
+TEST(JobSummary, AStepLogBesideOneCpuLookIsRefinedByIt) {
+  // A loop waiting 80 % of each step and top's summary with the CPUs pinned: the CPUs.
+  const Diagnosis d = diagnose_telemetry(read_text(
+      "Epoch: [0][10/500]\tTime 1.000 (1.000)\tData 0.800 (0.800)\n"
+      "Epoch: [0][20/500]\tTime 1.000 (1.000)\tData 0.800 (0.800)\n"
+      "Epoch: [0][30/500]\tTime 1.000 (1.000)\tData 0.800 (0.800)\n"
+      "%Cpu(s): 96.1 us,  3.2 sy,  0.0 ni,  0.5 id,  0.2 wa,  0.0 hi,  0.0 si,  0.0 st\n"));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
 }
 
 }  // namespace
