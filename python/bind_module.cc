@@ -20,6 +20,22 @@ namespace stoker::python {
 //                     (stoker.MissingFileError, also a FileNotFoundError, for ENOENT)
 //   kInvalidArgument  stoker.ArgumentError, also a ValueError
 //   kInternal         stoker.Error
+namespace {
+
+// Messages and paths may hold bytes that are not UTF-8 (a file named in another encoding): the
+// message shows them as \xNN escapes, the filename round-trips to the bytes (os.fsdecode), and
+// neither turns the error into a UnicodeDecodeError that loses it.
+py::str message_text(const std::string& s) {
+  return py::reinterpret_steal<py::str>(
+      PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "backslashreplace"));
+}
+py::str path_text(const std::string& s) {
+  return py::reinterpret_steal<py::str>(
+      PyUnicode_DecodeFSDefaultAndSize(s.data(), static_cast<Py_ssize_t>(s.size())));
+}
+
+}  // namespace
+
 void register_errors(py::module_& m) {
   static py::exception<Error> error_type(m, "Error", PyExc_RuntimeError);
   const py::object base = py::reinterpret_borrow<py::object>(error_type);
@@ -61,7 +77,7 @@ void register_errors(py::module_& m) {
       if (e.kind() == ErrorKind::kBadData) type = bad_sample;
       if (e.kind() == ErrorKind::kIo) type = e.sys_errno() == ENOENT ? missing : storage;
       if (e.kind() == ErrorKind::kInvalidArgument) type = argument;
-      py::object exc = type(e.message());
+      py::object exc = type(message_text(e.message()));
       exc.attr("where") =
           std::string(e.where().file_name()) + ":" + std::to_string(e.where().line());
       exc.attr("kind") = std::string(to_string(e.kind()));
@@ -69,7 +85,7 @@ void register_errors(py::module_& m) {
         exc.attr("errno") = e.sys_errno() != 0 ? py::object(py::int_(e.sys_errno())) : py::none();
         exc.attr("strerror") =
             e.sys_errno() != 0 ? py::object(py::str(std::strerror(e.sys_errno()))) : py::none();
-        exc.attr("filename") = e.path().empty() ? py::object(py::none()) : py::str(e.path());
+        exc.attr("filename") = e.path().empty() ? py::object(py::none()) : path_text(e.path());
       }
       PyErr_SetObject(type.ptr(), exc.ptr());
     }

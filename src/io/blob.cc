@@ -76,14 +76,14 @@ class RemoteBlob final : public Blob {
   }
   bool remote() const override { return true; }
   uint64_t size() const override { return stat_.size; }
-  std::string stamp() const override { return fmt::format("{}:{}", stat_.size, stat_.etag); }
+  std::string stamp() const override { return stat_.version(); }
   void read(uint64_t offset, std::span<uint8_t> out, const std::string& what) const override {
     // With a node-local cache (object_cache.h) the first read fetches the whole object, and
     // the reads after it are local.
     if (!copy_.empty() && (read_copy(offset, out) || (fetch_copy() && read_copy(offset, out)))) {
       return;
     }
-    read_remote(location(), stat_.etag, offset, out, what, io_);
+    read_remote(location(), stat_, offset, out, what, io_);
   }
 
  private:
@@ -94,19 +94,28 @@ class RemoteBlob final : public Blob {
     std::lock_guard<std::mutex> lock(fetch_mu_);
     if (copy_is_complete(copy_, stat_.size)) return true;
     if (std::chrono::steady_clock::now() < retry_at_) return false;
-    if (fetch_object(cache_, copy_, location(), stat_.etag, stat_.size, io_)) return true;
+    if (fetch_object(cache_, copy_, location(), stat_, io_)) return true;
     retry_at_ = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     return false;
   }
 
   // Reads from the copy, opened for this read (as LocalBlob does: no descriptor per object,
-  // and an evicted copy frees its space). False when there is no complete copy.
+  // and an evicted copy frees its space). False when there is no complete copy, or when the
+  // copy does not pass its checksum, checked before this process first reads it (and again
+  // when another file takes its name).
   bool read_copy(uint64_t offset, std::span<uint8_t> out) const {
-    UniqueFd fd(::open(copy_.c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd fd(::open(copy_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
     struct stat st {};
-    if (!fd.valid() || ::fstat(fd.get(), &st) != 0 ||
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
         static_cast<uint64_t>(st.st_size) != stat_.size) {
       return false;
+    }
+    if (verified_inode_.load() != st.st_ino) {
+      std::lock_guard<std::mutex> lock(fetch_mu_);
+      if (verified_inode_.load() != st.st_ino) {
+        if (!verify_copy(copy_, stat_.size)) return false;
+        verified_inode_.store(st.st_ino);
+      }
     }
     if (!touched_.exchange(true)) ::futimens(fd.get(), nullptr);  // the LRU order: now
     // A failed local copy is not an error: the remote object still answers.
@@ -118,6 +127,7 @@ class RemoteBlob final : public Blob {
   ObjectCacheSettings cache_;
   std::filesystem::path copy_;  // empty: not cached
   mutable std::atomic<bool> touched_{false};
+  mutable std::atomic<ino_t> verified_inode_{0};            // the copy this process has checked
   mutable std::mutex fetch_mu_;                             // held by the thread fetching
   mutable std::chrono::steady_clock::time_point retry_at_;  // under fetch_mu_
 };

@@ -25,7 +25,8 @@ class Blob {
   virtual bool remote() const = 0;
   virtual uint64_t size() const = 0;
   // Identifies this version of the object: size, modification time and inode of a file; size
-  // and ETag of a remote object ("" when the server gives no ETag: then only the size).
+  // and ETag (else Last-Modified) of a remote object — "" when the server sends neither, and
+  // then nothing derived from the object may be cached.
   virtual std::string stamp() const = 0;
   // Reads [offset, offset + out.size()); `what` names the bytes in messages.
   virtual void read(uint64_t offset, std::span<uint8_t> out, const std::string& what) const = 0;
@@ -45,6 +46,7 @@ class BlobStream final : public ByteStream {
   BlobStream(const Blob& blob, uint64_t chunk) : blob_(blob), chunk_(chunk) {}
   size_t read(std::span<uint8_t> out) override;
   uint64_t skip(uint64_t n) override;
+  std::optional<uint64_t> length() const override { return blob_.size(); }
 
  private:
   const Blob& blob_;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "io/remote.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
+#include "util/check.h"
 #include "util/logging.h"
 
 namespace stoker::io {
@@ -25,11 +27,12 @@ namespace {
 
 constexpr uint64_t kDownloadChunk = uint64_t{8} << 20;
 
-// flock(2) held for the life of the object (LOCK_EX on `path`, created if missing).
+// flock(2) held for the life of the object (LOCK_EX on `path`, created if missing; a symbolic
+// link planted under its name is not followed: the lock is not held).
 class FileLock {
  public:
   explicit FileLock(const std::filesystem::path& path)
-      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600)) {
     if (!fd_.valid()) return;
     int rc;
     while ((rc = ::flock(fd_.get(), LOCK_EX)) != 0 && errno == EINTR) {
@@ -87,6 +90,13 @@ bool make_room(const ObjectCacheSettings& s, uint64_t incoming) {
     if (name.ends_with(".obj")) {
       objects.push_back({name, static_cast<uint64_t>(st.st_size), mtime_ns(st)});
       total += static_cast<uint64_t>(st.st_size);
+    } else if (name.ends_with(".obj.xxh3")) {
+      // Deleted with its copy (below), or on its own when the copy is gone.
+      const std::string copy = name.substr(0, name.size() - 5);
+      struct stat cs {};
+      if (::fstatat(::dirfd(dir.get()), copy.c_str(), &cs, AT_SYMLINK_NOFOLLOW) != 0) {
+        ::unlinkat(::dirfd(dir.get()), name.c_str(), 0);
+      }
     } else if (name.find(".obj.tmp-") != std::string::npos) {
       if (writer_gone(::dirfd(dir.get()), name)) {
         ::unlinkat(::dirfd(dir.get()), name.c_str(), 0);
@@ -100,6 +110,7 @@ bool make_room(const ObjectCacheSettings& s, uint64_t incoming) {
   for (const Entry& e : objects) {
     if (total + incoming <= s.max_bytes) break;
     if (::unlinkat(::dirfd(dir.get()), e.name.c_str(), 0) == 0) {
+      ::unlinkat(::dirfd(dir.get()), (e.name + ".xxh3").c_str(), 0);
       total -= e.bytes;
       log(LogLevel::kDebug, "remote cache: evicted {} ({} bytes)", e.name, e.bytes);
     }
@@ -121,6 +132,33 @@ ObjectCacheSettings object_cache_settings(const IoConfig& io) {
   if (io.remote_cache_dir.empty()) return s;
   s.dir = io.remote_cache_dir;
   s.max_bytes = io.remote_cache_bytes;
+  // Whoever can write the folder decides what is trained on (a copy's name is computable from
+  // the URL, ETag and size): only this user may.
+  const std::string dir = s.dir.string();
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    std::error_code ec;
+    std::filesystem::create_directories(s.dir, ec);  // missing parents: made as usual
+    ::mkdir(dir.c_str(), 0700);
+  }
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) {
+    const int error = errno;
+    STOKER_THROW_IO(error, dir, "remote cache {}: {}", dir, errno_message(error));
+  }
+  STOKER_CHECK_ARG(S_ISDIR(st.st_mode),
+                   "remote cache {}: not a folder (a symbolic link or a file): name a folder of "
+                   "your own (remote_cache_dir, STOKER_REMOTE_CACHE)",
+                   dir);
+  STOKER_CHECK_ARG(st.st_uid == ::geteuid(),
+                   "remote cache {}: owned by user {}, not by this user ({}): anyone who can "
+                   "write it controls the training data; use a folder of your own "
+                   "(remote_cache_dir, STOKER_REMOTE_CACHE)",
+                   dir, st.st_uid, ::geteuid());
+  STOKER_CHECK_ARG((st.st_mode & (S_IWGRP | S_IWOTH)) == 0,
+                   "remote cache {}: writable by other users (mode {:04o}): anyone who can "
+                   "write it controls the training data; run chmod go-w {} (or use another "
+                   "folder)",
+                   dir, st.st_mode & 07777, dir);
   return s;
 }
 
@@ -142,15 +180,59 @@ std::filesystem::path object_copy_path(const ObjectCacheSettings& s, const std::
 
 bool copy_is_complete(const std::filesystem::path& copy, uint64_t size) {
   struct stat st {};
-  return ::stat(copy.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+  return ::lstat(copy.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
          static_cast<uint64_t>(st.st_size) == size;
 }
 
+namespace {
+
+std::filesystem::path sum_path(const std::filesystem::path& copy) {
+  return copy.string() + ".xxh3";
+}
+
+std::string hex64(uint64_t v) { return fmt::format("{:016x}", v); }
+
+}  // namespace
+
+bool verify_copy(const std::filesystem::path& copy, uint64_t size) {
+  const auto fail = [&](const std::string& why) {
+    log(LogLevel::kWarning, "remote cache: {} {}: deleted, to be fetched again", copy.string(),
+        why);
+    ::unlink(copy.c_str());
+    ::unlink(sum_path(copy).c_str());
+    return false;
+  };
+  UniqueFd sum(::open(sum_path(copy).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  char stored[17] = {};
+  if (!sum.valid() ||
+      pread_fully(sum.get(), 0, std::span(reinterpret_cast<uint8_t*>(stored), 16)) != 0) {
+    return fail("has no checksum beside it");
+  }
+  UniqueFd fd(::open(copy.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      static_cast<uint64_t>(st.st_size) != size) {
+    return false;
+  }
+  XXH3_state_t* state = XXH3_createState();
+  if (state == nullptr) return false;
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> owned(state, XXH3_freeState);
+  XXH3_64bits_reset(state);
+  std::vector<uint8_t> chunk(std::min<uint64_t>(kDownloadChunk, size));
+  for (uint64_t at = 0; at < size; at += chunk.size()) {
+    chunk.resize(std::min<uint64_t>(kDownloadChunk, size - at));
+    if (pread_fully(fd.get(), at, chunk) != 0) return false;
+    XXH3_64bits_update(state, chunk.data(), chunk.size());
+  }
+  if (hex64(XXH3_64bits_digest(state)) != std::string_view(stored, 16)) {
+    return fail("does not match its checksum (changed on disk since it was fetched)");
+  }
+  return true;
+}
+
 bool fetch_object(const ObjectCacheSettings& s, const std::filesystem::path& copy,
-                  const std::string& location, const std::string& etag, uint64_t size,
-                  const IoConfig& io) {
-  std::error_code ec;
-  std::filesystem::create_directories(s.dir, ec);
+                  const std::string& location, const RemoteStat& version, const IoConfig& io) {
+  const uint64_t size = version.size;
   if (copy_is_complete(copy, size)) return true;
   // One fetch per node: the others wait here, then find the copy.
   FileLock lock(std::filesystem::path(copy).replace_extension(".lock"));
@@ -175,7 +257,7 @@ bool fetch_object(const ObjectCacheSettings& s, const std::filesystem::path& cop
       log(LogLevel::kDebug, "remote cache: no room for {} now (downloads in progress)", location);
       return false;
     }
-    out.reset(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    out.reset(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
     // Held while it is written: make_room tells a live download from a dead one by it.
     if (!out.valid() || ::flock(out.get(), LOCK_EX | LOCK_NB) != 0) {
       warn_once(fmt::format("cannot write to {}: {}", s.dir.string(), errno_message(errno)));
@@ -191,20 +273,38 @@ bool fetch_object(const ObjectCacheSettings& s, const std::filesystem::path& cop
       return false;
     }
   }
+  const std::filesystem::path sum = sum_path(copy);
+  const std::filesystem::path sum_tmp = tmp.string() + ".xxh3";
   try {
+    std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
+                                                                   XXH3_freeState);
+    if (!state) throw std::runtime_error("out of memory");
+    XXH3_64bits_reset(state.get());
     std::vector<uint8_t> chunk;
     for (uint64_t at = 0; at < size; at += chunk.size()) {
       chunk.resize(std::min(kDownloadChunk, size - at));
-      read_remote(location, etag, at, chunk, fmt::format("bytes from {}", at), io);
+      read_remote(location, version, at, chunk, fmt::format("bytes from {}", at), io);
+      XXH3_64bits_update(state.get(), chunk.data(), chunk.size());
       if (!write_all(out.get(), at, chunk)) {
         throw std::runtime_error(fmt::format("writing {}: {}", tmp.string(), errno_message(errno)));
       }
+    }
+    // The checksum goes in place first: a copy is never there without it.
+    const std::string digest = hex64(XXH3_64bits_digest(state.get())) + "\n";
+    UniqueFd sum_out(
+        ::open(sum_tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!sum_out.valid() ||
+        !write_all(sum_out.get(), 0,
+                   std::span(reinterpret_cast<const uint8_t*>(digest.data()), digest.size())) ||
+        ::fsync(sum_out.get()) != 0 || ::rename(sum_tmp.c_str(), sum.c_str()) != 0) {
+      throw std::runtime_error(fmt::format("{}: {}", sum.string(), errno_message(errno)));
     }
     if (::fsync(out.get()) != 0 || ::rename(tmp.c_str(), copy.c_str()) != 0) {
       throw std::runtime_error(fmt::format("{}: {}", copy.string(), errno_message(errno)));
     }
   } catch (const std::exception& e) {
     ::unlink(tmp.c_str());
+    ::unlink(sum_tmp.c_str());
     warn_once(fmt::format("{} not cached: {}", location, e.what()));
     return false;
   }

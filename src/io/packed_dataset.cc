@@ -26,6 +26,7 @@
 #include "stoker/packed.h"
 #include "util/check.h"
 #include "util/mutex.h"
+#include "util/redact.h"
 
 namespace stoker {
 namespace io {
@@ -181,8 +182,8 @@ class PackedDataset final : public Dataset {
   const std::vector<std::string>& classes() const override { return manifest_.classes; }
   std::string fingerprint() const override { return fingerprint_; }
   std::string describe() const override {
-    return fmt::format("packed {} ({} samples, {} classes, {} shards)", folder_, records_,
-                       manifest_.classes.size(), manifest_.shards.size());
+    return fmt::format("packed {} ({} samples, {} classes, {} shards)", util::redact_urls(folder_),
+                       records_, manifest_.classes.size(), manifest_.shards.size());
   }
 
  private:

@@ -199,15 +199,19 @@ Manifest read_manifest(const std::filesystem::path& path, std::filesystem::path&
                        std::string& name, const IoConfig& io) {
   if (is_remote_location(path.string())) {
     // A remote pack: LOCATION (its folder) or LOCATION/manifest.json.
-    std::string location = path.string();
+    // A query ("?X-Amz-Signature=...") is no part of the name: kept apart, then put back.
+    const std::string whole = path.string();
+    std::string location(location_path(whole));
+    const std::string query = whole.substr(location.size());
     while (location.size() > 1 && location.back() == '/') location.pop_back();
     std::string suffix = "/";  // built in two steps: GCC 12's -Wrestrict misfires on "/" + s
     suffix += packed::kManifestName;
     const bool is_manifest =
         location.size() > suffix.size() &&
         location.compare(location.size() - suffix.size(), suffix.size(), suffix) == 0;
-    name = is_manifest ? location : location + suffix;
-    folder = name.substr(0, name.size() - suffix.size());
+    const std::string manifest = is_manifest ? location : location + suffix;
+    name = manifest + query;
+    folder = manifest.substr(0, manifest.size() - suffix.size());
     std::vector<uint8_t> bytes;
     try {
       const std::unique_ptr<Blob> blob = Blob::open(name, io);

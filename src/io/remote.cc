@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "util/check.h"
 #include "util/env_vars.h"
 #include "util/logging.h"
+#include "util/redact.h"
 #include "util/text.h"
 
 namespace stoker::io {
@@ -207,6 +209,9 @@ struct Exchange {
   long status = 0;
   std::string reason;  // the status line's text
   std::string etag;
+  std::string last_modified;
+  std::string location;       // a redirect's target (not followed for signed requests)
+  std::string content_range;  // a 206's "bytes first-last/total"
   std::optional<uint64_t> content_length;
   std::string error_body;  // the start of a >= 300 response's body (S3 puts its code there)
 };
@@ -221,6 +226,9 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
     const size_t sp2 = sp == std::string::npos ? sp : status_line.find(' ', sp + 1);
     x.reason = sp2 == std::string::npos ? "" : status_line.substr(sp2 + 1);
     x.etag.clear();
+    x.last_modified.clear();
+    x.location.clear();
+    x.content_range.clear();
     x.content_length.reset();
     return size * count;
   }
@@ -229,6 +237,9 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
     const std::string name = util::lower(line.substr(0, colon));
     const std::string value(util::trim(line.substr(colon + 1)));
     if (name == "etag") x.etag = value;
+    if (name == "last-modified") x.last_modified = value;
+    if (name == "location") x.location = value;
+    if (name == "content-range") x.content_range = value;
     if (name == "content-length") x.content_length = std::strtoull(value.c_str(), nullptr, 10);
   }
   return size * count;
@@ -257,7 +268,8 @@ struct Request {
   Method method = Method::kGet;
   std::optional<std::pair<uint64_t, uint64_t>> range;  // [first, last], inclusive
   std::string if_match;
-  std::span<const uint8_t> body;  // kPut
+  std::string if_unmodified_since;  // without an ETag: the Last-Modified it was opened at
+  std::span<const uint8_t> body;    // kPut
 };
 
 // One attempt. Returns the curl code; the exchange holds what the server said.
@@ -269,7 +281,10 @@ CURLcode perform(const Target& target, const Request& request, const IoConfig& i
   curl_easy_setopt(h, CURLOPT_URL, target.url.c_str());
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+  // A signed request's credentials travel in headers that libcurl would send to any redirect
+  // target (x-amz-security-token is no Authorization header): signed requests are never
+  // redirected; unsigned ones carry none and follow.
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, target.sign ? 0L : 1L);
   curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(std::ceil(io.connect_timeout_s * 1000)));
@@ -288,6 +303,9 @@ CURLcode perform(const Target& target, const Request& request, const IoConfig& i
     curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
   }
   if (!request.if_match.empty()) headers.add("If-Match: " + request.if_match);
+  if (!request.if_unmodified_since.empty()) {
+    headers.add("If-Unmodified-Since: " + request.if_unmodified_since);
+  }
   switch (request.method) {
     case Method::kHead:
       curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
@@ -356,6 +374,26 @@ std::string s3_code(const std::string& body) {
   return body.substr(begin + 6, end - begin - 6);
 }
 
+// Whether a Content-Range header ("bytes 100-199/5000") is exactly the range [first, last].
+bool range_is(std::string_view header, std::pair<uint64_t, uint64_t> range) {
+  header = util::trim(header);
+  if (header.substr(0, 6) != "bytes ") return false;
+  header.remove_prefix(6);
+  const size_t dash = header.find('-');
+  const size_t slash = header.find('/');
+  if (dash == std::string_view::npos || slash == std::string_view::npos || slash < dash) {
+    return false;
+  }
+  uint64_t first = 0, last = 0;
+  const auto parse = [](std::string_view s, uint64_t& v) {
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return ec == std::errc() && end == s.data() + s.size();
+  };
+  return parse(header.substr(0, dash), first) &&
+         parse(header.substr(dash + 1, slash - dash - 1), last) && first == range.first &&
+         last == range.second;
+}
+
 // Runs `request` with retries (none while the caller retries); returns the exchange of the
 // attempt that succeeded (2xx, body complete when `expect_bytes` is set). Throws the I/O Error
 // described in remote.h.
@@ -372,6 +410,15 @@ Exchange run(const std::string& location, const Request& request, const IoConfig
     const CURLcode code = perform(resolved, request, io, x, curl_error);
     std::string failure;
     bool retry = false;
+    if (code == CURLE_OK && x.status == 206 && request.range &&
+        !range_is(x.content_range, *request.range)) {
+      // Bytes of another range than the one asked for are no answer to it (a misbehaving
+      // cache or proxy): never used.
+      STOKER_THROW_IO(EIO, location,
+                      "{}: the server answered another range than the one asked for "
+                      "(Content-Range \"{}\", asked bytes {}-{})",
+                      subject, x.content_range, request.range->first, request.range->second);
+    }
     if (code == CURLE_OK && x.status >= 200 && x.status < 300) {
       if (!expect_bytes || x.received == *expect_bytes) return x;
       if (request.range && x.status == 200) {
@@ -396,6 +443,21 @@ Exchange run(const std::string& location, const Request& request, const IoConfig
                           subject, request.if_match);
         }
         if (x.status == 404) failure += ": no such object";
+        if (x.status >= 300 && x.status < 400 && resolved.sign) {
+          STOKER_THROW_IO(EIO, location,
+                          "{}: HTTP {}: the store redirects this signed request{}; stoker does "
+                          "not follow redirects of signed requests, so that the credentials "
+                          "stay with the endpoint: point AWS_ENDPOINT_URL (or the region) at "
+                          "the host it names",
+                          subject, x.status,
+                          x.location.empty() ? "" : " to " + util::redact_urls(x.location));
+        }
+        if (x.status == 412 && !request.if_unmodified_since.empty()) {
+          STOKER_THROW_IO(ESTALE, location,
+                          "{}: the object changed since it was opened (modified after {}); "
+                          "open the dataset again",
+                          subject, request.if_unmodified_since);
+        }
         if ((x.status == 401 || x.status == 403) && location.rfind("s3://", 0) == 0) {
           failure += s3_settings().access_key.empty()
                          ? ": access denied to an unsigned request (no credentials found: set "
@@ -430,6 +492,11 @@ bool is_remote_location(std::string_view location) {
          location.rfind("s3://", 0) == 0;
 }
 
+std::string_view location_path(std::string_view location) {
+  if (!is_remote_location(location)) return location;
+  return location.substr(0, location.find_first_of("?#"));
+}
+
 RetriedByCaller::RetriedByCaller() : previous_(caller_retries) { caller_retries = true; }
 RetriedByCaller::~RetriedByCaller() { caller_retries = previous_; }
 
@@ -441,15 +508,22 @@ RemoteStat stat_remote(const std::string& location, const IoConfig& io) {
     STOKER_THROW_IO(EIO, location, "{}: the server sends no Content-Length", location);
   }
   // A weak ETag ("W/...") never matches If-Match (RFC 9110 compares strongly): not used.
-  return RemoteStat{*x.content_length, x.etag.rfind("W/", 0) == 0 ? "" : x.etag};
+  return RemoteStat{*x.content_length, x.etag.rfind("W/", 0) == 0 ? "" : x.etag, x.last_modified};
 }
 
-void read_remote(const std::string& location, const std::string& etag, uint64_t offset,
+std::string RemoteStat::version() const {
+  if (!etag.empty()) return fmt::format("{}:{}", size, etag);
+  if (!last_modified.empty()) return fmt::format("{}:modified {}", size, last_modified);
+  return "";
+}
+
+void read_remote(const std::string& location, const RemoteStat& version, uint64_t offset,
                  std::span<uint8_t> out, const std::string& what, const IoConfig& io) {
   if (out.empty()) return;
   Request request;
   request.range = std::pair(offset, offset + out.size() - 1);
-  request.if_match = etag;
+  request.if_match = version.etag;
+  if (version.etag.empty()) request.if_unmodified_since = version.last_modified;
   run(location, request, io, out, what, out.size());
 }
 

@@ -195,6 +195,10 @@ void scan_tar(ByteStream& in, const std::string& archive,
       continue;
     }
     if (next.has_size) size = next.size;
+    // No size may wrap padded() around (a pax "size=18446744073709551615").
+    if (size > (uint64_t{1} << 62)) {
+      STOKER_BAD_DATA("{}: a member of {} bytes runs past the end of the archive", where, size);
+    }
     std::string name;
     if (next.path) {
       name = std::move(*next.path);
@@ -206,6 +210,15 @@ void scan_tar(ByteStream& in, const std::string& archive,
                  : std::string(field(header.data(), 0, 100));
     }
     next = PaxOverrides();
+    // The member's bytes must lie inside the archive when its length is known.
+    const uint64_t content_at = scan.position();
+    if (const std::optional<uint64_t> length = in.length();
+        length && (content_at > *length || size > *length - content_at)) {
+      STOKER_BAD_DATA(
+          "{}: truncated tar: member {} cut short ({} bytes from byte {}, the "
+          "archive has {})",
+          archive, name, size, content_at, *length);
+    }
     const bool regular = type == '0' || type == '\0' || type == '7';
     if (!regular) {
       scan.skip(padded(size), "an entry");

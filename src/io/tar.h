@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,6 +27,9 @@ class ByteStream {
   virtual ~ByteStream() = default;
   virtual size_t read(std::span<uint8_t> out) = 0;
   virtual uint64_t skip(uint64_t n);
+  // The stream's length when known (a file, a remote object): a member whose size runs past
+  // it is refused before it is skipped.
+  virtual std::optional<uint64_t> length() const { return std::nullopt; }
 };
 
 struct TarMember {
@@ -37,6 +41,9 @@ struct TarMember {
 // Calls on_member(member, content) for each regular file in archive order. want(name, size)
 // says whether its content is wanted: then `content` holds it (up to 1 MiB; a larger wanted
 // member is an error), else it is empty and the bytes are skipped. `archive` names it in errors.
+// A size that does not fit the archive (a pax "size=18446744073709551615", a member running
+// past the stream's length) is bad data naming the header, as GNU tar and Python's tarfile
+// refuse it: it never wraps around to a small skip that would index hidden bytes.
 void scan_tar(ByteStream& in, const std::string& archive,
               const std::function<bool(std::string_view name, uint64_t size)>& want,
               const std::function<void(TarMember&& member, std::string&& content)>& on_member);

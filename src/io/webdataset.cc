@@ -29,12 +29,14 @@
 #include "io/index_cache.h"
 #include "io/json_limits.h"
 #include "io/read_ahead.h"
+#include "io/remote.h"
 #include "io/sample_table.h"
 #include "io/tar.h"
 #include "stoker/error.h"
 #include "stoker/log.h"
 #include "util/check.h"
 #include "util/logging.h"
+#include "util/redact.h"
 #include "util/text.h"
 
 namespace stoker::io {
@@ -262,7 +264,9 @@ std::optional<ShardIndex> decode_shard(std::string_view bytes, const std::string
 ShardIndex index_shard(const Blob& blob, const std::string& column,
                        const std::filesystem::path& cache_dir) {
   std::filesystem::path file;
-  if (!cache_dir.empty()) {
+  // A remote shard with neither ETag nor Last-Modified could be replaced by one of the same
+  // size unnoticed: its index is built anew at each open, never cached.
+  if (!cache_dir.empty() && !blob.stamp().empty()) {
     const std::string id = blob.location() + '\0' + column;
     file = cache_dir / fmt::format("wds-{:016x}.stkidx", XXH3_64bits(id.data(), id.size()));
     if (const std::optional<std::string> bytes = read_cache_file(file)) {
@@ -393,9 +397,9 @@ class WebDataset final : public Dataset {
   const std::vector<std::string>& classes() const override { return classes_; }
   std::string fingerprint() const override { return fingerprint_; }
   std::string describe() const override {
-    return fmt::format("webdataset {} ({} shard{}, {} samples, {} classes)", pattern_,
-                       shards_.size(), shards_.size() == 1 ? "" : "s", table_.size(),
-                       classes_.size());
+    return fmt::format("webdataset {} ({} shard{}, {} samples, {} classes)",
+                       util::redact_urls(pattern_), shards_.size(), shards_.size() == 1 ? "" : "s",
+                       table_.size(), classes_.size());
   }
 
  private:
@@ -463,9 +467,10 @@ class WebDataset final : public Dataset {
 }  // namespace
 
 bool is_webdataset_location(std::string_view location) {
-  return location.find('{') != std::string_view::npos ||
-         location.find("::") != std::string_view::npos || location.ends_with(".tar") ||
-         location.ends_with(".tar.gz") || location.ends_with(".tgz");
+  // A URL's query is no part of its name (a presigned "x.tar?X-Amz-Signature=..." is a shard).
+  const std::string_view name = location_path(location);
+  return name.find('{') != std::string_view::npos || name.find("::") != std::string_view::npos ||
+         name.ends_with(".tar") || name.ends_with(".tar.gz") || name.ends_with(".tgz");
 }
 
 std::vector<std::string> expand_shard_pattern(std::string_view pattern) {

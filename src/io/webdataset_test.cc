@@ -79,16 +79,21 @@ std::string end_of_archive() { return std::string(1024, '\0'); }
 
 class StringStream final : public ByteStream {
  public:
-  explicit StringStream(std::string bytes) : bytes_(std::move(bytes)) {}
+  explicit StringStream(std::string bytes, bool sized = true)
+      : bytes_(std::move(bytes)), sized_(sized) {}
   size_t read(std::span<uint8_t> out) override {
     const size_t n = std::min(out.size(), bytes_.size() - at_);
     std::memcpy(out.data(), bytes_.data() + at_, n);
     at_ += n;
     return n;
   }
+  std::optional<uint64_t> length() const override {
+    return sized_ ? std::optional<uint64_t>(bytes_.size()) : std::nullopt;
+  }
 
  private:
   std::string bytes_;
+  bool sized_;
   size_t at_ = 0;
 };
 
@@ -98,8 +103,8 @@ struct Scanned {
   std::vector<std::string> contents;
 };
 
-Scanned scan(const std::string& bytes) {
-  StringStream in(bytes);
+Scanned scan(const std::string& bytes, bool sized = true) {
+  StringStream in(bytes, sized);
   Scanned out;
   scan_tar(
       in, "t.tar", [](std::string_view name, uint64_t) { return name.ends_with(".cls"); },
@@ -138,6 +143,25 @@ TEST(TarScan, GnuBase256SizeAndPaxSize) {
   const Scanned s = scan(h + padded("abc") + pax({{"size", "4"}}) + header("x.cls", 0) +
                          padded("wxyz") + end_of_archive());
   EXPECT_THAT(s.contents, ElementsAre("abc", "wxyz"));
+}
+
+TEST(TarScan, APaxSizePastTheArchiveIsBadDataNotAWrappedSkip) {
+  // issue 30: "size=2^64-1" made padded() wrap to 0, so the scanner indexed the bytes of the
+  // "hidden" member's content as a member of their own. GNU tar and tarfile refuse it.
+  const std::string hidden = member("hidden.cls", "6");
+  const std::string bytes =
+      pax({{"size", "18446744073709551615"}}) + header("a.jpg", 0) + hidden + end_of_archive();
+  for (const bool sized : {true, false}) {
+    const std::string e = test::error_of([&] { scan(bytes, sized); });
+    EXPECT_THAT(e, HasSubstr("t.tar: header at byte 1024: a member of 18446744073709551615 "
+                             "bytes runs past the end of the archive"))
+        << sized;
+  }
+  // A ustar size larger than what follows it, when the archive's length is known: refused
+  // before anything is skipped.
+  const std::string e = test::error_of([&] { scan(header("b.jpg", 4096) + end_of_archive()); });
+  EXPECT_THAT(e, HasSubstr("t.tar: truncated tar: member b.jpg cut short (4096 bytes from byte "
+                           "512, the archive has 1536)"));
 }
 
 TEST(TarScan, DamageIsBadDataNamingTheArchiveAndOffset) {

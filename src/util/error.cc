@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "util/redact.h"
+
 namespace stoker {
 namespace {
 std::string with_location(const std::string& message, const std::source_location& where) {
@@ -26,13 +28,15 @@ std::string_view to_string(ErrorKind kind) {
   return "internal";
 }
 
+// Messages and paths are redacted once, here: a presigned URL's signature or a URL's password
+// in any error stoker raises never reaches a log, a terminal or Python (util/redact.h).
 Error::Error(ErrorKind kind, std::string message, int sys_errno, std::string path,
              std::source_location where)
-    : std::runtime_error(with_location(message, where)),
+    : std::runtime_error(with_location(util::redact_urls(message), where)),
       kind_(kind),
-      message_(std::move(message)),
+      message_(util::redact_urls(message)),
       sys_errno_(sys_errno),
-      path_(std::move(path)),
+      path_(util::redact_urls(path)),
       where_(where) {}
 
 namespace detail {

@@ -8,6 +8,7 @@
 
 #include "stoker/error.h"
 #include "util/env_vars.h"
+#include "util/redact.h"
 
 namespace stoker {
 namespace {
@@ -53,8 +54,8 @@ std::string printable(std::string_view text) {
 }
 
 void log_message(LogLevel level, std::string_view message) {
-  std::string line =
-      fmt::format("stoker {}: {}\n", kNames[static_cast<int>(level)], printable(message));
+  std::string line = fmt::format("stoker {}: {}\n", kNames[static_cast<int>(level)],
+                                 printable(util::redact_urls(message)));
   // One write() so that lines from different threads never interleave.
   ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
   (void)ignored;

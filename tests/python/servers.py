@@ -208,7 +208,12 @@ class FailingHttp:
     """An HTTP server in this process (a thread) serving `root` with byte ranges, HEAD, ETag and
     Content-Length as nginx does, that answers 503 to the methods in `fail` (a set the test
     changes as it goes) and counts every request: `requests` holds (method, path, range) with
-    range (first, last) or None. For counting what a client sends to a failing store."""
+    range (first, last) or None, `headers` each request's headers (lower-case names). For
+    counting what a client sends to a failing store, and for playing a hostile one, by the
+    attributes a test sets as it goes: `etag` / `last_modified` (False: the header is not
+    sent), `wrong_range` (a 206 with the bytes, and Content-Range, of another range than the
+    one asked for), `redirect_to` (a base URL: every request is answered 307 to it, same path
+    and query). The query string of a request does not change the file it names."""
 
     def __init__(self, root: Path):
         import http.server
@@ -223,7 +228,7 @@ class FailingHttp:
                 pass
 
             def _answer(self, body: bool) -> None:
-                path = (root / self.path.lstrip("/")).resolve()
+                path = (root / self.path.split("?")[0].lstrip("/")).resolve()
                 rng = None
                 header = self.headers.get("Range")
                 if header and header.startswith("bytes="):
@@ -231,7 +236,14 @@ class FailingHttp:
                     rng = (int(first), int(last))
                 with server._lock:
                     server.requests.append((self.command, self.path, rng))
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
                     failing = self.command in server.fail
+                if server.redirect_to:
+                    self.send_response(307, "Temporary Redirect")
+                    self.send_header("Location", server.redirect_to + self.path)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 if failing:
                     self.send_response(503, "Service Unavailable")
                     self.send_header("Content-Length", "0")
@@ -246,14 +258,20 @@ class FailingHttp:
                 st = path.stat()
                 etag = f'"{st.st_size:x}-{st.st_mtime_ns:x}"'
                 if rng is not None:
-                    data = data[rng[0]:rng[1] + 1]
+                    first = rng[0]
+                    if server.wrong_range:  # the same length from another place
+                        first = 0 if rng[0] > 0 else min(512, st.st_size - 1)
+                    data = data[first:first + rng[1] - rng[0] + 1]
                     self.send_response(206, "Partial Content")
                     self.send_header("Content-Range",
-                                     f"bytes {rng[0]}-{rng[0] + len(data) - 1}/{st.st_size}")
+                                     f"bytes {first}-{first + len(data) - 1}/{st.st_size}")
                 else:
                     self.send_response(200, "OK")
                 self.send_header("Content-Length", str(len(data)))
-                self.send_header("ETag", etag)
+                if server.etag:
+                    self.send_header("ETag", etag)
+                if server.last_modified:
+                    self.send_header("Last-Modified", self.date_time_string(int(st.st_mtime)))
                 self.end_headers()
                 if body:
                     self.wfile.write(data)
@@ -266,7 +284,12 @@ class FailingHttp:
 
         self._lock = threading.Lock()
         self.requests: list = []
+        self.headers: list = []
         self.fail: set = set()
+        self.etag = True
+        self.last_modified = False
+        self.wrong_range = False
+        self.redirect_to: Optional[str] = None
         self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"

@@ -367,6 +367,30 @@ def test_a_file_gone_mid_job_is_a_storage_error_even_under_skip(tmp_path):
         list(patient)
 
 
+def test_file_names_that_are_not_utf8_keep_the_error_and_its_file(tmp_path):
+    """issue 30: a file named in another encoding (b"\\xff" is not UTF-8) turned a
+    BadSampleError or StorageError into a UnicodeDecodeError that lost the file and the reason.
+    The message shows the byte as an escape; the filename round-trips to the bytes."""
+    from conftest import synth
+    data = synth(tmp_path / "d", images=6, classes=1)
+    (folder,) = [p for p in data.iterdir() if p.is_dir()]
+    raw = os.fsencode(folder) + b"/zz_bad\xff.jpg"
+    with open(raw, "wb") as f:
+        f.write(b"\xff\xd8\xff\xe0 not really a jpeg")
+    with pytest.raises(stoker.BadSampleError) as raised:
+        list(stoker.Loader(data, 7, size=16, shuffle=False))
+    assert "zz_bad\\xff.jpg" in str(raised.value)
+    # A storage error on such a file: the errno and the file, which os.fsencode gives back.
+    loader = stoker.Loader(data, 7, size=16, shuffle=False, bad_samples="skip",
+                           io=stoker.IoConfig(attempts=1))
+    os.unlink(raw)
+    with pytest.raises(stoker.StorageError) as gone:
+        list(loader)
+    assert gone.value.errno == errno.ENOENT
+    assert os.fsencode(gone.value.filename) == raw
+    assert "zz_bad\\xff.jpg" in str(gone.value)
+
+
 def test_io_and_close_timeout_keywords_reach_the_core_and_are_checked_there(small_set):
     loader = stoker.Loader(small_set, 4, size=8, close_timeout=2.5,
                            io=stoker.IoConfig(attempts=7, first_backoff=0.5, packed_io="pread"))
