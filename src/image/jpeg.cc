@@ -122,7 +122,9 @@ struct Plan {
   int window_width;                   // columns libjpeg decodes per row (>= out_width)
   int window_skip;                    // leading decoded columns not delivered
   int scaled_width, scaled_height;
-  enum class Verdict { kOk, kSizeMismatch, kNoEndMarker, kBadColourSpace } verdict;
+  enum class Verdict { kOk, kSizeMismatch, kNoEndMarker, kBadColourSpace, kScanWork } verdict;
+  uint64_t scan_work = 0;    // blocks the scans decode in all (a multi-scan file)
+  uint64_t scan_budget = 0;  // kScanWork: the most allowed
 };
 
 // Calls stop(code) for each marker FF code after `from`, in order (entropy-coded data stuffs
@@ -164,6 +166,51 @@ bool first_marker_is_end(const uint8_t* data, size_t size, size_t from) {
   return end;
 }
 
+// A multi-scan JPEG decodes every block of a scan's components once per scan, so a file that
+// repeats a scan makes work out of nothing (a 198 KB progressive file held a worker for 7.9 s
+// before the scan cap refused it). The work its scans ask for is known before any decoding,
+// from their SOS headers: found here by walking the markers after the first scan (entropy
+// data skipped byte-wise, marker segments by their lengths). In blocks, the first scan's
+// included.
+uint64_t scan_blocks(const jpeg_decompress_struct& c, const uint8_t* data, size_t size,
+                     size_t from) {
+  const auto blocks = [](const jpeg_component_info& comp) {
+    return static_cast<uint64_t>(comp.width_in_blocks) * comp.height_in_blocks;
+  };
+  uint64_t total = 0;
+  for (int i = 0; i < c.comps_in_scan; ++i) total += blocks(*c.cur_comp_info[i]);
+  size_t p = from;
+  while (p + 1 < size) {
+    const void* hit = std::memchr(data + p, 0xFF, size - p - 1);
+    if (hit == nullptr) break;
+    size_t q = static_cast<size_t>(static_cast<const uint8_t*>(hit) - data);
+    while (q + 1 < size && data[q + 1] == 0xFF) ++q;  // fill bytes
+    if (q + 1 >= size) break;
+    const uint8_t code = data[q + 1];
+    if (code == 0x00 || is_restart(code)) {  // a stuffed 0xFF or a restart, in entropy data
+      p = q + 2;
+      continue;
+    }
+    if (code == 0xD9 || q + 3 >= size) break;  // EOI
+    const size_t length = static_cast<size_t>(data[q + 2]) << 8 | data[q + 3];
+    if (code == 0xDA && q + 4 < size) {  // SOS: Ns, then (Cs, Td/Ta) per component
+      const int ns = data[q + 4];
+      for (int k = 0; k < ns && q + 5 + 2 * static_cast<size_t>(k) < size; ++k) {
+        const int id = data[q + 5 + 2 * static_cast<size_t>(k)];
+        for (int i = 0; i < c.num_components; ++i) {
+          if (c.comp_info[i].component_id == id) total += blocks(c.comp_info[i]);
+        }
+      }
+    }
+    p = q + 2 + length;
+  }
+  return total;
+}
+
+// Scans may decode the image's blocks at most this many times over: libjpeg-turbo's standard
+// progression reads each block about 6 times, optimised progressive scripts (mozjpeg) about 10.
+constexpr uint64_t kMaxScanWork = 64;
+
 // Phase 1: header, parameters, start, crop and skip. Returns false after a libjpeg error.
 bool start(Decompressor* d, Plan* plan) {
   if (setjmp(d->err.jump)) return false;
@@ -187,6 +234,19 @@ bool start(Decompressor* d, Plan* plan) {
   if (!has_end_marker(plan->data, plan->size, plan->scan_offset)) {
     plan->verdict = Plan::Verdict::kNoEndMarker;
     return true;
+  }
+  if (jpeg_has_multiple_scans(&d->cinfo)) {
+    uint64_t image_blocks = 0;
+    for (int i = 0; i < d->cinfo.num_components; ++i) {
+      image_blocks += static_cast<uint64_t>(d->cinfo.comp_info[i].width_in_blocks) *
+                      d->cinfo.comp_info[i].height_in_blocks;
+    }
+    plan->scan_work = scan_blocks(d->cinfo, plan->data, plan->size, plan->scan_offset);
+    if (plan->scan_work > kMaxScanWork * image_blocks) {
+      plan->verdict = Plan::Verdict::kScanWork;
+      plan->scan_budget = kMaxScanWork * image_blocks;
+      return true;
+    }
   }
 
   jpeg_decompress_struct& c = d->cinfo;
@@ -574,6 +634,11 @@ void start_or_throw(Decompressor* d, Plan* plan, const std::string& name) {
     case Plan::Verdict::kBadColourSpace:
       STOKER_BAD_DATA("{}: unsupported JPEG colour space ({} components)", name,
                       d->cinfo.num_components);
+    case Plan::Verdict::kScanWork:
+      STOKER_BAD_DATA(
+          "{}: its scans would decode {} blocks, more than {} times the image's {} (a "
+          "progressive JPEG repeating scans)",
+          name, plan->scan_work, kMaxScanWork, plan->scan_budget / kMaxScanWork);
   }
 }
 
