@@ -424,7 +424,8 @@ const std::string* json_label_member(const nlohmann::json& object, const std::st
 }
 
 ResolvedLabels resolve_labels(std::vector<std::vector<std::string>>& tokens, bool explicit_lists,
-                              const std::string& name) {
+                              const std::string& name,
+                              const std::function<std::string(size_t)>& where) {
   ResolvedLabels out;
   bool all_ids = true, multi = explicit_lists;
   for (std::vector<std::string>& sample : tokens) {
@@ -440,9 +441,25 @@ ResolvedLabels resolve_labels(std::vector<std::vector<std::string>>& tokens, boo
   std::map<std::string, int64_t> names;
   if (all_ids) {
     int64_t max_label = -1;
-    for (const auto& sample : tokens) {
-      for (const std::string& t : sample) max_label = std::max(max_label, *parse_id(t));
+    size_t max_at = 0;
+    std::vector<int64_t> distinct;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      for (const std::string& t : tokens[i]) {
+        const int64_t id = *parse_id(t);
+        distinct.push_back(id);
+        if (id > max_label) max_label = id, max_at = i;
+      }
     }
+    std::sort(distinct.begin(), distinct.end());
+    const auto seen = static_cast<int64_t>(
+        std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+    const int64_t bound = 2 * seen + 1024;
+    STOKER_CHECK_ARG(max_label < bound,
+                     "{}{}: label {} is far above the {} distinct label{} seen (ids make a class "
+                     "each up to the largest, and must be below {} here): number the classes "
+                     "0..N-1, or give class names instead of ids",
+                     name, where ? ": " + where(max_at) : std::string(), max_label, seen,
+                     seen == 1 ? "" : "s", bound);
     for (int64_t label = 0; label <= max_label; ++label) {
       out.classes.push_back(std::to_string(label));
     }
@@ -504,7 +521,8 @@ ParsedList parse_list(std::string_view text, const std::string& list_name,
     tokens.reserve(rows.size());
     for (io::Row& row : rows) tokens.push_back(std::move(row.labels));
   }
-  const io::ResolvedLabels labels = io::resolve_labels(tokens, false, list_name);
+  const io::ResolvedLabels labels = io::resolve_labels(
+      tokens, false, list_name, [&](size_t i) { return fmt::format("line {}", rows[i].line); });
   ParsedList out;
   for (size_t r = 0; r < rows.size(); ++r) {
     const io::Row& row = rows[r];

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,9 +38,14 @@ struct ResolvedLabels {
 // A single-label sample without tokens (in a labelled set) gets this label.
 inline constexpr int64_t kMissingLabel = -2;
 
-// Consumes the tokens (the explicit-list markers are removed). `name` names the set in errors.
+// Consumes the tokens (the explicit-list markers are removed). `name` names the set in errors,
+// `where(i)` sample i (a list's line, a shard's key). Integer ids make one class per id up to
+// the largest, so the largest is bounded by the labels seen: below 2 x the distinct ids + 1024
+// (sparse ids such as COCO's 1..90 pass; one id of 16,777,215 in a 27-byte list made 16.7 M
+// classes, 5 GB per multi-hot batch), else an ArgumentError naming the sample.
 ResolvedLabels resolve_labels(std::vector<std::vector<std::string>>& tokens, bool explicit_lists,
-                              const std::string& name);
+                              const std::string& name,
+                              const std::function<std::string(size_t)>& where = {});
 
 // The member of a JSON object holding its label: `wanted`, else the first of label, labels,
 // class, target, category, y; nullptr when there is none.

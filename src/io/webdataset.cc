@@ -317,7 +317,9 @@ class WebDataset final : public Dataset {
     STOKER_CHECK_ARG(table_.size() > 0, "{}: no samples in {} shard{}", pattern_, shards_.size(),
                      shards_.size() == 1 ? "" : "s");
     if (labelled) {
-      ResolvedLabels labels = resolve_labels(tokens, false, pattern_);
+      ResolvedLabels labels = resolve_labels(tokens, false, pattern_, [&](size_t i) {
+        return fmt::format("sample {}", table_.path(static_cast<int64_t>(i)));
+      });
       table_.labels = std::move(labels.first);
       if (labels.multi) {
         table_.label_ends = std::move(labels.ends);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <exception>
 
@@ -58,6 +59,7 @@ struct InFlight {
   std::unique_ptr<PairMix> mix;  // LoaderConfig::mix only
   // Per slot: skipped by the policy on a worker (written by that slot's task only).
   std::vector<uint8_t> skipped;
+  pipeline::Repeats repeats;  // padding repeating a sample of the batch (kCpu only)
 };
 
 // The stages and the skip policy they share, built in dependency order from one setup.
@@ -314,17 +316,31 @@ class Loader::Impl {
       flight.staging = std::make_unique<Staging>(batch);
     flight.mix = stages_.finish.draw(batch);
     flight.skipped.assign(static_cast<size_t>(batch.batch_size), 0);
+    if (flight.staging == nullptr) flight.repeats = pipeline::find_repeats(batch);
     stages_.stats.add_setup(thread_cpu_seconds() - cpu_start);
     Staging* staging = flight.staging.get();
     PairMix* mix = flight.mix.get();
     uint8_t* skipped = flight.skipped.data();
-    flight.job = workers_->submit(
-        batch.batch_size, [this, &batch, staging, mix, skipped](int slot, int thread) {
-          const pipeline::SampleOutcome outcome = stages_.sample.run(batch, staging, slot, thread);
-          stages_.stats.add_sample(thread, outcome.cost);
-          skipped[slot] = outcome.skipped ? 1 : 0;
-          if (mix != nullptr) stages_.finish.slot_done(batch, *mix, slot, outcome.blank);
-        });
+    // The vectors' buffers, which outlive the move of `flight` into in_flight_.
+    const int* repeat_of = flight.repeats.empty() ? nullptr : flight.repeats.of.data();
+    const std::vector<int>* repeated_by = flight.repeats.by.data();
+    flight.job = workers_->submit(batch.batch_size, [this, &batch, staging, mix, skipped, repeat_of,
+                                                     repeated_by](int slot, int thread) {
+      // A repeat is written by the slot it repeats (below), before either is mixed.
+      if (repeat_of != nullptr && repeat_of[slot] >= 0) return;
+      const pipeline::SampleOutcome outcome = stages_.sample.run(batch, staging, slot, thread);
+      stages_.stats.add_sample(thread, outcome.cost);
+      skipped[slot] = outcome.skipped ? 1 : 0;
+      if (repeat_of != nullptr) {
+        const size_t bytes = setup_.sample_bytes;
+        const uint8_t* from = batch.storage.get() + static_cast<size_t>(slot) * bytes;
+        for (const int r : repeated_by[slot]) {
+          std::memcpy(batch.storage.get() + static_cast<size_t>(r) * bytes, from, bytes);
+          if (mix != nullptr) stages_.finish.slot_done(batch, *mix, r, outcome.blank);
+        }
+      }
+      if (mix != nullptr) stages_.finish.slot_done(batch, *mix, slot, outcome.blank);
+    });
     in_flight_.push_back(std::move(flight));
     return true;
   }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <unordered_map>
 
 #include "stoker/clock.h"
 #include "stoker/log.h"
@@ -108,6 +109,27 @@ void SampleStage::stage_into(Staging& staging, int slot, const std::string& name
     staging.put(slot, scratch.transform.region, sample);
   }
   timings.augment_seconds += thread_cpu_seconds() - t0;
+}
+
+Repeats find_repeats(const Batch& batch) {
+  Repeats out;
+  std::unordered_map<int64_t, int> first;
+  const auto n = static_cast<size_t>(batch.batch_size);
+  for (size_t i = 0; i < n; ++i) {
+    if (batch.valid[i]) first.emplace(batch.indices[i], static_cast<int>(i));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (batch.valid[i]) continue;
+    const auto [it, added] = first.emplace(batch.indices[i], static_cast<int>(i));
+    if (added) continue;
+    if (out.of.empty()) {
+      out.of.assign(n, -1);
+      out.by.resize(n);
+    }
+    out.of[i] = it->second;
+    out.by[static_cast<size_t>(it->second)].push_back(static_cast<int>(i));
+  }
+  return out;
 }
 
 }  // namespace stoker::pipeline

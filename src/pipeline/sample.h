@@ -46,6 +46,17 @@ class SkipPolicy {
   std::atomic<int64_t> warnings_{0};  // "skipping bad sample" lines so far
 };
 
+// Padding slots that repeat a sample an earlier slot of the batch holds (the last batches of an
+// epoch wrap around; --batch 8000 over 32 images repeats each sample 250 times). A sample's
+// pixels are a function of (seed, epoch, sample), so a repeat is a copy of the earlier slot,
+// written by that slot's task before either is mixed: padding costs no decode.
+struct Repeats {
+  std::vector<int> of;               // per slot: the earlier slot of the same sample, or -1
+  std::vector<std::vector<int>> by;  // per slot: the later slots repeating it
+  bool empty() const { return of.empty(); }
+};
+Repeats find_repeats(const Batch& batch);
+
 // What became of one slot.
 struct SampleOutcome {
   bool blank = false;    // zero-filled by the skip policy
