@@ -20,7 +20,8 @@ namespace {
 
 constexpr size_t kHeaderBytes = 32;
 
-// A name no other writer (thread, process, host) picks for its temporary file.
+}  // namespace
+
 std::string temporary_suffix() {
   static std::atomic<uint64_t> counter{0};
   const uint64_t parts[4] = {
@@ -33,8 +34,6 @@ std::string temporary_suffix() {
   seed.append(host);
   return fmt::format(".tmp-{}-{:016x}", ::getpid(), XXH3_64bits(seed.data(), seed.size()));
 }
-
-}  // namespace
 
 std::string frame_cache(const char (&magic)[8], uint32_t version, std::string_view payload) {
   std::string file(magic, sizeof(magic));
@@ -101,16 +100,9 @@ bool write_cache_file(const std::filesystem::path& file, std::string_view bytes,
   if (raw < 0) return fail(errno_message(errno));
   UniqueFd fd(raw);
 
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = n < 0 ? errno : ENOSPC;
-      ::unlink(temporary.c_str());
-      return fail(errno_message(error));
-    }
-    done += static_cast<size_t>(n);
+  if (const int error = write_fully(fd.get(), bytes); error != 0) {
+    ::unlink(temporary.c_str());
+    return fail(errno_message(error));
   }
   // close() reports deferred write errors on network file systems.
   if (::close(fd.release()) != 0) {

@@ -118,6 +118,10 @@ std::optional<std::string_view> unframe_cache(std::string_view bytes, const char
 // Reads a whole cache file (a debug log and nullopt when it cannot be read).
 std::optional<std::string> read_cache_file(const std::filesystem::path& file);
 
+// ".tmp-<pid>-<hash>": a suffix no other writer (thread, process, host) picks for its
+// temporary file.
+std::string temporary_suffix();
+
 // Writes `bytes` to `file` atomically: a temporary file in the same folder, unique per writer
 // (thread, process, host), renamed into place, so that ranks writing at once each leave a
 // whole file. Creates the folder. Returns false after a warning "cannot write the WHAT FILE:

@@ -1,5 +1,5 @@
-// The label-list parser on text already read (private to src/io; open_file_list reads the
-// file, the fuzzer feeds it bytes). The list's forms and rules: stoker/dataset.h and
+// The label-list reader (private to src/io; open_file_list streams the file into a table file,
+// the fuzzer feeds it bytes). The list's forms and rules: stoker/dataset.h and
 // docs/format.md "Label lists". `list_name` names the list in errors and picks the form by its
 // extension; relative paths resolve against its folder.
 #pragma once
@@ -7,9 +7,8 @@
 #include <sys/stat.h>
 
 #include <cstdint>
-#include <memory>
-#include <nlohmann/json_fwd.hpp>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,39 +19,19 @@
 
 namespace stoker::io {
 
-// Labels as the lists' rules make them, shared with the WebDataset reader: from each sample's
-// label tokens (several for a multi-label sample; a trailing "" marks an explicit JSON list,
-// which makes the set multi-label), ids when every token is a decimal integer in [0, 2^24 - 1],
-// else class names sorted by bytes and ids their positions.
-struct ResolvedLabels {
-  std::vector<std::string> classes;
-  std::vector<int64_t> first;  // per sample: the label (multi: the set's first, -1 for none)
-  bool multi = false;
-  std::vector<uint64_t> ends;   // multi only: sample i's ids are values[ends[i-1] .. ends[i])
-  std::vector<int32_t> values;  //
-  std::span<const int32_t> set(size_t i) const {
-    const uint64_t begin = i == 0 ? 0 : ends[i - 1];
-    return std::span<const int32_t>(values).subspan(begin, ends[i] - begin);
-  }
-};
-// A single-label sample without tokens (in a labelled set) gets this label.
-inline constexpr int64_t kMissingLabel = -2;
+// Every byte of a list, in order and in chunks of any size: calls each(chunk) until the end.
+using ListBytes = std::function<void(const std::function<void(std::string_view)>& each)>;
 
-// Consumes the tokens (the explicit-list markers are removed). `name` names the set in errors,
-// `where(i)` sample i (a list's line, a shard's key). Integer ids make one class per id up to
-// the largest, so the largest is bounded by the labels seen: below 2 x the distinct ids + 1024
-// (sparse ids such as COCO's 1..90 pass; one id of 16,777,215 in a 27-byte list made 16.7 M
-// classes, 5 GB per multi-hot batch), else an ArgumentError naming the sample.
-ResolvedLabels resolve_labels(std::vector<std::vector<std::string>>& tokens, bool explicit_lists,
-                              const std::string& name,
-                              const std::function<std::string(size_t)>& where = {});
-
-// The member of a JSON object holding its label: `wanted`, else the first of label, labels,
-// class, target, category, y; nullptr when there is none.
-const std::string* json_label_member(const nlohmann::json& object, const std::string& wanted);
-// The label tokens of a JSON label value: a class name, an integer, or a list of them (then a
-// trailing "" marks the explicit list). `where` names it in errors.
-std::vector<std::string> json_label_tokens(const nlohmann::json& value, const std::string& where);
+// Reads a list twice through `bytes`: the first pass checks every row and takes the census of
+// its labels, the second gives each sample to `add` in order (after `begin(multi_label)`).
+// Memory is bounded by the distinct labels, not the rows. `start` is the list's first bytes
+// (up to kListFormBytes: they decide its form). Returns the class names.
+inline constexpr size_t kListFormBytes = size_t{1} << 20;
+std::vector<std::string> read_list(std::string_view start, const ListBytes& bytes,
+                                   const std::string& list_name, const FileListConfig& config,
+                                   const std::function<void(bool multi_label)>& begin,
+                                   const std::function<void(std::string_view path, int64_t label,
+                                                            std::span<const int32_t> set)>& add);
 
 // A list's table and class names, parsed from its text.
 struct ParsedList {

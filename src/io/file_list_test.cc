@@ -1,4 +1,8 @@
+#include "io/file_list.h"
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -105,9 +109,10 @@ TEST(FileList, LabelIdsFarAboveTheLabelsSeenAreRefusedNamingTheLine) {
   const fs::path list = tmp.path() / "l.txt";
   write_file(list, "a.jpg\t0\nb.jpg\t16777215\n");
   EXPECT_EQ(error_of([&] { open_file_list(list); }),
-            list.string() + ": line 2: label 16777215 is far above the 2 distinct labels seen "
-                            "(ids make a class each up to the largest, and must be below 1028 "
-                            "here): number the classes 0..N-1, or give class names instead of ids");
+            list.string() +
+                ": line 2: label 16777215 is far above the 2 distinct labels seen "
+                "(ids make a class each up to the largest, and must be below 1028 "
+                "here): number the classes 0..N-1, or give class names instead of ids");
   // COCO's category ids: 1..90 with gaps, 80 used.
   std::string coco;
   for (int id = 1; id <= 90; ++id) {
@@ -265,6 +270,70 @@ TEST(FileList, ReadErrorsNameTheFile) {
   EXPECT_EQ(read_error(3), (dir / "fifo.jpg").string() + ": not a regular file");  // no hang
   EXPECT_EQ(kind_of(3), ErrorKind::kBadData);
   EXPECT_EQ(read_error(-1), (dir / "l.txt").string() + ": sample index -1 out of range [0, 4)");
+}
+
+// What read_list makes of `text` fed in chunks of `chunk` bytes: "ERROR message", or one line
+// per sample (path, label, set) and the classes.
+std::string read_in_chunks(const std::string& text, const std::string& name, size_t chunk) {
+  std::string out;
+  const ListBytes bytes = [&](const std::function<void(std::string_view)>& each) {
+    for (size_t at = 0; at < text.size(); at += chunk)
+      each(std::string_view(text).substr(at, chunk));
+  };
+  try {
+    const auto classes = read_list(
+        text, bytes, name, {}, [&](bool multi) { out += multi ? "multi\n" : "single\n"; },
+        [&](std::string_view path, int64_t label, std::span<const int32_t> set) {
+          out += fmt::format("{} {} [{}]\n", path, label, fmt::join(set, ","));
+        });
+    out += fmt::format("classes {}\n", fmt::join(classes, "|"));
+  } catch (const Error& e) {
+    out = "ERROR " + e.message();
+  }
+  return out;
+}
+
+TEST(FileList, ChunksSplittingABomAQuoteACrlfOrAMultiByteNameReadAsTheWholeText) {
+  const std::vector<std::pair<std::string, std::string>> lists = {
+      {"l.csv", "\xEF\xBB\xBFpath,label\r\n\"a,\"\"b\"\"\r\nc.jpg\",dog\r\n\xC3\xA9.jpg,cat\r\n"},
+      {"l.csv", "\xEF\xBBpath,label\na.jpg,1\n"},  // not a whole BOM: data
+      {"l.csv", "path,label\n\"a.jpg\"x,1\n"},
+      {"l.csv", "path,label\n\"a.jpg,1\n"},
+      {"l.csv", "path,label\na.jpg,\"1;2\"\rb.jpg,3\r"},
+      {"l.tsv", "path\tlabels\na.jpg\t3 7\nb.jpg\t7\n\n"},
+      {"l.txt", "# c\r\na b.jpg\t3\r\n\n  \nc.jpg\t007"},
+      {"l.jsonl", "{\"path\": \"a.jpg\", \"label\": [\"x\", 7]}\r\n\n{\"path\": \"b\"}\n"},
+      {"l.jsonl", "{\"path\": \"a.jpg\", \"label\": \"007\"}\n{\"path\": \"b\", \"label\": 7}"},
+  };
+  for (const auto& [name, text] : lists) {
+    const std::string whole = read_in_chunks(text, name, text.size() + 1);
+    for (size_t chunk = 1; chunk <= 7; ++chunk) {
+      EXPECT_EQ(read_in_chunks(text, name, chunk), whole) << name << " in chunks of " << chunk;
+    }
+  }
+  EXPECT_EQ(read_in_chunks(lists[0].second, "l.csv", 3),
+            "single\na,\"b\"\r\nc.jpg 1 []\n\xC3\xA9.jpg 0 []\nclasses cat|dog\n");
+  EXPECT_EQ(read_in_chunks(lists[8].second, "l.jsonl", 1),
+            "single\na.jpg 7 []\nb 7 []\nclasses 0|1|2|3|4|5|6|7\n");  // "007" is the id 7
+}
+
+TEST(FileList, AListThatChangesBetweenItsTwoReadsIsAnError) {
+  // The second pass sees another label, or more rows, than the first counted.
+  for (const auto& [first, second] : std::vector<std::pair<std::string, std::string>>{
+           {"path,label\na,cat\nb,dog\n", "path,label\na,cat\nb,emu\n"},
+           {"a\t1\nb\t2\n", "a\t1\nb\t2\nc\t1\n"},
+           {"a\t1\nb\t2\n", "a\t1\n"}}) {
+    int reads = 0;
+    const ListBytes bytes = [&](const std::function<void(std::string_view)>& each) {
+      each(reads++ == 0 ? first : second);
+    };
+    const std::string name = first.starts_with("path") ? "l.csv" : "l.txt";
+    EXPECT_THAT(error_of([&] {
+                  read_list(
+                      first, bytes, name, {}, [](bool) {}, [](auto...) {});
+                }),
+                testing::HasSubstr("the list changed while it was read: open it again"));
+  }
 }
 
 TEST(FileList, ReadReusesTheBuffer) {

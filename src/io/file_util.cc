@@ -56,6 +56,21 @@ int pread_fully(int fd, uint64_t offset, std::span<uint8_t> out) {
   return 0;
 }
 
+int write_fully(int fd, std::string_view bytes, int64_t offset) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = offset < 0
+                          ? ::write(fd, bytes.data() + done, bytes.size() - done)
+                          : ::pwrite(fd, bytes.data() + done, bytes.size() - done,
+                                     static_cast<off_t>(static_cast<uint64_t>(offset) + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return ENOSPC;
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
 void read_file(const std::string& path, std::vector<uint8_t>& out, int64_t max_bytes) {
   uint64_t file_size = 0;
   UniqueFd fd = open_regular_file(path, path, file_size);

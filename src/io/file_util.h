@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,10 @@ std::string errno_message(int error);
 // Reads out.size() bytes at `offset` (retrying EINTR and short reads): 0 when all were read,
 // -1 when the file ends before them, else the errno of the failed pread.
 int pread_fully(int fd, uint64_t offset, std::span<uint8_t> out);
+
+// Writes all of `bytes` (retrying EINTR and short writes) at the file position, or at `offset`
+// when it is not negative: 0 when all were written, else an errno (ENOSPC for a write of 0).
+int write_fully(int fd, std::string_view bytes, int64_t offset = -1);
 
 // The largest sample read() accepts. Training data is untrusted: a huge file must become an
 // Error naming it (which the bad-sample policy can handle), not a std::bad_alloc.

@@ -10,16 +10,10 @@
 #include "util/check.h"
 
 namespace stoker::io {
-namespace {
-
-struct StateDeleter {
-  void operator()(XXH3_state_t* state) const { XXH3_freeState(state); }
-};
 
 // Feeds the hash through a buffer: one update call per 8-byte field would dominate the cost.
-class Hasher {
- public:
-  Hasher() : state_(XXH3_createState()) {
+struct FingerprintBuilder::Hasher {
+  Hasher() : state_(XXH3_createState(), XXH3_freeState) {
     STOKER_CHECK(state_ != nullptr && XXH3_64bits_reset(state_.get()) == XXH_OK,
                  "fingerprint: cannot create a hash state");
   }
@@ -42,18 +36,15 @@ class Hasher {
     return XXH3_64bits_digest(state_.get());
   }
 
- private:
   void flush() {
     XXH3_64bits_update(state_.get(), buffer_, used_);
     used_ = 0;
   }
 
-  std::unique_ptr<XXH3_state_t, StateDeleter> state_;
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state_;
   char buffer_[1 << 16];
   size_t used_ = 0;
 };
-
-}  // namespace
 
 SampleView::SampleView(SampleTable table) {
   auto owned = std::make_shared<const SampleTable>(std::move(table));
@@ -95,23 +86,33 @@ void SampleView::corrupt(int64_t index, const char* what) const {
                source_, what, index);
 }
 
+// 64 KiB of buffer: on the heap, not on the stack of a worker thread.
+FingerprintBuilder::FingerprintBuilder() : hasher_(std::make_unique<Hasher>()) {}
+FingerprintBuilder::~FingerprintBuilder() = default;
+
+void FingerprintBuilder::sample(std::string_view path, int64_t size, int64_t label) {
+  hasher_->u64(path.size());
+  hasher_->bytes(path);
+  hasher_->u64(static_cast<uint64_t>(size));
+  hasher_->u64(static_cast<uint64_t>(label));
+}
+
+void FingerprintBuilder::label_set(std::span<const int32_t> ids) {
+  hasher_->u64(ids.size());
+  for (const int32_t id : ids) hasher_->u64(static_cast<uint64_t>(static_cast<int64_t>(id)));
+}
+
+std::string FingerprintBuilder::digest() { return fmt::format("{:016x}", hasher_->digest()); }
+
 std::string fingerprint(const SampleView& table) {
-  auto hasher = std::make_unique<Hasher>();  // 64 KiB: not on the stack of a worker thread
+  FingerprintBuilder f;
   for (int64_t i = 0; i < table.size(); ++i) {
-    const std::string_view path = table.path(i);
-    hasher->u64(path.size());
-    hasher->bytes(path);
-    hasher->u64(static_cast<uint64_t>(table.file_size(i)));
-    hasher->u64(static_cast<uint64_t>(table.label(i)));
+    f.sample(table.path(i), table.file_size(i), table.label(i));
   }
   if (table.multi_label()) {
-    for (int64_t i = 0; i < table.size(); ++i) {
-      const auto set = table.label_set(i);
-      hasher->u64(set.size());
-      for (const int32_t id : set) hasher->u64(static_cast<uint64_t>(static_cast<int64_t>(id)));
-    }
+    for (int64_t i = 0; i < table.size(); ++i) f.label_set(table.label_set(i));
   }
-  return fmt::format("{:016x}", hasher->digest());
+  return f.digest();
 }
 
 }  // namespace stoker::io

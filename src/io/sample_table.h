@@ -92,4 +92,20 @@ class SampleView {
 // the sorted order torchvision defines.
 std::string fingerprint(const SampleView& table);
 
+// The same fingerprint, fed sample by sample (a table written as it is read, never whole in
+// memory): sample() for each sample in index order, then, for a multi-label table,
+// label_set() for each in index order, then digest().
+class FingerprintBuilder {
+ public:
+  FingerprintBuilder();
+  ~FingerprintBuilder();
+  void sample(std::string_view path, int64_t size, int64_t label);
+  void label_set(std::span<const int32_t> ids);
+  std::string digest();
+
+ private:
+  struct Hasher;
+  std::unique_ptr<Hasher> hasher_;
+};
+
 }  // namespace stoker::io

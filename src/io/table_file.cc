@@ -1,11 +1,13 @@
 #include "io/table_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <memory>
@@ -171,6 +173,171 @@ std::optional<MappedTable> load_table_file(const std::filesystem::path& file,
   } catch (const Malformed& m) {
     return miss(m.why);
   }
+}
+
+// ---- TableFileWriter -----------------------------------------------------------------------
+
+// One column of the table, appended to a temporary file through a 1 MiB buffer, then read
+// back in order.
+struct TableFileWriter::Column {
+  std::string path;
+  UniqueFd fd;
+  std::string buffer;
+  uint64_t bytes = 0;  // appended so far
+  uint64_t read = 0;   // read back so far
+
+  int append(const void* data, size_t n) {
+    buffer.append(static_cast<const char*>(data), n);
+    bytes += n;
+    return buffer.size() < kBufferBytes ? 0 : flush();
+  }
+  int flush() {
+    const int error = write_fully(fd.get(), buffer);
+    buffer.clear();
+    return error;
+  }
+  // The next `out.size()` bytes; false past the end or on a read error.
+  bool next(std::span<uint8_t> out) {
+    if (out.size() > bytes - read || pread_fully(fd.get(), read, out) != 0) return false;
+    read += out.size();
+    return true;
+  }
+
+  static constexpr size_t kBufferBytes = size_t{1} << 20;
+};
+
+TableFileWriter::TableFileWriter(const std::filesystem::path& folder, bool multi_label)
+    : multi_(multi_label), fingerprint_(std::make_unique<FingerprintBuilder>()) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  const std::string prefix = (folder / "table").string() + temporary_suffix();
+  for (int c = 0; c < kColumns; ++c) {
+    auto column = std::make_unique<Column>();
+    column->path = fmt::format("{}.column{}", prefix, c);
+    column->fd.reset(
+        ::open(column->path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!column->fd.valid() && error_ == 0) error_ = errno;
+    columns_.push_back(std::move(column));
+  }
+}
+
+TableFileWriter::~TableFileWriter() {
+  for (const auto& c : columns_) {
+    if (c->fd.valid()) ::unlink(c->path.c_str());
+  }
+}
+
+void TableFileWriter::add(std::string_view path, int64_t size, int64_t label,
+                          std::span<const int32_t> set) {
+  if (error_ != 0) return;
+  path_bytes_ += path.size();
+  ++n_;
+  fingerprint_->sample(path, size, label);
+  const auto append = [&](Part part, const void* data, size_t n) {
+    if (error_ == 0) error_ = columns_[part]->append(data, n);
+  };
+  append(kEnds, &path_bytes_, 8);
+  append(kSizes, &size, 8);
+  append(kLabels, &label, 8);
+  append(kPaths, path.data(), path.size());
+  if (multi_) {
+    values_ += set.size();
+    append(kLabelEnds, &values_, 8);
+    append(kLabelValues, set.data(), set.size() * sizeof(int32_t));
+  }
+}
+
+bool TableFileWriter::finish(const std::filesystem::path& file, std::string_view key,
+                             const std::vector<std::string>& classes, std::string& fingerprint) {
+  const auto fail = [&](const std::string& why) {
+    log(LogLevel::kWarning, "cannot write the table cache {}: {} (the list is read again)",
+        file.string(), why);
+    return false;
+  };
+  for (const auto& c : columns_) {
+    if (error_ == 0 && c->fd.valid()) error_ = c->flush();
+  }
+  if (error_ != 0) return fail(errno_message(error_));
+  // The label sets' part of the fingerprint comes after every sample's.
+  if (multi_) {
+    std::vector<int32_t> set;
+    uint64_t begin = 0;
+    for (uint64_t i = 0; i < n_; ++i) {
+      uint64_t end = 0;
+      if (!columns_[kLabelEnds]->next({reinterpret_cast<uint8_t*>(&end), 8}) || end < begin) {
+        return fail("its label columns cannot be read back");
+      }
+      set.resize(end - begin);
+      if (!columns_[kLabelValues]->next({reinterpret_cast<uint8_t*>(set.data()), set.size() * 4})) {
+        return fail("its label columns cannot be read back");
+      }
+      fingerprint_->label_set(set);
+      begin = end;
+    }
+  }
+  fingerprint = fingerprint_->digest();
+
+  // The file store_table_file writes: header, key, fingerprint, classes, counts, then the
+  // columns copied back in order.
+  const std::string temporary = file.string() + temporary_suffix();
+  UniqueFd out(
+      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666));
+  if (!out.valid()) return fail(errno_message(errno));
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
+                                                                 XXH3_freeState);
+  if (!state || XXH3_64bits_reset(state.get()) != XXH_OK) return fail("out of memory");
+  uint64_t size = kHeaderBytes;
+  int error = write_fully(out.get(), std::string(kHeaderBytes, '\0'));
+  const auto emit = [&](std::string_view bytes) {
+    XXH3_64bits_update(state.get(), bytes.data(), bytes.size());
+    size += bytes.size();
+    if (error == 0) error = write_fully(out.get(), bytes);
+  };
+  std::string head(kHeaderBytes, '\0');  // so that pad8 aligns as in store_table_file
+  put_str(head, key);
+  put_str(head, fingerprint);
+  put<uint64_t>(head, classes.size());
+  for (const std::string& c : classes) put_str(head, c);
+  pad8(head);
+  put<uint64_t>(head, n_);
+  put<uint64_t>(head, path_bytes_);
+  put<uint64_t>(head, multi_ ? values_ : 0);
+  put<uint64_t>(head, multi_ ? 1 : 0);
+  emit(std::string_view(head).substr(kHeaderBytes));
+  std::vector<uint8_t> chunk(Column::kBufferBytes);
+  const auto copy = [&](Column& c) {
+    c.read = 0;
+    while (error == 0 && c.read < c.bytes) {
+      const auto n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), c.bytes - c.read));
+      if (!c.next(std::span(chunk).first(n))) {
+        error = EIO;
+        break;
+      }
+      emit(std::string_view(reinterpret_cast<const char*>(chunk.data()), n));
+    }
+  };
+  copy(*columns_[kEnds]);
+  copy(*columns_[kSizes]);
+  copy(*columns_[kLabels]);
+  if (multi_) {
+    copy(*columns_[kLabelEnds]);
+    copy(*columns_[kLabelValues]);
+    emit(std::string_view("\0\0\0\0\0\0\0\0", (8 - (values_ * 4) % 8) % 8));
+  }
+  copy(*columns_[kPaths]);
+  std::string header(kMagic, sizeof(kMagic));
+  put<uint64_t>(header, size);
+  put<uint64_t>(header, XXH3_64bits_digest(state.get()));
+  put<uint64_t>(header, 0);
+  if (error == 0) error = write_fully(out.get(), header, 0);
+  // close() reports deferred write errors on network file systems.
+  if (error == 0 && ::close(out.release()) != 0) error = errno;
+  if (error == 0 && ::rename(temporary.c_str(), file.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlink(temporary.c_str());
+    return fail(errno_message(error));
+  }
+  return true;
 }
 
 }  // namespace stoker::io

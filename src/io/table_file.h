@@ -25,7 +25,9 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,5 +49,35 @@ bool store_table_file(const std::filesystem::path& file, std::string_view key,
 
 // Maps `file` when it is a complete table file built from `key`; nullopt (debug log) otherwise.
 std::optional<MappedTable> load_table_file(const std::filesystem::path& file, std::string_view key);
+
+// A table file written as its samples come, in bounded memory: each column goes to a temporary
+// file in `folder` as samples are added, and finish() writes the table file (the bytes
+// store_table_file writes for the same samples) and renames it into place, computing the
+// fingerprint on the way. The temporary columns are removed on destruction. Not thread-safe.
+class TableFileWriter {
+ public:
+  TableFileWriter(const std::filesystem::path& folder, bool multi_label);
+  ~TableFileWriter();
+  TableFileWriter(const TableFileWriter&) = delete;
+  TableFileWriter& operator=(const TableFileWriter&) = delete;
+
+  // False once a write failed (the folder is full, gone or not writable).
+  bool ok() const { return error_ == 0; }
+  // The next sample; `set` its label ids when the table is multi-label.
+  void add(std::string_view path, int64_t size, int64_t label, std::span<const int32_t> set);
+  // Writes the table file `file` for `key`, its fingerprint in `fingerprint`. False (a
+  // warning) when it could not.
+  bool finish(const std::filesystem::path& file, std::string_view key,
+              const std::vector<std::string>& classes, std::string& fingerprint);
+
+ private:
+  struct Column;
+  enum Part { kEnds, kSizes, kLabels, kLabelEnds, kLabelValues, kPaths, kColumns };
+  bool multi_;
+  int error_ = 0;                                 // the first write's errno
+  std::vector<std::unique_ptr<Column>> columns_;  // by Part
+  uint64_t n_ = 0, path_bytes_ = 0, values_ = 0;
+  std::unique_ptr<FingerprintBuilder> fingerprint_;
+};
 
 }  // namespace stoker::io

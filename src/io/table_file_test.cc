@@ -1,8 +1,11 @@
 // Table files (src/io/table_file.h) and the file-list cache built on them: a round trip keeps
 // every path, size, label and label set; any damage or another key is a miss, never an error;
-// a list is mapped from its cache on the next open and parsed again once it changes.
+// a list is mapped from its cache on the next open and parsed again once it changes; the
+// streaming writer writes the bytes store_table_file writes, and a list larger than the
+// reader's chunks is streamed into the same table it parses to in memory.
 #include "io/table_file.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "io/file_list.h"
+#include "io/sample_table.h"
 #include "io/test_util.h"
 #include "stoker/dataset.h"
 
@@ -93,6 +97,50 @@ TEST(TableFile, EveryTruncationAndFlippedByteIsAMiss) {
   EXPECT_FALSE(load_table_file(tmp.path() / "missing.stktab", "k").has_value());
 }
 
+std::string file_bytes(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(TableFile, TheStreamingWriterWritesTheBytesStoreWrites) {
+  TempDir tmp;
+  // Tables of three samples, and of 300,000 (every column past the writer's 1 MiB buffers).
+  SampleTable big_single, big_multi;
+  for (int32_t i = 0; i < 300'000; ++i) {
+    const std::string path = fmt::format("train/n{:08d}/img_{}.JPEG", i % 1000, i);
+    big_single.add(path, -1, i % 1000);
+    big_multi.add(path, i, i % 3 == 0 ? -1 : i % 7);
+    const int32_t set[] = {i % 7, 7 + i % 5, 12 + i % 11};
+    big_multi.add_label_set(std::span<const int32_t>(set).first(i % 3 == 0 ? 0 : i % 3 + 1));
+  }
+  const std::vector<std::pair<SampleTable, std::vector<std::string>>> tables = {
+      {sample_table(false), {"cat", "dog", "émeu"}},
+      {sample_table(true), {"cat", "dog", "émeu"}},
+      {big_single, {}},
+      {big_multi, std::vector<std::string>(23, "class")}};
+  for (size_t t = 0; t < tables.size(); ++t) {
+    const SampleView view = SampleView::of(tables[t].first);
+    const fs::path stored = tmp.path() / fmt::format("stored{}.stktab", t);
+    const fs::path streamed = tmp.path() / "streamed" / fmt::format("{}.stktab", t);
+    ASSERT_TRUE(store_table_file(stored, "key", view, tables[t].second, fingerprint(view)));
+    std::string streamed_fingerprint;
+    {
+      TableFileWriter writer(streamed.parent_path(), view.multi_label());
+      for (int64_t i = 0; i < view.size(); ++i) {
+        writer.add(view.path(i), view.file_size(i), view.label(i),
+                   view.multi_label() ? view.label_set(i) : std::span<const int32_t>());
+      }
+      ASSERT_TRUE(writer.ok());
+      ASSERT_TRUE(writer.finish(streamed, "key", tables[t].second, streamed_fingerprint));
+    }
+    EXPECT_EQ(streamed_fingerprint, fingerprint(view)) << "table " << t;
+    EXPECT_TRUE(file_bytes(streamed) == file_bytes(stored)) << "table " << t;
+    // Its temporary columns are gone.
+    EXPECT_EQ(std::distance(fs::directory_iterator(streamed.parent_path()), {}),
+              static_cast<std::ptrdiff_t>(t + 1));
+  }
+}
+
 // The list's mtime moved out of the 2-second window in which a change could go unseen.
 void age(const fs::path& file, int seconds) {
   fs::last_write_time(file, fs::file_time_type::clock::now() - std::chrono::seconds(seconds));
@@ -105,6 +153,41 @@ std::vector<fs::path> cached_lists(const fs::path& dir) {
     if (e.path().filename().string().starts_with("list-")) out.push_back(e.path());
   }
   return out;
+}
+
+TEST(TableFile, AListLargerThanTheReadersChunksIsStreamedIntoTheTableItParsesTo) {
+  TempDir tmp;
+  const fs::path cache = tmp.path() / "cache";
+  test::EnvGuard env("STOKER_CACHE_DIR", cache.c_str());
+  // Quoted fields with newlines, CRLFs and multi-byte names across the 1 MiB chunk boundaries.
+  std::string csv = "\xEF\xBB\xBFpath,labels\r\n", jsonl, txt;
+  for (int i = 0; i < 60'000; ++i) {
+    csv += fmt::format("\"dir {}\n/é{}.jpg\",\"{};{}\"\r\n", i % 97, i, i % 13, 20 + i % 4);
+    jsonl += fmt::format("{{\"path\": \"j/{}.png\", \"label\": \"class {}\"}}\n", i, i % 101);
+    txt += fmt::format("t/{}.jpg\t{}\n", i, i % 1000);
+  }
+  ASSERT_GT(csv.size(), size_t{1} << 20);
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"l.csv", csv}, {"l.jsonl", jsonl}, {"l.txt", txt}}) {
+    const fs::path list = tmp.path() / name;
+    write_file(list, text);
+    age(list, 60);
+    const auto in_memory = file_list_from_text(text, list.string(), {});
+    for (int open = 0; open < 2; ++open) {  // streamed into the cache, then mapped from it
+      const auto got = open_file_list(list);
+      ASSERT_EQ(got->size(), in_memory->size()) << name;
+      EXPECT_EQ(got->fingerprint(), in_memory->fingerprint()) << name;
+      EXPECT_EQ(got->classes(), in_memory->classes()) << name;
+      EXPECT_EQ(got->multi_label(), in_memory->multi_label()) << name;
+      for (const int64_t i : {int64_t{0}, int64_t{1}, int64_t{31'337}, got->size() - 1}) {
+        EXPECT_EQ(got->name(i), in_memory->name(i)) << name << " sample " << i;
+        EXPECT_EQ(got->label(i), in_memory->label(i)) << name << " sample " << i;
+      }
+    }
+  }
+  EXPECT_EQ(cached_lists(cache).size(), 3u);
+  // Nothing else is left in the cache folder: no temporary column or table.
+  EXPECT_EQ(std::distance(fs::directory_iterator(cache), {}), 3);
 }
 
 TEST(TableFile, AFileListIsMappedFromItsCacheUntilItChanges) {

@@ -24,10 +24,11 @@
 
 #include "io/blob.h"
 #include "io/cache_file.h"
-#include "io/file_list.h"
 #include "io/file_util.h"
 #include "io/index_cache.h"
 #include "io/json_limits.h"
+#include "io/list_labels.h"
+#include "io/list_rows.h"
 #include "io/read_ahead.h"
 #include "io/remote.h"
 #include "io/sample_table.h"
@@ -317,9 +318,8 @@ class WebDataset final : public Dataset {
     STOKER_CHECK_ARG(table_.size() > 0, "{}: no samples in {} shard{}", pattern_, shards_.size(),
                      shards_.size() == 1 ? "" : "s");
     if (labelled) {
-      ResolvedLabels labels = resolve_labels(tokens, false, pattern_, [&](size_t i) {
-        return fmt::format("sample {}", table_.path(static_cast<int64_t>(i)));
-      });
+      ResolvedLabels labels = resolve_labels(
+          tokens, pattern_, [&](int64_t i) { return fmt::format("sample {}", table_.path(i)); });
       table_.labels = std::move(labels.first);
       if (labels.multi) {
         table_.label_ends = std::move(labels.ends);
