@@ -5,11 +5,15 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <chrono>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "stoker/cancel.h"
 #include "stoker/dataset.h"
 #include "stoker/error.h"
 #include "stoker/loader.h"
@@ -23,6 +27,45 @@ void register_sampler(pybind11::module_& m);   // bind_sampler.cc
 void register_loader(pybind11::module_& m);    // bind_loader.cc
 void register_cuda(pybind11::module_& m);      // bind_cuda.cc (GpuLoader only with CUDA)
 void register_diagnose(pybind11::module_& m);  // bind_diagnose.cc
+
+// work() run on a thread of its own under a Cancellation (stoker/cancel.h), waited for with the
+// GIL released in slices of 0.1 s: a signal between slices (Ctrl-C) cancels the work, waits for
+// it to stop (its remote requests within 0.1 s) and raises the signal's exception.
+// The result or C++ exception of work() otherwise. work() must not touch Python objects.
+template <typename Work>
+auto run_interruptibly(Work&& work) -> decltype(work()) {
+  namespace py = pybind11;
+  using Result = decltype(work());
+  Cancellation cancellation;
+  std::promise<Result> promise;
+  std::future<Result> result = promise.get_future();
+  std::thread thread([&] {
+    const CancellationScope scope(cancellation);
+    try {
+      promise.set_value(work());
+    } catch (...) {
+      promise.set_exception(std::current_exception());
+    }
+  });
+  while (true) {
+    bool ready;
+    {
+      py::gil_scoped_release release;
+      ready = result.wait_for(std::chrono::milliseconds(100)) == std::future_status::ready;
+    }
+    if (ready) break;
+    if (PyErr_CheckSignals() != 0) {
+      cancellation.cancel("interrupted");
+      {
+        py::gil_scoped_release release;
+        thread.join();
+      }
+      throw py::error_already_set();
+    }
+  }
+  thread.join();
+  return result.get();
+}
 
 // Owns a loader (Loader, cuda::GpuLoader) so that close() stops its workers deterministically.
 // Calls made while another thread closes it keep their own reference; the last one out joins

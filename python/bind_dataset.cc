@@ -27,6 +27,7 @@ void register_dataset(py::module_& m) {
       .def_readwrite("retries", &IoConfig::retries)
       .def_readwrite("connect_timeout_s", &IoConfig::connect_timeout_s)
       .def_readwrite("stall_timeout_s", &IoConfig::stall_timeout_s)
+      .def_readwrite("open_timeout_s", &IoConfig::open_timeout_s)
       .def_readwrite("read_ahead_connections", &IoConfig::read_ahead_connections)
       .def_readwrite("read_ahead_bytes", &IoConfig::read_ahead_bytes)
       .def_readwrite("remote_cache_dir", &IoConfig::remote_cache_dir)
@@ -58,16 +59,19 @@ void register_dataset(py::module_& m) {
       .def("describe", &Dataset::describe)
       .def("__repr__", [](const Dataset& d) { return "<stoker.Dataset " + d.describe() + ">"; });
 
-  // Scanning a large folder takes a while: the GIL is released meanwhile.
+  // Scanning a large folder or opening remote shards takes a while: the GIL is released
+  // meanwhile, and Ctrl-C stops it.
   m.def(
       "open_dataset",
       [](const std::string& path, const std::string& path_column, const std::string& label_column,
          const std::optional<IoConfig>& io) {
-        return open_dataset(path, FileListConfig{path_column, label_column},
-                            io.value_or(IoConfig{}));
+        const IoConfig config = io.value_or(IoConfig{});
+        return run_interruptibly([&] {
+          return open_dataset(path, FileListConfig{path_column, label_column}, config);
+        });
       },
       py::arg("path"), py::arg("path_column") = "", py::arg("label_column") = "",
-      py::arg("io") = std::nullopt, py::call_guard<py::gil_scoped_release>(),
+      py::arg("io") = std::nullopt,
       "Opens a packed dataset, an image folder or a file list (CSV/TSV/JSON lines: the path "
       "and label columns by name, or the usual names when empty); `io` (None: the defaults) "
       "says how it reads its storage.");

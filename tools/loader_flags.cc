@@ -49,6 +49,9 @@ void add_loader_flags(CLI::App& cmd, BenchFlags& f) {
   cmd.add_option("--stall-timeout", f.stall_timeout,
                  "remote data: a transfer under 1 KiB/s for this many seconds fails "
                  "(default: $STOKER_REMOTE_TIMEOUT, else 30)");
+  cmd.add_option("--open-timeout", f.open_timeout,
+                 "the deadline in seconds of a whole open of the data, every shard's requests "
+                 "and retries, 0 for none (default: $STOKER_OPEN_TIMEOUT, else 600)");
   cmd.add_option("--read-ahead-connections", f.read_ahead_connections,
                  "remote data: connections fetching samples ahead, 0 for none "
                  "(default: $STOKER_READAHEAD_CONNECTIONS, else 32)");
@@ -84,6 +87,7 @@ IoConfig io_config(const BenchFlags& f) {
   if (f.io_first_backoff) io.retries.first_backoff_s = *f.io_first_backoff;
   if (f.connect_timeout) io.connect_timeout_s = *f.connect_timeout;
   if (f.stall_timeout) io.stall_timeout_s = *f.stall_timeout;
+  if (f.open_timeout) io.open_timeout_s = *f.open_timeout;
   if (f.read_ahead_connections) io.read_ahead_connections = *f.read_ahead_connections;
   if (f.read_ahead_mib) io.read_ahead_bytes = mib_bytes(*f.read_ahead_mib);
   if (f.remote_cache) io.remote_cache_dir = *f.remote_cache;

@@ -44,6 +44,7 @@ struct BenchFlags {
   std::optional<double> io_first_backoff;
   std::optional<double> connect_timeout;
   std::optional<double> stall_timeout;
+  std::optional<double> open_timeout;
   std::optional<int> read_ahead_connections;
   std::optional<uint64_t> read_ahead_mib;
   std::optional<std::string> remote_cache;
@@ -60,9 +61,9 @@ struct BenchFlags {
 
 // --threads, --batch, --prefetch, --size, --transform, --output, --mode, --seed, --epoch,
 // --rank/--world, --bad-samples, --no-shuffle, --exact-decode, and the storage flags
-// (--io-attempts, --io-backoff, --connect-timeout, --stall-timeout, --read-ahead-connections,
-// --read-ahead-mib, --remote-cache, --remote-cache-mib, --packed-io, --s3-addressing,
-// --close-timeout).
+// (--io-attempts, --io-backoff, --connect-timeout, --stall-timeout, --open-timeout,
+// --read-ahead-connections, --read-ahead-mib, --remote-cache, --remote-cache-mib, --packed-io,
+// --s3-addressing, --close-timeout).
 void add_loader_flags(CLI::App& cmd, BenchFlags& flags);
 
 // The loader configuration of `flags`: one rank unless --rank/--world say otherwise

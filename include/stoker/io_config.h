@@ -39,6 +39,7 @@ namespace detail {
 // ArgumentError naming its variable when that is malformed.
 int default_io_attempts();               // STOKER_IO_ATTEMPTS, else 3
 double default_stall_timeout_s();        // STOKER_REMOTE_TIMEOUT, else 30
+double default_open_timeout_s();         // STOKER_OPEN_TIMEOUT, else 600
 int default_read_ahead_connections();    // STOKER_READAHEAD_CONNECTIONS, else 32
 uint64_t default_read_ahead_bytes();     // STOKER_READAHEAD_MIB MiB, else 256 MiB
 std::string default_remote_cache_dir();  // STOKER_REMOTE_CACHE, else ""
@@ -66,6 +67,11 @@ struct IoConfig {
   // fails as a timeout, which is retried.
   double connect_timeout_s = 10;
   double stall_timeout_s = detail::default_stall_timeout_s();
+  // The deadline of a whole open_dataset (in [0, 86400] s; 0: none): its requests, retries
+  // and waits, for every shard (they open in parallel, and the first shard that fails stops
+  // the others). Past it the open fails with an I/O Error (errno ETIMEDOUT) naming it, rather
+  // than taking shards x tries x stall_timeout_s against stalled servers.
+  double open_timeout_s = detail::default_open_timeout_s();
   // Remote samples are fetched ahead of the workers by this many connection threads (in
   // [0, 1024]; 0 turns read-ahead off), holding at most `read_ahead_bytes` (in [1 MiB, 1 TiB]).
   int read_ahead_connections = detail::default_read_ahead_connections();

@@ -299,6 +299,9 @@ class IoConfig:
       connect_timeout: remote data: seconds to connect (10).
       stall_timeout: remote data: a transfer under 1 KiB/s for this many seconds fails, and is
         retried (STOKER_REMOTE_TIMEOUT, else 30).
+      open_timeout: the deadline of a whole open, every shard's requests and retries
+        (they open in parallel; the first that fails stops the others), 0 for none
+        (STOKER_OPEN_TIMEOUT, else 600). Ctrl-C also stops an open.
       read_ahead_connections: remote data: connections fetching samples ahead of the workers,
         0 for none (STOKER_READAHEAD_CONNECTIONS, else 32).
       read_ahead_bytes: remote data: bytes the read-ahead may hold (STOKER_READAHEAD_MIB MiB,
@@ -315,6 +318,7 @@ class IoConfig:
     first_backoff: Optional[float] = None
     connect_timeout: Optional[float] = None
     stall_timeout: Optional[float] = None
+    open_timeout: Optional[float] = None
     read_ahead_connections: Optional[int] = None
     read_ahead_bytes: Optional[int] = None
     remote_cache_dir: Optional[Union[str, os.PathLike]] = None
@@ -331,6 +335,7 @@ class IoConfig:
                 (r, "attempts", self.attempts), (r, "first_backoff_s", self.first_backoff),
                 (c, "connect_timeout_s", self.connect_timeout),
                 (c, "stall_timeout_s", self.stall_timeout),
+                (c, "open_timeout_s", self.open_timeout),
                 (c, "read_ahead_connections", self.read_ahead_connections),
                 (c, "read_ahead_bytes", self.read_ahead_bytes),
                 (c, "remote_cache_dir", remote_cache_dir),

@@ -771,7 +771,9 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
       }
     }
     const std::string skipped =
-        long_lines > 0 ? fmt::format(" ({} lines over 16 KiB were not read)", long_lines) : "";
+        long_lines > 0 ? fmt::format(" ({} line{} over 16 KiB {} not read)", long_lines,
+                                     long_lines == 1 ? "" : "s", long_lines == 1 ? "was" : "were")
+                       : "";
     if (first.empty()) STOKER_THROW_ARG("{}: empty, not a telemetry log{}", name, skipped);
     STOKER_THROW_ARG(
         "{}: not a telemetry log stoker reads: looked for nvidia-smi tables, --format=csv or "

@@ -238,7 +238,7 @@ TEST(Vocabulary, AVeryLongLineIsPassedOverAndCountedInLinearTime) {
     read_text(std::string(100000, 'x'));
     ADD_FAILURE() << "read";
   } catch (const Error& e) {
-    EXPECT_THAT(e.message(), testing::HasSubstr("1 lines over 16 KiB were not read"));
+    EXPECT_THAT(e.message(), testing::HasSubstr("1 line over 16 KiB was not read"));
   }
 }
 

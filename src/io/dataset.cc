@@ -14,6 +14,7 @@
 #include "stoker/packed.h"
 #include "util/check.h"
 #include "util/logging.h"
+#include "util/stop.h"
 
 namespace stoker {
 
@@ -22,6 +23,12 @@ std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
   const std::string name = path.string();
   STOKER_CHECK_ARG(!name.empty(), "dataset: empty path");
   io.validate();
+  // One deadline for the whole open, every shard's requests and retries (io_config.h).
+  const util::StopScope deadline(
+      nullptr, io.open_timeout_s,
+      fmt::format("not opened within {:g} s (IoConfig::open_timeout_s, STOKER_OPEN_TIMEOUT; a "
+                  "dataset whose shard indexes are not cached yet may need more)",
+                  io.open_timeout_s));
   // WebDataset shards: a pattern or a .tar path or URL (not a file system entry); another
   // remote location is a packed dataset's folder or manifest.
   if (io::is_webdataset_location(name)) return io::open_webdataset(name, lists, {}, io);
@@ -51,7 +58,7 @@ void read_with_retries(const Dataset& data, int64_t index, std::vector<uint8_t>&
       data.read(index, out);
       return;
     } catch (const Error& e) {
-      if (e.kind() != ErrorKind::kIo) throw;
+      if (e.kind() != ErrorKind::kIo || util::stop_reason()) throw;  // stopped: not tried again
       if (attempt >= policy.attempts) {
         throw Error(
             ErrorKind::kIo,
@@ -61,7 +68,9 @@ void read_with_retries(const Dataset& data, int64_t index, std::vector<uint8_t>&
       log(LogLevel::kWarning, "{}: I/O error, trying again in {:.2f} s ({} of {}): {}",
           data.name(index), policy.wait_before(attempt + 1), attempt, policy.attempts, e.message());
     }
-    std::this_thread::sleep_for(std::chrono::duration<double>(policy.wait_before(attempt + 1)));
+    if (!util::sleep_unless_stopped(policy.wait_before(attempt + 1))) {
+      util::throw_if_stopped(data.name(index));  // a cancelled loader: no more tries
+    }
   }
 }
 

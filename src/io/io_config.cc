@@ -52,6 +52,7 @@ namespace detail {
 
 int default_io_attempts() { return static_cast<int>(util::env_int(util::kIoAttempts)); }
 double default_stall_timeout_s() { return util::env_number(util::kRemoteTimeout); }
+double default_open_timeout_s() { return util::env_number(util::kOpenTimeout); }
 int default_read_ahead_connections() {
   return static_cast<int>(util::env_int(util::kReadAheadConnections));
 }
@@ -96,6 +97,9 @@ void IoConfig::validate() const {
   STOKER_CHECK_ARG(in(util::kRemoteTimeout, stall_timeout_s),
                    "io: stall_timeout_s must be in [{}, {}] (got {})", util::kRemoteTimeout.low,
                    util::kRemoteTimeout.high, stall_timeout_s);
+  STOKER_CHECK_ARG(in(util::kOpenTimeout, open_timeout_s),
+                   "io: open_timeout_s must be in [{}, {}] (got {})", util::kOpenTimeout.low,
+                   util::kOpenTimeout.high, open_timeout_s);
   STOKER_CHECK_ARG(in(util::kReadAheadConnections, read_ahead_connections),
                    "io: read_ahead_connections must be in [{}, {}] (got {})",
                    util::kReadAheadConnections.low, util::kReadAheadConnections.high,

@@ -16,9 +16,9 @@ namespace stoker {
 namespace {
 
 const char* const kVariables[] = {
-    "STOKER_IO_ATTEMPTS",   "STOKER_REMOTE_TIMEOUT",     "STOKER_READAHEAD_CONNECTIONS",
-    "STOKER_READAHEAD_MIB", "STOKER_REMOTE_CACHE",       "STOKER_REMOTE_CACHE_MIB",
-    "STOKER_PACKED_IO",     "STOKER_S3_ADDRESSING_STYLE"};
+    "STOKER_IO_ATTEMPTS",           "STOKER_REMOTE_TIMEOUT", "STOKER_OPEN_TIMEOUT",
+    "STOKER_READAHEAD_CONNECTIONS", "STOKER_READAHEAD_MIB",  "STOKER_REMOTE_CACHE",
+    "STOKER_REMOTE_CACHE_MIB",      "STOKER_PACKED_IO",      "STOKER_S3_ADDRESSING_STYLE"};
 
 // Runs each test without any of the variables (the caller's shell may set them).
 class IoConfigTest : public ::testing::Test {
@@ -37,6 +37,7 @@ TEST_F(IoConfigTest, WithoutTheEnvironmentTheDefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(io.retries.first_backoff_s, 0.05);
   EXPECT_EQ(io.connect_timeout_s, 10);
   EXPECT_EQ(io.stall_timeout_s, 30);
+  EXPECT_EQ(io.open_timeout_s, 600);
   EXPECT_EQ(io.read_ahead_connections, 32);
   EXPECT_EQ(io.read_ahead_bytes, uint64_t{256} << 20);
   EXPECT_EQ(io.remote_cache_dir, "");
@@ -51,10 +52,12 @@ TEST_F(IoConfigTest, EachVariableIsItsFieldsDefaultWhenAConfigIsBuilt) {
   test::EnvGuard a("STOKER_IO_ATTEMPTS", "7"), b("STOKER_REMOTE_TIMEOUT", "2.5"),
       c("STOKER_READAHEAD_CONNECTIONS", "0"), d("STOKER_READAHEAD_MIB", "3"),
       e("STOKER_REMOTE_CACHE", "/node/cache"), f("STOKER_REMOTE_CACHE_MIB", "5"),
-      g("STOKER_PACKED_IO", "pread"), h("STOKER_S3_ADDRESSING_STYLE", "virtual");
+      g("STOKER_PACKED_IO", "pread"), h("STOKER_S3_ADDRESSING_STYLE", "virtual"),
+      i("STOKER_OPEN_TIMEOUT", "0");
   const IoConfig io;
   EXPECT_EQ(io.retries.attempts, 7);
   EXPECT_EQ(io.stall_timeout_s, 2.5);
+  EXPECT_EQ(io.open_timeout_s, 0);
   EXPECT_EQ(io.read_ahead_connections, 0);
   EXPECT_EQ(io.read_ahead_bytes, uint64_t{3} << 20);
   EXPECT_EQ(io.remote_cache_dir, "/node/cache");
@@ -76,6 +79,7 @@ TEST_F(IoConfigTest, AMalformedVariableFailsNamingItAndItsValue) {
       {"STOKER_IO_ATTEMPTS", "three", "STOKER_IO_ATTEMPTS=three: expected an integer in [1, 100]"},
       {"STOKER_IO_ATTEMPTS", "0", "STOKER_IO_ATTEMPTS=0: expected an integer in [1, 100]"},
       {"STOKER_REMOTE_TIMEOUT", "30s", "STOKER_REMOTE_TIMEOUT=30s: expected a number in [1, 3600]"},
+      {"STOKER_OPEN_TIMEOUT", "-1", "STOKER_OPEN_TIMEOUT=-1: expected a number in [0, 86400]"},
       {"STOKER_READAHEAD_CONNECTIONS", "-1",
        "STOKER_READAHEAD_CONNECTIONS=-1: expected an integer in [0, 1024]"},
       {"STOKER_READAHEAD_MIB", "1G",
@@ -106,6 +110,8 @@ TEST_F(IoConfigTest, ValidateNamesTheField) {
             "io retries: first_backoff_s must be in [0, 60] (got -1)");
   EXPECT_EQ(invalid([](IoConfig& io) { io.stall_timeout_s = 0; }),
             "io: stall_timeout_s must be in [1, 3600] (got 0)");
+  EXPECT_EQ(invalid([](IoConfig& io) { io.open_timeout_s = 1e9; }),
+            "io: open_timeout_s must be in [0, 86400] (got 1000000000)");
   EXPECT_EQ(invalid([](IoConfig& io) { io.connect_timeout_s = 0; }),
             "io: connect_timeout_s must be in [0.001, 3600] (got 0)");
   EXPECT_EQ(invalid([](IoConfig& io) { io.read_ahead_connections = 2000; }),

@@ -21,6 +21,7 @@
 #include "stoker/log.h"
 #include "util/check.h"
 #include "util/logging.h"
+#include "util/stop.h"
 
 namespace stoker::io {
 namespace {
@@ -28,16 +29,22 @@ namespace {
 constexpr uint64_t kDownloadChunk = uint64_t{8} << 20;
 
 // flock(2) held for the life of the object (LOCK_EX on `path`, created if missing; a symbolic
-// link planted under its name is not followed: the lock is not held).
+// link planted under its name is not followed: the lock is not held). Waiting for another
+// process's download is polled, so that a cancellation or deadline (util/stop.h) ends it.
 class FileLock {
  public:
   explicit FileLock(const std::filesystem::path& path)
       : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600)) {
     if (!fd_.valid()) return;
-    int rc;
-    while ((rc = ::flock(fd_.get(), LOCK_EX)) != 0 && errno == EINTR) {
+    while (true) {
+      if (::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0) {
+        held_ = true;
+        return;
+      }
+      // Not on file systems without flock (some NFS and FUSE mounts).
+      if (errno != EWOULDBLOCK && errno != EINTR) return;
+      if (!util::sleep_unless_stopped(0.05)) return;
     }
-    held_ = rc == 0;  // not on file systems without flock (some NFS and FUSE mounts)
   }
   bool held() const { return held_; }
 
@@ -90,11 +97,25 @@ bool make_room(const ObjectCacheSettings& s, uint64_t incoming) {
     if (name.ends_with(".obj")) {
       objects.push_back({name, static_cast<uint64_t>(st.st_size), mtime_ns(st)});
       total += static_cast<uint64_t>(st.st_size);
+    } else if (name.find(".obj.tmp-") != std::string::npos && name.ends_with(".xxh3")) {
+      // A download's checksum being written: its writer's own to delete while the download's
+      // temporary file lives (the checksum goes in place just before the copy).
+      const std::string download = name.substr(0, name.size() - 5);
+      struct stat ds {};
+      if (::fstatat(::dirfd(dir.get()), download.c_str(), &ds, AT_SYMLINK_NOFOLLOW) != 0 ||
+          writer_gone(::dirfd(dir.get()), download)) {
+        ::unlinkat(::dirfd(dir.get()), name.c_str(), 0);
+      }
     } else if (name.ends_with(".obj.xxh3")) {
-      // Deleted with its copy (below), or on its own when the copy is gone.
-      const std::string copy = name.substr(0, name.size() - 5);
+      // Deleted with its copy (below), or on its own when the copy is gone for good: not while
+      // a fetch of that object holds its lock (the checksum is in place before the copy).
+      const std::string key = name.substr(0, name.size() - 9);
+      UniqueFd key_lock(::openat(::dirfd(dir.get()), (key + ".lock").c_str(),
+                                 O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+      const bool fetching = key_lock.valid() && ::flock(key_lock.get(), LOCK_EX | LOCK_NB) != 0;
       struct stat cs {};
-      if (::fstatat(::dirfd(dir.get()), copy.c_str(), &cs, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (!fetching &&
+          ::fstatat(::dirfd(dir.get()), (key + ".obj").c_str(), &cs, AT_SYMLINK_NOFOLLOW) != 0) {
         ::unlinkat(::dirfd(dir.get()), name.c_str(), 0);
       }
     } else if (name.find(".obj.tmp-") != std::string::npos) {
@@ -237,7 +258,10 @@ bool fetch_object(const ObjectCacheSettings& s, const std::filesystem::path& cop
   // One fetch per node: the others wait here, then find the copy.
   FileLock lock(std::filesystem::path(copy).replace_extension(".lock"));
   if (!lock.held()) {
-    warn_once(fmt::format("cannot lock in {}: {}", s.dir.string(), errno_message(errno)));
+    const int error = errno;
+    if (!util::stop_reason()) {
+      warn_once(fmt::format("cannot lock in {}: {}", s.dir.string(), errno_message(error)));
+    }
     return false;
   }
   if (copy_is_complete(copy, size)) return true;

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <memory>
 
+#include "io/open_all.h"
 #include "io/packed_manifest.h"
 #include "io/packed_shard.h"
 #include "io/read_ahead.h"
@@ -104,7 +105,9 @@ class PackedDataset final : public Dataset {
     starts_.reserve(manifest_.shards.size());
     for (const ManifestShard& s : manifest_.shards) starts_.push_back(s.first_record);
     if (manifest_.records * packed::kIndexEntrySize <= eager_index_bytes) {
-      // Every shard now, with the pack-wide checks that need them all.
+      // Every shard now, with the pack-wide checks that need them all; remote ones in
+      // parallel (a HEAD and an index read each).
+      if (remote_) open_all(manifest_.shards.size(), [this](size_t i) { shard(i); });
       check_source_ranges(manifest_, folder_,
                           [this](size_t i) -> const ShardFile& { return shard(i); });
     }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <system_error>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "stoker/log.h"
 #include "util/check.h"
 #include "util/logging.h"
+#include "util/stop.h"
 
 namespace stoker::io {
 
@@ -69,6 +71,7 @@ ReadAhead::~ReadAhead() {
     return;
   }
   std::vector<std::thread> threads;
+  stop_.cancel("stopped: the dataset is closing");  // a fetch in flight ends within 0.1 s
   {
     util::MutexLock lock(mu_);
     stopping_ = true;
@@ -117,6 +120,7 @@ void ReadAhead::hint(std::span<const int64_t> indices) {
 
 void ReadAhead::run() {
   const RetriedByCaller retried;  // by the loader's reads of the samples (read_ahead.h)
+  const util::StopScope stoppable(&stop_, 0, "");
   util::MutexLock lock(mu_);
   while (true) {
     uint64_t id = 0;
@@ -196,7 +200,11 @@ bool ReadAhead::take(int64_t index, std::vector<uint8_t>& out) {
     it = entries_.find(index);
     if (it == entries_.end()) return false;  // cleared while we waited
     if (it->second.done) break;
-    done_cv_.wait(mu_);
+    // Woken at least every 50 ms: a reader told to stop (a closing loader, util/stop.h) does
+    // not wait for a fetch stalled on the server.
+    if (!done_cv_.wait_for(mu_, std::chrono::milliseconds(50))) {
+      util::throw_if_stopped(fmt::format("sample {} (read ahead)", index));
+    }
   }
   Entry& entry = it->second;
   if (entry.error) {

@@ -13,16 +13,17 @@
 //   else is held.
 // - take(index, out) gives a hinted sample's bytes: waits for its unit in flight, takes a
 //   finished one, or fetches a unit not started yet itself (so a worker never waits behind the
-//   budget). A failed unit's error is rethrown by take() for each of its samples, which are
-//   dropped, so that a retry reads again. Returns false for a sample not hinted (the caller
-//   reads it itself).
+//   budget). A caller told to stop (stoker/cancel.h) stops waiting within 50 ms. A failed unit's
+//   error is rethrown by take() for each of its samples, which are dropped, so that a retry reads
+//   again. Returns false for a sample not hinted (the caller reads it itself).
 // - clear() drops what is queued or fetched and not taken (a loader starting over).
 // - A connection thread's fetch sends each request once (remote.h, RetriedByCaller): a failed
 //   unit is tried again by the loader's reads of its samples, whose retries count this fetch
 //   as their first try.
 // The settings (connections, max_bytes) are IoConfig's read_ahead_connections and
 // read_ahead_bytes.
-// Threads start with the first hint; the destructor stops them after their fetch in flight. In
+// Threads start with the first hint; the destructor stops them, their fetches in flight
+// cancelled (stoker/cancel.h: within 0.1 s). In
 // a fork() child (which has none of the threads, and maybe a mutex a parent thread held) the
 // destructor leaves everything as it is.
 // Thread-safety: every member may be called from any thread.
@@ -39,6 +40,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "stoker/cancel.h"
 #include "util/mutex.h"
 
 namespace stoker::io {
@@ -102,6 +104,7 @@ class ReadAhead {
   const int connections_;
   const uint64_t max_bytes_;
   const pid_t owner_pid_;
+  Cancellation stop_;  // the destructor's: connection threads give up their fetch in flight
 
   util::Mutex mu_;
   util::CondVar work_cv_;  // connection threads: something queued, budget freed, or stopping

@@ -22,6 +22,7 @@
 #include "util/env_vars.h"
 #include "util/logging.h"
 #include "util/redact.h"
+#include "util/stop.h"
 #include "util/text.h"
 
 namespace stoker::io {
@@ -177,17 +178,59 @@ void ensure_curl() {
   (void)ready;
 }
 
-// Each thread's libcurl handle: reset before each request, which keeps its open connection.
-CURL* thread_handle() {
-  struct Handle {
-    CURL* easy = curl_easy_init();
-    ~Handle() { curl_easy_cleanup(easy); }
-  };
+// Each thread's libcurl handles: the request's (reset before each request) and the multi
+// handle it runs in, whose connection cache keeps the thread's connection open between
+// requests.
+struct ThreadHandles {
+  CURL* easy = curl_easy_init();
+  CURLM* multi = curl_multi_init();
+  ~ThreadHandles() {
+    curl_multi_cleanup(multi);
+    curl_easy_cleanup(easy);
+  }
+};
+
+ThreadHandles& thread_handles() {
   ensure_curl();
-  thread_local Handle handle;
-  STOKER_CHECK(handle.easy != nullptr, "libcurl: cannot make a handle");
-  curl_easy_reset(handle.easy);
-  return handle.easy;
+  thread_local ThreadHandles handles;
+  STOKER_CHECK(handles.easy != nullptr && handles.multi != nullptr,
+               "libcurl: cannot make a handle");
+  curl_easy_reset(handles.easy);
+  return handles;
+}
+
+// Runs the easy handle's transfer to its end, like curl_easy_perform, but waking at least every
+// 100 ms to abort it when the thread should stop (util/stop.h: a cancelled open, a closing
+// loader, a deadline), so that Ctrl-C or close() never waits for a stalled server.
+CURLcode run_transfer(ThreadHandles& handles) {
+  if (curl_multi_add_handle(handles.multi, handles.easy) != CURLM_OK) return CURLE_FAILED_INIT;
+  CURLcode code = CURLE_OK;
+  bool done = false;
+  while (!done) {
+    int running = 0;
+    if (curl_multi_perform(handles.multi, &running) != CURLM_OK) {
+      code = CURLE_FAILED_INIT;
+      break;
+    }
+    int queued = 0;
+    while (CURLMsg* message = curl_multi_info_read(handles.multi, &queued)) {
+      if (message->msg == CURLMSG_DONE && message->easy_handle == handles.easy) {
+        code = message->data.result;
+        done = true;
+      }
+    }
+    if (done) break;
+    if (util::stop_reason()) {
+      code = CURLE_ABORTED_BY_CALLBACK;
+      break;
+    }
+    if (curl_multi_poll(handles.multi, nullptr, 0, 100, nullptr) != CURLM_OK) {
+      code = CURLE_FAILED_INIT;
+      break;
+    }
+  }
+  curl_multi_remove_handle(handles.multi, handles.easy);
+  return code;
 }
 
 struct Headers {
@@ -275,7 +318,8 @@ struct Request {
 // One attempt. Returns the curl code; the exchange holds what the server said.
 CURLcode perform(const Target& target, const Request& request, const IoConfig& io, Exchange& x,
                  std::string& error) {
-  CURL* h = thread_handle();
+  ThreadHandles& handles = thread_handles();
+  CURL* h = handles.easy;
   Headers headers;
   char error_buffer[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(h, CURLOPT_URL, target.url.c_str());
@@ -290,6 +334,11 @@ CURLcode perform(const Target& target, const Request& request, const IoConfig& i
                    static_cast<long>(std::ceil(io.connect_timeout_s * 1000)));
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::ceil(io.stall_timeout_s)));
+  // A deadline (util/stop.h) bounds the whole transfer (0: none; the handle is reused, so
+  // always set).
+  const std::optional<double> left = util::seconds_to_deadline();
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
+                   left ? std::max(1L, static_cast<long>(std::ceil(*left * 1000))) : 0L);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
@@ -336,7 +385,7 @@ CURLcode perform(const Target& target, const Request& request, const IoConfig& i
   }
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.list);
   requests_sent.fetch_add(1, std::memory_order_relaxed);
-  const CURLcode code = curl_easy_perform(h);
+  const CURLcode code = run_transfer(handles);
   if (code != CURLE_OK) error = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
   long status = 0;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
@@ -404,10 +453,12 @@ Exchange run(const std::string& location, const Request& request, const IoConfig
   const Target resolved = resolve(location, io.s3_addressing);
   const std::string subject = what.empty() ? location : location + ": " + what;
   for (int attempt = 1;; ++attempt) {
+    util::throw_if_stopped(subject);
     Exchange x;
     x.target = target;
     std::string curl_error;
     const CURLcode code = perform(resolved, request, io, x, curl_error);
+    if (code != CURLE_OK) util::throw_if_stopped(subject);  // aborted, or the deadline's timeout
     std::string failure;
     bool retry = false;
     if (code == CURLE_OK && x.status == 206 && request.range &&
@@ -481,7 +532,7 @@ Exchange run(const std::string& location, const Request& request, const IoConfig
     const double backoff = io.retries.wait_before(attempt + 1);
     log(LogLevel::kWarning, "{}: {}; trying again in {:.2f} s ({} of {})", subject, failure,
         backoff, attempt, attempts);
-    std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
+    if (!util::sleep_unless_stopped(backoff)) util::throw_if_stopped(subject);
   }
 }
 

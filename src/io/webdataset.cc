@@ -29,6 +29,7 @@
 #include "io/json_limits.h"
 #include "io/list_labels.h"
 #include "io/list_rows.h"
+#include "io/open_all.h"
 #include "io/read_ahead.h"
 #include "io/remote.h"
 #include "io/sample_table.h"
@@ -539,33 +540,11 @@ std::shared_ptr<Dataset> open_webdataset(const std::string& pattern, const FileL
   const std::string column = config.label_column;
   std::vector<std::unique_ptr<Blob>> blobs(locations.size());
   std::vector<ShardIndex> indexes(locations.size());
-  std::vector<std::exception_ptr> errors(locations.size());
   // Shards open in parallel: a remote one costs a round trip (HEAD), an uncached one a read.
-  std::atomic<size_t> next{0};
-  const auto work = [&] {
-    for (size_t s = next++; s < locations.size(); s = next++) {
-      try {
-        blobs[s] = Blob::open(locations[s], io);
-        indexes[s] = index_shard(*blobs[s], column, cache_dir);
-      } catch (...) {
-        errors[s] = std::current_exception();
-      }
-    }
-  };
-  const size_t threads = std::min<size_t>(locations.size(), 16);
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) {
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // fewer threads: slower, the same result
-    }
-  }
-  work();
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);  // the first shard's error, whatever the timing
-  }
+  open_all(locations.size(), [&](size_t s) {
+    blobs[s] = Blob::open(locations[s], io);
+    indexes[s] = index_shard(*blobs[s], column, cache_dir);
+  });
   return std::make_shared<WebDataset>(pattern, std::move(blobs), std::move(indexes), io);
 }
 

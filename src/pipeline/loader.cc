@@ -154,6 +154,7 @@ class Loader::Impl {
   int settle(double seconds) {
     MutexLock consumer(consumer_mu_);
     for (auto& flight : in_flight_) flight.job->cancel();
+    stages_.read.stop();  // a read waiting on a stalled server or between tries ends now
     const auto deadline = SteadyClock::now() + std::chrono::duration<double>(seconds);
     int stuck = 0;
     for (auto& flight : in_flight_) {

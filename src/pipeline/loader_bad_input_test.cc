@@ -20,12 +20,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "pipeline/test_util.h"
 #include "stoker/dataset.h"
@@ -407,6 +410,48 @@ TEST(IoErrors, TheConfiguredReadRetriesAreTheLoaders) {
   c.close_timeout_seconds = -0.5;
   EXPECT_EQ(test_error([&] { Loader unused(data, c); }),
             "close_timeout_seconds must be in [0, 86400] (got -0.5)");
+}
+
+// Before: closing a loader whose read was waiting between tries waited for every try left
+// (here 99 waits of 5 s), up to the close timeout. Now closing stops the reads in progress
+// (stoker/cancel.h): the wait ends, no later try is made, and the workers are joined.
+TEST(IoErrors, ClosingTheLoaderStopsAReadWaitingBetweenTries) {
+  auto c = test::one_rank_config(1, 8, 16);
+  c.shuffle = false;
+  c.read_retries.attempts = 100;
+  c.read_retries.first_backoff_s = 5;
+  c.close_timeout_seconds = 86400;  // joined because the read stopped, not abandoned
+  auto data = std::make_shared<test::MemoryDataset>(
+      test::MemoryImages{.images = 8, .seed = 4, .io_error_index = 0, .io_failures = 1000});
+  {
+    Loader loader(data, c);
+    loader.set_epoch(0);
+    while (data->io_error_reads() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(data->io_error_reads(), 1);
+}
+
+// A read stuck where nothing can stop it (a hung mount; here a read that sleeps an hour) is
+// abandoned after the close timeout, with a warning. In a child process (gtest's threadsafe
+// death-test style) that leaves through _Exit: the abandoned workers and their state are never
+// freed, by design, which a leak checker would report at a normal exit.
+TEST(LoaderCloseDeathTest, AReadNothingCanStopIsAbandonedAfterTheCloseTimeout) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        auto c = test::one_rank_config(1, 8, 16);
+        c.close_timeout_seconds = 0.2;
+        auto data = std::make_shared<test::MemoryDataset>(
+            test::MemoryImages{.images = 8, .seed = 4, .read_delay = std::chrono::hours(1)});
+        {
+          Loader loader(data, c);
+          loader.set_epoch(0);
+          while (data->reads() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(0),
+      "still had samples being read after 0.2 s .*abandoned, not joined");
 }
 
 // Before: ~Loader read STOKER_CLOSE_TIMEOUT with atof, so "1O" was 1 s and "ten" 0 s. Now the

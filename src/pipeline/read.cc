@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "stoker/clock.h"
+#include "util/stop.h"
 
 namespace stoker::pipeline {
 
@@ -16,6 +17,7 @@ ReadStage::ReadStage(std::shared_ptr<const Dataset> dataset, const LoaderSetup& 
 ReadCost ReadStage::read(int64_t index, std::vector<uint8_t>& out) const {
   const double cpu_start = thread_cpu_seconds();
   const auto wall_start = std::chrono::steady_clock::now();
+  const util::StopScope stoppable(&stop_, 0, "");
   read_with_retries(*dataset_, index, out, setup_.config.read_retries);
   ReadCost cost;
   cost.wall_seconds =
@@ -33,6 +35,8 @@ void ReadStage::next(const EpochPlan& plan, int64_t j) {
   }
   hinted_until_ = std::max(hinted_until_, until);
 }
+
+void ReadStage::stop() { stop_.cancel("stopped: the loader is closing"); }
 
 void ReadStage::reset() {
   dataset_->cancel_read_ahead();

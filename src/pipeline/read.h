@@ -1,8 +1,10 @@
 // The loader's read stage: a sample's bytes from the dataset's storage, I/O errors tried again
 // (IoRetryPolicy) before they end the epoch, and read-ahead hints that put remote reads in
 // flight before a worker asks (a no-op for local storage). Stage contract: reset() forgets the
-// hints (a new epoch, a drained one), next(plan, j) hints what batch j being scheduled brings.
-// Thread-safety: read() from any thread; reset() and next() from the consumer only.
+// hints (a new epoch, a drained one), next(plan, j) hints what batch j being scheduled brings,
+// stop() makes the reads in progress give up (a closing loader: a stalled request or a wait
+// between tries ends within 0.1 s, stoker/cancel.h).
+// Thread-safety: read() and stop() from any thread; reset() and next() from the consumer only.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "pipeline/setup.h"
+#include "stoker/cancel.h"
 #include "stoker/dataset.h"
 #include "stoker/sampler.h"
 
@@ -35,9 +38,12 @@ class ReadStage {
   void next(const EpochPlan& plan, int64_t j);
   // Drops the reads hinted and not yet taken.
   void reset();
+  // The reads in progress and any later one fail at once (I/O Error, ECANCELED): for good.
+  void stop();
 
  private:
   std::shared_ptr<const Dataset> dataset_;
+  Cancellation stop_;
   const LoaderSetup& setup_;
   int64_t hinted_until_ = 0;  // batches [0, this) of the epoch hinted
   std::vector<int64_t> hint_indices_;

@@ -46,6 +46,8 @@ size_t env_choice(const char* name, size_t fallback, const std::vector<std::stri
 inline constexpr EnvNumber<int64_t> kIoAttempts{"STOKER_IO_ATTEMPTS", 3, 1, 100};
 // IoConfig::stall_timeout_s: a remote transfer slower than 1 KiB/s for this long fails.
 inline constexpr EnvNumber<double> kRemoteTimeout{"STOKER_REMOTE_TIMEOUT", 30, 1, 3600};
+// IoConfig::open_timeout_s: the deadline of a whole open of remote data (0: none).
+inline constexpr EnvNumber<double> kOpenTimeout{"STOKER_OPEN_TIMEOUT", 600, 0, 86400};
 // IoConfig::read_ahead_connections (0: no read-ahead).
 inline constexpr EnvNumber<int64_t> kReadAheadConnections{"STOKER_READAHEAD_CONNECTIONS", 32, 0,
                                                           1024};

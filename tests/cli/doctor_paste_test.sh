@@ -55,3 +55,21 @@ esac
 grep -q "^verdict: healthy" text.out || { cat text.out >&2; fail "text verdict"; }
 grep -q "1 -> 2 GPUs" text.out || { cat text.out >&2; fail "text names the runs"; }
 echo "doctor_paste: files and pasted comment agree: $apart"
+
+# A comment with a pasted blob (a base64 line of 60,000 bytes: it crashed the regex reader from
+# ~47 KB on, SIGSEGV, issue 30) reads as the comment without it: the blob passed over.
+{
+  head -c 45000 /dev/urandom | base64 -w 0
+  echo
+  cat comment.md
+} > with-blob.md
+blob=$("$STOKER" doctor - --json < with-blob.md | verdict)
+[ "$blob" = "$pasted" ] || fail "with a pasted blob: '$blob', without: '$pasted'"
+# A paste of nothing but a 10 MB line is a clear error (exit 1), not a crash.
+set +e
+head -c $((10 << 20)) /dev/zero | tr '\0' a | "$STOKER" doctor - > blob.out 2> blob.err
+status=$?
+set -e
+[ "$status" = 1 ] || { cat blob.err >&2; fail "a 10 MB line: exit $status"; }
+grep -q "1 line over 16 KiB was not read" blob.err || { cat blob.err >&2; fail "the error"; }
+echo "doctor_paste: a 60 KB blob is passed over, a 10 MB line is a clear error"

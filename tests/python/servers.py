@@ -213,7 +213,9 @@ class FailingHttp:
     attributes a test sets as it goes: `etag` / `last_modified` (False: the header is not
     sent), `wrong_range` (a 206 with the bytes, and Content-Range, of another range than the
     one asked for), `redirect_to` (a base URL: every request is answered 307 to it, same path
-    and query). The query string of a request does not change the file it names."""
+    and query), `stall` (methods that get no answer at all until the server closes: a stalled
+    store) and `missing` (paths answered 404). The query string of a request does not change
+    the file it names."""
 
     def __init__(self, root: Path):
         import http.server
@@ -238,6 +240,12 @@ class FailingHttp:
                     server.requests.append((self.command, self.path, rng))
                     server.headers.append({k.lower(): v for k, v in self.headers.items()})
                     failing = self.command in server.fail
+                    stalled = self.command in server.stall
+                    missing = self.path.split("?")[0] in server.missing
+                if stalled and not missing:
+                    server._closing.wait()
+                    self.close_connection = True
+                    return
                 if server.redirect_to:
                     self.send_response(307, "Temporary Redirect")
                     self.send_header("Location", server.redirect_to + self.path)
@@ -249,7 +257,7 @@ class FailingHttp:
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                if not path.is_file():
+                if missing or not path.is_file():
                     self.send_response(404, "Not Found")
                     self.send_header("Content-Length", "0")
                     self.end_headers()
@@ -290,6 +298,9 @@ class FailingHttp:
         self.last_modified = False
         self.wrong_range = False
         self.redirect_to: Optional[str] = None
+        self.stall: set = set()
+        self.missing: set = set()
+        self._closing = threading.Event()
         self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
@@ -303,6 +314,7 @@ class FailingHttp:
         return out
 
     def close(self) -> None:
+        self._closing.set()
         self._httpd.shutdown()
         self._httpd.server_close()
 

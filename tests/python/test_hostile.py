@@ -230,6 +230,37 @@ def test_a_cache_folder_others_can_write_is_refused_naming_the_fix(server, tmp_p
             read_all(f"{server.url}/s-0.tar", remote_cache_dir=theirs)
 
 
+def test_a_download_in_progress_keeps_its_checksum_while_others_make_room(server, tmp_path):
+    """Making room for a fetch deleted another download's checksum while it was written (its
+    temporary file holds no lock of its own) or just after it was put in place (before the
+    copy): that download then failed, and its object was read remotely (seen as a flaky
+    test_a_node_local_cache_fetches_each_shard_once). Here a fetch of s-0.tar makes room
+    beside a download in progress, whose files this test holds as a live writer would."""
+    import fcntl
+    cache = tmp_path / "objects"
+    cache.mkdir(mode=0o700)
+    key = "0123456789abcdef"
+    download = cache / f"{key}.obj.tmp-{os.getpid()}-0"
+    download.write_bytes(b"x" * 100)
+    writing = cache / f"{key}.obj.tmp-{os.getpid()}-0.xxh3"
+    writing.write_text("0" * 16 + "\n")
+    placed = cache / f"{key}.obj.xxh3"  # in place before the copy is
+    placed.write_text("0" * 16 + "\n")
+    orphan = cache / "fedcba9876543210.obj.xxh3"  # its copy was evicted: no fetch holds it
+    orphan.write_text("0" * 16 + "\n")
+    dead = cache / "00000000000000aa.obj.tmp-999999999-0.xxh3"  # its download is gone
+    dead.write_text("0" * 16 + "\n")
+    with open(download, "rb") as d, open(cache / f"{key}.lock", "w") as lock:
+        fcntl.flock(d, fcntl.LOCK_EX)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        labels, _ = read_all(f"{server.url}/s-0.tar", remote_cache_dir=cache)
+        assert len(labels) == 6
+        assert download.exists() and writing.exists() and placed.exists()
+    assert not orphan.exists() and not dead.exists()
+    assert len(list(cache.glob("*.obj"))) == 1  # s-0.tar's copy, with its checksum
+    assert len(list(cache.glob("*.obj.xxh3"))) == 2
+
+
 @pytest.mark.parametrize("last_modified", [False, True])
 def test_a_shard_replaced_without_an_etag_never_gets_the_old_index(shard_root, tmp_path,
                                                                    last_modified):
@@ -248,3 +279,107 @@ def test_a_shard_replaced_without_an_etag_never_gets_the_old_index(shard_root, t
         os.utime(root / "s-0.tar", (2_000_000_000, 2_000_000_000))  # a new Last-Modified
         after, _ = read_all(f"{server.url}/s-0.tar")
         assert after == [1 - x for x in before]
+
+
+# ---- Failing fast and interruptibly ----------------------------------------------------------
+# Each child below would wait for hours if its open or read were not stopped (a stalled server,
+# a stall timeout of an hour); the timeout of the wait for the child only keeps a regression
+# from hanging the suite: no test asserts how long anything took.
+
+SIXTY_FOUR = "s-{00..63}.tar"
+
+
+def start_child(code: str, *args: str, env: dict | None = None) -> subprocess.Popen:
+    import sys
+    return subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+
+
+def finish(child: subprocess.Popen) -> tuple[str, str]:
+    try:
+        return child.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        out, err = child.communicate()
+        pytest.fail(f"the child was not stopped: {out}\n{err}")
+
+
+def wait_for_requests(server: FailingHttp, method: str) -> None:
+    import time
+    for _ in range(6000):
+        if any(r[0] == method for r in server.requests):
+            return
+        time.sleep(0.01)
+    pytest.fail(f"no {method} reached the server")
+
+
+OPEN = """
+import errno, sys, time, stoker
+start = time.monotonic()
+try:
+    stoker.open_dataset(sys.argv[1], io=stoker.IoConfig(stall_timeout=3600,
+                                                        open_timeout=float(sys.argv[2])))
+    print("opened")
+except stoker.StorageError as e:
+    print(errno.errorcode.get(e.errno), type(e).__name__, e)
+print(f"{time.monotonic() - start:.2f} s", file=sys.stderr)
+"""
+
+
+def test_an_open_of_stalled_shards_ends_at_its_one_deadline(server):
+    """64 stalled shards at a 2 s timeout took 67 s: shards x tries x timeout."""
+    server.stall = {"HEAD", "GET"}
+    out, err = finish(start_child(OPEN, f"{server.url}/{SIXTY_FOUR}", "2"))
+    assert out.startswith("ETIMEDOUT StorageError "), out + err
+    assert "not opened within 2 s (IoConfig::open_timeout_s, STOKER_OPEN_TIMEOUT" in out
+
+
+def test_the_first_shard_to_fail_stops_the_open_of_the_others(server):
+    server.stall = {"HEAD", "GET"}
+    server.missing = {"/s-05.tar"}
+    out, err = finish(start_child(OPEN, f"{server.url}/{SIXTY_FOUR}", "0"))  # no deadline
+    assert out.startswith("ENOENT MissingFileError ") or out.startswith("EIO StorageError "), out
+    assert "/s-05.tar: HTTP 404" in out and "no such object" in out, out + err
+
+
+def test_ctrl_c_stops_an_open_waiting_on_a_stalled_server(server):
+    server.stall = {"HEAD", "GET"}
+    child = start_child("""
+import sys, stoker
+try:
+    stoker.open_dataset(sys.argv[1], io=stoker.IoConfig(stall_timeout=3600, open_timeout=0))
+except KeyboardInterrupt:
+    print("interrupted")
+""", f"{server.url}/{SIXTY_FOUR}")
+    wait_for_requests(server, "HEAD")
+    child.send_signal(__import__("signal").SIGINT)
+    out, err = finish(child)
+    assert out.strip() == "interrupted", out + err
+
+
+def test_ctrl_c_stops_a_read_stalled_on_the_server_and_close_returns(server, tmp_path):
+    """The open's index comes from the cache; then every GET stalls. Ctrl-C interrupts the
+    wait for the batch, and close() stops the stalled reads and read-ahead instead of waiting
+    for them (the close timeout is an hour)."""
+    env = {"STOKER_CACHE_DIR": str(tmp_path / "index"), "STOKER_CLOSE_TIMEOUT": "3600"}
+    count = "import sys, stoker; print(len(stoker.open_dataset(sys.argv[1])))"
+    out, err = finish(start_child(count, f"{server.url}/{PATTERN}", env=env))
+    assert out.strip() == str(SAMPLES), out + err
+    server.taken()
+    server.stall = {"GET"}
+    child = start_child("""
+import sys, stoker
+loader = stoker.Loader(sys.argv[1], 4, threads=2, transform="eval", size=32,
+                       io=stoker.IoConfig(stall_timeout=3600))
+try:
+    next(iter(loader))
+except KeyboardInterrupt:
+    print("interrupted")
+loader.close()
+print("closed")
+""", f"{server.url}/{PATTERN}", env=env)
+    wait_for_requests(server, "GET")
+    child.send_signal(__import__("signal").SIGINT)
+    out, err = finish(child)
+    assert out.split() == ["interrupted", "closed"], out + err
+    assert "abandoned" not in err, err

@@ -127,13 +127,16 @@ def test_ctrl_c_interrupts_a_wait_for_a_stuck_read(shards, tmp_path):
             timer.cancel()
         assert loader.state_dict()["consumed"] == 0  # interrupted before the first batch
         assert not loader._handle.wait_ready(0)  # ... while its reads were pending
-        loader.close()  # waits for the reads in flight (seconds on this link)
+        loader.close()  # stops the reads in flight
 
 
-def test_closing_a_loader_with_a_stuck_read_abandons_it_and_says_so(shards, tmp_path):
-    """close() with a read stuck in storage would wait for ever; after STOKER_CLOSE_TIMEOUT
-    seconds it abandons the worker threads (never joined, their memory kept) with a warning,
-    and the process goes on and exits normally."""
+def test_closing_a_loader_stops_its_reads_on_a_slow_link_rather_than_waiting(shards, tmp_path):
+    """close() with reads in flight on a slow link waited for them, up to
+    STOKER_CLOSE_TIMEOUT, then abandoned the worker threads. Now it cancels them (a remote
+    request wakes every 0.1 s to look, stoker/cancel.h): with an hour of close timeout the
+    process still closes, joins its workers and exits normally. (A read stuck where nothing
+    can stop it, a hung mount, is still abandoned after the timeout: test_faults.py and
+    LoaderCloseDeathTest in src/pipeline/loader_bad_input_test.cc.)"""
     import sys
     import textwrap
     cache = str(tmp_path / "cache")
@@ -141,15 +144,14 @@ def test_closing_a_loader_with_a_stuck_read_abandons_it_and_says_so(shards, tmp_
         script = textwrap.dedent(f"""
             import stoker
             loader = stoker.Loader({url!r}, batch_size=4, threads=1, transform="eval", size=16)
-            loader.set_epoch(0)  # the first batches' reads start (and stay stuck)
+            loader.set_epoch(0)  # the first batches' reads start (and take seconds)
             assert not loader._handle.wait_ready(0.5)  # a worker is in a read by now
             loader.close()
             print("closed")
         """)
+        env = dict(os.environ, STOKER_CACHE_DIR=cache, STOKER_CLOSE_TIMEOUT="3600")
         r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                           timeout=120,
-                           env=dict(os.environ, STOKER_CACHE_DIR=cache, STOKER_CLOSE_TIMEOUT="0.5"))
+                           timeout=120, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "closed" in r.stdout
-    assert "still had samples being read after 0.5 s" in r.stderr, r.stderr
-    assert "abandoned, not joined" in r.stderr
+    assert "abandoned" not in r.stderr and "trying again" not in r.stderr, r.stderr
