@@ -3,10 +3,11 @@
 
   bench/jpeg_bomb.py [--stoker PATH] [--rounds R]
 
-Makes a large progressive JPEG (a photograph of Debian's mate-backgrounds, 4000x3000, written
-by Pillow with progressive=True), then the bomb: its smallest scan repeated until the file has 600
-scans (each repeated scan is a few hundred bytes of entropy data that still asks the decoder to
-walk every block of its component). Each round runs `stoker bench` over a folder
+Makes two large progressive JPEGs written by Pillow with progressive=True — a photograph of
+Debian's mate-backgrounds at 4000x3000, and a flat 8192x8192 image (the red team's kind: its
+bomb is a file of about 200 KB) — then a bomb of each: its smallest scan repeated until the file
+has 600 scans (each repeated scan is a few bytes to a few KB of entropy data that still asks the
+decoder to walk every block of its component). Each round runs `stoker bench` over a folder
 holding only the bomb (--bad-samples skip, one thread) and over the same folder holding the
 intact file instead, and reports the child process's CPU time (user + system, getrusage): the
 bomb's is the refusal plus the command's start, the intact file's a real decode of the same
@@ -26,13 +27,16 @@ import tempfile
 from pathlib import Path
 
 
-def progressive_photo(width: int, height: int) -> bytes:
+def progressive_photo(width: int, height: int, flat: bool = False) -> bytes:
     from PIL import Image
 
-    photos = sorted(glob.glob("/usr/share/backgrounds/mate/*/*.jpg"))
-    if not photos:
-        sys.exit("needs Debian's mate-backgrounds (apt-get install mate-backgrounds)")
-    img = Image.open(photos[0]).convert("RGB").resize((width, height), Image.BILINEAR)
+    if flat:
+        img = Image.new("RGB", (width, height), (120, 140, 160))
+    else:
+        photos = sorted(glob.glob("/usr/share/backgrounds/mate/*/*.jpg"))
+        if not photos:
+            sys.exit("needs Debian's mate-backgrounds (apt-get install mate-backgrounds)")
+        img = Image.open(photos[0]).convert("RGB").resize((width, height), Image.BILINEAR)
     out = io.BytesIO()
     img.save(out, "JPEG", quality=90, progressive=True)
     return out.getvalue()
@@ -77,11 +81,14 @@ def main() -> int:
     ap.add_argument("--stoker", default=shutil.which("stoker") or "build/stoker")
     ap.add_argument("--rounds", type=int, default=5)
     a = ap.parse_args()
-    intact = progressive_photo(4000, 3000)
-    bomb = bomb_of(intact, 600)
+    photo = progressive_photo(4000, 3000)
+    flat = progressive_photo(8192, 8192, flat=True)
+    files = {"photo bomb": bomb_of(photo, 600), "photo intact": photo,
+             "flat bomb": bomb_of(flat, 600), "flat intact": flat}
     with tempfile.TemporaryDirectory() as tmp:
         folders = {}
-        for name, data in (("bomb", bomb), ("intact", intact)):
+        for name, data in files.items():
+            name = name.replace(" ", "-")
             d = Path(tmp) / name / "c"
             d.mkdir(parents=True)
             (d / f"{name}.jpg").write_bytes(data)
@@ -92,11 +99,9 @@ def main() -> int:
                 times[name].append(child_cpu(
                     [a.stoker, "bench", str(folder), "--batch", "1", "--threads", "1",
                      "--bad-samples", "skip", "--size", "224"]))
-    print(f"bomb: {len(bomb)} bytes, 600 scans; intact: {len(intact)} bytes "
-          f"(4000x3000 progressive)")
-    for name, t in times.items():
-        print(f"{name}: CPU {1000 * statistics.median(t):.0f} ms (median of {a.rounds}; "
-              f"min {1000 * min(t):.0f}, max {1000 * max(t):.0f})")
+    for (name, data), t in zip(files.items(), times.values()):
+        print(f"{name:13} {len(data):>9} bytes: CPU {1000 * statistics.median(t):5.0f} ms "
+              f"(median of {a.rounds}; min {1000 * min(t):.0f}, max {1000 * max(t):.0f})")
     return 0
 
 
