@@ -53,17 +53,6 @@ class FileLock {
   bool held_ = false;
 };
 
-bool write_all(int fd, uint64_t offset, std::span<const uint8_t> bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes = bytes.subspan(static_cast<size_t>(n));
-    offset += static_cast<uint64_t>(n);
-  }
-  return true;
-}
-
 // Whether the download writing temporary file `name` has ended without renaming it: its
 // writer holds an flock on it while it writes (a PID would not do: containers sharing the
 // folder have their own PID spaces, and PIDs are reused).
@@ -309,19 +298,20 @@ bool fetch_object(const ObjectCacheSettings& s, const std::filesystem::path& cop
       chunk.resize(std::min(kDownloadChunk, size - at));
       read_remote(location, version, at, chunk, fmt::format("bytes from {}", at), io);
       XXH3_64bits_update(state.get(), chunk.data(), chunk.size());
-      if (!write_all(out.get(), at, chunk)) {
-        throw std::runtime_error(fmt::format("writing {}: {}", tmp.string(), errno_message(errno)));
+      const std::string_view bytes(reinterpret_cast<const char*>(chunk.data()), chunk.size());
+      if (const int error = write_fully(out.get(), bytes, static_cast<int64_t>(at)); error != 0) {
+        throw std::runtime_error(fmt::format("writing {}: {}", tmp.string(), errno_message(error)));
       }
     }
     // The checksum goes in place first: a copy is never there without it.
     const std::string digest = hex64(XXH3_64bits_digest(state.get())) + "\n";
     UniqueFd sum_out(
         ::open(sum_tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
-    if (!sum_out.valid() ||
-        !write_all(sum_out.get(), 0,
-                   std::span(reinterpret_cast<const uint8_t*>(digest.data()), digest.size())) ||
-        ::fsync(sum_out.get()) != 0 || ::rename(sum_tmp.c_str(), sum.c_str()) != 0) {
-      throw std::runtime_error(fmt::format("{}: {}", sum.string(), errno_message(errno)));
+    int error = sum_out.valid() ? write_fully(sum_out.get(), digest, 0) : errno;
+    if (error == 0 && ::fsync(sum_out.get()) != 0) error = errno;
+    if (error == 0 && ::rename(sum_tmp.c_str(), sum.c_str()) != 0) error = errno;
+    if (error != 0) {
+      throw std::runtime_error(fmt::format("{}: {}", sum.string(), errno_message(error)));
     }
     if (::fsync(out.get()) != 0 || ::rename(tmp.c_str(), copy.c_str()) != 0) {
       throw std::runtime_error(fmt::format("{}: {}", copy.string(), errno_message(errno)));

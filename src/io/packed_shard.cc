@@ -30,17 +30,10 @@ bool checksum_ok(uint64_t stored, uint64_t computed) {
   return !kVerifyChecksums || stored == computed;
 }
 
-// Writes everything or throws; retries EINTR and short writes.
+// Writes everything or throws.
 void write_all(int fd, const uint8_t* data, size_t size, const std::string& name) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      STOKER_THROW_IO(errno, name, "{}: write failed: {}", name, errno_message(errno));
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
+  const int error = write_fully(fd, std::string_view(reinterpret_cast<const char*>(data), size));
+  if (error != 0) STOKER_THROW_IO(error, name, "{}: write failed: {}", name, errno_message(error));
 }
 
 void fsync_or_throw(int fd, const std::string& name) {
