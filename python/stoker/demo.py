@@ -46,6 +46,9 @@ def _cpu_busy():
     return sum(fields) - idle, sum(fields)
 
 
+_MIN_STEPS = 3  # timed steps a measurement needs, whatever its duration
+
+
 def _feed(batches, gpus: int, gpu_rate: float, seconds: float, name: str):
     """Consumes `batches` as `gpus` simulated GPUs training at `gpu_rate` images/s each would:
     one step of a batch takes BATCH / (gpus * gpu_rate) seconds (a sleep). Times each step and
@@ -61,7 +64,13 @@ def _feed(batches, gpus: int, gpu_rate: float, seconds: float, name: str):
     images = 0
     steps, waits = [], []
     previous = None
-    while time.perf_counter() - start < seconds:
+
+    def done() -> bool:
+        # At least a few timed steps, however slow the machine: the first batch of a
+        # DataLoader can take longer than `seconds` (worker start-up on a loaded machine).
+        return time.perf_counter() - start >= seconds and len(steps) >= _MIN_STEPS
+
+    while not done():
         it = iter(batches())
         while True:
             asked = time.perf_counter()
@@ -76,7 +85,7 @@ def _feed(batches, gpus: int, gpu_rate: float, seconds: float, name: str):
             previous = arrived
             images += BATCH
             time.sleep(step)
-            if time.perf_counter() - start >= seconds:
+            if done():
                 break
     took = time.perf_counter() - start
     busy1, total1 = _cpu_busy()
