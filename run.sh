@@ -231,7 +231,7 @@ case "$cmd" in
     ensure_reference_venv
     "$reference_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_fidelity.py \
       tests/python/test_transforms.py tests/python/test_example_recipe.py \
-      tests/python/test_example_imagefolder.py \
+      tests/python/test_example_imagefolder.py tests/python/test_ported_imagenet.py \
       tests/python/test_loader.py tests/python/test_demo.py
     # Sanitizers: every unit test under ASan + UBSan (undefined behaviour aborts); the worker
     # pool, the engine, the packer and the sampler under TSan. halt_on_error: the first report

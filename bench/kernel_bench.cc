@@ -56,8 +56,8 @@ void resize_case(benchmark::State& state, int in_w, int in_h, Box box) {
   const auto in = noise(static_cast<size_t>(in_w) * in_h * 3, 7);
   std::vector<uint8_t> out(224 * 224 * 3), scratch;
   for (auto _ : state) {
-    image::resize_bilinear_at(level, out.data(), 224, 224, in.data(), in_w, in_h, 3, box, box,
-                              scratch);
+    image::resize_antialiased_at(level, out.data(), 224, 224, in.data(), in_w, in_h, 3, box, box,
+                                 scratch);
     benchmark::DoNotOptimize(out.data());
   }
   state.SetItemsProcessed(state.iterations());

@@ -237,8 +237,11 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
     MutexLock consumer(consumer_mu_);
     const double cpu0 = thread_cpu_seconds();
     STOKER_CHECK(host != nullptr, "submit: no batch");
-    STOKER_CHECK(host->batch_size == batch_size_, "submit: batch of {} slots, expected {}",
-                 host->batch_size, batch_size_);
+    // A short batch (modes short, pad, even: the last one of an epoch, possibly empty) has fewer
+    // slots than the buffers were sized for.
+    STOKER_CHECK(host->batch_size >= 0 && host->batch_size <= batch_size_,
+                 "submit: batch of {} slots, expected at most {}", host->batch_size, batch_size_);
+    const int slots = host->batch_size;
     STOKER_CHECK(host->channels == transform_.channels && host->width == transform_.size &&
                      host->output == transform_.output,
                  "submit: the batch was staged for another transform");
@@ -265,8 +268,8 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
       slot->staging.grow_async(device_bytes, stream_.get());
       slot->tables.grow_async(static_cast<size_t>(ints), stream_.get());
       STOKER_CUDA_CHECK(cudaMemcpyAsync(slot->geometry.get(), slot->geometry_host.get(),
-                                        sizeof(augment::Geometry) * batch_size_,
-                                        cudaMemcpyHostToDevice, stream_.get()));
+                                        sizeof(augment::Geometry) * slots, cudaMemcpyHostToDevice,
+                                        stream_.get()));
       if (host->staged_bytes > 0) {
         STOKER_CUDA_CHECK(cudaMemcpyAsync(slot->staging.get(), host->images.data(),
                                           host->staged_bytes, cudaMemcpyHostToDevice,
@@ -288,9 +291,10 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
       if (slot->release_recorded) {
         STOKER_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), slot->released.get()));
       }
-      STOKER_CUDA_CHECK(launch_augment(stream_.get(), slot->out.get(), slot->staging.get(),
-                                       slot->tables.get(), slot->geometry.get(), batch_size_,
-                                       spec_));
+      if (slots > 0) {  // a grid with no blocks is a launch error
+        STOKER_CUDA_CHECK(launch_augment(stream_.get(), slot->out.get(), slot->staging.get(),
+                                         slot->tables.get(), slot->geometry.get(), slots, spec_));
+      }
       STOKER_CUDA_CHECK(cudaEventRecord(slot->ready.get(), stream_.get()));
       STOKER_CUDA_CHECK(cudaStreamWaitEvent(consumer_stream, slot->ready.get()));
       release_copied();
@@ -310,7 +314,7 @@ class Augmenter::Impl : public std::enable_shared_from_this<Augmenter::Impl> {
     batch->width = host->width;
     batch->device = device_;
     batch->images = slot->out.get();
-    batch->image_bytes = out_bytes_;
+    batch->image_bytes = transform_.sample_bytes() * static_cast<size_t>(slots);
     batch->stream = stream;
     batch->labels = host->labels;
     batch->indices = host->indices;

@@ -153,6 +153,36 @@ TEST_F(GpuTest, GpuBatchesEqualCpuBatches) {
   }
 }
 
+// Short batches (modes short, pad, even): the GPU batch has the CPU batch's slots and bytes,
+// down to the empty last batch a rank gets when one sample is left for the last step (37
+// images, 2 ranks of 6: the last step holds one).
+TEST_F(GpuTest, ShortAndEmptyLastBatchesEqualCpuBatches) {
+  SKIP_WITHOUT_GPU();
+  auto data = open_image_folder(root_, {.cache = "off"});
+  for (SamplerMode mode : {SamplerMode::kShort, SamplerMode::kPad, SamplerMode::kEven}) {
+    for (int rank : {0, 1}) {
+      LoaderConfig c = config(OutputKind::kUint8, 6);
+      c.transform.kind = TransformKind::kEval;
+      c.mode = mode;
+      c.rank = rank;
+      c.world_size = 2;
+      Loader cpu(data, c);
+      GpuLoader gpu(data, c, 0);
+      std::vector<int> sizes;
+      for_each_batch_pair(cpu, gpu, 0, [&](const std::vector<uint8_t>& bytes, const Batch& want) {
+        sizes.push_back(want.batch_size);
+        EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), want.images.begin()));
+      });
+      // short: 4 steps, the last holding 1 + 0; pad: 19 each (one repeat), 6+6+6+1; even: 18.
+      const std::vector<int> want_sizes = mode == SamplerMode::kShort
+                                              ? std::vector<int>{6, 6, 6, rank == 0 ? 1 : 0}
+                                          : mode == SamplerMode::kPad ? std::vector<int>{6, 6, 6, 1}
+                                                                      : std::vector<int>{6, 6, 6};
+      EXPECT_EQ(sizes, want_sizes) << to_string(mode) << " rank " << rank;
+    }
+  }
+}
+
 // The GPU decode (nvJPEG) against the CPU loader at scale 1, uint8, train and eval, for each
 // backend this GPU has: labels and valid equal, pixels within docs/gpu.md's tolerance (mean
 // |difference| <= 1.0, at most 1 % of values off by more than 8), no host fallback; a build

@@ -22,6 +22,7 @@
 #include "stoker/error.h"
 #include "stoker/loader.h"
 #include "stoker/loader_stats.h"
+#include "stoker/rng.h"
 #include "stoker/telemetry.h"
 #include "stoker/transform.h"
 #include "util/check.h"
@@ -116,6 +117,10 @@ void register_configs(py::module_& m) {
       .value("uint8", OutputKind::kUint8)
       .value("float16", OutputKind::kFloat16)
       .value("bfloat16", OutputKind::kBFloat16);
+  py::enum_<Interpolation>(m, "Interpolation")
+      .value("bilinear", Interpolation::kBilinear)
+      .value("bicubic", Interpolation::kBicubic)
+      .value("nearest", Interpolation::kNearest);
   py::enum_<BadSamplePolicy>(m, "BadSamplePolicy")
       .value("error", BadSamplePolicy::kError)
       .value("skip", BadSamplePolicy::kSkip);
@@ -160,6 +165,8 @@ void register_configs(py::module_& m) {
       .def_readwrite("resize", &TransformConfig::resize)
       .def_readwrite("resize_height", &TransformConfig::resize_height)
       .def_readwrite("resize_width", &TransformConfig::resize_width)
+      .def_readwrite("interpolation", &TransformConfig::interpolation)
+      .def_readwrite("eval_dct_scaling", &TransformConfig::eval_dct_scaling)
       .def_readwrite("ops", &TransformConfig::ops)
       .def_readwrite("erasing", &TransformConfig::erasing)
       .def_readwrite("mean", &TransformConfig::mean)
@@ -290,6 +297,50 @@ void register_loader(py::module_& m) {
       "(stoker/telemetry.h).");
   register_configs(m);
   register_augment_ops(m);
+  m.def(
+      "transform_sample",
+      [](const Dataset& data, int64_t index, const TransformConfig& transform, uint64_t seed,
+         int64_t epoch) {
+        STOKER_CHECK_ARG(index >= 0 && index < data.size(), "index {} is outside [0, {})", index,
+                         data.size());
+        transform.validate();
+        using Dims = std::vector<py::ssize_t>;
+        const py::ssize_t c = transform.channels, h = transform.output_height(),
+                          w = transform.output_width();
+        // One slot of a batch, shaped and typed as BatchRef::arrays shapes a batch's images.
+        py::array out;
+        switch (transform.output) {
+          case OutputKind::kFloat32:
+            out = py::array(py::dtype::of<float>(), Dims{c, h, w});
+            break;
+          case OutputKind::kFloat16:
+            out = py::array(py::dtype("float16"), Dims{c, h, w});
+            break;
+          case OutputKind::kBFloat16:
+            out = py::array(py::dtype("int16"), Dims{c, h, w});
+            break;
+          default:
+            out = py::array(py::dtype::of<uint8_t>(), Dims{h, w, c});
+        }
+        STOKER_CHECK(static_cast<size_t>(out.nbytes()) == transform.sample_bytes(),
+                     "transform_sample: {} bytes for a sample of {}", out.nbytes(),
+                     transform.sample_bytes());
+        void* pixels = out.mutable_data();
+        {
+          py::gil_scoped_release release;
+          std::vector<uint8_t> bytes;
+          data.read(index, bytes);
+          // The loader's key for (seed, epoch, sample): the pixels of the sample's batch slot.
+          Rng rng(stream_key(seed, static_cast<uint64_t>(epoch), static_cast<uint64_t>(index)));
+          TransformScratch scratch;
+          transform_sample(pixels, bytes, data.name(index), transform, rng, scratch);
+        }
+        return out;
+      },
+      py::arg("dataset"), py::arg("index"), py::arg("transform"), py::arg("seed"), py::arg("epoch"),
+      "Sample `index` of `dataset` read, decoded and transformed as a loader with this "
+      "transform and seed does in `epoch`: [C, H, W] (float outputs; bfloat16 as int16 bits) or "
+      "[H, W, C] uint8, the bytes of its batch slot.");
 
   py::class_<BatchRef> batch(m, "Batch");
   def_batch_metadata<BatchRef>(batch).def("arrays", &BatchRef::arrays);

@@ -20,7 +20,9 @@ namespace stoker::python {
 void register_sampler(py::module_& m) {
   py::enum_<SamplerMode>(m, "SamplerMode")
       .value("exact", SamplerMode::kExact)
+      .value("short", SamplerMode::kShort)
       .value("pad", SamplerMode::kPad)
+      .value("even", SamplerMode::kEven)
       .value("drop", SamplerMode::kDrop);
   m.def("parse_sampler_mode", &parse_sampler_mode, py::arg("name"));
 

@@ -26,7 +26,10 @@ void add_loader_flags(CLI::App& cmd, BenchFlags& f) {
   cmd.add_option("--output", f.output,
                  "float32, float16, bfloat16 (NCHW, normalised) or uint8 (NHWC)")
       ->check(CLI::IsMember({"float32", "uint8", "float16", "bfloat16"}));
-  cmd.add_option("--mode", f.mode, "sampler mode")->check(CLI::IsMember({"exact", "pad", "drop"}));
+  cmd.add_option("--mode", f.mode,
+                 "sampler mode: exact (padded, masked), short (exact's samples, the last batch "
+                 "short), pad, even (DistributedSampler without / with drop_last), drop")
+      ->check(CLI::IsMember({"exact", "short", "pad", "even", "drop"}));
   cmd.add_option("--seed", f.seed, "shuffle and augmentation seed");
   cmd.add_option("--epoch", f.epoch, "first epoch")->check(at_least(0));
   auto* rank = cmd.add_option("--rank", f.rank, "this rank (with --world)");
@@ -36,7 +39,15 @@ void add_loader_flags(CLI::App& cmd, BenchFlags& f) {
   cmd.add_option("--bad-samples", f.bad_samples, "error (stop, naming the file) or skip (count)")
       ->check(CLI::IsMember({"error", "skip"}));
   cmd.add_flag("--no-shuffle", f.no_shuffle, "dataset order instead of a permutation");
-  cmd.add_flag("--exact-decode", f.exact_decode, "decode at full scale (no DCT scaling)");
+  auto* exact = cmd.add_flag("--exact-decode", f.exact_decode,
+                             "decode at full scale (no DCT scaling), train too");
+  cmd.add_flag("--dct-scaling", f.dct_scaling,
+               "eval too decodes at a DCT scale where the crop still covers the output (by "
+               "default eval decodes at full scale: torchvision's pixels)")
+      ->excludes(exact);
+  cmd.add_option("--interpolation", f.interpolation,
+                 "the crop's resize: bilinear, bicubic (antialiased) or nearest")
+      ->check(CLI::IsMember({"bilinear", "bicubic", "nearest"}));
 
   // Storage: the defaults are IoConfig's (docs/environment.md), checked by it.
   cmd.add_option("--io-attempts", f.io_attempts,
@@ -113,6 +124,8 @@ LoaderConfig loader_config(const BenchFlags& f) {
   config.transform.output = parse_output_kind(f.output);
   config.transform.size = f.size;
   config.transform.decode.dct_scaling = !f.exact_decode;
+  config.transform.eval_dct_scaling = f.dct_scaling;
+  config.transform.interpolation = parse_interpolation(f.interpolation);
   config.read_retries = io_config(f).retries;
   if (f.close_timeout) config.close_timeout_seconds = *f.close_timeout;
   return config;

@@ -33,6 +33,8 @@ struct BenchFlags {
   std::string bad_samples = "error";
   bool no_shuffle = false;
   bool exact_decode = false;
+  bool dct_scaling = false;  // eval too (train has it unless --exact-decode)
+  std::string interpolation = "bilinear";
   bool digest = false;
   bool json = false;
   bool stats = false;                    // live stats lines and the live verdict

@@ -94,17 +94,31 @@ struct Box {
   double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
 
-// Antialiased bilinear resize, the algorithm of PIL's Image.resize(size, BILINEAR, box):
-// a triangle filter whose support grows with the downscale factor, fixed-point coefficients,
-// a horizontal pass to a uint8 intermediate then a vertical pass, source taps clipped to the
-// `bounds` box (PIL clips to the whole input image; a crop-then-resize clips to the crop).
-// Filter positions are computed relative to the integer window floor/ceil of `bounds`, as if
-// the input were cropped to it first, so bounds == box == an integer crop reproduces PIL's
-// im.crop(box).resize(size, BILINEAR) bit for bit. Throws on an empty box or bounds.
+// The filters of resize_antialiased: Pillow's BILINEAR (a triangle, support 1) and BICUBIC
+// (Keys' cubic with a = -0.5, support 2), which torch's antialiased uint8 interpolate
+// reproduces too (torchvision's Resize on PIL images and on tensors agree on them).
+enum class ResizeFilter { kBilinear, kBicubic };
+
+// Antialiased resize, the algorithm of PIL's Image.resize(size, BILINEAR or BICUBIC, box):
+// the filter's support grows with the downscale factor, fixed-point coefficients, a
+// horizontal pass to a uint8 intermediate (clipped) then a vertical pass, source taps clipped
+// to the `bounds` box (PIL clips to the whole input image; a crop-then-resize clips to the
+// crop). Filter positions are computed relative to the integer window floor/ceil of `bounds`,
+// as if the input were cropped to it first, so bounds == box == an integer crop reproduces
+// PIL's im.crop(box).resize(size, filter) bit for bit. Throws on an empty box or bounds.
 // out: out_width x out_height x channels, HWC uint8. `scratch` is reused between calls.
-void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t* in, int in_width,
-                     int in_height, int channels, const Box& box, const Box& bounds,
-                     std::vector<uint8_t>& scratch);
+void resize_antialiased(uint8_t* out, int out_width, int out_height, const uint8_t* in,
+                        int in_width, int in_height, int channels, const Box& box,
+                        const Box& bounds, std::vector<uint8_t>& scratch,
+                        ResizeFilter filter = ResizeFilter::kBilinear);
+
+// Nearest-neighbour resize as torch's interpolate(mode="nearest") on a tensor cropped to the
+// integer window of `bounds` and resized to (bounds' size / box's scale): output pixel x reads
+// source column bx0 + min(floor((x + ox) * sx), w - 1) with sx = box width / out_width in
+// float32 and ox = (box.x0 - bx0) / sx rounded, likewise for rows. torchvision's
+// Resize(NEAREST) / RandomResizedCrop(NEAREST) on uint8 tensors, crop offsets included.
+void resize_nearest(uint8_t* out, int out_width, int out_height, const uint8_t* in, int in_width,
+                    int in_height, int channels, const Box& box, const Box& bounds);
 
 // uint8 HWC -> uint8 HWC, optionally mirrored left-right.
 void copy_hwc(uint8_t* out, const uint8_t* in, int width, int height, int channels, bool flip);

@@ -7,12 +7,24 @@
 // r of Q; positions q >= R are filled with P[(C + q) mod N] (wrapping, never blank). Modes:
 //   exact: K = ceil(R / (W*B)); a slot is valid iff q < R; global_valid = min(B*W, R - j*B*W).
 //          The valid slots of all ranks together are each remaining sample exactly once.
+//   short: exact's K and each rank's samples (positions q = k*W + r < R, S_r of them), each
+//          batch delivered with only its samples: DataLoader's shape, a short last batch, for
+//          evaluation loops that count what they are given. Batch j of rank r holds its
+//          samples [a_j, a_{j+1}), a_j = min(j*B, S_r - (K - j)) when S_r >= K (the last
+//          batches shrink so that none is empty: usually exact's batches, only the last one
+//          short), else min(j*B, S_r): a rank with fewer samples than steps (fewer samples
+//          left than ranks, or B = 1) gets an empty last batch, so that every rank still
+//          takes K steps. The samples of steps [0, j) on all ranks are a prefix of Q.
 //   pad:   torch's DistributedSampler(drop_last=False) + DataLoader(drop_last=False): each
 //          rank has S = ceil(R / W) samples (wrap-around duplicates count as valid, as torch
-//          counts them), K = ceil(S / B); slot valid iff j*B + i < S (the last batch may be
-//          short: its tail slots are invalid padding); global_valid = W * min(B, S - j*B).
+//          counts them), K = ceil(S / B); slot valid iff j*B + i < S; the last batch is short
+//          (delivered with only those slots); global_valid = W * min(B, S - j*B).
+//   even:  torch's DistributedSampler(drop_last=True) + DataLoader(drop_last=False): each
+//          rank has S = floor(R / W) samples (the last R mod W positions are left out, as torch
+//          leaves them), K = ceil(S / B); slot valid iff j*B + i < S; the last batch is short.
 //   drop:  both drop_last: K = floor(R / (W*B)) full batches, every slot valid.
-// Every rank computes the same K, so collectives never hang.
+// Every rank computes the same K, so collectives never hang. slots(j) is how many slots
+// batch j is delivered with: B, or (short, pad, even) its valid slots.
 //
 // Shard windows (storage read best in order: remote tar shards). With shard_window M > 0 and
 // shuffle, P is a two-level order instead: the shards (shard_ends) in a keyed order, their
@@ -39,9 +51,10 @@
 
 namespace stoker {
 
-enum class SamplerMode { kExact, kPad, kDrop };
+enum class SamplerMode { kExact, kPad, kDrop, kShort, kEven };
 
-SamplerMode parse_sampler_mode(const std::string& name);  // "exact" | "pad" | "drop"
+// "exact" | "short" | "pad" | "even" | "drop"
+SamplerMode parse_sampler_mode(const std::string& name);
 const char* to_string(SamplerMode mode);
 
 struct SamplerConfig {
@@ -130,9 +143,12 @@ class EpochPlan {
   // Fills indices[B] and valid[B] (1 = valid, 0 = padding) for batch j of this rank and
   // returns its global_valid. Requires 0 <= j < num_batches().
   int64_t batch(int64_t j, std::span<int64_t> indices, std::span<uint8_t> valid) const;
+  // How many slots batch j of this rank is delivered with (above): batch(j)'s first slots(j).
+  int slots(int64_t j) const;
 
   // Samples of this epoch consumed by all ranks once every rank has taken batches [0, j):
-  // min(N, C + j*B*W) (the prefix P[0 : that] is exactly what was delivered in exact mode).
+  // min(N, C + j*B*W), in short mode C + the sum of a_j over the ranks (the prefix
+  // P[C : that] is exactly what was delivered in the exact and short modes).
   int64_t consumed_after(int64_t batches) const;
 
   // The digest of the valid slots of batches [0, batches) of every rank 0..W-1 of this
@@ -142,6 +158,9 @@ class EpochPlan {
 
  private:
   // batch() for any rank r of this plan's world.
+  // Short mode: a_j of rank r (above), and the sum over the ranks of a_j.
+  int64_t short_start(int64_t j, int64_t r) const;
+  int64_t short_prefix(int64_t j) const;
   int64_t rank_batch(int64_t j, int64_t r, std::span<int64_t> indices,
                      std::span<uint8_t> valid) const;
 
@@ -149,7 +168,7 @@ class EpochPlan {
   int64_t epoch_;
   int64_t consumed_;
   int64_t remaining_;
-  int64_t per_rank_;  // pad mode: S
+  int64_t per_rank_;  // pad and even modes: S
   int64_t num_batches_;
   std::optional<EpochPermutation> perm_;     // none when !shuffle (identity)
   std::optional<ShardWindowOrder> windows_;  // shard windows, instead of perm_

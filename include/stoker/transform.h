@@ -46,6 +46,16 @@ const char* to_string(OutputKind output);
 inline constexpr std::array<double, 3> kImageNetMean = {0.485, 0.456, 0.406};
 inline constexpr std::array<double, 3> kImageNetStd = {0.229, 0.224, 0.225};
 
+// torchvision's InterpolationMode for the resize of the crop: bilinear (the default) and
+// bicubic, antialiased as torchvision resizes PIL images and uint8 tensors
+// (resize_antialiased), or nearest, as torchvision resizes tensors (resize_nearest; PIL's
+// nearest rounds other coordinates). Only bilinear runs on the GPU.
+enum class Interpolation { kBilinear, kBicubic, kNearest };
+
+// "bilinear" | "bicubic" | "nearest"
+Interpolation parse_interpolation(const std::string& name);
+const char* to_string(Interpolation interpolation);
+
 // Every default here is also the Python TransformConfig's (python/stoker reads them from this
 // struct).
 struct TransformConfig {
@@ -60,6 +70,7 @@ struct TransformConfig {
   double crop_fraction = 0.875;  // eval: shorter side resized to floor(max(H, W) / crop_fraction)
   int resize = 0;                // eval: the shorter side's size when > 0 (Resize(resize))
   int resize_height = 0, resize_width = 0;  // eval: Resize((h, w)) to exactly h x w when set
+  Interpolation interpolation = Interpolation::kBilinear;
   std::array<float, 3> mean = {static_cast<float>(kImageNetMean[0]),
                                static_cast<float>(kImageNetMean[1]),
                                static_cast<float>(kImageNetMean[2])};
@@ -69,10 +80,16 @@ struct TransformConfig {
   std::vector<AugmentOp> ops;  // on the uint8 pixels after crop, resize and flip
   ErasingConfig erasing;       // on the output; off while erasing.p == 0
   DecodeConfig decode;
+  // An eval transform decodes at scale 1 (torchvision's pixels, which a model's published
+  // accuracy is measured with) unless this is set; decode.dct_scaling then applies as in train.
+  bool eval_dct_scaling = false;
 
   int output_height() const { return height > 0 ? height : size; }
   int output_width() const { return width > 0 ? width : size; }
-  // Ops or erasing or a non-square output: what only the CPU path implements.
+  // The decode options for this transform's kind (eval_dct_scaling applied).
+  DecodeConfig decode_for_kind() const;
+  // Ops, erasing, a non-square output or another interpolation than bilinear: what only the
+  // CPU path implements.
   bool has_cpu_only_steps() const;
   // Bytes of one sample's output slot.
   size_t sample_bytes() const;
@@ -112,7 +129,7 @@ void transform_sample(void* out, std::span<const uint8_t> bytes, const std::stri
 // flip, in the coordinates of the pixels decoded into TransformScratch::region.
 struct StagedSample {
   Box box;     // resized onto size x size
-  Box bounds;  // source taps clipped to these pixels (resize_bilinear's `bounds`)
+  Box bounds;  // source taps clipped to these pixels (resize_antialiased's `bounds`)
   bool flip = false;
 };
 

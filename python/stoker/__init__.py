@@ -23,7 +23,9 @@ import dataclasses
 import json
 import math
 import os
-from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple, Union
+import warnings
+import weakref
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _stoker
 # stoker::Error by its kind (all are stoker.Error, a RuntimeError): BadSampleError (a broken
@@ -54,21 +56,34 @@ _OUTPUTS = {
 }
 _MODES = {
     "exact": _stoker.SamplerMode.exact,
+    "short": _stoker.SamplerMode.short,
     "pad": _stoker.SamplerMode.pad,
+    "even": _stoker.SamplerMode.even,
     "drop": _stoker.SamplerMode.drop,
+}
+_DROPPING_MODES = ("even", "drop")  # what drop_last=True may go with
+_INTERPOLATIONS = {
+    "bilinear": _stoker.Interpolation.bilinear,
+    "bicubic": _stoker.Interpolation.bicubic,
+    "nearest": _stoker.Interpolation.nearest,
 }
 _BAD_SAMPLES = {"error": _stoker.BadSamplePolicy.error, "skip": _stoker.BadSamplePolicy.skip}
 
 
-def _mode_for(mode: Optional[str], drop_last: Optional[bool]) -> str:
-    """The sampler mode from Loader's mode= and DataLoader's drop_last= (one or the other)."""
+def _mode_for(mode: Optional[str], drop_last: Optional[bool], evaluating: bool) -> str:
+    """The sampler mode from Loader's mode= and drop_last= (DistributedSampler's: True is
+    'even'); without either, 'short' for an eval transform (an evaluation loop counts what it
+    is given) and 'exact' for training."""
     if drop_last is not None and not isinstance(drop_last, bool):
         raise TypeError(f"drop_last must be a bool (got {drop_last!r})")
     if mode is None:
-        return "drop" if drop_last else "exact"
-    if drop_last is not None and drop_last != (mode == "drop"):
+        if drop_last:
+            return "even"
+        return "short" if evaluating else "exact"
+    if drop_last is not None and drop_last != (mode in _DROPPING_MODES):
         raise ValueError(f"drop_last={drop_last} contradicts mode={mode!r} (drop_last=True is "
-                         "mode='drop'; give one of the two)")
+                         "DistributedSampler's, mode='even'; DataLoader's drop_last, full "
+                         "batches only, is mode='drop'; give one of the two)")
     return mode
 
 
@@ -103,10 +118,12 @@ class Batch:
     recycled only once they are all gone). ``to(device)`` copies to a device.
 
     A batch unpacks as a DataLoader's ``[images, labels]`` does: ``images, labels = batch``,
-    ``for images, labels in loader``, ``batch[0]`` / ``batch[1]``. The last batch of an epoch
-    is full-size in the default mode, its padding slots False in ``valid``: average a loss
-    with ``stoker.torch.masked_mean(loss, batch)`` (exact over all ranks), or pass
-    ``drop_last=True`` to the loader.
+    ``for images, labels in loader``, ``batch[0]`` / ``batch[1]``. The last batch of a
+    training epoch is full-size in the default mode ('exact'), its padding slots False in
+    ``valid``: average a loss with ``stoker.torch.masked_mean(loss, batch)`` (exact over all
+    ranks). An eval transform's loader ('short' by default) delivers DataLoader's shape
+    instead, a short last batch of only its samples, so that an unchanged evaluation loop
+    counts each sample once.
     """
 
     __slots__ = ("images", "labels", "indices", "valid", "global_valid", "epoch", "index",
@@ -224,7 +241,13 @@ class TransformConfig:
       mean, std: normalisation for float output (ImageNet's by default); one value each
         with channels=1.
       channels: 3 (RGB) or 1 (grayscale).
-      exact_decode: decode JPEGs at full scale (no DCT scaling), for fidelity checks.
+      interpolation: the crop's resize, 'bilinear' (the default), 'bicubic' (both
+        antialiased: torchvision's bytes on PIL images and uint8 tensors) or 'nearest'
+        (torchvision's on tensors). Only bilinear runs on the GPU.
+      exact_decode: None (the default): eval decodes JPEGs at full scale, torchvision's pixels,
+        and train with DCT scaling (a decode at 1/2, 1/4 or 1/8 scale where the crop still
+        covers the output: faster, pixels within ~1/255 on average of a full decode, see
+        docs/transforms.md). True: full scale for both; False: DCT scaling for both.
     """
 
     # The defaults are the C++ struct's (stoker/transform.h), read from it once.
@@ -242,7 +265,8 @@ class TransformConfig:
     mean: Tuple[float, ...] = IMAGENET_MEAN
     std: Tuple[float, ...] = IMAGENET_STD
     channels: int = _TRANSFORM_DEFAULTS.channels
-    exact_decode: bool = not _TRANSFORM_DEFAULTS.dct_scaling
+    interpolation: str = _TRANSFORM_DEFAULTS.interpolation.name
+    exact_decode: Optional[bool] = None
 
     @property
     def height_width(self) -> Tuple[int, int]:
@@ -274,7 +298,12 @@ class TransformConfig:
                 raise ValueError(f"{name} must have 3 values (got {value!r})")
         t.mean = [float(v) for v in (self.mean if len(self.mean) == 3 else tuple(self.mean) * 3)]
         t.std = [float(v) for v in (self.std if len(self.std) == 3 else tuple(self.std) * 3)]
-        t.dct_scaling = not self.exact_decode
+        t.interpolation = _choice("interpolation", self.interpolation, _INTERPOLATIONS)
+        if self.exact_decode is not None:
+            if not isinstance(self.exact_decode, bool):
+                raise TypeError(f"exact_decode must be None or a bool (got {self.exact_decode!r})")
+            t.dct_scaling = not self.exact_decode
+            t.eval_dct_scaling = not self.exact_decode
         t.validate()  # the C++ checks: stoker.ArgumentError, a ValueError
         return t
 
@@ -358,9 +387,11 @@ def _io_core(io: Optional[IoConfig]) -> "_stoker.IoConfig":
 
 class LoaderSampler:
     """A Loader's sampler seen as torch's DistributedSampler: num_replicas, rank, shuffle,
-    seed, drop_last, epoch, set_epoch(e), and len() = sample slots per rank per epoch
-    (batches x batch_size, padding slots included, as DistributedSampler counts its padding).
-    The order itself is the C++ sampler's (one permutation per (seed, epoch))."""
+    seed, drop_last, epoch, set_epoch(e), and len() = DistributedSampler's num_samples:
+    ceil(N / ranks) in the exact, short and pad modes (as DistributedSampler counts its
+    padding), floor(N / ranks) with drop_last (mode 'even'), and the samples of this rank's
+    full batches in mode 'drop'. The order itself is the C++ sampler's (one permutation per
+    (seed, epoch))."""
 
     def __init__(self, loader: "Loader"):
         self._loader = loader
@@ -376,12 +407,89 @@ class LoaderSampler:
         self._loader.set_epoch(epoch)
 
     def __len__(self) -> int:
-        return len(self._loader) * self._loader.batch_size
+        loader = self._loader
+        n, ranks = len(loader.dataset), loader.world_size
+        mode = loader.mode
+        if mode == "even":
+            return n // ranks
+        if mode == "drop":
+            return len(loader) * loader.batch_size
+        return -(-n // ranks)
 
     def __repr__(self) -> str:
         return (f"<stoker.LoaderSampler rank={self.rank}/{self.num_replicas} "
                 f"shuffle={self.shuffle} seed={self.seed} drop_last={self.drop_last} "
                 f"epoch={self.epoch}>")
+
+
+class LoaderDataset:
+    """A loader's dataset seen as torchvision's ImageFolder: ``len()``, ``dataset[i]`` ->
+    ``(image, label)``, ``classes``, ``class_to_idx``, ``samples`` (``[(path, label)]``),
+    ``targets`` and ``imgs``. The image is the loader's transform applied to sample i: the
+    bytes of its batch slot in the loader's current epoch (eval transforms do not depend on the
+    epoch), a tensor ([C, H, W] float, or [H, W, C] uint8) or a numpy array without torch. It
+    is what a script hands to ``torch.utils.data.Subset`` and a DataLoader for a few samples
+    (pytorch/examples' imagenet validation of the tail DistributedSampler(drop_last=True)
+    leaves out). Everything else of the C++ dataset (``fingerprint``, ``describe()``,
+    ``name(i)``, ``label(i)``, ``size``, ...) passes through."""
+
+    def __init__(self, loader: "Loader"):
+        core = loader._core
+        self._dataset = core.dataset
+        self._transform = core.config.transform
+        self._seed = core.config.seed
+        self._loader = weakref.ref(loader)
+        self._bfloat16 = self._transform.output == _OUTPUTS["bfloat16"]
+
+    def __len__(self) -> int:
+        return len(self._dataset)
+
+    def __getitem__(self, index: int) -> Tuple[Any, Any]:
+        n = len(self._dataset)
+        if isinstance(index, bool) or not isinstance(index, int):
+            index = int(index)  # numpy and torch integers; anything else: TypeError
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(f"sample index {index} is outside [0, {n})")
+        loader = self._loader()
+        epoch = 0 if loader is None or loader.closed else loader.epoch
+        image = _stoker.transform_sample(self._dataset, index, self._transform, self._seed, epoch)
+        if _torch is not None:
+            image = _torch.from_numpy(image)
+            if self._bfloat16:
+                image = image.view(_torch.bfloat16)
+        return image, self._target(index)
+
+    def _target(self, index: int) -> Any:
+        if self._dataset.multi_label:
+            return self._dataset.label_set(index)
+        return self._dataset.label(index)
+
+    @property
+    def classes(self) -> List[str]:
+        return list(self._dataset.classes)
+
+    @property
+    def class_to_idx(self) -> Dict[str, int]:
+        return {name: i for i, name in enumerate(self._dataset.classes)}
+
+    @property
+    def samples(self) -> List[Tuple[str, Any]]:
+        """[(path, label)] in index order, as ImageFolder.samples (built on each call)."""
+        return [(self._dataset.name(i), self._target(i)) for i in range(len(self._dataset))]
+
+    imgs = samples
+
+    @property
+    def targets(self) -> List[Any]:
+        return [self._target(i) for i in range(len(self._dataset))]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__dict__["_dataset"], name)
+
+    def __repr__(self) -> str:
+        return f"<stoker.LoaderDataset {self._dataset.describe()}>"
 
 
 class Loader:
@@ -420,12 +528,20 @@ class Loader:
         decode, pixels are those of exact_decode=True up to nvJPEG's IDCT (docs/gpu.md); a file
         is bad on the GPU path exactly when it is bad on the CPU path.
       jpeg_backend: decode='gpu' only: 'auto', 'hardware' or 'gpu_hybrid'.
-      shuffle, seed: one permutation per (seed, epoch), the same on every rank.
-      mode: 'exact' (the default: each sample exactly once per epoch over all ranks; the last
-        batch is full-size with padding slots masked in ``valid``, so that
-        stoker.torch.masked_mean keeps means exact), 'pad' (as DistributedSampler +
-        DataLoader) or 'drop' (both drop_last: every batch full of real samples).
-      drop_last: DataLoader's name: True is mode='drop', False (or None) the default mode.
+      shuffle, seed: one permutation per (seed, epoch), the same on every rank. seed=None
+        draws one (rank 0's, broadcast over the process group), which state_dict() records.
+      mode: 'exact' (the default for training: each sample exactly once per epoch over all
+        ranks; the last batch is full-size with padding slots masked in ``valid``, so that
+        stoker.torch.masked_mean keeps means exact); 'short' (the default for an eval
+        transform: exact's samples, each batch holding only its samples, so the last one is
+        short as DataLoader's is and an unchanged evaluation loop counts each sample once; a
+        rank left without a sample for the last step gets an empty batch, so every rank takes
+        the same steps); 'pad' (as DistributedSampler + DataLoader: each rank ceil(N/ranks)
+        samples, repeats included, the last batch short); 'even' (as
+        DistributedSampler(drop_last=True) + DataLoader: each rank floor(N/ranks) samples, the
+        last batch short); 'drop' (DataLoader's drop_last too: full batches only).
+      drop_last: DistributedSampler's: True is mode='even' (what pytorch/examples' imagenet
+        validation sampler sets); for full batches only (DataLoader's drop_last), mode='drop'.
       rank, world_size: give both or neither. Neither: from an initialised torch.distributed
         process group, else from torchrun / Open MPI / Slurm variables, else one rank. With
         a process group of several ranks, every rank must build its loader (the ranks
@@ -433,6 +549,11 @@ class Loader:
         torch.cuda.set_device first) and a mismatch raises stoker.Error on every rank.
       threads: worker threads (None or 0: the CPUs this process may use / ranks on the node).
       prefetch: batches in flight (None or 0: chosen by the loader).
+      num_workers, prefetch_factor, persistent_workers, pin_memory: DataLoader's keywords.
+        num_workers is threads (C++ threads, not processes; 0 is one thread), prefetch_factor
+        x num_workers batches in flight, persistent_workers what the threads always are;
+        pin_memory=True copies each CPU batch to page-locked memory (a warning and no copy
+        where CUDA is absent, as DataLoader does).
       shard_window: shuffle in windows of this many batches over shards read in order, each
         rank reading one run of its shards per window (WebDataset's shard shuffle + shuffle
         buffer, still each sample once per epoch); None: 4 for remote tar shards, 0 (one
@@ -478,7 +599,7 @@ class Loader:
         transform: Union[str, TransformConfig, Any] = "train",
         batch_transform: Optional[Callable[[Any, Any], Tuple[Any, Any]]] = None,
         shuffle: bool = True,
-        seed: int = 0,
+        seed: Optional[int] = 0,
         mode: Optional[str] = None,
         drop_last: Optional[bool] = None,
         rank: Optional[int] = None,
@@ -504,8 +625,15 @@ class Loader:
         flip_p: Optional[float] = None,
         crop_fraction: Optional[float] = None,
         exact_decode: Optional[bool] = None,
+        num_workers: Optional[int] = None,
+        pin_memory: bool = False,
+        persistent_workers: bool = False,
+        prefetch_factor: Optional[int] = None,
     ) -> None:
         self._handle = None  # set last, so that __del__ copes with a failed __init__
+        threads, prefetch = _dataloader_habits(threads, prefetch, num_workers, prefetch_factor,
+                                               persistent_workers)
+        self._pin_memory = _pinning(pin_memory, device)
         given = {k: v for k, v in locals().items() if k in _TRANSFORM_FIELDS and v is not None}
         if isinstance(transform, (list, tuple)):
             transform = transforms.Compose(transform)
@@ -531,8 +659,13 @@ class Loader:
         mix = transforms._mix_choices(batch_transform)
         if batch_transform is not None and _torch is None and mix is None:
             raise ValueError("a Python batch_transform needs torch")
+        dist = None
+        if rank is None and world_size is None:
+            dist = _torch_distributed()
+        if seed is None:
+            seed = _draw_seed(dist, world_size)
         self._seed = seed
-        mode = _mode_for(mode, drop_last)
+        mode = _mode_for(mode, drop_last, evaluating=transform.kind == "eval")
         config = self._make_config(batch_size=batch_size, transform=transform, shuffle=shuffle,
                                    seed=seed, mode=mode, rank=rank, world_size=world_size,
                                    threads=threads, prefetch=prefetch, bad_samples=bad_samples)
@@ -548,12 +681,9 @@ class Loader:
             raise ValueError("decode='gpu' needs device='cuda' (the decoded images stay on the GPU)")
         source = os.fspath(source)  # a missing one: stoker.MissingFileError (FileNotFoundError)
 
-        dist = None
-        if rank is None and world_size is None:
-            dist = _torch_distributed()
-            if dist is not None:
-                config.rank = dist.get_rank()
-                config.world_size = dist.get_world_size()
+        if dist is not None:
+            config.rank = dist.get_rank()
+            config.world_size = dist.get_world_size()
 
         dataset = _stoker.open_dataset(source, path_column or "", label_column or "", io_core)
         if mix is not None:
@@ -626,6 +756,8 @@ class Loader:
                 if ref is None:
                     return
                 batch = _wrap(ref, rank, world)
+                if self._pin_memory:
+                    batch = batch.pin_memory()
             else:
                 from . import torch as _stoker_torch
                 ref = core.next(_stoker_torch.current_stream(self._device))
@@ -689,9 +821,10 @@ class Loader:
         return self._core.config.batch_size
 
     @property
-    def dataset(self) -> "_stoker.Dataset":
-        """The dataset (len() gives its samples), as DataLoader.dataset."""
-        return self._core.dataset
+    def dataset(self) -> LoaderDataset:
+        """The dataset, as DataLoader.dataset: len(), dataset[i] -> (image, label) under this
+        loader's transform, and ImageFolder's classes, class_to_idx, samples and targets."""
+        return LoaderDataset(self)
 
     @property
     def sampler(self) -> "LoaderSampler":
@@ -703,8 +836,16 @@ class Loader:
     batch_sampler = None
 
     @property
+    def mode(self) -> str:
+        """The sampler mode: 'exact', 'short', 'pad', 'even' or 'drop'."""
+        core_mode = self._core.config.mode
+        return next(name for name, value in _MODES.items() if value == core_mode)
+
+    @property
     def drop_last(self) -> bool:
-        return self._core.config.mode == _MODES["drop"]
+        """DistributedSampler's drop_last: the tail that does not divide over the ranks is left
+        out (modes 'even' and 'drop')."""
+        return self.mode in _DROPPING_MODES
 
     @property
     def fingerprint(self) -> str:
@@ -785,6 +926,63 @@ class Loader:
         core = self._core
         return (f"<stoker.Loader {core.dataset.describe()} batch_size={self.batch_size} "
                 f"rank={core.rank}/{core.world_size} epoch={core.pass_epoch}>")
+
+
+def _dataloader_habits(threads, prefetch, num_workers, prefetch_factor, persistent_workers):
+    """(threads, prefetch) from DataLoader's keywords: num_workers is threads (0, DataLoader's
+    "in the main process", is one thread: stoker never decodes on the consumer's thread),
+    prefetch_factor x num_workers batches in flight as DataLoader keeps; persistent_workers is
+    what stoker's threads always are."""
+    for name, value in (("num_workers", num_workers), ("prefetch_factor", prefetch_factor)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 0):
+            raise ValueError(f"{name} must be a non-negative integer (got {value!r})")
+    if not isinstance(persistent_workers, bool):
+        raise TypeError(f"persistent_workers must be a bool (got {persistent_workers!r})")
+    if num_workers is not None:
+        if threads is not None and threads != max(1, num_workers):
+            raise ValueError(f"num_workers={num_workers} contradicts threads={threads} "
+                             "(num_workers is DataLoader's name for threads; give one)")
+        threads = max(1, num_workers)
+    if prefetch_factor is not None:
+        if prefetch_factor < 1:
+            raise ValueError(f"prefetch_factor must be >= 1 (got {prefetch_factor})")
+        if prefetch is None and threads is not None:
+            prefetch = prefetch_factor * threads
+    return threads, prefetch
+
+
+_PIN_WARNING = ("'pin_memory' argument is set as true but no accelerator is found, then device "
+                "pinned memory won't be used.")  # DataLoader's words for the same case
+
+
+def _pinning(pin_memory, device) -> bool:
+    """Whether delivered CPU batches are copied to page-locked memory (DataLoader's
+    pin_memory: a copy, made on the consumer's thread here); on a machine without CUDA a
+    warning, as DataLoader gives, and no pinning."""
+    if not isinstance(pin_memory, bool):
+        raise TypeError(f"pin_memory must be a bool (got {pin_memory!r})")
+    if not pin_memory or str(device) != "cpu":
+        return False  # batches on the GPU need no pinning
+    if _torch is None or not _torch.cuda.is_available():
+        warnings.warn(_PIN_WARNING, stacklevel=3)
+        return False
+    return True
+
+
+def _draw_seed(dist, world_size) -> int:
+    """seed=None: a fresh seed, the same on every rank (rank 0's, broadcast over the process
+    group); state_dict() records it, so a resumed job continues the same order."""
+    seed = int.from_bytes(os.urandom(8), "little") >> 1
+    if dist is not None and dist.get_world_size() > 1:
+        box = [seed]
+        dist.broadcast_object_list(box, src=0)
+        return int(box[0])
+    if world_size is not None and world_size > 1 or (
+            world_size is None and int(os.environ.get("WORLD_SIZE", "1") or 1) > 1):
+        raise ValueError("seed=None on several ranks needs an initialised torch.distributed "
+                         "process group (the ranks must agree on the seed); pass seed=")
+    return seed
 
 
 def _parse_device(device) -> Optional[int]:

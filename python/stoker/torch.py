@@ -394,7 +394,7 @@ def _distributed_sampler_class():
     import torch
     from torch.utils.data.distributed import DistributedSampler as TorchDistributedSampler
 
-    from . import _mode_for, _stoker
+    from . import _DROPPING_MODES, _mode_for, _stoker
 
     class DistributedSampler(TorchDistributedSampler):
         """torch's DistributedSampler with stoker's sharding, for any map-style Dataset.
@@ -419,7 +419,8 @@ def _distributed_sampler_class():
         ``stoker.torch.masked_mean(loss, sampler.batch(step))`` is the exact mean over the
         step's samples of all ranks (a plain mean weights the ranks' shorter last batches
         as DDP always does). ``mode='pad'`` has torch's per-rank counts (``ceil(N / W)``,
-        repeats included), ``drop_last=True`` (``mode='drop'``) full batches only.
+        repeats included), ``drop_last=True`` torch's meaning (``mode='even'``: ``floor(N /
+        W)`` each, the tail left out), ``mode='drop'`` full batches only.
 
         Resume, also on another world size or batch size: ``state_dict(steps)`` after
         ``steps`` batches of the epoch, ``load_state_dict(state)`` before the next ``iter``
@@ -437,8 +438,8 @@ def _distributed_sampler_class():
             if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
                 raise ValueError(f"batch_size must be an integer >= 1 (got {batch_size!r})")
             self.batch_size = batch_size
-            self.mode = _mode_for(mode, drop_last if drop_last else None)
-            self.drop_last = self.mode == "drop"
+            self.mode = _mode_for(mode, drop_last if drop_last else None, evaluating=False)
+            self.drop_last = self.mode in _DROPPING_MODES
             self._resume = None  # (epoch, consumed) of a loaded state
             self._plan_cache = None
 

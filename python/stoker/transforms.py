@@ -92,6 +92,29 @@ def _factor_range(name: str, value: Any, center: float, low: float,
     return float(lo), float(hi)
 
 
+_INTERPOLATIONS = ("bilinear", "bicubic", "nearest")
+_PIL_INTERPOLATIONS = {0: "nearest", 2: "bilinear", 3: "bicubic"}  # PIL.Image's constants
+
+
+def _interpolation(name: str, interpolation: Any, antialias: Optional[bool]) -> str:
+    """torchvision's interpolation argument (an InterpolationMode, PIL's constant, or its name)
+    as stoker's: 'bilinear' (None), 'bicubic' or 'nearest'; antialiasing as torchvision's
+    default (antialias=False would change the bytes of a downscale)."""
+    if interpolation is None:
+        mode = "bilinear"
+    elif isinstance(interpolation, int) and not isinstance(interpolation, bool):
+        mode = _PIL_INTERPOLATIONS.get(interpolation, str(interpolation))
+    else:
+        mode = str(getattr(interpolation, "value", interpolation)).lower()
+    if mode not in _INTERPOLATIONS:
+        raise ValueError(f"{name}: interpolation must be BILINEAR, BICUBIC or NEAREST (got "
+                         f"{interpolation!r})")
+    if antialias is False and mode != "nearest":
+        raise ValueError(f"{name}: stoker resizes with antialiasing (torchvision's default, "
+                         "and what PIL images always get); antialias=False is not offered")
+    return mode
+
+
 class _Op:
     """A step of a transform list (read by Compose)."""
 
@@ -104,9 +127,7 @@ class RandomResizedCrop(_Op):
     def __init__(self, size: Size, scale: Sequence[float] = tuple(_TRANSFORM.scale),
                  ratio: Sequence[float] = tuple(_TRANSFORM.ratio), interpolation: Any = None,
                  antialias: Optional[bool] = True) -> None:
-        if interpolation is not None and "BILINEAR" not in str(interpolation).upper():
-            raise ValueError("RandomResizedCrop: stoker resizes bilinearly with antialiasing "
-                             f"(torchvision's default), not {interpolation!r}")
+        self.interpolation = _interpolation("RandomResizedCrop", interpolation, antialias)
         self.size = _hw("RandomResizedCrop", size)
         self.scale = tuple(float(v) for v in scale)
         self.ratio = tuple(float(v) for v in ratio)
@@ -117,9 +138,7 @@ class Resize(_Op):
     step, before CenterCrop)."""
 
     def __init__(self, size: Size, interpolation: Any = None, antialias: Optional[bool] = True):
-        if interpolation is not None and "BILINEAR" not in str(interpolation).upper():
-            raise ValueError("Resize: stoker resizes bilinearly with antialiasing "
-                             f"(torchvision's default), not {interpolation!r}")
+        self.interpolation = _interpolation("Resize", interpolation, antialias)
         if not isinstance(size, int) and len(size) == 1:
             size = size[0]
         if isinstance(size, int) and not isinstance(size, bool):
@@ -293,11 +312,12 @@ class Compose:
             pos += 1
         if at(RandomResizedCrop):
             rrc = steps[pos]
-            fields.update(kind="train", size=rrc.size, scale=rrc.scale, ratio=rrc.ratio)
+            fields.update(kind="train", size=rrc.size, scale=rrc.scale, ratio=rrc.ratio,
+                          interpolation=rrc.interpolation)
             pos += 1
         elif at(Resize):
             size = steps[pos].size
-            fields.update(kind="eval")
+            fields.update(kind="eval", interpolation=steps[pos].interpolation)
             if isinstance(size, int):
                 fields["resize"] = size
             else:

@@ -3,7 +3,7 @@
 //
 // Everything here is plain C++ that nvcc also compiles for the device (STOKER_HD). The CPU
 // test (augment_kernel_test.cc) runs exactly these functions over batches and holds them to
-// the CPU kernels (resize_bilinear, normalize_to_chw, copy_hwc): they are the same arithmetic,
+// the CPU kernels (resize_antialiased, normalize_to_chw, copy_hwc): they are the same arithmetic,
 // so the bytes are equal, not merely close:
 //   * the coefficients are Pillow's (as resize.cc computes them): the same double operations
 //     in the same order, with no FMA contraction (-ffp-contract=off on the host,
@@ -95,9 +95,9 @@ STOKER_HD inline int64_t table_ints(const Geometry& g, int size) {
 }
 
 // The resize of box (x0, y0)-(x1, y1) with taps clipped to bounds (b*), both in the
-// width x height region's pixel coordinates, onto size x size, as resize_bilinear computes it
+// width x height region's pixel coordinates, onto size x size, as resize_antialiased computes it
 // (resize.cc: integer window of the bounds, box relative to it). Returns false where
-// resize_bilinear throws (empty box, bounds holding no pixel).
+// resize_antialiased throws (empty box, bounds holding no pixel).
 inline bool make_geometry(Geometry& g, double x0, double y0, double x1, double y1, double bx0,
                           double by0, double bx1, double by1, int width, int height, int size) {
   if (!(x1 > x0 && y1 > y0) || width <= 0 || height <= 0 || size <= 0) return false;

@@ -1,5 +1,5 @@
 // The GPU augmentation's per-pixel arithmetic (augment_kernel.h), run on the host over whole
-// batches, against the CPU kernels: resize_bilinear + copy_hwc / normalize_to_chw, and
+// batches, against the CPU kernels: resize_antialiased + copy_hwc / normalize_to_chw, and
 // transform_sample end to end. The CUDA kernels call exactly these functions, so this is the
 // CI check of the GPU path's arithmetic (tests/gpu/run.sh checks the device itself).
 
@@ -216,15 +216,15 @@ std::vector<Case> resize_cases() {
   return cases;
 }
 
-// The CPU loader's bytes for one case: resize_bilinear then the layout kernels.
+// The CPU loader's bytes for one case: resize_antialiased then the layout kernels.
 std::vector<uint8_t> cpu_reference(const Case& c, const std::vector<uint8_t>& region,
                                    const OutputSpec& spec) {
   const size_t values = static_cast<size_t>(spec.size) * spec.size * spec.channels;
   std::vector<uint8_t> out(values * augment::dtype_bytes(spec.dtype), 0);
   if (c.blank) return out;
   std::vector<uint8_t> resized(values), scratch;
-  resize_bilinear(resized.data(), spec.size, spec.size, region.data(), c.width, c.height,
-                  spec.channels, c.box, c.bounds, scratch);
+  resize_antialiased(resized.data(), spec.size, spec.size, region.data(), c.width, c.height,
+                     spec.channels, c.box, c.bounds, scratch);
   if (spec.dtype == augment::kUint8) {
     copy_hwc(out.data(), resized.data(), spec.size, spec.size, spec.channels, c.flip);
     return out;

@@ -1,11 +1,13 @@
-// Antialiased bilinear resize, reproducing Pillow's ImagingResample (BILINEAR, with box).
+// Antialiased resize, reproducing Pillow's ImagingResample (BILINEAR or BICUBIC, with box).
 //
 // The algorithm, as Pillow defines it (src/libImaging/Resample.c), per axis:
-//   scale = (in1 - in0) / out_size, filterscale = max(scale, 1), support = filterscale;
-//   output i is centred at in0 + (i + 0.5) * scale; its taps are the source pixels
-//   [int(center - support + 0.5), int(center + support + 0.5)) clipped to the source, with
-//   weights triangle((j - center + 0.5) / filterscale), normalised to sum 1, then converted to
-//   fixed point with 22 fractional bits, rounding half away from zero.
+//   scale = (in1 - in0) / out_size, filterscale = max(scale, 1), support = the filter's
+//   support (1 bilinear, 2 bicubic) * filterscale; output i is centred at in0 + (i + 0.5) *
+//   scale; its taps are the source pixels [int(center - support + 0.5), int(center + support
+//   + 0.5)) clipped to the source, with weights filter((j - center + 0.5) / filterscale),
+//   normalised to sum 1, then converted to fixed point with 22 fractional bits, rounding half
+//   away from zero. Bicubic's weights can be negative; every kernel below is exact for them
+//   (signed products, int32 sums, clipping at 0 and 255).
 // The horizontal pass runs first, into a uint8 intermediate holding only the rows the vertical
 // pass reads; each pass rounds by adding 1 << 21 and clips (acc >> 22) to 0..255.
 //
@@ -52,6 +54,21 @@ inline double triangle(double x) {
   return x < 1.0 ? 1.0 - x : 0.0;
 }
 
+// Keys' cubic convolution with a = -0.5, Pillow's bicubic_filter.
+inline double cubic(double x) {
+  constexpr double a = -0.5;
+  if (x < 0.0) x = -x;
+  if (x < 1.0) return ((a + 2.0) * x - (a + 3.0)) * x * x + 1;
+  if (x < 2.0) return (((x - 5) * x + 8) * x - 4) * a;
+  return 0.0;
+}
+
+double filter_support(ResizeFilter filter) { return filter == ResizeFilter::kBicubic ? 2.0 : 1.0; }
+
+double filter_weight(ResizeFilter filter, double x) {
+  return filter == ResizeFilter::kBicubic ? cubic(x) : triangle(x);
+}
+
 // Taps of one axis: output i reads source [start[i], start[i] + taps) with coeffs[i * taps ..].
 struct Axis {
   int taps = 0;
@@ -67,9 +84,9 @@ struct Axis {
 };
 
 // The most taps any output of this axis can have (Pillow's ksize).
-int max_taps(double in0, double in1, int out_size, int in_size) {
+int max_taps(double in0, double in1, int out_size, int in_size, ResizeFilter filter) {
   const double scale = (in1 - in0) / out_size;
-  const double support = std::max(scale, 1.0);
+  const double support = filter_support(filter) * std::max(scale, 1.0);
   const double k = std::ceil(support) * 2 + 1;
   return static_cast<int>(std::min<double>(k, in_size));
 }
@@ -78,10 +95,11 @@ int max_taps(double in0, double in1, int out_size, int in_size) {
 // max_taps bound) for one dimension and lowers axis.taps to the widest window actually used.
 // Windows that would run past the end of the source are shifted left, with leading zero
 // weights, so that every output has exactly axis.taps taps. `weights`: axis.taps doubles.
-void compute_axis(Axis& axis, double* weights, double in0, double in1, int out_size, int in_size) {
+void compute_axis(Axis& axis, double* weights, double in0, double in1, int out_size, int in_size,
+                  ResizeFilter filter) {
   const double scale = (in1 - in0) / out_size;
   const double filterscale = std::max(scale, 1.0);
-  const double support = filterscale;  // the triangle's support is 1
+  const double support = filter_support(filter) * filterscale;
   const double inv = 1.0 / filterscale;
   auto window = [&](int i, int& lo, int& hi) {
     const double center = in0 + (i + 0.5) * scale;
@@ -104,7 +122,7 @@ void compute_axis(Axis& axis, double* weights, double in0, double in1, int out_s
     // taps past n weigh +0.0, which leaves the sum (added in the same order) unchanged.
     double sum = 0.0;
     for (int j = 0; j < used; ++j) {
-      weights[j] = j < n ? triangle((j + lo - center + 0.5) * inv) : 0.0;
+      weights[j] = j < n ? filter_weight(filter, (j + lo - center + 0.5) * inv) : 0.0;
       sum += weights[j];
     }
     const int start = std::min(lo, in_size - used);
@@ -543,9 +561,10 @@ void vertical_row_at(SimdLevel level, uint8_t* out, const uint8_t* rows, size_t 
   kResizeKernels[static_cast<int>(level)].vertical(out, rows, stride, n, k, taps, acc);
 }
 
-void resize_bilinear_at(SimdLevel level, uint8_t* out, int out_width, int out_height,
-                        const uint8_t* in, int in_width, int in_height, int channels,
-                        const Box& box, const Box& bounds, std::vector<uint8_t>& scratch) {
+void resize_antialiased_at(SimdLevel level, uint8_t* out, int out_width, int out_height,
+                           const uint8_t* in, int in_width, int in_height, int channels,
+                           const Box& box, const Box& bounds, std::vector<uint8_t>& scratch,
+                           ResizeFilter filter) {
   STOKER_CHECK(out_width > 0 && out_height > 0, "resize: invalid output size {}x{}", out_width,
                out_height);
   STOKER_CHECK(in_width > 0 && in_height > 0 && channels > 0, "resize: invalid input {}x{}x{}",
@@ -565,8 +584,8 @@ void resize_bilinear_at(SimdLevel level, uint8_t* out, int out_width, int out_he
   const double iy0 = box.y0 - by0, iy1 = box.y1 - by0;
 
   Axis hx, vy;
-  hx.taps = max_taps(ix0, ix1, out_width, src_w);
-  vy.taps = max_taps(iy0, iy1, out_height, src_h);
+  hx.taps = max_taps(ix0, ix1, out_width, src_w, filter);
+  vy.taps = max_taps(iy0, iy1, out_height, src_h, filter);
   const size_t row_elems = static_cast<size_t>(out_width) * channels;
   const size_t hx_coeffs = block<int32_t>(static_cast<size_t>(out_width) * hx.taps);
   const size_t hx_start = block<int32_t>(out_width);
@@ -604,8 +623,8 @@ void resize_bilinear_at(SimdLevel level, uint8_t* out, int out_width, int out_he
       rgb_planar ? hx.planar + block<uint8_t>(planar_table_bytes(out_width, hx.taps)) : nullptr;
   uint8_t* tmp = base + fixed;
 
-  compute_axis(hx, w, ix0, ix1, out_width, src_w);
-  compute_axis(vy, w, iy0, iy1, out_height, src_h);
+  compute_axis(hx, w, ix0, ix1, out_width, src_w, filter);
+  compute_axis(vy, w, iy0, iy1, out_height, src_h, filter);
   if (rgb_pairs) fill_pair_table(hx, out_width);
   const PlanarFn h_planar =
       rgb_planar && fill_planar_table(hx, out_width) ? kernels.planar_rgb(hx.taps) : nullptr;
@@ -653,11 +672,59 @@ void resize_bilinear_at(SimdLevel level, uint8_t* out, int out_width, int out_he
 
 }  // namespace image
 
-void resize_bilinear(uint8_t* out, int out_width, int out_height, const uint8_t* in, int in_width,
-                     int in_height, int channels, const Box& box, const Box& bounds,
-                     std::vector<uint8_t>& scratch) {
-  image::resize_bilinear_at(image::best_simd_level(), out, out_width, out_height, in, in_width,
-                            in_height, channels, box, bounds, scratch);
+void resize_antialiased(uint8_t* out, int out_width, int out_height, const uint8_t* in,
+                        int in_width, int in_height, int channels, const Box& box,
+                        const Box& bounds, std::vector<uint8_t>& scratch, ResizeFilter filter) {
+  image::resize_antialiased_at(image::best_simd_level(), out, out_width, out_height, in, in_width,
+                               in_height, channels, box, bounds, scratch, filter);
+}
+
+namespace {
+
+// resize_nearest's source index of each output along one axis: the tensor torch resizes is the
+// integer window of [bound0, bound1); box0 / scale is the first kept output of its resize.
+std::vector<int> nearest_axis(double box0, double box1, double bound0, double bound1, int out_size,
+                              int in_size) {
+  const double origin = std::floor(bound0);
+  const int64_t extent = static_cast<int64_t>(std::ceil(bound1) - origin);
+  // torch: compute_scales_value = (float)input_size / output_size, in float32.
+  const auto scale = static_cast<float>((box1 - box0) / out_size);
+  const int64_t offset = std::llround((box0 - origin) / static_cast<double>(scale));
+  std::vector<int> index(static_cast<size_t>(out_size));
+  for (int i = 0; i < out_size; ++i) {
+    // torch's nearest_idx: min(floor(output_index * scale), input_size - 1), in float32.
+    const auto src = static_cast<int64_t>(std::floor(static_cast<float>(i + offset) * scale));
+    const int64_t at = static_cast<int64_t>(origin) + std::min(src, extent - 1);
+    index[static_cast<size_t>(i)] = static_cast<int>(std::clamp<int64_t>(at, 0, in_size - 1));
+  }
+  return index;
+}
+
+}  // namespace
+
+void resize_nearest(uint8_t* out, int out_width, int out_height, const uint8_t* in, int in_width,
+                    int in_height, int channels, const Box& box, const Box& bounds) {
+  STOKER_CHECK(out_width > 0 && out_height > 0, "resize: invalid output size {}x{}", out_width,
+               out_height);
+  STOKER_CHECK(in_width > 0 && in_height > 0 && channels > 0, "resize: invalid input {}x{}x{}",
+               in_width, in_height, channels);
+  STOKER_CHECK(box.x1 > box.x0 && box.y1 > box.y0, "resize: empty box ({}, {}, {}, {})", box.x0,
+               box.y0, box.x1, box.y1);
+  STOKER_CHECK(bounds.x1 > bounds.x0 && bounds.y1 > bounds.y0,
+               "resize: empty bounds ({}, {}, {}, {})", bounds.x0, bounds.y0, bounds.x1, bounds.y1);
+  const std::vector<int> cols =
+      nearest_axis(box.x0, box.x1, bounds.x0, bounds.x1, out_width, in_width);
+  const std::vector<int> rows =
+      nearest_axis(box.y0, box.y1, bounds.y0, bounds.y1, out_height, in_height);
+  const auto c = static_cast<size_t>(channels);
+  for (int y = 0; y < out_height; ++y) {
+    const uint8_t* row = in + static_cast<size_t>(rows[static_cast<size_t>(y)]) * in_width * c;
+    uint8_t* dst = out + static_cast<size_t>(y) * out_width * c;
+    for (int x = 0; x < out_width; ++x) {
+      std::memcpy(dst + static_cast<size_t>(x) * c,
+                  row + static_cast<size_t>(cols[static_cast<size_t>(x)]) * c, c);
+    }
+  }
 }
 
 }  // namespace stoker

@@ -37,7 +37,7 @@ std::vector<DecodedSlot> encoded_layout(const StagedView& batch, size_t base, si
 
 // One Geometry per slot into out[0, batch_size) (pixels at staged offsets, or at the decoded
 // offset of `decoded` for encoded slots; coefficient tables laid out one after another).
-// Returns the int32s all tables need. Throws stoker::Error where resize_bilinear would (an
+// Returns the int32s all tables need. Throws stoker::Error where resize_antialiased would (an
 // empty box), naming the slot, for a batch that was not staged, and for an encoded slot
 // missing from `decoded`.
 int64_t staged_geometry(const StagedView& batch, int size, augment::Geometry* out,

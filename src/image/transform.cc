@@ -84,9 +84,11 @@ Plan plan_eval(int width, int height, const TransformConfig& config) {
   Plan p;
   p.box = Box{left * fx, top * fy, (left + out_w) * fx, (top + out_h) * fy};
   p.clip_to_box = false;
-  // Decode the box plus the filter's reach (support = max(f, 1) source pixels), plus a margin
-  // for window rounding and for one scaled pixel at the coarsest DCT scale.
-  const double mx = std::max(fx, 1.0) + 9.0, my = std::max(fy, 1.0) + 9.0;
+  // Decode the box plus the filter's reach (support = max(f, 1) source pixels, twice that for
+  // bicubic), plus a margin for window rounding and for one scaled pixel at the coarsest DCT
+  // scale.
+  const double reach = config.interpolation == Interpolation::kBicubic ? 2.0 : 1.0;
+  const double mx = reach * std::max(fx, 1.0) + 9.0, my = reach * std::max(fy, 1.0) + 9.0;
   const int x0 = static_cast<int>(std::max(0.0, std::floor(p.box.x0 - mx)));
   const int y0 = static_cast<int>(std::max(0.0, std::floor(p.box.y0 - my)));
   const int x1 = static_cast<int>(std::min<double>(width, std::ceil(p.box.x1 + mx)));
@@ -131,8 +133,35 @@ const char* to_string(OutputKind output) {
   return "?";
 }
 
+Interpolation parse_interpolation(const std::string& name) {
+  if (name == "bilinear") return Interpolation::kBilinear;
+  if (name == "bicubic") return Interpolation::kBicubic;
+  if (name == "nearest") return Interpolation::kNearest;
+  STOKER_THROW_ARG("unknown interpolation '{}' (expected one of: bilinear, bicubic, nearest)",
+                   name);
+}
+
+const char* to_string(Interpolation interpolation) {
+  switch (interpolation) {
+    case Interpolation::kBilinear:
+      return "bilinear";
+    case Interpolation::kBicubic:
+      return "bicubic";
+    case Interpolation::kNearest:
+      return "nearest";
+  }
+  return "?";
+}
+
 bool TransformConfig::has_cpu_only_steps() const {
-  return !ops.empty() || erasing.p > 0 || output_height() != output_width();
+  return !ops.empty() || erasing.p > 0 || output_height() != output_width() ||
+         interpolation != Interpolation::kBilinear;
+}
+
+DecodeConfig TransformConfig::decode_for_kind() const {
+  DecodeConfig options = decode;
+  if (kind == TransformKind::kEval && !eval_dct_scaling) options.dct_scaling = false;
+  return options;
 }
 
 size_t TransformConfig::sample_bytes() const {
@@ -257,7 +286,7 @@ StagedSample decode_planned(const Plan& plan, std::span<const uint8_t> bytes,
                             const TransformConfig& config, TransformScratch& scratch) {
   DecodedRegion& region = scratch.region;
   decode_region(region, bytes, header, plan.need, plan.min_width, plan.min_height, config.channels,
-                name, config.decode);
+                name, config.decode_for_kind());
   return staged_in(plan, region.scale, region.x0, region.y0, region.scaled_width,
                    region.scaled_height);
 }
@@ -299,8 +328,15 @@ void augment_staged(void* out, const DecodedRegion& region, const StagedSample& 
   const size_t values = static_cast<size_t>(out_h) * out_w * channels;
   if (scratch.resized.size() < values) scratch.resized.resize(values);
   uint8_t* pixels = scratch.resized.data();
-  resize_bilinear(pixels, out_w, out_h, region.pixels.data(), region.width, region.height, channels,
-                  staged.box, staged.bounds, scratch.resize_tmp);
+  if (config.interpolation == Interpolation::kNearest) {
+    resize_nearest(pixels, out_w, out_h, region.pixels.data(), region.width, region.height,
+                   channels, staged.box, staged.bounds);
+  } else {
+    resize_antialiased(pixels, out_w, out_h, region.pixels.data(), region.width, region.height,
+                       channels, staged.box, staged.bounds, scratch.resize_tmp,
+                       config.interpolation == Interpolation::kBicubic ? ResizeFilter::kBicubic
+                                                                       : ResizeFilter::kBilinear);
+  }
   bool flip = staged.flip;
   if (!config.ops.empty()) {
     // The ops see the flipped image, as torchvision's list applies them after the flip.

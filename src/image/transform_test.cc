@@ -207,7 +207,7 @@ TEST(Train, ExactModeIsCropThenResize) {
     const CropParams p = sample_train_crop(rng, w, h, config);
     const Box box{double(p.crop.x), double(p.crop.y), double(p.crop.x + p.crop.width),
                   double(p.crop.y + p.crop.height)};
-    resize_bilinear(resized.data(), 224, 224, full.pixels.data(), w, h, 3, box, box, tmp);
+    resize_antialiased(resized.data(), 224, 224, full.pixels.data(), w, h, 3, box, box, tmp);
     copy_hwc(expected.data(), resized.data(), 224, 224, 3, p.flip);
     EXPECT_EQ(run(jpeg, config, key, scratch), expected) << "key " << key;
   }

@@ -189,8 +189,8 @@ void produce(const Dataset& source, int64_t k, const PackConfig& o, WorkerScratc
     const Box bounds{-double(r.x0), -double(r.y0), double(r.scaled_width - r.x0),
                      double(r.scaled_height - r.y0)};
     s.resized.resize(static_cast<size_t>(tw) * th * 3);
-    resize_bilinear(s.resized.data(), tw, th, r.pixels.data(), r.width, r.height, 3, box, bounds,
-                    s.resize_tmp);
+    resize_antialiased(s.resized.data(), tw, th, r.pixels.data(), r.width, r.height, 3, box, bounds,
+                       s.resize_tmp);
     pixels = s.resized.data();
   }
   out.info.channels = 3;

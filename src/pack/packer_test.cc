@@ -128,8 +128,8 @@ TEST(PackedTest, RawModeStoresDecodedResizedPixels) {
     const int th = static_cast<int>(std::nearbyint(full.height * scale));
     std::vector<uint8_t> expected(static_cast<size_t>(tw) * th * 3);
     const Box box{0, 0, double(full.width), double(full.height)};
-    resize_bilinear(expected.data(), tw, th, full.pixels.data(), full.width, full.height, 3, box,
-                    box, scratch);
+    resize_antialiased(expected.data(), tw, th, full.pixels.data(), full.width, full.height, 3, box,
+                       box, scratch);
 
     raw->read(i, payload);
     ASSERT_TRUE(is_raw_image(payload));

@@ -23,6 +23,13 @@ std::unique_ptr<Batch> BatchPool::acquire() {
     if (!free_.empty()) {
       auto batch = std::move(free_.back());
       free_.pop_back();
+      // Back to the full size (a short batch was cut, a staged one may hold a larger area).
+      const auto slots = static_cast<size_t>(batch_size_);
+      batch->batch_size = batch_size_;
+      batch->labels.resize(slots);
+      batch->indices.resize(slots);
+      batch->valid.resize(slots);
+      batch->images = std::span<uint8_t>(batch->storage.get(), batch->storage.get_deleter().bytes);
       return batch;
     }
     ++allocated_;

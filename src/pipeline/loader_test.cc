@@ -109,6 +109,46 @@ TEST(LoaderPadding, RepeatsOfASampleInTheBatchAreCopiesNotDecodes) {
   }
 }
 
+// issue 31: an evaluation loop counted 96 images for 86, the last batch padded to full size.
+// In short mode (and pad, even) a batch holds only its valid slots: DataLoader's shapes; the
+// samples and their pixels are exact mode's, slot for slot.
+TEST_F(LoaderTest, ShortBatchesHoldOnlyTheirSamplesWithExactModesPixels) {
+  auto data = dataset();  // 45 images
+  for (const int world : {1, 2}) {
+    for (int rank = 0; rank < world; ++rank) {
+      LoaderConfig full = config(2, 8);
+      full.rank = rank;
+      full.world_size = world;
+      LoaderConfig cut = full;
+      cut.mode = SamplerMode::kShort;
+      Loader exact(data, full), short_loader(data, cut);
+      exact.set_epoch(1);
+      short_loader.set_epoch(1);
+      std::vector<int> shapes;
+      int64_t samples = 0;
+      while (auto b = short_loader.next()) {
+        auto e = exact.next();
+        ASSERT_TRUE(e);
+        shapes.push_back(b->batch_size);
+        ASSERT_EQ(b->indices.size(), static_cast<size_t>(b->batch_size));
+        ASSERT_EQ(b->labels.size(), static_cast<size_t>(b->batch_size));
+        ASSERT_EQ(b->valid, std::vector<uint8_t>(static_cast<size_t>(b->batch_size), 1));
+        const size_t bytes = e->images.size() / static_cast<size_t>(e->batch_size);
+        ASSERT_EQ(b->images.size(), bytes * static_cast<size_t>(b->batch_size));
+        EXPECT_TRUE(std::equal(b->images.begin(), b->images.end(), e->images.begin()));
+        EXPECT_TRUE(std::equal(b->indices.begin(), b->indices.end(), e->indices.begin()));
+        EXPECT_EQ(b->global_valid, e->global_valid);
+        samples += b->batch_size;
+      }
+      EXPECT_FALSE(exact.next());
+      const std::vector<int> want = world == 1 ? std::vector<int>{8, 8, 8, 8, 8, 5}
+                                               : std::vector<int>{8, 8, rank == 0 ? 7 : 6};
+      EXPECT_EQ(shapes, want) << "rank " << rank << " of " << world;
+      EXPECT_EQ(samples, world == 1 ? 45 : (rank == 0 ? 23 : 22));
+    }
+  }
+}
+
 TEST_F(LoaderTest, Uint8AndFloatOutputsAgree) {
   auto data = dataset();
   auto c = config(2);

@@ -93,6 +93,17 @@ void PlanStage::next(Batch& batch) {
   batch.epoch = plan_->epoch();
   batch.index = scheduled_;
   batch.global_valid = plan_->batch(scheduled_, batch.indices, batch.valid);
+  // Short, pad and even modes deliver a batch with its valid slots only (its first ones).
+  const int slots = plan_->slots(scheduled_);
+  if (slots < batch.batch_size) {
+    batch.batch_size = slots;
+    batch.indices.resize(static_cast<size_t>(slots));
+    batch.valid.resize(static_cast<size_t>(slots));
+    batch.labels.resize(static_cast<size_t>(slots));
+    if (setup_.config.augment == AugmentMode::kCpu) {
+      batch.images = batch.images.first(static_cast<size_t>(slots) * setup_.sample_bytes);
+    }
+  }
   ++scheduled_;
 }
 

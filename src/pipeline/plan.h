@@ -48,7 +48,9 @@ class PlanStage {
   // Whether every batch of the epoch has been handed out by next().
   bool all_scheduled() const { return scheduled_ >= plan_->num_batches(); }
   // The next batch of the epoch to schedule: fills its epoch, index, indices, valid mask and
-  // global_valid. Requires !all_scheduled().
+  // global_valid, and cuts it to the slots it is delivered with (EpochPlan::slots: a short
+  // batch keeps its first batch_size slots of images, labels, indices and mask). Requires
+  // !all_scheduled() and a batch of the loader's full size.
   void next(Batch& batch);
   // The batch at the front was delivered.
   void delivered();

@@ -68,9 +68,11 @@ uint64_t seed_field(const nlohmann::json& j) {
 
 SamplerMode parse_sampler_mode(const std::string& name) {
   if (name == "exact") return SamplerMode::kExact;
+  if (name == "short") return SamplerMode::kShort;
   if (name == "pad") return SamplerMode::kPad;
+  if (name == "even") return SamplerMode::kEven;
   if (name == "drop") return SamplerMode::kDrop;
-  STOKER_THROW_ARG("unknown sampler mode \"{}\" (allowed: exact, pad, drop)", name);
+  STOKER_THROW_ARG("unknown sampler mode \"{}\" (allowed: exact, short, pad, even, drop)", name);
 }
 
 const char* to_string(SamplerMode mode) {
@@ -81,6 +83,10 @@ const char* to_string(SamplerMode mode) {
       return "pad";
     case SamplerMode::kDrop:
       return "drop";
+    case SamplerMode::kShort:
+      return "short";
+    case SamplerMode::kEven:
+      return "even";
   }
   return "unknown";
 }
@@ -162,9 +168,12 @@ int64_t EpochPlan::count_batches(const SamplerConfig& config, int64_t consumed) 
   const int64_t remaining = config.dataset_size - consumed;
   switch (config.mode) {
     case SamplerMode::kExact:
+    case SamplerMode::kShort:
       return ceil_div(remaining, w * b);
     case SamplerMode::kPad:
       return ceil_div(ceil_div(remaining, w), b);
+    case SamplerMode::kEven:
+      return ceil_div(remaining / w, b);
     case SamplerMode::kDrop:
       return remaining / (w * b);
   }
@@ -187,7 +196,9 @@ EpochPlan::EpochPlan(const SamplerConfig& config, int64_t epoch, int64_t consume
                    "sampler: consumed {} is outside [0, dataset_size = {}]", consumed, n);
   switch (config.mode) {
     case SamplerMode::kExact:
+    case SamplerMode::kShort:
     case SamplerMode::kPad:
+    case SamplerMode::kEven:
     case SamplerMode::kDrop:
       break;
     default:
@@ -195,7 +206,8 @@ EpochPlan::EpochPlan(const SamplerConfig& config, int64_t epoch, int64_t consume
   }
 
   remaining_ = n - consumed;
-  per_rank_ = ceil_div(remaining_, config.world_size);
+  per_rank_ = config.mode == SamplerMode::kEven ? remaining_ / config.world_size
+                                                : ceil_div(remaining_, config.world_size);
   num_batches_ = count_batches(config, consumed);
   // Without shuffle P is the identity: no N-sized table needed.
   if (config.shuffle && config.shard_window > 0) {
@@ -224,8 +236,12 @@ int64_t EpochPlan::rank_batch(int64_t j, int64_t r, std::span<int64_t> indices,
   const int64_t b = config_.batch_size;
   const int64_t w = config_.world_size;
   const int64_t n = config_.dataset_size;
+  // Short mode: the batch holds this rank's samples [start, end) (rank-local k).
+  const bool is_short = config_.mode == SamplerMode::kShort;
+  const int64_t start = is_short ? short_start(j, r) : j * b;
+  const int64_t end = is_short ? short_start(j + 1, r) : (j + 1) * b;
   for (int64_t i = 0; i < b; ++i) {
-    const int64_t k = j * b + i;  // this rank's k-th sample of the remaining sequence
+    const int64_t k = start + i;  // this rank's k-th sample of the remaining sequence
     const int64_t q = k * w + r;  // its position in Q
     // Padding wraps through P from the start, as DistributedSampler does, so padded slots
     // hold real images.
@@ -236,7 +252,11 @@ int64_t EpochPlan::rank_batch(int64_t j, int64_t r, std::span<int64_t> indices,
       case SamplerMode::kExact:
         ok = q < remaining_;
         break;
+      case SamplerMode::kShort:
+        ok = k < end;
+        break;
       case SamplerMode::kPad:
+      case SamplerMode::kEven:
         ok = k < per_rank_;
         break;
       case SamplerMode::kDrop:
@@ -249,7 +269,10 @@ int64_t EpochPlan::rank_batch(int64_t j, int64_t r, std::span<int64_t> indices,
   switch (config_.mode) {
     case SamplerMode::kExact:
       return std::min(b * w, remaining_ - j * b * w);
+    case SamplerMode::kShort:
+      return short_prefix(j + 1) - short_prefix(j);
     case SamplerMode::kPad:
+    case SamplerMode::kEven:
       return w * std::min(b, per_rank_ - j * b);
     case SamplerMode::kDrop:
       return b * w;
@@ -257,12 +280,54 @@ int64_t EpochPlan::rank_batch(int64_t j, int64_t r, std::span<int64_t> indices,
   return 0;
 }
 
+int EpochPlan::slots(int64_t j) const {
+  STOKER_CHECK(j >= 0 && j < num_batches_, "sampler: batch {} is outside [0, {})", j, num_batches_);
+  const int64_t b = config_.batch_size;
+  const int64_t r = config_.rank;
+  int64_t valid = b;
+  switch (config_.mode) {
+    case SamplerMode::kExact:
+    case SamplerMode::kDrop:
+      break;
+    case SamplerMode::kShort:
+      valid = short_start(j + 1, r) - short_start(j, r);
+      break;
+    case SamplerMode::kPad:
+    case SamplerMode::kEven:
+      valid = per_rank_ - j * b;
+      break;
+  }
+  return static_cast<int>(std::clamp<int64_t>(valid, 0, b));
+}
+
 int64_t EpochPlan::consumed_after(int64_t batches) const {
   STOKER_CHECK(batches >= 0 && batches <= num_batches_,
                "sampler: consumed_after({}) is outside [0, num_batches = {}]", batches,
                num_batches_);
+  if (config_.mode == SamplerMode::kShort) return consumed_ + short_prefix(batches);
   const int64_t step = static_cast<int64_t>(config_.batch_size) * config_.world_size;
   return std::min(config_.dataset_size, consumed_ + batches * step);
+}
+
+int64_t EpochPlan::short_start(int64_t j, int64_t r) const {
+  const int64_t w = config_.world_size;
+  const int64_t k = num_batches_;
+  // S_r: the remaining positions q = k*W + r < R are this rank's.
+  const int64_t samples = remaining_ > r ? ceil_div(remaining_ - r, w) : 0;
+  const int64_t full = std::min(j * int64_t{config_.batch_size}, samples);
+  // With at least one sample per step, batch j starts early enough to leave one for each of
+  // the K - j steps after it: only the last batches can shrink, and none is empty. Fewer
+  // samples than steps (a rank without a sample for the last step: fewer samples left than
+  // ranks, or batches of one) leave the last batch empty.
+  return samples >= k ? std::min(full, samples - (k - j)) : full;
+}
+
+int64_t EpochPlan::short_prefix(int64_t j) const {
+  // S_r is non-increasing in r and a step's starts differ by at most one over the ranks, so
+  // the samples before step j on all ranks are a prefix of Q, this long.
+  int64_t sum = 0;
+  for (int64_t r = 0; r < config_.world_size; ++r) sum += short_start(j, r);
+  return sum;
 }
 
 SampleDigest EpochPlan::group_digest(int64_t batches) const {

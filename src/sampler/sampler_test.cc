@@ -136,7 +136,8 @@ void check_formula(const Case& c, const std::vector<RankBatches>& ranks,
 }
 
 TEST(SamplerMode, ParseAndName) {
-  for (SamplerMode m : {SamplerMode::kExact, SamplerMode::kPad, SamplerMode::kDrop}) {
+  for (SamplerMode m : {SamplerMode::kExact, SamplerMode::kShort, SamplerMode::kPad,
+                        SamplerMode::kEven, SamplerMode::kDrop}) {
     EXPECT_EQ(parse_sampler_mode(to_string(m)), m);
   }
   try {
@@ -144,7 +145,7 @@ TEST(SamplerMode, ParseAndName) {
     ADD_FAILURE() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(e.message().find("padded"), std::string::npos) << e.message();
-    EXPECT_NE(e.message().find("exact, pad, drop"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("exact, short, pad, even, drop"), std::string::npos) << e.message();
   }
 }
 
@@ -194,12 +195,16 @@ TEST(EpochPlan, ExactModeProperties) {
 //   indices = indices[rank:total_size:W]
 //   batches = consecutive chunks of B, the last one possibly short.
 std::vector<std::vector<int64_t>> torch_distributed_batches(const std::vector<int64_t>& indices,
-                                                            int w, int rank, int b) {
+                                                            int w, int rank, int b,
+                                                            bool drop_last = false) {
   const int64_t len = static_cast<int64_t>(indices.size());
-  const int64_t total = w * ceil_div(len, w);
+  // drop_last: the tail that does not divide evenly is left out (indices[:total]).
+  const int64_t total = drop_last ? w * (len / w) : w * ceil_div(len, w);
   std::vector<int64_t> padded = indices;
   const int64_t padding = total - len;
-  if (padding <= len) {
+  if (padding <= 0) {
+    padded.resize(static_cast<size_t>(total));
+  } else if (padding <= len) {
     padded.insert(padded.end(), indices.begin(), indices.begin() + padding);
   } else {
     std::vector<int64_t> repeated;
@@ -245,6 +250,34 @@ TEST(EpochPlan, PadModeMatchesDistributedSampler) {
         ASSERT_EQ(delivered, ref) << "rank " << r << " batch " << j;
         ASSERT_EQ(rb.global_valid[static_cast<size_t>(j)],
                   static_cast<int64_t>(c.w) * static_cast<int64_t>(ref.size()));
+      }
+    }
+  }
+}
+
+// DistributedSampler(drop_last=True) + DataLoader(drop_last=False), as pytorch/examples'
+// imagenet validation builds it: even mode, batch for batch.
+TEST(EpochPlan, EvenModeMatchesDistributedSamplerWithDropLast) {
+  for (Case c : make_cases(5000, 2)) {
+    c.consumed = 0;
+    SCOPED_TRACE(describe(c, SamplerMode::kEven));
+    const auto p = global_perm(c);
+    const auto ranks = run_epoch(c, SamplerMode::kEven);
+    check_formula(c, ranks, p, SamplerMode::kEven);
+    if (HasFatalFailure()) return;
+    for (int r = 0; r < c.w; ++r) {
+      const RankBatches& rb = ranks[static_cast<size_t>(r)];
+      const auto reference = torch_distributed_batches(p, c.w, r, c.b, /*drop_last=*/true);
+      ASSERT_EQ(rb.num_batches, static_cast<int64_t>(reference.size()));
+      for (int64_t j = 0; j < rb.num_batches; ++j) {
+        const auto& ref = reference[static_cast<size_t>(j)];
+        std::vector<int64_t> delivered;
+        for (int i = 0; i < c.b; ++i) {
+          const bool v = rb.valid[static_cast<size_t>(j)][static_cast<size_t>(i)] != 0;
+          ASSERT_EQ(v, i < static_cast<int>(ref.size())) << "j=" << j << " i=" << i;
+          if (v) delivered.push_back(rb.indices[static_cast<size_t>(j)][static_cast<size_t>(i)]);
+        }
+        ASSERT_EQ(delivered, ref) << "rank " << r << " batch " << j;
       }
     }
   }
@@ -405,7 +438,8 @@ TEST(EpochPlan, LargeDatasets) {
       {1000003, 6, 128, 7, 1, 12345, false},
   };
   for (const Case& c : cases) {
-    for (SamplerMode mode : {SamplerMode::kExact, SamplerMode::kPad, SamplerMode::kDrop}) {
+    for (SamplerMode mode : {SamplerMode::kExact, SamplerMode::kShort, SamplerMode::kPad,
+                             SamplerMode::kEven, SamplerMode::kDrop}) {
       SCOPED_TRACE(describe(c, mode));
       const int64_t remaining = c.n - c.consumed;
       const int64_t step = static_cast<int64_t>(c.w) * c.b;
@@ -420,7 +454,15 @@ TEST(EpochPlan, LargeDatasets) {
         ASSERT_EQ(plan.num_batches(), k0);
         for (int64_t j = 0; j < plan.num_batches(); ++j) {
           plan.batch(j, idx, val);
+          // The slots a batch is delivered with are its first ones and hold every valid one.
+          const int slots = plan.slots(j);
+          const bool trimmed = mode == SamplerMode::kShort || mode == SamplerMode::kPad ||
+                               mode == SamplerMode::kEven;
+          ASSERT_EQ(slots, trimmed ? std::count(val.begin(), val.end(), uint8_t{1}) : c.b);
           for (int i = 0; i < c.b; ++i) {
+            if (trimmed) {
+              ASSERT_EQ(val[static_cast<size_t>(i)], i < slots ? 1 : 0);
+            }
             ASSERT_LT(idx[static_cast<size_t>(i)], c.n);
             if (val[static_cast<size_t>(i)] == 0) continue;
             ++valid_total;
@@ -435,6 +477,7 @@ TEST(EpochPlan, LargeDatasets) {
       const int64_t covered = std::count(seen.begin(), seen.end(), uint8_t{1});
       switch (mode) {
         case SamplerMode::kExact:
+        case SamplerMode::kShort:
           EXPECT_EQ(k0, ceil_div(remaining, step));
           EXPECT_EQ(valid_total, remaining);
           EXPECT_EQ(covered, remaining);
@@ -442,6 +485,11 @@ TEST(EpochPlan, LargeDatasets) {
         case SamplerMode::kPad:
           EXPECT_EQ(valid_total, c.w * ceil_div(remaining, c.w));
           EXPECT_EQ(covered, std::min(c.n, valid_total));
+          break;
+        case SamplerMode::kEven:  // the last remaining % W positions left out, no repeat
+          EXPECT_EQ(k0, ceil_div(remaining / c.w, c.b));
+          EXPECT_EQ(valid_total, c.w * (remaining / c.w));
+          EXPECT_EQ(covered, valid_total);
           break;
         case SamplerMode::kDrop:
           EXPECT_EQ(k0, remaining / step);
@@ -453,13 +501,103 @@ TEST(EpochPlan, LargeDatasets) {
   }
 }
 
+// Short mode on every small job shape: the samples of steps [0, j) on all ranks are the prefix
+// of length consumed_after(j) - C of the epoch's order; a rank's batch is empty only when it has
+// fewer samples than steps; resuming at any step delivers exactly the rest.
+TEST(EpochPlan, ShortModeStepsArePrefixesAndResumeExactly) {
+  for (int64_t n = 1; n <= 40; ++n) {
+    for (int b = 1; b <= 6; ++b) {
+      for (int w = 1; w <= 5; ++w) {
+        for (int64_t consumed : {int64_t{0}, n / 3}) {
+          SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b) +
+                       " w=" + std::to_string(w) + " consumed=" + std::to_string(consumed));
+          auto config = [&](int r) {
+            return SamplerConfig{.dataset_size = n,
+                                 .batch_size = b,
+                                 .rank = r,
+                                 .world_size = w,
+                                 .mode = SamplerMode::kShort,
+                                 .seed = 9};
+          };
+          const EpochPlan first(config(0), 2, consumed);
+          const EpochPlan order({.dataset_size = n, .batch_size = 1, .seed = 9}, 2, 0);
+          std::vector<int64_t> idx(static_cast<size_t>(b)), one(1);
+          std::vector<uint8_t> val(static_cast<size_t>(b)), ok(1);
+          std::set<int64_t> delivered;
+          for (int64_t j = 0; j <= first.num_batches(); ++j) {
+            // What steps [0, j) delivered is P[C : consumed_after(j)].
+            std::set<int64_t> prefix;
+            for (int64_t p = consumed; p < first.consumed_after(j); ++p) {
+              order.batch(p, one, ok);
+              prefix.insert(one[0]);
+            }
+            ASSERT_EQ(delivered, prefix) << "after step " << j;
+            if (j == first.num_batches()) break;
+            int64_t step_valid = 0;
+            for (int r = 0; r < w; ++r) {
+              const EpochPlan plan(config(r), 2, consumed);
+              const int64_t global = plan.batch(j, idx, val);
+              const int slots = plan.slots(j);
+              const int64_t samples = n - consumed > r ? (n - consumed - r + w - 1) / w : 0;
+              if (slots == 0) ASSERT_LT(samples, plan.num_batches());
+              for (int i = 0; i < slots; ++i) {
+                ASSERT_EQ(val[static_cast<size_t>(i)], 1);
+                ASSERT_TRUE(delivered.insert(idx[static_cast<size_t>(i)]).second);
+              }
+              step_valid += slots;
+              if (r == w - 1) ASSERT_EQ(global, step_valid);
+            }
+          }
+          ASSERT_EQ(static_cast<int64_t>(delivered.size()), n - consumed);
+        }
+      }
+    }
+  }
+}
+
 TEST(EpochPlan, FullyConsumedEpochHasNoBatches) {
-  for (SamplerMode mode : {SamplerMode::kExact, SamplerMode::kPad, SamplerMode::kDrop}) {
+  for (SamplerMode mode : {SamplerMode::kExact, SamplerMode::kShort, SamplerMode::kPad,
+                           SamplerMode::kEven, SamplerMode::kDrop}) {
     const EpochPlan plan({.dataset_size = 10, .batch_size = 3, .world_size = 2, .mode = mode}, 4,
                          10);
     EXPECT_EQ(plan.num_batches(), 0);
     EXPECT_EQ(plan.consumed_after(0), 10);
   }
+}
+
+// 86 samples in batches of 32 (the validation set): short gives DataLoader's shapes,
+// and with more ranks than the last step has samples, the ranks left without one get an empty
+// last batch rather than fewer steps.
+TEST(EpochPlan, ShortBatchesAreDataLoadersShapesAndEveryRankTakesTheSameSteps) {
+  const auto shapes = [](int64_t n, int b, int w, SamplerMode mode) {
+    std::vector<std::vector<int>> out(static_cast<size_t>(w));
+    for (int r = 0; r < w; ++r) {
+      const EpochPlan plan(
+          {.dataset_size = n, .batch_size = b, .rank = r, .world_size = w, .mode = mode}, 0);
+      for (int64_t j = 0; j < plan.num_batches(); ++j)
+        out[static_cast<size_t>(r)].push_back(plan.slots(j));
+    }
+    return out;
+  };
+  using V = std::vector<std::vector<int>>;
+  EXPECT_EQ(shapes(86, 32, 1, SamplerMode::kShort), (V{{32, 32, 22}}));
+  EXPECT_EQ(shapes(86, 32, 2, SamplerMode::kShort), (V{{32, 11}, {32, 11}}));
+  EXPECT_EQ(shapes(86, 32, 1, SamplerMode::kExact), (V{{32, 32, 32}}));
+  // 3 samples for 4 ranks in the last step: rank 3 takes its second sample a step later
+  // rather than leave its last batch empty (torchmetrics cannot update on an empty batch).
+  EXPECT_EQ(shapes(11, 2, 4, SamplerMode::kShort), (V{{2, 1}, {2, 1}, {2, 1}, {1, 1}}));
+  EXPECT_EQ(shapes(81, 8, 2, SamplerMode::kShort), (V{{8, 8, 8, 8, 8, 1}, {8, 8, 8, 8, 7, 1}}));
+  // Empty only where no layout avoids it: fewer samples than ranks, or batches of one.
+  EXPECT_EQ(shapes(3, 2, 4, SamplerMode::kShort), (V{{1}, {1}, {1}, {0}}));
+  EXPECT_EQ(shapes(5, 1, 2, SamplerMode::kShort), (V{{1, 1, 1}, {1, 1, 0}}));
+  // DistributedSampler(drop_last=False / True) + DataLoader: 43 each; 43 each, 86 = 2 x 43.
+  EXPECT_EQ(shapes(86, 32, 2, SamplerMode::kPad), (V{{32, 11}, {32, 11}}));
+  EXPECT_EQ(shapes(87, 32, 2, SamplerMode::kPad), (V{{32, 12}, {32, 12}}));
+  EXPECT_EQ(shapes(87, 32, 2, SamplerMode::kEven), (V{{32, 11}, {32, 11}}));
+  EXPECT_EQ(shapes(86, 32, 2, SamplerMode::kDrop), (V{{32}, {32}}));
+  EXPECT_EQ(parse_sampler_mode("short"), SamplerMode::kShort);
+  EXPECT_EQ(parse_sampler_mode("even"), SamplerMode::kEven);
+  EXPECT_STREQ(to_string(SamplerMode::kEven), "even");
 }
 
 TEST(EpochPlan, Accessors) {
@@ -602,7 +740,7 @@ TEST(ResumeState, MalformedInputs) {
       {replace("\"dataset_size\":10", "\"dataset_size\":-1"), "dataset_size"},
       {replace("\"dataset_size\":10", "\"dataset_size\":18446744073709551615"), "dataset_size"},
       {replace("\"mode\":\"drop\",", ""), "mode"},
-      {replace("\"mode\":\"drop\"", "\"mode\":\"bogus\""), "exact, pad, drop"},
+      {replace("\"mode\":\"drop\"", "\"mode\":\"bogus\""), "exact, short, pad, even, drop"},
       {replace("\"mode\":\"drop\"", "\"mode\":1"), "mode"},
       {replace("\"shuffle\":true,", ""), "shuffle"},
       {replace("\"shuffle\":true", "\"shuffle\":1"), "shuffle"},

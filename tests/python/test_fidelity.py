@@ -3,7 +3,8 @@
 torchvision: Resize(256) + CenterCrop(224) (+ ToTensor + Normalize for float32) on
 PIL.Image.open(path).convert("RGB"); stoker: transform='eval', size=224 (crop_fraction 0.875
 -> shorter side 256). The mean absolute difference on the 0-255 scale is printed (pytest -s)
-and recorded as a property; it must stay <= 3, with and without DCT-scaled decoding.
+and recorded as a property; it must stay <= 3, with and without DCT-scaled decoding, and the
+default eval decode (full scale) gives torchvision's bytes exactly, bilinear and bicubic.
 Photos: Debian's mate-backgrounds (full-size JPEG wallpapers, 1280x1024 to 2560x1920).
 """
 
@@ -53,8 +54,10 @@ def references(photos):
     return out
 
 
-def stoker_outputs(photos, output: str, exact_decode: bool):
-    loader = stoker.Loader(photos, 4, transform="eval", output=output, shuffle=False,
+def stoker_outputs(photos, output: str, exact_decode, transform="eval"):
+    if not isinstance(transform, str):  # a list says its output itself (uint8 without ToDtype)
+        output = None
+    loader = stoker.Loader(photos, 4, transform=transform, output=output, shuffle=False,
                            exact_decode=exact_decode, threads=2)
     ds = loader.dataset
     out = {}
@@ -66,7 +69,8 @@ def stoker_outputs(photos, output: str, exact_decode: bool):
     return out
 
 
-@pytest.mark.parametrize("exact_decode", [True, False], ids=["exact", "dct-scaled"])
+@pytest.mark.parametrize("exact_decode", [None, True, False], ids=["default", "exact",
+                                                                   "dct-scaled"])
 @pytest.mark.parametrize("output", ["uint8", "float32"])
 def test_eval_matches_torchvision(photos, references, output, exact_decode, record_property):
     ours = stoker_outputs(photos, output, exact_decode)
@@ -87,11 +91,51 @@ def test_eval_matches_torchvision(photos, references, output, exact_decode, reco
         diffs.append(float(diff.mean()))
     mad = float(np.mean(diffs))
     worst = max(diffs)
-    label = f"{output}/{'exact' if exact_decode else 'dct-scaled'}"
+    label = f"{output}/{ {None: 'default', True: 'exact', False: 'dct-scaled'}[exact_decode]}"
     print(f"\nfidelity {label}: mean |stoker - torchvision| = {mad:.4f} (0-255 scale), "
           f"worst photo {worst:.4f}, {len(diffs)} photos")
     record_property(f"mean_abs_diff_{label}", round(mad, 4))
     assert mad <= MAX_MEAN_ABS_DIFF
+    if exact_decode is not False:  # the default eval decode is torchvision's, byte for byte
+        assert worst == 0
+
+
+@pytest.mark.parametrize("interpolation", ["BILINEAR", "BICUBIC"])
+def test_eval_bytes_are_torchvisions_by_default(photos, interpolation, record_property):
+    """Resize(256, interpolation) + CenterCrop(224) as a stoker.transforms list with no decode
+    option: every photo's bytes equal torchvision's on the PIL image."""
+    import stoker.transforms as ST
+    from torchvision.transforms import InterpolationMode
+
+    mode = InterpolationMode[interpolation]
+    tv = T.Compose([T.Resize(256, interpolation=mode), T.CenterCrop(224)])
+    ours = stoker_outputs(photos, "uint8", None,
+                          transform=[ST.Resize(256, interpolation=mode), ST.CenterCrop(224)])
+    equal = 0
+    for path, image in ours.items():
+        with Image.open(path) as im:
+            ref = torch.from_numpy(np.asarray(tv(im.convert("RGB")), dtype=np.uint8).copy())
+        equal += int(torch.equal(image, ref))
+    print(f"\nfidelity {interpolation} eval, default decode: {equal} of {len(ours)} photos "
+          "byte-identical to torchvision")
+    record_property(f"identical_{interpolation}", equal)
+    assert equal == len(ours) == PHOTOS
+
+
+def test_nearest_is_torchvisions_on_tensors(photos):
+    """NEAREST resizes as torchvision does on uint8 tensors (PIL rounds its coordinates
+    otherwise): the photo decoded by PIL, as a tensor, through v2.Resize + CenterCrop."""
+    import stoker.transforms as ST
+    from torchvision.transforms import InterpolationMode, v2
+
+    mode = InterpolationMode.NEAREST
+    tv = v2.Compose([v2.Resize(256, interpolation=mode), v2.CenterCrop(224)])
+    ours = stoker_outputs(photos, "uint8", None,
+                          transform=[ST.Resize(256, interpolation=mode), ST.CenterCrop(224)])
+    for path, image in ours.items():
+        with Image.open(path) as im:
+            chw = torch.from_numpy(np.asarray(im.convert("RGB")).copy()).permute(2, 0, 1)
+        assert torch.equal(image, tv(chw).permute(1, 2, 0)), path
 
 
 @pytest.mark.parametrize("resize,crop", [(256, (224, 160)), (256, (160, 224)), (256, (200, 200)),

@@ -4,6 +4,7 @@ state (what a checkpoint holds)."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import subprocess
@@ -51,3 +52,30 @@ def test_the_datamodule_state_resumes_the_epoch_where_it_stopped(tmp_path):
     rest = [int(i) for b in second.train_dataloader() for i, ok in zip(b.indices, b.valid) if ok]
     assert sorted(seen + rest) == list(range(30))
     second.teardown("fit")
+
+
+WORKER = Path(__file__).resolve().parent / "lightning_eval_worker.py"
+
+
+@pytest.mark.parametrize("images", [87, 81])
+def test_validate_test_and_predict_count_each_sample_once_on_two_ranks(tmp_path, images):
+    """Unchanged Lightning eval loops (torchmetrics sums, trainer.predict's outputs) on 2 DDP
+    ranks count every image once: the eval loaders' last batches hold only their samples. 81
+    images in batches of 8: the last step has one image, rank 1 an empty batch."""
+    pytest.importorskip("torchmetrics")
+    data = synth(tmp_path / "val", images=images, classes=3, width=48, height=40, seed=7)
+    out = subprocess.run([sys.executable, str(WORKER), str(data), "--devices", "2"],
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-4000:]
+    stages = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    assert [s["stage"] for s in stages] == ["validate", "test", "predict"], out.stdout
+    for stage in stages:
+        assert stage["count"] == images, stage["stage"]
+        assert stage["indices"] == list(range(images)), stage["stage"]
+    assert stages[0]["accuracy"] == stages[1]["accuracy"]  # the same images, the same model
+
+
+def test_the_datamodule_checks_its_keywords_when_made():
+    with pytest.raises(TypeError, match="takes no 'num_worker'"):
+        stoker.lightning.DataModule("train", 8, num_worker=4)
+    stoker.lightning.DataModule("train", 8, num_workers=4, pin_memory=False, seed=3)

@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -93,19 +94,90 @@ def test_dataloader_habits(small_set):
     assert n == loader.dataset.size and loader.batch_size == 4
     sampler = loader.sampler
     assert (sampler.num_replicas, sampler.rank, sampler.shuffle, sampler.seed) == (1, 0, True, 3)
-    assert len(sampler) == len(loader) * 4 >= n
+    assert len(sampler) == n  # DistributedSampler's num_samples: ceil(N / ranks)
     sampler.set_epoch(9)
     assert loader.epoch == sampler.epoch == 9 and next(iter(loader)).epoch == 9
-    # drop_last, DataLoader's name for mode='drop': every batch full of real samples.
+    # drop_last is DistributedSampler's: True leaves out what does not divide over the ranks
+    # (mode 'even'; on one rank nothing), the last batch short; mode='drop' is DataLoader's
+    # drop_last as well: full batches only.
     assert not loader.drop_last and not sampler.drop_last
-    dropped = stoker.Loader(small_set, 4, size=16, threads=1, drop_last=True)
+    even = stoker.Loader(small_set, 4, size=16, threads=1, drop_last=True)
+    assert even.drop_last and even.mode == "even" and len(even) == -(-n // 4)
+    assert [len(b.labels) for b in even][-1] == n % 4 and all(bool(b.valid.all()) for b in even)
+    two = stoker.Loader(small_set, 4, size=16, threads=1, drop_last=True, rank=1, world_size=2)
+    assert len(two.sampler) == n // 2 == sum(len(b.labels) for b in two)
+    dropped = stoker.Loader(small_set, 4, size=16, threads=1, mode="drop")
     assert dropped.drop_last and len(dropped) == n // 4
-    assert all(bool(b.valid.all()) for b in dropped)
+    assert all(len(b.labels) == 4 and bool(b.valid.all()) for b in dropped)
     assert stoker.Loader(small_set, 4, size=16, threads=1, mode="drop", drop_last=True).drop_last
     with pytest.raises(ValueError, match="contradicts"):
         stoker.Loader(small_set, 4, size=16, threads=1, mode="pad", drop_last=True)
     with pytest.raises(TypeError, match="drop_last"):
         stoker.Loader(small_set, 4, size=16, threads=1, drop_last="yes")
+
+
+def test_an_eval_loader_counts_each_sample_once_in_a_loop_that_ignores_valid(small_set):
+    """An eval transform's default mode is 'short': DataLoader's shapes, a short last batch of
+    only its samples (23 = 8 + 8 + 7), so len(labels) summed is the data set's size; training
+    keeps 'exact' (full batches, padding masked in valid)."""
+    evaluation = stoker.Loader(small_set, 8, size=16, transform="eval", threads=1)
+    assert evaluation.mode == "short"
+    assert [len(labels) for _, labels in evaluation] == [8, 8, 7]
+    counted = [int(i) for rank in range(3)
+               for b in stoker.Loader(small_set, 4, size=16, transform="eval", threads=1,
+                                      shuffle=False, rank=rank, world_size=3)
+               for i in b.indices]
+    assert sorted(counted) == list(range(23))  # 3 ranks x 2 steps, 8 + 8 + 7 samples
+    training = stoker.Loader(small_set, 8, size=16, threads=1)
+    assert training.mode == "exact"
+    assert [len(labels) for _, labels in training] == [8, 8, 8]
+    # The short last batch's pixels are those of the same samples in 'exact' mode.
+    exact = stoker.Loader(small_set, 8, size=16, transform="eval", threads=1, mode="exact")
+    evaluation.set_epoch(0)
+    short_last, exact_last = list(evaluation)[-1], list(exact)[-1]
+    assert torch.equal(short_last.images, exact_last.images[:7])
+    assert torch.equal(short_last.indices, exact_last.indices[:7])
+
+
+def test_the_dataset_is_an_image_folder_with_the_loaders_transform(small_set):
+    loader = stoker.Loader(small_set, 5, size=16, transform="eval", threads=1, shuffle=False)
+    ds = loader.dataset
+    assert len(ds) == 23 and ds.classes == loader.classes
+    assert ds.class_to_idx == {name: i for i, name in enumerate(ds.classes)}
+    paths = sorted(str(p) for p in Path(small_set).rglob("*.jpg"))
+    assert [path for path, _ in ds.samples] == paths  # ImageFolder's order
+    assert ds.targets == [ds.class_to_idx[Path(p).parent.name] for p in paths]
+    assert ds.imgs == ds.samples
+    batch = next(iter(loader))
+    for slot in range(5):  # dataset[i] is sample i's batch slot, byte for byte
+        image, label = ds[int(batch.indices[slot])]
+        assert torch.equal(image, batch.images[slot]) and label == int(batch.labels[slot])
+    assert torch.equal(ds[-1][0], ds[22][0])
+    with pytest.raises(IndexError):
+        ds[23]
+    # What pytorch/examples' imagenet/main.py builds for its tail: Subset + DataLoader.
+    tail = torch.utils.data.DataLoader(torch.utils.data.Subset(ds, range(20, 23)), batch_size=2)
+    assert [labels.tolist() for _, labels in tail] == [ds.targets[20:22], ds.targets[22:]]
+    assert ds.fingerprint == loader.fingerprint and "image-folder" in ds.describe()
+
+
+def test_dataloader_keywords_are_accepted(small_set):
+    loader = stoker.Loader(small_set, 4, size=16, num_workers=2, prefetch_factor=3,
+                           persistent_workers=True)
+    assert loader.stats()["threads"] == 2 and loader.stats()["prefetch"] == 6
+    assert stoker.Loader(small_set, 4, size=16, num_workers=0).stats()["threads"] == 1
+    with pytest.raises(ValueError, match="contradicts"):
+        stoker.Loader(small_set, 4, size=16, num_workers=2, threads=3)
+    if not torch.cuda.is_available():  # DataLoader's warning, and no pinning
+        with pytest.warns(UserWarning, match="pin_memory"):
+            stoker.Loader(small_set, 4, size=16, pin_memory=True)
+    # seed=None draws a seed (one rank here), which the state records.
+    drawn = stoker.Loader(small_set, 4, size=16, seed=None)
+    state = drawn.state_dict()
+    again = stoker.Loader(small_set, 4, size=16, seed=int(state["seed"]))
+    assert next(iter(drawn)).indices.tolist() == next(iter(again)).indices.tolist()
+    with pytest.raises(ValueError, match="seed=None"):
+        stoker.Loader(small_set, 4, size=16, seed=None, rank=0, world_size=2)
 
 
 def test_only_the_newest_iterator_is_live(small_set):
@@ -311,7 +383,7 @@ def test_bad_samples(tmp_path):
     (dict(batch_size=0), "batch_size"),
     (dict(transform="test"), "transform"),
     (dict(output="float64"), "output"),
-    (dict(mode="even"), "mode"),
+    (dict(mode="evenly"), "mode"),
     (dict(bad_samples="ignore"), "bad_samples"),
     (dict(rank=1), "both rank and world_size"),
     (dict(rank=2, world_size=2), "rank"),
