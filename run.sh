@@ -50,6 +50,7 @@ venv=${STOKER_VENV:-$root/.venv}
 base_python=${STOKER_PYTHON:-python3}
 cache_dir=${XDG_CACHE_HOME:-$HOME/.cache}/stoker
 reference_venv=${STOKER_REFERENCE_VENV:-$cache_dir/venv-reference}
+jax_venv=${STOKER_JAX_VENV:-$cache_dir/venv-jax}
 
 # Every build goes through ccache, whose cache lives outside the clone so that it survives a
 # clean checkout (CI). NOHASHDIR + BASEDIR: clones at different paths share hits.
@@ -133,6 +134,12 @@ install_wheel() {
 ensure_reference_venv() {
   ensure_venv "$reference_venv" python/requirements-reference.txt
   install_wheel "$reference_venv"
+}
+
+# ensure_jax_venv: the JAX venv (cached; no torch in it), with this build's wheel installed.
+ensure_jax_venv() {
+  ensure_venv "$jax_venv" python/requirements-jax.txt
+  install_wheel "$jax_venv"
 }
 
 # sanitizer_build DIR KIND [TARGET...]: the libraries and unit tests with STOKER_SANITIZE=KIND
@@ -233,6 +240,10 @@ case "$cmd" in
       tests/python/test_transforms.py tests/python/test_example_recipe.py \
       tests/python/test_example_imagefolder.py tests/python/test_ported_imagenet.py \
       tests/python/test_loader.py tests/python/test_demo.py
+    stage "Python tests without torch: numpy and JAX (JAX venv)"
+    ensure_jax_venv
+    "$jax_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_jax.py \
+      tests/python/test_numpy.py
     # Sanitizers: every unit test under ASan + UBSan (undefined behaviour aborts); the worker
     # pool, the engine, the packer and the sampler under TSan. halt_on_error: the first report
     # fails the test.

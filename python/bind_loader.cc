@@ -52,16 +52,17 @@ struct BatchRef {
     using Dims = std::vector<py::ssize_t>;
     constexpr py::ssize_t kF = sizeof(float);
     py::array images;
-    if (b.output == OutputKind::kFloat32) {
-      images = py::array(py::dtype::of<float>(), Dims{n, c, h, w},
-                         Dims{c * h * w * kF, h * w * kF, w * kF, kF}, pixels, owner);
-    } else if (b.output == OutputKind::kFloat16 || b.output == OutputKind::kBFloat16) {
+    if (b.output != OutputKind::kUint8) {
       // numpy has no bfloat16: its bits travel as int16, which the package views as
-      // torch.bfloat16 (Batch.output says which).
-      constexpr py::ssize_t k2 = 2;
-      images =
-          py::array(py::dtype(b.output == OutputKind::kFloat16 ? "float16" : "int16"),
-                    Dims{n, c, h, w}, Dims{c * h * w * k2, h * w * k2, w * k2, k2}, pixels, owner);
+      // torch.bfloat16 or ml_dtypes.bfloat16 (Batch.output says which).
+      const py::dtype dtype = b.output == OutputKind::kFloat32   ? py::dtype::of<float>()
+                              : b.output == OutputKind::kFloat16 ? py::dtype("float16")
+                                                                 : py::dtype("int16");
+      const py::ssize_t k = dtype.itemsize();
+      images = b.channels_last ? py::array(dtype, Dims{n, h, w, c},
+                                           Dims{c * h * w * k, w * c * k, c * k, k}, pixels, owner)
+                               : py::array(dtype, Dims{n, c, h, w},
+                                           Dims{c * h * w * k, h * w * k, w * k, k}, pixels, owner);
     } else {
       images = py::array(py::dtype::of<uint8_t>(), Dims{n, h, w, c}, Dims{h * w * c, w * c, c, 1},
                          pixels, owner);
@@ -167,6 +168,7 @@ void register_configs(py::module_& m) {
       .def_readwrite("resize_width", &TransformConfig::resize_width)
       .def_readwrite("interpolation", &TransformConfig::interpolation)
       .def_readwrite("eval_dct_scaling", &TransformConfig::eval_dct_scaling)
+      .def_readwrite("channels_last", &TransformConfig::channels_last)
       .def_readwrite("ops", &TransformConfig::ops)
       .def_readwrite("erasing", &TransformConfig::erasing)
       .def_readwrite("mean", &TransformConfig::mean)
@@ -308,19 +310,21 @@ void register_loader(py::module_& m) {
         const py::ssize_t c = transform.channels, h = transform.output_height(),
                           w = transform.output_width();
         // One slot of a batch, shaped and typed as BatchRef::arrays shapes a batch's images.
+        const bool hwc = transform.output == OutputKind::kUint8 || transform.channels_last;
+        const Dims shape = hwc ? Dims{h, w, c} : Dims{c, h, w};
         py::array out;
         switch (transform.output) {
           case OutputKind::kFloat32:
-            out = py::array(py::dtype::of<float>(), Dims{c, h, w});
+            out = py::array(py::dtype::of<float>(), shape);
             break;
           case OutputKind::kFloat16:
-            out = py::array(py::dtype("float16"), Dims{c, h, w});
+            out = py::array(py::dtype("float16"), shape);
             break;
           case OutputKind::kBFloat16:
-            out = py::array(py::dtype("int16"), Dims{c, h, w});
+            out = py::array(py::dtype("int16"), shape);
             break;
           default:
-            out = py::array(py::dtype::of<uint8_t>(), Dims{h, w, c});
+            out = py::array(py::dtype::of<uint8_t>(), shape);
         }
         STOKER_CHECK(static_cast<size_t>(out.nbytes()) == transform.sample_bytes(),
                      "transform_sample: {} bytes for a sample of {}", out.nbytes(),

@@ -130,6 +130,7 @@ struct Batch {
   int64_t global_valid = 0;  // valid slots of this step across all ranks
   int batch_size = 0;
   OutputKind output = OutputKind::kFloat32;
+  bool channels_last = false;  // float images [B, S, S, C] (TransformConfig::channels_last)
   int channels = 3, height = 0, width = 0;
   std::span<uint8_t> images;     // raw bytes of the image tensor
   std::vector<int64_t> labels;   // B (padding slots carry their wrapped sample's label)

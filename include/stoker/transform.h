@@ -71,6 +71,9 @@ struct TransformConfig {
   int resize = 0;                // eval: the shorter side's size when > 0 (Resize(resize))
   int resize_height = 0, resize_width = 0;  // eval: Resize((h, w)) to exactly h x w when set
   Interpolation interpolation = Interpolation::kBilinear;
+  // Float outputs as [H, W, C] (JAX's and TensorFlow's layout, torch's channels_last) instead
+  // of [C, H, W]; the same values. uint8 is [H, W, C] either way. CPU path only.
+  bool channels_last = false;
   std::array<float, 3> mean = {static_cast<float>(kImageNetMean[0]),
                                static_cast<float>(kImageNetMean[1]),
                                static_cast<float>(kImageNetMean[2])};
@@ -88,8 +91,8 @@ struct TransformConfig {
   int output_width() const { return width > 0 ? width : size; }
   // The decode options for this transform's kind (eval_dct_scaling applied).
   DecodeConfig decode_for_kind() const;
-  // Ops, erasing, a non-square output or another interpolation than bilinear: what only the
-  // CPU path implements.
+  // Ops, erasing, a non-square output, another interpolation than bilinear or channels_last:
+  // what only the CPU path implements.
   bool has_cpu_only_steps() const;
   // Bytes of one sample's output slot.
   size_t sample_bytes() const;

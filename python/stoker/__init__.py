@@ -102,8 +102,10 @@ class Batch:
     """One batch of this rank.
 
     Attributes:
-      images: float32/float16/bfloat16 [B, C, H, W] (normalised) or uint8 [B, H, W, C];
-        on the GPU with device='cuda'.
+      images: float32/float16/bfloat16 [B, C, H, W] (normalised; [B, H, W, C] with
+        channels_last=True) or uint8 [B, H, W, C]; on the GPU with device='cuda'. Without
+        torch numpy arrays, bfloat16 as ml_dtypes.bfloat16 where ml_dtypes is installed.
+        ``np.asarray(batch)`` and ``from_dlpack(batch)`` are the images.
       labels: int64 [B]; padding slots carry their wrapped sample's label; -1 for a label-free
         list. float32 [B, classes] multi-hot rows for a multi-label list, and soft rows after
         MixUp/CutMix ([B, num_classes]).
@@ -128,6 +130,7 @@ class Batch:
 
     __slots__ = ("images", "labels", "indices", "valid", "global_valid", "epoch", "index",
                  "rank", "world_size", "skipped")
+    __array_priority__ = 1  # numpy asks __array__ first
 
     def __init__(self, images, labels, indices, valid, global_valid: int, epoch: int,
                  index: int, rank: int, world_size: int, skipped: int = 0):
@@ -176,6 +179,26 @@ class Batch:
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.images, self.labels))
+
+    # A batch as one array is its images (what `model(batch)` and `np.asarray(batch)` mean);
+    # labels, indices and valid stay attributes.
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+        images = self.images
+        if _torch is not None and isinstance(images, _torch.Tensor):
+            if images.dtype == _torch.bfloat16:
+                images = _bfloat16_numpy(images.view(_torch.int16).cpu().numpy())
+            else:
+                images = images.cpu().numpy()
+        if copy:
+            images = np.array(images, copy=True)
+        return images if dtype is None else images.astype(dtype, copy=False)
+
+    def __dlpack__(self, *args, **kwargs):
+        return self.images.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self.images.__dlpack_device__()
 
     def __getitem__(self, i: int) -> Any:
         return (self.images, self.labels)[i]
@@ -241,6 +264,8 @@ class TransformConfig:
       mean, std: normalisation for float output (ImageNet's by default); one value each
         with channels=1.
       channels: 3 (RGB) or 1 (grayscale).
+      channels_last: float outputs as [H, W, C] (JAX's layout) instead of [C, H, W]; the
+        same values. CPU path only.
       interpolation: the crop's resize, 'bilinear' (the default), 'bicubic' (both
         antialiased: torchvision's bytes on PIL images and uint8 tensors) or 'nearest'
         (torchvision's on tensors). Only bilinear runs on the GPU.
@@ -266,6 +291,7 @@ class TransformConfig:
     std: Tuple[float, ...] = IMAGENET_STD
     channels: int = _TRANSFORM_DEFAULTS.channels
     interpolation: str = _TRANSFORM_DEFAULTS.interpolation.name
+    channels_last: bool = _TRANSFORM_DEFAULTS.channels_last
     exact_decode: Optional[bool] = None
 
     @property
@@ -299,6 +325,7 @@ class TransformConfig:
         t.mean = [float(v) for v in (self.mean if len(self.mean) == 3 else tuple(self.mean) * 3)]
         t.std = [float(v) for v in (self.std if len(self.std) == 3 else tuple(self.std) * 3)]
         t.interpolation = _choice("interpolation", self.interpolation, _INTERPOLATIONS)
+        t.channels_last = bool(self.channels_last)
         if self.exact_decode is not None:
             if not isinstance(self.exact_decode, bool):
                 raise TypeError(f"exact_decode must be None or a bool (got {self.exact_decode!r})")
@@ -459,6 +486,8 @@ class LoaderDataset:
             image = _torch.from_numpy(image)
             if self._bfloat16:
                 image = image.view(_torch.bfloat16)
+        elif self._bfloat16:
+            image = _bfloat16_numpy(image)
         return image, self._target(index)
 
     def _target(self, index: int) -> Any:
@@ -622,6 +651,7 @@ class Loader:
         mean: Optional[Sequence[float]] = None,
         std: Optional[Sequence[float]] = None,
         channels: Optional[int] = None,
+        channels_last: Optional[bool] = None,
         flip_p: Optional[float] = None,
         crop_fraction: Optional[float] = None,
         exact_decode: Optional[bool] = None,
@@ -631,6 +661,7 @@ class Loader:
         prefetch_factor: Optional[int] = None,
     ) -> None:
         self._handle = None  # set last, so that __del__ copes with a failed __init__
+        self._numpy = False  # numpy batches even where torch is installed (stoker.jax)
         threads, prefetch = _dataloader_habits(threads, prefetch, num_workers, prefetch_factor,
                                                persistent_workers)
         self._pin_memory = _pinning(pin_memory, device)
@@ -639,10 +670,12 @@ class Loader:
             transform = transforms.Compose(transform)
         if isinstance(transform, transforms.Compose):
             # What a list cannot say comes as keywords; the rest belongs in the list.
-            listed = sorted(k for k in given if k not in ("exact_decode", "channels"))
+            beside = ("exact_decode", "channels", "channels_last")
+            listed = sorted(k for k in given if k not in beside)
             if listed:
                 raise ValueError(f"give {', '.join(listed)} in the transform list, not as "
-                                 "keywords beside it (only exact_decode and channels go "
+                                 "keywords beside it (only exact_decode, channels and "
+                                 "channels_last go "
                                  "beside a list)")
             transform = dataclasses.replace(transform.config(), **given)
             given = {}
@@ -755,7 +788,7 @@ class Loader:
                 ref = core.next()  # GIL released while waiting
                 if ref is None:
                     return
-                batch = _wrap(ref, rank, world)
+                batch = _wrap(ref, rank, world, numpy=self._numpy)
                 if self._pin_memory:
                     batch = batch.pin_memory()
             else:
@@ -998,13 +1031,27 @@ def _parse_device(device) -> Optional[int]:
     raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N' (got {device!r})")
 
 
-def _wrap(ref: "_stoker.Batch", rank: int, world_size: int) -> Batch:
+def _bfloat16_numpy(array):
+    """int16 bits of bfloat16 values as ml_dtypes.bfloat16 (numpy's bfloat16, which JAX
+    uses) when ml_dtypes is installed; else the int16 bits as they are."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return array
+    return array.view(ml_dtypes.bfloat16)
+
+
+def _wrap(ref: "_stoker.Batch", rank: int, world_size: int, numpy: bool = False) -> Batch:
+    """The batch's views as torch tensors, or numpy arrays without torch (or with numpy=True:
+    what stoker.jax hands to JAX)."""
     images, labels, indices, valid = ref.arrays()  # views; their base owns the C++ batch
-    if _torch is not None:
+    if _torch is not None and not numpy:
         images, labels, indices, valid = (_torch.from_numpy(a)
                                           for a in (images, labels, indices, valid))
         if ref.output == "bfloat16":
             images = images.view(_torch.bfloat16)  # the bits travel as int16
+    elif ref.output == "bfloat16":
+        images = _bfloat16_numpy(images)
     return Batch(images, labels, indices, valid, ref.global_valid, ref.epoch, ref.index, rank,
                  world_size, ref.skipped)
 

@@ -155,7 +155,7 @@ const char* to_string(Interpolation interpolation) {
 
 bool TransformConfig::has_cpu_only_steps() const {
   return !ops.empty() || erasing.p > 0 || output_height() != output_width() ||
-         interpolation != Interpolation::kBilinear;
+         interpolation != Interpolation::kBilinear || channels_last;
 }
 
 DecodeConfig TransformConfig::decode_for_kind() const {
@@ -354,7 +354,7 @@ void augment_staged(void* out, const DecodedRegion& region, const StagedSample& 
     return;
   }
   float* normalized = static_cast<float*>(out);
-  if (config.output != OutputKind::kFloat32) {
+  if (config.output != OutputKind::kFloat32 || config.channels_last) {
     if (scratch.normalized.size() < values) scratch.normalized.resize(values);
     normalized = scratch.normalized.data();
   }
@@ -362,6 +362,21 @@ void augment_staged(void* out, const DecodedRegion& region, const StagedSample& 
                    config.std.data());
   if (erase.height > 0) {
     erase_box(normalized, erase, out_w, out_h, channels, true, config.erasing.value);
+  }
+  if (config.channels_last) {
+    // [C, H, W] -> [H, W, C]: the same values, transposed (into the output for float32, else
+    // into the scratch's second half before the rounding below).
+    const size_t plane = static_cast<size_t>(out_h) * out_w;
+    float* hwc = static_cast<float*>(out);
+    if (config.output != OutputKind::kFloat32) {
+      if (scratch.normalized.size() < 2 * values) scratch.normalized.resize(2 * values);
+      normalized = scratch.normalized.data();  // the resize may have moved it
+      hwc = normalized + values;
+    }
+    for (size_t p = 0; p < plane; ++p) {
+      for (int c = 0; c < channels; ++c) hwc[p * channels + c] = normalized[c * plane + p];
+    }
+    normalized = hwc;
   }
   if (config.output == OutputKind::kFloat32) return;
   // float16 / bfloat16: the float32 values, each rounded to nearest-even.

@@ -304,6 +304,7 @@ class Loader::Impl {
     plan().next(batch);
     const TransformConfig& transform = setup_.config.transform;
     batch.output = transform.output;
+    batch.channels_last = transform.channels_last;
     batch.channels = transform.channels;
     batch.height = transform.output_height();
     batch.width = transform.output_width();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -175,6 +176,49 @@ TEST_F(LoaderTest, Uint8AndFloatOutputsAgree) {
       }
     }
   }
+}
+
+// channels_last (JAX's layout): the [C, H, W] batch's values transposed to [H, W, C], bit for
+// bit, for float32 and bfloat16, erasing included (it is drawn and applied before the
+// transpose); MixUp/CutMix, which paste [C, H, W] boxes, refuse it.
+TEST_F(LoaderTest, ChannelsLastIsTheTransposeOfChannelsFirst) {
+  auto data = dataset();
+  for (OutputKind output : {OutputKind::kFloat32, OutputKind::kBFloat16}) {
+    auto c = config(2);
+    c.transform.output = output;
+    c.transform.erasing.p = 0.5;
+    Loader first(data, c);
+    c.transform.channels_last = true;
+    Loader last(data, c);
+    first.set_epoch(0);
+    last.set_epoch(0);
+    const size_t k = output == OutputKind::kFloat32 ? 4 : 2;
+    const int s = 32;
+    while (auto a = first.next()) {
+      auto b = last.next();
+      ASSERT_TRUE(b);
+      EXPECT_TRUE(b->channels_last);
+      ASSERT_EQ(a->images.size(), b->images.size());
+      for (int n = 0; n < a->batch_size; ++n) {
+        for (int y = 0; y < s; ++y) {
+          for (int x = 0; x < s; ++x) {
+            for (int ch = 0; ch < 3; ++ch) {
+              const size_t chw = ((static_cast<size_t>(n) * 3 + ch) * s + y) * s + x;
+              const size_t hwc = ((static_cast<size_t>(n) * s + y) * s + x) * 3 + ch;
+              ASSERT_EQ(std::memcmp(&a->images[chw * k], &b->images[hwc * k], k), 0)
+                  << n << " " << y << " " << x << " " << ch;
+            }
+          }
+        }
+      }
+    }
+    EXPECT_EQ(last.next(), nullptr);
+  }
+  auto c = config(2);
+  c.transform.channels_last = true;
+  c.mix.mixup_alpha = 0.2;
+  c.mix.num_classes = 3;
+  EXPECT_THROW(Loader(data, c), Error);
 }
 
 TEST_F(LoaderTest, RanksTogetherDeliverEverySampleExactlyOnce) {

@@ -61,6 +61,8 @@ LoaderSetup resolve_setup(const Dataset& dataset, const LoaderConfig& config) {
                    "MixUp/CutMix in the workers need float32 output on the CPU path (got {}{})",
                    to_string(c.transform.output),
                    c.augment == AugmentMode::kCpu ? "" : " with the GPU augmentation");
+  STOKER_CHECK_ARG(!c.mix.enabled() || !c.transform.channels_last,
+                   "MixUp/CutMix in the workers need [C, H, W] images (channels_last off)");
   STOKER_CHECK_ARG(c.augment != AugmentMode::kDeferred || !c.transform.has_cpu_only_steps(),
                    "the GPU augmentation does square outputs with crop, resize, flip and "
                    "normalisation only: augment ops, RandomErasing and non-square sizes run "
