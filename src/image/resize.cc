@@ -54,6 +54,17 @@ inline double triangle(double x) {
   return x < 1.0 ? 1.0 - x : 0.0;
 }
 
+// What both resizes require of their arguments.
+void check_resize(int out_width, int out_height, int in_width, int in_height, int channels,
+                  const Box& box) {
+  STOKER_CHECK(out_width > 0 && out_height > 0, "resize: invalid output size {}x{}", out_width,
+               out_height);
+  STOKER_CHECK(in_width > 0 && in_height > 0 && channels > 0, "resize: invalid input {}x{}x{}",
+               in_width, in_height, channels);
+  STOKER_CHECK(box.x1 > box.x0 && box.y1 > box.y0, "resize: empty box ({}, {}, {}, {})", box.x0,
+               box.y0, box.x1, box.y1);
+}
+
 // Keys' cubic convolution with a = -0.5, Pillow's bicubic_filter.
 inline double cubic(double x) {
   constexpr double a = -0.5;
@@ -565,12 +576,7 @@ void resize_antialiased_at(SimdLevel level, uint8_t* out, int out_width, int out
                            const uint8_t* in, int in_width, int in_height, int channels,
                            const Box& box, const Box& bounds, std::vector<uint8_t>& scratch,
                            ResizeFilter filter) {
-  STOKER_CHECK(out_width > 0 && out_height > 0, "resize: invalid output size {}x{}", out_width,
-               out_height);
-  STOKER_CHECK(in_width > 0 && in_height > 0 && channels > 0, "resize: invalid input {}x{}x{}",
-               in_width, in_height, channels);
-  STOKER_CHECK(box.x1 > box.x0 && box.y1 > box.y0, "resize: empty box ({}, {}, {}, {})", box.x0,
-               box.y0, box.x1, box.y1);
+  check_resize(out_width, out_height, in_width, in_height, channels, box);
   // The integer window taps may come from: every pixel the (fractional) bounds touch.
   const int bx0 = static_cast<int>(std::clamp(std::floor(bounds.x0), 0.0, double(in_width)));
   const int by0 = static_cast<int>(std::clamp(std::floor(bounds.y0), 0.0, double(in_height)));
@@ -704,12 +710,7 @@ std::vector<int> nearest_axis(double box0, double box1, double bound0, double bo
 
 void resize_nearest(uint8_t* out, int out_width, int out_height, const uint8_t* in, int in_width,
                     int in_height, int channels, const Box& box, const Box& bounds) {
-  STOKER_CHECK(out_width > 0 && out_height > 0, "resize: invalid output size {}x{}", out_width,
-               out_height);
-  STOKER_CHECK(in_width > 0 && in_height > 0 && channels > 0, "resize: invalid input {}x{}x{}",
-               in_width, in_height, channels);
-  STOKER_CHECK(box.x1 > box.x0 && box.y1 > box.y0, "resize: empty box ({}, {}, {}, {})", box.x0,
-               box.y0, box.x1, box.y1);
+  check_resize(out_width, out_height, in_width, in_height, channels, box);
   STOKER_CHECK(bounds.x1 > bounds.x0 && bounds.y1 > bounds.y0,
                "resize: empty bounds ({}, {}, {}, {})", bounds.x0, bounds.y0, bounds.x1, bounds.y1);
   const std::vector<int> cols =
