@@ -185,6 +185,8 @@ void register_configs(py::module_& m) {
       .def_readwrite("cutmix_alpha", &BatchMixConfig::cutmix_alpha)
       .def_readwrite("mixup_p", &BatchMixConfig::mixup_p)
       .def_readwrite("num_classes", &BatchMixConfig::num_classes)
+      .def_readwrite("prob", &BatchMixConfig::prob)
+      .def_readwrite("label_smoothing", &BatchMixConfig::label_smoothing)
       .def("validate", &BatchMixConfig::validate);
   m.def(
       "draw_batch_mix",

@@ -25,8 +25,15 @@ struct BatchMixConfig {
   double cutmix_alpha = 0;  // > 0: CutMix with lam ~ Beta(alpha, alpha)
   double mixup_p = 0.5;     // both on: the share of batches that get MixUp (RandomChoice's p)
   int num_classes = 0;      // width of the soft labels (labels must be in [0, num_classes))
+  // timm's Mixup: `prob` is the share of batches mixed at all (< 1: one uniform01() draw
+  // first, a batch above it stays unmixed); `label_smoothing` s makes every label row
+  // timm's one_hot(off = s / num_classes, on = 1 - s + off) before the mix, as timm mixes
+  // smoothed rows. The defaults leave the draws and rows as they were.
+  double prob = 1.0;
+  double label_smoothing = 0.0;
 
-  bool enabled() const { return mixup_alpha > 0 || cutmix_alpha > 0; }
+  // Soft labels are made (and, with an alpha > 0, images mixed).
+  bool enabled() const { return mixup_alpha > 0 || cutmix_alpha > 0 || label_smoothing > 0; }
   // Throws stoker::Error naming the field.
   void validate() const;
 };

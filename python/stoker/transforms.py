@@ -33,7 +33,8 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 from . import _stoker
 
-__all__ = ["AutoAugment", "CenterCrop", "ColorJitter", "Compose", "CutMix", "MixUp", "Normalize",
+__all__ = ["AutoAugment", "CenterCrop", "ColorJitter", "Compose", "CutMix", "MixUp", "Mixup",
+           "Normalize",
            "PILToTensor", "RandAugment", "RandomChoice", "RandomErasing", "RandomHorizontalFlip",
            "RandomResizedCrop", "Resize", "ToDtype", "ToImage", "ToTensor",
            "TrivialAugmentWide"]
@@ -403,6 +404,43 @@ class CutMix(_BatchMix):
     by the box's area share (docs/transforms.md)."""
 
 
+class Mixup:
+    """timm's Mixup (timm.data.Mixup), in the workers: MixUp and/or CutMix on a share `prob`
+    of the batches, CutMix chosen with `switch_prob` when both are on, and timm's label
+    smoothing (every label row one_hot(off = s / K, on = 1 - s + off) before the mix). One lam
+    per batch (timm's mode='batch'; stoker pairs slots (2k, 2k + 1) where timm flips the
+    batch); CutMix's label weight is the box's exact share (timm's correct_lam=True). The
+    random draws are stoker's, from timm's distributions."""
+
+    def __init__(self, mixup_alpha: float = 1.0, cutmix_alpha: float = 0.0,
+                 cutmix_minmax: Any = None, prob: float = 1.0, switch_prob: float = 0.5,
+                 mode: str = "batch", correct_lam: bool = True, label_smoothing: float = 0.1,
+                 num_classes: Optional[int] = 1000) -> None:
+        if cutmix_minmax is not None:
+            raise ValueError("Mixup: cutmix_minmax is not offered (CutMix's box from lam only)")
+        if mode != "batch":
+            raise ValueError(f"Mixup: mode={mode!r} is not offered; stoker mixes with one lam per "
+                             "batch (mode='batch')")
+        if not correct_lam:
+            raise ValueError("Mixup: correct_lam=False is not offered (CutMix's label weight is "
+                             "the box's exact share)")
+        self.mixup_alpha, self.cutmix_alpha = float(mixup_alpha), float(cutmix_alpha)
+        self.prob, self.switch_prob = float(prob), float(switch_prob)
+        self.label_smoothing = float(label_smoothing)
+        self.num_classes = num_classes
+        if self.mixup_alpha < 0 or self.cutmix_alpha < 0:
+            raise ValueError("Mixup: alphas must be >= 0")
+
+    def __call__(self, images, labels):
+        raise TypeError("stoker.transforms.Mixup runs in stoker's workers: give it to "
+                        "stoker.Loader(batch_transform=...)")
+
+    def __repr__(self) -> str:
+        return (f"Mixup(mixup_alpha={self.mixup_alpha}, cutmix_alpha={self.cutmix_alpha}, "
+                f"prob={self.prob}, switch_prob={self.switch_prob}, label_smoothing="
+                f"{self.label_smoothing}, num_classes={self.num_classes})")
+
+
 class RandomChoice:
     """One of the batch transforms per batch (torchvision's RandomChoice draw)."""
 
@@ -431,7 +469,7 @@ def _mix_choices(batch_transform) -> Optional[List[Tuple[_BatchMix, float]]]:
     """stoker's own batch transform as (MixUp or CutMix, probability) pairs: MixUp, CutMix, or
     a RandomChoice of one of each; None for anything else (a Python callable, run on the
     consumer thread). Raises ValueError for a MixUp or CutMix the workers cannot run."""
-    if isinstance(batch_transform, _BatchMix):
+    if isinstance(batch_transform, (_BatchMix, Mixup)):
         return [(batch_transform, 1.0)]
     if not isinstance(batch_transform, RandomChoice):
         return None
@@ -459,6 +497,13 @@ def _batch_mix_config(choices: List[Tuple[_BatchMix, float]], _stoker, dataset):
                          f"{sorted(widths)} (None: the data set's {classes})")
     c = _stoker.BatchMixConfig()
     c.num_classes = widths.pop()
+    if isinstance(choices[0][0], Mixup):  # timm's: both alphas, prob, switch, smoothing
+        t = choices[0][0]
+        c.mixup_alpha, c.cutmix_alpha = t.mixup_alpha, t.cutmix_alpha
+        c.mixup_p = 1.0 - t.switch_prob if t.mixup_alpha > 0 and t.cutmix_alpha > 0 else 1.0
+        c.prob, c.label_smoothing = t.prob, t.label_smoothing
+        c.validate()
+        return c
     for t, share in choices:
         if isinstance(t, MixUp):
             c.mixup_alpha, c.mixup_p = t.alpha, share

@@ -49,6 +49,9 @@ void BatchMixConfig::validate() const {
                    "MixUp/CutMix: alpha must be finite and >= 0 (got {}, {})", mixup_alpha,
                    cutmix_alpha);
   STOKER_CHECK_ARG(mixup_p >= 0 && mixup_p <= 1, "MixUp/CutMix: mixup_p {} not in [0, 1]", mixup_p);
+  STOKER_CHECK_ARG(prob >= 0 && prob <= 1, "MixUp/CutMix: prob {} not in [0, 1]", prob);
+  STOKER_CHECK_ARG(label_smoothing >= 0 && label_smoothing < 1,
+                   "MixUp/CutMix: label_smoothing {} not in [0, 1)", label_smoothing);
   if (enabled()) {
     STOKER_CHECK_ARG(num_classes >= 1 && num_classes <= 1 << 24,
                      "MixUp/CutMix: num_classes {} not in [1, 2^24] (the soft labels' width)",
@@ -70,7 +73,8 @@ double sample_beta(Rng& rng, double alpha) {
 
 BatchMix draw_batch_mix(const BatchMixConfig& config, Rng& rng, int height, int width) {
   BatchMix mix;
-  if (!config.enabled()) return mix;
+  if (config.mixup_alpha <= 0 && config.cutmix_alpha <= 0) return mix;
+  if (config.prob < 1 && !(rng.uniform01() < config.prob)) return mix;
   bool mixup = config.cutmix_alpha <= 0;
   if (config.mixup_alpha > 0 && config.cutmix_alpha > 0) mixup = rng.uniform01() < config.mixup_p;
   if (mixup) {

@@ -53,6 +53,29 @@ TEST(BatchMix, BetaHasItsMomentsAndTheDrawsAreInRange) {
   EXPECT_THROW(no_classes.validate(), Error);
 }
 
+// timm's prob: the share of batches mixed at all (at 1, the default, no draw is added: the
+// loader digests of docs/perf.md are unchanged); prob and label_smoothing are checked.
+TEST(BatchMix, ProbIsTheShareOfBatchesMixed) {
+  BatchMixConfig config;
+  config.mixup_alpha = 0.8;
+  config.cutmix_alpha = 1.0;
+  config.num_classes = 10;
+  for (double prob : {0.0, 0.3, 1.0}) {
+    config.prob = prob;
+    int mixed = 0;
+    for (int64_t b = 0; b < 4000; ++b) {
+      Rng rng(batch_mix_key(5, 0, b, 0, 1));
+      mixed += draw_batch_mix(config, rng, 32, 32).kind != BatchMix::Kind::kNone;
+    }
+    EXPECT_NEAR(mixed / 4000.0, prob, 0.03) << prob;
+  }
+  config.prob = 1.5;
+  EXPECT_THROW(config.validate(), Error);
+  config.prob = 1.0;
+  config.label_smoothing = 1.0;
+  EXPECT_THROW(config.validate(), Error);
+}
+
 TEST(BatchMix, PairsMixBothWaysAndCutMixSwapsTheBox) {
   std::vector<float> a(2 * 3 * 4), b(a.size());
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i), b[i] = 100.0f + i;

@@ -70,6 +70,12 @@ void FinishStage::finish(Batch& batch, const PairMix* mix) const {
   const auto width = static_cast<size_t>(c);
   batch.num_classes = c;
   batch.soft_labels.assign(n * width, 0.0f);
+  // timm's one_hot(target, num_classes, on_value, off_value) under label smoothing s: the
+  // doubles off = s / K and on = 1 - s + off, rounded to float32 (1 and 0 without smoothing).
+  const double smoothing = setup_.config.mix.label_smoothing;
+  const double off_value = smoothing / c;
+  const auto off = static_cast<float>(off_value),
+             on = static_cast<float>(1.0 - smoothing + off_value);
   // Slot i's own row: false for a slot without a label (a bad label the skip policy
   // skipped), whose row stays zero.
   const auto hot = [&](size_t i, std::span<float> row) {
@@ -80,16 +86,18 @@ void FinishStage::finish(Batch& batch, const PairMix* mix) const {
                        dataset_->name(batch.indices[i]), id, c);
     };
     if (dataset_->multi_label()) {
+      std::fill(row.begin(), row.end(), off);
       for (const int32_t id : dataset_->label_set(batch.indices[i])) {
         check(id);
-        row[static_cast<size_t>(id)] = 1.0f;
+        row[static_cast<size_t>(id)] = on;
       }
       return true;
     }
     const int64_t own = batch.labels[i];
     if (own < 0) return false;
     check(own);
-    row[static_cast<size_t>(own)] = 1.0f;
+    std::fill(row.begin(), row.end(), off);
+    row[static_cast<size_t>(own)] = on;
     return true;
   };
   std::vector<float> own(width), partner(width);

@@ -104,5 +104,40 @@ TEST(FinishStage, TheSecondSlotOfAPairMixesItAndTheRowsFollow) {
   EXPECT_EQ(f.batch->soft_labels[5], 1.0f);
 }
 
+// timm's label smoothing: every labelled row is one_hot(off = s / K, on = 1 - s + off) in
+// float32, and a mixed row is timm's y1 * lam + y2 * (1 - lam) of two smoothed rows.
+TEST(FinishStage, LabelSmoothingRowsAreTimmsOneHotsMixed) {
+  BatchMixConfig mix;
+  mix.mixup_alpha = 1.0;
+  mix.num_classes = 4;
+  mix.label_smoothing = 0.1;
+  Fixture f(BadSamplePolicy::kSkip, mix);
+  f.finish->label(*f.batch);
+  const std::unique_ptr<PairMix> draw = f.finish->draw(*f.batch);
+  ASSERT_NE(draw, nullptr);
+  for (int slot : {0, 1, 2, 3}) f.finish->slot_done(*f.batch, *draw, slot, false);
+  f.finish->finish(*f.batch, draw.get());
+  const double off_value = 0.1 / 4;
+  const auto off = static_cast<float>(off_value), on = static_cast<float>(1.0 - 0.1 + off_value);
+  const auto row = [&](int label) {
+    std::vector<float> r(4, off);
+    r[static_cast<size_t>(label)] = on;
+    return r;
+  };
+  const auto lam = static_cast<float>(draw->draw.label_lam);
+  const auto rest = static_cast<float>(1.0 - draw->draw.label_lam);
+  const auto& soft = f.batch->soft_labels;
+  ASSERT_EQ(soft.size(), 16u);
+  // Slot 0 (sample 3, label 1): its partner's label was skipped, so its own smoothed row.
+  EXPECT_EQ(std::vector<float>(soft.begin(), soft.begin() + 4), row(1));
+  // Slot 1: no label, a zero row.
+  EXPECT_EQ(std::vector<float>(soft.begin() + 4, soft.begin() + 8), std::vector<float>(4, 0.0f));
+  // Slots 2 (label 1) and 3 (label 0) mixed with each other.
+  for (size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(soft[8 + k], row(1)[k] * lam + row(0)[k] * rest) << k;
+    EXPECT_EQ(soft[12 + k], row(0)[k] * lam + row(1)[k] * rest) << k;
+  }
+}
+
 }  // namespace
 }  // namespace stoker::pipeline

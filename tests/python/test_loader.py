@@ -594,3 +594,34 @@ def test_a_loader_used_in_a_forked_child_raises_instead_of_hanging(small_set):
         time.sleep(0.05)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
     assert len(list(loader)) == math.ceil(23 / 4)  # the parent's loader works on
+
+
+def test_timms_mixup_smooths_then_mixes_in_the_workers(small_set):
+    """stoker.transforms.Mixup (timm's arguments): prob=0 leaves every row timm's smoothed
+    one-hot (float32 on/off values); with MixUp on every batch, the two rows of a pair add up to
+    their two smoothed one-hots (lam and 1 - lam) and each row sums to 1."""
+    import stoker.transforms as T
+
+    k, s = 3, 0.1
+    off = np.float32(s / k)
+    on = np.float32(1 - s + s / k)
+
+    def rows(**kwargs):
+        loader = stoker.Loader(small_set, 8, size=16, threads=1, shuffle=False,
+                               batch_transform=T.Mixup(label_smoothing=s, num_classes=None,
+                                                       **kwargs))
+        return [(b.labels.numpy(), np.array([loader.dataset.label(int(i)) for i in b.indices]))
+                for b in loader]
+
+    for soft, labels in rows(prob=0.0):
+        want = np.full((len(labels), k), off, dtype=np.float32)
+        want[np.arange(len(labels)), labels] = on
+        assert np.array_equal(soft, want)
+    for soft, labels in rows(mixup_alpha=0.8, prob=1.0):
+        hot = np.full((len(labels), k), off, dtype=np.float32)
+        hot[np.arange(len(labels)), labels] = on
+        assert np.allclose(soft.sum(1), 1.0, atol=1e-6)
+        for a in range(0, len(labels) - 1, 2):
+            assert np.allclose(soft[a] + soft[a + 1], hot[a] + hot[a + 1], atol=1e-6)
+    with pytest.raises(ValueError, match="mode='elem'"):
+        T.Mixup(mode="elem")
