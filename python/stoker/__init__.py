@@ -695,8 +695,8 @@ class Loader:
         dist = None
         if rank is None and world_size is None:
             dist = _torch_distributed()
-        if seed is None:
-            seed = _draw_seed(dist, world_size)
+        if seed is None:  # with a process group whether or not rank/world_size were given
+            seed = _draw_seed(_torch_distributed(), world_size)
         self._seed = seed
         mode = _mode_for(mode, drop_last, evaluating=transform.kind == "eval")
         config = self._make_config(batch_size=batch_size, transform=transform, shuffle=shuffle,
