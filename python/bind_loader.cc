@@ -33,6 +33,28 @@ namespace stoker::python {
 namespace {
 
 using BatchPtr = std::shared_ptr<const Batch>;
+using Dims = std::vector<py::ssize_t>;
+
+// The numpy form of images of `output`: float32, float16, or bfloat16's bits as int16 (numpy
+// has none; the package views them as torch.bfloat16 or ml_dtypes.bfloat16), or uint8; and
+// one image's dims, [H, W, C] for uint8 and channels_last floats, else [C, H, W].
+py::dtype image_dtype(OutputKind output) {
+  switch (output) {
+    case OutputKind::kFloat32:
+      return py::dtype::of<float>();
+    case OutputKind::kFloat16:
+      return py::dtype("float16");
+    case OutputKind::kBFloat16:
+      return py::dtype("int16");
+    default:
+      return py::dtype::of<uint8_t>();
+  }
+}
+
+Dims image_dims(OutputKind output, bool channels_last, py::ssize_t c, py::ssize_t h,
+                py::ssize_t w) {
+  return output == OutputKind::kUint8 || channels_last ? Dims{h, w, c} : Dims{c, h, w};
+}
 
 // A delivered batch as Python sees it before the package wraps it in tensors.
 struct BatchRef {
@@ -49,24 +71,10 @@ struct BatchRef {
     // The batch is const for the pool's sake; the views are writable so that torch can wrap
     // them (consumers own the batch until they drop it).
     auto* pixels = const_cast<uint8_t*>(b.images.data());
-    using Dims = std::vector<py::ssize_t>;
     constexpr py::ssize_t kF = sizeof(float);
-    py::array images;
-    if (b.output != OutputKind::kUint8) {
-      // numpy has no bfloat16: its bits travel as int16, which the package views as
-      // torch.bfloat16 or ml_dtypes.bfloat16 (Batch.output says which).
-      const py::dtype dtype = b.output == OutputKind::kFloat32   ? py::dtype::of<float>()
-                              : b.output == OutputKind::kFloat16 ? py::dtype("float16")
-                                                                 : py::dtype("int16");
-      const py::ssize_t k = dtype.itemsize();
-      images = b.channels_last ? py::array(dtype, Dims{n, h, w, c},
-                                           Dims{c * h * w * k, w * c * k, c * k, k}, pixels, owner)
-                               : py::array(dtype, Dims{n, c, h, w},
-                                           Dims{c * h * w * k, h * w * k, w * k, k}, pixels, owner);
-    } else {
-      images = py::array(py::dtype::of<uint8_t>(), Dims{n, h, w, c}, Dims{h * w * c, w * c, c, 1},
-                         pixels, owner);
-    }
+    Dims dims = image_dims(b.output, b.channels_last, c, h, w);
+    dims.insert(dims.begin(), n);
+    py::array images(image_dtype(b.output), dims, pixels, owner);  // C-contiguous
     py::tuple arrays = batch_arrays(b, images, owner);
     if (b.num_classes > 0) {  // MixUp/CutMix: the soft labels, float32 [B, num_classes]
       const auto k = static_cast<py::ssize_t>(b.num_classes);
@@ -308,26 +316,10 @@ void register_loader(py::module_& m) {
         STOKER_CHECK_ARG(index >= 0 && index < data.size(), "index {} is outside [0, {})", index,
                          data.size());
         transform.validate();
-        using Dims = std::vector<py::ssize_t>;
-        const py::ssize_t c = transform.channels, h = transform.output_height(),
-                          w = transform.output_width();
         // One slot of a batch, shaped and typed as BatchRef::arrays shapes a batch's images.
-        const bool hwc = transform.output == OutputKind::kUint8 || transform.channels_last;
-        const Dims shape = hwc ? Dims{h, w, c} : Dims{c, h, w};
-        py::array out;
-        switch (transform.output) {
-          case OutputKind::kFloat32:
-            out = py::array(py::dtype::of<float>(), shape);
-            break;
-          case OutputKind::kFloat16:
-            out = py::array(py::dtype("float16"), shape);
-            break;
-          case OutputKind::kBFloat16:
-            out = py::array(py::dtype("int16"), shape);
-            break;
-          default:
-            out = py::array(py::dtype::of<uint8_t>(), shape);
-        }
+        py::array out(image_dtype(transform.output),
+                      image_dims(transform.output, transform.channels_last, transform.channels,
+                                 transform.output_height(), transform.output_width()));
         STOKER_CHECK(static_cast<size_t>(out.nbytes()) == transform.sample_bytes(),
                      "transform_sample: {} bytes for a sample of {}", out.nbytes(),
                      transform.sample_bytes());

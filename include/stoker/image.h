@@ -99,6 +99,10 @@ struct Box {
 // reproduces too (torchvision's Resize on PIL images and on tensors agree on them).
 enum class ResizeFilter { kBilinear, kBicubic };
 
+// The filter's support in source pixels at scale 1 (1 bilinear, 2 bicubic); a downscale by f
+// widens it f times.
+double resize_filter_support(ResizeFilter filter);
+
 // Antialiased resize, the algorithm of PIL's Image.resize(size, BILINEAR or BICUBIC, box):
 // the filter's support grows with the downscale factor, fixed-point coefficients, a
 // horizontal pass to a uint8 intermediate (clipped) then a vertical pass, source taps clipped

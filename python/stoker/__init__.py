@@ -482,13 +482,7 @@ class LoaderDataset:
         loader = self._loader()
         epoch = 0 if loader is None or loader.closed else loader.epoch
         image = _stoker.transform_sample(self._dataset, index, self._transform, self._seed, epoch)
-        if _torch is not None:
-            image = _torch.from_numpy(image)
-            if self._bfloat16:
-                image = image.view(_torch.bfloat16)
-        elif self._bfloat16:
-            image = _bfloat16_numpy(image)
-        return image, self._target(index)
+        return _image_array(image, self._bfloat16), self._target(index)
 
     def _target(self, index: int) -> Any:
         if self._dataset.multi_label:
@@ -563,9 +557,9 @@ class Loader:
         ranks; the last batch is full-size with padding slots masked in ``valid``, so that
         stoker.torch.masked_mean keeps means exact); 'short' (the default for an eval
         transform: exact's samples, each batch holding only its samples, so the last one is
-        short as DataLoader's is and an unchanged evaluation loop counts each sample once; a
-        rank left without a sample for the last step gets an empty batch, so every rank takes
-        the same steps); 'pad' (as DistributedSampler + DataLoader: each rank ceil(N/ranks)
+        short as DataLoader's is and an unchanged evaluation loop counts each sample once; the
+        last batches shrink so that none is empty, except where no layout avoids it: fewer
+        samples left than ranks, or batches of one); 'pad' (as DistributedSampler + DataLoader: each rank ceil(N/ranks)
         samples, repeats included, the last batch short); 'even' (as
         DistributedSampler(drop_last=True) + DataLoader: each rank floor(N/ranks) samples, the
         last batch short); 'drop' (DataLoader's drop_last too: full batches only).
@@ -675,8 +669,7 @@ class Loader:
             if listed:
                 raise ValueError(f"give {', '.join(listed)} in the transform list, not as "
                                  "keywords beside it (only exact_decode, channels and "
-                                 "channels_last go "
-                                 "beside a list)")
+                                 "channels_last go beside a list)")
             transform = dataclasses.replace(transform.config(), **given)
             given = {}
         if isinstance(transform, TransformConfig):
@@ -692,11 +685,11 @@ class Loader:
         mix = transforms._mix_choices(batch_transform)
         if batch_transform is not None and _torch is None and mix is None:
             raise ValueError("a Python batch_transform needs torch")
-        dist = None
-        if rank is None and world_size is None:
-            dist = _torch_distributed()
-        if seed is None:  # with a process group whether or not rank/world_size were given
-            seed = _draw_seed(_torch_distributed(), world_size)
+        group = _torch_distributed()
+        # Rank and world size from the group unless given.
+        dist = group if rank is None and world_size is None else None
+        if seed is None:  # over the group whether or not rank and world_size were given
+            seed = _draw_seed(group, rank, world_size)
         self._seed = seed
         mode = _mode_for(mode, drop_last, evaluating=transform.kind == "eval")
         config = self._make_config(batch_size=batch_size, transform=transform, shuffle=shuffle,
@@ -889,12 +882,12 @@ class Loader:
     def classes(self):
         """The class names, index = label (ImageFolder's sorted folder names, a list's sorted
         class names, or "0", "1", ... for integer labels; empty for a label-free list)."""
-        return list(self._core.dataset.classes)
+        return self.dataset.classes
 
     @property
     def class_to_idx(self) -> Dict[str, int]:
         """{class name: label}, as torchvision's ImageFolder.class_to_idx."""
-        return {name: i for i, name in enumerate(self._core.dataset.classes)}
+        return self.dataset.class_to_idx
 
     @property
     def multi_label(self) -> bool:
@@ -1003,7 +996,7 @@ def _pinning(pin_memory, device) -> bool:
     return True
 
 
-def _draw_seed(dist, world_size) -> int:
+def _draw_seed(dist, rank, world_size) -> int:
     """seed=None: a fresh seed, the same on every rank (rank 0's, broadcast over the process
     group); state_dict() records it, so a resumed job continues the same order."""
     seed = int.from_bytes(os.urandom(8), "little") >> 1
@@ -1011,8 +1004,7 @@ def _draw_seed(dist, world_size) -> int:
         box = [seed]
         dist.broadcast_object_list(box, src=0)
         return int(box[0])
-    if world_size is not None and world_size > 1 or (
-            world_size is None and int(os.environ.get("WORLD_SIZE", "1") or 1) > 1):
+    if _stoker.discover_rank(rank, world_size).world_size > 1:  # arguments, torchrun, MPI...
         raise ValueError("seed=None on several ranks needs an initialised torch.distributed "
                          "process group (the ranks must agree on the seed); pass seed=")
     return seed
@@ -1041,17 +1033,23 @@ def _bfloat16_numpy(array):
     return array.view(ml_dtypes.bfloat16)
 
 
+def _image_array(images, bfloat16: bool, numpy: bool = False):
+    """Images from C++ (numpy; bfloat16 as its int16 bits) as the package hands them out: a
+    torch tensor, or without torch (or with numpy=True) a numpy array, bfloat16 as
+    ml_dtypes.bfloat16 where installed."""
+    if _torch is not None and not numpy:
+        tensor = _torch.from_numpy(images)
+        return tensor.view(_torch.bfloat16) if bfloat16 else tensor
+    return _bfloat16_numpy(images) if bfloat16 else images
+
+
 def _wrap(ref: "_stoker.Batch", rank: int, world_size: int, numpy: bool = False) -> Batch:
     """The batch's views as torch tensors, or numpy arrays without torch (or with numpy=True:
     what stoker.jax hands to JAX)."""
     images, labels, indices, valid = ref.arrays()  # views; their base owns the C++ batch
+    images = _image_array(images, ref.output == "bfloat16", numpy)
     if _torch is not None and not numpy:
-        images, labels, indices, valid = (_torch.from_numpy(a)
-                                          for a in (images, labels, indices, valid))
-        if ref.output == "bfloat16":
-            images = images.view(_torch.bfloat16)  # the bits travel as int16
-    elif ref.output == "bfloat16":
-        images = _bfloat16_numpy(images)
+        labels, indices, valid = (_torch.from_numpy(a) for a in (labels, indices, valid))
     return Batch(images, labels, indices, valid, ref.global_valid, ref.epoch, ref.index, rank,
                  world_size, ref.skipped)
 

@@ -20,8 +20,8 @@ ranks (DDP's gradient averaging included). Checkpoints carry the train loader's 
 The validation, test and predict loaders use the eval transform, whose default mode is
 'short': every sample once over the ranks, a short last batch of only its samples, so that
 ``validation_step``, torchmetrics and ``trainer.predict`` count each sample once unchanged
-(a rank left without a sample for the last step gets an empty batch; every rank takes the same
-steps).
+(every rank takes the same steps; a batch is empty only where no layout avoids it: fewer
+samples left than ranks, or batches of one).
 """
 
 from __future__ import annotations

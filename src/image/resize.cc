@@ -74,8 +74,6 @@ inline double cubic(double x) {
   return 0.0;
 }
 
-double filter_support(ResizeFilter filter) { return filter == ResizeFilter::kBicubic ? 2.0 : 1.0; }
-
 double filter_weight(ResizeFilter filter, double x) {
   return filter == ResizeFilter::kBicubic ? cubic(x) : triangle(x);
 }
@@ -97,7 +95,7 @@ struct Axis {
 // The most taps any output of this axis can have (Pillow's ksize).
 int max_taps(double in0, double in1, int out_size, int in_size, ResizeFilter filter) {
   const double scale = (in1 - in0) / out_size;
-  const double support = filter_support(filter) * std::max(scale, 1.0);
+  const double support = resize_filter_support(filter) * std::max(scale, 1.0);
   const double k = std::ceil(support) * 2 + 1;
   return static_cast<int>(std::min<double>(k, in_size));
 }
@@ -110,7 +108,7 @@ void compute_axis(Axis& axis, double* weights, double in0, double in1, int out_s
                   ResizeFilter filter) {
   const double scale = (in1 - in0) / out_size;
   const double filterscale = std::max(scale, 1.0);
-  const double support = filter_support(filter) * filterscale;
+  const double support = resize_filter_support(filter) * filterscale;
   const double inv = 1.0 / filterscale;
   auto window = [&](int i, int& lo, int& hi) {
     const double center = in0 + (i + 0.5) * scale;
@@ -677,6 +675,10 @@ void resize_antialiased_at(SimdLevel level, uint8_t* out, int out_width, int out
 }
 
 }  // namespace image
+
+double resize_filter_support(ResizeFilter filter) {
+  return filter == ResizeFilter::kBicubic ? 2.0 : 1.0;
+}
 
 void resize_antialiased(uint8_t* out, int out_width, int out_height, const uint8_t* in,
                         int in_width, int in_height, int channels, const Box& box,

@@ -59,6 +59,13 @@ void erase_box(T* out, const EraseBox& box, int width, int height, int channels,
   }
 }
 
+// The antialiased filter of an interpolation (nearest reads within the box: bilinear's reach
+// covers it).
+ResizeFilter resize_filter(Interpolation interpolation) {
+  return interpolation == Interpolation::kBicubic ? ResizeFilter::kBicubic
+                                                  : ResizeFilter::kBilinear;
+}
+
 Plan plan_eval(int width, int height, const TransformConfig& config) {
   // torchvision Resize(s) with s = resize or floor(max(H, W) / crop_fraction) on the shorter
   // side; the longer side is int(s * long / short) (Python: integer product, true division,
@@ -87,7 +94,7 @@ Plan plan_eval(int width, int height, const TransformConfig& config) {
   // Decode the box plus the filter's reach (support = max(f, 1) source pixels, twice that for
   // bicubic), plus a margin for window rounding and for one scaled pixel at the coarsest DCT
   // scale.
-  const double reach = config.interpolation == Interpolation::kBicubic ? 2.0 : 1.0;
+  const double reach = resize_filter_support(resize_filter(config.interpolation));
   const double mx = reach * std::max(fx, 1.0) + 9.0, my = reach * std::max(fy, 1.0) + 9.0;
   const int x0 = static_cast<int>(std::max(0.0, std::floor(p.box.x0 - mx)));
   const int y0 = static_cast<int>(std::max(0.0, std::floor(p.box.y0 - my)));
@@ -334,8 +341,7 @@ void augment_staged(void* out, const DecodedRegion& region, const StagedSample& 
   } else {
     resize_antialiased(pixels, out_w, out_h, region.pixels.data(), region.width, region.height,
                        channels, staged.box, staged.bounds, scratch.resize_tmp,
-                       config.interpolation == Interpolation::kBicubic ? ResizeFilter::kBicubic
-                                                                       : ResizeFilter::kBilinear);
+                       resize_filter(config.interpolation));
   }
   bool flip = staged.flip;
   if (!config.ops.empty()) {
@@ -353,26 +359,21 @@ void augment_staged(void* out, const DecodedRegion& region, const StagedSample& 
     if (erase.height > 0) erase_box(o, erase, out_w, out_h, channels, false, config.erasing.value);
     return;
   }
-  float* normalized = static_cast<float*>(out);
-  if (config.output != OutputKind::kFloat32 || config.channels_last) {
-    if (scratch.normalized.size() < values) scratch.normalized.resize(values);
-    normalized = scratch.normalized.data();
-  }
+  // The float32 [C, H, W] values go straight to a float32 output; else to the scratch, where
+  // channels_last transposes them (into a float32 output, or into the scratch's second half)
+  // and the half types are rounded from (below).
+  const bool half = config.output != OutputKind::kFloat32;
+  const size_t scratch_values = (half ? values : 0) + (config.channels_last ? values : 0);
+  if (scratch.normalized.size() < scratch_values) scratch.normalized.resize(scratch_values);
+  float* normalized = scratch_values > 0 ? scratch.normalized.data() : static_cast<float*>(out);
   normalize_to_chw(normalized, pixels, out_w, out_h, channels, flip, config.mean.data(),
                    config.std.data());
   if (erase.height > 0) {
     erase_box(normalized, erase, out_w, out_h, channels, true, config.erasing.value);
   }
-  if (config.channels_last) {
-    // [C, H, W] -> [H, W, C]: the same values, transposed (into the output for float32, else
-    // into the scratch's second half before the rounding below).
+  if (config.channels_last) {  // [C, H, W] -> [H, W, C]: the same values, transposed
     const size_t plane = static_cast<size_t>(out_h) * out_w;
-    float* hwc = static_cast<float*>(out);
-    if (config.output != OutputKind::kFloat32) {
-      if (scratch.normalized.size() < 2 * values) scratch.normalized.resize(2 * values);
-      normalized = scratch.normalized.data();  // the resize may have moved it
-      hwc = normalized + values;
-    }
+    float* hwc = half ? normalized + values : static_cast<float*>(out);
     for (size_t p = 0; p < plane; ++p) {
       for (int c = 0; c < channels; ++c) hwc[p * channels + c] = normalized[c * plane + p];
     }

@@ -110,8 +110,7 @@ void FinishStage::finish(Batch& batch, const PairMix* mix) const {
       hot(i, row);
       continue;
     }
-    std::fill(own.begin(), own.end(), 0.0f);
-    std::fill(partner.begin(), partner.end(), 0.0f);
+    // hot() writes a whole row (off values and the label) or returns false.
     const bool labelled = hot(i, own);
     if (!labelled) continue;
     if (!hot(p, partner)) partner = own;  // a partner without a label: keep one's own
