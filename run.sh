@@ -239,7 +239,7 @@ case "$cmd" in
     "$reference_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_fidelity.py \
       tests/python/test_transforms.py tests/python/test_example_recipe.py \
       tests/python/test_example_imagefolder.py tests/python/test_ported_imagenet.py \
-      tests/python/test_loader.py tests/python/test_demo.py
+      tests/python/test_loader.py tests/python/test_demo.py tests/python/test_timm.py
     stage "Python tests without torch: numpy and JAX (JAX venv)"
     ensure_jax_venv
     "$jax_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_jax.py \

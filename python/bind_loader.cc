@@ -24,6 +24,7 @@
 #include "stoker/loader_stats.h"
 #include "stoker/rng.h"
 #include "stoker/telemetry.h"
+#include "stoker/timm_augment.h"
 #include "stoker/transform.h"
 #include "util/check.h"
 
@@ -138,7 +139,76 @@ void register_configs(py::module_& m) {
       .value("trivial_augment_wide", AugmentOp::Kind::kTrivialAugmentWide)
       .value("rand_augment", AugmentOp::Kind::kRandAugment)
       .value("auto_augment", AugmentOp::Kind::kAutoAugment)
-      .value("color_jitter", AugmentOp::Kind::kColorJitter);
+      .value("color_jitter", AugmentOp::Kind::kColorJitter)
+      .value("vertical_flip", AugmentOp::Kind::kVerticalFlip)
+      .value("grayscale", AugmentOp::Kind::kGrayscale)
+      .value("gaussian_blur", AugmentOp::Kind::kGaussianBlur)
+      .value("random_apply", AugmentOp::Kind::kRandomApply)
+      .value("timm", AugmentOp::Kind::kTimm);
+  py::enum_<TimmResample>(m, "TimmResample")
+      .value("random", TimmResample::kRandom)
+      .value("bilinear", TimmResample::kBilinear)
+      .value("bicubic", TimmResample::kBicubic);
+  py::class_<TimmHparams>(m, "TimmHparams")
+      .def(py::init<>())
+      .def_readwrite("translate_const", &TimmHparams::translate_const)
+      .def_readwrite("translate_pct", &TimmHparams::translate_pct)
+      .def_readwrite("fill", &TimmHparams::fill)
+      .def_readwrite("resample", &TimmHparams::resample)
+      .def_readwrite("magnitude_std", &TimmHparams::magnitude_std)
+      .def_readwrite("magnitude_max", &TimmHparams::magnitude_max);
+  py::class_<TimmAugment, std::shared_ptr<TimmAugment>>(m, "TimmAugment")
+      .def_property_readonly("kind",
+                             [](const TimmAugment& a) {
+                               return a.kind == TimmAugment::Kind::kRandAugment   ? "rand"
+                                      : a.kind == TimmAugment::Kind::kAutoAugment ? "auto"
+                                                                                  : "augmix";
+                             })
+      .def_readonly("config", &TimmAugment::config)
+      .def_property_readonly("ops",
+                             [](const TimmAugment& a) {
+                               py::list out;
+                               for (const TimmOpSpec& s : a.ops) {
+                                 out.append(py::make_tuple(to_string(s.op), s.prob, s.magnitude));
+                               }
+                               return out;
+                             })
+      .def_property_readonly(
+          "policy",
+          [](const TimmAugment& a) {
+            py::list out;
+            for (const auto& sub : a.policy) {
+              py::list steps;
+              for (const TimmOpSpec& s : sub) {
+                steps.append(py::make_tuple(to_string(s.op), s.prob, s.magnitude));
+              }
+              out.append(steps);
+            }
+            return out;
+          })
+      .def_readonly("weights", &TimmAugment::weights)
+      .def_readonly("num_layers", &TimmAugment::num_layers)
+      .def_readonly("width", &TimmAugment::width)
+      .def_readonly("depth", &TimmAugment::depth)
+      .def_readonly("alpha", &TimmAugment::alpha)
+      .def_readonly("blended", &TimmAugment::blended)
+      .def_readonly("hparams", &TimmAugment::hparams);
+  m.def(
+      "parse_timm_augment",
+      [](const std::string& config, const TimmHparams& hparams) {
+        return std::make_shared<TimmAugment>(parse_timm_augment(config, hparams));
+      },
+      py::arg("config"), py::arg_v("hparams", TimmHparams{}, "TimmHparams()"),
+      "timm's auto_augment string as stoker's ops (stoker/timm_augment.h).");
+  m.def("timm_train_hparams", &timm_train_hparams, py::arg("height"), py::arg("width"),
+        py::arg("mean"), py::arg("interpolation"),
+        "create_transform's aa_params for an image size, mean and interpolation.");
+  m.def(
+      "timm_level_to_arg",
+      [](const std::string& op, double level, const TimmHparams& hparams, bool negate) {
+        return timm_level_to_arg(parse_timm_op(op), level, hparams, negate);
+      },
+      py::arg("op"), py::arg("level"), py::arg("hparams"), py::arg("negate") = false);
   py::class_<AugmentOp>(m, "AugmentOp")
       .def(py::init<>())
       .def_readwrite("kind", &AugmentOp::kind)
@@ -149,13 +219,28 @@ void register_configs(py::module_& m) {
       .def_readwrite("contrast", &AugmentOp::contrast)
       .def_readwrite("saturation", &AugmentOp::saturation)
       .def_readwrite("hue", &AugmentOp::hue)
+      .def_readwrite("p", &AugmentOp::p)
+      .def_readwrite("kernel_size", &AugmentOp::kernel_size)
+      .def_readwrite("sigma", &AugmentOp::sigma)
+      .def_readwrite("children", &AugmentOp::children)
+      .def_property(
+          "timm", [](const AugmentOp& op) { return std::const_pointer_cast<TimmAugment>(op.timm); },
+          [](AugmentOp& op, std::shared_ptr<TimmAugment> a) { op.timm = std::move(a); })
       .def("validate", &AugmentOp::validate);
+  py::enum_<ErasingConfig::Mode>(m, "ErasingMode")
+      .value("const", ErasingConfig::Mode::kConst)
+      .value("rand", ErasingConfig::Mode::kRand)
+      .value("pixel", ErasingConfig::Mode::kPixel);
   py::class_<ErasingConfig>(m, "ErasingConfig")
       .def(py::init<>())
       .def_readwrite("p", &ErasingConfig::p)
       .def_readwrite("scale", &ErasingConfig::scale)
       .def_readwrite("ratio", &ErasingConfig::ratio)
-      .def_readwrite("value", &ErasingConfig::value);
+      .def_readwrite("value", &ErasingConfig::value)
+      .def_readwrite("mode", &ErasingConfig::mode)
+      .def_readwrite("timm", &ErasingConfig::timm)
+      .def_readwrite("min_count", &ErasingConfig::min_count)
+      .def_readwrite("max_count", &ErasingConfig::max_count);
 
   m.attr("IMAGENET_MEAN") = py::cast(kImageNetMean);
   m.attr("IMAGENET_STD") = py::cast(kImageNetStd);
@@ -295,6 +380,41 @@ void register_augment_ops(py::module_& m) {
       },
       py::arg("image"), py::arg("ops"), py::arg("key"),
       "The ops drawn from Rng(key) on a copy of the image: (image, [(op, magnitude), ...]).");
+  m.def(
+      "apply_timm_op",
+      [](const PixelArray& image, const std::string& op, double arg, std::array<uint8_t, 3> fill,
+         const std::string& resample) {
+        auto [out, view] = pixel_copy(image);
+        std::vector<uint8_t> scratch;
+        const TimmResample r =
+            resample == "bicubic" ? TimmResample::kBicubic : TimmResample::kBilinear;
+        STOKER_CHECK_ARG(resample == "bicubic" || resample == "bilinear",
+                         "apply_timm_op: resample must be 'bilinear' or 'bicubic'");
+        apply_timm_op(parse_timm_op(op), arg, view, fill, r, scratch);
+        return out;
+      },
+      py::arg("image"), py::arg("op"), py::arg("arg"),
+      py::arg("fill") = std::array<uint8_t, 3>{128, 128, 128}, py::arg("resample") = "bicubic",
+      "timm's op function with its argument on a copy of an H x W x C uint8 array "
+      "(NAME_TO_OP[op](img, arg, fillcolor=fill, resample=...)).");
+  m.def(
+      "apply_timm_augment",
+      [](const PixelArray& image, const std::shared_ptr<TimmAugment>& augment, uint64_t key) {
+        auto [out, view] = pixel_copy(image);
+        std::vector<uint8_t> scratch;
+        std::vector<TimmApplied> trace;
+        Rng rng(key);
+        apply_timm_augment(*augment, rng, view, scratch, &trace);
+        py::list applied;
+        for (const TimmApplied& a : trace) {
+          applied.append(
+              py::make_tuple(to_string(a.op), a.arg,
+                             a.resample == TimmResample::kBicubic ? "bicubic" : "bilinear"));
+        }
+        return py::make_tuple(out, applied);
+      },
+      py::arg("image"), py::arg("augment"), py::arg("key"),
+      "A timm policy drawn from Rng(key) on a copy of the image: (image, [(op, arg, resample)]).");
 }
 
 void register_loader(py::module_& m) {

@@ -46,6 +46,12 @@ class Rng {
   uint64_t state_;
 };
 
+// A standard normal draw: Box-Muller, one of the pair used (two uniform01() draws).
+double sample_normal(Rng& rng);
+// Gamma(shape, 1): Marsaglia and Tsang (2000), with Gamma(a) = Gamma(a + 1) * U^(1/a) for
+// a < 1 (normal and uniform01() draws, a varying number: rejection).
+double sample_gamma(Rng& rng, double shape);
+
 // The stream key's last part for epoch permutations ("permute1" in ASCII), and for the keyed
 // bijection's round keys ("feistel1").
 inline constexpr uint64_t kPermutationDomain = 0x7065726d75746531ull;

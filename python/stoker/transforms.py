@@ -11,8 +11,10 @@ Compose them as with torchvision and give the list to the Loader::
 
 A list is: a crop first (RandomResizedCrop, or Resize + CenterCrop),
 then optionally RandomHorizontalFlip, then any of TrivialAugmentWide, RandAugment,
-AutoAugment and ColorJitter in any order (on the uint8 pixels), then ToDtype / Normalize
-(without them the batch is uint8 NHWC), then RandomErasing. PILToTensor, ToImage and ToTensor
+AutoAugment, ColorJitter, RandomVerticalFlip, RandomGrayscale, GaussianBlur, RandomApply of
+those, and timm's policies (TimmAutoAugment, or stoker.timm's functions) in any order (on the
+uint8 pixels), then ToDtype / Normalize (without them the batch is uint8 NHWC), then
+RandomErasing (torchvision's, or timm's from stoker.timm). PILToTensor, ToImage and ToTensor
 are accepted where torchvision needs them and do nothing here (the pixels are tensors already).
 Each sample's randomness is keyed by (seed, epoch, index): the same batches on any number of
 threads. Each op's arithmetic is torchvision.transforms.v2's on uint8 tensors (docs/transforms.md
@@ -33,11 +35,11 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 from . import _stoker
 
-__all__ = ["AutoAugment", "CenterCrop", "ColorJitter", "Compose", "CutMix", "MixUp", "Mixup",
-           "Normalize",
-           "PILToTensor", "RandAugment", "RandomChoice", "RandomErasing", "RandomHorizontalFlip",
-           "RandomResizedCrop", "Resize", "ToDtype", "ToImage", "ToTensor",
-           "TrivialAugmentWide"]
+__all__ = ["AutoAugment", "CenterCrop", "ColorJitter", "Compose", "CutMix", "GaussianBlur",
+           "MixUp", "Mixup", "Normalize", "PILToTensor", "RandAugment", "RandomApply",
+           "RandomChoice", "RandomErasing", "RandomGrayscale", "RandomHorizontalFlip",
+           "RandomResizedCrop", "RandomVerticalFlip", "Resize", "TimmAutoAugment", "ToDtype",
+           "ToImage", "ToTensor", "TrivialAugmentWide"]
 
 Size = Union[int, Sequence[int]]
 
@@ -220,6 +222,126 @@ class ColorJitter(_Op):
         return op
 
 
+class RandomVerticalFlip(_Op):
+    def __init__(self, p: float = 0.5) -> None:
+        self.p = float(p)
+
+    def _core(self, _stoker):
+        op = _stoker.AugmentOp()
+        op.kind, op.p = _stoker.AugmentKind.vertical_flip, self.p
+        return op
+
+
+class RandomGrayscale(_Op):
+    """torchvision's RandomGrayscale: rgb_to_grayscale with 3 output channels, with
+    probability p."""
+
+    def __init__(self, p: float = 0.1) -> None:
+        self.p = float(p)
+
+    def _core(self, _stoker):
+        op = _stoker.AugmentOp()
+        op.kind, op.p = _stoker.AugmentKind.grayscale, self.p
+        return op
+
+
+class GaussianBlur(_Op):
+    """torchvision's GaussianBlur(kernel_size, sigma=(0.1, 2.0)): one sigma drawn per image
+    from the range (a number is a fixed sigma)."""
+
+    def __init__(self, kernel_size: Size, sigma: Any = (0.1, 2.0)) -> None:
+        kx, ky = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+        self.kernel_size = (int(kx), int(ky))
+        if any(k < 1 or k % 2 == 0 for k in self.kernel_size):
+            raise ValueError(f"GaussianBlur: kernel_size must be odd and positive "
+                             f"(got {kernel_size!r})")
+        lo, hi = (sigma, sigma) if isinstance(sigma, (int, float)) else sigma
+        if not 0 < float(lo) <= float(hi):
+            raise ValueError(f"GaussianBlur: sigma must satisfy 0 < min <= max (got {sigma!r})")
+        self.sigma = (float(lo), float(hi))
+
+    def _core(self, _stoker):
+        op = _stoker.AugmentOp()
+        op.kind = _stoker.AugmentKind.gaussian_blur
+        op.kernel_size, op.sigma = self.kernel_size, self.sigma
+        return op
+
+
+class RandomApply(_Op):
+    """torchvision's RandomApply(transforms, p): all of the augmentations, in order, with
+    probability p (one draw per image), or none."""
+
+    def __init__(self, transforms: Sequence[Any], p: float = 0.5) -> None:
+        self.transforms = list(transforms)
+        for t in self.transforms:
+            if not isinstance(t, _AUGMENTS):
+                raise ValueError(f"RandomApply: stoker applies pixel augmentations here "
+                                 f"({', '.join(a.__name__ for a in _AUGMENTS)}), not {t!r}")
+        self.p = float(p)
+
+    def _core(self, _stoker):
+        op = _stoker.AugmentOp()
+        op.kind, op.p = _stoker.AugmentKind.random_apply, self.p
+        op.children = [t._core(_stoker) for t in self.transforms]
+        return op
+
+
+_RESAMPLES = {"bilinear": "bilinear", "bicubic": "bicubic", "random": "random", 2: "bilinear",
+              3: "bicubic"}
+
+
+class TimmAutoAugment(_Op):
+    """timm's auto_augment string ('rand-m9-mstd0.5-inc1', 'augmix-m5-w4-d2', 'original',
+    'originalr', 'v0', 'v0r', with '-mstd<x>') run by stoker's workers with timm's ops on PIL's
+    arithmetic (stoker/timm_augment.h). `hparams` is timm's dict (translate_const, img_mean,
+    interpolation, translate_pct, magnitude_std, magnitude_max); stoker.timm's functions and
+    create_transform fill it as timm's create_transform does."""
+
+    def __init__(self, config_str: str, hparams: Optional[dict] = None) -> None:
+        self.config_str = str(config_str)
+        self.hparams = dict(hparams or {})
+        self._parsed = _stoker.parse_timm_augment(self.config_str, self._hparams_core())
+
+    def _hparams_core(self):
+        h = _stoker.TimmHparams()
+        known = {"translate_const", "img_mean", "interpolation", "translate_pct",
+                 "magnitude_std", "magnitude_max"}
+        unknown = set(self.hparams) - known
+        if unknown:
+            raise ValueError(f"TimmAutoAugment: unknown hparams {sorted(unknown)} (stoker reads "
+                             f"{sorted(known)})")
+        if "translate_const" in self.hparams:
+            h.translate_const = float(self.hparams["translate_const"])
+        if "translate_pct" in self.hparams:
+            h.translate_pct = float(self.hparams["translate_pct"])
+        if "img_mean" in self.hparams:
+            fill = [int(v) for v in self.hparams["img_mean"]]
+            h.fill = (fill * 3)[:3] if len(fill) == 1 else fill
+        if "interpolation" in self.hparams:
+            value = self.hparams["interpolation"]
+            if isinstance(value, (list, tuple)):
+                value = "random"
+            key = getattr(value, "value", value)
+            key = key.lower() if isinstance(key, str) else int(key)
+            if key not in _RESAMPLES:
+                raise ValueError(f"TimmAutoAugment: interpolation must be bilinear, bicubic or "
+                                 f"random (got {value!r})")
+            h.resample = getattr(_stoker.TimmResample, _RESAMPLES[key])
+        if "magnitude_std" in self.hparams:
+            h.magnitude_std = float(self.hparams["magnitude_std"])
+        if "magnitude_max" in self.hparams:
+            h.magnitude_max = float(self.hparams["magnitude_max"])
+        return h
+
+    def _core(self, _stoker):
+        op = _stoker.AugmentOp()
+        op.kind, op.timm = _stoker.AugmentKind.timm, self._parsed
+        return op
+
+    def __repr__(self) -> str:
+        return f"TimmAutoAugment({self.config_str!r}, hparams={self.hparams!r})"
+
+
 class ToDtype(_Op):
     """ToDtype(torch.float32 / float16 / bfloat16 / uint8, scale=True): the batch's dtype.
     Float outputs are scaled to [0, 1] (then normalised when Normalize follows)."""
@@ -247,6 +369,8 @@ class Normalize(_Op):
 
 
 class RandomErasing(_Op):
+    """torchvision's RandomErasing (stoker.timm.RandomErasing is timm's)."""
+
     # p: torchvision's default (the C++ struct's 0 means off).
     def __init__(self, p: float = 0.5, scale: Sequence[float] = tuple(_ERASING.scale),
                  ratio: Sequence[float] = tuple(_ERASING.ratio), value: Any = 0,
@@ -285,7 +409,8 @@ class ToTensor(_NoOp):
     """v1 ToTensor: uint8 -> float in [0, 1], like ToDtype(torch.float32, scale=True)."""
 
 
-_AUGMENTS = (TrivialAugmentWide, RandAugment, AutoAugment, ColorJitter)
+_AUGMENTS = (TrivialAugmentWide, RandAugment, AutoAugment, ColorJitter, RandomVerticalFlip,
+             RandomGrayscale, GaussianBlur, RandomApply, TimmAutoAugment)
 
 
 class Compose:

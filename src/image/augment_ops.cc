@@ -14,15 +14,16 @@
 #include <numbers>
 
 #include "stoker/error.h"
+#include "stoker/timm_augment.h"
 #include "util/check.h"
 
 namespace stoker {
 namespace {
 
-constexpr std::array<const char*, 16> kOpNames = {
-    "Identity",     "ShearX",   "ShearY",   "TranslateX", "TranslateY", "Rotate",
-    "Brightness",   "Color",    "Contrast", "Sharpness",  "Posterize",  "Solarize",
-    "AutoContrast", "Equalize", "Invert",   "Hue"};
+constexpr std::array<const char*, 18> kOpNames = {
+    "Identity",     "ShearX",   "ShearY",   "TranslateX", "TranslateY",   "Rotate",
+    "Brightness",   "Color",    "Contrast", "Sharpness",  "Posterize",    "Solarize",
+    "AutoContrast", "Equalize", "Invert",   "Hue",        "VerticalFlip", "Grayscale"};
 
 // torch's .to(torch.uint8) of a float already clamped to [0, 255]: truncation.
 uint8_t to_u8(float v) { return static_cast<uint8_t>(v); }
@@ -282,6 +283,90 @@ void adjust_hue(const PixelImage& im, double hue_factor) {
   }
 }
 
+void vertical_flip(const PixelImage& im) {
+  const size_t row = static_cast<size_t>(im.width) * im.channels;
+  for (int top = 0, bottom = im.height - 1; top < bottom; ++top, --bottom) {
+    std::swap_ranges(im.pixels + top * row, im.pixels + (top + 1) * row, im.pixels + bottom * row);
+  }
+}
+
+// rgb_to_grayscale(num_output_channels=3): the floored luma in every channel.
+void grayscale(const PixelImage& im) {
+  if (im.channels == 1) return;
+  uint8_t* const px = im.pixels;
+  const size_t n = value_count(im);
+  for (size_t i = 0; i < n; i += 3) {
+    const auto l = static_cast<uint8_t>(gray_floor(px + i));
+    px[i] = px[i + 1] = px[i + 2] = l;
+  }
+}
+
+// _get_gaussian_kernel1d: softmax(-(linspace(-lim, lim, k) / sigma)^2) in float32,
+// lim = (k - 1) / (2 sqrt 2).
+std::vector<float> gaussian_kernel(int size, double sigma) {
+  const double lim = (size - 1) / (2.0 * std::sqrt(2.0));
+  std::vector<float> k(static_cast<size_t>(size));
+  const auto s = static_cast<float>(sigma);
+  float top = -INFINITY;
+  for (int i = 0; i < size; ++i) {
+    const float x = static_cast<float>(linspace(-lim, lim, size, i)) / s;
+    k[i] = -(x * x);
+    top = std::max(top, k[i]);
+  }
+  float sum = 0;
+  for (float& v : k) sum += (v = std::exp(v - top));
+  for (float& v : k) v /= sum;
+  return k;
+}
+
+// Python's reflect padding index (torch.nn.functional.pad mode="reflect"), folded again for a
+// kernel wider than the image.
+int reflect(int i, int n) {
+  if (n == 1) return 0;
+  const int period = 2 * (n - 1);
+  i %= period;
+  if (i < 0) i += period;
+  return i < n ? i : period - i;
+}
+
+// gaussian_blur_image on uint8: reflect-padded convolution in float32, rounded half to even.
+// Done as two 1-D passes (the 2-D kernel is their outer product); torch's conv2d sums the
+// same products in another order, so a value can differ by one where it rounds at .5
+// (docs/transforms.md).
+void gaussian_blur(const PixelImage& im, const std::array<int, 2>& kernel_size, double sigma,
+                   std::vector<uint8_t>& scratch) {
+  const int w = im.width, h = im.height, ch = im.channels;
+  const std::vector<float> kx = gaussian_kernel(kernel_size[0], sigma);
+  const std::vector<float> ky = gaussian_kernel(kernel_size[1], sigma);
+  const int rx = kernel_size[0] / 2, ry = kernel_size[1] / 2;
+  const size_t n = value_count(im);
+  scratch.resize(n * sizeof(float));
+  auto* rows = reinterpret_cast<float*>(scratch.data());  // the horizontal pass
+  for (int y = 0; y < h; ++y) {
+    const uint8_t* in = im.pixels + static_cast<size_t>(y) * w * ch;
+    float* out = rows + static_cast<size_t>(y) * w * ch;
+    for (int x = 0; x < w; ++x) {
+      for (int c = 0; c < ch; ++c) {
+        float acc = 0;
+        for (int t = -rx; t <= rx; ++t) acc += in[reflect(x + t, w) * ch + c] * kx[t + rx];
+        out[x * ch + c] = acc;
+      }
+    }
+  }
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      for (int c = 0; c < ch; ++c) {
+        float acc = 0;
+        for (int t = -ry; t <= ry; ++t) {
+          acc += rows[(static_cast<size_t>(reflect(y + t, h)) * w + x) * ch + c] * ky[t + ry];
+        }
+        im.pixels[(static_cast<size_t>(y) * w + x) * ch + c] =
+            static_cast<uint8_t>(clamp255(round_even(acc)));
+      }
+    }
+  }
+}
+
 // _get_inverse_affine_matrix(center, angle, translate, scale=1, shear), in double as Python.
 std::array<double, 6> inverse_affine(double cx, double cy, double angle, double tx, double ty,
                                      double shear_x, double shear_y) {
@@ -514,6 +599,10 @@ void apply_pixel_op(PixelOp op, double magnitude, const PixelImage& im,
       return invert(im);
     case PixelOp::kHue:
       return adjust_hue(im, magnitude);
+    case PixelOp::kVerticalFlip:
+      return vertical_flip(im);
+    case PixelOp::kGrayscale:
+      return grayscale(im);
   }
 }
 
@@ -540,6 +629,26 @@ void AugmentOp::validate() const {
       check_range(contrast, "contrast", 0, 1e9);
       check_range(saturation, "saturation", 0, 1e9);
       check_range(hue, "hue", -0.5, 0.5);
+      return;
+    case Kind::kVerticalFlip:
+    case Kind::kGrayscale:
+    case Kind::kRandomApply:
+      STOKER_CHECK_ARG(p >= 0 && p <= 1, "augmentation: p {} not in [0, 1]", p);
+      for (const AugmentOp& child : children) child.validate();
+      return;
+    case Kind::kGaussianBlur:
+      for (const int k : kernel_size) {
+        STOKER_CHECK_ARG(k >= 1 && k % 2 == 1 && k <= 255,
+                         "GaussianBlur: kernel_size {} must be odd, in [1, 255]", k);
+      }
+      STOKER_CHECK_ARG(std::isfinite(sigma[0]) && std::isfinite(sigma[1]) && sigma[0] > 0 &&
+                           sigma[0] <= sigma[1],
+                       "GaussianBlur: sigma ({}, {}) must satisfy 0 < min <= max", sigma[0],
+                       sigma[1]);
+      return;
+    case Kind::kTimm:
+      STOKER_CHECK_ARG(timm != nullptr, "timm augment: no policy set");
+      timm->validate();
       return;
   }
 }
@@ -607,6 +716,23 @@ void apply_augment_op(const AugmentOp& op, Rng& rng, const PixelImage& im,
       }
       return;
     }
+    case AugmentOp::Kind::kVerticalFlip:
+    case AugmentOp::Kind::kGrayscale: {
+      if (!(rng.uniform01() < op.p)) return;
+      const PixelOp pixel_op =
+          op.kind == AugmentOp::Kind::kVerticalFlip ? PixelOp::kVerticalFlip : PixelOp::kGrayscale;
+      apply_pixel_op(pixel_op, 0, im, scratch);
+      if (trace != nullptr) trace->push_back({pixel_op, 0});
+      return;
+    }
+    case AugmentOp::Kind::kGaussianBlur:
+      return gaussian_blur(im, op.kernel_size, rng.uniform(op.sigma[0], op.sigma[1]), scratch);
+    case AugmentOp::Kind::kRandomApply:
+      if (!(rng.uniform01() < op.p)) return;
+      for (const AugmentOp& child : op.children) apply_augment_op(child, rng, im, scratch, trace);
+      return;
+    case AugmentOp::Kind::kTimm:
+      return apply_timm_augment(*op.timm, rng, im, scratch);
   }
 }
 
@@ -621,27 +747,40 @@ void ErasingConfig::validate() const {
   for (const float v : value) {
     STOKER_CHECK_ARG(std::isfinite(v), "RandomErasing: value {} must be finite", v);
   }
+  STOKER_CHECK_ARG(min_count >= 1 && min_count <= max_count && max_count <= kMaxEraseBoxes,
+                   "RandomErasing: counts ({}, {}) must satisfy 1 <= min_count <= max_count <= {}",
+                   min_count, max_count, kMaxEraseBoxes);
+  STOKER_CHECK_ARG(timm || max_count == 1, "RandomErasing: several boxes are timm's (timm=True)");
 }
 
-EraseBox sample_erase(Rng& rng, int width, int height, const ErasingConfig& config) {
-  EraseBox box;
-  if (!(rng.uniform01() < config.p)) return box;
+ErasePlan sample_erasing(Rng& rng, int width, int height, const ErasingConfig& config) {
+  ErasePlan plan;
+  if (config.timm ? rng.uniform01() > config.p : !(rng.uniform01() < config.p)) return plan;
+  const int count = config.min_count == config.max_count
+                        ? config.min_count
+                        : config.min_count + static_cast<int>(rng.bounded(static_cast<uint64_t>(
+                                                 config.max_count - config.min_count + 1)));
   const double area = static_cast<double>(width) * height;
   const double log_r0 = std::log(config.ratio[0]), log_r1 = std::log(config.ratio[1]);
-  for (int attempt = 0; attempt < 10; ++attempt) {
-    const double erase_area = area * rng.uniform(config.scale[0], config.scale[1]);
-    const double aspect = std::exp(rng.uniform(log_r0, log_r1));
-    // int(round(...)): Python's round is half to even.
-    const auto h = static_cast<int64_t>(std::nearbyint(std::sqrt(erase_area * aspect)));
-    const auto w = static_cast<int64_t>(std::nearbyint(std::sqrt(erase_area / aspect)));
-    if (!(h < height && w < width)) continue;
-    box.height = static_cast<int>(h);
-    box.width = static_cast<int>(w);
-    box.top = static_cast<int>(rng.bounded(static_cast<uint64_t>(height - h + 1)));
-    box.left = static_cast<int>(rng.bounded(static_cast<uint64_t>(width - w + 1)));
-    return box;
+  for (int b = 0; b < (config.timm ? count : 1); ++b) {
+    for (int attempt = 0; attempt < 10; ++attempt) {
+      const double erase_area = config.timm
+                                    ? rng.uniform(config.scale[0], config.scale[1]) * area / count
+                                    : area * rng.uniform(config.scale[0], config.scale[1]);
+      const double aspect = std::exp(rng.uniform(log_r0, log_r1));
+      // int(round(...)): Python's round is half to even.
+      const auto h = static_cast<int64_t>(std::nearbyint(std::sqrt(erase_area * aspect)));
+      const auto w = static_cast<int64_t>(std::nearbyint(std::sqrt(erase_area / aspect)));
+      if (!(h < height && w < width)) continue;
+      EraseBox& box = plan.boxes[plan.count++];
+      box.height = static_cast<int>(h);
+      box.width = static_cast<int>(w);
+      box.top = static_cast<int>(rng.bounded(static_cast<uint64_t>(height - h + 1)));
+      box.left = static_cast<int>(rng.bounded(static_cast<uint64_t>(width - w + 1)));
+      break;
+    }
   }
-  return EraseBox{};  // torchvision: no erasing after 10 failed attempts (v = None)
+  return plan;
 }
 
 }  // namespace stoker

@@ -13,32 +13,6 @@
 namespace stoker {
 namespace {
 
-// A standard normal draw (Box-Muller; one of the pair is used).
-double normal(Rng& rng) {
-  const double u1 = 1.0 - rng.uniform01();  // (0, 1]
-  const double u2 = rng.uniform01();
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-}
-
-// Gamma(shape, 1): Marsaglia and Tsang (2000), with Gamma(a) = Gamma(a + 1) * U^(1/a) for a < 1.
-double sample_gamma(Rng& rng, double shape) {
-  if (shape < 1.0) {
-    const double u = 1.0 - rng.uniform01();
-    return sample_gamma(rng, shape + 1.0) * std::pow(u, 1.0 / shape);
-  }
-  const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
-  for (;;) {
-    double x, v;
-    do {
-      x = normal(rng);
-      v = 1.0 + c * x;
-    } while (v <= 0);
-    v = v * v * v;
-    const double u = 1.0 - rng.uniform01();
-    if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v;
-  }
-}
-
 constexpr uint64_t kBatchMixDomain = 0x6d69786375746d78ull;  // "mixcutmx"
 
 }  // namespace

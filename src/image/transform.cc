@@ -43,17 +43,25 @@ void flip_in_place(uint8_t* pixels, int width, int height, int channels) {
   }
 }
 
-// Sets the box to `value` in every channel: CHW planes (float) or HWC (uint8).
+// Erases the plan's boxes: CHW planes (float) or HWC (uint8), each value `value[c]`, or (the
+// modes of timm, float outputs only) a normal draw per box and channel, or per value.
 template <typename T>
-void erase_box(T* out, const EraseBox& box, int width, int height, int channels, bool chw,
-               const std::array<float, 3>& value) {
-  for (int c = 0; c < channels; ++c) {
-    const T v = static_cast<T>(value[c]);
-    for (int y = box.top; y < box.top + box.height; ++y) {
-      for (int x = box.left; x < box.left + box.width; ++x) {
-        const size_t i = chw ? (static_cast<size_t>(c) * height + y) * width + x
-                             : (static_cast<size_t>(y) * width + x) * channels + c;
-        out[i] = v;
+void erase_boxes(T* out, const ErasePlan& plan, int width, int height, int channels, bool chw,
+                 const ErasingConfig& config, Rng& rng) {
+  for (int b = 0; b < plan.count; ++b) {
+    const EraseBox& box = plan.boxes[b];
+    for (int c = 0; c < channels; ++c) {
+      T v = static_cast<T>(config.value[c]);
+      if (config.mode == ErasingConfig::Mode::kRand) v = static_cast<T>(sample_normal(rng));
+      for (int y = box.top; y < box.top + box.height; ++y) {
+        for (int x = box.left; x < box.left + box.width; ++x) {
+          const size_t i = chw ? (static_cast<size_t>(c) * height + y) * width + x
+                               : (static_cast<size_t>(y) * width + x) * channels + c;
+          if (config.mode == ErasingConfig::Mode::kPixel) {
+            v = static_cast<T>(static_cast<float>(sample_normal(rng)));
+          }
+          out[i] = v;
+        }
       }
     }
   }
@@ -203,6 +211,9 @@ void TransformConfig::validate() const {
   }
   for (const AugmentOp& op : ops) op.validate();
   erasing.validate();
+  STOKER_CHECK_ARG(erasing.mode == ErasingConfig::Mode::kConst || output != OutputKind::kUint8,
+                   "transform: RandomErasing's 'rand' and 'pixel' modes draw normalised values: "
+                   "they need a float output (ToDtype + Normalize)");
   STOKER_CHECK_ARG(channels == 1 || channels == 3, "transform: channels must be 1 or 3, not {}",
                    channels);
   STOKER_CHECK_ARG(
@@ -351,12 +362,12 @@ void augment_staged(void* out, const DecodedRegion& region, const StagedSample& 
     const PixelImage image{pixels, out_w, out_h, channels};
     for (const AugmentOp& op : config.ops) apply_augment_op(op, rng, image, scratch.op_scratch);
   }
-  const EraseBox erase =
-      config.erasing.p > 0 ? sample_erase(rng, out_w, out_h, config.erasing) : EraseBox{};
+  const ErasePlan erase =
+      config.erasing.p > 0 ? sample_erasing(rng, out_w, out_h, config.erasing) : ErasePlan{};
   if (config.output == OutputKind::kUint8) {
     auto* o = static_cast<uint8_t*>(out);
     copy_hwc(o, pixels, out_w, out_h, channels, flip);
-    if (erase.height > 0) erase_box(o, erase, out_w, out_h, channels, false, config.erasing.value);
+    erase_boxes(o, erase, out_w, out_h, channels, false, config.erasing, rng);
     return;
   }
   // The float32 [C, H, W] values go straight to a float32 output; else to the scratch, where
@@ -368,9 +379,7 @@ void augment_staged(void* out, const DecodedRegion& region, const StagedSample& 
   float* normalized = scratch_values > 0 ? scratch.normalized.data() : static_cast<float*>(out);
   normalize_to_chw(normalized, pixels, out_w, out_h, channels, flip, config.mean.data(),
                    config.std.data());
-  if (erase.height > 0) {
-    erase_box(normalized, erase, out_w, out_h, channels, true, config.erasing.value);
-  }
+  erase_boxes(normalized, erase, out_w, out_h, channels, true, config.erasing, rng);
   if (config.channels_last) {  // [C, H, W] -> [H, W, C]: the same values, transposed
     const size_t plane = static_cast<size_t>(out_h) * out_w;
     float* hwc = half ? normalized + values : static_cast<float*>(out);

@@ -323,7 +323,8 @@ TEST(TransformOps, EqualThePlainTransformThenTheOpsThenErasing) {
         ErasingConfig erasing;
         erasing.p = 0.5;
         erasing.value = {-1.5f, 0.25f, 2.0f};
-        const EraseBox box = sample_erase(rng, w, h, erasing);
+        const ErasePlan plan = sample_erasing(rng, w, h, erasing);
+        const EraseBox box = plan.count > 0 ? plan.boxes[0] : EraseBox{};
 
         TransformConfig with_ops = plain;
         with_ops.ops = {op};
