@@ -272,6 +272,10 @@ void register_configs(py::module_& m) {
       .def("sample_bytes", &TransformConfig::sample_bytes)
       .def("validate", &TransformConfig::validate);
 
+  py::enum_<BatchMixConfig::Mode>(m, "BatchMixMode")
+      .value("batch", BatchMixConfig::Mode::kBatch)
+      .value("pair", BatchMixConfig::Mode::kPair)
+      .value("elem", BatchMixConfig::Mode::kElem);
   py::class_<BatchMixConfig>(m, "BatchMixConfig")
       .def(py::init<>())
       .def_readwrite("mixup_alpha", &BatchMixConfig::mixup_alpha)
@@ -280,26 +284,43 @@ void register_configs(py::module_& m) {
       .def_readwrite("num_classes", &BatchMixConfig::num_classes)
       .def_readwrite("prob", &BatchMixConfig::prob)
       .def_readwrite("label_smoothing", &BatchMixConfig::label_smoothing)
+      .def_readwrite("mode", &BatchMixConfig::mode)
       .def("validate", &BatchMixConfig::validate);
+  const auto draw_dict = [](const BatchMix& d) {
+    const char* kind = d.kind == BatchMix::Kind::kMixUp    ? "mixup"
+                       : d.kind == BatchMix::Kind::kCutMix ? "cutmix"
+                                                           : "none";
+    py::dict out;
+    out["kind"] = kind;
+    out["lam"] = d.lam;
+    out["box"] = py::make_tuple(d.x1, d.y1, d.x2, d.y2);
+    out["label_lam"] = d.label_lam;
+    return out;
+  };
   m.def(
       "draw_batch_mix",
-      [](const BatchMixConfig& config, uint64_t seed, int64_t epoch, int64_t batch, int rank,
-         int world_size, int height, int width) {
+      [draw_dict](const BatchMixConfig& config, uint64_t seed, int64_t epoch, int64_t batch,
+                  int rank, int world_size, int height, int width) {
         Rng rng(batch_mix_key(seed, epoch, batch, rank, world_size));
-        const BatchMix d = draw_batch_mix(config, rng, height, width);
-        const char* kind = d.kind == BatchMix::Kind::kMixUp    ? "mixup"
-                           : d.kind == BatchMix::Kind::kCutMix ? "cutmix"
-                                                               : "none";
-        py::dict out;
-        out["kind"] = kind;
-        out["lam"] = d.lam;
-        out["box"] = py::make_tuple(d.x1, d.y1, d.x2, d.y2);
-        out["label_lam"] = d.label_lam;
-        return out;
+        return draw_dict(draw_batch_mix(config, rng, height, width));
       },
       py::arg("config"), py::arg("seed"), py::arg("epoch"), py::arg("batch"), py::arg("rank"),
       py::arg("world_size"), py::arg("height"), py::arg("width"),
       "The MixUp/CutMix draw of a loader's batch (stoker/batch_mix.h).");
+  m.def(
+      "slot_mixes",
+      [draw_dict](const BatchMixConfig& config, uint64_t seed, int64_t epoch, int64_t batch,
+                  int rank, int world_size, int batch_size, int height, int width) {
+        Rng rng(batch_mix_key(seed, epoch, batch, rank, world_size));
+        const std::vector<BatchMix> draws =
+            draw_batch_mixes(config, rng, batch_size, height, width);
+        py::list out;
+        for (int i = 0; i < batch_size; ++i) out.append(draw_dict(slot_mix(draws, config.mode, i)));
+        return out;
+      },
+      py::arg("config"), py::arg("seed"), py::arg("epoch"), py::arg("batch"), py::arg("rank"),
+      py::arg("world_size"), py::arg("batch_size"), py::arg("height"), py::arg("width"),
+      "The draw that mixes each slot of a loader's batch, per the config's mode.");
 
   py::class_<LoaderConfig>(m, "LoaderConfig")
       .def(py::init<>())

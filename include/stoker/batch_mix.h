@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "stoker/rng.h"
 
@@ -31,6 +32,11 @@ struct BatchMixConfig {
   // smoothed rows. The defaults leave the draws and rows as they were.
   double prob = 1.0;
   double label_smoothing = 0.0;
+  // timm's mode: one draw for the whole batch ('batch'), one per pair of slots ('pair'), or
+  // one per slot ('elem': each slot of a pair takes the other by its own kind, lam and box;
+  // the prob gate is drawn per slot too).
+  enum class Mode { kBatch, kPair, kElem };
+  Mode mode = Mode::kBatch;
 
   // Soft labels are made (and, with an alpha > 0, images mixed).
   bool enabled() const { return mixup_alpha > 0 || cutmix_alpha > 0 || label_smoothing > 0; }
@@ -55,12 +61,24 @@ uint64_t batch_mix_key(uint64_t seed, int64_t epoch, int64_t batch, int rank, in
 // bounded(height) for its y, and the box of torchvision's make_params.
 BatchMix draw_batch_mix(const BatchMixConfig& config, Rng& rng, int height, int width);
 
+// A batch's draws per config.mode: one (batch), one per pair (2k, 2k + 1) in pair order
+// (pair), one per slot in slot order (elem): each a draw_batch_mix from `rng` in turn.
+std::vector<BatchMix> draw_batch_mixes(const BatchMixConfig& config, Rng& rng, int batch_size,
+                                       int height, int width);
+// The draw that mixes `slot` (what its image and label row take).
+const BatchMix& slot_mix(const std::vector<BatchMix>& draws, BatchMixConfig::Mode mode, int slot);
+
 // lam ~ Beta(alpha, alpha) from rng (exposed for the distribution test).
 double sample_beta(Rng& rng, double alpha);
 
 // Mixes two float32 CHW images (channels x height x width) in place: each becomes the mix of
 // itself and the other.
 void mix_pair(float* a, float* b, int channels, int height, int width, const BatchMix& mix);
+
+// Mixes a pair slot by slot (mode 'elem'): a becomes the mix of a and b by `for_a`, b the
+// mix of b and a by `for_b`, both from the unmixed images (a copy of a in `scratch`).
+void mix_elems(float* a, float* b, int channels, int height, int width, const BatchMix& for_a,
+               const BatchMix& for_b, std::vector<float>& scratch);
 
 // A mixed slot's label row from its own row and its partner's (one-hot or multi-hot):
 // partner * (1 - label_lam) + own * label_lam in float32, torchvision's

@@ -532,10 +532,12 @@ class CutMix(_BatchMix):
 class Mixup:
     """timm's Mixup (timm.data.Mixup), in the workers: MixUp and/or CutMix on a share `prob`
     of the batches, CutMix chosen with `switch_prob` when both are on, and timm's label
-    smoothing (every label row one_hot(off = s / K, on = 1 - s + off) before the mix). One lam
-    per batch (timm's mode='batch'; stoker pairs slots (2k, 2k + 1) where timm flips the
-    batch); CutMix's label weight is the box's exact share (timm's correct_lam=True). The
-    random draws are stoker's, from timm's distributions."""
+    smoothing (every label row one_hot(off = s / K, on = 1 - s + off) before the mix). `mode`
+    is timm's: one lam for the batch ('batch'), one per pair of samples ('pair'), or one per
+    sample ('elem': each sample takes its partner by its own lam, kind and box; prob gates
+    each sample). stoker pairs slots (2k, 2k + 1) where timm pairs i with B - 1 - i. CutMix's
+    label weight is the box's exact share (timm's correct_lam=True). The random draws are
+    stoker's, from timm's distributions."""
 
     def __init__(self, mixup_alpha: float = 1.0, cutmix_alpha: float = 0.0,
                  cutmix_minmax: Any = None, prob: float = 1.0, switch_prob: float = 0.5,
@@ -543,15 +545,15 @@ class Mixup:
                  num_classes: Optional[int] = 1000) -> None:
         if cutmix_minmax is not None:
             raise ValueError("Mixup: cutmix_minmax is not offered (CutMix's box from lam only)")
-        if mode != "batch":
-            raise ValueError(f"Mixup: mode={mode!r} is not offered; stoker mixes with one lam per "
-                             "batch (mode='batch')")
+        if mode not in ("batch", "pair", "elem"):
+            raise ValueError(f"Mixup: mode must be 'batch', 'pair' or 'elem' (got {mode!r})")
         if not correct_lam:
             raise ValueError("Mixup: correct_lam=False is not offered (CutMix's label weight is "
                              "the box's exact share)")
         self.mixup_alpha, self.cutmix_alpha = float(mixup_alpha), float(cutmix_alpha)
         self.prob, self.switch_prob = float(prob), float(switch_prob)
         self.label_smoothing = float(label_smoothing)
+        self.mode = mode
         self.num_classes = num_classes
         if self.mixup_alpha < 0 or self.cutmix_alpha < 0:
             raise ValueError("Mixup: alphas must be >= 0")
@@ -562,8 +564,8 @@ class Mixup:
 
     def __repr__(self) -> str:
         return (f"Mixup(mixup_alpha={self.mixup_alpha}, cutmix_alpha={self.cutmix_alpha}, "
-                f"prob={self.prob}, switch_prob={self.switch_prob}, label_smoothing="
-                f"{self.label_smoothing}, num_classes={self.num_classes})")
+                f"prob={self.prob}, switch_prob={self.switch_prob}, mode={self.mode!r}, "
+                f"label_smoothing={self.label_smoothing}, num_classes={self.num_classes})")
 
 
 class RandomChoice:
@@ -627,6 +629,7 @@ def _batch_mix_config(choices: List[Tuple[_BatchMix, float]], _stoker, dataset):
         c.mixup_alpha, c.cutmix_alpha = t.mixup_alpha, t.cutmix_alpha
         c.mixup_p = 1.0 - t.switch_prob if t.mixup_alpha > 0 and t.cutmix_alpha > 0 else 1.0
         c.prob, c.label_smoothing = t.prob, t.label_smoothing
+        c.mode = getattr(_stoker.BatchMixMode, t.mode)
         c.validate()
         return c
     for t, share in choices:

@@ -72,6 +72,60 @@ BatchMix draw_batch_mix(const BatchMixConfig& config, Rng& rng, int height, int 
   return mix;
 }
 
+std::vector<BatchMix> draw_batch_mixes(const BatchMixConfig& config, Rng& rng, int batch_size,
+                                       int height, int width) {
+  int draws = 1;
+  if (config.mode == BatchMixConfig::Mode::kPair) draws = (batch_size + 1) / 2;
+  if (config.mode == BatchMixConfig::Mode::kElem) draws = batch_size;
+  std::vector<BatchMix> out;
+  out.reserve(static_cast<size_t>(std::max(draws, 1)));
+  for (int i = 0; i < std::max(draws, 1); ++i) {
+    out.push_back(draw_batch_mix(config, rng, height, width));
+  }
+  return out;
+}
+
+const BatchMix& slot_mix(const std::vector<BatchMix>& draws, BatchMixConfig::Mode mode, int slot) {
+  switch (mode) {
+    case BatchMixConfig::Mode::kBatch:
+      return draws[0];
+    case BatchMixConfig::Mode::kPair:
+      return draws[static_cast<size_t>(slot / 2)];
+    case BatchMixConfig::Mode::kElem:
+      break;
+  }
+  return draws[static_cast<size_t>(slot)];
+}
+
+namespace {
+
+// x becomes the mix of itself and `partner` by one draw (timm's per-element mix).
+void mix_into(float* x, const float* partner, int channels, int height, int width,
+              const BatchMix& mix) {
+  const size_t plane = static_cast<size_t>(height) * width;
+  if (mix.kind == BatchMix::Kind::kMixUp) {
+    const auto keep = static_cast<float>(mix.lam), take = static_cast<float>(1.0 - mix.lam);
+    for (size_t i = 0; i < plane * channels; ++i) x[i] = partner[i] * take + x[i] * keep;
+  } else if (mix.kind == BatchMix::Kind::kCutMix) {
+    for (int c = 0; c < channels; ++c) {
+      for (int y = mix.y1; y < mix.y2; ++y) {
+        const size_t row = c * plane + static_cast<size_t>(y) * width;
+        std::copy(partner + row + mix.x1, partner + row + mix.x2, x + row + mix.x1);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void mix_elems(float* a, float* b, int channels, int height, int width, const BatchMix& for_a,
+               const BatchMix& for_b, std::vector<float>& scratch) {
+  const size_t n = static_cast<size_t>(height) * width * channels;
+  scratch.assign(a, a + n);
+  mix_into(a, b, channels, height, width, for_a);
+  mix_into(b, scratch.data(), channels, height, width, for_b);
+}
+
 void mix_pair(float* a, float* b, int channels, int height, int width, const BatchMix& mix) {
   const size_t plane = static_cast<size_t>(height) * width;
   if (mix.kind == BatchMix::Kind::kMixUp) {

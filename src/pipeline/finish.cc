@@ -45,7 +45,7 @@ std::unique_ptr<PairMix> FinishStage::draw(const Batch& batch) const {
   auto mix = std::make_unique<PairMix>(batch.batch_size);
   Rng rng(batch_mix_key(config.seed, batch.epoch, batch.index, setup_.rank.rank,
                         setup_.rank.world_size));
-  mix->draw = draw_batch_mix(config.mix, rng, batch.height, batch.width);
+  mix->draws = draw_batch_mixes(config.mix, rng, batch.batch_size, batch.height, batch.width);
   return mix;
 }
 
@@ -60,7 +60,15 @@ void FinishStage::slot_done(Batch& batch, PairMix& mix, int slot, bool blank) co
   const size_t bytes = setup_.sample_bytes;
   auto* a = reinterpret_cast<float*>(batch.storage.get() + static_cast<size_t>(slot & ~1) * bytes);
   auto* b = reinterpret_cast<float*>(batch.storage.get() + static_cast<size_t>(slot | 1) * bytes);
-  mix_pair(a, b, batch.channels, batch.height, batch.width, mix.draw);
+  const BatchMixConfig::Mode mode = setup_.config.mix.mode;
+  const int first = slot & ~1;
+  if (mode == BatchMixConfig::Mode::kElem) {
+    thread_local std::vector<float> scratch;  // the unmixed first image of the pair
+    mix_elems(a, b, batch.channels, batch.height, batch.width, slot_mix(mix.draws, mode, first),
+              slot_mix(mix.draws, mode, first + 1), scratch);
+    return;
+  }
+  mix_pair(a, b, batch.channels, batch.height, batch.width, slot_mix(mix.draws, mode, first));
 }
 
 void FinishStage::finish(Batch& batch, const PairMix* mix) const {
@@ -104,7 +112,10 @@ void FinishStage::finish(Batch& batch, const PairMix* mix) const {
   for (size_t i = 0; i < n; ++i) {
     const std::span<float> row(batch.soft_labels.data() + i * width, width);
     const size_t p = i ^ 1;
-    const bool pair = mix != nullptr && mix->draw.kind != BatchMix::Kind::kNone && p < n &&
+    const BatchMix* draw = mix != nullptr
+                               ? &slot_mix(mix->draws, setup_.config.mix.mode, static_cast<int>(i))
+                               : nullptr;
+    const bool pair = draw != nullptr && draw->kind != BatchMix::Kind::kNone && p < n &&
                       !mix->blank[i] && !mix->blank[p];
     if (!pair) {
       hot(i, row);
@@ -114,7 +125,7 @@ void FinishStage::finish(Batch& batch, const PairMix* mix) const {
     const bool labelled = hot(i, own);
     if (!labelled) continue;
     if (!hot(p, partner)) partner = own;  // a partner without a label: keep one's own
-    mix_label_rows(row, own, partner, mix->draw.label_lam);
+    mix_label_rows(row, own, partner, draw->label_lam);
   }
 }
 

@@ -25,7 +25,7 @@ namespace stoker::pipeline {
 // A batch's MixUp / CutMix in flight: the draw, and per pair of slots (2k, 2k + 1) how many of
 // its samples are finished; the worker that finishes the second mixes the pair.
 struct PairMix {
-  BatchMix draw;
+  std::vector<BatchMix> draws;                   // draw_batch_mixes: one per batch, pair or slot
   std::unique_ptr<std::atomic<int>[]> finished;  // per pair
   std::vector<uint8_t> blank;                    // per slot: zero-filled by the skip policy
   explicit PairMix(int batch_size);

@@ -78,13 +78,13 @@ TEST(FinishStage, TheSecondSlotOfAPairMixesItAndTheRowsFollow) {
   f.finish->label(*f.batch);
   const std::unique_ptr<PairMix> draw = f.finish->draw(*f.batch);
   ASSERT_NE(draw, nullptr);
-  ASSERT_EQ(draw->draw.kind, BatchMix::Kind::kMixUp);
+  ASSERT_EQ(draw->draws[0].kind, BatchMix::Kind::kMixUp);
   const size_t floats = f.setup.sample_bytes / sizeof(float);
   auto* pixels = reinterpret_cast<float*>(f.batch->storage.get());
   for (size_t i = 0; i < 4 * floats; ++i) pixels[i] = static_cast<float>(i / floats);
   std::vector<float> a(pixels, pixels + floats), b(pixels + floats, pixels + 2 * floats);
-  mix_pair(a.data(), b.data(), 3, 8, 8, draw->draw);  // the reference
-  f.finish->slot_done(*f.batch, *draw, 1, false);     // the first of pair 0: nothing yet
+  mix_pair(a.data(), b.data(), 3, 8, 8, draw->draws[0]);  // the reference
+  f.finish->slot_done(*f.batch, *draw, 1, false);         // the first of pair 0: nothing yet
   EXPECT_EQ(pixels[0], 0.0f);
   f.finish->slot_done(*f.batch, *draw, 0, false);  // the second: mixed
   EXPECT_TRUE(std::equal(a.begin(), a.end(), pixels));
@@ -124,8 +124,8 @@ TEST(FinishStage, LabelSmoothingRowsAreTimmsOneHotsMixed) {
     r[static_cast<size_t>(label)] = on;
     return r;
   };
-  const auto lam = static_cast<float>(draw->draw.label_lam);
-  const auto rest = static_cast<float>(1.0 - draw->draw.label_lam);
+  const auto lam = static_cast<float>(draw->draws[0].label_lam);
+  const auto rest = static_cast<float>(1.0 - draw->draws[0].label_lam);
   const auto& soft = f.batch->soft_labels;
   ASSERT_EQ(soft.size(), 16u);
   // Slot 0 (sample 3, label 1): its partner's label was skipped, so its own smoothed row.
@@ -136,6 +136,58 @@ TEST(FinishStage, LabelSmoothingRowsAreTimmsOneHotsMixed) {
   for (size_t k = 0; k < 4; ++k) {
     EXPECT_EQ(soft[8 + k], row(1)[k] * lam + row(0)[k] * rest) << k;
     EXPECT_EQ(soft[12 + k], row(0)[k] * lam + row(1)[k] * rest) << k;
+  }
+}
+
+// timm's mode='elem': each slot of a pair is mixed with the other by its own draw, from the
+// unmixed images, and its label row follows its own label_lam.
+TEST(FinishStage, ElemModeMixesEachSlotByItsOwnDraw) {
+  BatchMixConfig mix;
+  mix.mixup_alpha = 0.4;
+  mix.cutmix_alpha = 1.0;
+  mix.mixup_p = 0.5;
+  mix.num_classes = 2;
+  mix.mode = BatchMixConfig::Mode::kElem;
+  Fixture f(BadSamplePolicy::kSkip, mix);
+  f.finish->label(*f.batch);
+  const std::unique_ptr<PairMix> draw = f.finish->draw(*f.batch);
+  ASSERT_NE(draw, nullptr);
+  ASSERT_EQ(draw->draws.size(), 4u);
+  const size_t floats = f.setup.sample_bytes / sizeof(float);
+  auto* pixels = reinterpret_cast<float*>(f.batch->storage.get());
+  for (size_t i = 0; i < 4 * floats; ++i) pixels[i] = static_cast<float>(i % 97);
+  const std::vector<float> a(pixels + 2 * floats, pixels + 3 * floats),
+      b(pixels + 3 * floats, pixels + 4 * floats);
+  for (int slot : {0, 1, 2, 3}) f.finish->slot_done(*f.batch, *draw, slot, false);
+  // Pair 1 (slots 2, 3): each from the unmixed pair by its own draw.
+  for (int slot : {2, 3}) {
+    const BatchMix& d = draw->draws[static_cast<size_t>(slot)];
+    const std::vector<float>& own = slot == 2 ? a : b;
+    const std::vector<float>& other = slot == 2 ? b : a;
+    std::vector<float> want = own;
+    if (d.kind == BatchMix::Kind::kMixUp) {
+      for (size_t i = 0; i < floats; ++i) {
+        want[i] = other[i] * static_cast<float>(1.0 - d.lam) + own[i] * static_cast<float>(d.lam);
+      }
+    } else if (d.kind == BatchMix::Kind::kCutMix) {
+      for (int c = 0; c < 3; ++c) {
+        for (int y = d.y1; y < d.y2; ++y) {
+          for (int x = d.x1; x < d.x2; ++x) {
+            const size_t i = (static_cast<size_t>(c) * 8 + y) * 8 + x;
+            want[i] = other[i];
+          }
+        }
+      }
+    }
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), pixels + slot * floats)) << slot;
+  }
+  f.finish->finish(*f.batch, draw.get());
+  // Slots 2 (label 1) and 3 (label 0): own * lam_i + partner * (1 - lam_i), each its own lam.
+  const auto& soft = f.batch->soft_labels;
+  for (int slot : {2, 3}) {
+    const double lam = draw->draws[static_cast<size_t>(slot)].label_lam;
+    const float own_one = slot == 2 ? static_cast<float>(lam) : static_cast<float>(1.0 - lam);
+    EXPECT_FLOAT_EQ(soft[static_cast<size_t>(slot) * 2 + 1], own_one) << slot;
   }
 }
 

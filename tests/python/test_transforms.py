@@ -282,3 +282,44 @@ def test_mix_in_the_workers_is_torchvisions_arithmetic_on_pairs(tmp_path, alpha,
             soft[6] = hot[6]
             assert torch.equal(y.labels, soft)
             assert torch.allclose(y.labels.sum(1), torch.ones(7))
+
+
+@pytest.mark.parametrize("mode", ["pair", "elem"])
+def test_timm_mixup_modes_mix_each_slot_by_its_own_draw(tmp_path, mode):
+    """timm's Mixup(mode='pair' | 'elem') in the workers against the unmixed batch mixed with
+    torch by timm's per-element formulas, for each slot's own drawn kind, lam and box."""
+    from conftest import synth
+
+    data = synth(tmp_path / "data", images=21, classes=5, width=80, height=64)
+    plain = [T.RandomResizedCrop((40, 48)), T.ToDtype(torch.float32, scale=True),
+             T.Normalize(stoker.IMAGENET_MEAN, stoker.IMAGENET_STD)]
+    mix = T.Mixup(mixup_alpha=0.8, cutmix_alpha=1.0, prob=0.9, mode=mode,
+                  label_smoothing=0.1, num_classes=5)
+    kinds = set()
+    with stoker.Loader(data, 7, transform=plain, threads=2, seed=11) as a, \
+            stoker.Loader(data, 7, transform=plain, threads=2, seed=11,
+                          batch_transform=mix) as b:
+        config = b._core.config.mix
+        for x, y in zip(a, b):
+            draws = _stoker.slot_mixes(config, 11, y.epoch, y.index, 0, 1, 7, 40, 48)
+            if mode == "pair":
+                assert all(draws[i] == draws[i ^ 1] for i in range(6))
+            off, on = 0.1 / 5, 1 - 0.1 + 0.1 / 5
+            hot = torch.full((7, 5), off, dtype=torch.float64)
+            hot[torch.arange(7), x.labels] = on
+            hot = hot.float()
+            for i in range(7):
+                d, p = draws[i], i ^ 1
+                kinds.add(d["kind"])
+                want, soft = x.images[i].clone(), hot[i]
+                if p < 7 and d["kind"] == "mixup":
+                    lam = d["lam"]
+                    want = x.images[p].mul(1.0 - lam).add_(x.images[i].mul(lam))
+                elif p < 7 and d["kind"] == "cutmix":
+                    x1, y1, x2, y2 = d["box"]
+                    want[:, y1:y2, x1:x2] = x.images[p][:, y1:y2, x1:x2]
+                if p < 7 and d["kind"] != "none":
+                    soft = hot[p].mul(1.0 - d["label_lam"]).add_(hot[i].mul(d["label_lam"]))
+                assert torch.equal(y.images[i], want), (i, d)
+                assert torch.equal(y.labels[i], soft), (i, d)
+    assert {"mixup", "cutmix"} <= kinds
