@@ -316,7 +316,8 @@ case "$cmd" in
       "$venv/bin/python" bench/soak.py "$@"
     elif [ "${1:-}" = --recipe ]; then
       # torchvision's training recipe (TrivialAugmentWide, RandomErasing, MixUp/CutMix) on
-      # both loaders (bench/recipe.py), on the photos bench/compare_torchvision makes.
+      # both loaders (bench/recipe.py), on the photos bench/compare_torchvision makes;
+      # --set timm: timm's (RandAugment string, pixel erasing, Mixup), stoker vs timm's.
       shift
       "$reference_venv/bin/python" bench/recipe.py "$@"
     else

@@ -2,7 +2,7 @@
 """The training recipe's cost: stoker vs torchvision's DataLoader, plain and full recipe.
 
 Run by ``./run.sh bench --recipe [ARGS]`` (the reference venv: torch 2.14.1 + torchvision
-0.29.1). On the same photos (bench/data/photos-0.3mp, made by bench/make_photo_set.py) and the
+0.29.1 + timm 1.0.31). On the same photos (bench/data/photos-0.3mp, made by bench/make_photo_set.py) and the
 same cores, each measurement a fresh process, rounds alternating:
 
   stoker-plain        stoker.Loader(transform='train'): RandomResizedCrop(224) + flip + Normalize
@@ -13,8 +13,18 @@ same cores, each measurement a fresh process, rounds alternating:
   torchvision-recipe  the same list + TrivialAugmentWide + RandomErasing, MixUp/CutMix in
                       collate_fn (torchvision's references/classification)
 
+With --set timm, timm's recipe instead (timm's train.py for ResNet strikes back / DeiT: RRC
+bicubic + flip + 'rand-m9-mstd0.5-inc1' + RandomErasing(0.25, 'pixel') per sample, Mixup(0.8)
+/ CutMix(1.0) with label smoothing 0.1 per batch):
+
+  stoker-timm         stoker.timm.create_transform + stoker.Loader + stoker.timm.Mixup (all in
+                      the C++ workers)
+  timm-timm           timm.data.create_transform + ImageFolder + DataLoader(num_workers=THREADS),
+                      timm.data.Mixup on the batch in the training process (train.py's CPU path)
+
 images/s over --images images after the first batch, medians of --rounds, and the ratios: the
-recipe's cost on each loader (recipe / plain) and stoker / torchvision for both.
+recipe's cost on each loader (recipe / plain) and stoker / torchvision for both (for timm:
+stoker / timm).
 """
 
 import argparse
@@ -31,6 +41,30 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DATA = os.path.join(HERE, "data", "photos-0.3mp")
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 PIPELINES = ("stoker-plain", "stoker-recipe", "torchvision-plain", "torchvision-recipe")
+TIMM_PIPELINES = ("stoker-timm", "timm-timm")
+TIMM_AA = "rand-m9-mstd0.5-inc1"
+
+
+def timm_loader(args, classes):
+    """The two loaders of timm's recipe (stoker-timm, timm-timm) and the per-batch function
+    the training loop applies (timm's Mixup for timm's loader; nothing for stoker's)."""
+    import torch
+
+    recipe = dict(is_training=True, auto_augment=TIMM_AA, interpolation="bicubic", re_prob=0.25,
+                  re_mode="pixel", re_count=1)
+    mix = dict(mixup_alpha=0.8, cutmix_alpha=1.0, label_smoothing=0.1, num_classes=classes)
+    if args.worker == "stoker-timm":
+        import stoker
+        from stoker.timm import Mixup, create_transform
+        return stoker.Loader(args.data, args.batch, transform=create_transform(args.size, **recipe),
+                             batch_transform=Mixup(**mix), threads=args.threads), None
+    import torchvision
+    from timm.data import Mixup, create_transform
+    dataset = torchvision.datasets.ImageFolder(args.data, create_transform(args.size, **recipe))
+    loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch, shuffle=True,
+                                         num_workers=args.threads, drop_last=True,
+                                         persistent_workers=True)
+    return loader, Mixup(**mix)
 
 
 def worker(args) -> None:
@@ -39,7 +73,10 @@ def worker(args) -> None:
     name = args.worker
     recipe = name.endswith("recipe")
     classes = len(next(os.walk(args.data))[1])
-    if name.startswith("stoker"):
+    per_batch = None
+    if name in TIMM_PIPELINES:
+        loader, per_batch = timm_loader(args, classes)
+    elif name.startswith("stoker"):
         import stoker
         import stoker.transforms as T
         steps = [T.RandomResizedCrop(args.size), T.RandomHorizontalFlip()]
@@ -73,6 +110,8 @@ def worker(args) -> None:
             if start is None:
                 start, first = time.perf_counter(), time.perf_counter() - t0
                 continue
+            if per_batch is not None:
+                per_batch(batch[0], batch[1])
             images += batch[0].shape[0]
             if images >= args.images:
                 break
@@ -89,15 +128,19 @@ def main() -> None:
     ap.add_argument("--size", type=int, default=224)
     ap.add_argument("--images", type=int, default=2048)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--worker", choices=PIPELINES, help=argparse.SUPPRESS)
+    ap.add_argument("--set", choices=("torchvision", "timm"), default="torchvision",
+                    help="whose recipe: torchvision's references or timm's train.py")
+    ap.add_argument("--worker", choices=PIPELINES + TIMM_PIPELINES, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         return worker(args)
     if not os.path.isdir(args.data):
         sys.exit(f"bench/recipe.py: no {args.data}: run ./run.sh bench once (it makes the photos)")
-    results = {p: [] for p in PIPELINES}
+    pipelines = TIMM_PIPELINES if args.set == "timm" else PIPELINES
+    results = {p: [] for p in pipelines}
     for r in range(args.rounds):
-        order = PIPELINES[r % 4:] + PIPELINES[:r % 4]
+        k = r % len(pipelines)
+        order = pipelines[k:] + pipelines[:k]
         for p in order:
             out = subprocess.run([sys.executable, __file__, "--worker", p, "--data", args.data,
                                   "--threads", str(args.threads), "--batch", str(args.batch),
@@ -110,8 +153,11 @@ def main() -> None:
     print(f"\n{datetime.date.today()} {platform.node()} {os.cpu_count()} cores, "
           f"{args.threads} threads/workers, batch {args.batch}, {args.size}px, "
           f"{args.images} images x {args.rounds} rounds (medians, images/s):")
-    for p in PIPELINES:
+    for p in pipelines:
         print(f"  {p:20s} {med[p]:8.1f}   rounds {[round(v) for v in results[p]]}")
+    if args.set == "timm":
+        print(f"  stoker / timm: {med['stoker-timm'] / med['timm-timm']:.2f}x")
+        return
     print(f"  recipe / plain: stoker {med['stoker-recipe'] / med['stoker-plain']:.2f}x, "
           f"torchvision {med['torchvision-recipe'] / med['torchvision-plain']:.2f}x")
     print(f"  stoker / torchvision: plain {med['stoker-plain'] / med['torchvision-plain']:.2f}x, "
