@@ -58,8 +58,19 @@ def timm_loader(args, classes):
         from stoker.timm import Mixup, create_transform
         return stoker.Loader(args.data, args.batch, transform=create_transform(args.size, **recipe),
                              batch_transform=Mixup(**mix), threads=args.threads), None
+    import timm.data.auto_augment as aa
     import torchvision
+    from PIL import Image
     from timm.data import Mixup, create_transform
+
+    # timm 1.0.31 on Pillow 13: PosterizeIncreasing at level 10 keeps 0 bits, which Pillow 13's
+    # ImageOps.posterize refuses (ValueError in a DataLoader worker within ~1000 images of
+    # this recipe); give it Pillow 12's answer, the black image (what stoker computes).
+    def posterize(img, bits, **_):
+        return Image.new(img.mode, img.size) if bits < 1 else aa.posterize(img, bits)
+
+    for name in ("Posterize", "PosterizeIncreasing", "PosterizeOriginal"):
+        aa.NAME_TO_OP[name] = posterize
     dataset = torchvision.datasets.ImageFolder(args.data, create_transform(args.size, **recipe))
     loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch, shuffle=True,
                                          num_workers=args.threads, drop_last=True,
