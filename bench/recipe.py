@@ -2,8 +2,8 @@
 """The training recipe's cost: stoker vs torchvision's DataLoader, plain and full recipe.
 
 Run by ``./run.sh bench --recipe [ARGS]`` (the reference venv: torch 2.14.1 + torchvision
-0.29.1 + timm 1.0.31). On the same photos (bench/data/photos-0.3mp, made by bench/make_photo_set.py) and the
-same cores, each measurement a fresh process, rounds alternating:
+0.29.1 + timm 1.0.31). On the same photos (bench/data/photos-0.3mp, made by
+bench/make_photo_set.py) and the same cores, each measurement a fresh process, rounds alternating:
 
   stoker-plain        stoker.Loader(transform='train'): RandomResizedCrop(224) + flip + Normalize
   stoker-recipe       + TrivialAugmentWide + RandomErasing(0.1) per sample (C++ workers) and
