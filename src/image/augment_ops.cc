@@ -13,6 +13,7 @@
 #include <cstring>
 #include <numbers>
 
+#include "image/pixel_image_util.h"
 #include "stoker/error.h"
 #include "stoker/timm_augment.h"
 #include "util/check.h"
@@ -29,9 +30,7 @@ constexpr std::array<const char*, 18> kOpNames = {
 uint8_t to_u8(float v) { return static_cast<uint8_t>(v); }
 float clamp255(float v) { return std::min(std::max(v, 0.0f), 255.0f); }
 
-size_t value_count(const PixelImage& im) {
-  return static_cast<size_t>(im.width) * im.height * im.channels;
-}
+using pixel_util::value_count;
 
 // torch's add_(other, alpha) on float32 is a fused multiply-add in its vectorised kernels
 // (fmadd(other, alpha, self)). a * b + c in double, rounded once to float, is that fma: the
@@ -186,15 +185,7 @@ void invert(const PixelImage& im) {
 
 void autocontrast(const PixelImage& im) {
   const int ch = im.channels;
-  const uint8_t* const px = im.pixels;
-  const size_t n = value_count(im);
-  std::array<uint8_t, 3> lo{255, 255, 255}, hi{0, 0, 0};
-  for (size_t i = 0; i < n; i += static_cast<size_t>(ch)) {
-    for (int c = 0; c < ch; ++c) {
-      lo[c] = std::min(lo[c], px[i + c]);
-      hi[c] = std::max(hi[c], px[i + c]);
-    }
-  }
+  const auto [lo, hi] = pixel_util::channel_range(im);
   std::array<float, 3> minimum{}, inv_scale{};
   for (int c = 0; c < ch; ++c) {
     minimum[c] = lo[c];

@@ -16,6 +16,7 @@
 #include <numbers>
 #include <span>
 
+#include "image/pixel_image_util.h"
 #include "stoker/error.h"
 #include "util/check.h"
 
@@ -50,9 +51,7 @@ constexpr std::array<const char*, 25> kTimmOpNames = {"AutoContrast",
 
 constexpr double kLevelDenom = 10.0;  // timm's _LEVEL_DENOM
 
-size_t value_count(const PixelImage& im) {
-  return static_cast<size_t>(im.width) * im.height * im.channels;
-}
+using pixel_util::value_count;
 
 // Image.point with one 256-entry table for every band.
 void apply_table(const PixelImage& im, const std::array<uint8_t, 256>& lut) {
@@ -141,15 +140,8 @@ void enhance_sharpness(const PixelImage& im, float factor, std::vector<uint8_t>&
 // ImageOps.autocontrast (cutoff 0): per band, [lo, hi] stretched by a table computed in double.
 void autocontrast(const PixelImage& im) {
   const int ch = im.channels;
-  const uint8_t* const px = im.pixels;
   const size_t n = value_count(im);
-  std::array<uint8_t, 3> lo{255, 255, 255}, hi{0, 0, 0};
-  for (size_t i = 0; i < n; i += static_cast<size_t>(ch)) {
-    for (int c = 0; c < ch; ++c) {
-      lo[c] = std::min(lo[c], px[i + c]);
-      hi[c] = std::max(hi[c], px[i + c]);
-    }
-  }
+  const auto [lo, hi] = pixel_util::channel_range(im);
   std::array<std::array<uint8_t, 256>, 3> lut;
   for (int c = 0; c < ch; ++c) {
     const double scale = hi[c] > lo[c] ? 255.0 / (hi[c] - lo[c]) : 0.0;
