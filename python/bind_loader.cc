@@ -85,6 +85,17 @@ struct BatchRef {
     }
     return arrays;
   }
+
+  // LoaderConfig::fields: one list per field of its slots' bytes.
+  py::list fields() const {
+    py::list out;
+    for (const std::vector<std::string>& field : batch->fields) {
+      py::list values;
+      for (const std::string& v : field) values.append(py::bytes(v));
+      out.append(values);
+    }
+    return out;
+  }
 };
 
 class LoaderHandle : public Closable<Loader> {
@@ -336,6 +347,7 @@ void register_configs(py::module_& m) {
       .def_readwrite("bad_samples", &LoaderConfig::bad_samples)
       .def_readwrite("transform", &LoaderConfig::transform)
       .def_readwrite("mix", &LoaderConfig::mix)
+      .def_readwrite("fields", &LoaderConfig::fields)
       .def_readwrite("read_retries", &LoaderConfig::read_retries)
       .def_readwrite("close_timeout_seconds", &LoaderConfig::close_timeout_seconds);
 
@@ -482,7 +494,9 @@ void register_loader(py::module_& m) {
       "[H, W, C] uint8, the bytes of its batch slot.");
 
   py::class_<BatchRef> batch(m, "Batch");
-  def_batch_metadata<BatchRef>(batch).def("arrays", &BatchRef::arrays);
+  def_batch_metadata<BatchRef>(batch)
+      .def("arrays", &BatchRef::arrays)
+      .def("fields", &BatchRef::fields);
 
   py::class_<LoaderHandle>(m, "Loader")
       .def(py::init<std::shared_ptr<Dataset>, const LoaderConfig&>(), py::arg("dataset"),

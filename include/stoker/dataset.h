@@ -85,6 +85,15 @@ class Dataset {
   virtual std::vector<int64_t> shard_ends() const { return {}; }
   virtual bool prefers_shard_order() const { return false; }
   virtual const std::vector<std::string>& classes() const = 0;
+  // Per-sample fields besides the image and the label (captions, metadata; docs/fields.md).
+  // has_field: whether the dataset can give `field` at all: a WebDataset member extension
+  // that some sample has ("txt", "json", "cls", ...) or "json.KEY" (one member of the sample's
+  // .json object). read_field: sample `index`'s value into `out`: the member's bytes, or for
+  // "json.KEY" the value as JSON text ("0.31", "\"a cat\"", "[1, 2]"). A sample without it is
+  // kBadData naming the sample and what it has; storage errors are kIo, as read()'s. A dataset
+  // without fields says has_field false and read_field throws kArgument.
+  virtual bool has_field(const std::string& /*field*/) const { return false; }
+  virtual void read_field(int64_t index, const std::string& field, std::string& out) const;
   // 16 hex digits identifying the dataset's content listing (sorted paths, sizes, labels).
   // Ranks compare it to be sure they index the same data.
   virtual std::string fingerprint() const = 0;
@@ -130,5 +139,8 @@ std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
 // (stoker/io_config.h), so a sample costs at most policy.attempts requests.
 void read_with_retries(const Dataset& data, int64_t index, std::vector<uint8_t>& out,
                        const IoRetryPolicy& policy = {});
+// data.read_field(index, field, out) with the same retries.
+void read_field_with_retries(const Dataset& data, int64_t index, const std::string& field,
+                             std::string& out, const IoRetryPolicy& policy = {});
 
 }  // namespace stoker

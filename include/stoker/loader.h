@@ -89,6 +89,11 @@ struct LoaderConfig {
   // MixUp / CutMix of each batch's pairs of slots, by the workers (stoker/batch_mix.h);
   // needs float32 output and AugmentMode::kCpu. Batch::soft_labels then holds the labels.
   BatchMixConfig mix;
+  // Per-sample fields delivered beside the images, in Batch::fields (Dataset::has_field /
+  // read_field: WebDataset members such as "txt", "json", "json.KEY"; docs/fields.md). Each is
+  // read by the worker that reads the sample's image, with the same retries; a sample without
+  // one is bad data under `bad_samples`.
+  std::vector<std::string> fields;
   AugmentMode augment = AugmentMode::kCpu;
   // kDeferred: staging bytes per sample a new batch buffer starts with (0: 2.25 * size^2 *
   // channels, the decoded area of an average DCT-scaled crop). A batch whose regions do not
@@ -142,6 +147,9 @@ struct Batch {
   // skipped by the policy has a zero row); num_classes 0 and empty otherwise.
   int num_classes = 0;
   std::vector<float> soft_labels;
+  // LoaderConfig::fields: fields[k][i] is field k of slot i (its bytes; "" for a slot the
+  // bad-sample policy skipped). Padding slots hold their wrapped sample's, like labels.
+  std::vector<std::vector<std::string>> fields;
 
   // AugmentMode::kDeferred: slot i's decoded region is `width` x `height` pixels of `channels`
   // bytes (HWC) at images[staged[i].offset]; width 0 marks a slot skipped by the bad-sample

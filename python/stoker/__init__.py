@@ -115,6 +115,10 @@ class Batch:
       epoch, index: the epoch and the batch's position in this rank's epoch.
       rank, world_size: of the loader that made the batch.
       skipped: slots zero-filled by bad_samples='skip' in this batch.
+      fields: with Loader(fields=[...]), one list per field name of its values in slot order:
+        str for text members (txt, text, caption, cls), the parsed value for json and json.KEY
+        (a float64 array when every json.KEY value is a number), bytes for others; "" / None /
+        b"" for a slot skipped by bad_samples='skip'. {} otherwise.
 
     The tensors view the loader's buffer; keep them as long as needed (the buffer is
     recycled only once they are all gone). ``to(device)`` copies to a device.
@@ -129,11 +133,12 @@ class Batch:
     """
 
     __slots__ = ("images", "labels", "indices", "valid", "global_valid", "epoch", "index",
-                 "rank", "world_size", "skipped")
+                 "rank", "world_size", "skipped", "fields")
     __array_priority__ = 1  # numpy asks __array__ first
 
     def __init__(self, images, labels, indices, valid, global_valid: int, epoch: int,
-                 index: int, rank: int, world_size: int, skipped: int = 0):
+                 index: int, rank: int, world_size: int, skipped: int = 0,
+                 fields: Optional[dict] = None):
         self.images = images
         self.labels = labels
         self.indices = indices
@@ -144,6 +149,7 @@ class Batch:
         self.rank = int(rank)
         self.world_size = int(world_size)
         self.skipped = int(skipped)
+        self.fields = fields if fields is not None else {}
 
     @property
     def transform(self) -> TransformConfig:
@@ -589,6 +595,11 @@ class Loader:
         the node-local object cache, packed I/O); None: the defaults (docs/environment.md).
       close_timeout: seconds close() waits for reads in flight before abandoning the worker
         threads stuck in them, with a warning (None: STOKER_CLOSE_TIMEOUT, else 10).
+      fields: per-sample fields besides the image, read by the workers with the image and
+        delivered in ``batch.fields`` (docs/fields.md): WebDataset member extensions ("txt",
+        "json", "cls", ...) or "json.KEY" for one member of the sample's .json. A sample
+        without one is a bad sample (bad_samples decides); a name no sample has is an
+        ArgumentError at construction.
 
     Iteration follows torch's DataLoader: each ``iter(loader)`` is one pass over an epoch
     from its beginning. Every new pass runs the next epoch (0, 1, 2, ...: a new order and new
@@ -653,6 +664,7 @@ class Loader:
         pin_memory: bool = False,
         persistent_workers: bool = False,
         prefetch_factor: Optional[int] = None,
+        fields: Optional[Sequence[str]] = None,
     ) -> None:
         self._handle = None  # set last, so that __del__ copes with a failed __init__
         self._numpy = False  # numpy batches even where torch is installed (stoker.jax)
@@ -696,11 +708,18 @@ class Loader:
                                    seed=seed, mode=mode, rank=rank, world_size=world_size,
                                    threads=threads, prefetch=prefetch, bad_samples=bad_samples)
         config.shard_window_batches = -1 if shard_window is None else shard_window
+        if isinstance(fields, str):
+            fields = [fields]
+        self._fields = tuple(str(f) for f in (fields or ()))
+        config.fields = list(self._fields)
         io_core = _io_core(io)
         config.read_retries = io_core.retries  # the sample's only retries, end to end
         if close_timeout is not None:
             config.close_timeout_seconds = close_timeout
         self._device = _parse_device(device)  # None: CPU augmentation
+        if self._fields and self._device is not None:
+            raise ValueError("fields= with device='cuda' is not offered yet: the fields ride on "
+                             "host batches (device='cpu', then batch.to('cuda'))")
         if decode not in ("cpu", "gpu", "auto"):
             raise ValueError(f"decode must be 'cpu', 'gpu' or 'auto' (got {decode!r})")
         if decode == "gpu" and self._device is None:
@@ -781,7 +800,8 @@ class Loader:
                 ref = core.next()  # GIL released while waiting
                 if ref is None:
                     return
-                batch = _wrap(ref, rank, world, numpy=self._numpy)
+                batch = _wrap(ref, rank, world, numpy=self._numpy, field_names=self._fields,
+                              name_of=core.dataset.name)
                 if self._pin_memory:
                     batch = batch.pin_memory()
             else:
@@ -1043,15 +1063,51 @@ def _image_array(images, bfloat16: bool, numpy: bool = False):
     return _bfloat16_numpy(images) if bfloat16 else images
 
 
-def _wrap(ref: "_stoker.Batch", rank: int, world_size: int, numpy: bool = False) -> Batch:
+_TEXT_FIELDS = ("txt", "text", "caption", "cls")
+
+
+def _field_values(name: str, raw: List[bytes], valid, where) -> Any:
+    """One field's bytes per slot as Python values (Batch.fields); `where(i)` names slot i's
+    sample for an error."""
+    import json as _json
+    if name in _TEXT_FIELDS or name.endswith(".txt"):
+        out = []
+        for i, b in enumerate(raw):
+            try:
+                out.append(b.decode("utf-8"))
+            except UnicodeDecodeError as e:
+                raise BadSampleError(f"{where(i)}: its .{name} member is not UTF-8 text "
+                                     f"({e.reason} at byte {e.start})") from None
+        return out
+    if name == "json" or name.startswith("json."):
+        values = [_json.loads(b) if b else None for i, b in enumerate(raw)]
+        numbers = [v for v, ok in zip(values, valid) if ok]
+        if name != "json" and numbers and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
+            import numpy as np
+            return np.array([v if isinstance(v, (int, float)) else np.nan for v in values],
+                            dtype=np.float64)
+        return values
+    return list(raw)
+
+
+def _wrap(ref: "_stoker.Batch", rank: int, world_size: int, numpy: bool = False,
+          field_names: Sequence[str] = (), name_of: Optional[Callable[[int], str]] = None
+          ) -> Batch:
     """The batch's views as torch tensors, or numpy arrays without torch (or with numpy=True:
     what stoker.jax hands to JAX)."""
     images, labels, indices, valid = ref.arrays()  # views; their base owns the C++ batch
+    fields = {}
+    if field_names:
+        slots = valid.astype(bool)
+        where = (lambda i: name_of(int(indices[i]))) if name_of else (lambda i: f"slot {i}")
+        fields = {name: _field_values(name, raw, slots, where)
+                  for name, raw in zip(field_names, ref.fields())}
     images = _image_array(images, ref.output == "bfloat16", numpy)
     if _torch is not None and not numpy:
         labels, indices, valid = (_torch.from_numpy(a) for a in (labels, indices, valid))
     return Batch(images, labels, indices, valid, ref.global_valid, ref.epoch, ref.index, rank,
-                 world_size, ref.skipped)
+                 world_size, ref.skipped, fields)
 
 
 def _wrap_device(ref: "_stoker.DeviceBatch", rank: int, world_size: int, device: int) -> Batch:

@@ -18,6 +18,12 @@
 
 namespace stoker {
 
+void Dataset::read_field(int64_t /*index*/, const std::string& field, std::string& /*out*/) const {
+  STOKER_THROW_ARG("{}: has no per-sample fields (asked for '{}'): fields come from WebDataset "
+                   "members",
+                   describe(), field);
+}
+
 std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
                                       const FileListConfig& lists, const IoConfig& io) {
   const std::string name = path.string();
@@ -49,13 +55,16 @@ std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
   STOKER_THROW_ARG("{}: not a folder or a regular file", name);
 }
 
-void read_with_retries(const Dataset& data, int64_t index, std::vector<uint8_t>& out,
-                       const IoRetryPolicy& policy) {
+namespace {
+
+// A read of sample `index` tried again after an I/O error as `policy` says.
+template <typename Read>
+void with_retries(const Dataset& data, int64_t index, const IoRetryPolicy& policy, Read&& read) {
   // The sample's only retries: below, each request is sent once (io/remote.h).
   const io::RetriedByCaller retried;
   for (int attempt = 1;; ++attempt) {
     try {
-      data.read(index, out);
+      read();
       return;
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::kIo || util::stop_reason()) throw;  // stopped: not tried again
@@ -72,6 +81,18 @@ void read_with_retries(const Dataset& data, int64_t index, std::vector<uint8_t>&
       util::throw_if_stopped(data.name(index));  // a cancelled loader: no more tries
     }
   }
+}
+
+}  // namespace
+
+void read_with_retries(const Dataset& data, int64_t index, std::vector<uint8_t>& out,
+                       const IoRetryPolicy& policy) {
+  with_retries(data, index, policy, [&] { data.read(index, out); });
+}
+
+void read_field_with_retries(const Dataset& data, int64_t index, const std::string& field,
+                             std::string& out, const IoRetryPolicy& policy) {
+  with_retries(data, index, policy, [&] { data.read_field(index, field, out); });
 }
 
 }  // namespace stoker

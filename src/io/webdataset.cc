@@ -1,12 +1,14 @@
-// WebDataset shard index cache, version 1: a frame (io/cache_file.h) with magic "STKWDS01"
+// WebDataset shard index cache, version 2: a frame (io/cache_file.h) with magic "STKWDS02"
 // around this payload (little-endian):
 //
 //   str  the shard's location      str  its stamp (Blob::stamp)     str  the label column
 //   u64  sample count N, then N x {
 //          str key   str image extension ("" when none)   u64 image offset   i64 image size (-1)
 //          str the sample's extensions, comma-separated
+//          u32 member count M, then M x { str extension  u64 offset  u64 size }
 //          u32 label token count T (0xffffffff: no label member), then T x str token }
 //   str = u32 length + bytes.
+// (Version 1 had no member list; its files are a cache miss, rebuilt.)
 #include "io/webdataset.h"
 
 #include <xxhash.h>
@@ -44,8 +46,8 @@
 namespace stoker::io {
 namespace {
 
-constexpr char kMagic[8] = {'S', 'T', 'K', 'W', 'D', 'S', '0', '1'};
-constexpr uint32_t kVersion = 1;
+constexpr char kMagic[8] = {'S', 'T', 'K', 'W', 'D', 'S', '0', '2'};
+constexpr uint32_t kVersion = 2;
 constexpr uint32_t kNoLabel = 0xffffffff;
 constexpr size_t kMaxShards = 10'000'000;
 // The image extensions of a sample, in the order one is chosen when a sample has several.
@@ -79,12 +81,20 @@ int image_rank(std::string_view ext) {
   return -1;
 }
 
+// A member of a sample, for its fields (Dataset::read_field).
+struct ShardMember {
+  std::string ext;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
 struct ShardSample {
   std::string key;
   std::string image_ext;  // "" when the sample has no image member
   uint64_t offset = 0;
   int64_t size = -1;
   std::string extensions;  // all of the sample's, comma-separated
+  std::vector<ShardMember> members;
   bool has_label = false;
   std::vector<std::string> label;
 };
@@ -189,6 +199,7 @@ ShardIndex scan_shard(const Blob& blob, const std::string& column) {
         ShardSample& s = index.samples.back();
         if (!s.extensions.empty()) s.extensions.push_back(',');
         s.extensions.append(ext);
+        s.members.push_back({ext, member.offset, member.size});
         const int rank = image_rank(ext);
         if (rank >= 0 && (image_rank_found < 0 || rank < image_rank_found)) {
           image_rank_found = rank;
@@ -215,6 +226,12 @@ std::string encode_shard(const std::string& location, const std::string& column,
     put<uint64_t>(p, s.offset);
     put<int64_t>(p, s.size);
     put_str(p, s.extensions);
+    put<uint32_t>(p, static_cast<uint32_t>(s.members.size()));
+    for (const ShardMember& m : s.members) {
+      put_str(p, m.ext);
+      put<uint64_t>(p, m.offset);
+      put<uint64_t>(p, m.size);
+    }
     put<uint32_t>(p, s.has_label ? static_cast<uint32_t>(s.label.size()) : kNoLabel);
     if (s.has_label) {
       for (const std::string& t : s.label) put_str(p, t);
@@ -246,6 +263,17 @@ std::optional<ShardIndex> decode_shard(std::string_view bytes, const std::string
         throw Malformed{"a member outside the shard"};
       }
       s.extensions = std::string(in.str("truncated extensions"));
+      const uint32_t members = in.get<uint32_t>();
+      if (members > in.left() / 20) throw Malformed{"member count too large"};
+      s.members.resize(members);
+      for (ShardMember& m : s.members) {
+        m.ext = std::string(in.str("truncated member extension"));
+        m.offset = in.get<uint64_t>();
+        m.size = in.get<uint64_t>();
+        if (m.offset > shard_size || m.size > shard_size - m.offset) {
+          throw Malformed{"a member outside the shard"};
+        }
+      }
       const uint32_t tokens = in.get<uint32_t>();
       s.has_label = tokens != kNoLabel;
       if (s.has_label) {
@@ -310,6 +338,14 @@ class WebDataset final : public Dataset {
         table_.add(base + "/" + s.key + (s.image_ext.empty() ? "" : "." + s.image_ext), s.size, -1);
         shard_of_.push_back(static_cast<uint32_t>(shard));
         offsets_.push_back(s.offset);
+        for (const ShardMember& m : s.members) {
+          auto [it, added] = member_ext_ids_.emplace(m.ext, member_exts_.size());
+          if (added) member_exts_.push_back(m.ext);
+          member_ext_.push_back(static_cast<uint32_t>(it->second));
+          member_offset_.push_back(m.offset);
+          member_size_.push_back(m.size);
+        }
+        member_end_.push_back(member_ext_.size());
         if (s.size < 0 || (labelled && !s.has_label)) {
           incomplete_.emplace(i, std::move(s.extensions));
         }
@@ -398,6 +434,41 @@ class WebDataset final : public Dataset {
     if (read_ahead_) read_ahead_->clear();
   }
   const std::vector<std::string>& classes() const override { return classes_; }
+  bool has_field(const std::string& field) const override {
+    return member_ext_ids_.contains(field.starts_with("json.") ? "json" : field);
+  }
+  void read_field(int64_t index, const std::string& field, std::string& out) const override {
+    check(index);
+    const bool json_key = field.starts_with("json.");
+    const std::string ext = json_key ? "json" : field;
+    const auto id = member_ext_ids_.find(ext);
+    const size_t begin = index == 0 ? 0 : member_end_[index - 1], end = member_end_[index];
+    size_t m = begin;
+    while (m < end && (id == member_ext_ids_.end() || member_ext_[m] != id->second)) ++m;
+    STOKER_CHECK_DATA(m < end, "{}: no .{} member for the field '{}' (the sample has: {})",
+                      name(index), ext, field, extensions(index));
+    STOKER_CHECK_DATA(member_size_[m] <= static_cast<uint64_t>(kMaxSampleBytes),
+                      "{}: .{} member too large ({} bytes; the limit is {})", name(index), ext,
+                      member_size_[m], kMaxSampleBytes);
+    std::vector<uint8_t> bytes(member_size_[m]);
+    const std::string_view path = table_.path(index);
+    shards_[shard_of_[index]]->read(
+        member_offset_[m], bytes,
+        fmt::format("the .{} member of {}", ext, path.substr(path.find('/') + 1)));
+    out.assign(bytes.begin(), bytes.end());
+    if (!json_key) return;
+    const std::string wanted = field.substr(5);
+    STOKER_CHECK_DATA(!json_nested_too_deep(out), "{}: its .json member nests too deep",
+                      name(index));
+    const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+    STOKER_CHECK_DATA(!j.is_discarded() && j.is_object(),
+                      "{}: its .json member is not a JSON object (for the field '{}')", name(index),
+                      field);
+    const auto it = j.find(wanted);
+    STOKER_CHECK_DATA(it != j.end(), "{}: its .json member has no '{}' (for the field '{}')",
+                      name(index), wanted, field);
+    out = it->dump();
+  }
   std::string fingerprint() const override { return fingerprint_; }
   std::string describe() const override {
     return fmt::format("webdataset {} ({} shard{}, {} samples, {} classes)",
@@ -459,6 +530,13 @@ class WebDataset final : public Dataset {
   SampleTable table_;
   std::vector<uint32_t> shard_of_;
   std::vector<uint64_t> offsets_;
+  // Every member of every sample (fields): sample i's are [member_end_[i - 1], member_end_[i]),
+  // their extensions ids into member_exts_.
+  std::vector<std::string> member_exts_;
+  std::unordered_map<std::string, size_t> member_ext_ids_;
+  std::vector<uint32_t> member_ext_;
+  std::vector<uint64_t> member_offset_, member_size_;
+  std::vector<size_t> member_end_;
   // The extensions of the samples without an image or a label, for their messages.
   std::unordered_map<int64_t, std::string> incomplete_;
   std::vector<std::string> classes_;

@@ -299,6 +299,34 @@ TEST_F(WebDatasetTest, TheIndexIsCachedUntilTheShardChanges) {
   EXPECT_EQ(open_webdataset(path, {}, {cache()})->size(), 2);
 }
 
+TEST_F(WebDatasetTest, FieldsAreTheSamplesMembersFromTheScanAndFromTheCache) {
+  const std::string path =
+      shard("f.tar", member("a.jpg", "A") + member("a.txt", "a cat") +
+                         member("a.json", R"({"sim": 0.31, "tags": ["x"]})") +
+                         member("b.jpg", "B") + member("b.json", R"({"tags": []})") +
+                         end_of_archive());
+  for (int pass = 0; pass < 2; ++pass) {  // scanned, then from the cached index
+    auto data = open_webdataset(path, {}, {cache()});
+    EXPECT_TRUE(data->has_field("txt"));
+    EXPECT_TRUE(data->has_field("json.anything"));
+    EXPECT_FALSE(data->has_field("cls"));
+    std::string out;
+    data->read_field(0, "txt", out);
+    EXPECT_EQ(out, "a cat");
+    data->read_field(0, "json.sim", out);
+    EXPECT_EQ(out, "0.31");
+    data->read_field(0, "json.tags", out);
+    EXPECT_EQ(out, R"(["x"])");
+    data->read_field(1, "json", out);
+    EXPECT_EQ(out, R"({"tags": []})");
+    EXPECT_THAT(test::error_of([&] { data->read_field(1, "txt", out); }),
+                HasSubstr("f.tar:b.jpg: no .txt member for the field 'txt' (the sample has: "
+                          "jpg,json)"));
+    EXPECT_THAT(test::error_of([&] { data->read_field(1, "json.sim", out); }),
+                HasSubstr("f.tar:b.jpg: its .json member has no 'sim'"));
+  }
+}
+
 TEST_F(WebDatasetTest, GzipShardsAndEmptySetsAreRefusedClearly) {
   shard("g.tar.gz", std::string("\x1f\x8b\x08\x00", 4) + std::string(600, '\0'));
   EXPECT_THAT(

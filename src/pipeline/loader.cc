@@ -309,6 +309,8 @@ class Loader::Impl {
     batch.height = transform.output_height();
     batch.width = transform.output_width();
     batch.skipped = 0;
+    batch.fields.resize(setup_.config.fields.size());
+    for (auto& field : batch.fields) field.assign(static_cast<size_t>(batch.batch_size), {});
     stages_.read.next(plan().plan(), batch.index);
     for (size_t i = 0; i < batch.valid.size(); ++i) {
       if (batch.valid[i]) flight.planned.add(batch.indices[i]);
@@ -338,6 +340,9 @@ class Loader::Impl {
         const uint8_t* from = batch.storage.get() + static_cast<size_t>(slot) * bytes;
         for (const int r : repeated_by[slot]) {
           std::memcpy(batch.storage.get() + static_cast<size_t>(r) * bytes, from, bytes);
+          for (auto& field : batch.fields) {
+            field[static_cast<size_t>(r)] = field[static_cast<size_t>(slot)];
+          }
           if (mix != nullptr) stages_.finish.slot_done(batch, *mix, r, outcome.blank);
         }
       }

@@ -14,16 +14,32 @@ ReadStage::ReadStage(std::shared_ptr<const Dataset> dataset, const LoaderSetup& 
       hint_indices_(static_cast<size_t>(setup.config.batch_size)),
       hint_valid_(static_cast<size_t>(setup.config.batch_size)) {}
 
-ReadCost ReadStage::read(int64_t index, std::vector<uint8_t>& out) const {
+namespace {
+
+// The CPU and wall time of read(), under the stage's stop.
+template <typename Read>
+ReadCost timed(const Cancellation& stop, Read&& read) {
   const double cpu_start = thread_cpu_seconds();
   const auto wall_start = std::chrono::steady_clock::now();
-  const util::StopScope stoppable(&stop_, 0, "");
-  read_with_retries(*dataset_, index, out, setup_.config.read_retries);
+  const util::StopScope stoppable(&stop, 0, "");
+  read();
   ReadCost cost;
   cost.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   cost.cpu_seconds = thread_cpu_seconds() - cpu_start;
   return cost;
+}
+
+}  // namespace
+
+ReadCost ReadStage::read(int64_t index, std::vector<uint8_t>& out) const {
+  return timed(stop_, [&] { read_with_retries(*dataset_, index, out, setup_.config.read_retries); });
+}
+
+ReadCost ReadStage::read_field(int64_t index, const std::string& field, std::string& out) const {
+  return timed(stop_, [&] {
+    read_field_with_retries(*dataset_, index, field, out, setup_.config.read_retries);
+  });
 }
 
 void ReadStage::next(const EpochPlan& plan, int64_t j) {

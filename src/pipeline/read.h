@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "pipeline/setup.h"
@@ -31,6 +32,8 @@ class ReadStage {
   // Sample `index`'s bytes into `out`: an I/O error is tried again, then thrown; any other
   // error is thrown at once.
   ReadCost read(int64_t index, std::vector<uint8_t>& out) const;
+  // Sample `index`'s field `field` (Dataset::read_field), with the same retries.
+  ReadCost read_field(int64_t index, const std::string& field, std::string& out) const;
 
   // Batch j is being scheduled: tells the dataset which samples the workers read next (batch
   // j and the one after it; in shard windows, two windows' batches: the run of the rank's

@@ -60,7 +60,13 @@ SampleOutcome SampleStage::run(Batch& batch, Staging* staging, int slot, int thr
   SampleOutcome outcome;
   const auto busy_start = std::chrono::steady_clock::now();
   try {
-    const ReadCost read = read_.read(index, scratch.bytes);
+    ReadCost read = read_.read(index, scratch.bytes);
+    for (size_t k = 0; k < config.fields.size(); ++k) {
+      const ReadCost field = read_.read_field(index, config.fields[k],
+                                              batch.fields[k][static_cast<size_t>(slot)]);
+      read.wall_seconds += field.wall_seconds;
+      read.cpu_seconds += field.cpu_seconds;
+    }
     outcome.cost.read_wall_seconds = read.wall_seconds;
     outcome.cost.cpu.read = read.cpu_seconds;
     Rng rng(
@@ -83,6 +89,7 @@ SampleOutcome SampleStage::run(Batch& batch, Staging* staging, int slot, int thr
       std::memset(out, 0, setup_.sample_bytes);
     }
     outcome.blank = true;
+    for (auto& field : batch.fields) field[static_cast<size_t>(slot)].clear();
     auto& valid = batch.valid[static_cast<size_t>(slot)];
     if (valid) {
       valid = 0;

@@ -67,6 +67,17 @@ LoaderSetup resolve_setup(const Dataset& dataset, const LoaderConfig& config) {
                    "the GPU augmentation does square outputs with crop, resize, flip and "
                    "normalisation only: augment ops, RandomErasing and non-square sizes run "
                    "on the CPU path (device='cpu')");
+  for (size_t k = 0; k < c.fields.size(); ++k) {
+    const std::string& field = c.fields[k];
+    STOKER_CHECK_ARG(!field.empty(), "fields: an empty field name");
+    STOKER_CHECK_ARG(std::find(c.fields.begin(), c.fields.begin() + static_cast<ptrdiff_t>(k),
+                               field) == c.fields.begin() + static_cast<ptrdiff_t>(k),
+                     "fields: '{}' is asked for twice", field);
+    STOKER_CHECK_ARG(dataset.has_field(field),
+                     "fields: {} has no field '{}' (WebDataset fields are member extensions "
+                     "some sample has, or json.KEY)",
+                     dataset.describe(), field);
+  }
   STOKER_CHECK_ARG(!c.stage_encoded_jpegs || c.augment == AugmentMode::kDeferred,
                    "JPEGs staged encoded (the GPU decode) need the GPU augmentation");
   if (c.rank.has_value() != c.world_size.has_value()) {

@@ -1,0 +1,136 @@
+"""Per-sample fields (captions, metadata) from WebDataset shards written by webdataset's own
+ShardWriter: every image arrives with its own caption and metadata, over 2 ranks, exactly once
+per epoch, shuffled, and after a mid-epoch resume (docs/fields.md)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import stoker
+
+webdataset = pytest.importorskip("webdataset")
+
+N = 50
+LEVEL = 5  # sample i is a flat grey image of level i * LEVEL: its pixels say which it is
+
+
+def caption(i: int) -> str:
+    return f"a grey square, number {i} — «{i * LEVEL}»"  # non-ASCII on purpose
+
+
+def write_shards(out: Path, skip_caption_of: int = -1) -> str:
+    out.mkdir(parents=True, exist_ok=True)
+    with webdataset.ShardWriter(str(out / "pairs-%04d.tar"), maxcount=12) as sink:
+        for i in range(N):
+            buf = io.BytesIO()
+            Image.new("RGB", (40 + i % 7, 36), (i * LEVEL,) * 3).save(buf, "JPEG", quality=95)
+            sample = {"__key__": f"s{i:04d}", "jpg": buf.getvalue(),
+                      "json": {"id": i, "similarity": i / 100, "url": f"http://x/{i}.jpg"}}
+            if i != skip_caption_of:
+                sample["txt"] = caption(i)
+            sink.write(sample)
+    shards = sorted(out.glob("pairs-*.tar"))
+    assert len(shards) == 5
+    return str(out / "pairs-{0000..0004}.tar")
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory) -> str:
+    return write_shards(tmp_path_factory.mktemp("fields") / "shards")
+
+
+def loader(source, rank=0, world_size=1, **kw):
+    kw.setdefault("fields", ["txt", "json", "json.similarity"])
+    return stoker.Loader(source, 8, transform="eval", size=32, output="uint8", shuffle=True,
+                         seed=3, rank=rank, world_size=world_size, threads=2, mode="exact", **kw)
+
+
+def check_batch(batch, seen: dict) -> None:
+    """Every valid slot: the image's grey level, the caption, the json and the selected key
+    all name the same sample; records it in `seen`."""
+    images = np.asarray(batch.images)
+    for slot in range(batch.batch_size):
+        if not bool(batch.valid[slot]):
+            continue
+        i = round(float(images[slot].mean()) / LEVEL)
+        assert batch.fields["txt"][slot] == caption(i)
+        meta = batch.fields["json"][slot]
+        assert meta["id"] == i and meta["url"] == f"http://x/{i}.jpg"
+        assert batch.fields["json.similarity"][slot] == pytest.approx(i / 100)
+        assert int(batch.indices[slot]) not in seen, "a sample twice in one epoch"
+        seen[int(batch.indices[slot])] = i
+
+
+def test_every_image_arrives_with_its_own_fields_once_over_two_ranks(shards):
+    seen: dict = {}
+    orders = []
+    for rank in (0, 1):
+        with loader(shards, rank, 2) as ld:
+            batches = list(ld)
+            orders.append([int(v) for b in batches for v in b.indices])
+            for b in batches:
+                assert isinstance(b.fields["json.similarity"], np.ndarray)
+                check_batch(b, seen)
+    assert sorted(seen.values()) == list(range(N))  # every sample once over the ranks
+    assert orders[0] != sorted(orders[0])  # shuffled
+
+
+def test_a_resumed_epoch_keeps_fields_with_their_images(shards):
+    seen: dict = {}
+    with loader(shards) as first:
+        it = iter(first)
+        for _ in range(3):
+            check_batch(next(it), seen)
+        state = first.state_dict()
+    with loader(shards) as resumed:
+        resumed.load_state_dict(state)
+        for b in resumed:
+            check_batch(b, seen)
+    assert sorted(seen.values()) == list(range(N))
+
+
+def test_a_missing_member_is_a_bad_sample_named_by_key(tmp_path):
+    source = write_shards(tmp_path / "shards", skip_caption_of=17)
+    with pytest.raises(stoker.BadSampleError, match=r"s0017.*no \.txt member.*jpg,json"):
+        with loader(source, fields=["txt"]) as ld:
+            for _ in ld:
+                pass
+    seen: dict = {}
+    with loader(source, fields=["txt", "json", "json.similarity"], bad_samples="skip") as ld:
+        skipped = 0
+        for b in ld:
+            skipped += b.skipped
+            check_batch(b, seen)
+    assert skipped == 1 and sorted(seen.values()) == [i for i in range(N) if i != 17]
+
+
+def test_fields_nobody_has_are_refused_at_construction(shards, tmp_path):
+    with pytest.raises(stoker.ArgumentError, match="no field 'caption'"):
+        loader(shards, fields=["caption"])
+    with pytest.raises(stoker.ArgumentError, match="asked for twice"):
+        loader(shards, fields=["txt", "txt"])
+    folder = tmp_path / "folder" / "a"
+    folder.mkdir(parents=True)
+    Image.new("RGB", (8, 8)).save(folder / "x.jpg")
+    with pytest.raises(stoker.ArgumentError, match="no field 'txt'"):
+        loader(tmp_path / "folder", fields=["txt"])
+
+
+def test_a_json_key_that_is_not_everywhere_is_named(tmp_path):
+    out = tmp_path / "s"
+    out.mkdir()
+    with webdataset.ShardWriter(str(out / "x-%02d.tar"), maxcount=100) as sink:
+        for i in range(4):
+            buf = io.BytesIO()
+            Image.new("RGB", (16, 16), (i * 40,) * 3).save(buf, "JPEG")
+            meta = {"score": i} if i != 2 else {"other": 1}
+            sink.write({"__key__": f"k{i}", "jpg": buf.getvalue(), "json": json.dumps(meta)})
+    with pytest.raises(stoker.BadSampleError, match=r"k2.*has no 'score'"):
+        with loader(str(out / "x-00.tar"), fields=["json.score"]) as ld:
+            list(ld)
