@@ -64,17 +64,18 @@ void register_dataset(py::module_& m) {
   m.def(
       "open_dataset",
       [](const std::string& path, const std::string& path_column, const std::string& label_column,
-         const std::optional<IoConfig>& io) {
+         const std::optional<IoConfig>& io, const std::vector<std::string>& field_columns) {
         const IoConfig config = io.value_or(IoConfig{});
         return run_interruptibly([&] {
-          return open_dataset(path, FileListConfig{path_column, label_column}, config);
+          return open_dataset(path, FileListConfig{path_column, label_column, field_columns},
+                              config);
         });
       },
       py::arg("path"), py::arg("path_column") = "", py::arg("label_column") = "",
-      py::arg("io") = std::nullopt,
+      py::arg("io") = std::nullopt, py::arg("field_columns") = std::vector<std::string>{},
       "Opens a packed dataset, an image folder or a file list (CSV/TSV/JSON lines: the path "
-      "and label columns by name, or the usual names when empty); `io` (None: the defaults) "
-      "says how it reads its storage.");
+      "and label columns by name, or the usual names when empty; `field_columns` kept as "
+      "per-sample fields); `io` (None: the defaults) says how it reads its storage.");
 }
 
 }  // namespace stoker::python

@@ -88,10 +88,11 @@ class Dataset {
   // Per-sample fields besides the image and the label (captions, metadata; docs/fields.md).
   // has_field: whether the dataset can give `field` at all: a WebDataset member extension
   // that some sample has ("txt", "json", "cls", ...) or "json.KEY" (one member of the sample's
-  // .json object). read_field: sample `index`'s value into `out`: the member's bytes, or for
-  // "json.KEY" the value as JSON text ("0.31", "\"a cat\"", "[1, 2]"). A sample without it is
-  // kBadData naming the sample and what it has; storage errors are kIo, as read()'s. A dataset
-  // without fields says has_field false and read_field throws kArgument.
+  // .json object); a file list's FileListConfig::field_columns. read_field: sample `index`'s value
+  // into `out`: the member's bytes, or for "json.KEY" the value as JSON text ("0.31", "\"a cat\"",
+  // "[1, 2]"). A sample without it is kBadData naming the sample and what it has; storage errors
+  // are kIo, as read()'s. A dataset without fields says has_field false and read_field throws
+  // kArgument.
   virtual bool has_field(const std::string& /*field*/) const { return false; }
   virtual void read_field(int64_t index, const std::string& field, std::string& out) const;
   // 16 hex digits identifying the dataset's content listing (sorted paths, sizes, labels).
@@ -114,8 +115,13 @@ std::shared_ptr<Dataset> open_image_folder(const std::filesystem::path& root,
 // Which columns (members) of a table or JSON-lines list hold the path and the label; empty:
 // the first of the usual names (above).
 struct FileListConfig {
-  std::string path_column;
-  std::string label_column;
+  std::string path_column = {};
+  std::string label_column = {};
+  // Columns (table lists) or members (JSON lines) kept as per-sample fields
+  // (Dataset::read_field): a text value as it is, a JSON member that is not a string as JSON
+  // text. A list asked for fields is parsed at each open (not cached as a table file); a row
+  // without one of them (a JSON line missing the member) is bad data when its field is read.
+  std::vector<std::string> field_columns = {};
 };
 
 // The parsed list is cached in $STOKER_CACHE_DIR (as the folder index is; "off" disables it)

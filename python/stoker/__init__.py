@@ -115,10 +115,11 @@ class Batch:
       epoch, index: the epoch and the batch's position in this rank's epoch.
       rank, world_size: of the loader that made the batch.
       skipped: slots zero-filled by bad_samples='skip' in this batch.
-      fields: with Loader(fields=[...]), one list per field name of its values in slot order:
-        str for text members (txt, text, caption, cls), the parsed value for json and json.KEY
-        (a float64 array when every json.KEY value is a number), bytes for others; "" / None /
-        b"" for a slot skipped by bad_samples='skip'. {} otherwise.
+      fields: with Loader(fields=[...]), one list per field name of its values in slot order.
+        WebDataset: str for text members (txt, text, caption, cls), the parsed value for json
+        and json.KEY (a float64 array when every json.KEY value is a number), bytes for
+        others. A list: str, each column's text (a JSON-lines member that is not a string as
+        JSON text). "" / None / b"" for a slot skipped by bad_samples='skip'. {} otherwise.
 
     The tensors view the loader's buffer; keep them as long as needed (the buffer is
     recycled only once they are all gone). ``to(device)`` copies to a device.
@@ -597,9 +598,9 @@ class Loader:
         threads stuck in them, with a warning (None: STOKER_CLOSE_TIMEOUT, else 10).
       fields: per-sample fields besides the image, read by the workers with the image and
         delivered in ``batch.fields`` (docs/fields.md): WebDataset member extensions ("txt",
-        "json", "cls", ...) or "json.KEY" for one member of the sample's .json. A sample
-        without one is a bad sample (bad_samples decides); a name no sample has is an
-        ArgumentError at construction.
+        "json", "cls", ...) or "json.KEY" for one member of the sample's .json; a CSV / TSV /
+        JSON-lines list's columns ("caption"). A sample without one is a bad sample
+        (bad_samples decides); a name no sample has is an ArgumentError at construction.
 
     Iteration follows torch's DataLoader: each ``iter(loader)`` is one pass over an epoch
     from its beginning. Every new pass runs the next epoch (0, 1, 2, ...: a new order and new
@@ -730,7 +731,12 @@ class Loader:
             config.rank = dist.get_rank()
             config.world_size = dist.get_world_size()
 
-        dataset = _stoker.open_dataset(source, path_column or "", label_column or "", io_core)
+        # A list keeps the columns asked for as fields (WebDataset shards index every member).
+        list_fields = [f for f in self._fields if not os.path.isdir(source)]
+        dataset = _stoker.open_dataset(source, path_column or "", label_column or "", io_core,
+                                       list_fields)
+        # A list's fields are its columns' text; WebDataset's are members, decoded by kind.
+        self._text_fields = dataset.describe().startswith("file-list")
         if mix is not None:
             config.mix = transforms._batch_mix_config(mix, _stoker, dataset)
             batch_transform = None
@@ -801,7 +807,7 @@ class Loader:
                 if ref is None:
                     return
                 batch = _wrap(ref, rank, world, numpy=self._numpy, field_names=self._fields,
-                              name_of=core.dataset.name)
+                              name_of=core.dataset.name, text_fields=self._text_fields)
                 if self._pin_memory:
                     batch = batch.pin_memory()
             else:
@@ -1066,17 +1072,17 @@ def _image_array(images, bfloat16: bool, numpy: bool = False):
 _TEXT_FIELDS = ("txt", "text", "caption", "cls")
 
 
-def _field_values(name: str, raw: List[bytes], valid, where) -> Any:
+def _field_values(name: str, raw: List[bytes], valid, where, text: bool = False) -> Any:
     """One field's bytes per slot as Python values (Batch.fields); `where(i)` names slot i's
-    sample for an error."""
+    sample for an error. `text`: a list's column, always text."""
     import json as _json
-    if name in _TEXT_FIELDS or name.endswith(".txt"):
+    if text or name in _TEXT_FIELDS or name.endswith(".txt"):
         out = []
         for i, b in enumerate(raw):
             try:
                 out.append(b.decode("utf-8"))
             except UnicodeDecodeError as e:
-                raise BadSampleError(f"{where(i)}: its .{name} member is not UTF-8 text "
+                raise BadSampleError(f"{where(i)}: its field '{name}' is not UTF-8 text "
                                      f"({e.reason} at byte {e.start})") from None
         return out
     if name == "json" or name.startswith("json."):
@@ -1092,8 +1098,8 @@ def _field_values(name: str, raw: List[bytes], valid, where) -> Any:
 
 
 def _wrap(ref: "_stoker.Batch", rank: int, world_size: int, numpy: bool = False,
-          field_names: Sequence[str] = (), name_of: Optional[Callable[[int], str]] = None
-          ) -> Batch:
+          field_names: Sequence[str] = (), name_of: Optional[Callable[[int], str]] = None,
+          text_fields: bool = False) -> Batch:
     """The batch's views as torch tensors, or numpy arrays without torch (or with numpy=True:
     what stoker.jax hands to JAX)."""
     images, labels, indices, valid = ref.arrays()  # views; their base owns the C++ batch
@@ -1101,7 +1107,7 @@ def _wrap(ref: "_stoker.Batch", rank: int, world_size: int, numpy: bool = False,
     if field_names:
         slots = valid.astype(bool)
         where = (lambda i: name_of(int(indices[i]))) if name_of else (lambda i: f"slot {i}")
-        fields = {name: _field_values(name, raw, slots, where)
+        fields = {name: _field_values(name, raw, slots, where, text_fields)
                   for name, raw in zip(field_names, ref.fields())}
     images = _image_array(images, ref.output == "bfloat16", numpy)
     if _torch is not None and not numpy:

@@ -19,9 +19,10 @@
 namespace stoker {
 
 void Dataset::read_field(int64_t /*index*/, const std::string& field, std::string& /*out*/) const {
-  STOKER_THROW_ARG("{}: has no per-sample fields (asked for '{}'): fields come from WebDataset "
-                   "members",
-                   describe(), field);
+  STOKER_THROW_ARG(
+      "{}: has no per-sample fields (asked for '{}'): fields come from WebDataset "
+      "members",
+      describe(), field);
 }
 
 std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,

@@ -101,7 +101,8 @@ std::vector<std::string> read_list(std::string_view start, const ListBytes& byte
                                    const std::string& list_name, const FileListConfig& config,
                                    const std::function<void(bool multi_label)>& begin,
                                    const std::function<void(std::string_view path, int64_t label,
-                                                            std::span<const int32_t> set)>& add) {
+                                                            std::span<const int32_t> set)>& add,
+                                   const std::function<void(const RowFields&)>& fields) {
   const ListForm form = list_form(start.substr(0, kListFormBytes), list_name, config);
   // Pass 1: every row checked, the labels counted. A path's fault is reported after the labels'
   // (as when the rows were all read first).
@@ -137,6 +138,7 @@ std::vector<std::string> read_list(std::string_view start, const ListBytes& byte
                      "{}:{}: the list changed while it was read: open it again", list_name,
                      row.line);
     add(row.path, label, set);
+    if (fields) fields(row.fields);
   });
   bytes([&](std::string_view chunk) { reader.feed(chunk); });
   reader.finish();
@@ -148,6 +150,7 @@ std::vector<std::string> read_list(std::string_view start, const ListBytes& byte
 ParsedList parse_list(std::string_view text, const std::string& list_name,
                       const FileListConfig& config) {
   ParsedList out;
+  out.fields = ListFields(config.field_columns);
   bool multi = false;
   out.classes = read_list(
       text, [&](const std::function<void(std::string_view)>& each) { each(text); }, list_name,
@@ -155,7 +158,8 @@ ParsedList parse_list(std::string_view text, const std::string& list_name,
       [&](std::string_view path, int64_t label, std::span<const int32_t> set) {
         out.table.add(path, -1, label);
         if (multi) out.table.add_label_set(set);
-      });
+      },
+      [&](const RowFields& row) { out.fields.add(row); });
   return out;
 }
 
@@ -169,7 +173,9 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list,
   // and the columns asked for: a changed list is read again.
   const std::filesystem::path dir = io::cache_dir_from_option("");
   struct stat before {};
-  if (!dir.empty() && ::stat(list_name.c_str(), &before) == 0 && S_ISREG(before.st_mode)) {
+  // A list with fields is held in memory: the table file has no place for them.
+  if (config.field_columns.empty() && !dir.empty() && ::stat(list_name.c_str(), &before) == 0 &&
+      S_ISREG(before.st_mode)) {
     const std::string canonical = io::canonical_or_empty(list);
     if (!canonical.empty()) {
       const std::string key = io::list_cache_key(canonical, before, config);
@@ -217,9 +223,9 @@ std::string list_cache_key(const std::string& canonical, const struct stat& st,
 std::shared_ptr<Dataset> file_list_from_text(std::string_view text, const std::string& list_name,
                                              const FileListConfig& config) {
   ParsedList parsed = parse_list(text, list_name, config);
-  return std::make_shared<io::TableDataset>("file-list", list_name, list_prefix(list_name),
-                                            SampleView(std::move(parsed.table)),
-                                            std::move(parsed.classes));
+  return std::make_shared<io::TableDataset>(
+      "file-list", list_name, list_prefix(list_name), SampleView(std::move(parsed.table)),
+      std::move(parsed.classes), "", std::move(parsed.fields));
 }
 
 }  // namespace io

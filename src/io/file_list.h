@@ -9,12 +9,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "io/sample_table.h"
+#include "io/table_dataset.h"
 #include "stoker/dataset.h"
 
 namespace stoker::io {
@@ -27,16 +29,20 @@ using ListBytes = std::function<void(const std::function<void(std::string_view)>
 // Memory is bounded by the distinct labels, not the rows. `start` is the list's first bytes
 // (up to kListFormBytes: they decide its form). Returns the class names.
 inline constexpr size_t kListFormBytes = size_t{1} << 20;
+// `fields`, when set, gets each sample's FileListConfig::field_columns right after its add().
+using RowFields = std::vector<std::optional<std::string>>;
 std::vector<std::string> read_list(std::string_view start, const ListBytes& bytes,
                                    const std::string& list_name, const FileListConfig& config,
                                    const std::function<void(bool multi_label)>& begin,
                                    const std::function<void(std::string_view path, int64_t label,
-                                                            std::span<const int32_t> set)>& add);
+                                                            std::span<const int32_t> set)>& add,
+                                   const std::function<void(const RowFields&)>& fields = {});
 
-// A list's table and class names, parsed from its text.
+// A list's table, class names and fields, parsed from its text.
 struct ParsedList {
   SampleTable table;
   std::vector<std::string> classes;
+  ListFields fields;
 };
 ParsedList parse_list(std::string_view text, const std::string& list_name,
                       const FileListConfig& config);

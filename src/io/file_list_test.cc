@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 using test::error_of;
 using test::TempDir;
 using test::write_file;
+using ::testing::HasSubstr;
 
 TEST(FileList, ParsesPathsLabelsAndComments) {
   TempDir tmp;
@@ -120,6 +121,44 @@ TEST(FileList, LabelIdsFarAboveTheLabelsSeenAreRefusedNamingTheLine) {
   }
   write_file(list, coco);
   EXPECT_EQ(open_file_list(list)->classes().size(), 90u);  // ids 0..89: the largest used is 89
+}
+
+TEST(FileList, FieldColumnsAreKeptPerSample) {
+  TempDir tmp;
+  const fs::path csv = tmp.path() / "pairs.csv";
+  write_file(csv, "path,caption,score\na.jpg,\"a cat, sleeping\",0.5\nb.jpg,,0.25\n");
+  auto data = open_file_list(csv, {.field_columns = {"caption", "score"}});
+  EXPECT_TRUE(data->has_field("caption"));
+  EXPECT_FALSE(data->has_field("path"));  // only what was asked for
+  std::string out;
+  data->read_field(0, "caption", out);
+  EXPECT_EQ(out, "a cat, sleeping");
+  data->read_field(1, "caption", out);
+  EXPECT_EQ(out, "");  // an empty cell is an empty field, not a missing one
+  data->read_field(1, "score", out);
+  EXPECT_EQ(out, "0.25");
+  EXPECT_NE(data->fingerprint(), open_file_list(csv)->fingerprint());
+  EXPECT_THAT(error_of([&] { open_file_list(csv, {.field_columns = {"alt"}}); }),
+              HasSubstr("pairs.csv:1: no column 'alt' for the field (the header: path, caption, "
+                        "score)"));
+  const fs::path jsonl = tmp.path() / "pairs.jsonl";
+  write_file(jsonl,
+             "{\"path\": \"a.jpg\", \"t\": \"x\", \"m\": {\"k\": 1}}\n"
+             "{\"path\": \"b.jpg\", \"m\": [2]}\n");
+  auto lines = open_file_list(jsonl, {.field_columns = {"t", "m"}});
+  lines->read_field(0, "m", out);
+  EXPECT_EQ(out, "{\"k\":1}");  // not a string: JSON text
+  try {
+    lines->read_field(1, "t", out);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadData);
+    EXPECT_THAT(e.message(), HasSubstr("b.jpg: no 't' for the field"));
+  }
+  const fs::path legacy = tmp.path() / "l.txt";
+  write_file(legacy, "a.jpg\t0\n");
+  EXPECT_THAT(error_of([&] { open_file_list(legacy, {.field_columns = {"c"}}); }),
+              HasSubstr("headerless"));
 }
 
 TEST(FileList, CsvWithAHeaderAndClassNamesMapsThemLikeImageFolder) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <functional>
@@ -317,6 +318,12 @@ void RowReader::record(int64_t line, std::vector<std::string>&& fields) {
     STOKER_CHECK_ARG(config_.label_column.empty() || label_col_.has_value(),
                      "{}:{}: no column '{}' in the header ({})", list_name_, line,
                      config_.label_column, fmt::join(header_, ", "));
+    for (const std::string& field : config_.field_columns) {
+      const auto at = std::find(header_.begin(), header_.end(), field);
+      STOKER_CHECK_ARG(at != header_.end(), "{}:{}: no column '{}' for the field (the header: {})",
+                       list_name_, line, field, fmt::join(header_, ", "));
+      field_cols_.push_back(static_cast<size_t>(at - header_.begin()));
+    }
     return;
   }
   STOKER_CHECK_ARG(fields.size() == header_.size(), "{}:{}: {} fields, the header has {}",
@@ -330,6 +337,7 @@ void RowReader::record(int64_t line, std::vector<std::string>&& fields) {
     STOKER_CHECK_ARG(!row.labels.empty(), "{}:{}: empty label (column '{}')", list_name_, line,
                      header_[*label_col_]);
   }
+  for (const size_t col : field_cols_) row.fields.emplace_back(fields[col]);
   on_row_(std::move(row));
 }
 
@@ -338,6 +346,10 @@ void RowReader::line(std::string_view text, int64_t number) {
     // The legacy headerless list: path<TAB>integer label.
     if (blank(text) || text.front() == '#') return;
     const size_t tab = text.rfind('\t');
+    STOKER_CHECK_ARG(config_.field_columns.empty(),
+                     "{}: a headerless 'path<TAB>label' list has no columns for fields (give a "
+                     "table with a header, or JSON lines)",
+                     list_name_);
     STOKER_CHECK_ARG(tab != std::string_view::npos,
                      "{}:{}: expected 'path<TAB>label', found no tab (a table needs a header "
                      "naming its path column: path, file, filename, image, ...)",
@@ -390,6 +402,14 @@ void RowReader::line(std::string_view text, int64_t number) {
   labelled_ = row.has_label;
   if (row.has_label) {
     row.labels = json_label_tokens(j[label_key], fmt::format("{}:{}", list_name_, number));
+  }
+  for (const std::string& field : config_.field_columns) {
+    const auto it = j.find(field);
+    if (it == j.end()) {
+      row.fields.emplace_back(std::nullopt);
+    } else {
+      row.fields.emplace_back(it->is_string() ? it->get<std::string>() : it->dump());
+    }
   }
   on_row_(std::move(row));
 }

@@ -25,6 +25,8 @@ struct Row {
   std::string path;
   std::vector<std::string> labels;
   bool has_label = false;  // false: a label-free list
+  // FileListConfig::field_columns, in order (nullopt: the JSON line has no such member).
+  std::vector<std::optional<std::string>> fields = {};
 };
 
 enum class ListForm { kHeaderless, kCsv, kTsvTable, kJsonLines };
@@ -76,6 +78,7 @@ class RowReader {
   std::unique_ptr<Delimited> delimited_;
   std::vector<std::string> header_;
   std::optional<size_t> path_col_, label_col_;
+  std::vector<size_t> field_cols_;
 };
 
 }  // namespace stoker::io

@@ -1,6 +1,10 @@
 #include "io/table_dataset.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <xxhash.h>
+
+#include <algorithm>
 
 #include "io/file_util.h"
 #include "stoker/error.h"
@@ -8,15 +12,53 @@
 
 namespace stoker::io {
 
+ListFields::ListFields(std::vector<std::string> field_names)
+    : names(std::move(field_names)),
+      bytes(names.size()),
+      ends(names.size()),
+      present(names.size()) {}
+
+void ListFields::add(const std::vector<std::optional<std::string>>& values) {
+  for (size_t k = 0; k < names.size(); ++k) {
+    const bool has = k < values.size() && values[k].has_value();
+    if (has) bytes[k] += *values[k];
+    ends[k].push_back(bytes[k].size());
+    present[k].push_back(has ? 1 : 0);
+  }
+}
+
 TableDataset::TableDataset(std::string kind, std::string location, std::string prefix,
                            SampleView samples, std::vector<std::string> classes,
-                           std::string fingerprint)
+                           std::string fingerprint, ListFields fields)
     : kind_(std::move(kind)),
       location_(std::move(location)),
       prefix_(std::move(prefix)),
       samples_(std::move(samples)),
       classes_(std::move(classes)),
-      fingerprint_(fingerprint.empty() ? io::fingerprint(samples_) : std::move(fingerprint)) {}
+      fingerprint_(fingerprint.empty() ? io::fingerprint(samples_) : std::move(fingerprint)),
+      fields_(std::move(fields)) {
+  if (!fields_.names.empty()) {  // the same list with other fields is another dataset
+    const std::string id =
+        fmt::format("{}\nfields {}", fingerprint_, fmt::join(fields_.names, ","));
+    fingerprint_ = fmt::format("{:016x}", XXH3_64bits(id.data(), id.size()));
+  }
+}
+
+bool TableDataset::has_field(const std::string& field) const {
+  return std::find(fields_.names.begin(), fields_.names.end(), field) != fields_.names.end();
+}
+
+void TableDataset::read_field(int64_t index, const std::string& field, std::string& out) const {
+  check(index);
+  const auto at = std::find(fields_.names.begin(), fields_.names.end(), field);
+  if (at == fields_.names.end()) return Dataset::read_field(index, field, out);
+  const auto k = static_cast<size_t>(at - fields_.names.begin());
+  const auto i = static_cast<size_t>(index);
+  STOKER_CHECK_DATA(fields_.present[k][i], "{}: no '{}' for the field (its line has none)",
+                    name(index), field);
+  const uint64_t begin = i == 0 ? 0 : fields_.ends[k][i - 1];
+  out.assign(fields_.bytes[k], begin, fields_.ends[k][i] - begin);
+}
 
 int64_t TableDataset::label(int64_t index) const {
   check(index);

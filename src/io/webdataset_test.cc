@@ -300,11 +300,10 @@ TEST_F(WebDatasetTest, TheIndexIsCachedUntilTheShardChanges) {
 }
 
 TEST_F(WebDatasetTest, FieldsAreTheSamplesMembersFromTheScanAndFromTheCache) {
-  const std::string path =
-      shard("f.tar", member("a.jpg", "A") + member("a.txt", "a cat") +
-                         member("a.json", R"({"sim": 0.31, "tags": ["x"]})") +
-                         member("b.jpg", "B") + member("b.json", R"({"tags": []})") +
-                         end_of_archive());
+  const std::string path = shard(
+      "f.tar", member("a.jpg", "A") + member("a.txt", "a cat") +
+                   member("a.json", R"({"sim": 0.31, "tags": ["x"]})") + member("b.jpg", "B") +
+                   member("b.json", R"({"tags": []})") + end_of_archive());
   for (int pass = 0; pass < 2; ++pass) {  // scanned, then from the cached index
     auto data = open_webdataset(path, {}, {cache()});
     EXPECT_TRUE(data->has_field("txt"));

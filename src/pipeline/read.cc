@@ -33,7 +33,8 @@ ReadCost timed(const Cancellation& stop, Read&& read) {
 }  // namespace
 
 ReadCost ReadStage::read(int64_t index, std::vector<uint8_t>& out) const {
-  return timed(stop_, [&] { read_with_retries(*dataset_, index, out, setup_.config.read_retries); });
+  return timed(stop_,
+               [&] { read_with_retries(*dataset_, index, out, setup_.config.read_retries); });
 }
 
 ReadCost ReadStage::read_field(int64_t index, const std::string& field, std::string& out) const {

@@ -62,8 +62,8 @@ SampleOutcome SampleStage::run(Batch& batch, Staging* staging, int slot, int thr
   try {
     ReadCost read = read_.read(index, scratch.bytes);
     for (size_t k = 0; k < config.fields.size(); ++k) {
-      const ReadCost field = read_.read_field(index, config.fields[k],
-                                              batch.fields[k][static_cast<size_t>(slot)]);
+      const ReadCost field =
+          read_.read_field(index, config.fields[k], batch.fields[k][static_cast<size_t>(slot)]);
       read.wall_seconds += field.wall_seconds;
       read.cpu_seconds += field.cpu_seconds;
     }

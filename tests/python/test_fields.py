@@ -47,8 +47,9 @@ def shards(tmp_path_factory) -> str:
 
 def loader(source, rank=0, world_size=1, **kw):
     kw.setdefault("fields", ["txt", "json", "json.similarity"])
-    return stoker.Loader(source, 8, transform="eval", size=32, output="uint8", shuffle=True,
-                         seed=3, rank=rank, world_size=world_size, threads=2, mode="exact", **kw)
+    kw.setdefault("shuffle", True)
+    return stoker.Loader(source, 8, transform="eval", size=32, output="uint8", seed=3, rank=rank,
+                         world_size=world_size, threads=2, mode="exact", **kw)
 
 
 def check_batch(batch, seen: dict) -> None:
@@ -134,3 +135,76 @@ def test_a_json_key_that_is_not_everywhere_is_named(tmp_path):
     with pytest.raises(stoker.BadSampleError, match=r"k2.*has no 'score'"):
         with loader(str(out / "x-00.tar"), fields=["json.score"]) as ld:
             list(ld)
+
+
+@pytest.fixture(scope="module")
+def caption_csv(tmp_path_factory) -> Path:
+    """The same grey squares as files, listed in a CSV with path, caption and a score."""
+    root = tmp_path_factory.mktemp("csv")
+    (root / "img").mkdir()
+    rows = ["path,caption,score"]
+    for i in range(N):
+        Image.new("RGB", (40, 36), (i * LEVEL,) * 3).save(root / "img" / f"{i}.jpg", quality=95)
+        text = caption(i).replace('"', '""')
+        rows.append(f'img/{i}.jpg,"{text}, with a comma",{i / 100}')
+    (root / "pairs.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return root / "pairs.csv"
+
+
+def check_csv_batch(batch, seen: dict) -> None:
+    images = np.asarray(batch.images)
+    for slot in range(batch.batch_size):
+        if not bool(batch.valid[slot]):
+            continue
+        i = round(float(images[slot].mean()) / LEVEL)
+        assert batch.fields["caption"][slot] == caption(i) + ", with a comma"
+        assert batch.fields["score"][slot] == str(i / 100)
+        assert int(batch.indices[slot]) not in seen
+        seen[int(batch.indices[slot])] = i
+
+
+def test_a_csv_with_captions_keeps_each_caption_with_its_image(caption_csv):
+    seen: dict = {}
+    for rank in (0, 1):
+        with loader(caption_csv, rank, 2, fields=["caption", "score"]) as ld:
+            for b in ld:
+                check_csv_batch(b, seen)
+    assert sorted(seen.values()) == list(range(N))
+    seen = {}
+    with loader(caption_csv, fields=["caption", "score"]) as first:
+        it = iter(first)
+        for _ in range(2):
+            check_csv_batch(next(it), seen)
+        state = first.state_dict()
+    with loader(caption_csv, fields=["caption", "score"]) as resumed:
+        resumed.load_state_dict(state)
+        for b in resumed:
+            check_csv_batch(b, seen)
+    assert sorted(seen.values()) == list(range(N))
+    # The fields are part of what the dataset is: another field set, another fingerprint.
+    with loader(caption_csv, fields=["caption"]) as a, loader(caption_csv, fields=[]) as b:
+        assert a.fingerprint != b.fingerprint
+
+
+def test_json_lines_fields_and_what_a_list_cannot_give(tmp_path, caption_csv):
+    root = caption_csv.parent
+    lines = [json.dumps({"path": f"img/{i}.jpg", "text": caption(i), "meta": {"i": i}})
+             for i in range(N) if i != 7]
+    lines.insert(7, json.dumps({"path": "img/7.jpg", "meta": {"i": 7}}))  # no "text"
+    (root / "pairs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with loader(root / "pairs.jsonl", fields=["text", "meta"], bad_samples="skip",
+                shuffle=False) as ld:
+        skipped = 0
+        for b in ld:
+            skipped += b.skipped
+            for slot in range(b.batch_size):
+                if bool(b.valid[slot]):
+                    i = json.loads(b.fields["meta"][slot])["i"]
+                    assert b.fields["text"][slot] == caption(i)
+    assert skipped == 1  # line 8 has no "text": a bad sample, named
+    with pytest.raises(stoker.ArgumentError, match="no column 'alt' for the field"):
+        loader(caption_csv, fields=["alt"])
+    tsv = root / "legacy.txt"
+    tsv.write_text("img/0.jpg\t0\n")
+    with pytest.raises(stoker.ArgumentError, match="headerless"):
+        loader(tsv, fields=["caption"])
