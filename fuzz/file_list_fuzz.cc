@@ -6,7 +6,9 @@
 // reader must either throw stoker::Error or return a dataset whose every sample has a name, a
 // label in [-1, classes) and, for a multi-label list, a sorted set of ids below the class
 // count; the fingerprint is computed. Read again in small chunks (as a file is streamed), the
-// list must give the same samples, classes and error.
+// list must give the same samples, classes and error. The dataset is opened a second time
+// keeping a "caption" column as a field (FileListConfig::field_columns): it must throw
+// stoker::Error or give every sample's field or a kBadData error for it.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -55,6 +57,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     list = stoker::io::file_list_from_text(text, name, {});
   } catch (const stoker::Error&) {
     return 0;
+  }
+  try {
+    const auto with_fields =
+        stoker::io::file_list_from_text(text, name, {.field_columns = {"caption"}});
+    std::string field;
+    for (int64_t i = 0; i < with_fields->size(); ++i) {
+      try {
+        with_fields->read_field(i, "caption", field);
+      } catch (const stoker::Error& e) {
+        if (e.kind() != stoker::ErrorKind::kBadData) std::abort();
+      }
+    }
+  } catch (const stoker::Error&) {
   }
   const auto classes = static_cast<int64_t>(list->classes().size());
   if (list->size() < 1 || list->fingerprint().size() != 16) std::abort();
