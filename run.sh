@@ -12,6 +12,7 @@
 #   ./run.sh bench [ARGS]  side-by-side benchmark against torchvision (bench/compare_torchvision)
 #   ./run.sh bench --peers [ARGS]  ... against DALI, SPDL, FFCV and torchvision (bench/peers)
 #   ./run.sh bench --recipe [ARGS] the training recipe's cost, stoker vs torchvision (bench/recipe.py)
+#   ./run.sh bench --clip [ARGS]   image-text pairs, stoker vs webdataset (bench/clip_loaders.py)
 #   ./run.sh bench --remote [ARGS] WebDataset shards over HTTP and slow links vs disk (bench/remote.py)
 #   ./run.sh bench --soak [ARGS]   30 epochs on 2 gloo ranks with EIO, a stall and 10 SIGKILLs (bench/soak.py)
 set -euo pipefail
@@ -239,7 +240,8 @@ case "$cmd" in
     "$reference_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_fidelity.py \
       tests/python/test_transforms.py tests/python/test_example_recipe.py \
       tests/python/test_example_imagefolder.py tests/python/test_ported_imagenet.py \
-      tests/python/test_loader.py tests/python/test_demo.py tests/python/test_timm.py
+      tests/python/test_loader.py tests/python/test_demo.py tests/python/test_timm.py \
+      tests/python/test_example_timm.py tests/python/test_example_clip.py
     stage "Python tests without torch: numpy and JAX (JAX venv)"
     ensure_jax_venv
     "$jax_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_jax.py \
@@ -314,6 +316,11 @@ case "$cmd" in
       shift
       ensure_packages "${test_packages[@]}"
       "$venv/bin/python" bench/soak.py "$@"
+    elif [ "${1:-}" = --clip ]; then
+      # Image-text pairs: stoker vs webdataset + DataLoader on CLIP-style shards
+      # (bench/clip_loaders.py), made from the photos bench/compare_torchvision makes.
+      shift
+      "$reference_venv/bin/python" bench/clip_loaders.py "$@"
     elif [ "${1:-}" = --recipe ]; then
       # torchvision's training recipe (TrivialAugmentWide, RandomErasing, MixUp/CutMix) on
       # both loaders (bench/recipe.py), on the photos bench/compare_torchvision makes;
@@ -325,7 +332,7 @@ case "$cmd" in
     fi
     ;;
   *)
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
     [ "$cmd" = help ] || exit 2
     ;;
 esac
