@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bind.h"
@@ -56,6 +57,16 @@ void register_dataset(py::module_& m) {
       .def("name", &Dataset::name, py::arg("index"))
       .def_property_readonly("classes", &Dataset::classes)
       .def_property_readonly("fingerprint", &Dataset::fingerprint)
+      .def_property_readonly("filtered", &Dataset::filtered)
+      .def("has_field", &Dataset::has_field, py::arg("field"))
+      .def(
+          "read_field",
+          [](const Dataset& d, int64_t index, const std::string& field) {
+            std::string out;
+            d.read_field(index, field, out);
+            return py::bytes(out);
+          },
+          py::arg("index"), py::arg("field"), "Sample `index`'s field (Dataset::read_field).")
       .def("describe", &Dataset::describe)
       .def("__repr__", [](const Dataset& d) { return "<stoker.Dataset " + d.describe() + ">"; });
 
@@ -76,6 +87,18 @@ void register_dataset(py::module_& m) {
       "Opens a packed dataset, an image folder or a file list (CSV/TSV/JSON lines: the path "
       "and label columns by name, or the usual names when empty; `field_columns` kept as "
       "per-sample fields); `io` (None: the defaults) says how it reads its storage.");
+  m.def(
+      "filter_dataset",
+      [](std::shared_ptr<Dataset> base,
+         const std::vector<std::tuple<std::string, std::string, std::string>>& where) {
+        std::vector<FieldCondition> conditions;
+        for (const auto& [field, op, value] : where) conditions.push_back({field, op, value});
+        return run_interruptibly(
+            [&] { return filter_dataset(std::move(base), std::move(conditions)); });
+      },
+      py::arg("base"), py::arg("where"),
+      "The samples of `base` whose fields pass every (field, op, value) condition "
+      "(stoker/dataset.h).");
 }
 
 }  // namespace stoker::python

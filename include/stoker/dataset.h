@@ -98,6 +98,8 @@ class Dataset {
   // 16 hex digits identifying the dataset's content listing (sorted paths, sizes, labels).
   // Ranks compare it to be sure they index the same data.
   virtual std::string fingerprint() const = 0;
+  // Samples a filter left out (filter_dataset); 0 for any other dataset.
+  virtual int64_t filtered() const { return 0; }
   // Short description: "image-folder /data/train (1281167 samples, 1000 classes)".
   virtual std::string describe() const = 0;
 };
@@ -137,6 +139,25 @@ std::shared_ptr<Dataset> open_file_list(const std::filesystem::path& list,
 // dataset reads its storage, for as long as it lives (stoker/io_config.h).
 std::shared_ptr<Dataset> open_dataset(const std::filesystem::path& path,
                                       const FileListConfig& lists = {}, const IoConfig& io = {});
+
+// One condition of a filter on per-sample fields (Dataset::read_field): `field op value` with
+// op one of < <= > >= == !=. A value that parses as a number compares the field as a number
+// (its text read as a JSON number: "0.31", "7"); otherwise as text (a JSON string field is
+// compared without its quotes).
+struct FieldCondition {
+  std::string field;
+  std::string op;
+  std::string value;
+};
+
+// The samples of `base` for which every condition holds, in base order, as a dataset of their
+// own: the sampler, the ranks' exactly-once split and resume all see only them. Evaluated
+// here, each sample's fields read once (16 reads at a time; remote shards: one request per
+// field), before any image is decoded. A sample whose field is missing, or not a number where
+// a number is compared, does not pass; storage errors are thrown. filtered() counts the
+// samples left out; the fingerprint covers base's and the conditions.
+std::shared_ptr<Dataset> filter_dataset(std::shared_ptr<const Dataset> base,
+                                        std::vector<FieldCondition> where);
 
 // data.read(index, out), tried again after an I/O error as `policy` says (a flaky network
 // mount, a storage server restarting); other kinds of error are not retried. The last I/O

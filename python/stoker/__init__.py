@@ -596,6 +596,11 @@ class Loader:
         the node-local object cache, packed I/O); None: the defaults (docs/environment.md).
       close_timeout: seconds close() waits for reads in flight before abandoning the worker
         threads stuck in them, with a warning (None: STOKER_CLOSE_TIMEOUT, else 10).
+      where: a filter on fields, run in C++ when the loader opens its source, before any
+        decode: {"json.similarity": (">=", 0.28), "json.lang": "en"} (op one of < <= > >=
+        == !=; a bare value means ==; numbers compare as numbers). Only the samples that
+        pass exist for the sampler (each once per epoch over the ranks, resume included);
+        ``loader.filtered`` counts those left out.
       fields: per-sample fields besides the image, read by the workers with the image and
         delivered in ``batch.fields`` (docs/fields.md): WebDataset member extensions ("txt",
         "json", "cls", ...) or "json.KEY" for one member of the sample's .json; a CSV / TSV /
@@ -666,6 +671,7 @@ class Loader:
         persistent_workers: bool = False,
         prefetch_factor: Optional[int] = None,
         fields: Optional[Sequence[str]] = None,
+        where: Optional[Dict[str, Any]] = None,
     ) -> None:
         self._handle = None  # set last, so that __del__ copes with a failed __init__
         self._numpy = False  # numpy batches even where torch is installed (stoker.jax)
@@ -731,12 +737,17 @@ class Loader:
             config.rank = dist.get_rank()
             config.world_size = dist.get_world_size()
 
-        # A list keeps the columns asked for as fields (WebDataset shards index every member).
-        list_fields = [f for f in self._fields if not os.path.isdir(source)]
+        # A list keeps the columns asked for as fields (WebDataset shards index every member),
+        # and those the filter reads.
+        conditions = _conditions(where)
+        wanted = list(dict.fromkeys(list(self._fields) + [c[0] for c in conditions]))
+        list_fields = [f for f in wanted if not os.path.isdir(source)]
         dataset = _stoker.open_dataset(source, path_column or "", label_column or "", io_core,
                                        list_fields)
         # A list's fields are its columns' text; WebDataset's are members, decoded by kind.
         self._text_fields = dataset.describe().startswith("file-list")
+        if conditions:  # before any decode, in C++: the sampler sees only what passes
+            dataset = _stoker.filter_dataset(dataset, conditions)
         if mix is not None:
             config.mix = transforms._batch_mix_config(mix, _stoker, dataset)
             batch_transform = None
@@ -787,6 +798,11 @@ class Loader:
         if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
             raise ValueError(f"epoch must be a non-negative integer (got {epoch!r})")
         self._core.set_epoch(epoch)  # the pass rule (which epoch each iter() runs) is C++'s
+
+    @property
+    def filtered(self) -> int:
+        """Samples the `where` filter left out (0 without one)."""
+        return self._core.dataset.filtered
 
     @property
     def epoch(self) -> int:
@@ -1070,6 +1086,23 @@ def _image_array(images, bfloat16: bool, numpy: bool = False):
 
 
 _TEXT_FIELDS = ("txt", "text", "caption", "cls")
+_COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+
+
+def _conditions(where: Optional[Dict[str, Any]]) -> List[Tuple[str, str, str]]:
+    """Loader(where=...) as (field, op, value) triples: {"json.similarity": (">=", 0.28),
+    "json.lang": "en"} (a bare value means ==)."""
+    out = []
+    for field, test in (where or {}).items():
+        op, value = test if isinstance(test, tuple) and len(test) == 2 else ("==", test)
+        if op not in _COMPARISONS:
+            raise ValueError(f"where: {field!r}: {op!r} is not one of {', '.join(_COMPARISONS)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ValueError(f"where: {field!r}: compare with a number or a string "
+                             f"(got {value!r})")
+        out.append((str(field), op, repr(float(value)) if isinstance(value, float)
+                    else str(value)))
+    return out
 
 
 def _field_values(name: str, raw: List[bytes], valid, where, text: bool = False) -> Any:

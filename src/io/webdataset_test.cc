@@ -326,6 +326,39 @@ TEST_F(WebDatasetTest, FieldsAreTheSamplesMembersFromTheScanAndFromTheCache) {
   }
 }
 
+TEST_F(WebDatasetTest, AFilterKeepsThePassingSamplesAndTheirShards) {
+  const auto sample = [](const std::string& key, int score) {
+    return member(key + ".jpg", "img-" + key) +
+           member(key + ".json",
+                  fmt::format(R"({{"score": {}, "lang": "{}"}})", score, score % 2 ? "en" : "de"));
+  };
+  shard("p-0.tar", sample("a", 1) + sample("b", 5) + sample("c", 2) + end_of_archive());
+  shard("p-1.tar", sample("d", 0) + member("e.jpg", "no json") + end_of_archive());
+  shard("p-2.tar", sample("f", 9) + sample("g", 3) + end_of_archive());
+  std::shared_ptr<const Dataset> base =
+      open_webdataset(dir_.path().string() + "/p-{0..2}.tar", {}, {cache()});
+  auto kept = filter_dataset(base, {{"json.score", ">=", "2"}});
+  ASSERT_EQ(kept->size(), 4);  // b, c, f, g: e has no .json, so it does not pass
+  EXPECT_EQ(kept->filtered(), 3);
+  EXPECT_EQ(kept->shard_ends(), (std::vector<int64_t>{2, 4}));  // p-1 kept nothing
+  EXPECT_THAT(kept->name(2), HasSubstr("p-2.tar:f.jpg"));
+  std::vector<uint8_t> bytes;
+  kept->read(3, bytes);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "img-g");
+  EXPECT_NE(kept->fingerprint(), base->fingerprint());
+  EXPECT_THAT(kept->describe(), HasSubstr("filtered to 4 by json.score >= 2"));
+  auto english = filter_dataset(base, {{"json.lang", "==", "en"}, {"json.score", "<", "9"}});
+  EXPECT_EQ(english->size(), 3);  // a, b, g (f is 9)
+  EXPECT_THAT(test::error_of([&] {
+                filter_dataset(base, {{"json.score", "=~", "1"}});
+              }),
+              HasSubstr("'=~' is not a comparison"));
+  EXPECT_THAT(test::error_of([&] {
+                filter_dataset(base, {{"txt", "==", "x"}});
+              }),
+              HasSubstr("has no field 'txt'"));
+}
+
 TEST_F(WebDatasetTest, GzipShardsAndEmptySetsAreRefusedClearly) {
   shard("g.tar.gz", std::string("\x1f\x8b\x08\x00", 4) + std::string(600, '\0'));
   EXPECT_THAT(

@@ -208,3 +208,29 @@ def test_json_lines_fields_and_what_a_list_cannot_give(tmp_path, caption_csv):
     tsv.write_text("img/0.jpg\t0\n")
     with pytest.raises(stoker.ArgumentError, match="headerless"):
         loader(tsv, fields=["caption"])
+
+
+def test_a_metadata_filter_runs_before_decode_and_the_sampler_sees_only_what_passes(shards,
+                                                                                   caption_csv):
+    want = [i for i in range(N) if i / 100 >= 0.28]
+    seen: dict = {}
+    fingerprints = set()
+    for rank in (0, 1):
+        with loader(shards, rank, 2, where={"json.similarity": (">=", 0.28)}) as ld:
+            assert ld.filtered == N - len(want) and len(ld.dataset) == len(want)
+            fingerprints.add(ld.fingerprint)
+            for b in ld:
+                check_batch(b, seen)
+    assert sorted(seen.values()) == want  # each kept sample once over the ranks
+    with loader(shards) as plain:
+        assert plain.filtered == 0 and plain.fingerprint not in fingerprints
+    # Strings compare as strings; a list's columns filter too; a bare value means ==.
+    with loader(caption_csv, fields=["caption", "score"], where={"score": ("<", 0.05)}) as ld:
+        assert len(ld.dataset) == 5
+    with loader(shards, where={"json.url": "http://x/3.jpg"}, fields=["txt"]) as ld:
+        assert len(ld.dataset) == 1
+        assert next(iter(ld)).fields["txt"][0] == caption(3)
+    with pytest.raises(ValueError, match="'~=' is not one of"):
+        loader(shards, where={"json.similarity": ("~=", 1)})
+    with pytest.raises(stoker.ArgumentError, match="no sample of .* passes"):
+        loader(shards, where={"json.similarity": (">", 5)})
