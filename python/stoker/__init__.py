@@ -601,6 +601,12 @@ class Loader:
         == !=; a bare value means ==; numbers compare as numbers). Only the samples that
         pass exist for the sampler (each once per epoch over the ranks, resume included);
         ``loader.filtered`` counts those left out.
+      tokenizer: a Hugging Face ``tokenizers.Tokenizer`` (or the path of its tokenizer.json)
+        for the first text field: ``batch.fields[name]`` becomes int32 [B, context_length]
+        token ids (truncated, padded with the tokenizer's pad id, else 0) and
+        ``batch.fields[name + ".attention_mask"]`` int32 [B, L] (1 for tokens), the strings
+        staying in ``batch.fields[name + ".text"]``. One ``encode_batch`` per batch (Rust, GIL
+        released) on a background thread, one batch ahead of the training loop.
       fields: per-sample fields besides the image, read by the workers with the image and
         delivered in ``batch.fields`` (docs/fields.md): WebDataset member extensions ("txt",
         "json", "cls", ...) or "json.KEY" for one member of the sample's .json; a CSV / TSV /
@@ -672,6 +678,8 @@ class Loader:
         prefetch_factor: Optional[int] = None,
         fields: Optional[Sequence[str]] = None,
         where: Optional[Dict[str, Any]] = None,
+        tokenizer: Any = None,
+        context_length: int = 77,
     ) -> None:
         self._handle = None  # set last, so that __del__ copes with a failed __init__
         self._numpy = False  # numpy batches even where torch is installed (stoker.jax)
@@ -719,6 +727,7 @@ class Loader:
             fields = [fields]
         self._fields = tuple(str(f) for f in (fields or ()))
         config.fields = list(self._fields)
+        self._tokenize = _tokenizing(tokenizer, context_length, self._fields)
         io_core = _io_core(io)
         config.read_retries = io_core.retries  # the sample's only retries, end to end
         if close_timeout is not None:
@@ -814,6 +823,12 @@ class Loader:
         return self._iterate(core, core.begin_pass())
 
     def _iterate(self, core, pass_id: int) -> Iterator[Batch]:
+        batches = self._iterate_batches(core, pass_id)
+        if self._tokenize is None:
+            return batches
+        return _tokenized(batches, self._tokenize)
+
+    def _iterate_batches(self, core, pass_id: int) -> Iterator[Batch]:
         rank, world = core.rank, core.world_size
         while True:
             self._monitor_stats(core)
@@ -1087,6 +1102,60 @@ def _image_array(images, bfloat16: bool, numpy: bool = False):
 
 _TEXT_FIELDS = ("txt", "text", "caption", "cls")
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+
+
+def _tokenizing(tokenizer, context_length: int, fields: Sequence[str]):
+    """Loader(tokenizer=...) as a function of a Batch that replaces its first text field by
+    token ids (None without a tokenizer)."""
+    if tokenizer is None:
+        return None
+    if isinstance(tokenizer, (str, os.PathLike)):
+        import tokenizers
+        tokenizer = tokenizers.Tokenizer.from_file(os.fspath(tokenizer))
+    if not hasattr(tokenizer, "encode_batch"):
+        raise TypeError(f"tokenizer must be a tokenizers.Tokenizer or a tokenizer.json path "
+                        f"(got {tokenizer!r})")
+    texts = [f for f in fields if f in _TEXT_FIELDS or f.endswith(".txt")]
+    if not texts:
+        raise ValueError(f"tokenizer: no text field among fields={list(fields)!r} (one of "
+                         f"{', '.join(_TEXT_FIELDS)})")
+    name = texts[0]
+    if not isinstance(context_length, int) or context_length < 1:
+        raise ValueError(f"context_length must be a positive int (got {context_length!r})")
+    pad = tokenizer.token_to_id("[PAD]")
+    pad = 0 if pad is None else pad
+
+    def tokenize(batch: Batch) -> Batch:
+        import numpy as np
+        strings = batch.fields[name]
+        encodings = tokenizer.encode_batch(strings)  # Rust threads, the GIL released
+        ids = np.full((len(strings), context_length), pad, dtype=np.int32)
+        mask = np.zeros((len(strings), context_length), dtype=np.int32)
+        for i, e in enumerate(encodings):
+            n = min(len(e.ids), context_length)
+            ids[i, :n] = e.ids[:n]
+            mask[i, :n] = 1
+        if _torch is not None and not isinstance(batch.images, np.ndarray):
+            ids, mask = _torch.from_numpy(ids), _torch.from_numpy(mask)
+        batch.fields = {**batch.fields, name: ids, name + ".attention_mask": mask,
+                        name + ".text": strings}
+        return batch
+
+    return tokenize
+
+
+def _tokenized(batches: Iterator[Batch], tokenize) -> Iterator[Batch]:
+    """The batches, each tokenized on a background thread while the one before is used."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(1, thread_name_prefix="stoker-tokenize") as pool:
+        pending = None
+        for batch in batches:
+            ahead = pool.submit(tokenize, batch)
+            if pending is not None:
+                yield pending.result()
+            pending = ahead
+        if pending is not None:
+            yield pending.result()
 
 
 def _conditions(where: Optional[Dict[str, Any]]) -> List[Tuple[str, str, str]]:

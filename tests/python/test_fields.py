@@ -234,3 +234,29 @@ def test_a_metadata_filter_runs_before_decode_and_the_sampler_sees_only_what_pas
         loader(shards, where={"json.similarity": ("~=", 1)})
     with pytest.raises(stoker.ArgumentError, match="no sample of .* passes"):
         loader(shards, where={"json.similarity": (">", 5)})
+
+
+def test_a_tokenizer_gives_ids_and_masks_per_batch_off_the_training_thread(shards, tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import models, pre_tokenizers, trainers
+
+    tok = tokenizers.Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator([caption(i) for i in range(N)],
+                            trainers.WordLevelTrainer(special_tokens=["[PAD]", "[UNK]"]))
+    tok.save(str(tmp_path / "tokenizer.json"))
+    for given in (tok, tmp_path / "tokenizer.json"):
+        seen = 0
+        with loader(shards, fields=["txt", "json"], tokenizer=given, context_length=6) as ld:
+            for b in ld:
+                ids, mask = b.fields["txt"], b.fields["txt.attention_mask"]
+                assert tuple(ids.shape) == (8, 6) and str(ids.dtype).endswith("int32")
+                for slot, text in enumerate(b.fields["txt.text"]):
+                    want = tok.encode(text).ids[:6]
+                    assert [int(v) for v in ids[slot][:len(want)]] == want
+                    assert int(mask[slot].sum()) == len(want)
+                    assert all(int(v) == tok.token_to_id("[PAD]") for v in ids[slot][len(want):])
+                seen += 1
+            assert seen == len(ld)
+    with pytest.raises(ValueError, match="no text field"):
+        loader(shards, fields=["json"], tokenizer=tok)
