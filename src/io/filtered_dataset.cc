@@ -66,8 +66,8 @@ class FilteredDataset final : public Dataset {
     for (const FieldCondition& c : where_) {
       STOKER_CHECK_ARG(std::find(kOps.begin(), kOps.end(), c.op) != kOps.end(),
                        "filter: '{}' is not a comparison (one of {})", c.op, fmt::join(kOps, " "));
-      STOKER_CHECK_ARG(base_->has_field(c.field), "filter: {} has no field '{}'",
-                       base_->describe(), c.field);
+      STOKER_CHECK_ARG(base_->has_field(c.field), "filter: {} has no field '{}'", base_->describe(),
+                       c.field);
     }
     const int64_t n = base_->size();
     std::vector<uint8_t> keep(static_cast<size_t>(n), 0);
@@ -99,7 +99,8 @@ class FilteredDataset final : public Dataset {
     STOKER_CHECK_ARG(!kept_.empty(), "filter: no sample of {} passes {}", base_->describe(),
                      conditions());
     std::string id = base_->fingerprint() + "\nwhere";
-    for (const FieldCondition& c : where_) id += fmt::format("\n{}\t{}\t{}", c.field, c.op, c.value);
+    for (const FieldCondition& c : where_)
+      id += fmt::format("\n{}\t{}\t{}", c.field, c.op, c.value);
     fingerprint_ = fmt::format("{:016x}", XXH3_64bits(id.data(), id.size()));
     // The base's shards, as runs of kept samples (a shard left empty is no shard).
     const std::vector<int64_t> ends = base_->shard_ends();
