@@ -820,15 +820,10 @@ class Loader:
 
     def __iter__(self) -> Iterator[Batch]:
         core = self._core
-        return self._iterate(core, core.begin_pass())
+        batches = self._iterate(core, core.begin_pass())
+        return batches if self._tokenize is None else _tokenized(batches, self._tokenize)
 
     def _iterate(self, core, pass_id: int) -> Iterator[Batch]:
-        batches = self._iterate_batches(core, pass_id)
-        if self._tokenize is None:
-            return batches
-        return _tokenized(batches, self._tokenize)
-
-    def _iterate_batches(self, core, pass_id: int) -> Iterator[Batch]:
         rank, world = core.rank, core.world_size
         while True:
             self._monitor_stats(core)
