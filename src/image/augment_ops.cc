@@ -409,31 +409,10 @@ void warp_nearest(const PixelImage& im, const std::array<double, 6>& m,
   }
 }
 
-// torch.rot90 by k quarter turns (counter-clockwise): k = 2 of any image, k = 1, 3 of a square.
-void rot90(const PixelImage& im, int k, std::vector<uint8_t>& scratch) {
-  const int w = im.width, h = im.height, ch = im.channels;
-  scratch.assign(im.pixels, im.pixels + value_count(im));
-  for (int y = 0; y < h; ++y) {
-    for (int x = 0; x < w; ++x) {
-      int sy = h - 1 - y, sx = w - 1 - x;  // k == 2
-      if (k == 1) sy = x, sx = w - 1 - y;
-      if (k == 3) sy = h - 1 - x, sx = y;
-      const uint8_t* in = scratch.data() + (static_cast<size_t>(sy) * w + sx) * ch;
-      uint8_t* out = im.pixels + (static_cast<size_t>(y) * w + x) * ch;
-      for (int c = 0; c < ch; ++c) out[c] = in[c];
-    }
-  }
-}
-
-void rotate(const PixelImage& im, double angle, std::vector<uint8_t>& scratch) {
-  angle = std::fmod(angle, 360.0);  // Python's angle % 360
-  if (angle < 0) angle += 360.0;
-  if (angle == 0) return;
-  // rotate_image's exact cases (torch.rot90), which it takes before any grid.
-  if (angle == 180) return rot90(im, 2, scratch);
-  if (im.width == im.height && (angle == 90 || angle == 270)) {
-    return rot90(im, angle == 90 ? 1 : 3, scratch);
-  }
+void rotate(const PixelImage& im, double degrees, std::vector<uint8_t>& scratch) {
+  // rotate_image's exact cases (torch.rot90) come before any grid.
+  double angle = 0;
+  if (pixel_util::rotate_exactly(im, degrees, &angle, scratch)) return;
   warp_nearest(im, inverse_affine(0, 0, -angle, 0, 0, 0, 0), scratch);
 }
 

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <numbers>
 #include <span>
@@ -242,33 +241,12 @@ void pil_affine(const PixelImage& im, const std::array<double, 6>& a, std::array
   }
 }
 
-// Image.transpose(ROTATE_180), and ROTATE_90 / ROTATE_270 of a square image.
-void transpose_rotate(const PixelImage& im, int quarter_turns, std::vector<uint8_t>& scratch) {
-  const int w = im.width, h = im.height, ch = im.channels;
-  scratch.assign(im.pixels, im.pixels + value_count(im));
-  for (int y = 0; y < h; ++y) {
-    for (int x = 0; x < w; ++x) {
-      int sy = h - 1 - y, sx = w - 1 - x;              // 180
-      if (quarter_turns == 1) sy = x, sx = w - 1 - y;  // 90 counter-clockwise
-      if (quarter_turns == 3) sy = h - 1 - x, sx = y;  // 270
-      std::memcpy(im.pixels + (static_cast<size_t>(y) * w + x) * ch,
-                  scratch.data() + (static_cast<size_t>(sy) * w + sx) * ch,
-                  static_cast<size_t>(ch));
-    }
-  }
-}
-
 // Image.rotate(degrees, resample, fillcolor) without expand: the fast paths, else PIL's matrix.
 void pil_rotate(const PixelImage& im, double degrees, std::array<uint8_t, 3> fill,
                 TimmResample resample, std::vector<uint8_t>& scratch) {
-  double angle = std::fmod(degrees, 360.0);  // Python's % 360.0
-  if (angle < 0) angle += 360.0;
-  if (angle == 0) return;
-  if (angle == 180) return transpose_rotate(im, 2, scratch);
-  if ((angle == 90 || angle == 270) && im.width == im.height) {
-    return transpose_rotate(im, angle == 90 ? 1 : 3, scratch);
-  }
-  const double r = -(angle * (std::numbers::pi / 180.0));  // -math.radians(angle)
+  double angle = 0;
+  if (pixel_util::rotate_exactly(im, degrees, &angle, scratch)) return;  // Image.transpose
+  const double r = -(angle * (std::numbers::pi / 180.0));                // -math.radians(angle)
   std::array<double, 6> m = {round15(std::cos(r)),  round15(std::sin(r)), 0.0,
                              round15(-std::sin(r)), round15(std::cos(r)), 0.0};
   const double cx = im.width / 2.0, cy = im.height / 2.0;
