@@ -211,9 +211,6 @@ void register_configs(py::module_& m) {
       },
       py::arg("config"), py::arg_v("hparams", TimmHparams{}, "TimmHparams()"),
       "timm's auto_augment string as stoker's ops (stoker/timm_augment.h).");
-  m.def("timm_train_hparams", &timm_train_hparams, py::arg("height"), py::arg("width"),
-        py::arg("mean"), py::arg("interpolation"),
-        "create_transform's aa_params for an image size, mean and interpolation.");
   m.def(
       "timm_level_to_arg",
       [](const std::string& op, double level, const TimmHparams& hparams, bool negate) {

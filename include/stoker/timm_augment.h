@@ -111,15 +111,9 @@ struct TimmAugment {
 
 // timm's config string with the hparams the training script gives (timm's create_transform
 // sets translate_const, fill and resample from the image size, mean and interpolation, and
-// translate_pct = 0.3 for AugMix: timm_train_hparams does the same). Throws stoker::Error
-// naming the string and the section it cannot read.
+// translate_pct = 0.3 for AugMix: stoker.timm.create_transform does the same). Throws
+// stoker::Error naming the string and the section it cannot read.
 TimmAugment parse_timm_augment(const std::string& config, const TimmHparams& hparams = {});
-
-// create_transform's aa_params: translate_const int(min(height, width) * 0.45), fill
-// min(255, round(255 * mean)), resample from the interpolation ("bilinear", "bicubic",
-// anything else random).
-TimmHparams timm_train_hparams(int height, int width, const std::array<double, 3>& mean,
-                               const std::string& interpolation);
 
 // timm's LEVEL_TO_ARG for a level already clipped: the op's argument, negated for a signed op
 // when `negate` (the outcome of timm's _randomly_negate).

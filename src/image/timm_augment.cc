@@ -649,20 +649,6 @@ void TimmAugment::validate() const {
   }
 }
 
-TimmHparams timm_train_hparams(int height, int width, const std::array<double, 3>& mean,
-                               const std::string& interpolation) {
-  TimmHparams h;
-  h.translate_const = std::trunc(std::min(height, width) * 0.45);
-  for (int c = 0; c < 3; ++c) {
-    // min(255, round(255 * x)): Python's round, half to even.
-    h.fill[c] = static_cast<uint8_t>(std::min(255.0, std::nearbyint(255 * mean[c])));
-  }
-  h.resample = interpolation == "bilinear"  ? TimmResample::kBilinear
-               : interpolation == "bicubic" ? TimmResample::kBicubic
-                                            : TimmResample::kRandom;
-  return h;
-}
-
 TimmAugment parse_timm_augment(const std::string& config, const TimmHparams& hparams) {
   TimmAugment a;
   a.config = config;

@@ -310,5 +310,13 @@ def test_create_transform_is_timms_list(folder):
     assert (erasing.mode, erasing.p, erasing.max_count) == ("pixel", 0.25, 1)
     images = loader_images(folder, ours)
     assert images.shape == (8, 3, 224, 224) and np.isfinite(images).all()
+    # aa_params of a non-square size: translate_const from the shorter side.
+    ours = st.create_transform((224, 176), is_training=True, auto_augment="v0",
+                               interpolation="bilinear").transforms[2]._parsed.hparams
+    theirs = timm.data.create_transform((3, 224, 176), is_training=True, auto_augment="v0",
+                                        interpolation="bilinear").transforms[2].policy[0][0]
+    assert ours.translate_const == theirs.hparams["translate_const"] == 79
+    assert tuple(ours.fill) == theirs.kwargs["fillcolor"] == (124, 116, 104)
+    assert ours.resample.name == "bilinear"
     with pytest.raises(ValueError, match="interpolation='random'"):
         st.create_transform(224, is_training=True, interpolation="random")
