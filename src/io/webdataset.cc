@@ -339,8 +339,7 @@ class WebDataset final : public Dataset {
         shard_of_.push_back(static_cast<uint32_t>(shard));
         offsets_.push_back(s.offset);
         for (const ShardMember& m : s.members) {
-          auto [it, added] = member_ext_ids_.emplace(m.ext, member_exts_.size());
-          if (added) member_exts_.push_back(m.ext);
+          const auto it = member_ext_ids_.emplace(m.ext, member_ext_ids_.size()).first;
           member_ext_.push_back(static_cast<uint32_t>(it->second));
           member_offset_.push_back(m.offset);
           member_size_.push_back(m.size);
@@ -450,12 +449,11 @@ class WebDataset final : public Dataset {
     STOKER_CHECK_DATA(member_size_[m] <= static_cast<uint64_t>(kMaxSampleBytes),
                       "{}: .{} member too large ({} bytes; the limit is {})", name(index), ext,
                       member_size_[m], kMaxSampleBytes);
-    std::vector<uint8_t> bytes(member_size_[m]);
+    out.resize(member_size_[m]);  // read in place: a field is read per sample on the hot path
     const std::string_view path = table_.path(index);
     shards_[shard_of_[index]]->read(
-        member_offset_[m], bytes,
+        member_offset_[m], std::span(reinterpret_cast<uint8_t*>(out.data()), out.size()),
         fmt::format("the .{} member of {}", ext, path.substr(path.find('/') + 1)));
-    out.assign(bytes.begin(), bytes.end());
     if (!json_key) return;
     const std::string wanted = field.substr(5);
     STOKER_CHECK_DATA(!json_nested_too_deep(out), "{}: its .json member nests too deep",
@@ -531,8 +529,7 @@ class WebDataset final : public Dataset {
   std::vector<uint32_t> shard_of_;
   std::vector<uint64_t> offsets_;
   // Every member of every sample (fields): sample i's are [member_end_[i - 1], member_end_[i]),
-  // their extensions ids into member_exts_.
-  std::vector<std::string> member_exts_;
+  // their extensions as ids (member_ext_ids_: an extension's id is its order of appearance).
   std::unordered_map<std::string, size_t> member_ext_ids_;
   std::vector<uint32_t> member_ext_;
   std::vector<uint64_t> member_offset_, member_size_;
