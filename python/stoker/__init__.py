@@ -746,11 +746,10 @@ class Loader:
             config.rank = dist.get_rank()
             config.world_size = dist.get_world_size()
 
-        # A list keeps the columns asked for as fields (WebDataset shards index every member),
-        # and those the filter reads.
+        # A list keeps the columns asked for as fields, and those the filter reads (other
+        # sources ignore them: WebDataset shards index every member).
         conditions = _conditions(where)
-        wanted = list(dict.fromkeys(list(self._fields) + [c[0] for c in conditions]))
-        list_fields = [f for f in wanted if not os.path.isdir(source)]
+        list_fields = list(dict.fromkeys(list(self._fields) + [c[0] for c in conditions]))
         dataset = _stoker.open_dataset(source, path_column or "", label_column or "", io_core,
                                        list_fields)
         # A list's fields are its columns' text; WebDataset's are members, decoded by kind.
