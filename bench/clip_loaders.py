@@ -16,15 +16,13 @@ alternating, medians. Run: ./run.sh bench --clip [--threads 2 --rounds 3] (refer
 """
 
 import argparse
-import datetime
 import glob
 import json
 import os
-import platform
-import statistics
-import subprocess
 import sys
 import time
+
+from rounds import print_medians, run_rounds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PHOTOS = os.path.join(HERE, "data", "photos-0.3mp")
@@ -90,22 +88,12 @@ def main() -> None:
     if args.worker:
         return worker(args)
     shards = make_shards()
-    results = {p: [] for p in PIPELINES}
-    for r in range(args.rounds):
-        for p in (PIPELINES if r % 2 == 0 else PIPELINES[::-1]):
-            out = subprocess.run([sys.executable, __file__, "--worker", p, "--shards", shards,
-                                  "--threads", str(args.threads), "--batch", str(args.batch),
-                                  "--size", str(args.size), "--images", str(args.images)],
-                                 capture_output=True, text=True, check=True)
-            rate = json.loads(out.stdout.strip().splitlines()[-1])["pairs_per_second"]
-            results[p].append(rate)
-            print(f"round {r + 1} {p:12s} {rate:8.1f} pairs/s", flush=True)
-    med = {p: statistics.median(v) for p, v in results.items()}
-    print(f"\n{datetime.date.today()} {platform.node()} {os.cpu_count()} cores, "
-          f"{args.threads} threads/workers, batch {args.batch}, {args.size}px, "
-          f"{args.images} pairs x {args.rounds} rounds (medians, pairs/s):")
-    for p in PIPELINES:
-        print(f"  {p:12s} {med[p]:8.1f}   rounds {[round(v) for v in results[p]]}")
+    results = run_rounds(__file__, PIPELINES, args.rounds,
+                         ["--shards", shards, "--threads", str(args.threads), "--batch",
+                          str(args.batch), "--size", str(args.size), "--images",
+                          str(args.images)], "pairs_per_second", "pairs/s")
+    med = print_medians(results, f"{args.threads} threads/workers, batch {args.batch}, "
+                        f"{args.size}px, {args.images} pairs x {args.rounds} rounds", "pairs/s")
     print(f"  stoker / webdataset: {med['stoker'] / med['webdataset']:.2f}x")
 
 

@@ -28,14 +28,12 @@ stoker / timm).
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
-import statistics
-import subprocess
 import sys
 import time
+
+from rounds import print_medians, run_rounds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DATA = os.path.join(HERE, "data", "photos-0.3mp")
@@ -148,24 +146,12 @@ def main() -> None:
     if not os.path.isdir(args.data):
         sys.exit(f"bench/recipe.py: no {args.data}: run ./run.sh bench once (it makes the photos)")
     pipelines = TIMM_PIPELINES if args.set == "timm" else PIPELINES
-    results = {p: [] for p in pipelines}
-    for r in range(args.rounds):
-        k = r % len(pipelines)
-        order = pipelines[k:] + pipelines[:k]
-        for p in order:
-            out = subprocess.run([sys.executable, __file__, "--worker", p, "--data", args.data,
-                                  "--threads", str(args.threads), "--batch", str(args.batch),
-                                  "--size", str(args.size), "--images", str(args.images)],
-                                 capture_output=True, text=True, check=True)
-            rate = json.loads(out.stdout.strip().splitlines()[-1])["images_per_second"]
-            results[p].append(rate)
-            print(f"round {r + 1} {p:20s} {rate:8.1f} images/s", flush=True)
-    med = {p: statistics.median(v) for p, v in results.items()}
-    print(f"\n{datetime.date.today()} {platform.node()} {os.cpu_count()} cores, "
-          f"{args.threads} threads/workers, batch {args.batch}, {args.size}px, "
-          f"{args.images} images x {args.rounds} rounds (medians, images/s):")
-    for p in pipelines:
-        print(f"  {p:20s} {med[p]:8.1f}   rounds {[round(v) for v in results[p]]}")
+    results = run_rounds(__file__, pipelines, args.rounds,
+                         ["--data", args.data, "--threads", str(args.threads), "--batch",
+                          str(args.batch), "--size", str(args.size), "--images",
+                          str(args.images)], "images_per_second", "images/s")
+    med = print_medians(results, f"{args.threads} threads/workers, batch {args.batch}, "
+                        f"{args.size}px, {args.images} images x {args.rounds} rounds", "images/s")
     if args.set == "timm":
         print(f"  stoker / timm: {med['stoker-timm'] / med['timm-timm']:.2f}x")
         return
