@@ -1095,6 +1095,13 @@ def _image_array(images, bfloat16: bool, numpy: bool = False):
 
 
 _TEXT_FIELDS = ("txt", "text", "caption", "cls")
+
+
+def _is_text_field(name: str) -> bool:
+    """A WebDataset member holding text (decoded as UTF-8; what a tokenizer takes)."""
+    return name in _TEXT_FIELDS or name.endswith(".txt")
+
+
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
 
@@ -1109,7 +1116,7 @@ def _tokenizing(tokenizer, context_length: int, fields: Sequence[str]):
     if not hasattr(tokenizer, "encode_batch"):
         raise TypeError(f"tokenizer must be a tokenizers.Tokenizer or a tokenizer.json path "
                         f"(got {tokenizer!r})")
-    texts = [f for f in fields if f in _TEXT_FIELDS or f.endswith(".txt")]
+    texts = [f for f in fields if _is_text_field(f)]
     if not texts:
         raise ValueError(f"tokenizer: no text field among fields={list(fields)!r} (one of "
                          f"{', '.join(_TEXT_FIELDS)})")
@@ -1171,8 +1178,7 @@ def _conditions(where: Optional[Dict[str, Any]]) -> List[Tuple[str, str, str]]:
 def _field_values(name: str, raw: List[bytes], valid, where, text: bool = False) -> Any:
     """One field's bytes per slot as Python values (Batch.fields); `where(i)` names slot i's
     sample for an error. `text`: a list's column, always text."""
-    import json as _json
-    if text or name in _TEXT_FIELDS or name.endswith(".txt"):
+    if text or _is_text_field(name):
         out = []
         for i, b in enumerate(raw):
             try:
@@ -1182,7 +1188,7 @@ def _field_values(name: str, raw: List[bytes], valid, where, text: bool = False)
                                      f"({e.reason} at byte {e.start})") from None
         return out
     if name == "json" or name.startswith("json."):
-        values = [_json.loads(b) if b else None for i, b in enumerate(raw)]
+        values = [json.loads(b) if b else None for b in raw]
         numbers = [v for v, ok in zip(values, valid) if ok]
         if name != "json" and numbers and all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
