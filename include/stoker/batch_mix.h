@@ -68,9 +68,6 @@ std::vector<BatchMix> draw_batch_mixes(const BatchMixConfig& config, Rng& rng, i
 // The draw that mixes `slot` (what its image and label row take).
 const BatchMix& slot_mix(const std::vector<BatchMix>& draws, BatchMixConfig::Mode mode, int slot);
 
-// lam ~ Beta(alpha, alpha) from rng (exposed for the distribution test).
-double sample_beta(Rng& rng, double alpha);
-
 // Mixes two float32 CHW images (channels x height x width) in place: each becomes the mix of
 // itself and the other.
 void mix_pair(float* a, float* b, int channels, int height, int width, const BatchMix& mix);

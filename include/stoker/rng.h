@@ -51,6 +51,8 @@ double sample_normal(Rng& rng);
 // Gamma(shape, 1): Marsaglia and Tsang (2000), with Gamma(a) = Gamma(a + 1) * U^(1/a) for
 // a < 1 (normal and uniform01() draws, a varying number: rejection).
 double sample_gamma(Rng& rng, double shape);
+// Beta(alpha, alpha): x / (x + y) of two Gamma(alpha) draws (0.5 when both are 0).
+double sample_beta(Rng& rng, double alpha);
 
 // The stream key's last part for epoch permutations ("permute1" in ASCII), and for the keyed
 // bijection's round keys ("feistel1").

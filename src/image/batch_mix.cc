@@ -40,11 +40,6 @@ uint64_t batch_mix_key(uint64_t seed, int64_t epoch, int64_t batch, int rank, in
                     kBatchMixDomain);
 }
 
-double sample_beta(Rng& rng, double alpha) {
-  const double x = sample_gamma(rng, alpha), y = sample_gamma(rng, alpha);
-  return x + y > 0 ? x / (x + y) : 0.5;
-}
-
 BatchMix draw_batch_mix(const BatchMixConfig& config, Rng& rng, int height, int width) {
   BatchMix mix;
   if (config.mixup_alpha <= 0 && config.cutmix_alpha <= 0) return mix;

@@ -448,8 +448,7 @@ void augmix(const TimmAugment& a, Rng& rng, const PixelImage& im, std::vector<ui
   for (double& g : gammas) total += (g = sample_gamma(rng, a.alpha));
   std::vector<float> weights(gammas.size());
   for (size_t i = 0; i < gammas.size(); ++i) weights[i] = static_cast<float>(gammas[i] / total);
-  const double gx = sample_gamma(rng, a.alpha), gy = sample_gamma(rng, a.alpha);
-  const auto m = static_cast<float>(gx / (gx + gy));
+  const auto m = static_cast<float>(sample_beta(rng, a.alpha));
   const size_t n = value_count(im);
   const std::vector<uint8_t> original(im.pixels, im.pixels + n);
   std::vector<uint8_t> chain(n);

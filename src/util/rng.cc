@@ -109,4 +109,9 @@ double sample_gamma(Rng& rng, double shape) {
   }
 }
 
+double sample_beta(Rng& rng, double alpha) {
+  const double x = sample_gamma(rng, alpha), y = sample_gamma(rng, alpha);
+  return x + y > 0 ? x / (x + y) : 0.5;
+}
+
 }  // namespace stoker
