@@ -13,6 +13,7 @@
 #include "stoker/error.h"
 #include "stoker/telemetry.h"
 #include "util/check.h"
+#include "util/text.h"
 
 namespace stoker::telemetry {
 
@@ -30,8 +31,7 @@ std::vector<std::string_view> split_whitespace(std::string_view s);
 std::vector<std::string_view> split_char(std::string_view s, char sep);
 std::string lower(std::string_view s);
 
-// The whole of `s` as a finite number (no leading '+', no trailing text); nullopt otherwise.
-std::optional<double> parse_number(std::string_view s);
+using util::parse_number;  // the whole of `s` as a finite number
 // A non-negative integer below 2^31; nullopt otherwise.
 std::optional<int> parse_index(std::string_view s);
 

@@ -66,17 +66,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::optional<double> parse_number(std::string_view s) {
-  if (s.empty() || s.front() == '+') return std::nullopt;
-  double value = 0;
-  const auto [end, ec] =
-      std::from_chars(s.data(), s.data() + s.size(), value, std::chars_format::general);
-  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) {
-    return std::nullopt;
-  }
-  return value;
-}
-
 std::optional<int> parse_index(std::string_view s) {
   if (s.empty() || s.size() > 9) return std::nullopt;
   int value = 0;

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,22 +13,15 @@
 #include "stoker/dataset.h"
 #include "stoker/error.h"
 #include "util/check.h"
+#include "util/text.h"
 
 namespace stoker {
 namespace {
 
 constexpr std::array<std::string_view, 6> kOps = {"<", "<=", ">", ">=", "==", "!="};
 
-std::optional<double> number(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r'))
-    text.remove_suffix(1);
-  double v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
-    return std::nullopt;
-  return v;
-}
+// A field's or a condition's text as a number (surrounding white space allowed).
+std::optional<double> number(std::string_view text) { return util::parse_number(util::trim(text)); }
 
 // A field's text as compared: a JSON string without its quotes, else as it is.
 std::string as_text(const std::string& field) {
