@@ -286,10 +286,6 @@ class RandomApply(_Op):
         return op
 
 
-_RESAMPLES = {"bilinear": "bilinear", "bicubic": "bicubic", "random": "random", 2: "bilinear",
-              3: "bicubic"}
-
-
 class TimmAutoAugment(_Op):
     """timm's auto_augment string ('rand-m9-mstd0.5-inc1', 'augmix-m5-w4-d2', 'original',
     'originalr', 'v0', 'v0r', with '-mstd<x>') run by stoker's workers with timm's ops on PIL's
@@ -319,14 +315,17 @@ class TimmAutoAugment(_Op):
             h.fill = (fill * 3)[:3] if len(fill) == 1 else fill
         if "interpolation" in self.hparams:
             value = self.hparams["interpolation"]
-            if isinstance(value, (list, tuple)):
-                value = "random"
-            key = getattr(value, "value", value)
-            key = key.lower() if isinstance(key, str) else int(key)
-            if key not in _RESAMPLES:
+            # timm's default, a list of modes or 'random': drawn per op call.
+            mode = "random"
+            if not (isinstance(value, (list, tuple)) or str(value).lower() == "random"):
+                try:
+                    mode = _interpolation("TimmAutoAugment", value, None)
+                except ValueError:
+                    mode = None
+            if mode not in ("bilinear", "bicubic", "random"):
                 raise ValueError(f"TimmAutoAugment: interpolation must be bilinear, bicubic or "
                                  f"random (got {value!r})")
-            h.resample = getattr(_stoker.TimmResample, _RESAMPLES[key])
+            h.resample = getattr(_stoker.TimmResample, mode)
         if "magnitude_std" in self.hparams:
             h.magnitude_std = float(self.hparams["magnitude_std"])
         if "magnitude_max" in self.hparams:
