@@ -1,5 +1,6 @@
 // libFuzzer harness for the packed-dataset reader (open_packed, read, verify_packed, inspect).
 //
+// Seeds: version-1 packs of every mode and version-2 packs with fields (fields*, label-free).
 // Input: u16 little-endian manifest length L, L bytes of manifest.json, then the bytes of
 // shard-00000.stk. Both are written to a private temporary folder and opened as a packed
 // dataset. Built with -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION (STOKER_FUZZ=ON), checksum
@@ -45,6 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     auto dataset = stoker::open_packed(folder());
     std::vector<uint8_t> out;
+    std::string text;
     const int64_t n = std::min<int64_t>(dataset->size(), 64);
     for (int64_t i = 0; i < n; ++i) {
       try {
@@ -52,6 +54,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         (void)dataset->name(i);
         dataset->read(i, out);
       } catch (const stoker::Error&) {
+      }
+      // Version 2: the field block of the record, by the names the seeds keep.
+      for (const char* field : {"txt", "json", "json.similarity", "caption"}) {
+        try {
+          if (dataset->has_field(field)) dataset->read_field(i, field, text);
+        } catch (const stoker::Error&) {
+        }
       }
     }
   } catch (const stoker::Error&) {

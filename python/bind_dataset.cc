@@ -67,6 +67,12 @@ void register_dataset(py::module_& m) {
             return py::bytes(out);
           },
           py::arg("index"), py::arg("field"), "Sample `index`'s field (Dataset::read_field).")
+      .def(
+          "field_kind",
+          [](const Dataset& d, const std::string& field) { return to_string(d.field_kind(field)); },
+          py::arg("field"),
+          "How a field is handed over: 'text' (str), 'json' (parsed) or 'bytes' "
+          "(Dataset::field_kind).")
       .def("describe", &Dataset::describe)
       .def("__repr__", [](const Dataset& d) { return "<stoker.Dataset " + d.describe() + ">"; });
 

@@ -101,6 +101,7 @@ struct PackFlags {
   int threads = 0;
   std::string bad_samples = "error";
   bool force = false;
+  std::vector<std::string> fields;
 };
 
 // --mode raw without a size keeps every image at full size as pixels: says what that comes to,
@@ -182,6 +183,12 @@ class Commands final : public Command {
         ->add_option("--bad-samples", p_.bad_samples,
                      "error (stop, naming the file) or skip (leave out, list in the manifest)")
         ->check(CLI::IsMember({"error", "skip"}));
+    pack_
+        ->add_option("--fields", p_.fields,
+                     "per-sample fields to keep beside each image, comma-separated: WebDataset "
+                     "members (txt,json,json.KEY) or a list's columns (caption); writes format "
+                     "version 2 (docs/fields.md)")
+        ->delimiter(',');
 
     verify_ = app.add_subcommand(
         "verify", "read every byte of a packed dataset; exit 1 naming the first corruption");
@@ -222,9 +229,12 @@ class Commands final : public Command {
     o.threads = p_.threads;
     o.skip_bad_samples = p_.bad_samples == "skip";
     o.replace = p_.force;
+    o.fields = p_.fields;
     o.validate();
 
-    auto source = open_dataset(p_.source);
+    FileListConfig lists;
+    lists.field_columns = p_.fields;  // a list keeps only the columns asked for
+    auto source = open_dataset(p_.source, lists);
     std::fprintf(stderr, "pack: %s -> %s (mode %s)\n", source->describe().c_str(), p_.out.c_str(),
                  p_.mode.c_str());
     if (o.mode == PackMode::kRaw && o.max_side == 0 && o.short_side == 0) warn_raw_size(*source);
@@ -292,6 +302,13 @@ class Commands final : public Command {
       j["options"] = nlohmann::ordered_json::parse(info.options_json);
       j["classes"] = info.classes;
       j["class_counts"] = info.class_counts;
+      auto fields = nlohmann::ordered_json::array();
+      for (size_t k = 0; k < info.fields.size(); ++k) {
+        fields.push_back({{"name", info.fields[k].first},
+                          {"kind", info.fields[k].second},
+                          {"first_record", info.first_record_fields[k]}});
+      }
+      j["fields"] = std::move(fields);
       auto shards = nlohmann::ordered_json::array();
       for (const PackedShardInfo& s : info.shards) {
         shards.push_back({{"file", s.file},
@@ -331,6 +348,19 @@ class Commands final : public Command {
                   static_cast<long long>(info.class_counts[c]));
     }
     if (shown < info.classes.size()) std::printf("    ... %zu more\n", info.classes.size() - shown);
+    if (info.classes.empty()) std::printf("    (label-free: every record's label is -1)\n");
+    if (!info.fields.empty()) {
+      std::printf("  fields       %zu, the first record's:\n", info.fields.size());
+      for (size_t k = 0; k < info.fields.size(); ++k) {
+        const std::string& value = info.first_record_fields[k];
+        const std::string shown_value =
+            info.fields[k].second == "bytes"
+                ? fmt::format("<{} bytes>", value.size())
+                : printable(value.substr(0, 120)) + (value.size() > 120 ? " ..." : "");
+        std::printf("    %-14s %-6s %s\n", printable(info.fields[k].first).c_str(),
+                    info.fields[k].second.c_str(), shown_value.c_str());
+      }
+    }
     for (size_t k = 0; k < std::min<size_t>(info.skipped.size(), 10); ++k) {
       std::printf("  skipped      %s: %s\n", printable(info.skipped[k].first).c_str(),
                   printable(info.skipped[k].second).c_str());

@@ -55,6 +55,16 @@
 
 namespace stoker {
 
+// What a per-sample field holds (Dataset::field_kind), which says how it is handed over:
+// kText UTF-8 text (Python: str), kJson the text of a JSON value (parsed), kBytes anything.
+enum class FieldKind { kText, kJson, kBytes };
+const char* to_string(FieldKind kind);  // "text" | "json" | "bytes"
+// Throws stoker::Error (kArgument) for another name.
+FieldKind parse_field_kind(const std::string& name);
+// The kind a WebDataset member's field has by its name: "json" and "json.KEY" kJson; "txt",
+// "text", "caption", "cls" and names ending ".txt" kText; any other kBytes.
+FieldKind member_field_kind(const std::string& field);
+
 class Dataset {
  public:
   virtual ~Dataset() = default;
@@ -95,6 +105,9 @@ class Dataset {
   // kArgument.
   virtual bool has_field(const std::string& /*field*/) const { return false; }
   virtual void read_field(int64_t index, const std::string& field, std::string& out) const;
+  // The kind of a field has_field() gives: member_field_kind(field) unless the dataset knows
+  // better (a list's columns are text; a pack's kinds are in its manifest).
+  virtual FieldKind field_kind(const std::string& field) const { return member_field_kind(field); }
   // 16 hex digits identifying the dataset's content listing (sorted paths, sizes, labels).
   // Ranks compare it to be sure they index the same data.
   virtual std::string fingerprint() const = 0;

@@ -66,6 +66,11 @@ struct PackConfig {
   int64_t shard_size = int64_t{256} << 20;  // shards are cut on record boundaries past this
   int threads = 0;                          // 0 = the cores this process may use
   bool skip_bad_samples = false;            // false: the first bad sample stops the pack, named
+  // Per-sample fields to keep in each record (Dataset::read_field: WebDataset members such as
+  // "txt", "json", "json.KEY"; a list's FileListConfig::field_columns), at most 64. A pack
+  // with fields, or of a source without labels, is format version 2 (docs/format.md); a
+  // sample without one of them, or whose text field is not UTF-8, is a bad sample.
+  std::vector<std::string> fields = {};
   // false: a finished pack in `out` made from another source or with other options is an
   // error (stoker::Error, kArgument) naming both; true: it is replaced.
   bool replace = false;
@@ -134,8 +139,12 @@ struct PackedInfo {
   int version = 0;
   int64_t records = 0;
   int64_t source_samples = 0;
-  std::vector<std::string> classes;
+  std::vector<std::string> classes;   // empty for a label-free pack (version 2)
   std::vector<int64_t> class_counts;  // records per class, from the mapped indexes
+  // Version 2: the fields each record keeps, (name, kind: "text" | "json" | "bytes"), and the
+  // first record's values of them, as an example.
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::vector<std::string> first_record_fields;
   std::vector<PackedShardInfo> shards;
   std::string options_json;  // the manifest's "options" object, compact JSON
   std::string source;

@@ -727,7 +727,6 @@ class Loader:
             fields = [fields]
         self._fields = tuple(str(f) for f in (fields or ()))
         config.fields = list(self._fields)
-        self._tokenize = _tokenizing(tokenizer, context_length, self._fields)
         io_core = _io_core(io)
         config.read_retries = io_core.retries  # the sample's only retries, end to end
         if close_timeout is not None:
@@ -752,8 +751,12 @@ class Loader:
         list_fields = list(dict.fromkeys(list(self._fields) + [c[0] for c in conditions]))
         dataset = _stoker.open_dataset(source, path_column or "", label_column or "", io_core,
                                        list_fields)
-        # A list's fields are its columns' text; WebDataset's are members, decoded by kind.
-        self._text_fields = dataset.describe().startswith("file-list")
+        # How each field is handed over: a list's columns are text, WebDataset members go by
+        # name, a pack's kinds are in its manifest. (A field the source lacks is an error
+        # when the loader is made, naming it.)
+        self._field_kinds = {f: dataset.field_kind(f) for f in self._fields
+                             if dataset.has_field(f)}
+        self._tokenize = _tokenizing(tokenizer, context_length, self._field_kinds)
         if conditions:  # before any decode, in C++: the sampler sees only what passes
             dataset = _stoker.filter_dataset(dataset, conditions)
         if mix is not None:
@@ -832,7 +835,7 @@ class Loader:
                 if ref is None:
                     return
                 batch = _wrap(ref, rank, world, numpy=self._numpy, field_names=self._fields,
-                              name_of=core.dataset.name, text_fields=self._text_fields)
+                              name_of=core.dataset.name, field_kinds=self._field_kinds)
                 if self._pin_memory:
                     batch = batch.pin_memory()
             else:
@@ -1094,20 +1097,13 @@ def _image_array(images, bfloat16: bool, numpy: bool = False):
     return _bfloat16_numpy(images) if bfloat16 else images
 
 
-_TEXT_FIELDS = ("txt", "text", "caption", "cls")
-
-
-def _is_text_field(name: str) -> bool:
-    """A WebDataset member holding text (decoded as UTF-8; what a tokenizer takes)."""
-    return name in _TEXT_FIELDS or name.endswith(".txt")
-
-
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
 
-def _tokenizing(tokenizer, context_length: int, fields: Sequence[str]):
-    """Loader(tokenizer=...) as a function of a Batch that replaces its first text field by
-    token ids (None without a tokenizer)."""
+def _tokenizing(tokenizer, context_length: int, field_kinds: Dict[str, str]):
+    """Loader(tokenizer=...) as a function of a Batch that replaces its first text field
+    (`field_kinds`: the loader's fields and their kinds, in order) by token ids (None without
+    a tokenizer)."""
     if tokenizer is None:
         return None
     if isinstance(tokenizer, (str, os.PathLike)):
@@ -1116,26 +1112,30 @@ def _tokenizing(tokenizer, context_length: int, fields: Sequence[str]):
     if not hasattr(tokenizer, "encode_batch"):
         raise TypeError(f"tokenizer must be a tokenizers.Tokenizer or a tokenizer.json path "
                         f"(got {tokenizer!r})")
-    texts = [f for f in fields if _is_text_field(f)]
+    texts = [f for f, kind in field_kinds.items() if kind == "text"]
     if not texts:
-        raise ValueError(f"tokenizer: no text field among fields={list(fields)!r} (one of "
-                         f"{', '.join(_TEXT_FIELDS)})")
+        raise ValueError(f"tokenizer: no text field among fields={list(field_kinds)!r} (text: "
+                         f"a WebDataset txt/text/caption member, a list's column, a pack's "
+                         f"text field)")
     name = texts[0]
     if not isinstance(context_length, int) or context_length < 1:
         raise ValueError(f"context_length must be a positive int (got {context_length!r})")
     pad = tokenizer.token_to_id("[PAD]")
     pad = 0 if pad is None else pad
+    # A copy that truncates and pads to context_length itself (in Rust): the user's tokenizer
+    # keeps its own settings, and a batch is one encode_batch plus one array conversion.
+    fixed = type(tokenizer).from_str(tokenizer.to_str())
+    fixed.enable_truncation(max_length=context_length)
+    fixed.enable_padding(length=context_length, pad_id=pad,
+                         pad_token=tokenizer.id_to_token(pad) or "[PAD]")
 
     def tokenize(batch: Batch) -> Batch:
         import numpy as np
         strings = batch.fields[name]
-        encodings = tokenizer.encode_batch(strings)  # Rust threads, the GIL released
-        ids = np.full((len(strings), context_length), pad, dtype=np.int32)
-        mask = np.zeros((len(strings), context_length), dtype=np.int32)
-        for i, e in enumerate(encodings):
-            n = min(len(e.ids), context_length)
-            ids[i, :n] = e.ids[:n]
-            mask[i, :n] = 1
+        encodings = fixed.encode_batch(strings)  # Rust threads, the GIL released
+        ids = np.array([e.ids for e in encodings], dtype=np.int32).reshape(-1, context_length)
+        mask = np.array([e.attention_mask for e in encodings],
+                        dtype=np.int32).reshape(-1, context_length)
         if _torch is not None and not isinstance(batch.images, np.ndarray):
             ids, mask = _torch.from_numpy(ids), _torch.from_numpy(mask)
         batch.fields = {**batch.fields, name: ids, name + ".attention_mask": mask,
@@ -1175,10 +1175,10 @@ def _conditions(where: Optional[Dict[str, Any]]) -> List[Tuple[str, str, str]]:
     return out
 
 
-def _field_values(name: str, raw: List[bytes], valid, where, text: bool = False) -> Any:
-    """One field's bytes per slot as Python values (Batch.fields); `where(i)` names slot i's
-    sample for an error. `text`: a list's column, always text."""
-    if text or _is_text_field(name):
+def _field_values(name: str, raw: List[bytes], valid, where, kind: str) -> Any:
+    """One field's bytes per slot as Python values (Batch.fields), by its kind (text, json,
+    bytes: Dataset.field_kind); `where(i)` names slot i's sample for an error."""
+    if kind == "text":
         out = []
         for i, b in enumerate(raw):
             try:
@@ -1187,7 +1187,7 @@ def _field_values(name: str, raw: List[bytes], valid, where, text: bool = False)
                 raise BadSampleError(f"{where(i)}: its field '{name}' is not UTF-8 text "
                                      f"({e.reason} at byte {e.start})") from None
         return out
-    if name == "json" or name.startswith("json."):
+    if kind == "json":
         values = [json.loads(b) if b else None for b in raw]
         numbers = [v for v, ok in zip(values, valid) if ok]
         if name != "json" and numbers and all(
@@ -1201,7 +1201,7 @@ def _field_values(name: str, raw: List[bytes], valid, where, text: bool = False)
 
 def _wrap(ref: "_stoker.Batch", rank: int, world_size: int, numpy: bool = False,
           field_names: Sequence[str] = (), name_of: Optional[Callable[[int], str]] = None,
-          text_fields: bool = False) -> Batch:
+          field_kinds: Optional[Dict[str, str]] = None) -> Batch:
     """The batch's views as torch tensors, or numpy arrays without torch (or with numpy=True:
     what stoker.jax hands to JAX)."""
     images, labels, indices, valid = ref.arrays()  # views; their base owns the C++ batch
@@ -1209,7 +1209,8 @@ def _wrap(ref: "_stoker.Batch", rank: int, world_size: int, numpy: bool = False,
     if field_names:
         slots = valid.astype(bool)
         where = (lambda i: name_of(int(indices[i]))) if name_of else (lambda i: f"slot {i}")
-        fields = {name: _field_values(name, raw, slots, where, text_fields)
+        kinds = field_kinds or {}
+        fields = {name: _field_values(name, raw, slots, where, kinds.get(name, "bytes"))
                   for name, raw in zip(field_names, ref.fields())}
     images = _image_array(images, ref.output == "bfloat16", numpy)
     if _torch is not None and not numpy:

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "diagnose/telemetry_parse.h"
+#include "util/text.h"
 
 namespace stoker::telemetry {
 namespace {
@@ -118,33 +119,11 @@ std::string printable(std::string_view s) {
       ++i;
       continue;
     }
-    // A well-formed UTF-8 sequence (no overlong forms, surrogates or code points > U+10FFFF)
-    // is kept; any other byte becomes '?'.
-    size_t n = 0;
-    unsigned lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) {
-      n = 1;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      n = 2;
-      if (c == 0xe0) lo = 0xa0;
-      if (c == 0xed) hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 3;
-      if (c == 0xf0) lo = 0x90;
-      if (c == 0xf4) hi = 0x8f;
-    }
-    bool ok = n > 0;
-    for (size_t k = 1; ok && k <= n; ++k) {
-      if (i + k >= s.size()) {
-        ok = false;
-        break;
-      }
-      const auto b = static_cast<unsigned char>(s[i + k]);
-      ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xbf);
-    }
-    if (ok) {
-      out.append(s.substr(i, n + 1));
-      i += n + 1;
+    // A well-formed UTF-8 sequence is kept; any other byte becomes '?'.
+    const size_t n = util::utf8_sequence_length(s.substr(i));
+    if (n > 0) {
+      out.append(s.substr(i, n));
+      i += n;
     } else {
       out += '?';
       ++i;

@@ -18,10 +18,38 @@
 
 namespace stoker {
 
+const char* to_string(FieldKind kind) {
+  switch (kind) {
+    case FieldKind::kText:
+      return "text";
+    case FieldKind::kJson:
+      return "json";
+    case FieldKind::kBytes:
+      return "bytes";
+  }
+  return "bytes";
+}
+
+FieldKind parse_field_kind(const std::string& name) {
+  for (const FieldKind k : {FieldKind::kText, FieldKind::kJson, FieldKind::kBytes}) {
+    if (name == to_string(k)) return k;
+  }
+  STOKER_THROW_ARG("unknown field kind '{}' (expected text, json or bytes)", name);
+}
+
+FieldKind member_field_kind(const std::string& field) {
+  if (field == "json" || field.starts_with("json.")) return FieldKind::kJson;
+  if (field == "txt" || field == "text" || field == "caption" || field == "cls" ||
+      field.ends_with(".txt")) {
+    return FieldKind::kText;
+  }
+  return FieldKind::kBytes;
+}
+
 void Dataset::read_field(int64_t /*index*/, const std::string& field, std::string& /*out*/) const {
   STOKER_THROW_ARG(
       "{}: has no per-sample fields (asked for '{}'): fields come from WebDataset "
-      "members",
+      "members, list columns and packs made with --fields",
       describe(), field);
 }
 

@@ -131,6 +131,7 @@ class FilteredDataset final : public Dataset {
   bool prefers_shard_order() const override { return base_->prefers_shard_order(); }
   const std::vector<std::string>& classes() const override { return base_->classes(); }
   bool has_field(const std::string& field) const override { return base_->has_field(field); }
+  FieldKind field_kind(const std::string& field) const override { return base_->field_kind(field); }
   void read_field(int64_t index, const std::string& field, std::string& out) const override {
     base_->read_field(at(index), field, out);
   }

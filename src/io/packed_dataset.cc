@@ -17,7 +17,11 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 
+#include "io/field_json.h"
+#include "io/json_limits.h"
 #include "io/open_all.h"
 #include "io/packed_manifest.h"
 #include "io/packed_shard.h"
@@ -28,6 +32,7 @@
 #include "util/check.h"
 #include "util/mutex.h"
 #include "util/redact.h"
+#include "util/text.h"
 
 namespace stoker {
 namespace io {
@@ -49,11 +54,40 @@ void check_source_ranges(const Manifest& m, const std::string& name, const Shard
                m.source_samples);
 }
 
+// A record's label: a class of the pack's, or kNoLabel in a label-free (version-2) pack.
+bool label_ok(uint32_t label, size_t classes) {
+  return classes == 0 ? label == packed::kNoLabel : label < classes;
+}
+
+// verify: record j's field block and its values (text is UTF-8, json parses).
+void check_fields(const Manifest& m, std::span<const uint8_t> payload, const std::string& name,
+                  uint64_t j, uint64_t offset) {
+  size_t image_length = 0;
+  const std::string error = field_block_error(payload, m.fields.size(), image_length);
+  STOKER_CHECK(error.empty(), "{}: record {} at byte offset {}: {}", name, j, offset, error);
+  for (size_t k = 0; k < m.fields.size(); ++k) {
+    const auto bytes = field_bytes(payload, image_length, k);
+    const std::string_view value(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    size_t bad_at = 0;
+    if (m.fields[k].kind == FieldKind::kText) {
+      STOKER_CHECK(util::is_utf8(value, &bad_at),
+                   "{}: record {} at byte offset {}: field '{}' is not UTF-8 text (byte {})", name,
+                   j, offset, m.fields[k].name, bad_at);
+    } else if (m.fields[k].kind == FieldKind::kJson) {
+      STOKER_CHECK(!json_nested_too_deep(value) && nlohmann::json::accept(value),
+                   "{}: record {} at byte offset {}: field '{}' is not JSON", name, j, offset,
+                   m.fields[k].name);
+    }
+  }
+}
+
 // Checks a shard against its manifest entry (the source ranges across shards are checked by
 // check_source_ranges once all are open).
 void check_against_manifest(const ShardFile& shard, const Manifest& m, size_t i) {
   const ManifestShard& s = m.shards[i];
   const std::string& name = shard.name();
+  STOKER_CHECK(shard.version() == m.version, "{}: format version {}, the manifest's is {}", name,
+               shard.version(), m.version);
   STOKER_CHECK(shard.file_size() == s.bytes,
                "{}: {} bytes, the manifest says {} (truncated or replaced shard)", name,
                shard.file_size(), s.bytes);
@@ -138,9 +172,9 @@ class PackedDataset final : public Dataset {
     const auto [s, j] = locate(index);
     const uint32_t label = shard(s).label(j);
     // The index checksum vouches for the bytes, not for the writer: check the range too.
-    STOKER_CHECK_DATA(label < classes().size(), "{}#{}: label {} out of range [0, {})",
+    STOKER_CHECK_DATA(label_ok(label, classes().size()), "{}#{}: label {} out of range [0, {})",
                       shard_name(s), j, label, classes().size());
-    return label;
+    return label == packed::kNoLabel ? int64_t{-1} : int64_t{label};
   }
 
   std::string name(int64_t index) const override {
@@ -149,9 +183,31 @@ class PackedDataset final : public Dataset {
   }
 
   void read(int64_t index, std::vector<uint8_t>& out) const override {
-    if (read_ahead_ && read_ahead_->take(index, out)) return;
+    if (!read_ahead_ || !read_ahead_->take(index, out)) {
+      const auto [s, j] = locate(index);
+      shard(s).read_record(j, out);
+    }
+    if (manifest_.version >= packed::kFieldsVersion) out.resize(image_length(index, out));
+  }
+  bool has_field(const std::string& field) const override { return field_slot(field).has_value(); }
+  FieldKind field_kind(const std::string& field) const override {
+    const auto slot = field_slot(field);
+    if (!slot) return Dataset::field_kind(field);
+    return slot->second.empty() ? manifest_.fields[slot->first].kind : FieldKind::kJson;
+  }
+  // Reads the record (one read, one checksum, as read()) and copies the field out of it.
+  void read_field(int64_t index, const std::string& field, std::string& out) const override {
+    const auto slot = field_slot(field);
+    if (!slot) return Dataset::read_field(index, field, out);
+    thread_local std::vector<uint8_t> record;
     const auto [s, j] = locate(index);
-    shard(s).read_record(j, out);
+    shard(s).read_record(j, record);
+    const std::span<const uint8_t> bytes =
+        field_bytes(record, image_length(index, record), slot->first);
+    out.assign(bytes.begin(), bytes.end());
+    if (!slot->second.empty()) {
+      select_json_key(out, slot->second, fmt::format("{}#{}", shard_name(s), j), field);
+    }
   }
   void read_ahead(std::span<const int64_t> indices) const override {
     if (!read_ahead_) return;
@@ -200,6 +256,34 @@ class PackedDataset final : public Dataset {
         static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), u) - starts_.begin()) -
         1;
     return {s, u - starts_[s]};
+  }
+
+  // Where field `field` lies in a record: (its position among the manifest's fields, "") for
+  // a kept field; for "json.KEY" when only "json" was kept, (json's position, "KEY").
+  std::optional<std::pair<size_t, std::string>> field_slot(const std::string& field) const {
+    const auto position = [this](std::string_view name) -> std::optional<size_t> {
+      for (size_t k = 0; k < manifest_.fields.size(); ++k) {
+        if (manifest_.fields[k].name == name) return k;
+      }
+      return std::nullopt;
+    };
+    if (const auto k = position(field)) return std::pair{*k, std::string()};
+    if (field.starts_with("json.") && field.size() > 5) {
+      if (const auto k = position("json")) return std::pair{*k, field.substr(5)};
+    }
+    return std::nullopt;
+  }
+
+  // The image's length in record `index`'s payload after its field block is checked.
+  size_t image_length(int64_t index, std::span<const uint8_t> payload) const {
+    size_t length = 0;
+    const std::string error = field_block_error(payload, manifest_.fields.size(), length);
+    if (!error.empty()) {
+      const auto [s, j] = locate(index);
+      STOKER_BAD_DATA("{}: record {} at byte offset {}: {}", shard_name(s), j,
+                      shard(s).entry(j).offset, error);
+    }
+    return length;
   }
 
   std::string shard_name(size_t s) const {
@@ -364,9 +448,10 @@ VerifyReport verify_packed(const std::filesystem::path& path,
       STOKER_CHECK(static_cast<uint8_t>(info.encoding) <= packed::kMaxEncoding,
                    "{}: record {} at byte offset {}: unknown encoding {}", name, j, e.offset,
                    static_cast<int>(info.encoding));
-      STOKER_CHECK(info.label < m.classes.size(),
+      STOKER_CHECK(io::label_ok(info.label, m.classes.size()),
                    "{}: record {} at byte offset {}: label {} out of range [0, {})", name, j,
                    e.offset, info.label, m.classes.size());
+      if (m.version >= packed::kFieldsVersion) io::check_fields(m, buffer, name, j, e.offset);
       expected += packed::kRecordHeaderSize + e.payload_length;
       payload += e.payload_length;
       if (progress && (j & 1023) == 0) {
@@ -407,9 +492,10 @@ PackedInfo inspect_packed(const std::filesystem::path& path) {
   for (const io::ShardFile& s : p.shards) {
     for (uint64_t j = 0; j < s.record_count(); ++j) {
       const uint32_t label = s.label(j);
-      STOKER_CHECK_DATA(label < m.classes.size(), "{}#{}: label {} out of range [0, {})", s.name(),
-                        j, label, m.classes.size());
-      ++info.class_counts[label];
+      STOKER_CHECK_DATA(io::label_ok(label, m.classes.size()),
+                        "{}#{}: label {} out of range [0, {})", s.name(), j, label,
+                        m.classes.size());
+      if (label != packed::kNoLabel) ++info.class_counts[label];
     }
     info.bytes += static_cast<int64_t>(s.file_size());
   }
@@ -417,6 +503,19 @@ PackedInfo inspect_packed(const std::filesystem::path& path) {
     info.shards.push_back(PackedShardInfo{s.file, static_cast<int64_t>(s.records),
                                           static_cast<int64_t>(s.first_record),
                                           static_cast<int64_t>(s.bytes), io::hex64(s.checksum)});
+  }
+  for (const io::ManifestField& f : m.fields) info.fields.emplace_back(f.name, to_string(f.kind));
+  if (!m.fields.empty()) {
+    // The first record's values: what `inspect` shows as an example.
+    std::vector<uint8_t> record;
+    p.shards[0].read_record(0, record);
+    size_t image_length = 0;
+    const std::string error = io::field_block_error(record, m.fields.size(), image_length);
+    STOKER_CHECK_DATA(error.empty(), "{}: record 0: {}", p.shards[0].name(), error);
+    for (size_t k = 0; k < m.fields.size(); ++k) {
+      const auto bytes = io::field_bytes(record, image_length, k);
+      info.first_record_fields.emplace_back(bytes.begin(), bytes.end());
+    }
   }
   info.options_json = m.options_json;
   info.source = m.source;

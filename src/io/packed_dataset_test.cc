@@ -91,10 +91,10 @@ TEST(PackedTest, TruncatedMissingAndUnknownVersionShardsAreNamed) {
               HasSubstr(shard.string() + ": missing shard"));
 
   auto future = bytes;
-  future[packed::header::kVersion] = 2;  // little-endian u32: 1 -> 2
+  future[packed::header::kVersion] = 3;  // little-endian u32: 1 -> 3
   spit(shard, future);
   EXPECT_THAT(error_of([&] { open_packed(f->out); }),
-              HasSubstr("unsupported shard format version 2"));
+              HasSubstr("unsupported shard format version 3"));
   spit(shard, bytes);
   EXPECT_EQ(open_packed(f->out)->size(), 6);
 
@@ -250,6 +250,42 @@ TEST(PackedTest, DeeplyNestedManifestIsAnErrorNotAStackOverflow) {
   spit(manifest, std::vector<uint8_t>(t.begin(), t.end()));
   auto data = open_packed(f->out);
   EXPECT_EQ(data->classes()[0].substr(0, 4), "\"[[[");
+}
+
+}  // namespace
+}  // namespace stoker::io
+
+namespace stoker::io {
+namespace {
+
+// Packs written by the version-1 writer, before version 2 existed (tests/fixtures/packed-v1):
+// they open, verify and read as they did, each record's bytes exactly those its index points
+// at (no field block is cut off a version-1 payload).
+TEST(PackedTest, VersionOnePacksStillReadAndVerify) {
+  for (const char* mode : {"jpeg", "raw"}) {
+    const fs::path dir = fs::path(STOKER_PACKED_V1_FIXTURES) / mode;
+    SCOPED_TRACE(dir.string());
+    EXPECT_EQ(verify_packed(dir).records, 3);
+    const PackedInfo info = inspect_packed(dir);
+    EXPECT_EQ(info.version, 1);
+    EXPECT_TRUE(info.fields.empty());
+    EXPECT_EQ(info.classes, (std::vector<std::string>{"c0", "c1"}));
+    const auto data = open_packed(dir);
+    ASSERT_EQ(data->size(), 3);
+    EXPECT_FALSE(data->has_field("txt"));
+    const auto shard = slurp(dir / "shard-00000.stk");
+    const uint64_t index_at = packed::load_u64(shard.data() + shard.size() - 64 + 16);
+    std::vector<uint8_t> out;
+    for (int64_t i = 0; i < 3; ++i) {
+      const uint8_t* entry = shard.data() + index_at + 24 * i;
+      const uint64_t offset = packed::load_u64(entry);
+      const uint32_t length = packed::load_u32(entry + 8);
+      data->read(i, out);
+      EXPECT_EQ(out, std::vector<uint8_t>(shard.begin() + offset + 32,
+                                          shard.begin() + offset + 32 + length));
+      EXPECT_EQ(data->label(i), packed::load_u32(entry + 12));
+    }
+  }
 }
 
 }  // namespace

@@ -21,7 +21,11 @@
 
 namespace stoker::packed {
 
+// Version 1, and version 2 (docs/format.md, "Version 2"): a pack with per-sample fields or
+// without labels. A writer writes 1 unless it needs 2; a reader reads both.
 inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFieldsVersion = 2;
+inline constexpr uint32_t kLatestVersion = kFieldsVersion;
 // The manifest's "format" value; open_dataset() recognises a packed dataset by it.
 inline constexpr std::string_view kManifestFormat = "stoker-packed";
 inline constexpr std::string_view kManifestName = "manifest.json";
@@ -58,6 +62,16 @@ inline constexpr size_t kHeight = 16;         // u32
 inline constexpr size_t kPayloadLength = 20;  // u32
 inline constexpr size_t kChecksum = 24;       // u64 record_checksum(header bytes [0, 24), payload)
 }  // namespace record
+
+// Version 2, label-free packs: the label of every record (header and index entry).
+inline constexpr uint32_t kNoLabel = 0xFFFFFFFF;
+
+// ---- version 2: a record's payload = image bytes + field block (docs/format.md) ----
+//   per manifest field, in order: u32 length, length bytes; then u32 field_count, u32
+//   fields_length (the bytes of the entries before it). Read from the end.
+inline constexpr size_t kFieldTrailerSize = 8;
+inline constexpr size_t kMaxFields = 64;  // fields per pack
+inline constexpr size_t kMaxFieldNameBytes = 256;
 
 // What a payload holds. Original-mode records keep the source's format.
 enum class Encoding : uint8_t { kUnknown = 0, kJpeg = 1, kPng = 2, kWebp = 3, kRaw = 4 };

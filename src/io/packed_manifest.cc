@@ -93,6 +93,13 @@ std::string serialize_manifest(const Manifest& m) {
   j["source"] = {{"path", m.source}, {"fingerprint", m.source_fingerprint}};
   j["payload_bytes"] = m.payload_bytes;
   j["classes"] = m.classes;
+  if (m.version >= packed::kFieldsVersion) {
+    auto fields = nlohmann::ordered_json::array();
+    for (const ManifestField& f : m.fields) {
+      fields.push_back({{"name", f.name}, {"kind", to_string(f.kind)}});
+    }
+    j["fields"] = std::move(fields);
+  }
   auto shards = nlohmann::ordered_json::array();
   for (const ManifestShard& s : m.shards) {
     shards.push_back({{"file", s.file},
@@ -126,9 +133,9 @@ Manifest parse_manifest(std::string_view text, const std::string& name) {
                format, packed::kManifestFormat);
   Manifest m;
   m.version = static_cast<uint32_t>(get_u64(j, "version", name, UINT32_MAX));
-  STOKER_CHECK(m.version == packed::kFormatVersion,
-               "{}: unsupported format version {} (this build reads version {})", name, m.version,
-               packed::kFormatVersion);
+  STOKER_CHECK(m.version >= packed::kFormatVersion && m.version <= packed::kLatestVersion,
+               "{}: unsupported format version {} (this build reads versions {} to {})", name,
+               m.version, packed::kFormatVersion, packed::kLatestVersion);
   m.records = get_u64(j, "records", name, kMaxRecords);
   m.source_samples = get_u64(j, "source_samples", name, kMaxRecords);
   m.fingerprint = parse_hex64(get_string(j, "fingerprint", name), "fingerprint", name);
@@ -142,16 +149,41 @@ Manifest parse_manifest(std::string_view text, const std::string& name) {
   m.source_fingerprint = get_string(source, "fingerprint", name);
   m.payload_bytes = get_u64(j, "payload_bytes", name, uint64_t{1} << 62);
 
+  const bool v2 = m.version >= packed::kFieldsVersion;
   const Json& classes = field(j, "classes", name);
-  STOKER_CHECK(classes.is_array() && !classes.empty(),
-               "{}: field \"classes\" is not a non-empty "
-               "array",
-               name);
+  // Version 2 may be label-free (no classes); version 1 always has classes.
+  STOKER_CHECK(classes.is_array() && (v2 || !classes.empty()),
+               "{}: field \"classes\" is not a non-empty array", name);
   STOKER_CHECK(classes.size() <= (uint64_t{1} << 24), "{}: more than 2^24 classes", name);
   m.classes.reserve(classes.size());
   for (const Json& c : classes) {
     STOKER_CHECK(c.is_string(), "{}: field \"classes\" holds a non-string", name);
     m.classes.push_back(c.get<std::string>());
+  }
+
+  STOKER_CHECK(v2 == j.contains("fields"), "{}: a version {} manifest {} a field \"fields\"", name,
+               m.version, v2 ? "must have" : "cannot have");
+  if (v2) {
+    const Json& fields = j["fields"];
+    STOKER_CHECK(fields.is_array() && fields.size() <= packed::kMaxFields,
+                 "{}: field \"fields\" is not an array of at most {}", name, packed::kMaxFields);
+    for (const Json& f : fields) {
+      STOKER_CHECK(f.is_object(), "{}: field \"fields\" holds a non-object", name);
+      ManifestField mf;
+      mf.name = get_string(f, "name", name);
+      STOKER_CHECK(!mf.name.empty() && mf.name.size() <= packed::kMaxFieldNameBytes,
+                   "{}: a field name is empty or longer than {} bytes", name,
+                   packed::kMaxFieldNameBytes);
+      const std::string kind = get_string(f, "kind", name);
+      STOKER_CHECK(kind == "text" || kind == "json" || kind == "bytes",
+                   "{}: field '{}' has kind \"{}\" (expected text, json or bytes)", name, mf.name,
+                   kind);
+      mf.kind = parse_field_kind(kind);
+      for (const ManifestField& seen : m.fields) {
+        STOKER_CHECK(seen.name != mf.name, "{}: field '{}' listed twice", name, mf.name);
+      }
+      m.fields.push_back(std::move(mf));
+    }
   }
 
   const Json& shards = field(j, "shards", name);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "stoker/dataset.h"
 #include "stoker/io_config.h"
 
 namespace stoker::io {
@@ -20,12 +21,19 @@ struct ManifestShard {
   uint64_t checksum = 0;  // the shard footer's checksum
 };
 
+// A per-sample field a version-2 pack keeps (docs/format.md, "Version 2").
+struct ManifestField {
+  std::string name;
+  FieldKind kind = FieldKind::kBytes;
+};
+
 struct Manifest {
   uint32_t version = 0;
   uint64_t records = 0;
   uint64_t source_samples = 0;
-  std::vector<std::string> classes;
-  std::string options_json;  // the "options" object, compact
+  std::vector<std::string> classes;   // version 2: may be empty (every label kNoLabel)
+  std::vector<ManifestField> fields;  // version 2 only, in the order records store them
+  std::string options_json;           // the "options" object, compact
   uint64_t options_hash = 0;
   std::string source;              // the source path as given to pack
   std::string source_fingerprint;  // the source Dataset's fingerprint()

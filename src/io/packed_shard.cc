@@ -48,6 +48,65 @@ uint64_t record_checksum(const uint8_t* header24, std::span<const uint8_t> paylo
   return XXH3_64bits_withSeed(payload.data(), payload.size(), seed);
 }
 
+std::string field_block_error(std::span<const uint8_t> payload, size_t field_count,
+                              size_t& image_length) {
+  if (payload.size() < kFieldTrailerSize) {
+    return fmt::format("bad field block (a payload of {} bytes has no room for its {}-byte end)",
+                       payload.size(), kFieldTrailerSize);
+  }
+  const uint8_t* end = payload.data() + payload.size();
+  const uint32_t count = load_u32(end - 8);
+  const uint32_t length = load_u32(end - 4);
+  if (count != field_count) {
+    return fmt::format("bad field block (field_count {}, the manifest lists {})", count,
+                       field_count);
+  }
+  if (length > payload.size() - kFieldTrailerSize) {
+    return fmt::format("bad field block (fields_length {} in a payload of {} bytes)", length,
+                       payload.size());
+  }
+  image_length = payload.size() - kFieldTrailerSize - length;
+  // The entries must tile fields_length exactly.
+  uint64_t at = 0;
+  for (size_t k = 0; k < field_count; ++k) {
+    if (length - at < 4) return fmt::format("bad field block (field {} runs past its end)", k);
+    at += 4 + uint64_t{load_u32(payload.data() + image_length + at)};
+    if (at > length) return fmt::format("bad field block (field {} runs past its end)", k);
+  }
+  if (at != length) {
+    return fmt::format("bad field block ({} stray bytes after the last field)", length - at);
+  }
+  return {};
+}
+
+std::span<const uint8_t> field_bytes(std::span<const uint8_t> payload, size_t image_length,
+                                     size_t k) {
+  size_t at = image_length;
+  for (size_t i = 0;; ++i) {
+    const uint32_t length = load_u32(payload.data() + at);
+    if (i == k) return payload.subspan(at + 4, length);
+    at += 4 + size_t{length};
+  }
+}
+
+void append_field_block(std::vector<uint8_t>& payload, std::span<const std::string> values) {
+  const size_t start = payload.size();
+  for (const std::string& v : values) {
+    STOKER_CHECK(v.size() <= kMaxPayloadLength, "a field of {} bytes above the cap", v.size());
+    uint8_t length[4];
+    store_u32(length, static_cast<uint32_t>(v.size()));
+    payload.insert(payload.end(), length, length + 4);
+    payload.insert(payload.end(), v.begin(), v.end());
+  }
+  const uint64_t fields_length = payload.size() - start;
+  STOKER_CHECK(fields_length <= kMaxPayloadLength, "fields of {} bytes above the cap",
+               fields_length);
+  uint8_t trailer[kFieldTrailerSize];
+  store_u32(trailer, static_cast<uint32_t>(values.size()));
+  store_u32(trailer + 4, static_cast<uint32_t>(fields_length));
+  payload.insert(payload.end(), trailer, trailer + kFieldTrailerSize);
+}
+
 std::string shard_file_name(uint64_t number) {
   return fmt::format("{}{:05d}{}", kShardPrefix, number, kShardSuffix);
 }
@@ -59,7 +118,7 @@ std::array<uint8_t, kShardHeaderSize> ShardHeader::encode() {
   std::array<uint8_t, kShardHeaderSize> bytes{};
   uint8_t* h = bytes.data();
   std::memcpy(h + header::kMagic, kShardMagic, sizeof kShardMagic);
-  store_u32(h + header::kVersion, kFormatVersion);
+  store_u32(h + header::kVersion, version);
   store_u32(h + header::kHeaderSize, kShardHeaderSize);
   store_u64(h + header::kOptionsHash, options_hash);
   store_u64(h + header::kShardNumber, shard_number);
@@ -76,15 +135,16 @@ ShardHeader ShardHeader::decode(std::span<const uint8_t, kShardHeaderSize> bytes
   STOKER_CHECK_DATA(std::memcmp(h + header::kMagic, kShardMagic, sizeof kShardMagic) == 0,
                     "{}: not a stoker shard (bad magic at byte offset 0)", name);
   const uint32_t version = load_u32(h + header::kVersion);
-  STOKER_CHECK_DATA(version == kFormatVersion,
+  STOKER_CHECK_DATA(version >= kFormatVersion && version <= kLatestVersion,
                     "{}: unsupported shard format version {} at byte offset {} (this build reads "
-                    "version {})",
-                    name, version, header::kVersion, kFormatVersion);
+                    "versions {} to {})",
+                    name, version, header::kVersion, kFormatVersion, kLatestVersion);
   const uint32_t header_size = load_u32(h + header::kHeaderSize);
   STOKER_CHECK_DATA(header_size == kShardHeaderSize,
                     "{}: corrupt header: header size {} at byte offset {} (expected {})", name,
                     header_size, header::kHeaderSize, kShardHeaderSize);
   ShardHeader r;
+  r.version = version;
   r.checksum = load_u64(h + header::kChecksum);
   STOKER_CHECK_DATA(checksum_ok(r.checksum, XXH3_64bits(h, header::kChecksum)),
                     "{}: header checksum mismatch (header at byte offset 0)", name);
@@ -358,8 +418,8 @@ namespace {
 constexpr size_t kWriteBuffer = size_t{1} << 20;
 }  // namespace
 
-ShardWriter::ShardWriter(const std::filesystem::path& dir, uint64_t number, uint64_t options_hash,
-                         uint64_t first_record, uint64_t first_source)
+ShardWriter::ShardWriter(const std::filesystem::path& dir, uint32_t version, uint64_t number,
+                         uint64_t options_hash, uint64_t first_record, uint64_t first_source)
     : dir_(dir), first_source_(first_source) {
   final_ = dir / shard_file_name(number);
   temp_ = dir / (shard_file_name(number) + std::string(kTempSuffix));
@@ -372,7 +432,8 @@ ShardWriter::ShardWriter(const std::filesystem::path& dir, uint64_t number, uint
   fd_ = UniqueFd(raw);
   buffer_.reserve(kWriteBuffer);
 
-  ShardHeader header{.options_hash = options_hash,
+  ShardHeader header{.version = version,
+                     .options_hash = options_hash,
                      .shard_number = number,
                      .first_record = first_record,
                      .first_source = first_source};

@@ -39,6 +39,18 @@ uint64_t record_checksum(const uint8_t* header24, std::span<const uint8_t> paylo
 // "shard-00003.stk"
 std::string shard_file_name(uint64_t number);
 
+// Version 2 (docs/format.md): a record payload is the image followed by a field block.
+// field_block_error checks the block of `payload` (its end, a count of `field_count`, entries
+// tiling fields_length): "" and `image_length` set when it is sound, else the reason
+// ("bad field block (...)"). Bounds-safe on any bytes.
+std::string field_block_error(std::span<const uint8_t> payload, size_t field_count,
+                              size_t& image_length);
+// Field k of a payload that field_block_error passed with `image_length`.
+std::span<const uint8_t> field_bytes(std::span<const uint8_t> payload, size_t image_length,
+                                     size_t k);
+// Appends the field block of `values` (one per manifest field, in order) to an image payload.
+void append_field_block(std::vector<uint8_t>& payload, std::span<const std::string> values);
+
 // The fields of a record header (packed_format.h, namespace record).
 struct RecordInfo {
   uint32_t label = 0;
@@ -64,6 +76,7 @@ struct SkippedSample {
 
 // The shard header: magic, format version, header size and these fields.
 struct ShardHeader {
+  uint32_t version = packed::kFormatVersion;  // 1 or 2 (packed_format.h)
   uint64_t options_hash = 0;
   uint64_t shard_number = 0;
   uint64_t first_record = 0;
@@ -107,6 +120,7 @@ class ShardFile {
   const std::string& name() const { return name_; }
   uint64_t file_size() const { return size_; }
   bool remote() const { return blob_ != nullptr; }
+  uint32_t version() const { return header_.version; }
   uint64_t options_hash() const { return header_.options_hash; }
   uint64_t shard_number() const { return header_.shard_number; }
   uint64_t first_record() const { return header_.first_record; }
@@ -154,12 +168,13 @@ class ShardFile {
   ShardFooter footer_;
 };
 
-// Writes shard `number` of folder `dir` as shard-NNNNN.stk.tmp; finish() publishes it.
-// Destroying an unfinished writer removes the temporary file.
+// Writes shard `number` of folder `dir`, format `version`, as shard-NNNNN.stk.tmp; finish()
+// publishes it. Destroying an unfinished writer removes the temporary file. The records'
+// payloads are given whole (a version-2 payload with its field block).
 class ShardWriter {
  public:
-  ShardWriter(const std::filesystem::path& dir, uint64_t number, uint64_t options_hash,
-              uint64_t first_record, uint64_t first_source);
+  ShardWriter(const std::filesystem::path& dir, uint32_t version, uint64_t number,
+              uint64_t options_hash, uint64_t first_record, uint64_t first_source);
   ShardWriter(const ShardWriter&) = delete;
   ShardWriter& operator=(const ShardWriter&) = delete;
   ~ShardWriter();

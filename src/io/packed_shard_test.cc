@@ -83,9 +83,9 @@ TEST(ShardHeader, DamageIsBadDataNamingTheOffset) {
   }
   // A newer version says so, even though its checksum would not match ours either.
   auto newer = good;
-  store_u32(newer.data() + header::kVersion, kFormatVersion + 1);
+  store_u32(newer.data() + header::kVersion, kLatestVersion + 1);
   EXPECT_THAT(test::error_of([&] { ShardHeader::decode(newer, "s"); }),
-              HasSubstr("unsupported shard format version 2 at byte offset 8"));
+              HasSubstr("unsupported shard format version 3 at byte offset 8"));
 }
 
 TEST(ShardFooter, RoundTripsWithTheHeaderChecksumAsSeed) {
@@ -147,6 +147,49 @@ TEST(ShardFooter, OffsetsAndCountsAreCheckedAgainstTheFile) {
   cut[footer::kMagic + 3] = 'X';
   EXPECT_THAT(test::error_of([&] { ShardFooter::decode(cut, 1, file_size, "s"); }),
               HasSubstr("no shard footer at byte offset"));
+}
+
+}  // namespace
+}  // namespace stoker::io
+
+namespace stoker::io {
+namespace {
+
+// Version 2's field block (docs/format.md): written by append_field_block, read back field by
+// field; every malformed block is a reason, never a read out of bounds.
+TEST(FieldBlock, RoundTripsAndNamesEachKindOfDamage) {
+  const std::vector<uint8_t> image = {0xff, 0xd8, 1, 2, 3};
+  std::vector<uint8_t> payload = image;
+  const std::vector<std::string> values = {"a cat", "", std::string("\0\x01{}", 4)};
+  append_field_block(payload, values);
+  EXPECT_EQ(payload.size(), image.size() + 3 * 4 + 5 + 0 + 4 + 8);
+  size_t image_length = 0;
+  ASSERT_EQ(field_block_error(payload, 3, image_length), "");
+  EXPECT_EQ(image_length, image.size());
+  for (size_t k = 0; k < values.size(); ++k) {
+    const auto bytes = field_bytes(payload, image_length, k);
+    EXPECT_EQ(std::string(bytes.begin(), bytes.end()), values[k]) << k;
+  }
+  // No fields: the 8-byte end alone.
+  std::vector<uint8_t> bare = image;
+  append_field_block(bare, {});
+  ASSERT_EQ(field_block_error(bare, 0, image_length), "");
+  EXPECT_EQ(image_length, image.size());
+
+  EXPECT_THAT(field_block_error(payload, 2, image_length),
+              HasSubstr("field_count 3, the manifest lists 2"));
+  EXPECT_THAT(field_block_error(std::span(payload).first(5), 3, image_length),
+              HasSubstr("no room for its 8-byte end"));
+  auto longer = payload;  // fields_length past the payload's start
+  store_u32(longer.data() + longer.size() - 4, 1000);
+  EXPECT_THAT(field_block_error(longer, 3, image_length), HasSubstr("fields_length 1000"));
+  auto overrun = payload;  // the first field's length runs past the block
+  store_u32(overrun.data() + image.size(), 0xFFFFFFF0u);
+  EXPECT_THAT(field_block_error(overrun, 3, image_length), HasSubstr("field 0 runs past"));
+  auto stray = payload;  // a byte between the last field and the end, counted in fields_length
+  stray.insert(stray.end() - 8, 0x7f);
+  store_u32(stray.data() + stray.size() - 4, load_u32(stray.data() + stray.size() - 4) + 1);
+  EXPECT_THAT(field_block_error(stray, 3, image_length), HasSubstr("1 stray bytes"));
 }
 
 }  // namespace

@@ -44,6 +44,8 @@ class TableDataset final : public Dataset {
   const std::vector<std::string>& classes() const override { return classes_; }
   bool has_field(const std::string& field) const override;
   void read_field(int64_t index, const std::string& field, std::string& out) const override;
+  // A column's values are text (a JSON line's non-string member as its JSON text).
+  FieldKind field_kind(const std::string& /*field*/) const override { return FieldKind::kText; }
   std::string fingerprint() const override { return fingerprint_; }
   std::string describe() const override;
 

@@ -26,6 +26,7 @@
 
 #include "io/blob.h"
 #include "io/cache_file.h"
+#include "io/field_json.h"
 #include "io/file_util.h"
 #include "io/index_cache.h"
 #include "io/json_limits.h"
@@ -454,18 +455,7 @@ class WebDataset final : public Dataset {
     shards_[shard_of_[index]]->read(
         member_offset_[m], std::span(reinterpret_cast<uint8_t*>(out.data()), out.size()),
         fmt::format("the .{} member of {}", ext, path.substr(path.find('/') + 1)));
-    if (!json_key) return;
-    const std::string wanted = field.substr(5);
-    STOKER_CHECK_DATA(!json_nested_too_deep(out), "{}: its .json member nests too deep",
-                      name(index));
-    const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
-    STOKER_CHECK_DATA(!j.is_discarded() && j.is_object(),
-                      "{}: its .json member is not a JSON object (for the field '{}')", name(index),
-                      field);
-    const auto it = j.find(wanted);
-    STOKER_CHECK_DATA(it != j.end(), "{}: its .json member has no '{}' (for the field '{}')",
-                      name(index), wanted, field);
-    out = it->dump();
+    if (json_key) select_json_key(out, field.substr(5), name(index), field);
   }
   std::string fingerprint() const override { return fingerprint_; }
   std::string describe() const override {

@@ -34,6 +34,7 @@
 #include "util/check.h"
 #include "util/logging.h"
 #include "util/task_pool.h"
+#include "util/text.h"
 
 namespace stoker {
 
@@ -75,6 +76,16 @@ void PackConfig::validate() const {
   STOKER_CHECK_ARG(threads >= 0, "pack: --threads must be >= 0");
   STOKER_CHECK_ARG(limits.max_pixels > 0 && limits.max_memory_bytes > 0,
                    "pack: decode limits must be positive");
+  STOKER_CHECK_ARG(fields.size() <= packed::kMaxFields, "pack: {} fields, more than {}",
+                   fields.size(), packed::kMaxFields);
+  for (size_t k = 0; k < fields.size(); ++k) {
+    STOKER_CHECK_ARG(!fields[k].empty() && fields[k].size() <= packed::kMaxFieldNameBytes,
+                     "pack: a field name is empty or longer than {} bytes",
+                     packed::kMaxFieldNameBytes);
+    for (size_t i = 0; i < k; ++i) {
+      STOKER_CHECK_ARG(fields[i] != fields[k], "pack: field '{}' given twice", fields[k]);
+    }
+  }
 }
 
 namespace io {
@@ -96,13 +107,13 @@ std::string options_json(const PackConfig& o) {
   j["shard_size"] = o.shard_size;
   j["bad_samples"] = o.skip_bad_samples ? "skip" : "error";
   j["max_pixels"] = o.limits.max_pixels;
+  if (!o.fields.empty()) j["fields"] = o.fields;  // absent otherwise: version-1 bytes unchanged
   return j.dump();
 }
 
-uint64_t options_hash(const std::string& options, const Dataset& source) {
-  const std::string canonical =
-      fmt::format("stoker-packed v{}\noptions {}\nsource {} {}\n", packed::kFormatVersion, options,
-                  source.fingerprint(), source.size());
+uint64_t options_hash(uint32_t version, const std::string& options, const Dataset& source) {
+  const std::string canonical = fmt::format("stoker-packed v{}\noptions {}\nsource {} {}\n",
+                                            version, options, source.fingerprint(), source.size());
   return XXH3_64bits(canonical.data(), canonical.size());
 }
 
@@ -149,21 +160,23 @@ struct Produced {
 
 struct WorkerScratch {
   std::vector<uint8_t> bytes;
+  std::vector<std::string> fields;
   DecodedRegion region;
   std::vector<uint8_t> resized;
   std::vector<uint8_t> resize_tmp;
 };
 
 // Reads and transcodes source sample `k` into `out` (payload + record header fields).
-void produce(const Dataset& source, int64_t k, const PackConfig& o, WorkerScratch& s,
-             Produced& out) {
+void transcode(const Dataset& source, int64_t k, const PackConfig& o, WorkerScratch& s,
+               Produced& out) {
   const std::string name = source.name(k);
   const int64_t label = source.label(k);
-  STOKER_CHECK(label >= 0 && label <= UINT32_MAX, "{}: label {} does not fit the format", name,
-               label);
+  // -1: a label-free source (version 2)
+  STOKER_CHECK(label >= -1 && label < packed::kNoLabel, "{}: label {} does not fit the format",
+               name, label);
   read_with_retries(source, k, s.bytes);
   const ImageHeader header = probe_image(s.bytes, name, o.limits);
-  out.info.label = static_cast<uint32_t>(label);
+  out.info.label = label < 0 ? packed::kNoLabel : static_cast<uint32_t>(label);
   if (o.mode == PackMode::kOriginal) {
     // By magic, not by ImageFormat, so a raw payload repacked is named right either way.
     out.info.encoding = is_raw_image(s.bytes) ? packed::Encoding::kRaw : encoding_of(header.format);
@@ -206,14 +219,37 @@ void produce(const Dataset& source, int64_t k, const PackConfig& o, WorkerScratc
   }
 }
 
+// Version 2: sample k's fields (o.fields, in order) after its image payload.
+void append_fields(const Dataset& source, int64_t k, const PackConfig& o, WorkerScratch& s,
+                   std::vector<uint8_t>& payload) {
+  s.fields.resize(o.fields.size());
+  for (size_t f = 0; f < o.fields.size(); ++f) {
+    read_field_with_retries(source, k, o.fields[f], s.fields[f]);
+    size_t bad_at = 0;
+    STOKER_CHECK_DATA(
+        source.field_kind(o.fields[f]) != FieldKind::kText || util::is_utf8(s.fields[f], &bad_at),
+        "{}: its field '{}' is not UTF-8 text (byte {})", source.name(k), o.fields[f], bad_at);
+  }
+  append_field_block(payload, s.fields);
+}
+
+// Reads and transcodes source sample `k` into `out` (payload + record header fields), and
+// for a version-2 pack appends its field block.
+void produce(const Dataset& source, int64_t k, const PackConfig& o, uint32_t version,
+             WorkerScratch& s, Produced& out) {
+  transcode(source, k, o, s, out);
+  if (version >= packed::kFieldsVersion) append_fields(source, k, o, s, out.payload);
+}
+
 // Samples [begin, end) produced by a TaskPool, one job a sample, no further than `window` ahead
 // of the writer; the writer takes them in order.
 class ProducerPool {
  public:
-  ProducerPool(const Dataset& source, const PackConfig& options, int64_t begin, int64_t end,
-               int threads)
+  ProducerPool(const Dataset& source, const PackConfig& options, uint32_t version, int64_t begin,
+               int64_t end, int threads)
       : source_(source),
         options_(options),
+        version_(version),
         window_(std::max<int64_t>(16, int64_t{4} * threads)),
         next_submit_(begin),
         end_(end),
@@ -242,7 +278,7 @@ class ProducerPool {
       Produced& p = slots_[static_cast<size_t>(k % window_)];
       p = Produced{};
       try {
-        produce(source_, k, options_, scratch_[static_cast<size_t>(thread)], p);
+        produce(source_, k, options_, version_, scratch_[static_cast<size_t>(thread)], p);
       } catch (const Error& e) {
         // Only a bad sample may be skipped; a failed read stops the pack (recording it as
         // skipped would make the damage permanent: a re-run finds the pack complete).
@@ -254,6 +290,7 @@ class ProducerPool {
 
   const Dataset& source_;
   const PackConfig& options_;
+  const uint32_t version_;
   const int64_t window_;
   int64_t next_submit_;
   const int64_t end_;
@@ -352,8 +389,15 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
   STOKER_CHECK(total > 0, "pack: {}: no samples", source_path);
   std::filesystem::create_directories(out);
   const UniqueFd lock = lock_out(out);  // held until the pack is done
+  // Version 2 only when needed: every other pack keeps its version-1 bytes.
+  const uint32_t version = options.fields.empty() && !source.classes().empty()
+                               ? packed::kFormatVersion
+                               : packed::kFieldsVersion;
+  for (const std::string& f : options.fields) {
+    STOKER_CHECK_ARG(source.has_field(f), "pack: {} has no field '{}'", source.describe(), f);
+  }
   const std::string opts = options_json(options);
-  const uint64_t hash = options_hash(opts, source);
+  const uint64_t hash = options_hash(version, opts, source);
   const std::filesystem::path manifest_path = out / packed::kManifestName;
   // A finished pack of another source or other options is someone's data: replaced only when
   // asked (PackConfig::replace, --force). A manifest that does not parse is no finished pack.
@@ -374,17 +418,16 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
   }
 
   Manifest manifest;
-  manifest.version = packed::kFormatVersion;
+  manifest.version = version;
+  for (const std::string& f : options.fields) {
+    manifest.fields.push_back(ManifestField{f, source.field_kind(f)});
+  }
   manifest.source_samples = static_cast<uint64_t>(total);
   manifest.classes = source.classes();
   manifest.options_json = opts;
   manifest.options_hash = hash;
   manifest.source = source_path;
   manifest.source_fingerprint = source.fingerprint();
-  STOKER_CHECK_ARG(!manifest.classes.empty(),
-                   "pack: {}: no classes: a label-free list cannot be packed (the packed format "
-                   "holds a label per record); read the list directly",
-                   source_path);
   STOKER_CHECK_ARG(!source.multi_label(),
                    "pack: {}: a multi-label list cannot be packed yet (the packed format holds "
                    "one label per record); read the list directly",
@@ -461,7 +504,7 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
 
   if (next_source < static_cast<uint64_t>(total)) {
     const int threads = options.threads > 0 ? options.threads : available_cpus();
-    ProducerPool pool(source, options, static_cast<int64_t>(next_source), total, threads);
+    ProducerPool pool(source, options, version, static_cast<int64_t>(next_source), total, threads);
     std::optional<ShardWriter> writer;
     uint64_t shard_number = manifest.shards.size();
     const auto close_shard = [&](uint64_t source_end) {
@@ -477,7 +520,7 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
       Produced p = pool.take();
       if (p.bad) {
         STOKER_CHECK_DATA(options.skip_bad_samples, "{}", *p.bad);
-        if (!writer) writer.emplace(out, shard_number, hash, next_record, k);
+        if (!writer) writer.emplace(out, version, shard_number, hash, next_record, k);
         const std::string name = source.name(k);
         log(LogLevel::kWarning, "pack: skipping {}", *p.bad);
         writer->add_skipped(static_cast<uint64_t>(k), name, *p.bad);
@@ -489,7 +532,7 @@ PackResult pack_dataset(const Dataset& source, const std::string& source_path,
             writer->size_with(p.payload.size()) > static_cast<uint64_t>(options.shard_size)) {
           close_shard(static_cast<uint64_t>(k));
         }
-        if (!writer) writer.emplace(out, shard_number, hash, next_record, k);
+        if (!writer) writer.emplace(out, version, shard_number, hash, next_record, k);
         writer->add_record(p.info, p.payload);
         manifest.payload_bytes += p.payload.size();
         ++next_record;

@@ -228,9 +228,10 @@ TEST(PackedTest, InterruptedPackResumesToIdenticalBytes) {
   EXPECT_EQ(open_packed(b)->size(), 20);
 }
 
-// The packed format holds one label per record: multi-label and label-free lists are refused
-// with a message, not packed with their labels lost.
-TEST(PackedTest, MultiLabelAndLabelFreeListsAreRefused) {
+// The packed format holds one label per record: a multi-label list is refused with a
+// message, not packed with its labels lost. A label-free list packs (version 2), every label
+// -1.
+TEST(PackedTest, MultiLabelListsAreRefusedAndLabelFreeListsPackAsVersionTwo) {
   auto f = make_folder(3);
   const fs::path multi = f->dir.path() / "multi.csv";
   const std::string multi_text =
@@ -240,11 +241,119 @@ TEST(PackedTest, MultiLabelAndLabelFreeListsAreRefused) {
       error_of([&] { pack_dataset(*open_dataset(multi), multi.string(), f->out, PackConfig{}); }),
       HasSubstr("a multi-label list cannot be packed yet"));
   const fs::path free = f->dir.path() / "free.csv";
-  const std::string free_text = "path\ndata/class_0/img_00.jpg\n";
+  const std::string free_text = "path\ndata/class_0/img_00.jpg\ndata/class_1/img_01.jpg\n";
   spit(free, std::vector<uint8_t>(free_text.begin(), free_text.end()));
-  EXPECT_THAT(
-      error_of([&] { pack_dataset(*open_dataset(free), free.string(), f->out, PackConfig{}); }),
-      HasSubstr("a label-free list cannot be packed"));
+  pack_dataset(*open_dataset(free), free.string(), f->out, PackConfig{});
+  EXPECT_EQ(verify_packed(f->out).records, 2);
+  const PackedInfo info = inspect_packed(f->out);
+  EXPECT_EQ(info.version, 2);
+  EXPECT_TRUE(info.classes.empty());
+  const auto packed = open_packed(f->out);
+  const auto source = open_dataset(free);
+  std::vector<uint8_t> a, b;
+  for (int64_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(packed->label(i), -1);
+    packed->read(i, a);
+    source->read(i, b);
+    EXPECT_EQ(a, b) << "original mode keeps the image bytes, the field block cut off";
+  }
+}
+
+// Fields (version 2): a caption list's columns are kept per record and read back identical;
+// the images are the bytes a pack without fields holds; a version-1 pack of the same source
+// is unchanged by the feature (no "fields" in its options, the same bytes).
+TEST(PackedTest, FieldsOfAListArePackedAndReadBackIdentical) {
+  auto f = make_folder(9);
+  const fs::path list = f->dir.path() / "captions.csv";
+  std::string text = "path,label,caption,score\n";
+  for (int k = 0; k < 9; ++k) {
+    text +=
+        fmt::format("data/class_{}/img_{:02d}.jpg,{},\"a picture, number {} \u00ab{}\u00bb\",{}\n",
+                    k % 3, k, k % 3, k, k * 7, k * 0.125);
+  }
+  spit(list, std::vector<uint8_t>(text.begin(), text.end()));
+  const FileListConfig columns{.field_columns = {"caption", "score"}};
+  const auto source = open_dataset(list, columns);
+  const fs::path with = f->dir.path() / "with", without = f->dir.path() / "without";
+  PackConfig options{.mode = PackMode::kJpeg, .max_side = 64, .shard_size = 4096};
+  pack_dataset(*open_dataset(list), list.string(), without, options);
+  options.fields = {"caption", "score"};
+  pack_dataset(*source, list.string(), with, options);
+
+  EXPECT_EQ(inspect_packed(without).version, 1);
+  EXPECT_EQ(inspect_packed(without).options_json.find("fields"), std::string::npos);
+  EXPECT_EQ(verify_packed(with).records, 9);
+  const PackedInfo info = inspect_packed(with);
+  EXPECT_EQ(info.version, 2);
+  ASSERT_EQ(info.fields.size(), 2u);
+  EXPECT_EQ(info.fields[0], (std::pair<std::string, std::string>{"caption", "text"}));
+  EXPECT_EQ(info.first_record_fields[0], "a picture, number 0 \u00ab0\u00bb");
+  EXPECT_GT(info.shards.size(), 1u);
+
+  const auto a = open_packed(with), b = open_packed(without);
+  EXPECT_TRUE(a->has_field("caption"));
+  EXPECT_FALSE(a->has_field("json"));
+  EXPECT_EQ(a->field_kind("caption"), FieldKind::kText);
+  std::vector<uint8_t> image_a, image_b;
+  std::string got, want;
+  for (int64_t i = 0; i < 9; ++i) {
+    a->read(i, image_a);
+    b->read(i, image_b);
+    EXPECT_EQ(image_a, image_b) << i;
+    EXPECT_EQ(a->label(i), b->label(i));
+    for (const char* field : {"caption", "score"}) {
+      a->read_field(i, field, got);
+      source->read_field(i, field, want);
+      EXPECT_EQ(got, want) << i << " " << field;
+    }
+  }
+  EXPECT_THAT(error_of([&] { a->read_field(0, "json", got); }), HasSubstr("no per-sample fields"));
+  // Another field list is another pack: not resumed from these shards, and refused over them.
+  options.fields = {"caption"};
+  EXPECT_THAT(error_of([&] { pack_dataset(*source, list.string(), with, options); }),
+              HasSubstr("made with other options"));
+}
+
+// A sample without a field, or whose text is not UTF-8, is a bad sample: the pack stops naming
+// it, or (--bad-samples skip) leaves it out and lists it.
+TEST(PackedTest, AMissingOrNonUtf8FieldIsABadSample) {
+  auto f = make_folder(4);
+  const fs::path list = f->dir.path() / "captions.jsonl";
+  const std::string text =
+      "{\"path\": \"data/class_0/img_00.jpg\", \"label\": 0, \"caption\": \"zero\"}\n"
+      "{\"path\": \"data/class_1/img_01.jpg\", \"label\": 1}\n"
+      "{\"path\": \"data/class_2/img_02.jpg\", \"label\": 2, \"caption\": \"two\"}\n";
+  spit(list, std::vector<uint8_t>(text.begin(), text.end()));
+  const auto source = open_dataset(list, FileListConfig{.field_columns = {"caption"}});
+  PackConfig options{.fields = {"caption"}};
+  EXPECT_THAT(error_of([&] { pack_dataset(*source, list.string(), f->out, options); }),
+              HasSubstr("caption"));
+  options.skip_bad_samples = true;
+  const PackResult r = pack_dataset(*source, list.string(), f->out, options);
+  EXPECT_EQ(r.records, 2);
+  EXPECT_EQ(r.skipped, 1);
+  const auto skipped = inspect_packed(f->out).skipped;
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_THAT(skipped[0].first, HasSubstr("img_01.jpg"));
+  EXPECT_THAT(skipped[0].second, HasSubstr("no 'caption'"));
+  std::string got;
+  open_packed(f->out)->read_field(1, "caption", got);
+  EXPECT_EQ(got, "two");
+
+  const fs::path latin = f->dir.path() / "latin1.csv";
+  const std::string latin_text = "path,label,caption\ndata/class_0/img_00.jpg,0,caf\xe9\n";
+  spit(latin, std::vector<uint8_t>(latin_text.begin(), latin_text.end()));
+  EXPECT_THAT(error_of([&] {
+                pack_dataset(*open_dataset(latin, FileListConfig{.field_columns = {"caption"}}),
+                             latin.string(), f->dir.path() / "latin",
+                             PackConfig{.fields = {"caption"}});
+              }),
+              HasSubstr("its field 'caption' is not UTF-8 text (byte 3)"));
+  EXPECT_THAT(error_of([&] {
+                pack_dataset(*source, list.string(), f->dir.path() / "x",
+                             PackConfig{.fields = {"nope"}});
+              }),
+              HasSubstr("has no field 'nope'"));
 }
 
 TEST(PackedTest, ASecondWriterOfOneOutFailsAtOnceNamingTheFirst) {
