@@ -61,3 +61,34 @@ def test_wheel_installs_and_works_in_a_new_venv(tmp_path):
     version = next(line.split()[2] for line in (REPO / "CMakeLists.txt").read_text().splitlines()
                    if line.startswith("project(stoker VERSION"))
     assert out[0] == version and out[1].startswith("2.") and out[2] == "9", out
+
+
+def test_pip_builds_and_installs_a_fresh_clone_with_build_isolation(tmp_path):
+    """What a new user types: a fresh clone, a new venv, `pip wheel .` and `pip install .`
+    with pip's default build isolation (the build requirements from pyproject.toml only).
+    The C++ libraries' -dev packages are this machine's (run.sh build installs them); ccache
+    (run.sh's, with the clone as base folder) spares the second build most of its compiles."""
+    clone = tmp_path / "stoker"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{REPO}", str(clone)],
+                   check=True)
+    venv = tmp_path / "venv"
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "STOKER_BIN")}
+    env.update(CMAKE_CXX_COMPILER_LAUNCHER="ccache", CCACHE_BASEDIR=str(clone),
+               CCACHE_NOHASHDIR="1")
+    for args in (["wheel", ".", "--no-deps", "-w", str(tmp_path / "dist")], ["install", "."]):
+        r = subprocess.run([str(py), "-m", "pip", *args], cwd=clone, env=env,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, f"pip {' '.join(args)}:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    built = list((tmp_path / "dist").glob("stoker-*.whl"))
+    assert len(built) == 1, built
+    version = next(line.split()[2] for line in (REPO / "CMakeLists.txt").read_text().splitlines()
+                   if line.startswith("project(stoker VERSION"))
+    assert built[0].name.startswith(f"stoker-{version}-"), built[0].name
+    out = subprocess.run([str(py), "-c", "import stoker; print(stoker.__version__)"], env=env,
+                         cwd=tmp_path, check=True, capture_output=True, text=True).stdout.strip()
+    command = subprocess.run([str(venv / "bin" / "stoker"), "--version"], env=env,
+                             check=True, capture_output=True, text=True).stdout.strip()
+    assert out == version and command == f"stoker {version}", (out, command)
