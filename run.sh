@@ -7,6 +7,8 @@
 #                          under ASan+UBSan (build-asan/), the engine and sampler tests under
 #                          TSan (build-tsan/), the aarch64 unit tests under qemu (build-arm64/)
 #                          and the fuzz harnesses over their seeds (build-fuzz/)
+#   ./run.sh wheel         the wheel for other machines: build's wheel with its libraries
+#                          vendored by auditwheel (dist/stoker-*-manylinux_*.whl), and the sdist
 #   ./run.sh fuzz [SECS]   build the libFuzzer harnesses fuzz/*_fuzz.cc, run each SECS (60) s
 #   ./run.sh demo          build and run the demo: both scaling failures, named and fixed
 #   ./run.sh bench [ARGS]  side-by-side benchmark against torchvision (bench/compare_torchvision)
@@ -217,11 +219,29 @@ fuzz() {
   fi
 }
 
+# portable_wheel: build's wheel made self-contained: auditwheel vendors every library it links
+# that a manylinux platform does not promise (libjpeg-turbo, libpng, libwebp, zstd, xxhash,
+# fmt, libcurl and its TLS stack, the CUDA runtime where built with it) into stoker.libs/ with
+# an RPATH of $ORIGIN, and tags it with the lowest manylinux its symbols allow. Then the sdist.
+# Both land in dist/.
+portable_wheel() {
+  rm -rf dist
+  mkdir -p dist
+  pip_quiet "$venv/bin/python" -m auditwheel repair -w dist build/dist/stoker-*.whl
+  "$venv/bin/python" -m auditwheel show dist/stoker-*.whl
+  pip_quiet "$venv/bin/python" -m build --sdist --no-isolation -o dist .
+  ls -l dist
+}
+
 cmd=${1:-help}
 [ $# -gt 0 ] && shift
 case "$cmd" in
   build)
     build
+    ;;
+  wheel)
+    build
+    PATH="$venv/bin:$PATH" portable_wheel
     ;;
   test)
     stage "build"
@@ -242,6 +262,14 @@ case "$cmd" in
       tests/python/test_example_imagefolder.py tests/python/test_ported_imagenet.py \
       tests/python/test_loader.py tests/python/test_demo.py tests/python/test_timm.py \
       tests/python/test_example_timm.py tests/python/test_example_clip.py
+    stage "the portable wheel in a bare Debian root (tests/wheel-bare-root.sh)"
+    if [ "$(id -u)" -eq 0 ]; then
+      PATH="$venv/bin:$PATH" portable_wheel
+      STOKER=build/stoker HOST_PYTHON="$venv/bin/python" tests/wheel-bare-root.sh \
+        dist/stoker-*-manylinux*.whl dist/stoker-*.tar.gz
+    else
+      echo "skipped: a chroot needs root (run.sh test as root, as CI does)"
+    fi
     stage "Python tests without torch: numpy and JAX (JAX venv)"
     ensure_jax_venv
     "$jax_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_jax.py \

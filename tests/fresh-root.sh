@@ -13,6 +13,8 @@
 #   - /etc/hosts, which every installed Debian has (localhost, and the host name on 127.0.1.1)
 #     and debootstrap's minbase lacks: without it neither resolves, and torchrun --standalone
 #     (which rendezvouses on localhost and hands the ranks the host name) never starts a job.
+# FRESH_ROOT_BIND=DIR (optional): DIR bound read-only at the same path inside the root (what a
+# test hands in: tests/wheel-bare-root.sh's wheel, data and script).
 # Run as root. The minimal root is cached in /var/cache/stoker-fresh (shared with fresh-check);
 # the new root itself is removed afterwards.
 set -euo pipefail
@@ -89,6 +91,7 @@ while IFS='=' read -r name _; do
   case "$name" in PIP_* | *_CA_BUNDLE | *CA_CERTS* | SSL_CERT_* | *_proxy | *_PROXY) pass_env+=("$name=${!name}") ;; esac
 done < <(env)
 
+[ -n "${FRESH_ROOT_BIND:-}" ] && bind "$FRESH_ROOT_BIND" ro
 git clone -q "$repo" "$root/work/project"
 [ -d "$repo/../shared" ] && cp -r "$repo/../shared" "$root/work/shared"
 mkdir -p "$root/proc" "$root/sys" "$root/dev"

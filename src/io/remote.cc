@@ -1,6 +1,7 @@
 #include "io/remote.h"
 
 #include <curl/curl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -15,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "stoker/error.h"
 #include "stoker/log.h"
@@ -315,6 +317,33 @@ struct Request {
   std::span<const uint8_t> body;    // kPut
 };
 
+// The CA certificates HTTPS is checked against: $CURL_CA_BUNDLE or $SSL_CERT_FILE when set (as
+// the curl tool and OpenSSL read them), else libcurl's own default when that file exists, else
+// the first existing bundle of the other common layouts. The portable wheel's libcurl is
+// Debian's, whose default is Debian's path; on RHEL or SUSE that file is absent. Empty: leave
+// libcurl's default (and its error) alone.
+const std::string& ca_bundle() {
+  static const std::string bundle = [] {
+    for (const char* name : {"CURL_CA_BUNDLE", "SSL_CERT_FILE"}) {
+      if (auto given = util::env_text(name)) return *given;
+    }
+    const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
+    std::vector<std::string> candidates;
+    if (info != nullptr && info->cainfo != nullptr) candidates.emplace_back(info->cainfo);
+    for (const char* path : {"/etc/ssl/certs/ca-certificates.crt",  // Debian, Ubuntu, Arch
+                             "/etc/pki/tls/certs/ca-bundle.crt",    // Fedora, RHEL, Rocky
+                             "/etc/ssl/ca-bundle.pem",              // openSUSE
+                             "/etc/ssl/cert.pem"}) {                // Alpine, macOS-like
+      candidates.emplace_back(path);
+    }
+    for (const std::string& path : candidates) {
+      if (::access(path.c_str(), R_OK) == 0) return path;
+    }
+    return std::string();
+  }();
+  return bundle;
+}
+
 // One attempt. Returns the curl code; the exchange holds what the server said.
 CURLcode perform(const Target& target, const Request& request, const IoConfig& io, Exchange& x,
                  std::string& error) {
@@ -325,6 +354,7 @@ CURLcode perform(const Target& target, const Request& request, const IoConfig& i
   curl_easy_setopt(h, CURLOPT_URL, target.url.c_str());
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  if (!ca_bundle().empty()) curl_easy_setopt(h, CURLOPT_CAINFO, ca_bundle().c_str());
   // A signed request's credentials travel in headers that libcurl would send to any redirect
   // target (x-amz-security-token is no Authorization header): signed requests are never
   // redirected; unsigned ones carry none and follow.

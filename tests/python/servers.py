@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, Iterable, Optional
+from typing import Dict, Iterable, Optional, Tuple
 
 import pytest
 
@@ -73,8 +73,9 @@ class Nginx(Server):
     """nginx serving `root` on 127.0.0.1 (or `listen`), logging each request with its Range."""
 
     def __init__(self, root: Path, work: Path, listen: str = "127.0.0.1",
-                 netns: Optional[str] = None):
-        """`netns`: run it in that network namespace, listening on `listen` there."""
+                 netns: Optional[str] = None, tls: Optional[Tuple[Path, Path]] = None):
+        """`netns`: run it in that network namespace, listening on `listen` there; `tls`:
+        (certificate, key) to serve HTTPS with."""
         binary = shutil.which("nginx") or "/usr/sbin/nginx"
         if not Path(binary).exists():
             pytest.fail("nginx is not installed (run.sh installs Debian's nginx-light)")
@@ -87,6 +88,7 @@ class Nginx(Server):
         # As root, nginx's workers would drop to "nobody", who cannot enter pytest's 0700
         # folders; the directive means nothing to an unprivileged master.
         user = "user root;" if os.geteuid() == 0 else ""
+        ssl = f"ssl_certificate {tls[0]}; ssl_certificate_key {tls[1]};" if tls else ""
         conf.write_text(f"""
 {user}
 daemon off;
@@ -103,7 +105,7 @@ http {{
   uwsgi_temp_path {work}/uwsgi;
   scgi_temp_path {work}/scgi;
   keepalive_requests 100000;
-  server {{ listen {listen}:{self.port}; root {root}; }}
+  server {{ listen {listen}:{self.port}{" ssl" if tls else ""}; root {root}; {ssl} }}
 }}
 """)
         cmd = [binary, "-c", str(conf), "-e", str(self.error_log)]
@@ -111,7 +113,7 @@ http {{
             cmd = ["nsenter", f"--net=/run/netns/{netns}", *cmd]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         wait_for_port(self.port, self.proc, "nginx", self.error_log, host=listen)
-        self.url = f"http://{listen}:{self.port}"
+        self.url = f"{'https' if tls else 'http'}://{listen}:{self.port}"
 
     def requests(self) -> list:
         """The requests served so far: (method, path, range) tuples."""

@@ -114,6 +114,28 @@ def test_shard_windows_keep_each_sample_once(images, shards):
         assert sorted(seen) == list(range(len(data)))
 
 
+def test_shards_over_https_check_the_server_against_the_ca_bundle_given(images, shards,
+                                                                        tmp_path):
+    """HTTPS: the server's certificate is checked against $SSL_CERT_FILE (or $CURL_CA_BUNDLE)
+    when set, else the system's bundle (src/io/remote.cc): a self-signed server reads with its
+    certificate given, and is refused, named, without it."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    want = folder_digests(images)[0]
+    with Nginx(shards["root"], tmp_path / "nginx", tls=(cert, key)) as server:
+        assert server.url.startswith("https://")
+        url = f"{server.url}/cls/train-{{000000..000004}}.tar"
+        clean = {k: "" for k in ("SSL_CERT_FILE", "CURL_CA_BUNDLE")}
+        for variable in ("SSL_CERT_FILE", "CURL_CA_BUNDLE"):
+            env = dict(clean, STOKER_CACHE_DIR=str(tmp_path / variable), **{variable: str(cert)})
+            assert digest(url, env, window=0)[0] == want
+        error = digest(url, dict(clean, STOKER_CACHE_DIR=str(tmp_path / "none")),
+                       expect_error=True, window=0)
+        assert "train-000000.tar" in error and "certificate" in error.lower(), error
+
+
 def test_shards_over_http_from_nginx(images, shards, tmp_path):
     want = folder_digests(images)
     windowed = windowed_digests(shards["cls"])
