@@ -187,7 +187,18 @@ class PackedDataset final : public Dataset {
       const auto [s, j] = locate(index);
       shard(s).read_record(j, out);
     }
-    if (manifest_.version >= packed::kFieldsVersion) out.resize(image_length(index, out));
+    if (manifest_.version < packed::kFieldsVersion) return;
+    const size_t image = image_length(index, out);
+    if (!manifest_.fields.empty()) {
+      // The field block, checked with the record, kept for this thread's read_field calls of
+      // the same sample (a loader worker reads the image, then its fields): one read, not 1+F.
+      LastFields& last = last_fields();
+      last.dataset = id_;
+      last.index = index;
+      last.image_length = 0;
+      last.payload.assign(out.begin() + static_cast<std::ptrdiff_t>(image), out.end());
+    }
+    out.resize(image);
   }
   bool has_field(const std::string& field) const override { return field_slot(field).has_value(); }
   FieldKind field_kind(const std::string& field) const override {
@@ -199,11 +210,16 @@ class PackedDataset final : public Dataset {
   void read_field(int64_t index, const std::string& field, std::string& out) const override {
     const auto slot = field_slot(field);
     if (!slot) return Dataset::read_field(index, field, out);
-    thread_local std::vector<uint8_t> record;
+    LastFields& last = last_fields();
     const auto [s, j] = locate(index);
-    shard(s).read_record(j, record);
+    if (last.dataset != id_ || last.index != index) {
+      shard(s).read_record(j, last.payload);
+      last.image_length = image_length(index, last.payload);
+      last.dataset = id_;
+      last.index = index;
+    }
     const std::span<const uint8_t> bytes =
-        field_bytes(record, image_length(index, record), slot->first);
+        field_bytes(last.payload, last.image_length, slot->first);
     out.assign(bytes.begin(), bytes.end());
     if (!slot->second.empty()) {
       select_json_key(out, slot->second, fmt::format("{}#{}", shard_name(s), j), field);
@@ -284,6 +300,24 @@ class PackedDataset final : public Dataset {
                       shard(s).entry(j).offset, error);
     }
     return length;
+  }
+
+  // A thread's last record fields: the field block (payload from image_length on) of sample
+  // `index` of the dataset whose id_ is `dataset`. Ids, not addresses: a dataset made at a
+  // freed one's address must not find its block.
+  struct LastFields {
+    uint64_t dataset = 0;
+    int64_t index = -1;
+    size_t image_length = 0;
+    std::vector<uint8_t> payload;
+  };
+  static LastFields& last_fields() {
+    thread_local LastFields last;
+    return last;
+  }
+  static uint64_t next_id() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
   }
 
   std::string shard_name(size_t s) const {
@@ -371,6 +405,7 @@ class PackedDataset final : public Dataset {
   int64_t records_ = 0;
   std::string fingerprint_;
   bool remote_ = false;
+  const uint64_t id_ = next_id();  // for the threads' LastFields
   std::unique_ptr<ReadAhead> read_ahead_;
 };
 

@@ -307,6 +307,17 @@ TEST(PackedTest, FieldsOfAListArePackedAndReadBackIdentical) {
       EXPECT_EQ(got, want) << i << " " << field;
     }
   }
+  // A field read after another sample's image is that sample's own (a thread keeps the last
+  // record's fields only for that record), also across two open datasets of one pack.
+  const auto again = open_packed(with);
+  a->read(0, image_a);
+  again->read(3, image_a);
+  a->read_field(5, "caption", got);
+  source->read_field(5, "caption", want);
+  EXPECT_EQ(got, want);
+  a->read_field(3, "caption", got);
+  source->read_field(3, "caption", want);
+  EXPECT_EQ(got, want);
   EXPECT_THAT(error_of([&] { a->read_field(0, "json", got); }), HasSubstr("no per-sample fields"));
   // Another field list is another pack: not resumed from these shards, and refused over them.
   options.fields = {"caption"};
