@@ -193,10 +193,11 @@ class PackedDataset final : public Dataset {
       // The field block, checked with the record, kept for this thread's read_field calls of
       // the same sample (a loader worker reads the image, then its fields): one read, not 1+F.
       LastFields& last = last_fields();
+      last.dataset = 0;
+      last.payload.assign(out.begin() + static_cast<std::ptrdiff_t>(image), out.end());
+      last.image_length = 0;
       last.dataset = id_;
       last.index = index;
-      last.image_length = 0;
-      last.payload.assign(out.begin() + static_cast<std::ptrdiff_t>(image), out.end());
     }
     out.resize(image);
   }
@@ -211,8 +212,10 @@ class PackedDataset final : public Dataset {
     const auto slot = field_slot(field);
     if (!slot) return Dataset::read_field(index, field, out);
     LastFields& last = last_fields();
-    const auto [s, j] = locate(index);
     if (last.dataset != id_ || last.index != index) {
+      // Forgotten first: a read that throws half-way leaves no block claiming to be another's.
+      last.dataset = 0;
+      const auto [s, j] = locate(index);
       shard(s).read_record(j, last.payload);
       last.image_length = image_length(index, last.payload);
       last.dataset = id_;
@@ -222,7 +225,7 @@ class PackedDataset final : public Dataset {
         field_bytes(last.payload, last.image_length, slot->first);
     out.assign(bytes.begin(), bytes.end());
     if (!slot->second.empty()) {
-      select_json_key(out, slot->second, fmt::format("{}#{}", shard_name(s), j), field);
+      select_json_key(out, slot->second, name(index), field);
     }
   }
   void read_ahead(std::span<const int64_t> indices) const override {

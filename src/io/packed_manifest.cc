@@ -175,10 +175,12 @@ Manifest parse_manifest(std::string_view text, const std::string& name) {
                    "{}: a field name is empty or longer than {} bytes", name,
                    packed::kMaxFieldNameBytes);
       const std::string kind = get_string(f, "kind", name);
-      STOKER_CHECK(kind == "text" || kind == "json" || kind == "bytes",
-                   "{}: field '{}' has kind \"{}\" (expected text, json or bytes)", name, mf.name,
-                   kind);
-      mf.kind = parse_field_kind(kind);
+      try {
+        mf.kind = parse_field_kind(kind);
+      } catch (const Error&) {
+        STOKER_THROW("{}: field '{}' has kind \"{}\" (expected text, json or bytes)", name, mf.name,
+                     kind);
+      }
       for (const ManifestField& seen : m.fields) {
         STOKER_CHECK(seen.name != mf.name, "{}: field '{}' listed twice", name, mf.name);
       }
