@@ -551,6 +551,12 @@ void register_loader(py::module_& m) {
       .def(
           "load_state", [](const LoaderHandle& h, const ResumeState& s) { h.get()->load_state(s); },
           py::arg("state"), Release())
+      .def(
+          "select_steps",
+          [](const LoaderHandle& h, int64_t first, int64_t stride) {
+            h.get()->select_steps(first, stride);
+          },
+          py::arg("first"), py::arg("stride"), Release())
       .def("stats", [](const LoaderHandle& h) { return h.get()->stats(); })
       .def("stats_json", &LoaderHandle::stats_json, py::arg("advance") = true)
       .def("write_stats", &LoaderHandle::write_stats, py::arg("force") = false,

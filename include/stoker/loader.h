@@ -241,6 +241,13 @@ class Loader {
   // Takes effect at the next set_epoch(state.epoch) or next() call; the dataset fingerprint,
   // size, mode, shuffle and seed must match (a clear error otherwise).
   void load_state(const ResumeState& state);
+  // From the next start of an epoch (set_epoch, or the next() after load_state), makes only
+  // batches first, first + stride, first + 2 * stride, ... of the epoch's plan, each with its
+  // place in the plan as Batch::index: several loaders of one rank, each given another
+  // `first`, make that rank's epoch together (stoker.ray's producers). state() of such a
+  // loader is not a resume point of the job (the batches between were made elsewhere).
+  // (0, 1): every batch, the default.
+  void select_steps(int64_t first, int64_t stride);
 
   LoaderStats stats() const;
 

@@ -184,6 +184,11 @@ class Loader::Impl {
     drain();
   }
 
+  void select_steps(int64_t first, int64_t stride) {
+    MutexLock consumer(consumer_mu_);
+    plan().select_steps(first, stride);
+  }
+
   LoaderStats stats() const { return stages_.stats.snapshot(pool_->allocated()); }
 
   const Dataset& dataset() const { return *dataset_; }
@@ -399,6 +404,7 @@ const LoaderConfig& Loader::config() const { return impl_->config(); }
 const Dataset& Loader::dataset() const { return impl_->dataset(); }
 ResumeState Loader::state() const { return impl_->state(); }
 void Loader::load_state(const ResumeState& state) { impl_->load_state(state); }
+void Loader::select_steps(int64_t first, int64_t stride) { impl_->select_steps(first, stride); }
 LoaderStats Loader::stats() const { return impl_->stats(); }
 
 }  // namespace stoker

@@ -289,6 +289,49 @@ TEST_F(LoaderTest, ResumeOnAnotherWorldSizeDeliversExactlyTheRest) {
   EXPECT_EQ(all.size(), static_cast<size_t>(kImages));
 }
 
+// stoker.ray: the producers of one rank each make every stride-th batch of its epoch (also of
+// a resumed epoch), and together they make that epoch's batches byte for byte, each with its
+// place in the plan as its index.
+TEST_F(LoaderTest, SelectedStepsOfSeveralLoadersAreTheEpochByteForByte) {
+  auto data = dataset();
+  auto batch_digests = [](Loader& loader, std::map<int64_t, uint64_t>& out) {
+    while (auto batch = loader.next()) {
+      BatchDigest digest;
+      digest.add(*batch);
+      EXPECT_TRUE(out.emplace(batch->index, digest.value()).second) << batch->index << " twice";
+    }
+  };
+  for (int64_t consumed : {0, 16}) {
+    auto c = config(2, 4);
+    c.rank = 1;
+    c.world_size = 2;
+    ResumeState state;
+    {
+      Loader probe(data, c);
+      state = probe.state();
+    }
+    state.epoch = 3;
+    state.consumed = consumed;
+    std::map<int64_t, uint64_t> whole, together;
+    Loader one(data, c);
+    one.load_state(state);
+    batch_digests(one, whole);
+    ASSERT_EQ(static_cast<int64_t>(whole.size()), one.num_batches());
+    for (int first = 0; first < 3; ++first) {
+      Loader part(data, c);
+      part.load_state(state);
+      part.select_steps(first, 3);
+      std::map<int64_t, uint64_t> mine;
+      batch_digests(part, mine);
+      for (const auto& [index, digest] : mine) {
+        EXPECT_EQ(index % 3, first);
+        together.emplace(index, digest);
+      }
+    }
+    EXPECT_EQ(together, whole) << "resumed after " << consumed;
+  }
+}
+
 TEST_F(LoaderTest, ResumeStateFromAnotherDatasetIsRefused) {
   auto data = dataset();
   Loader loader(data, config(1));

@@ -1,5 +1,6 @@
 #include "pipeline/plan.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "stoker/error.h"
@@ -66,7 +67,7 @@ ResumeState PlanStage::state() const {
   s.shard_lanes = plan_ ? plan_->config().shard_lanes : setup_.rank.world_size;
   // Only batches handed to the consumer count: after a failed batch, the samples from it on
   // are still to be delivered by a resumed job.
-  s.consumed = plan_ ? plan_->consumed_after(delivered_) : 0;
+  s.consumed = plan_ ? plan_->consumed_after(std::min(step(delivered_), plan_->num_batches())) : 0;
   return s;
 }
 
@@ -81,6 +82,8 @@ const EpochPlan& PlanStage::start(int64_t epoch) {
   sampler_.shard_lanes =
       pending_ && pending_->shard_window > 0 ? pending_->shard_lanes : setup_.rank.world_size;
   plan_.emplace(sampler_, epoch, consumed);
+  first_step_ = next_first_step_;
+  step_stride_ = next_step_stride_;
   scheduled_ = 0;
   delivered_ = 0;
   failed_ = false;
@@ -89,12 +92,25 @@ const EpochPlan& PlanStage::start(int64_t epoch) {
 
 int64_t PlanStage::implicit_epoch() const { return pending_ ? pending_->epoch : 0; }
 
+void PlanStage::select_steps(int64_t first, int64_t stride) {
+  STOKER_CHECK_ARG(first >= 0 && stride >= 1,
+                   "select_steps: first must be >= 0 and stride >= 1 (got {}, {})", first, stride);
+  next_first_step_ = first;
+  next_step_stride_ = stride;
+}
+
+int64_t PlanStage::selected_batches() const {
+  const int64_t k = plan_->num_batches();
+  return k <= first_step_ ? 0 : (k - first_step_ + step_stride_ - 1) / step_stride_;
+}
+
 void PlanStage::next(Batch& batch) {
+  const int64_t j = step(scheduled_);
   batch.epoch = plan_->epoch();
-  batch.index = scheduled_;
-  batch.global_valid = plan_->batch(scheduled_, batch.indices, batch.valid);
+  batch.index = j;
+  batch.global_valid = plan_->batch(j, batch.indices, batch.valid);
   // Short, pad and even modes deliver a batch with its valid slots only (its first ones).
-  const int slots = plan_->slots(scheduled_);
+  const int slots = plan_->slots(j);
   if (slots < batch.batch_size) {
     batch.batch_size = slots;
     batch.indices.resize(static_cast<size_t>(slots));
@@ -112,7 +128,7 @@ void PlanStage::delivered() {
   pending_.reset();  // the resume state is now reflected in plan_ and delivered_
 }
 
-bool PlanStage::finished() const { return failed_ || delivered_ >= plan_->num_batches(); }
+bool PlanStage::finished() const { return failed_ || delivered_ >= selected_batches(); }
 
 int64_t PlanStage::num_batches() const {
   if (plan_) return plan_->num_batches();

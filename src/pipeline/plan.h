@@ -45,8 +45,12 @@ class PlanStage {
   // Forgets the plan (a start that failed half-way): the next call starts again.
   void abandon() { plan_.reset(); }
 
-  // Whether every batch of the epoch has been handed out by next().
-  bool all_scheduled() const { return scheduled_ >= plan_->num_batches(); }
+  // From the next start on, only batches first, first + stride, ... of each plan are made,
+  // each keeping its place in the plan as its index (Loader::select_steps).
+  void select_steps(int64_t first, int64_t stride);
+
+  // Whether every batch of the epoch (of the selected ones) has been handed out by next().
+  bool all_scheduled() const { return step(scheduled_) >= plan_->num_batches(); }
   // The next batch of the epoch to schedule: fills its epoch, index, indices, valid mask and
   // global_valid, and cuts it to the slots it is delivered with (EpochPlan::slots: a short
   // batch keeps its first batch_size slots of images, labels, indices and mask). Requires
@@ -78,6 +82,10 @@ class PlanStage {
 
  private:
   int64_t default_window() const;
+  // The place in the plan of the j-th batch this loader makes.
+  int64_t step(int64_t j) const { return first_step_ + j * step_stride_; }
+  // How many batches of the current plan this loader makes.
+  int64_t selected_batches() const;
 
   std::shared_ptr<const Dataset> dataset_;
   const LoaderSetup& setup_;
@@ -87,6 +95,9 @@ class PlanStage {
   int64_t scheduled_ = 0;               // batches of the plan handed out by next()
   int64_t delivered_ = 0;
   bool failed_ = false;
+  // The selection (select_steps) the next start takes, and the current plan's.
+  int64_t next_first_step_ = 0, next_step_stride_ = 1;
+  int64_t first_step_ = 0, step_stride_ = 1;
   // Passes.
   int64_t pass_epoch_ = 0;
   bool pass_fresh_ = true;  // the next pass runs pass_epoch_ itself (else pass_epoch_ + 1)
