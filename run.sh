@@ -7,8 +7,8 @@
 #                          under ASan+UBSan (build-asan/), the engine and sampler tests under
 #                          TSan (build-tsan/), the aarch64 unit tests under qemu (build-arm64/)
 #                          and the fuzz harnesses over their seeds (build-fuzz/)
-#   ./run.sh wheel         the wheel for other machines: build's wheel with its libraries
-#                          vendored by auditwheel (dist/stoker-*-manylinux_*.whl), and the sdist
+#   ./run.sh wheel         the wheel for other machines, built in build-portable/ with its
+#                          libraries vendored (dist/stoker-*-manylinux_*.whl), and the sdist
 #   ./run.sh fuzz [SECS]   build the libFuzzer harnesses fuzz/*_fuzz.cc, run each SECS (60) s
 #   ./run.sh demo          build and run the demo: both scaling failures, named and fixed
 #   ./run.sh bench [ARGS]  side-by-side benchmark against torchvision (bench/compare_torchvision)
@@ -17,6 +17,7 @@
 #   ./run.sh bench --clip [ARGS]   image-text pairs, stoker vs webdataset (bench/clip_loaders.py)
 #   ./run.sh bench --remote [ARGS] WebDataset shards over HTTP and slow links vs disk (bench/remote.py)
 #   ./run.sh bench --soak [ARGS]   30 epochs on 2 gloo ranks with EIO, a stall and 10 SIGKILLs (bench/soak.py)
+#   ./run.sh bench --ray [ARGS]    CPU nodes on Ray: stoker.ray vs Ray Data vs in-process (bench/ray_loaders.py)
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
@@ -376,6 +377,13 @@ case "$cmd" in
       # (bench/clip_loaders.py), made from the photos bench/compare_torchvision makes.
       shift
       "$reference_venv/bin/python" bench/clip_loaders.py "$@"
+    elif [ "${1:-}" = --ray ]; then
+      # CPU nodes feeding trainers: stoker on Ray vs Ray Data vs in-process stoker, one Ray
+      # cluster on this machine (bench/ray_loaders.py), in a venv with ray[data].
+      shift
+      ensure_venv "$cache_dir/venv-ray-bench" bench/ray-requirements.txt
+      install_wheel "$cache_dir/venv-ray-bench"
+      "$cache_dir/venv-ray-bench/bin/python" bench/ray_loaders.py "$@"
     elif [ "${1:-}" = --recipe ]; then
       # torchvision's training recipe (TrivialAugmentWide, RandomErasing, MixUp/CutMix) on
       # both loaders (bench/recipe.py), on the photos bench/compare_torchvision makes;
@@ -387,7 +395,7 @@ case "$cmd" in
     fi
     ;;
   *)
-    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,/^set -euo/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'
     [ "$cmd" = help ] || exit 2
     ;;
 esac

@@ -168,6 +168,10 @@ class Doctor : public Command {
     cmd_->add_option("--size", size_, "output side of the job's RandomResizedCrop")
         ->check(at_least(1));
     cmd_->add_flag("--no-fixes", no_fixes_, "measure the data as is only");
+    cmd_->add_option("--cpu-node-cores", cpu_node_cores_,
+                     "also plan CPU-only nodes of this many cores to decode for the GPUs "
+                     "(stoker.ray), from the rate per core measured here")
+        ->check(at_least(1));
     cmd_->add_option("--device", device_,
                      "cuda: measure every setup with GPU augmentation, and the JPEG setups with "
                      "the GPU decode too where the build has nvJPEG (CUDA builds)")
@@ -193,6 +197,7 @@ class Doctor : public Command {
     o.threads = threads_;
     o.transform.size = size_;
     o.measure_fixes = !no_fixes_;
+    o.cpu_node_cores = cpu_node_cores_;
     o.device = device_;
     o.gpu = gpu_;
     o.gpu_loader = gpu_loader_factory(device_);
@@ -236,6 +241,7 @@ class Doctor : public Command {
   int threads_ = 0;
   int size_ = 224;
   bool no_fixes_ = false;
+  int cpu_node_cores_ = 0;
   bool json_ = false;
   std::string html_;
   std::string device_ = "cpu";

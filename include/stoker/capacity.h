@@ -55,6 +55,9 @@ struct CapacityConfig {
   // (a GpuLoader with decode='gpu'), and recommended where they beat the others.
   GpuLoaderFactory gpu_decode_loader;
   std::filesystem::path work_dir;  // where the sample is packed; empty: a temporary folder
+  // > 0: when this machine cannot feed the GPUs, also how many CPU-only nodes of this many
+  // cores (stoker.ray producers, docs/ray.md) would make up the difference.
+  int cpu_node_cores = 0;
 };
 
 // One way of feeding the job, measured.
@@ -86,6 +89,11 @@ struct CapacityReport {
 };
 
 CapacityReport run_capacity(const Dataset& data, const CapacityConfig& options);
+
+// CPU-only nodes of `cores_per_node` cores that make up `demand` images/s beyond the
+// `delivered_here` this machine delivers, at `per_core` images/s per core (the rate measured
+// here; the same recipe on the same kind of cores). 0 when this machine suffices.
+int cpu_nodes_needed(double demand, double delivered_here, double per_core, int cores_per_node);
 
 // Measured fixes for a live diagnosis: runs the capacity test's setups on a sample of `data`
 // with `config`'s transform and threads, and replaces the estimated pack fixes of `diagnosis`

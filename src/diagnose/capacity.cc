@@ -316,7 +316,29 @@ CapacityReport run_capacity(const Dataset& data, const CapacityConfig& o) {
     cores.measured_on = "estimate from the measured CPU cost";
     d.fixes.push_back(cores);
   }
+  if (o.cpu_node_cores > 0 && r.threads > 0) {
+    const double per_core = base.images_per_second / r.threads;
+    const int nodes = cpu_nodes_needed(demand, base.images_per_second, per_core, o.cpu_node_cores);
+    Fix beside;
+    beside.action = fmt::format(
+        "{} CPU-only node{} of {} cores beside the GPUs, decoding with stoker.ray (docs/ray.md)",
+        nodes, nodes == 1 ? "" : "s", o.cpu_node_cores);
+    beside.reason = fmt::format(
+        "{:.0f} images/s per core measured here; {:.0f} images/s to make up beyond this "
+        "machine's {:.0f} (the transport's cost not included: docs/perf.md, \"CPU nodes on Ray\")",
+        per_core, demand - base.images_per_second, base.images_per_second);
+    beside.measured_on = "estimate from the measured rate per core";
+    d.fixes.push_back(beside);
+  }
   return r;
+}
+
+int cpu_nodes_needed(double demand, double delivered_here, double per_core, int cores_per_node) {
+  STOKER_CHECK_ARG(per_core > 0 && cores_per_node > 0,
+                   "cpu_nodes_needed: the rate per core and the cores per node must be > 0");
+  const double missing = demand - delivered_here;
+  if (missing <= 0) return 0;
+  return static_cast<int>(std::ceil(missing / (per_core * cores_per_node)));
 }
 
 void measure_fixes(Diagnosis& diagnosis, const Dataset& data, const LoaderConfig& config,

@@ -2,6 +2,7 @@
 run.sh): the page's script must run and draw every chart, and the pixels must show them."""
 
 import json
+import math
 import os
 import re
 import shutil
@@ -100,3 +101,20 @@ def test_telemetry_report_charts_each_gpu_and_the_cpus(tmp_path):
     browser("--window-size=1100,1400", f"--screenshot={shot}", page.as_uri())
     pixels = set(pixels_of(Image.open(shot).convert("RGB")))
     assert {(0x15, 0x65, 0xC0), (0xC6, 0x28, 0x28), (0x2E, 0x7D, 0x32), (0xEF, 0x6C, 0x00)} <= pixels
+
+
+def test_capacity_plans_cpu_nodes_from_the_rate_per_core(small_set):
+    """With --cpu-node-cores, a machine that cannot feed its GPUs is told how many CPU-only
+    nodes (stoker.ray producers) make up the difference, from its own measured rate per core."""
+    out = subprocess.run([str(stoker_bin()), "doctor", str(small_set), "--gpus", "8",
+                          "--gpu-rate", "100000", "--sample", "12", "--seconds", "0.2",
+                          "--threads", "1", "--no-fixes", "--cpu-node-cores", "16", "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    report = json.loads(out)
+    assert report["verdict"] == "input-bound-cpu"
+    here = report["capacity"]["setups"][0]["images_per_second"]
+    per_core = here / report["capacity"]["threads"]
+    nodes = math.ceil((8 * 100000 - here) / (per_core * 16))
+    actions = [f["action"] for f in report["fixes"]]
+    assert f"{nodes} CPU-only nodes of 16 cores beside the GPUs, decoding with stoker.ray " \
+           "(docs/ray.md)" in actions, actions
