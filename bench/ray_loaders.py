@@ -20,7 +20,9 @@ Per pipeline: images/s over an epoch after a warm-up epoch, per CPU core of the 
 two epochs of the same seed give the same order (stoker: the batch digests of a repeated
 epoch; Ray Data: the paths of two runs of the same pipeline); and with --kill, one CPU node
 removed after a third of the epoch and a new one added: the samples missing and duplicated in
-that epoch. Rounds alternate the pipelines; medians. Run: ./run.sh bench --ray [--rounds 3]
+that epoch. With --colocate the producers' CPUs are the head's (the trainers' node): no
+transfer between object stores. Rounds alternate the pipelines; medians.
+Run: ./run.sh bench --ray [--rounds 3]
 (its own venv: ray[data], torch, torchvision).
 """
 
@@ -59,6 +61,9 @@ def parse():
     p.add_argument("--output", default="float32", choices=("float32", "uint8"),
                    help="uint8: crop and flip only, normalising left to the GPU")
     p.add_argument("--kill", action="store_true", help="also the node-failure column")
+    p.add_argument("--colocate", action="store_true",
+                   help="the producers' CPUs on the trainers' node (no transfer between "
+                        "object stores): what Ray's serialisation and store cost alone")
     p.add_argument("--pipelines", default="stoker-ray,ray-data,stoker")
     return p.parse_args()
 
@@ -69,11 +74,15 @@ class Bench:
         self.paths = sorted(glob.glob(os.path.join(PHOTOS, "*", "*.jpg")))
         if not self.paths:
             sys.exit(f"bench/ray_loaders.py: no photos in {PHOTOS}: run ./run.sh bench once")
+        if args.colocate and args.kill:
+            sys.exit("bench/ray_loaders.py: --kill needs CPU nodes of their own")
+        head_cpus = args.nodes * args.cpus_per_node if args.colocate else 0
         self.cluster = Cluster(initialize_head=True, head_node_args={
-            "num_cpus": 0, "object_store_memory": 400 * 2**20,
+            "num_cpus": head_cpus, "resources": {"cpu_node": args.nodes} if args.colocate else {},
+            "object_store_memory": 400 * 2**20,
             "_system_config": {"health_check_period_ms": 500,
                                "health_check_failure_threshold": 2}})
-        self.nodes = [self.add_node() for _ in range(args.nodes)]
+        self.nodes = [] if args.colocate else [self.add_node() for _ in range(args.nodes)]
         ray.init(address=self.cluster.address, namespace="bench", log_to_driver=False)
         self.pool = None
         self.cores = args.nodes * args.cpus_per_node
@@ -89,7 +98,7 @@ class Bench:
         a = self.args
         if self.pool is None:
             self.pool = stoker.ray.start_producers(
-                PHOTOS, a.batch, count=len(self.nodes), num_cpus=a.cpus_per_node, name="bench",
+                PHOTOS, a.batch, count=a.nodes, num_cpus=a.cpus_per_node, name="bench",
                 actor_options={"resources": {"cpu_node": 1}}, size=a.size, seed=0,
                 output=a.output)
             self.loaders = [stoker.ray.RayLoader("bench", rank=r, world_size=a.ranks)
