@@ -37,7 +37,7 @@ import ray.exceptions
 
 import numpy as np
 
-from . import Batch, Loader, _stoker, _torch, _torch_distributed
+from . import Batch, Loader, _image_array, _stoker, _torch, _torch_distributed
 
 __all__ = ["Producer", "ProducerPool", "RayLoader", "start_producers"]
 
@@ -57,8 +57,7 @@ class Producer:
         self._options = options
         self._template: Optional[Dict[str, Any]] = None
         self._streams: Dict[Tuple[int, int], _Stream] = {}
-        self._locks: Dict[Tuple[int, int], threading.Lock] = {}
-        self._guard = threading.Lock()
+        self._guard = threading.Lock()  # over _streams (calls of several ranks at once)
 
     def describe(self) -> Dict[str, Any]:
         """What a trainer needs to plan its epochs: the loader's state at the start (dataset
@@ -74,28 +73,30 @@ class Producer:
              stride: int, step: int) -> Dict[str, Any]:
         """Step `step` of (rank, world_size)'s epoch `epoch`, resumed after `consumed` samples,
         as the stream of steps first, first + stride, ... makes it."""
-        key = (rank, world_size)
-        with self._guard:
-            lock = self._locks.setdefault(key, threading.Lock())
-        with lock:
-            stream = self._stream(rank, world_size)
+        stream = self._stream(rank, world_size)
+        with stream.lock:
             batch = stream.take(epoch, consumed, first, stride, step)
-            return {"images": batch.images, "labels": batch.labels, "indices": batch.indices,
-                    "valid": batch.valid, "global_valid": batch.global_valid,
-                    "skipped": batch.skipped, "fields": batch.fields, "epoch": epoch,
-                    "index": step, "producer": ray.get_runtime_context().get_actor_id()}
+        # bfloat16 travels as its int16 bits (ml_dtypes may be missing on either side); the
+        # trainer turns them back as stoker.Loader does (_image_array).
+        bfloat16 = stream.loader.transform.output == "bfloat16"
+        return {"images": batch.images.view(np.int16) if bfloat16 else batch.images,
+                "bfloat16": bfloat16, "labels": batch.labels, "indices": batch.indices,
+                "valid": batch.valid, "global_valid": batch.global_valid,
+                "skipped": batch.skipped, "fields": batch.fields, "epoch": epoch, "index": step,
+                "producer": ray.get_runtime_context().get_actor_id()}
 
     def _stream(self, rank: int, world_size: int) -> "_Stream":
-        key = (rank, world_size)
-        if key not in self._streams:
-            # Every rank deals its steps over every producer: the ranks' loaders here share
-            # the producer's threads.
-            threads = max(1, round(self._threads / world_size))
-            loader = Loader(self._source, self._batch_size, rank=rank, world_size=world_size,
-                            threads=threads, **self._options)
-            loader._numpy = True  # numpy arrays: what Ray's object store holds zero-copy
-            self._streams[key] = _Stream(loader)
-        return self._streams[key]
+        with self._guard:
+            key = (rank, world_size)
+            if key not in self._streams:
+                # Every rank deals its steps over every producer: the ranks' loaders here
+                # share the producer's threads.
+                threads = max(1, round(self._threads / world_size))
+                loader = Loader(self._source, self._batch_size, rank=rank,
+                                world_size=world_size, threads=threads, **self._options)
+                loader._numpy = True  # numpy arrays: what Ray's object store holds zero-copy
+                self._streams[key] = _Stream(loader)
+            return self._streams[key]
 
 
 class _Stream:
@@ -103,6 +104,7 @@ class _Stream:
 
     def __init__(self, loader: Loader):
         self.loader = loader
+        self.lock = threading.Lock()  # one call of this rank at a time
         self.template = loader.state_dict()
         self.key: Optional[Tuple[int, int, int, int]] = None
         self.next_step = 0
@@ -154,13 +156,23 @@ class ProducerPool:
 
     def shutdown(self) -> None:
         """Stops every producer of the pool (the trainers' next requests fail)."""
-        prefix = self.name + "-"
-        for name in ray.util.list_named_actors():
-            if name.startswith(prefix):
-                try:
-                    ray.kill(ray.get_actor(name))
-                except ValueError:
-                    pass
+        for _, handle in _pool_members(self.name):
+            ray.kill(handle)
+
+
+def _pool_members(pool: str) -> List[Tuple[str, Any]]:
+    """The live producers of pool `pool` (actors ``POOL-<n>`` in this job's namespace) as
+    (name, handle), in the order they were started."""
+    prefix = pool + "-"
+    found = []
+    for entry in ray.util.list_named_actors(all_namespaces=False):
+        name = entry["name"] if isinstance(entry, dict) else entry
+        if name.startswith(prefix) and name[len(prefix):].isdigit():
+            try:
+                found.append((name, ray.get_actor(name)))
+            except ValueError:  # gone between the listing and the lookup
+                pass
+    return sorted(found, key=lambda f: int(f[0][len(prefix):]))
 
 
 def start_producers(source: str, batch_size: int, *, count: int, num_cpus: int,
@@ -216,7 +228,7 @@ class RayLoader:
         self._ahead = ahead
         self._refresh = refresh
         self._timeout = timeout
-        producers = self._live()
+        producers = _pool_members(self._name)
         if not producers:
             raise RuntimeError(f"stoker.ray: no producer named {self._name}-<n> is running")
         described = ray.get(producers[0][1].describe.remote())
@@ -298,32 +310,16 @@ class RayLoader:
             deal.close()
 
     def _batch(self, p: Dict[str, Any]) -> Batch:
-        arrays = [p["images"], p["labels"], p["indices"], p["valid"]]
-        if _torch is not None:
-            # Views of the object store's copy (read-only for numpy, which torch warns about):
-            # the batch is this rank's alone, and the copy is freed with the last view.
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*not writable.*")
-                bfloat16 = arrays[0].dtype.name == "bfloat16"
-                if bfloat16:
-                    arrays[0] = arrays[0].view(np.int16)
-                arrays = [_torch.from_numpy(a) for a in arrays]
-                if bfloat16:
-                    arrays[0] = arrays[0].view(_torch.bfloat16)
-        return Batch(*arrays, p["global_valid"], p["epoch"], p["index"], self.rank,
-                     self.world_size, p["skipped"], p["fields"])
-
-    def _live(self) -> List[Tuple[str, Any]]:
-        prefix = self._name + "-"
-        found = []
-        for entry in ray.util.list_named_actors(all_namespaces=False):
-            name = entry["name"] if isinstance(entry, dict) else entry
-            if name.startswith(prefix) and name[len(prefix):].isdigit():
-                try:
-                    found.append((name, ray.get_actor(name)))
-                except ValueError:  # gone between the listing and the lookup
-                    pass
-        return sorted(found, key=lambda f: int(f[0][len(prefix):]))
+        labels, indices, valid = p["labels"], p["indices"], p["valid"]
+        # Views of the object store's copy (read-only for numpy, which torch warns about): the
+        # batch is this rank's alone, and the copy is freed with the last view.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*not writable.*")
+            images = _image_array(p["images"], p["bfloat16"])
+            if _torch is not None:
+                labels, indices, valid = (_torch.from_numpy(a) for a in (labels, indices, valid))
+        return Batch(images, labels, indices, valid, p["global_valid"], p["epoch"], p["index"],
+                     self.rank, self.world_size, p["skipped"], p["fields"])
 
 
 class _Deal:
@@ -344,7 +340,7 @@ class _Deal:
 
     def _repartition(self) -> None:
         """Deals the steps from `issued` on over the live producers."""
-        live = [(n, h) for n, h in self.loader._live() if n not in self.dead]
+        live = [(n, h) for n, h in _pool_members(self.loader._name) if n not in self.dead]
         if not live:
             raise RuntimeError(f"stoker.ray: no live producer left in pool {self.loader._name} "
                                f"(steps {self.issued}.. of the epoch still to make)")
@@ -365,7 +361,7 @@ class _Deal:
 
     def _fill(self, want: int) -> None:
         if time.monotonic() - self.looked > self.loader._refresh:
-            names = [n for n, _ in self.loader._live() if n not in self.dead]
+            names = [n for n, _ in _pool_members(self.loader._name) if n not in self.dead]
             if names != [n for n, _ in self.producers]:
                 self._repartition()  # producers joined: the next steps include them
             self.looked = time.monotonic()

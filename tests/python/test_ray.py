@@ -133,12 +133,8 @@ class Trainer:
 
 def producer_nodes(pool_name: str) -> Dict[str, str]:
     """Producer actor id -> node id."""
-    out = {}
-    for name in ray.util.list_named_actors():
-        if name.startswith(pool_name + "-"):
-            h = ray.get_actor(name)
-            out[h._actor_id.hex()] = ray.get(h.describe.remote())["node"]
-    return out
+    return {h._actor_id.hex(): ray.get(h.describe.remote())["node"]
+            for _, h in stoker.ray._pool_members(pool_name)}
 
 
 def wait_for(predicate, what: str, runs=(), seconds: float = 120):
