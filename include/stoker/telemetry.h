@@ -39,6 +39,7 @@ enum class TelemetryKind {
   kGpustat,            // gpustat lines
   kTrainLog,           // a training loop's data time against step time
   kLightningProfiler,  // PyTorch Lightning's profiler summary
+  kTorchProfiler,      // torch.profiler's key_averages() table
   kNvidiaSmiTopo,      // nvidia-smi topo -m
   kIostat,             // sysstat iostat's avg-cpu lines and -x device rows
   kTop,                // top's %Cpu(s) summary lines and htop's CPU bars
@@ -49,7 +50,8 @@ enum class TelemetryKind {
 };
 // "nvidia-smi-csv", "nvidia-smi-dmon", "mpstat", "sar", "vmstat", "stoker-stats",
 // "stoker-monitor", "nvidia-smi-table", "gpustat", "train-log", "lightning-profiler",
-// "nvidia-smi-topo", "iostat", "top", "throughput", "job-summary", "gpu-panel", "dcgm-dmon".
+// "torch-profiler", "nvidia-smi-topo", "iostat", "top", "throughput", "job-summary",
+// "gpu-panel", "dcgm-dmon".
 const char* to_string(TelemetryKind kind);
 
 // How a file's sample times are known.

@@ -57,8 +57,23 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
   std::vector<const SnapshotGpu*> all, busy, idle;
   for (const SnapshotGpu& g : gpus) {
     all.push_back(&g);
-    if (g.util >= th.imbalance_busy) busy.push_back(&g);
-    if (g.util <= th.imbalance_idle) idle.push_back(&g);
+    // A GPU busy at one of a few looks computes (the others fell between its steps); one
+    // idle at every look does not.
+    if (std::max(g.util, g.peak) >= th.imbalance_busy) busy.push_back(&g);
+    if (std::max(g.util, g.peak) <= th.imbalance_idle) idle.push_back(&g);
+  }
+  // A GPU computing between the thresholds beside GPUs with nothing on them (no memory of a
+  // job): the job uses that GPU alone, whatever moment of its step the look caught.
+  const auto empty = [&](const SnapshotGpu* g) {
+    return g->memory_used_mib && *g->memory_used_mib < 256;
+  };
+  if (busy.empty() && !idle.empty() && std::all_of(idle.begin(), idle.end(), empty)) {
+    for (const SnapshotGpu& g : gpus) {
+      if (std::max(g.util, g.peak) > th.imbalance_idle && g.memory_used_mib &&
+          *g.memory_used_mib >= 1024) {
+        busy.push_back(&g);
+      }
+    }
   }
   const size_t n = all.size();
   const double mean = mean_util(all);
@@ -97,11 +112,11 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
       });
       d.confidence = idle_hold_job && own_processes ? Confidence::kMedium : Confidence::kLow;
       d.summary = fmt::format(
-          "only {} computes ({:.0f} %) while {} sit at {:.0f} % {}: the second scaling failure "
+          "only {} computes ({:.0f} %) while {} {} at {:.0f} % {}: the second scaling failure "
           "if this is a multi-GPU job (every rank on one GPU, unsharded data, or a DataParallel "
           "funnel); innocent if it is a single-GPU job by design{} ({})",
-          gpu_list(busy), busy[0]->util, gpu_list(idle), mean_util(idle),
-          idle_hold_job ? "holding memory" : "with no work of the job on them",
+          gpu_list(busy), busy[0]->util, gpu_list(idle), idle.size() == 1 ? "sits" : "sit",
+          mean_util(idle), idle_hold_job ? "holding memory" : "with no work of the job on them",
           idle_hold_job
               ? ", or a framework that reserves memory on every visible GPU (TensorFlow, JAX)"
               : "",

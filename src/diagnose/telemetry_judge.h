@@ -16,7 +16,8 @@ namespace stoker::telemetry {
 struct SnapshotGpu {
   int file = 0;
   int gpu = 0;
-  double util = 0;
+  double util = 0;  // the mean of its looks
+  double peak = 0;  // the highest of its looks (a few looks: one may fall between steps)
   std::optional<double> memory_used_mib;
   std::optional<double> power_w, power_cap_w;
   Origin origin;  // its last sample

@@ -3,6 +3,7 @@
 // (telemetry_vocab.h), and the runs a paste holds (a 1-GPU and an 8-GPU log under their own
 // headings).
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "diagnose/telemetry_parse.h"
@@ -28,6 +29,7 @@ bool named(const std::vector<NamedValue>& values, std::string_view name) {
 LineReading read_step(const std::vector<NamedValue>& values) {
   LineReading r;
   const bool espnet = named(values, "train_time") && named(values, "iter_time");
+  std::optional<double> iteration;  // the seconds of an "it/s" rate
   for (const NamedValue& v : values) {
     Meaning m = meaning_of(v);
     if (espnet && v.name == "iter_time") m.quantity = Quantity::kDataWait;
@@ -48,8 +50,12 @@ LineReading read_step(const std::vector<NamedValue>& values) {
       r.step_avg = avg_seconds();
       r.step_priority = m.priority;
       r.step_without_data = m.quantity == Quantity::kStepWithoutData;
+    } else if (m.quantity == Quantity::kRate && m.rate_unit == "iterations" && !iteration) {
+      iteration = seconds;
     }
   }
+  // "3 it/s, data_time 0.217": beside a wait, a rate of iterations is the step it waits in.
+  if (r.data && !r.step && iteration) r.step = iteration;
   return r;
 }
 
@@ -67,6 +73,49 @@ bool is_job_summary(const std::vector<Line>& lines) {
     }
   }
   return false;
+}
+
+// A sentence of prose rather than a tool's line: many words, few of them numbers ("For 2
+// nodes, I got 2.35 steps/sec, while for a single node I got 2.94").
+bool is_prose(std::string_view text) {
+  const auto words = split_whitespace(text);
+  if (words.size() < 12) return false;
+  size_t numeric = 0;
+  for (const std::string_view w : words) {
+    if (std::any_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; })) ++numeric;
+  }
+  return 4 * numeric < words.size();
+}
+
+// A prose line parted into clauses where a sentence compares (". ", "; ", ", but", " while ",
+// " whereas ", " compared to ", " vs "), so that each clause is read as a line of its own: its
+// GPU or node count starts a run, its numbers belong to that run.
+std::vector<Line> clauses_of(const Line& line) {
+  static constexpr std::array<std::string_view, 11> kBreaks = {
+      ". ",      "; ",        ", but ",        " but ",           ", while ",
+      " while ", " whereas ", " compared to ", " compared with ", " vs ",
+      " versus "};
+  std::vector<Line> out;
+  const std::string low = lower(line.text);
+  size_t start = 0;
+  size_t i = 0;
+  while (i < low.size()) {
+    size_t hit = std::string::npos, length = 0;
+    for (const std::string_view b : kBreaks) {
+      if (low.compare(i, b.size(), b) == 0) {
+        hit = i, length = b.size();
+        break;
+      }
+    }
+    if (hit == std::string::npos) {
+      ++i;
+      continue;
+    }
+    if (hit > start) out.push_back(Line{line.number, line.text.substr(start, hit - start), true});
+    start = i = hit + length;
+  }
+  if (start < line.text.size()) out.push_back(Line{line.number, line.text.substr(start), true});
+  return out;
 }
 
 RunInfo new_run(const std::string& source, int64_t line) {
@@ -120,7 +169,16 @@ void settle_data_column(Telemetry& out, size_t first, int file) {
 
 }  // namespace
 
-bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
+  std::vector<Line> lines;
+  lines.reserve(pasted.size());
+  for (const Line& l : pasted) {
+    if (l.text.size() <= kMaxPastedLineBytes && is_prose(l.text)) {
+      for (Line& c : clauses_of(l)) lines.push_back(c);
+    } else {
+      lines.push_back(l);
+    }
+  }
   const bool summary = is_job_summary(lines);
   const size_t first_step = out.steps.size();
   bool found = false;
@@ -131,6 +189,7 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
   bool run_has_samples = false;
   int group = 0;
   std::set<int> group_scales;
+  std::set<int> named_in_words;  // runs whose GPU count a heading stated in words
   const auto current_run = [&](const Line& at) {
     if (run < 0) {
       out.runs.push_back(new_run(files.name(), at.number));
@@ -138,7 +197,8 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
     }
     return run;
   };
-  const auto heading = [&](const Line& line, std::optional<int> gpus, std::optional<int> nodes) {
+  const auto heading = [&](const Line& line, std::optional<int> gpus, std::optional<int> nodes,
+                           bool flag) {
     if (!gpus && !nodes) return;
     const int r = current_run(line);
     RunInfo& info = out.runs[static_cast<size_t>(r)];
@@ -156,10 +216,15 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
     // Before its first sample, the latest heading names the run (a machine's "4x V100" in the
     // first line, then "1 GPU = 5148 img/sec").
     RunInfo& now = out.runs[static_cast<size_t>(run)];
-    if (gpus && (!now.gpus || !run_has_samples)) now.gpus = gpus;
+    if (gpus && (!now.gpus || (!run_has_samples && !(flag && named_in_words.contains(run))))) {
+      now.gpus = gpus;
+      if (!flag) named_in_words.insert(run);
+    }
     if (nodes && (!now.nodes || !run_has_samples)) now.nodes = nodes;
   };
   int64_t order = 0;
+  std::optional<double> pending_data;  // a wait on a line of its own, before its step's line
+  int64_t pending_line = 0;
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
   std::optional<int> panel_gpu;
   for (const Line& line : lines) {
@@ -186,9 +251,20 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
     previous_text = values.empty() ? std::string(trim(line.text)) : std::string();
     if (previous_text.size() > 40) previous_text.clear();
 
-    const LineReading step = read_step(values);
+    LineReading step = read_step(values);
+    // A wait on a line without its step belongs to the step on a line just below: a table of
+    // named times, one per row ("Load batch | 0.744" ... "Iteration total | 0.913"), or
+    // Megatron's timers ("batch-generator: 1.2") before its "elapsed time per iteration".
+    if (step.data && !step.step) {
+      pending_data = step.data;
+      pending_line = line.number;
+    } else if (step.step && !step.data && pending_data && line.number - pending_line <= 4) {
+      step.data = pending_data;
+    }
+    if (step.step) pending_data.reset();
     std::optional<int> nodes;
-    const std::optional<int> gpus = gpu_count_of(line.text, &nodes);
+    bool flag = false;
+    const std::optional<int> gpus = gpu_count_of(line.text, &nodes, &flag);
     bool meaningful = false;
     // Step lines.
     if (step.step && *step.step > 0) {
@@ -200,7 +276,7 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
       }
       // A data value above its step is sorted out once the whole log is read (below).
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
-      heading(line, gpus, nodes);
+      heading(line, gpus, nodes, flag);
       StepSample s;
       s.origin = {steps_file, line.number};
       s.time = static_cast<double>(order++);
@@ -223,7 +299,7 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
       const Meaning m = meaning_of(v);
       if (m.quantity == Quantity::kRate && !(step.step && m.rate_unit == "iterations")) {
         if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
-        heading(line, gpus, nodes);
+        heading(line, gpus, nodes, flag);
         ThroughputSample r;
         r.origin = {rates_file, line.number};
         r.per_second = v.value;
@@ -282,7 +358,7 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
       run_has_samples = true;
       found = true;
     } else {
-      heading(line, gpus, nodes);
+      heading(line, gpus, nodes, flag);
     }
   }
   if (steps_file >= 0) settle_data_column(out, first_step, steps_file);

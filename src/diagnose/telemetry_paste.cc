@@ -348,6 +348,82 @@ bool scan_lightning_profiler(const std::vector<Line>& lines, PasteFiles& files, 
   return true;
 }
 
+// ---- torch.profiler key_averages() table -------------------------------------------------
+// "Name  Self CPU %  Self CPU  CPU total %  CPU total  CPU time avg ... # of Calls", columns
+// parted by runs of two spaces. The DataLoader's iteration is the profiler's own
+// "enumerate(DataLoader)#..." row; the loop it is part of is the ProfilerStep rows together, or
+// else the whole profile (its "CPU total %" is the share of "Self CPU time total").
+
+// The cells of a row parted by runs of two or more spaces.
+std::vector<std::string_view> wide_cells(std::string_view row) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < row.size()) {
+    while (i < row.size() && row[i] == ' ') ++i;
+    if (i == row.size()) break;
+    size_t j = i;
+    while (j < row.size() && !(row[j] == ' ' && j + 1 < row.size() && row[j + 1] == ' ')) ++j;
+    out.push_back(trim(row.substr(i, j - i)));
+    i = j;
+  }
+  return out;
+}
+
+// "78.632s", "68.203ms", "407.511us" in seconds.
+std::optional<double> profiler_seconds(std::string_view cell) {
+  for (const auto& [suffix, scale] :
+       {std::pair<std::string_view, double>{"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}}) {
+    if (cell.size() > suffix.size() && cell.substr(cell.size() - suffix.size()) == suffix) {
+      const auto v = parse_number(cell.substr(0, cell.size() - suffix.size()));
+      return v ? std::optional<double>(*v * scale) : std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  size_t columns = 0, total_column = 0, share_column = 0;
+  double steps = 0, data = 0;
+  double data_share = 0;  // the data row's "CPU total %", 0 when not shown
+  int64_t data_line = 0;
+  for (const Line& line : lines) {
+    const auto c = wide_cells(line.text);
+    if (!c.empty() && c[0] == "Name") {
+      columns = total_column = share_column = 0;
+      for (size_t k = 1; k < c.size(); ++k) {
+        if (c[k] == "CPU total") total_column = k;
+        if (c[k] == "CPU total %") share_column = k;
+      }
+      if (total_column > 0) columns = c.size();
+      continue;
+    }
+    if (columns == 0 || c.size() != columns) continue;
+    const auto seconds = profiler_seconds(c[total_column]);
+    if (!seconds) continue;
+    const std::string_view name = c[0];
+    if (name.substr(0, 12) == "ProfilerStep") steps += *seconds;
+    if (name.substr(0, 21) == "enumerate(DataLoader)" && *seconds > data) {
+      data = *seconds;
+      data_line = line.number;
+      data_share = 0;
+      if (share_column > 0 && !c[share_column].empty() && c[share_column].back() == '%') {
+        const auto pct = parse_number(c[share_column].substr(0, c[share_column].size() - 1));
+        if (pct && *pct > 0) data_share = *pct / 100;
+      }
+    }
+  }
+  double whole = steps;
+  if (whole < data) whole = data_share > 0 ? data / data_share : 0;
+  if (data <= 0 || whole <= 0) return false;
+  StepSample s;
+  s.origin = {files.of(TelemetryKind::kTorchProfiler), data_line};
+  s.step_seconds = whole;
+  s.data_seconds = data;
+  s.average = true;
+  out.steps.push_back(s);
+  return true;
+}
+
 // ---- nvidia-smi topo -m --------------------------------------------------------------------
 // "        GPU0  GPU1  CPU Affinity ..." then one row per GPU: "GPU0  X  NV2  PHB ...".
 bool scan_topology(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
@@ -388,14 +464,26 @@ bool scan_topology(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
 // "0, 87 %, 1234 MiB, 11178 MiB" without its header: the columns are read by their units (a
 // leading bare integer is the GPU's index, the first percentage utilization.gpu, then MiB as
 // memory used and total, W as power). With nounits too there is nothing to go by: not read.
+// A PCI bus id as --query-gpu prints it: "00000000:31:00.0".
+bool is_bus_id(std::string_view f) {
+  return f.size() == 16 && f[8] == ':' && f[11] == ':' && f[14] == '.';
+}
+
+// Rows of `nvidia-smi --query-gpu=... --format=csv,noheader` (or the header cut off): columns
+// read by their units. The GPU is the first column when that is a small index, else its bus id
+// (in order of first sight: the documentation's example query starts with timestamp, name and
+// pci.bus_id); three MiB columns are that example's memory.total, memory.free, memory.used.
 bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   int file = -1;
   std::map<int, int64_t> rounds;
+  std::map<std::string, int, std::less<>> bus_ids;
   for (const Line& line : lines) {
     const auto fields = telemetry::split_char(line.text, ',');
     if (fields.size() < 2) continue;
     std::optional<int> index;
-    std::optional<double> util, used, total, power;
+    std::optional<double> util, power;
+    std::vector<double> mib;
+    std::string_view bus_id;
     bool ok = true;
     for (size_t k = 0; k < fields.size() && ok; ++k) {
       const std::string_view f = trim(fields[k]);
@@ -403,7 +491,12 @@ bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Tele
       const std::string_view unit = space == std::string_view::npos ? "" : f.substr(space + 1);
       const auto value = parse_number(space == std::string_view::npos ? f : f.substr(0, space));
       if (!value) {
-        ok = f == "[N/A]" || f == "[Not Supported]" || k > 0;  // names, dates: other columns
+        if (is_bus_id(f) && bus_id.empty()) bus_id = f;
+        // Names and bus ids: other columns; a first column may only be a timestamp
+        // ("2023/09/15 22:33:05.672").
+        ok = f == "[N/A]" || f == "[Not Supported]" || k > 0 ||
+             (f.size() >= 10 && std::isdigit(static_cast<unsigned char>(f[0])) &&
+              (f[4] == '/' || f[4] == '-'));
         continue;
       }
       if (unit.empty() && k == 0 && *value >= 0 && *value < 64 &&
@@ -412,12 +505,24 @@ bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Tele
       } else if (unit == "%" && !util) {
         util = value;
       } else if (unit == "MiB") {
-        (used ? total : used) = value;
+        mib.push_back(*value);
       } else if (unit == "W" && !power) {
         power = value;
       }
     }
-    if (!ok || !util || *util > 100 || (!used && !index)) continue;
+    if (!ok || !util || *util > 100 || (mib.empty() && !index)) continue;
+    if (!index && !bus_id.empty()) {
+      index =
+          bus_ids.try_emplace(std::string(bus_id), static_cast<int>(bus_ids.size())).first->second;
+    }
+    std::optional<double> used, total;
+    if (mib.size() == 3 && mib[0] >= mib[1] && mib[0] >= mib[2]) {
+      total = mib[0];  // total, free, used
+      used = mib[2];
+    } else if (!mib.empty()) {
+      used = mib[0];  // used, total (the order people query them in)
+      if (mib.size() > 1) total = mib[1];
+    }
     if (file < 0) {
       file = files.of(TelemetryKind::kNvidiaSmiCsv);
       out.notes.push_back(TelemetryNote{
@@ -758,6 +863,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   telemetry::scan_named_values(lines, files, into);
   telemetry::scan_run_tables(lines, files, into);
   scan_lightning_profiler(lines, files, into);
+  scan_torch_profiler(lines, files, into);
   scan_topology(lines, files, into);
   scan_cpu_summaries(lines, files, into);
   if (into.gpus.empty()) scan_query_noheader(lines, files, into);
@@ -779,7 +885,8 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
         "{}: not a telemetry log stoker reads: looked for nvidia-smi tables, --format=csv or "
         "dmon, dcgmi dmon, gpustat, mpstat, sar -u, vmstat, top, iostat, a training loop's step "
         "and data times (time/data_time, Time/Data, iter_time, bch/smp, s/it), throughput "
-        "lines (images/sec, samples/s), Slurm jobstats or seff, a Lightning profile, topo -m, "
+        "lines (images/sec, samples/s), Slurm jobstats or seff, a Lightning or torch.profiler "
+        "profile, topo -m, "
         "stoker stats or monitor JSON lines{}; it starts with {}",
         name, skipped, telemetry::quote(first));
   }

@@ -164,6 +164,100 @@ TEST(PastedLogs, ALightningProfileSaysHowLongTheLoopWaited) {
   EXPECT_EQ(d.confidence, Confidence::kHigh);
 }
 
+TEST(PastedLogs, ATorchProfilerTableSaysHowLongTheLoopWaited) {
+  // ClinicalDG#2: enumerate(DataLoader) holds 89.18 % of the profile's CPU total.
+  const Telemetry t = read_telemetry_files(
+      {pasted("profiler_ClinicalDG2-torch-profiler-enumerate-dataloader-88pct.txt")});
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_EQ(t.files[0].kind, TelemetryKind::kTorchProfiler);
+  EXPECT_NEAR(t.steps[0].data_seconds, 79.116, 1e-9);
+  EXPECT_NEAR(t.steps[0].data_seconds / t.steps[0].step_seconds, 0.8918, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kInputBound);
+  // neuralprophet#972: the optimizer's step dominates, the loader holds 8.61 %.
+  const Diagnosis healthy = diagnose_telemetry(read_telemetry_files({pasted(
+      "profiler_neuralprophet972-torch-profiler-optimizer-step-57pct-dataloader-9pct.txt")}));
+  EXPECT_EQ(healthy.verdict, Verdict::kHealthy);
+  ASSERT_TRUE(healthy.numbers.steps);
+  EXPECT_NEAR(healthy.numbers.steps->data_fraction, 0.0861, 1e-9);
+  // With a schedule, the ProfilerStep rows together are the loop.
+  const std::string rule(40, '-');
+  const Telemetry steps = read_text(
+      rule + "  " + rule + "  " + rule + "\n" +
+      "                                    Name     Self CPU %     CPU total %      CPU total\n" +
+      rule + "  " + rule + "  " + rule + "\n" +
+      "                           ProfilerStep*         10.00%          60.00%          3.000s\n"
+      "enumerate(DataLoader)#_MultiProcessingD...          5.00%          12.00%        "
+      "600.000ms\n");
+  ASSERT_EQ(steps.steps.size(), 1u);
+  EXPECT_NEAR(steps.steps[0].step_seconds, 3.0, 1e-9);
+  EXPECT_NEAR(steps.steps[0].data_seconds, 0.6, 1e-9);
+}
+
+TEST(PastedLogs, LateRunningAveragesShowTheStallsBetweenTheLinesShown) {
+  // horovod#675: 4 ranks at step 30786 of 34406; the lines wait 2 %, rank 1's running
+  // average 1.204 s of 2.771 s: every step waits for the rank that stalls.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_horovod675-4-ranks-data-avg-1.2-0.69-0.42-0.02-time-avg-2.77.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kMedium);
+  ASSERT_TRUE(d.numbers.steps);
+  EXPECT_NEAR(d.numbers.steps->data_fraction, 1.204 / 2.771, 1e-9);
+  EXPECT_THAT(d.evidence, testing::Contains(HasSubstr("stalls between them")));
+  // Early in the epoch the averages still carry the workers' start: the lines decide.
+  std::string early;
+  for (int i = 10; i <= 50; i += 10) {
+    early += "Epoch: [0][" + std::to_string(i) + "/5005]\tTime 0.500 (4.000)\tData 0.010 (3.500)\n";
+  }
+  EXPECT_EQ(diagnose_telemetry(read_text(early)).verdict, Verdict::kHealthy);
+}
+
+TEST(PastedLogs, OneGpuComputingInBurstsWaitsForItsBatches) {
+  // dctts-pytorch#5: one V100's grep'd rows alternate between 0 % and 24-95 %, the same memory
+  // in every row (one GPU).
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("nvidia-smi-rows_dctts5-v100-grep-MiB-nfs.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, HasSubstr("computes in bursts"));
+  // Rows with different memory may be several GPUs: which is which cannot be known.
+  const Diagnosis sing = diagnose_telemetry(
+      read_telemetry_files({pasted("nvidia-smi-rows_sing3-v100-dataparallel-idle-phase.txt")}));
+  EXPECT_EQ(sing.verdict, Verdict::kUnknown);
+}
+
+TEST(PastedLogs, StepsThatStallAmongSteadyOnesAreProbablyTheLoader) {
+  // Lightning#19368: batches 33-39 at 0.86-0.91 s, then 2.1, 3.0, 2.7, 1.8 s.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("datalog_pl19368-per-batch-time-jumps-0.87-to-3s.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, HasSubstr("4 of 11 steps"));
+  // Steady steps say nothing of the wait.
+  std::string steady;
+  for (int i = 0; i < 8; ++i) steady += "step " + std::to_string(i) + " | 1.2s/it\n";
+  EXPECT_EQ(diagnose_telemetry(read_text(steady)).verdict, Verdict::kUnknown);
+}
+
+TEST(PastedLogs, ProseComparingTwoScalesIsTwoRuns) {
+  // LlamaGen#78, one sentence: "For 2 nodes, I got: Train 2.35 Steps/Sec. While for single
+  // node, I got 2.94 Steps/Sec."
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_LlamaGen78-2node-2.35-vs-1node-2.94-steps-per-sec.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  ASSERT_TRUE(d.numbers.scaling);
+  EXPECT_EQ(d.numbers.scaling->scale_unit, "nodes");
+  ASSERT_EQ(d.numbers.scaling->runs.size(), 2u);
+  EXPECT_EQ(d.numbers.scaling->runs[0].per_second, 2.94);
+  EXPECT_EQ(d.numbers.scaling->runs[1].per_second, 2.35);
+  // mxnet#8289: "**1 GPU:**" above "--gpus 2" (a device id): the heading in words names the run.
+  const Diagnosis m = diagnose_telemetry(read_telemetry_files(
+      {pasted("mxnet_mxnet8289-vgg16-dummy-1-2-4gpu-214-405-818-samples-s.txt")}));
+  EXPECT_EQ(m.verdict, Verdict::kHealthy) << m.summary;
+  ASSERT_TRUE(m.numbers.scaling);
+  EXPECT_EQ(m.numbers.scaling->runs.front().scale, 1);
+  EXPECT_EQ(m.numbers.scaling->runs.back().scale, 4);
+}
+
 TEST(PastedLogs, TopologyCountsNvlinkPairs) {
   const Telemetry dgx =
       read_telemetry_files({pasted("topo_nccltests29-dgx1-v100-nv1-nv2-cutoff.txt")});
@@ -321,6 +415,23 @@ TEST(PastedLogs, AQueryCsvWithoutItsHeaderIsReadByItsUnits) {
   EXPECT_EQ(t.gpus[2].round, 1);
   ASSERT_EQ(t.notes.size(), 1u);
   EXPECT_NE(t.notes[0].text.find("without its header"), std::string::npos);
+}
+
+TEST(PastedLogs, TheDocumentedQueryWithoutItsHeaderNamesGpusByBusId) {
+  // mace#156: timestamp, name, pci.bus_id, ..., utilization.gpu, utilization.memory,
+  // memory.total, memory.free, memory.used (the nvidia-smi documentation's example query).
+  const Telemetry t =
+      read_telemetry_files({pasted("nvsmi_mace156-query-csv-2xA100-second-gpu-8MiB-0pct.txt")});
+  ASSERT_FALSE(t.gpus.empty());
+  EXPECT_EQ(t.files[0].kind, TelemetryKind::kNvidiaSmiCsv);
+  EXPECT_EQ(t.gpus[1].gpu, 1);
+  EXPECT_EQ(*t.gpus[1].memory_used_mib, 8);
+  EXPECT_EQ(*t.gpus[1].memory_total_mib, 40960);
+  EXPECT_EQ(*t.gpus[0].memory_used_mib, 29310);
+  // GPU 0 busy at some of the looks, GPU 1 idle at all of them with nothing on it.
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kRankImbalance) << d.summary;
+  EXPECT_THAT(d.summary, HasSubstr("only GPU 0 computes"));
 }
 
 TEST(PastedLogs, IostatDeviceRowsAndHtopBars) {

@@ -16,7 +16,7 @@ namespace {
 
 using telemetry::Line;
 
-constexpr std::array<std::pair<TelemetryKind, const char*>, 18> kKindNames = {{
+constexpr std::array<std::pair<TelemetryKind, const char*>, 19> kKindNames = {{
     {TelemetryKind::kNvidiaSmiCsv, "nvidia-smi-csv"},
     {TelemetryKind::kNvidiaSmiDmon, "nvidia-smi-dmon"},
     {TelemetryKind::kMpstat, "mpstat"},
@@ -28,6 +28,7 @@ constexpr std::array<std::pair<TelemetryKind, const char*>, 18> kKindNames = {{
     {TelemetryKind::kGpustat, "gpustat"},
     {TelemetryKind::kTrainLog, "train-log"},
     {TelemetryKind::kLightningProfiler, "lightning-profiler"},
+    {TelemetryKind::kTorchProfiler, "torch-profiler"},
     {TelemetryKind::kNvidiaSmiTopo, "nvidia-smi-topo"},
     {TelemetryKind::kIostat, "iostat"},
     {TelemetryKind::kTop, "top"},

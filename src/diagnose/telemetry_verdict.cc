@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "diagnose/fixes.h"
@@ -291,9 +292,12 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
     std::vector<telemetry::SnapshotGpu> snapshot;
     for (const GpuSeries& g : in.gpus) {
       const GpuSample* last = g.samples.back();
+      double peak = 0;
+      for (const GpuSample* s : g.samples) peak = std::max(peak, s->util);
       snapshot.push_back(telemetry::SnapshotGpu{.file = g.file,
                                                 .gpu = g.gpu,
                                                 .util = g.mean,
+                                                .peak = peak,
                                                 .memory_used_mib = last->memory_used_mib,
                                                 .power_w = last->power_w,
                                                 .power_cap_w = last->power_cap_w,
@@ -359,6 +363,36 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
         in.cpu.empty() ? std::string() : fmt::format(", CPUs {:.1f} % busy", busy));
     cite_gpu(gpu_mean, 2);
     return d;
+  }
+  // One GPU that computes in bursts and idles between them: with no peer to exchange
+  // gradients with, what it waits for between steps is its next batch (or the loop's own host
+  // work). Several GPUs idling together may be waiting on each other: the dips rule below.
+  if (!cpu_ok && in.gpus.size() == 1 && gpu_mean < th.gpu_low) {
+    const auto& series = in.gpus.front().samples;
+    const auto count = [&](auto pred) {
+      return static_cast<double>(std::count_if(series.begin(), series.end(), pred)) /
+             static_cast<double>(series.size());
+    };
+    const double idle = count([&](const GpuSample* s) { return s->util <= th.imbalance_idle; });
+    const double working = count([&](const GpuSample* s) { return s->util >= th.imbalance_busy; });
+    if (idle >= 0.3 && working >= 0.2) {
+      d.verdict = Verdict::kInputBound;
+      d.confidence = Confidence::kLow;
+      d.summary = fmt::format(
+          "input-bound, probably: the GPU computes in bursts ({:.0f} % of the looks at {:.0f} % "
+          "or more) and idles between them ({:.0f} % of the looks at {:.0f} % or less), {:.1f} "
+          "% on average: a single GPU has no peer to wait for, so it waits for its next batch "
+          "(or for the loop's own work on the host)",
+          100 * working, th.imbalance_busy, 100 * idle, th.imbalance_idle, gpu_mean);
+      cite_gpu(0, 1);
+      cite_gpu(100, 1);
+      d.next = {
+          "the loop's data time against its step time, and mpstat -P ALL 1 60 with iostat -x 1 "
+          "60 while it trains: CPUs pinned means decoding, high iowait means storage"};
+      d.fixes = fixes::input_bound_cpu();
+      for (Fix& f : fixes::io_bound()) d.fixes.push_back(std::move(f));
+      return d;
+    }
   }
   if (!cpu_ok) {
     d.verdict = Verdict::kUnknown;
@@ -568,6 +602,36 @@ const std::vector<std::string>& telemetry::collect_more() {
 
 namespace {
 
+// The text of a sample's line ("" when the file keeps none).
+std::string_view line_of(const Telemetry& tel, const Origin& o) {
+  const auto& lines = tel.files[static_cast<size_t>(o.file)].lines;
+  return o.line >= 1 && static_cast<size_t>(o.line) <= lines.size()
+             ? std::string_view(lines[static_cast<size_t>(o.line - 1)])
+             : std::string_view();
+}
+
+// How far into its epoch a step line is: the largest "N/M" counter on it with N <= M
+// ("Epoch: [1][30786/34406]"); 0 when it shows none.
+int64_t step_counter(std::string_view text) {
+  int64_t best = 0;
+  for (size_t slash = text.find('/'); slash != std::string_view::npos;
+       slash = text.find('/', slash + 1)) {
+    size_t a = slash;
+    while (a > 0 && text[a - 1] >= '0' && text[a - 1] <= '9') --a;
+    size_t b = slash + 1;
+    while (b < text.size() && text[b] >= '0' && text[b] <= '9') ++b;
+    if (a == slash || b == slash + 1 || slash - a > 12 || b - slash > 13) continue;
+    const int64_t n = std::stoll(std::string(text.substr(a, slash - a)));
+    const int64_t m = std::stoll(std::string(text.substr(slash + 1, b - slash - 1)));
+    if (n <= m) best = std::max(best, n);
+  }
+  return best;
+}
+
+// Running averages this many steps into an epoch carry the workers' start as a rounding
+// error: a wait they show and the lines do not is the stalls between the lines shown.
+constexpr int64_t kSettledAverageSteps = 500;
+
 // The verdict from a training loop's own step times: how long each step waited for data.
 std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThresholds& th) {
   // Lines that time the step only ("5.95s/it") say nothing of the wait.
@@ -583,6 +647,7 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   // line waiting more than the healthy share (the workers starting), with every line
   // otherwise (a stall in mid-run is the job's, however rare).
   const StepSample* last_average = nullptr;
+  StepSample averaged;  // the last running averages' highest wait
   const StepSample* first_line = nullptr;
   const StepSample* longest = nullptr;
   double step_sum = 0, data_sum = 0, longest_step = 0, longest_data = -1;
@@ -604,7 +669,30 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
     }
   }
   const bool workers_start = lines >= 3 && stalled <= 1 && longest == first_line;
-  if (lines >= 3) {
+  // Late in an epoch the averages win when they show a wait the lines do not: the highest of
+  // the last few (where each rank prints its own, every step waits for the slowest).
+  bool stalls_between = false;
+  if (lines >= 3 && last_average != nullptr && step_sum > 0 &&
+      step_counter(line_of(tel, last_average->origin)) >= kSettledAverageSteps) {
+    double share = 0;
+    int shares = 0;
+    for (auto it = timed.rbegin(); it != timed.rend() && shares < 8; ++it) {
+      if ((*it)->average && (*it)->step_seconds > 0) {
+        share = std::max(share, (*it)->data_seconds / (*it)->step_seconds);
+        ++shares;
+      }
+    }
+    const double lines_share = data_sum / step_sum;
+    stalls_between = share >= th.wait.healthy_below && share > 2 * lines_share;
+    if (stalls_between) {
+      averaged.step_seconds = last_average->step_seconds;
+      averaged.data_seconds = share * last_average->step_seconds;
+      averaged.origin = last_average->origin;
+      averaged.average = true;
+      last_average = &averaged;
+    }
+  }
+  if (lines >= 3 && !stalls_between) {
     if (workers_start) {
       step_sum -= longest_step;
       data_sum -= longest_data;
@@ -625,15 +713,18 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   n.data_fraction = std::clamp(n.data_fraction, 0.0, 1.0);
   n.lines = std::max<int64_t>(lines, 1);
   const bool profile = lines == 0;  // a profile's totals only
-  d.confidence = profile || lines >= 20 ? Confidence::kHigh
-                 : lines >= 3           ? Confidence::kMedium
-                                        : Confidence::kLow;
+  d.confidence = (profile || lines >= 20) && !stalls_between ? Confidence::kHigh
+                 : lines >= 3                                ? Confidence::kMedium
+                                                             : Confidence::kLow;
   const StepSample& cited = last_average != nullptr ? *last_average : *timed.back();
   d.evidence.push_back(fmt::format(
       "{}: steps of {:.3f} s waited {}{:.0f} % of the time for data ({})",
       profile ? "profile" : fmt::format("{} step lines", lines), n.step_seconds,
       n.upper_bound ? "at most " : "", 100 * n.data_fraction,
       n.upper_bound     ? "the epoch's time outside its batches: fetching and the loop's hooks"
+      : stalls_between  ? fmt::format("the log's running averages, {:.0f} % over the lines "
+                                       "shown: stalls between them",
+                                      100 * data_sum / step_sum)
       : n.from_averages ? (profile ? "the profile's totals" : "the log's running averages")
       : lines >= 3 && stalled <= 1 ? "over the lines but a one-off stall"
                                    : "over the step lines"));
@@ -679,6 +770,45 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   return d;
 }
 
+// Step lines that time the step only, steady but for some that take twice as long or more:
+// the GPU's work on a batch of a fixed size does not vary so; a batch that was not ready does
+// (or the loop's own periodic work: a checkpoint, an evaluation, a log flush). nullopt when the
+// log does not show it.
+std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
+  std::vector<const StepSample*> lines;
+  for (const StepSample& s : tel.steps) {
+    if (!s.has_data && !s.average && s.step_seconds > 0) lines.push_back(&s);
+  }
+  if (lines.size() < 6) return std::nullopt;
+  std::vector<double> seconds;
+  for (const StepSample* s : lines) seconds.push_back(s->step_seconds);
+  std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+  const double median = seconds[seconds.size() / 2];
+  std::vector<const StepSample*> slow;
+  double slow_sum = 0, all_sum = 0;
+  for (const StepSample* s : lines) {
+    all_sum += s->step_seconds;
+    if (s->step_seconds >= 2 * median) slow.push_back(s), slow_sum += s->step_seconds;
+  }
+  if (slow.size() < 2 || 2 * slow.size() > lines.size()) return std::nullopt;
+  Diagnosis d;
+  d.verdict = Verdict::kInputBound;
+  d.confidence = Confidence::kLow;
+  const double lost = (slow_sum - median * static_cast<double>(slow.size())) / all_sum;
+  d.summary = fmt::format(
+      "input-bound, probably: {} of {} steps take {:.1f}x or more the median step of {:.3g} s "
+      "({:.0f} % of the time shown lost to them); a step's own work does not vary so, a batch "
+      "that was not ready does (or the loop's periodic work: checkpoints, evaluation)",
+      slow.size(), lines.size(), 2.0, median, 100 * lost);
+  d.evidence.push_back(tel.cite(slow.front()->origin));
+  d.evidence.push_back(tel.cite(lines.front()->origin));
+  d.next = {
+      "the loop's data time against its step time (stoker.torch.watch(loader) times a "
+      "DataLoader): slow steps that wait for data are the loader's"};
+  d.fixes = fixes::input_bound_cpu();
+  return d;
+}
+
 // Epoch lines that time the step only ("Epoch 0 | ... 1.65s/it", "Epoch 3 | ... 9.57it/s"):
 // a first epoch several times slower than the steady ones after it is the page cache filling —
 // the data came from storage once and from memory since — the classic sign of a job waiting on
@@ -687,11 +817,7 @@ std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
   std::vector<const StepSample*> epochs;
   for (const StepSample& s : tel.steps) {
     if (s.has_data || s.average) continue;
-    const auto& lines = tel.files[static_cast<size_t>(s.origin.file)].lines;
-    const std::string_view text =
-        s.origin.line >= 1 && static_cast<size_t>(s.origin.line) <= lines.size()
-            ? std::string_view(lines[static_cast<size_t>(s.origin.line - 1)])
-            : std::string_view();
+    const std::string_view text = line_of(tel, s.origin);
     if (telemetry::lower(text.substr(0, 64)).find("epoch") == std::string::npos) return {};
     epochs.push_back(&s);
   }
@@ -805,6 +931,8 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       d.evidence.push_back(tel.cite(r.origin));
     } else if (const auto cold = first_epoch_cold(tel)) {
       d = *cold;
+    } else if (const auto stalls = steps_that_stall(tel)) {
+      d = *stalls;
     } else {
       const StepSample& s = tel.steps.back();
       d.summary = fmt::format(
@@ -835,6 +963,19 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       d.next = {
           "NCCL_DEBUG=INFO in the job's log (which transport it uses), and the job's "
           "rate on 1 GPU against all of them"};
+    } else if (t.pairs > 0 && t.nvlink_pairs == 0 && t.sys_pairs > 0) {
+      // No NVLink and some pairs across the sockets: a ring all-reduce runs at its slowest hop,
+      // and one SYS hop puts every step's gradient exchange through the CPUs' interconnect.
+      d.verdict = Verdict::kCommunicationBound;
+      d.summary = fmt::format(
+          "a topology only: no NVLink between the {} GPUs and {} of {} pairs SYS (through the "
+          "CPUs' interconnect): a ring all-reduce runs at its slowest hop, so gradient exchange "
+          "across the sockets is the likely limit of a multi-GPU job here",
+          t.gpus, t.sys_pairs, t.pairs);
+      d.fixes = fixes::communication_bound();
+      d.next = {
+          "NCCL_DEBUG=INFO in the job's log (which transport it uses), and the job's "
+          "rate on the GPUs of one socket against all of them"};
     } else {
       d.summary = fmt::format(
           "a topology only ({} GPUs, {} of {} pairs over NVLink{}): how the GPUs are connected, "
@@ -856,8 +997,22 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d.summary =
         "nvidia-smi rows without their GPU rows (grep'd or cut out of the table): " + d.summary +
         ", if all rows are one GPU";
-    d.verdict = Verdict::kUnknown;
-    d.fixes.clear();
+    // Rows that all hold the same memory to the MiB are one GPU's looks (ranks of one job
+    // differ by their buffers); otherwise which GPU each row is cannot be known.
+    std::set<double> memory_mib;
+    bool all_known = true;
+    for (const GpuSample& g : tel.gpus) {
+      if (!tel.files[static_cast<size_t>(g.origin.file)].gpus_guessed) continue;
+      if (g.memory_used_mib) {
+        memory_mib.insert(*g.memory_used_mib);
+      } else {
+        all_known = false;
+      }
+    }
+    if (!(all_known && memory_mib.size() == 1)) {
+      d.verdict = Verdict::kUnknown;
+      d.fixes.clear();
+    }
   }
   if (guessed) {
     d.confidence = Confidence::kLow;

@@ -101,6 +101,15 @@ std::string scan_unit(std::string_view line, size_t& j) {
     if (b > a && (b == n || is_blank(line[b]) || is_separator(line[b]) || line[b] == ')')) {
       std::string unit;
       for (size_t m = a; m < b; ++m) unit.push_back(lower_char(line[m]));
+      // "3 it /s", "13 it / s": a rate typed with spaces.
+      for (const std::string_view per : {" /s", " / s", "/ s"}) {
+        if (line.substr(b, per.size()) == per &&
+            (b + per.size() == n || !is_alpha(line[b + per.size()]))) {
+          unit += "/s";
+          b += per.size();
+          break;
+        }
+      }
       // Any "thing/s" word is a rate's unit ("tokens/s/gpu", "seq/s").
       const bool rate = unit.find("/s") != std::string::npos && unit.front() != '/';
       if (rate || std::find(kSpacedUnits.begin(), kSpacedUnits.end(), unit) != kSpacedUnits.end()) {
@@ -123,11 +132,25 @@ std::string name_before(std::string_view line, size_t from, size_t to, std::stri
   std::string_view s = line.substr(from, to - from);
   const auto strip_tail = [&] {
     while (!s.empty() && (is_blank(s.back()) || s.back() == ':' || s.back() == '=' ||
-                          s.back() == '"' || s.back() == '\'')) {
+                          s.back() == '"' || s.back() == '\'' || s.back() == '~')) {
       s.remove_suffix(1);
     }
   };
   strip_tail();
+  // A table's cell: the name is the whole cell before it, without its parenthesised notes
+  // ("Load batch (n=24) | 0.744", "| Data loading (s) | 0.3 |").
+  if (!s.empty() && s.back() == '|') {
+    s.remove_suffix(1);
+    const size_t bar = s.rfind('|');
+    std::string_view cell = trim(bar == std::string_view::npos ? s : s.substr(bar + 1));
+    const size_t open = cell.find('(');
+    if (open != std::string_view::npos && cell.back() == ')') {
+      const std::string inside = lower(cell.substr(open + 1, cell.size() - open - 2));
+      if (is_unit_hint(inside)) unit_hint = inside;
+      cell = trim(cell.substr(0, open));
+    }
+    if (!cell.empty()) s = cell;
+  }
   if (!s.empty() && s.back() == ')') {
     const size_t open = s.rfind('(');
     if (open != std::string_view::npos) {
@@ -227,6 +250,11 @@ std::vector<NamedValue> named_values(std::string_view line) {
       i = name_start = j;
       continue;
     }
+    // A note inside a name ("Load batch (n=24)", "(bs=64)"): part of the name, not a value.
+    if (j < n && line[j] == ')' && number_start > 0 && line[number_start - 1] == '=') {
+      i = j;
+      continue;
+    }
     const auto value = parse_number(line.substr(number_start, j - number_start));
     if (!value) {
       i = j;
@@ -269,6 +297,14 @@ std::vector<NamedValue> named_values(std::string_view line) {
       j = end;
     }
     i = name_start = j;
+  }
+  // Timer lines state their unit once, up front: Megatron's and DeepSpeed's "time (ms) |
+  // forward: 1180.2 | batch-generator: 500.3".
+  if (lower(line.substr(0, std::min<size_t>(line.size(), 256))).find("time (ms) |") !=
+      std::string::npos) {
+    for (NamedValue& v : out) {
+      if (v.unit.empty()) v.unit = "ms";
+    }
   }
   return out;
 }
@@ -323,7 +359,37 @@ std::string rate_unit_of(std::string_view text) {
     }
   }
   if (text == "wps") return "tokens";
+  // CamelCase names lower-cased lose their word starts: DeepSpeed's "RunningAvgSamplesPerSec".
+  for (const auto& [thing, unit] : kThings) {
+    if (thing.size() >= 5 && (contains(text, std::string(thing) + "persec") ||
+                              contains(text, std::string(thing) + "_per_sec"))) {
+      return std::string(unit);
+    }
+  }
   return {};
+}
+
+// Seconds per unit of a duration ("s", "sec", "ms", "us"); nullopt for other units.
+std::optional<double> duration_scale(std::string_view u) {
+  if (u == "s" || u == "sec" || u == "secs" || u == "second" || u == "seconds") return 1.0;
+  if (u == "ms" || u == "msec") return 1e-3;
+  if (u == "us" || u == "usec") return 1e-6;
+  return std::nullopt;
+}
+
+// A duration per iteration ("5.95s/it", "57.29s/batch", Keras' "50ms/step", "3.5s/itr",
+// "1.2 sec/iter"): the seconds per unit; nullopt for other units.
+std::optional<double> per_iteration_scale(std::string_view u) {
+  static constexpr std::array<std::string_view, 8> kIterations = {
+      "it", "its", "itr", "iter", "iters", "iteration", "batch", "step"};
+  const size_t slash = u.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  const auto scale = duration_scale(u.substr(0, slash));
+  const std::string_view per = u.substr(slash + 1);
+  if (!scale || std::find(kIterations.begin(), kIterations.end(), per) == kIterations.end()) {
+    return std::nullopt;
+  }
+  return scale;
 }
 
 struct Synonym {
@@ -334,7 +400,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 41> kSynonyms = {{
+constexpr std::array<Synonym, 53> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -355,10 +421,18 @@ constexpr std::array<Synonym, 41> kSynonyms = {{
     {"wait", Quantity::kDataWait, 0},
     {"wait_time", Quantity::kDataWait, 0},
     {"reader_cost", Quantity::kDataWait, 0},  // PaddlePaddle: reader_cost and batch_cost
+    {"dl", Quantity::kDataWait, 0},
+    {"loadertime", Quantity::kDataWait, 0},  // Mozilla TTS
+    {"loader_time", Quantity::kDataWait, 0},
+    {"load_batch", Quantity::kDataWait, 0},
+    {"data_fetch", Quantity::kDataWait, 0},
+    {"data_fetch_time", Quantity::kDataWait, 0},
+    {"batch_generator", Quantity::kDataWait, 0},  // Megatron's timers
     {"train_time", Quantity::kStep, 5},
     {"iter_time", Quantity::kStep, 4},
     {"itertime", Quantity::kStep, 4},
     {"iteration_time", Quantity::kStep, 4},
+    {"time_per_iteration", Quantity::kStep, 4},  // Megatron: "elapsed time per iteration (ms)"
     {"batch_time", Quantity::kStep, 4},
     {"batchtime", Quantity::kStep, 4},
     {"batch", Quantity::kStep, 4},
@@ -368,6 +442,8 @@ constexpr std::array<Synonym, 41> kSynonyms = {{
     {"step_time", Quantity::kStep, 3},
     {"step", Quantity::kStep, 3},
     {"time", Quantity::kStep, 2},
+    {"iteration_total", Quantity::kStep, 1},  // "total" after its parts: "dl=.. fwd=.. total="
+    {"total", Quantity::kStep, 1},
     {"updt_s", Quantity::kStepWithoutData, 1},
     {"gpu_utilization", Quantity::kGpuUtilisation, 0},
     {"gpu_utilisation", Quantity::kGpuUtilisation, 0},
@@ -376,13 +452,39 @@ constexpr std::array<Synonym, 41> kSynonyms = {{
     {"cpu_utilization", Quantity::kCpuUtilisation, 0},
     {"cpu_utilisation", Quantity::kCpuUtilisation, 0},
     {"cpu_efficiency", Quantity::kCpuUtilisation, 0},
+    {"cpu_usage", Quantity::kCpuUtilisation, 0},
+    {"cpu_util", Quantity::kCpuUtilisation, 0},
 }};
+
+}  // namespace
+
+namespace {
+
+// The words prose puts between a name and its number ("GPU utilization is almost 100%", "the
+// data time was only 0.4 s"): dropped from the end of a name.
+std::string_view without_filler(std::string_view name) {
+  static constexpr std::array<std::string_view, 16> kFiller = {
+      "is",     "was",    "are",  "were", "of",    "at",      "around",  "about",
+      "almost", "always", "only", "just", "stays", "remains", "roughly", "approximately"};
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (const std::string_view f : kFiller) {
+      if (name.size() > f.size() + 1 && ends_with(name, f) &&
+          name[name.size() - f.size() - 1] == '_') {
+        name.remove_suffix(f.size() + 1);
+        dropped = true;
+      }
+    }
+  }
+  if (starts_with(name, "the_")) name.remove_prefix(4);
+  return name;
+}
 
 }  // namespace
 
 Meaning meaning_of(const NamedValue& v) {
   Meaning m;
-  const std::string_view name = v.name;
+  const std::string_view name = without_filler(v.name);
   for (const Synonym& s : kSynonyms) {
     if (name == s.name) {
       m.quantity = s.quantity;
@@ -397,7 +499,7 @@ Meaning meaning_of(const NamedValue& v) {
     for (const Synonym& s : kSynonyms) {
       if (s.name.find('_') != std::string_view::npos && name.size() > s.name.size() &&
           ends_with(name, s.name) && name[name.size() - s.name.size() - 1] == '_' &&
-          (s.quantity == Quantity::kDataWait || s.quantity == Quantity::kStep)) {
+          s.quantity != Quantity::kStepWithoutData) {
         m.quantity = s.quantity;
         m.priority = s.priority - 1;  // below the plain name on the same line
         break;
@@ -421,9 +523,9 @@ Meaning meaning_of(const NamedValue& v) {
     return m;
   }
   // A duration per iteration, or iterations per second, without a name ("5.95s/it",
-  // "57.29s/batch", a progress bar's "9.57it/s"): the step.
-  if (v.unit == "s/it" || v.unit == "sec/it" || v.unit == "s/batch" || v.unit == "s/step" ||
-      (v.unit == "it/s" && name.empty())) {
+  // "57.29s/batch", Keras' "50ms/step", a progress bar's "9.57it/s"): the step.
+  if (per_iteration_scale(v.unit) ||
+      (name.empty() && rate_unit_of(v.unit) == "iterations" && v.value > 0)) {
     m.quantity = Quantity::kStep;
     m.priority = 1;
     return m;
@@ -442,12 +544,10 @@ Meaning meaning_of(const NamedValue& v) {
 
 std::optional<double> seconds_of(const NamedValue& v) {
   const std::string& u = v.unit;
-  if (u.empty() || u == "s" || u == "sec" || u == "secs" || u == "seconds" || u == "s/it" ||
-      u == "sec/it" || u == "s/batch" || u == "s/step") {
-    return v.value;
-  }
-  if (u == "ms") return v.value / 1000.0;
-  if (u == "it/s" && v.value > 0) return 1.0 / v.value;
+  if (u.empty()) return v.value;
+  if (const auto scale = duration_scale(u)) return v.value * *scale;
+  if (const auto scale = per_iteration_scale(u)) return v.value * *scale;
+  if (rate_unit_of(u) == "iterations" && v.value > 0) return 1.0 / v.value;
   return std::nullopt;
 }
 
@@ -525,6 +625,12 @@ std::optional<int> flag_count(const std::vector<std::string>& words, size_t i) {
       "--nproc_per_node", "--nproc-per-node", "--gpus", "--num_gpus", "--num-gpus",
       "--ngpus",          "--n_gpus",         "--ngpu", "-np",        "--gpus-per-node"};
   const std::string& w = words[i];
+  // "--gpus 0,1,2,3" (MXNet, Keras): a list of device ids, as many GPUs as ids.
+  if (w == "--gpus" || w == "--gpu") {
+    size_t ids = 0;
+    while (i + 1 + ids < words.size() && parse_index(words[i + 1 + ids])) ++ids;
+    if (ids >= 2) return static_cast<int>(ids);
+  }
   for (const std::string_view f : kFlags) {
     if (w == f && i + 1 < words.size()) return small_count(words[i + 1]);
     if (starts_with(w, f) && w.size() > f.size() && w[f.size()] == '=') {
@@ -536,10 +642,20 @@ std::optional<int> flag_count(const std::vector<std::string>& words, size_t i) {
 
 }  // namespace
 
-std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes) {
+std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes, bool* from_flag) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::vector<std::string> words = words_of(line);
   std::optional<int> gpus;
+  // A line naming two counts compares them ("speed-up between 1GPU and 8GPU"): no heading.
+  bool two_counts = false;
+  const auto found = [&](std::optional<int> c) {
+    if (!c) return;
+    if (!gpus) {
+      gpus = c;
+    } else if (*gpus != *c) {
+      two_counts = true;
+    }
+  };
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i];
     const std::string next = i + 1 < words.size() ? words[i + 1] : std::string();
@@ -552,30 +668,30 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       }
       if (starts_with(w, "--nnodes=")) *nodes = small_count(std::string_view(w).substr(9));
     }
-    if (gpus) continue;
     if ((w == "gpus" || w == "gpus:") && small_count(next) && words.size() <= 4) {
-      gpus = small_count(next);  // "GPUs: 8" (a job summary's field)
+      found(small_count(next));  // "GPUs: 8" (a job summary's field)
       continue;
     }
     if (const auto f = flag_count(words, i)) {
-      gpus = f;
+      found(f);
+      if (from_flag != nullptr) *from_flag = true;
       continue;
     }
     bool pending_x = false;
     if (const auto g = glued_count(w, pending_x)) {
-      if (!pending_x || gpu_word(next)) gpus = g;
+      if (!pending_x || gpu_word(next)) found(g);
       continue;
     }
     if (const auto c = small_count(w)) {
       // "8 GPUs", "2 x V100", "single GPU", "a single V100", "3 V100 32G".
       if (gpu_word(next) || ((next == "x" || next == "*") && gpu_word(after))) {
-        if (!(w == "a" && !gpu_word(next))) gpus = c;
+        if (!(w == "a" && !gpu_word(next))) found(c);
       } else if (next == "single" && gpu_word(after)) {
-        gpus = 1;
+        found(1);
       }
     }
   }
-  return gpus;
+  return two_counts ? std::nullopt : gpus;
 }
 
 }  // namespace stoker::telemetry

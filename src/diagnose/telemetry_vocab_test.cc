@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,12 @@ TEST(Vocabulary, GpuAndNodeCountsAsPeopleWriteThem) {
   EXPECT_EQ(gpus("an 8xA100 node"), 8);
   EXPECT_EQ(gpus("GPUs: 8"), 8);
   EXPECT_EQ(gpus("GPU 0 at 100 %, GPUs 1-7 at 0 %"), std::nullopt);
+  // MXNet's and Keras' list of device ids; a line comparing two counts is no heading.
+  EXPECT_EQ(gpus("python image_classification.py --model vgg16 --gpus 0,1,2,3"), 4);
+  EXPECT_EQ(gpus("how to calculate `speed-up ratio` between 1GPU and 8GPU"), std::nullopt);
+  bool flag = false;
+  EXPECT_EQ(gpu_count_of("python train.py --gpus 2 --batch-size 32", nullptr, &flag), 2);
+  EXPECT_TRUE(flag);
   std::optional<int> nodes;
   gpu_count_of("2node 8GPU", &nodes);
   EXPECT_EQ(nodes, 2);
@@ -221,6 +228,74 @@ TEST(Vocabulary, NamedValuesKeepUnitsNamesAndAverages) {
   const auto avg = named_values("Time  0.512 ( 1.204)\tData  0.301 ( 0.989)");
   ASSERT_EQ(avg.size(), 2u);
   EXPECT_EQ(avg[1].average, 0.989);
+}
+
+TEST(Vocabulary, TablesTimersAndProseNameTheirNumbersToo) {
+  // A table's row is named by its first cell, notes in parentheses left out (CubiCasa5k#26).
+  const auto row = named_values("Load batch (n=24)|0.744230");
+  ASSERT_EQ(row.size(), 1u);
+  EXPECT_EQ(row[0].name, "load_batch");
+  EXPECT_EQ(meaning_of(row[0]).quantity, Quantity::kDataWait);
+  // Megatron's and DeepSpeed's timers state their unit once, up front.
+  const auto timers = named_values("time (ms) | forward-backward: 1180.22 | batch-generator: 5.3");
+  ASSERT_EQ(timers.size(), 2u);
+  EXPECT_EQ(timers[1].unit, "ms");
+  EXPECT_EQ(meaning_of(timers[1]).quantity, Quantity::kDataWait);
+  EXPECT_NEAR(*seconds_of(timers[1]), 0.0053, 1e-12);
+  const auto megatron = named_values(
+      " iteration      100/  500000 | consumed samples:         3200 | elapsed time per "
+      "iteration (ms): 1234.5 | learning rate: 1.0E-04 |");
+  const auto step = std::find_if(megatron.begin(), megatron.end(), [](const NamedValue& v) {
+    return meaning_of(v).quantity == Quantity::kStep;
+  });
+  ASSERT_NE(step, megatron.end());
+  EXPECT_NEAR(*seconds_of(*step), 1.2345, 1e-12);
+  // Words people put between a name and its number, and a rate typed with spaces.
+  const auto prose = named_values("the GPU utilization is almost 30%");
+  ASSERT_EQ(prose.size(), 1u);
+  EXPECT_EQ(meaning_of(prose[0]).quantity, Quantity::kGpuUtilisation);
+  // Keras' progress bar, DeepSpeed's throughput timer, a utilisation "about" a number.
+  const auto keras = named_values("100/100 [====] - 5s 50ms/step - loss: 0.1");
+  const auto keras_step = std::find_if(keras.begin(), keras.end(), [](const NamedValue& v) {
+    return meaning_of(v).quantity == Quantity::kStep;
+  });
+  ASSERT_NE(keras_step, keras.end());
+  EXPECT_NEAR(*seconds_of(*keras_step), 0.05, 1e-12);
+  const auto ds =
+      named_values("epoch=0/micro_step=10/global_step=10, RunningAvgSamplesPerSec=123.45");
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(meaning_of(ds.back()).rate_unit, "samples");
+  const auto about = named_values("My GPU util is ~30% and the CPU usage is around 100%");
+  ASSERT_EQ(about.size(), 2u);
+  EXPECT_EQ(meaning_of(about[0]).quantity, Quantity::kGpuUtilisation);
+  EXPECT_EQ(meaning_of(about[1]).quantity, Quantity::kCpuUtilisation);
+  const auto spaced = named_values("Before: 3 it /s, data_time 0.217");
+  ASSERT_EQ(spaced.size(), 2u);
+  EXPECT_EQ(spaced[0].unit, "it/s");
+  EXPECT_EQ(meaning_of(spaced[0]).rate_unit, "iterations");
+}
+
+TEST(Vocabulary, AWaitBesideItsStepOnAnotherLineOrARateOfIterations) {
+  // The whole CubiCasa5k#26 table: the wait's row, then the iteration's total.
+  const Telemetry table =
+      read_telemetry_files({pasted("timing_CubiCasa5k26-load-batch-0.74-of-0.91s-table.txt")});
+  ASSERT_EQ(table.steps.size(), 1u);
+  EXPECT_NEAR(table.steps[0].data_seconds, 0.744230, 1e-12);
+  EXPECT_NEAR(table.steps[0].step_seconds, 0.912715, 1e-12);
+  // Megatron: the timers' batch-generator belongs to the next iteration line.
+  const Telemetry meg = read_text(
+      " iteration      100/  500000 | elapsed time per iteration (ms): 1234.5 | lm loss: 7.1 |\n"
+      "time (ms) | forward-backward: 1180.22 | optimizer: 40.11 | batch-generator: 500.3\n"
+      " iteration      200/  500000 | elapsed time per iteration (ms): 1230.1 | lm loss: 6.9 |\n");
+  ASSERT_EQ(meg.steps.size(), 2u);
+  EXPECT_FALSE(meg.steps[0].has_data);
+  EXPECT_NEAR(meg.steps[1].data_seconds, 0.5003, 1e-12);
+  EXPECT_NEAR(meg.steps[1].step_seconds, 1.2301, 1e-12);
+  // "3 it/s" beside a data time is the step it waits in (geti#5958).
+  const Telemetry rate = read_text("Before: 3 it /s, data_time 0.217\n");
+  ASSERT_EQ(rate.steps.size(), 1u);
+  EXPECT_NEAR(rate.steps[0].step_seconds, 1.0 / 3, 1e-12);
+  EXPECT_NEAR(rate.steps[0].data_seconds, 0.217, 1e-12);
 }
 
 TEST(Vocabulary, AVeryLongLineIsPassedOverAndCountedInLinearTime) {
