@@ -106,6 +106,15 @@ struct StepSample {
   int run = 0;                    // Telemetry::runs index
 };
 
+// One step's phases as a trainer's timers print them (Megatron's and DeepSpeed's "time (ms) |
+// forward-compute: ... | backward-params-all-reduce: ..."): the time spent exchanging
+// gradients against the time computing.
+struct PhaseSample {
+  Origin origin;
+  double communication_seconds = 0;  // all-reduce, reduce-scatter, all-gather timers
+  double compute_seconds = 0;        // forward, backward and optimizer timers
+};
+
 // A rate a trainer or benchmark printed: "images/sec: 198.0", "total images/sec: 1743.2",
 // "Img/sec per GPU: 290.1", "29.7 samples/s", "1.47it/s".
 struct ThroughputSample {
@@ -208,6 +217,7 @@ struct Telemetry {
   std::vector<ThroughputSample> rates;
   std::vector<RunInfo> runs;  // at least one per file that has steps or rates
   std::vector<GpuMemorySample> memory;
+  std::vector<PhaseSample> phases;
 
   // "FILE:LINE: <the line>" (long lines shortened), for evidence.
   std::string cite(const Origin& origin) const;

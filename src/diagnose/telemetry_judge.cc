@@ -290,7 +290,8 @@ std::optional<RunMeasure> measure_run(const Telemetry& tel, size_t run, int scal
 // samples, tokens, iterations, then step times) they all have; empty when none.
 std::vector<RunMeasure> series_runs(const Telemetry& tel, int group, bool by_gpus) {
   std::vector<RunMeasure> runs;
-  for (const char* unit : {"images", "samples", "tokens", "iterations", "steps"}) {
+  for (const char* unit :
+       {"images", "samples", "tokens", "iterations", "steps", "epochs", "runs"}) {
     runs.clear();
     std::set<int> scales;
     for (size_t r = 0; r < tel.runs.size(); ++r) {
@@ -356,6 +357,13 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     n.unit = unit;
     n.efficiency = efficiency;
     const char* what = by_gpus ? "GPU" : "node";
+    // Durations of the same work ("epochs", "runs") are shown as the durations they were.
+    const bool durations = unit == "epochs" || unit == "runs";
+    const auto measure = [&](double per_second) {
+      return durations ? fmt::format("{} s", rate_text(1 / per_second))
+                       : fmt::format("{} {}/s", rate_text(per_second),
+                                     unit == "steps" ? "batches" : unit);
+    };
     for (const RunMeasure& m : runs) {
       n.runs.push_back(ScalingRun{.source = printable(m.info->source),
                                   .line = m.info->line,
@@ -363,18 +371,19 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
                                   .per_second = m.per_second,
                                   .data_fraction = m.data_fraction});
       d.evidence.push_back(fmt::format(
-          "{} {}{}: {} {}/s{}", m.scale, what, m.scale == 1 ? "" : "s", rate_text(m.per_second),
-          unit == "steps" ? "batches" : unit,
+          "{} {}{}: {}{}", m.scale, what, m.scale == 1 ? "" : "s", measure(m.per_second),
           m.data_fraction
               ? fmt::format(", waiting for data {:.0f} % of each step", 100 * *m.data_fraction)
               : std::string()));
       d.evidence.push_back(tel.cite(m.cited));
     }
     const std::string rates = fmt::format(
-        "{} -> {} {}s: {} -> {} {}/s, {:.0f} % scaling efficiency (the rate per {} "
-        "kept{})",
-        small.scale, large.scale, what, rate_text(small.per_second), rate_text(large.per_second),
-        unit == "steps" ? "batches" : unit, 100 * efficiency, what,
+        "{} -> {} {}s: {} -> {}{}, {:.0f} % scaling efficiency (the rate per {} kept{})",
+        small.scale, large.scale, what, measure(small.per_second), measure(large.per_second),
+        !durations         ? ""
+        : unit == "epochs" ? " for the same epoch"
+                           : " for the same work",
+        100 * efficiency, what,
         unit == "steps" ? ", from step times: if each GPU's batch is the same in both runs" : "");
     if (efficiency >= th.scaling_healthy) {
       d.verdict = Verdict::kHealthy;
@@ -420,6 +429,44 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
 }
 
 }  // namespace
+
+std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThresholds& th) {
+  if (tel.phases.empty()) return std::nullopt;
+  double exchange = 0, compute = 0;
+  for (const PhaseSample& p : tel.phases) {
+    exchange += p.communication_seconds;
+    compute += p.compute_seconds;
+  }
+  const double share = exchange / (exchange + compute);
+  const size_t lines = tel.phases.size();
+  Diagnosis d;
+  d.confidence = lines >= 3 ? Confidence::kMedium : Confidence::kLow;
+  d.evidence.push_back(fmt::format(
+      "{} timer line{}: gradient exchange {:.3g} s against {:.3g} s of compute ({:.0f} %)", lines,
+      lines == 1 ? "" : "s", exchange / static_cast<double>(lines),
+      compute / static_cast<double>(lines), 100 * share));
+  d.evidence.push_back(tel.cite(tel.phases.back().origin));
+  if (share >= th.wait.dominant) {
+    d.verdict = Verdict::kCommunicationBound;
+    d.summary = fmt::format(
+        "communication-bound: the trainer's timers spend {:.0f} % of the step's timed phases "
+        "exchanging gradients (all-reduce, reduce-scatter, all-gather)",
+        100 * share);
+    d.fixes = fixes::communication_bound();
+    d.next = {"NCCL_DEBUG=INFO in the job's log (which transport it uses), and nvidia-smi topo -m"};
+    return d;
+  }
+  d.verdict = Verdict::kUnknown;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "the trainer's timers spend {:.0f} % of the step exchanging gradients: not what limits "
+      "it; they do not time the wait for data",
+      100 * share);
+  d.next = {
+      "the loop's data time against its step time (Megatron: the batch-generator timer with "
+      "--timing-log-level 1 or more)"};
+  return d;
+}
 
 std::optional<Diagnosis> judge_memory(const Telemetry& tel) {
   if (tel.memory.empty()) return std::nullopt;

@@ -52,6 +52,11 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
 // looks like, but memory is not time. nullopt without memory samples.
 std::optional<Diagnosis> judge_memory(const Telemetry& tel);
 
+// A trainer's phase timers (Megatron, DeepSpeed): the share of the step spent exchanging
+// gradients. `communication-bound` when it is the dominant share of the wait thresholds (30 %
+// or more), else `unknown` saying the exchange is not what limits; nullopt without timers.
+std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThresholds& th);
+
 // What to run to judge a job whose logs were too thin.
 const std::vector<std::string>& collect_more();
 

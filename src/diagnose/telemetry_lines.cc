@@ -118,6 +118,44 @@ std::vector<Line> clauses_of(const Line& line) {
   return out;
 }
 
+// A header naming columns of bare numbers below it ("Here is the (data_time_, batch_time_)",
+// "data_time  batch_time"): the names of a wait and of a step, in order; empty when the line
+// names no wait and no step, or when its own values carry those names.
+std::vector<std::string> column_names(std::string_view text,
+                                      const std::vector<NamedValue>& values) {
+  std::vector<std::string> names;
+  bool wait = false, step = false;
+  std::string word;
+  const auto flush = [&] {
+    while (!word.empty() && word.back() == '_') word.pop_back();
+    if (!word.empty()) {
+      NamedValue probe;
+      probe.name = word;
+      const Quantity q = meaning_of(probe).quantity;
+      if (q == Quantity::kDataWait || q == Quantity::kStep) {
+        wait = wait || q == Quantity::kDataWait;
+        step = step || q == Quantity::kStep;
+        names.push_back(word);
+      }
+    }
+    word.clear();
+  };
+  for (const char c : text) {
+    const char l = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    if ((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9') || l == '_' || l == '-') {
+      word.push_back(l == '-' ? '_' : l);
+    } else {
+      flush();
+    }
+  }
+  flush();
+  const bool own = std::any_of(values.begin(), values.end(), [&](const NamedValue& v) {
+    return std::find(names.begin(), names.end(), v.name) != names.end();
+  });
+  if (!(wait && step) || own) names.clear();
+  return names;
+}
+
 RunInfo new_run(const std::string& source, int64_t line) {
   RunInfo r;
   r.source = source;
@@ -223,6 +261,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (nodes && (!now.nodes || !run_has_samples)) now.nodes = nodes;
   };
   int64_t order = 0;
+  std::vector<std::string> header;     // the names of the columns of bare numbers below
   std::optional<double> pending_data;  // a wait on a line of its own, before its step's line
   int64_t pending_line = 0;
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
@@ -249,6 +288,14 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       if (!probe.empty()) values[0].name = probe.back().name;
     }
     previous_text = values.empty() ? std::string(trim(line.text)) : std::string();
+    // Rows of bare numbers under a header that names them take its names.
+    if (!header.empty() && !values.empty() && values.size() == header.size() &&
+        std::all_of(values.begin(), values.end(),
+                    [](const NamedValue& v) { return v.name.empty() && v.unit.empty(); })) {
+      for (size_t k = 0; k < values.size(); ++k) values[k].name = header[k];
+    } else if (!trim(line.text).empty()) {
+      header = column_names(line.text, values);
+    }
     if (previous_text.size() > 40) previous_text.clear();
 
     LineReading step = read_step(values);
@@ -294,6 +341,21 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
       meaningful = true;
     }
+    // A step's phases: gradient exchange against compute.
+    {
+      PhaseSample p;
+      for (const NamedValue& v : values) {
+        const Quantity q = meaning_of(v).quantity;
+        if (q == Quantity::kCommunication) p.communication_seconds += *seconds_of(v);
+        if (q == Quantity::kCompute) p.compute_seconds += *seconds_of(v);
+      }
+      if (p.communication_seconds > 0 && p.compute_seconds > 0) {
+        if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+        p.origin = {steps_file, line.number};
+        out.phases.push_back(p);
+        meaningful = true;
+      }
+    }
     // Rates and utilisation.
     for (const NamedValue& v : values) {
       const Meaning m = meaning_of(v);
@@ -317,7 +379,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         }
         GpuSample g;
         g.origin = {util_file, line.number};
-        g.gpu = panel_gpu.value_or(0);
+        g.gpu = m.gpu ? *m.gpu : panel_gpu.value_or(0);
         g.round = static_cast<int64_t>(std::count_if(
             out.gpus.begin(), out.gpus.end(),
             [&](const GpuSample& o) { return o.origin.file == util_file && o.gpu == g.gpu; }));
@@ -406,8 +468,57 @@ bool count_header(std::string_view cell, bool& nodes) {
 // or a step time ("sec/batch", "s/it", "step time", "time per batch"); empty when neither.
 struct ColumnKind {
   bool rate = false, step = false, per_gpu = false, ms = false;
+  bool duration = false;  // the time a fixed amount of work took ("Time", "epoch time")
   std::string unit;
 };
+
+// A duration as people type it in a table: "7m", "36 mins", "1 h 45 mins", "100 s",
+// "15:17" (mm:ss), "1:02:03"; nullopt for anything else.
+std::optional<double> parse_duration(std::string_view cell) {
+  cell = trim(cell);
+  if (cell.empty()) return std::nullopt;
+  if (cell.find(':') != std::string_view::npos) {
+    double seconds = 0;
+    int parts = 0;
+    for (const std::string_view p : split_char(cell, ':')) {
+      const auto v = parse_number(trim(p));
+      if (!v || *v < 0) return std::nullopt;
+      seconds = seconds * 60 + *v;
+      ++parts;
+    }
+    return parts <= 3 ? std::optional<double>(seconds) : std::nullopt;
+  }
+  double seconds = 0;
+  size_t i = 0;
+  bool any = false;
+  while (i < cell.size()) {
+    while (i < cell.size() && cell[i] == ' ') ++i;
+    size_t j = i;
+    while (j < cell.size() && ((cell[j] >= '0' && cell[j] <= '9') || cell[j] == '.')) ++j;
+    const auto v = parse_number(cell.substr(i, j - i));
+    if (!v) return std::nullopt;
+    while (j < cell.size() && cell[j] == ' ') ++j;
+    size_t k = j;
+    while (k < cell.size() && cell[k] != ' ' && !(cell[k] >= '0' && cell[k] <= '9')) ++k;
+    const std::string unit = lower(cell.substr(j, k - j));
+    double scale = 0;
+    if (unit == "h" || unit == "hr" || unit == "hrs" || unit == "hour" || unit == "hours") {
+      scale = 3600;
+    } else if (unit == "m" || unit == "min" || unit == "mins" || unit == "minute" ||
+               unit == "minutes") {
+      scale = 60;
+    } else if (unit == "s" || unit == "sec" || unit == "secs" || unit == "seconds" ||
+               unit.empty()) {
+      scale = 1;
+    } else {
+      return std::nullopt;
+    }
+    seconds += *v * scale;
+    any = true;
+    i = k;
+  }
+  return any ? std::optional<double>(seconds) : std::nullopt;
+}
 ColumnKind column_kind(std::string_view cell) {
   ColumnKind k;
   const std::string c = lower(cell);
@@ -428,6 +539,10 @@ ColumnKind column_kind(std::string_view cell) {
              c.find("ms/") != std::string::npos) {
     k.step = true;
     k.ms = c.find("ms") != std::string::npos;
+  } else if (c.find("time") != std::string::npos || c.find("duration") != std::string::npos) {
+    // "Time", "Epoch Time (mm:ss)", "training time": the same work at every count.
+    k.duration = true;
+    k.unit = c.find("epoch") != std::string::npos ? "epochs" : "runs";
   }
   return k;
 }
@@ -450,7 +565,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     std::vector<std::pair<size_t, ColumnKind>> measures;
     for (size_t k = 1; k < head.size(); ++k) {
       const ColumnKind kind = column_kind(head[k]);
-      if (kind.rate || kind.step) measures.emplace_back(k, kind);
+      if (kind.rate || kind.step || kind.duration) measures.emplace_back(k, kind);
     }
     if (measures.empty()) continue;
     // The rows: a separator line ("---|---") is skipped; the table ends at the first line whose
@@ -465,8 +580,8 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       rows.emplace_back(&lines[j], std::move(c));
     }
     if (rows.size() < 2) continue;
-    const int file = files.of(measures.front().second.rate ? TelemetryKind::kThroughput
-                                                           : TelemetryKind::kTrainLog);
+    const int file = files.of(measures.front().second.step ? TelemetryKind::kTrainLog
+                                                           : TelemetryKind::kThroughput);
     for (const auto& [column, kind] : measures) {
       const int group = next_group++;
       for (const auto& [line, c] : rows) {
@@ -476,7 +591,12 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         while (end < cell.size() && ((cell[end] >= '0' && cell[end] <= '9') || cell[end] == '.')) {
           ++end;
         }
-        const auto v = parse_number(cell.substr(0, end));
+        // A duration of the same work is read as its rate: that work per second.
+        const auto v = kind.duration ? [&]() -> std::optional<double> {
+          const auto d = parse_duration(cell);
+          return d && *d > 0 ? std::optional<double>(1 / *d) : std::nullopt;
+        }()
+            : parse_number(cell.substr(0, end));
         if (!v || *v <= 0) continue;
         RunInfo run;
         run.source = files.name();
@@ -486,7 +606,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         (by_nodes ? run.nodes : run.gpus) = count;
         out.runs.push_back(std::move(run));
         const int r = static_cast<int>(out.runs.size()) - 1;
-        if (kind.rate) {
+        if (kind.rate || kind.duration) {
           ThroughputSample s;
           s.origin = {file, line->number};
           s.per_second = *v;

@@ -258,6 +258,49 @@ TEST(PastedLogs, ProseComparingTwoScalesIsTwoRuns) {
   EXPECT_EQ(m.numbers.scaling->runs.back().scale, 4);
 }
 
+TEST(PastedLogs, ATableOfEpochTimesByGpuCountIsAScalingComparison) {
+  // keras-yolo3#104: the same 3 epochs take 7m on 1 GPU, 14m on 2, 18m on 4.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("scaling_keras-yolo3-104-epoch-time-by-gpus.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  ASSERT_TRUE(d.numbers.scaling);
+  ASSERT_EQ(d.numbers.scaling->runs.size(), 3u);
+  EXPECT_NEAR(d.numbers.scaling->efficiency, 420.0 / (4 * 1080.0), 1e-9);
+  EXPECT_THAT(d.summary, HasSubstr("420 s -> 1080 s for the same work"));
+}
+
+TEST(PastedLogs, PhaseTimersSayHowMuchOfTheStepIsGradientExchange) {
+  // Megatron-LM#184: backward-params-all-reduce 2.7-3.1 s against 1.3-2.7 s of compute.
+  const Telemetry t =
+      read_telemetry_files({pasted("megatron_Megatron-LM184-t5-timers-allreduce-cutoff.txt")});
+  ASSERT_GE(t.phases.size(), 3u);
+  EXPECT_NEAR(t.phases[0].communication_seconds, 2.67265 + 0.00013, 1e-9);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kMedium);
+  // gpt-neox#965 (DeepSpeed): 138 ms of all-reduce in a 9.6 s step is not the limit, and the
+  // timers do not time the wait for data.
+  const Diagnosis ds = diagnose_telemetry(read_telemetry_files(
+      {pasted("deepspeed_gptneox965-2node-timers-allreduce-138ms-of-4.7s-backward.txt")}));
+  EXPECT_EQ(ds.verdict, Verdict::kUnknown) << ds.summary;
+  EXPECT_THAT(ds.summary, HasSubstr("not what limits it"));
+}
+
+TEST(PastedLogs, ColumnsNamedByAHeaderAndGpusNamedByTheirIndex) {
+  // SLIP#22: "(data_time_, batch_time_)" above rows of two bare numbers.
+  const Telemetry slip =
+      read_telemetry_files({pasted("datalog_SLIP22-ddp-data-time-batch-time-pairs-cutoff.txt")});
+  ASSERT_FALSE(slip.steps.empty());
+  EXPECT_NEAR(slip.steps[0].data_seconds, 142.89722776412964, 1e-9);
+  EXPECT_NEAR(slip.steps[0].step_seconds, 172.6102113723755, 1e-9);
+  // keras#9502: a GPU monitor's "[GPU0 0%] [GPU1 0%]".
+  const Telemetry mon =
+      read_telemetry_files({pasted("gpumon_keras9502-gpu-usage-audit-cpu-scope-cutoff.txt")});
+  ASSERT_GE(mon.gpus.size(), 2u);
+  EXPECT_EQ(mon.gpus[0].gpu, 0);
+  EXPECT_EQ(mon.gpus[1].gpu, 1);
+}
+
 TEST(PastedLogs, TopologyCountsNvlinkPairs) {
   const Telemetry dgx =
       read_telemetry_files({pasted("topo_nccltests29-dgx1-v100-nv1-nv2-cutoff.txt")});

@@ -897,10 +897,17 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   const auto steps = diagnose_steps(tel, th);
   const auto scaling = telemetry::judge_scaling(tel, th);
   const auto memory = telemetry::judge_memory(tel);
+  const auto phases = telemetry::judge_phases(tel, th);
   Diagnosis d;
   if (scaling) {
     // Runs at several scales: what people compare when more GPUs did not help.
     d = *scaling;
+    if (steps) append(d, *steps);
+    if (util) append(d, *util);
+  } else if (phases && phases->verdict == Verdict::kCommunicationBound &&
+             (!steps || steps->verdict == Verdict::kHealthy)) {
+    // The step's own timers: its time goes to the exchange, not to waiting for data.
+    d = *phases;
     if (steps) append(d, *steps);
     if (util) append(d, *util);
   } else if (steps) {
@@ -917,6 +924,8 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d = *util;
     if (ranks) append(d, *ranks);
     d.numbers.stats_decided = false;
+  } else if (phases) {
+    d = *phases;
   } else if (memory) {
     d = *memory;
   } else if (!tel.steps.empty() || !tel.rates.empty()) {

@@ -506,6 +506,31 @@ Meaning meaning_of(const NamedValue& v) {
       }
     }
   }
+  // A percentage named by its GPU: "[GPU0 0%] [GPU1 0%]", "gpu_1: 35 %".
+  if (m.quantity == Quantity::kNone && v.unit == "%" && starts_with(name, "gpu")) {
+    std::string_view index = std::string_view(name).substr(3);
+    if (!index.empty() && index.front() == '_') index.remove_prefix(1);
+    if (const auto k = parse_index(index); k && *k < 1024) {
+      m.quantity = Quantity::kGpuUtilisation;
+      m.gpu = *k;
+    }
+  }
+  // Timers of a step's phases (Megatron's "backward-params-all-reduce", DeepSpeed's
+  // "backward_allreduce_microstep", "forward-compute"): gradient exchange against compute.
+  if (m.quantity == Quantity::kNone && !v.unit.empty() && seconds_of(v)) {
+    static constexpr std::array<std::string_view, 5> kExchange = {
+        "all_reduce", "allreduce", "reduce_scatter", "all_gather", "allgather"};
+    const bool exchange = std::any_of(kExchange.begin(), kExchange.end(),
+                                      [&](std::string_view w) { return contains(name, w); });
+    if (exchange) {
+      m.quantity = Quantity::kCommunication;
+    } else if ((starts_with(name, "forward") || starts_with(name, "backward") ||
+                starts_with(name, "optimizer")) &&
+               !contains(name, "inner")) {
+      m.quantity = Quantity::kCompute;
+    }
+    if (m.quantity != Quantity::kNone) return m;
+  }
   if (m.quantity == Quantity::kGpuUtilisation || m.quantity == Quantity::kCpuUtilisation) {
     if (!(v.unit == "%" || v.unit.empty())) m.quantity = Quantity::kNone;
     return m;

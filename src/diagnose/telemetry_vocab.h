@@ -45,14 +45,17 @@ enum class Quantity {
   kRate,             // images/sec, img/s, samples/s, it/s, tokens/s, ...
   kGpuUtilisation,   // GPU utilization, GPU-Util, gpu_util (percent)
   kCpuUtilisation,   // CPU utilization, CPU Efficiency, cpu_util (percent)
+  kCommunication,    // a timer of gradient exchange: all-reduce, reduce-scatter, all-gather
+  kCompute,          // a timer of the step's compute: forward, backward, optimizer
 };
 
 struct Meaning {
   Quantity quantity = Quantity::kNone;
-  int priority = 0;       // among several step names on one line, the highest is the step
-  bool per_gpu = false;   // a rate per GPU ("img/sec per GPU", "samples_per_second_per_gpu")
-  bool total = false;     // a rate of the whole job ("total images/sec")
-  std::string rate_unit;  // kRate: "images", "samples", "tokens", "iterations"
+  int priority = 0;        // among several step names on one line, the highest is the step
+  bool per_gpu = false;    // a rate per GPU ("img/sec per GPU", "samples_per_second_per_gpu")
+  bool total = false;      // a rate of the whole job ("total images/sec")
+  std::string rate_unit;   // kRate: "images", "samples", "tokens", "iterations"
+  std::optional<int> gpu;  // kGpuUtilisation named by its GPU ("[GPU0 0%]", "gpu_1: 35%")
 };
 
 // The meaning of a value by its name and unit (a nameless "5.95s/it" is a step, "1.47it/s" a
