@@ -159,6 +159,8 @@ std::string name_before(std::string_view line, size_t from, size_t to, std::stri
       if (inside == "s" && before.size() >= 3 && before.substr(before.size() - 3) == "gpu") {
         s = s.substr(0, open);  // "GPU(s)": a plural, not seconds
         unit_hint = "count";
+      } else if (inside == "t") {
+        s = s.substr(0, open);  // OpenCLIP's "Data (t): 12.822 Batch (t): 14.049": a time
       } else if (is_unit_hint(inside)) {
         unit_hint = inside;
         s = s.substr(0, open);
@@ -400,7 +402,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 53> kSynonyms = {{
+constexpr std::array<Synonym, 54> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -442,6 +444,7 @@ constexpr std::array<Synonym, 53> kSynonyms = {{
     {"step_time", Quantity::kStep, 3},
     {"step", Quantity::kStep, 3},
     {"time", Quantity::kStep, 2},
+    {"elapse", Quantity::kStep, 2},           // PaddleClas: "elapse: 0.436s"
     {"iteration_total", Quantity::kStep, 1},  // "total" after its parts: "dl=.. fwd=.. total="
     {"total", Quantity::kStep, 1},
     {"updt_s", Quantity::kStepWithoutData, 1},

@@ -254,6 +254,16 @@ TEST(Vocabulary, TablesTimersAndProseNameTheirNumbersToo) {
   const auto prose = named_values("the GPU utilization is almost 30%");
   ASSERT_EQ(prose.size(), 1u);
   EXPECT_EQ(meaning_of(prose[0]).quantity, Quantity::kGpuUtilisation);
+  // OpenCLIP's "(t)" marks a time; PaddleClas times its step as "elapse".
+  const Telemetry clip = read_text(
+      "2024-11-28,04:39:18 | INFO | Train Epoch: 0 [400564224/512000000 (78%)] Data (t): 12.822 "
+      "Batch (t): 14.049, 1781.07/s, 222.633/s/gpu LR: 0.000057\n");
+  ASSERT_EQ(clip.steps.size(), 1u);
+  EXPECT_NEAR(clip.steps[0].data_seconds, 12.822, 1e-12);
+  EXPECT_NEAR(clip.steps[0].step_seconds, 14.049, 1e-12);
+  const auto paddle = named_values("epoch:0   train step:28060 loss:  0.9792 elapse: 0.436s");
+  ASSERT_FALSE(paddle.empty());
+  EXPECT_EQ(meaning_of(paddle.back()).quantity, Quantity::kStep);
   // Keras' progress bar, DeepSpeed's throughput timer, a utilisation "about" a number.
   const auto keras = named_values("100/100 [====] - 5s 50ms/step - loss: 0.1");
   const auto keras_step = std::find_if(keras.begin(), keras.end(), [](const NamedValue& v) {
