@@ -23,6 +23,9 @@ using ::testing::HasSubstr;
 using test::pasted;
 
 Telemetry read_text(const std::string& text) { return test::parse(text, "msg.txt"); }
+Diagnosis diagnose_paste(const char* file) {
+  return diagnose_telemetry(read_telemetry_files({pasted(file)}));
+}
 
 TEST(PastedLogs, EveryFixtureGetsItsExpectedVerdictAndConfidence) {
   std::ifstream expected(pasted("expected.tsv"));
@@ -214,21 +217,18 @@ TEST(PastedLogs, LateRunningAveragesShowTheStallsBetweenTheLinesShown) {
 TEST(PastedLogs, OneGpuComputingInBurstsWaitsForItsBatches) {
   // dctts-pytorch#5: one V100's grep'd rows alternate between 0 % and 24-95 %, the same memory
   // in every row (one GPU).
-  const Diagnosis d = diagnose_telemetry(
-      read_telemetry_files({pasted("nvidia-smi-rows_dctts5-v100-grep-MiB-nfs.txt")}));
+  const Diagnosis d = diagnose_paste("nvidia-smi-rows_dctts5-v100-grep-MiB-nfs.txt");
   EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
   EXPECT_EQ(d.confidence, Confidence::kLow);
   EXPECT_THAT(d.summary, HasSubstr("computes in bursts"));
   // Rows with different memory may be several GPUs: which is which cannot be known.
-  const Diagnosis sing = diagnose_telemetry(
-      read_telemetry_files({pasted("nvidia-smi-rows_sing3-v100-dataparallel-idle-phase.txt")}));
+  const Diagnosis sing = diagnose_paste("nvidia-smi-rows_sing3-v100-dataparallel-idle-phase.txt");
   EXPECT_EQ(sing.verdict, Verdict::kUnknown);
 }
 
 TEST(PastedLogs, StepsThatStallAmongSteadyOnesAreProbablyTheLoader) {
   // Lightning#19368: batches 33-39 at 0.86-0.91 s, then 2.1, 3.0, 2.7, 1.8 s.
-  const Diagnosis d = diagnose_telemetry(
-      read_telemetry_files({pasted("datalog_pl19368-per-batch-time-jumps-0.87-to-3s.txt")}));
+  const Diagnosis d = diagnose_paste("datalog_pl19368-per-batch-time-jumps-0.87-to-3s.txt");
   EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
   EXPECT_EQ(d.confidence, Confidence::kLow);
   EXPECT_THAT(d.summary, HasSubstr("4 of 11 steps"));
@@ -260,8 +260,7 @@ TEST(PastedLogs, ProseComparingTwoScalesIsTwoRuns) {
 
 TEST(PastedLogs, ATableOfEpochTimesByGpuCountIsAScalingComparison) {
   // keras-yolo3#104: the same 3 epochs take 7m on 1 GPU, 14m on 2, 18m on 4.
-  const Diagnosis d = diagnose_telemetry(
-      read_telemetry_files({pasted("scaling_keras-yolo3-104-epoch-time-by-gpus.txt")}));
+  const Diagnosis d = diagnose_paste("scaling_keras-yolo3-104-epoch-time-by-gpus.txt");
   EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
   ASSERT_TRUE(d.numbers.scaling);
   ASSERT_EQ(d.numbers.scaling->runs.size(), 3u);
