@@ -55,12 +55,13 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
   Diagnosis d;
   d.confidence = Confidence::kLow;
   std::vector<const SnapshotGpu*> all, busy, idle;
+  // A GPU busy at one of a few looks computes (the others fell between its steps); one idle at
+  // every look does not.
+  const auto highest = [](const SnapshotGpu& g) { return std::max(g.util, g.peak); };
   for (const SnapshotGpu& g : gpus) {
     all.push_back(&g);
-    // A GPU busy at one of a few looks computes (the others fell between its steps); one
-    // idle at every look does not.
-    if (std::max(g.util, g.peak) >= th.imbalance_busy) busy.push_back(&g);
-    if (std::max(g.util, g.peak) <= th.imbalance_idle) idle.push_back(&g);
+    if (highest(g) >= th.imbalance_busy) busy.push_back(&g);
+    if (highest(g) <= th.imbalance_idle) idle.push_back(&g);
   }
   // A GPU computing between the thresholds beside GPUs with nothing on them (no memory of a
   // job): the job uses that GPU alone, whatever moment of its step the look caught.
@@ -69,8 +70,7 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
   };
   if (busy.empty() && !idle.empty() && std::all_of(idle.begin(), idle.end(), empty)) {
     for (const SnapshotGpu& g : gpus) {
-      if (std::max(g.util, g.peak) > th.imbalance_idle && g.memory_used_mib &&
-          *g.memory_used_mib >= 1024) {
+      if (highest(g) > th.imbalance_idle && g.memory_used_mib && *g.memory_used_mib >= 1024) {
         busy.push_back(&g);
       }
     }

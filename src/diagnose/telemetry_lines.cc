@@ -427,10 +427,6 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   return found;
 }
 
-namespace {
-
-// The cells of a table row: "| a | b |" (Markdown) or, without bars, tab- or two-space-separated
-// columns.
 std::vector<std::string_view> table_cells(std::string_view row) {
   row = trim(row);
   std::vector<std::string_view> out;
@@ -451,6 +447,8 @@ std::vector<std::string_view> table_cells(std::string_view row) {
   }
   return out;
 }
+
+namespace {
 
 // A header cell naming the GPU (or node) count of each row.
 bool count_header(std::string_view cell, bool& nodes) {

@@ -84,6 +84,10 @@ class PasteFiles {
   std::vector<std::pair<TelemetryKind, int>> index_;
 };
 
+// The cells of a table row: "| a | b |" (Markdown) or, without bars, tab- or two-space-separated
+// columns (torch.profiler's tables, aligned runs tables), trimmed.
+std::vector<std::string_view> table_cells(std::string_view row);
+
 // Training-loop step lines, throughput lines, job summaries and panels, read by vocabulary
 // (telemetry_lines.cc); true when any was found.
 bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);

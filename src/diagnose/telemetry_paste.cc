@@ -354,31 +354,13 @@ bool scan_lightning_profiler(const std::vector<Line>& lines, PasteFiles& files, 
 // "enumerate(DataLoader)#..." row; the loop it is part of is the ProfilerStep rows together, or
 // else the whole profile (its "CPU total %" is the share of "Self CPU time total").
 
-// The cells of a row parted by runs of two or more spaces.
-std::vector<std::string_view> wide_cells(std::string_view row) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < row.size()) {
-    while (i < row.size() && row[i] == ' ') ++i;
-    if (i == row.size()) break;
-    size_t j = i;
-    while (j < row.size() && !(row[j] == ' ' && j + 1 < row.size() && row[j + 1] == ' ')) ++j;
-    out.push_back(trim(row.substr(i, j - i)));
-    i = j;
-  }
-  return out;
-}
-
 // "78.632s", "68.203ms", "407.511us" in seconds.
 std::optional<double> profiler_seconds(std::string_view cell) {
-  for (const auto& [suffix, scale] :
-       {std::pair<std::string_view, double>{"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}}) {
-    if (cell.size() > suffix.size() && cell.substr(cell.size() - suffix.size()) == suffix) {
-      const auto v = parse_number(cell.substr(0, cell.size() - suffix.size()));
-      return v ? std::optional<double>(*v * scale) : std::nullopt;
-    }
-  }
-  return std::nullopt;
+  const size_t unit = cell.find_first_not_of("0123456789.");
+  if (unit == 0 || unit == std::string_view::npos) return std::nullopt;
+  const auto v = parse_number(cell.substr(0, unit));
+  const auto scale = telemetry::duration_scale(cell.substr(unit));
+  return v && scale ? std::optional<double>(*v * *scale) : std::nullopt;
 }
 
 bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
@@ -387,7 +369,7 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
   double data_share = 0;  // the data row's "CPU total %", 0 when not shown
   int64_t data_line = 0;
   for (const Line& line : lines) {
-    const auto c = wide_cells(line.text);
+    const auto c = telemetry::table_cells(line.text);
     if (!c.empty() && c[0] == "Name") {
       columns = total_column = share_column = 0;
       for (size_t k = 1; k < c.size(); ++k) {
@@ -461,18 +443,17 @@ bool scan_topology(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
 }
 
 // ---- nvidia-smi --query-gpu=... --format=csv,noheader -------------------------------------
-// "0, 87 %, 1234 MiB, 11178 MiB" without its header: the columns are read by their units (a
-// leading bare integer is the GPU's index, the first percentage utilization.gpu, then MiB as
-// memory used and total, W as power). With nounits too there is nothing to go by: not read.
 // A PCI bus id as --query-gpu prints it: "00000000:31:00.0".
 bool is_bus_id(std::string_view f) {
   return f.size() == 16 && f[8] == ':' && f[11] == ':' && f[14] == '.';
 }
 
-// Rows of `nvidia-smi --query-gpu=... --format=csv,noheader` (or the header cut off): columns
-// read by their units. The GPU is the first column when that is a small index, else its bus id
-// (in order of first sight: the documentation's example query starts with timestamp, name and
-// pci.bus_id); three MiB columns are that example's memory.total, memory.free, memory.used.
+// "0, 87 %, 1234 MiB, 11178 MiB" without its header (or the header cut off): the columns are
+// read by their units. The GPU is a leading bare integer, else its bus id (in order of first
+// sight: the documentation's example query starts with timestamp, name and pci.bus_id); the
+// first percentage is utilization.gpu; MiB are memory used then total, except three MiB columns
+// with the largest first: that example's memory.total, memory.free, memory.used; W is power.
+// With nounits too there is nothing to go by: not read.
 bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   int file = -1;
   std::map<int, int64_t> rounds;
@@ -886,8 +867,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
         "dmon, dcgmi dmon, gpustat, mpstat, sar -u, vmstat, top, iostat, a training loop's step "
         "and data times (time/data_time, Time/Data, iter_time, bch/smp, s/it), throughput "
         "lines (images/sec, samples/s), Slurm jobstats or seff, a Lightning or torch.profiler "
-        "profile, topo -m, "
-        "stoker stats or monitor JSON lines{}; it starts with {}",
+        "profile, topo -m, stoker stats or monitor JSON lines{}; it starts with {}",
         name, skipped, telemetry::quote(first));
   }
 }

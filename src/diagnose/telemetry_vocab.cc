@@ -371,14 +371,6 @@ std::string rate_unit_of(std::string_view text) {
   return {};
 }
 
-// Seconds per unit of a duration ("s", "sec", "ms", "us"); nullopt for other units.
-std::optional<double> duration_scale(std::string_view u) {
-  if (u == "s" || u == "sec" || u == "secs" || u == "second" || u == "seconds") return 1.0;
-  if (u == "ms" || u == "msec") return 1e-3;
-  if (u == "us" || u == "usec") return 1e-6;
-  return std::nullopt;
-}
-
 // A duration per iteration ("5.95s/it", "57.29s/batch", Keras' "50ms/step", "3.5s/itr",
 // "1.2 sec/iter"): the seconds per unit; nullopt for other units.
 std::optional<double> per_iteration_scale(std::string_view u) {
@@ -568,6 +560,13 @@ Meaning meaning_of(const NamedValue& v) {
     m.total = starts_with(name, "total");
   }
   return m;
+}
+
+std::optional<double> duration_scale(std::string_view u) {
+  if (u == "s" || u == "sec" || u == "secs" || u == "second" || u == "seconds") return 1.0;
+  if (u == "ms" || u == "msec") return 1e-3;
+  if (u == "us" || u == "usec") return 1e-6;
+  return std::nullopt;
 }
 
 std::optional<double> seconds_of(const NamedValue& v) {

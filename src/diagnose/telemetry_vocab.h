@@ -66,6 +66,9 @@ Meaning meaning_of(const NamedValue& v);
 // "it/s" inverted; nullopt for a unit that is not a duration.
 std::optional<double> seconds_of(const NamedValue& v);
 
+// Seconds per unit of a duration ("s", "sec", "ms", "us"); nullopt for other units.
+std::optional<double> duration_scale(std::string_view unit);
+
 // The GPU count a line states ("8 GPUs", "on 8 GPU(s)", "1 gpu", "2 x V100", "8xA100",
 // "single GPU", "--nproc_per_node=8", "-np 4", "2 nodes"); nullopt when none. `nodes` gets a
 // node count when the line states one; `from_flag` says whether the count is a command line's
