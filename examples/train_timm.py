@@ -41,7 +41,9 @@ def parse_args():
     ap.add_argument("--opt", default="adamw")
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--weight-decay", type=float, default=0.05)
-    ap.add_argument("--aa", default="rand-m9-mstd0.5-inc1", help="timm's auto_augment string")
+    ap.add_argument("--aa", default="rand-m9-mstd0.5-inc1",
+                    help="timm's auto_augment string (with --loader timm on Pillow 13, add "
+                    "-mmax9: timm 1.0.31 asks Pillow 13 for 0 posterize bits at magnitude 10)")
     ap.add_argument("--reprob", type=float, default=0.25)
     ap.add_argument("--remode", default="pixel")
     ap.add_argument("--recount", type=int, default=1)

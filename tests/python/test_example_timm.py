@@ -38,9 +38,13 @@ def test_the_timm_recipe_trains_and_validates_every_image(tmp_path, loader):
     data = tmp_path / "data"
     synth(data / "train", images=48, classes=4, width=96, height=72)
     synth(data / "val", images=21, classes=4, width=90, height=80, seed=7)
+    # mmax9: timm 1.0.31's own PosterizeIncreasing at magnitude 10 asks Pillow 13 for 0 bits,
+    # which ImageOps.posterize refuses (a ValueError in timm's workers whenever mstd0.5's noise
+    # reaches 10); capping the magnitude at 9 keeps timm's loader running, and stoker's too.
     out = subprocess.run(
         [sys.executable, str(EXAMPLE), "--data-dir", str(data), "--loader", loader,
-         "--img-size", "64", "--batch-size", "8", "--workers", "2", "--epochs", "1"],
+         "--img-size", "64", "--batch-size", "8", "--workers", "2", "--epochs", "1",
+         "--aa", "rand-m9-mstd0.5-mmax9-inc1"],
         capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     m = EPOCH.search(out.stdout)
