@@ -115,6 +115,13 @@ struct PhaseSample {
   double compute_seconds = 0;        // forward, backward and optimizer timers
 };
 
+// A sentence comparing two scales of one job ("2 nodes is significantly slower than 1 node",
+// "multi gpu mode is much slower than single gpu"): what the person measured, in words.
+struct ScalingClaim {
+  Origin origin;
+  bool larger_is_slower = false;  // more GPUs (or nodes) ran slower, or no faster
+};
+
 // A rate a trainer or benchmark printed: "images/sec: 198.0", "total images/sec: 1743.2",
 // "Img/sec per GPU: 290.1", "29.7 samples/s", "1.47it/s".
 struct ThroughputSample {
@@ -218,6 +225,7 @@ struct Telemetry {
   std::vector<RunInfo> runs;  // at least one per file that has steps or rates
   std::vector<GpuMemorySample> memory;
   std::vector<PhaseSample> phases;
+  std::vector<ScalingClaim> claims;
 
   // "FILE:LINE: <the line>" (long lines shortened), for evidence.
   std::string cite(const Origin& origin) const;

@@ -430,6 +430,26 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
 
 }  // namespace
 
+std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
+  const auto slower = std::find_if(tel.claims.begin(), tel.claims.end(),
+                                   [](const ScalingClaim& c) { return c.larger_is_slower; });
+  if (slower == tel.claims.end()) return std::nullopt;
+  Diagnosis d;
+  d.verdict = Verdict::kCommunicationBound;
+  d.confidence = Confidence::kLow;
+  d.summary =
+      "the paste says the larger run is the slower, and nothing it shows times the wait for "
+      "data: what a larger scale adds is the exchange between GPUs, so communication is the "
+      "likely cause, not a proven one";
+  d.evidence.push_back(tel.cite(slower->origin));
+  d.fixes = fixes::communication_bound();
+  d.next = {
+      "the loop's data time per step in both runs: if it grows with the GPUs, the input is the "
+      "cause; if not, the interconnect (NCCL_DEBUG=INFO, nvidia-smi topo -m, the link between "
+      "nodes)"};
+  return d;
+}
+
 std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThresholds& th) {
   if (tel.phases.empty()) return std::nullopt;
   double exchange = 0, compute = 0;

@@ -57,6 +57,12 @@ std::optional<Diagnosis> judge_memory(const Telemetry& tel);
 // or more), else `unknown` saying the exchange is not what limits; nullopt without timers.
 std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThresholds& th);
 
+// A sentence of the paste saying the larger run was the slower ("2 nodes is significantly
+// slower than 1 node"), when nothing measured decides: communication-bound, low confidence
+// (what a larger scale adds is the exchange between GPUs), naming the measurement that would
+// tell it from an input pipeline that does not scale. nullopt without such a sentence.
+std::optional<Diagnosis> judge_claims(const Telemetry& tel);
+
 // What to run to judge a job whose logs were too thin.
 const std::vector<std::string>& collect_more();
 

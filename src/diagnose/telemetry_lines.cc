@@ -261,9 +261,53 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (nodes && (!now.nodes || !run_has_samples)) now.nodes = nodes;
   };
   int64_t order = 0;
+  // A sample of the current run: the run has begun (a heading after it starts the next).
+  const auto has_samples = [&] {
+    if (!run_has_samples && run >= 0) {
+      const RunInfo& r = out.runs[static_cast<size_t>(run)];
+      if (r.gpus || r.nodes) group_scales.insert(r.gpus ? *r.gpus : *r.nodes);
+    }
+    run_has_samples = true;
+    found = true;
+  };
+  const auto add_step = [&](const Line& at, double step_s, std::optional<double> data,
+                            std::optional<double> step_avg, std::optional<double> data_avg) {
+    std::optional<int> nodes;
+    bool flag = false;
+    const std::optional<int> gpus = gpu_count_of(at.text, &nodes, &flag);
+    // A data value above its step is sorted out once the whole log is read (below).
+    if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+    heading(at, gpus, nodes, flag);
+    StepSample s;
+    s.origin = {steps_file, at.number};
+    s.time = static_cast<double>(order++);
+    s.step_seconds = step_s;
+    s.data_seconds = data.value_or(0.0);
+    s.has_data = data.has_value();
+    s.run = current_run(at);
+    out.steps.push_back(s);
+    if (data && step_avg && data_avg && *step_avg > 0) {
+      StepSample a = s;
+      a.step_seconds = *step_avg;
+      a.data_seconds = *data_avg;
+      a.average = true;
+      out.steps.push_back(a);
+    }
+  };
   std::vector<std::string> header;     // the names of the columns of bare numbers below
   std::optional<double> pending_data;  // a wait on a line of its own, before its step's line
   int64_t pending_line = 0;
+  Line pending_at;
+  int timed_phases = 0;       // compute timers (forward, backward, optimizer) below the wait
+  double timers_seconds = 0;  // the seconds of every timer below the wait
+  const auto flush_timer_table = [&] {
+    if (!pending_data || timed_phases == 0) return;
+    add_step(pending_at, *pending_data + timers_seconds, pending_data, std::nullopt, std::nullopt);
+    has_samples();
+    pending_data.reset();
+    timed_phases = 0;
+    timers_seconds = 0;
+  };
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
   std::optional<int> panel_gpu;
   for (const Line& line : lines) {
@@ -303,16 +347,45 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // named times, one per row ("Load batch | 0.744" ... "Iteration total | 0.913"), or
     // Megatron's timers ("batch-generator: 1.2") before its "elapsed time per iteration".
     if (step.data && !step.step) {
+      flush_timer_table();
       pending_data = step.data;
       pending_line = line.number;
-    } else if (step.step && !step.data && pending_data && line.number - pending_line <= 4) {
+      pending_at = line;
+      timed_phases = 0;
+      timers_seconds = 0;
+    } else if (step.step && !step.data && pending_data &&
+               (line.number - pending_line <= 4 || timed_phases > 0)) {
       step.data = pending_data;
     }
-    if (step.step) pending_data.reset();
+    if (step.step) {
+      pending_data.reset();
+      timed_phases = 0;
+      timers_seconds = 0;
+    }
     std::optional<int> nodes;
     bool flag = false;
     const std::optional<int> gpus = gpu_count_of(line.text, &nodes, &flag);
     bool meaningful = false;
+    if (const auto slower = larger_scale_slower(line.text)) {
+      if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
+      out.claims.push_back(ScalingClaim{{rates_file, line.number}, *slower});
+      found = true;
+    }
+    // A table of timers with a data row and the compute's rows but no total ("data loading:
+    // 7402.723s", "forward pass: 35.420s", "backward pass: 190.336s", ...): the step is the
+    // rows' sum, read where the table ends.
+    if (pending_data && !step.step) {
+      const bool one_timer = values.size() == 1 && !values[0].name.empty() &&
+                             duration_scale(values[0].unit) &&
+                             (meaning_of(values[0]).quantity == Quantity::kCompute ||
+                              meaning_of(values[0]).quantity == Quantity::kNone);
+      if (one_timer && line.number != pending_line) {
+        timed_phases += meaning_of(values[0]).quantity == Quantity::kCompute;
+        timers_seconds += *seconds_of(values[0]);
+        continue;
+      }
+      flush_timer_table();
+    }
     // Step lines.
     if (step.step && *step.step > 0) {
       double step_s = *step.step;
@@ -321,24 +394,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         step_s += *step.data;
         if (step_avg && step.data_avg) *step_avg += *step.data_avg;
       }
-      // A data value above its step is sorted out once the whole log is read (below).
-      if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
-      heading(line, gpus, nodes, flag);
-      StepSample s;
-      s.origin = {steps_file, line.number};
-      s.time = static_cast<double>(order++);
-      s.step_seconds = step_s;
-      s.data_seconds = step.data.value_or(0.0);
-      s.has_data = step.data.has_value();
-      s.run = current_run(line);
-      out.steps.push_back(s);
-      if (step.data && step_avg && step.data_avg && *step_avg > 0) {
-        StepSample a = s;
-        a.step_seconds = *step_avg;
-        a.data_seconds = *step.data_avg;
-        a.average = true;
-        out.steps.push_back(a);
-      }
+      add_step(line, step_s, step.data, step_avg, step.data_avg);
       meaningful = true;
     }
     // A step's phases: gradient exchange against compute.
@@ -413,16 +469,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
     }
     if (meaningful) {
-      if (!run_has_samples && run >= 0) {
-        const RunInfo& r = out.runs[static_cast<size_t>(run)];
-        if (r.gpus || r.nodes) group_scales.insert(r.gpus ? *r.gpus : *r.nodes);
-      }
-      run_has_samples = true;
-      found = true;
+      has_samples();
     } else {
       heading(line, gpus, nodes, flag);
     }
   }
+  flush_timer_table();
   if (steps_file >= 0) settle_data_column(out, first_step, steps_file);
   return found;
 }

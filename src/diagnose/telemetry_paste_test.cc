@@ -258,6 +258,28 @@ TEST(PastedLogs, ProseComparingTwoScalesIsTwoRuns) {
   EXPECT_EQ(m.numbers.scaling->runs.back().scale, 4);
 }
 
+TEST(PastedLogs, ScalesNamedInOtherWordsAndSentencesThatCompareThem) {
+  // one-glm#11: three tables of samples/s by "单卡" / "单机4卡" / "单机8卡" (1, 4, 8 cards).
+  const Diagnosis glm =
+      diagnose_paste("scaling_one-glm11-samples-s-table-1-4-8-gpu-pytorch-vs-oneflow-cutoff.txt");
+  EXPECT_EQ(glm.verdict, Verdict::kCommunicationBound) << glm.summary;
+  ASSERT_TRUE(glm.numbers.scaling);
+  EXPECT_EQ(glm.numbers.scaling->runs.front().scale, 1);
+  EXPECT_EQ(glm.numbers.scaling->runs.back().scale, 8);
+  // imagen-pytorch#214: "Single P4 GPU: 1.8 it/sec", "Dual P4 GPU (Same host): 2.6 it/sec".
+  const Diagnosis p4 =
+      diagnose_paste("scaling_imagen-pytorch214-accelerate-multinode-p4-it-per-sec.txt");
+  EXPECT_EQ(p4.verdict, Verdict::kCommunicationBound) << p4.summary;
+  ASSERT_TRUE(p4.numbers.scaling);
+  EXPECT_NEAR(p4.numbers.scaling->efficiency, 2.6 / 2 / 1.8, 1e-9);
+  // fairchem#432: no rate of either run is read, only "using 2 nodes is significantly slower
+  // than using 1 node 8 gpus".
+  const Diagnosis said = diagnose_paste("scaling_fairchem432-2-nodes-4x-slower-per-step.txt");
+  EXPECT_EQ(said.verdict, Verdict::kCommunicationBound) << said.summary;
+  EXPECT_EQ(said.confidence, Confidence::kLow);
+  EXPECT_THAT(said.summary, HasSubstr("the paste says the larger run is the slower"));
+}
+
 TEST(PastedLogs, ATableOfEpochTimesByGpuCountIsAScalingComparison) {
   // keras-yolo3#104: the same 3 epochs take 7m on 1 GPU, 14m on 2, 18m on 4.
   const Diagnosis d = diagnose_paste("scaling_keras-yolo3-104-epoch-time-by-gpus.txt");

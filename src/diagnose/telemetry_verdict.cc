@@ -928,6 +928,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d = *phases;
   } else if (memory) {
     d = *memory;
+  } else if (const auto claim = telemetry::judge_claims(tel)) {
+    // Step times or rates of one scale at most, and the person's words comparing two.
+    d = *claim;
   } else if (!tel.steps.empty() || !tel.rates.empty()) {
     // Step times without their wait, or rates: how fast, not why.
     d.verdict = Verdict::kUnknown;

@@ -83,9 +83,33 @@ constexpr std::array<std::string_view, 22> kSpacedUnits = {
 
 bool unit_char(char c) { return is_alpha(c) || c == '%' || c == '/'; }
 
+std::string rate_unit_of(std::string_view text);
+std::optional<double> per_iteration_scale(std::string_view u);
+bool ends_with(std::string_view s, std::string_view tail);
+
+// A rate's or a step's unit ("samples/s", "s/it"), which may stand in parentheses after its
+// number ("89.81(samples/s)") or be typed with spaces ("1.27 second / it").
+bool rate_or_step_unit(std::string_view unit) {
+  return !rate_unit_of(unit).empty() || per_iteration_scale(unit).has_value();
+}
+
 // The unit glued to a number or after one space at line[j]; advances j past it.
 std::string scan_unit(std::string_view line, size_t& j) {
   const size_t n = line.size();
+  {
+    size_t open = j < n && line[j] == ' ' ? j + 1 : j;
+    if (open < n && line[open] == '(') {
+      size_t close = open + 1;
+      while (close < n && close - open <= 16 && unit_char(line[close])) ++close;
+      if (close < n && line[close] == ')') {
+        const std::string unit = lower(line.substr(open + 1, close - open - 1));
+        if (rate_or_step_unit(unit)) {
+          j = close + 1;
+          return unit;
+        }
+      }
+    }
+  }
   size_t k = j;
   while (k < n && k - j < 16 && unit_char(line[k])) ++k;
   if (k > j && (k == n || !(is_digit(line[k]) || line[k] == '_'))) {
@@ -101,18 +125,25 @@ std::string scan_unit(std::string_view line, size_t& j) {
     if (b > a && (b == n || is_blank(line[b]) || is_separator(line[b]) || line[b] == ')')) {
       std::string unit;
       for (size_t m = a; m < b; ++m) unit.push_back(lower_char(line[m]));
-      // "3 it /s", "13 it / s": a rate typed with spaces.
-      for (const std::string_view per : {" /s", " / s", "/ s"}) {
-        if (line.substr(b, per.size()) == per &&
-            (b + per.size() == n || !is_alpha(line[b + per.size()]))) {
-          unit += "/s";
-          b += per.size();
-          break;
+      // "3 it /s", "13 it / s", "1.27 second / it": a rate or a step typed with spaces.
+      for (const std::string_view per : {" / ", " /", "/ "}) {
+        if (line.substr(b, per.size()) != per) continue;
+        const size_t c = b + per.size();
+        size_t d = c;
+        while (d < n && d - c < 12 && is_alpha(line[d])) ++d;
+        if (d > c && (d == n || !is_alpha(line[d]))) {
+          std::string spaced = unit + "/" + lower(line.substr(c, d - c));
+          if (rate_or_step_unit(spaced) || ends_with(spaced, "/s")) {
+            unit = std::move(spaced);
+            b = d;
+          }
         }
+        break;
       }
       // Any "thing/s" word is a rate's unit ("tokens/s/gpu", "seq/s").
       const bool rate = unit.find("/s") != std::string::npos && unit.front() != '/';
-      if (rate || std::find(kSpacedUnits.begin(), kSpacedUnits.end(), unit) != kSpacedUnits.end()) {
+      if (rate || per_iteration_scale(unit) ||
+          std::find(kSpacedUnits.begin(), kSpacedUnits.end(), unit) != kSpacedUnits.end()) {
         j = b;
         return unit;
       }
@@ -458,9 +489,11 @@ namespace {
 // The words prose puts between a name and its number ("GPU utilization is almost 100%", "the
 // data time was only 0.4 s"): dropped from the end of a name.
 std::string_view without_filler(std::string_view name) {
-  static constexpr std::array<std::string_view, 16> kFiller = {
-      "is",     "was",    "are",  "were", "of",    "at",      "around",  "about",
-      "almost", "always", "only", "just", "stays", "remains", "roughly", "approximately"};
+  static constexpr std::array<std::string_view, 22> kFiller = {
+      "is",      "was",    "are",           "were",  "of",     "at",     "around",
+      "about",   "almost", "always",        "only",  "just",   "stays",  "remains",
+      "roughly", "nearly", "approximately", "still", "merely", "barely", "mostly",
+      "now"};
   for (bool dropped = true; dropped;) {
     dropped = false;
     for (const std::string_view f : kFiller) {
@@ -480,6 +513,8 @@ std::string_view without_filler(std::string_view name) {
 Meaning meaning_of(const NamedValue& v) {
   Meaning m;
   const std::string_view name = without_filler(v.name);
+  // "speeds up by 1.2 s/batch", "reduced by 30 %": a change, not a reading.
+  if (name == "by" || ends_with(name, "_by")) return m;
   for (const Synonym& s : kSynonyms) {
     if (name == s.name) {
       m.quantity = s.quantity;
@@ -603,6 +638,8 @@ std::optional<int> small_count(std::string_view w) {
   static constexpr std::array<std::string_view, 9> kWords = {
       "zero", "one", "two", "three", "four", "five", "six", "seven", "eight"};
   if (w == "single" || w == "a") return 1;
+  if (w == "dual") return 2;
+  if (w == "quad") return 4;
   if (w == "sixteen") return 16;
   for (size_t i = 1; i < kWords.size(); ++i) {
     if (w == kWords[i]) return static_cast<int>(i);
@@ -629,6 +666,15 @@ bool gpu_word(std::string_view w) {
          is_digit(w[3]);  // 3090, 4090
 }
 
+// A word between a count and "GPU" that names the model: "P4", "A10G", "NVIDIA" ("2 Dual P4
+// GPU", "8 A10G GPUs"), not "per" or "of".
+bool model_like(std::string_view w) {
+  if (w == "nvidia" || w == "geforce" || w == "amd") return true;
+  if (w.empty() || w.size() > 8 || !is_alpha(w.front())) return false;
+  return std::any_of(w.begin(), w.end(), is_digit) &&
+         std::all_of(w.begin(), w.end(), [](char c) { return is_alpha(c) || is_digit(c); });
+}
+
 // "8gpu", "8gpus", "4xv100", "8x": a count glued to its GPU word.
 std::optional<int> glued_count(std::string_view w, bool& pending_x) {
   size_t k = 0;
@@ -641,7 +687,7 @@ std::optional<int> glued_count(std::string_view w, bool& pending_x) {
     pending_x = true;
     return n;
   }
-  if (!rest.empty() && rest.front() == 'x') rest.remove_prefix(1);
+  if (!rest.empty() && (rest.front() == 'x' || rest.front() == '-')) rest.remove_prefix(1);
   if (!rest.empty() && gpu_word(rest)) return n;
   return std::nullopt;
 }
@@ -667,12 +713,44 @@ std::optional<int> flag_count(const std::vector<std::string>& words, size_t i) {
   return std::nullopt;
 }
 
+// Chinese counts of cards and machines ("单卡", "单机4卡", "双机16卡") in the English words
+// gpu_count_of reads: 卡 card, 单 single, 双 dual, 机 / 节点 node.
+std::string with_cjk_counts(std::string_view line) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kWords = {{
+      {"\xe5\x8d\xa1", " card "},
+      {"\xe5\x8d\x95", " single "},
+      {"\xe5\x8f\x8c", " dual "},
+      {"\xe6\x9c\xba", " node "},
+      {"\xe8\x8a\x82\xe7\x82\xb9", " node "},
+  }};
+  std::string out;
+  out.reserve(line.size());
+  for (size_t i = 0; i < line.size();) {
+    bool replaced = false;
+    if (static_cast<unsigned char>(line[i]) >= 0x80) {
+      for (const auto& [cjk, english] : kWords) {
+        if (line.substr(i, cjk.size()) == cjk) {
+          out += english;
+          i += cjk.size();
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out.push_back(line[i++]);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes, bool* from_flag) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
-  const std::vector<std::string> words = words_of(line);
+  const std::vector<std::string> words = words_of(with_cjk_counts(line));
   std::optional<int> gpus;
+  // "on H100" beside "on 2x H100": a model named without a count is one GPU, unless the line
+  // states a count elsewhere.
+  bool one_model = false;
   // A line naming two counts compares them ("speed-up between 1GPU and 8GPU"): no heading.
   bool two_counts = false;
   const auto found = [&](std::optional<int> c) {
@@ -709,16 +787,78 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       if (!pending_x || gpu_word(next)) found(g);
       continue;
     }
+    // "1080ti x 4", "V100 * 8": a count after its model.
+    if (gpu_word(w) && (next == "x" || next == "*") && small_count(after)) {
+      found(small_count(after));
+      continue;
+    }
+    // "with only GPU" (one): not "only GPU 0", a device.
+    if (w == "only" && (next == "gpu" || next == "card") && !parse_index(after)) one_model = true;
+    if ((w == "on" || w == "one" || w == "an") && gpu_word(next) && !gpu_word(after) &&
+        next != "gpu" && next != "gpus" && next != "card" && next != "cards") {
+      one_model = true;
+    }
     if (const auto c = small_count(w)) {
       // "8 GPUs", "2 x V100", "single GPU", "a single V100", "3 V100 32G".
-      if (gpu_word(next) || ((next == "x" || next == "*") && gpu_word(after))) {
+      if (gpu_word(next) || ((next == "x" || next == "*" || model_like(next)) && gpu_word(after))) {
         if (!(w == "a" && !gpu_word(next))) found(c);
       } else if (next == "single" && gpu_word(after)) {
         found(1);
       }
     }
   }
+  if (!gpus && one_model) gpus = 1;
   return two_counts ? std::nullopt : gpus;
+}
+
+namespace {
+
+// The scale one side of a comparison names: its node count when it states one, else its GPU
+// count; "multi gpu", "multiple GPUs", "more GPUs" and "multi-node" as 2 (more than one).
+struct Scale {
+  std::optional<int> nodes, gpus;
+};
+
+Scale scale_of(std::string_view side) {
+  Scale s;
+  s.gpus = gpu_count_of(side, &s.nodes);
+  const std::vector<std::string> words = words_of(side);
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    const std::string next = i + 1 < words.size() ? words[i + 1] : std::string();
+    const bool many = w == "multi" || w == "multiple" || w == "more" || w == "several";
+    if (!s.gpus && ((many && gpu_word(next)) || w == "multi-gpu" || w == "multigpu")) s.gpus = 2;
+    if (!s.nodes &&
+        ((many && (next == "node" || next == "nodes")) || w == "multi-node" || w == "multinode")) {
+      s.nodes = 2;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+std::optional<bool> larger_scale_slower(std::string_view line) {
+  if (line.size() > kMaxPastedLineBytes) return std::nullopt;
+  const std::string text = lower(line);
+  for (const std::string_view comparative : {"slower than", "faster than"}) {
+    const size_t at = text.find(comparative);
+    if (at == std::string::npos) continue;
+    // The two sides: the words just before and just after (not the rest of a long sentence).
+    const size_t left_from = at > 80 ? at - 80 : 0;
+    const size_t right_from = at + comparative.size();
+    const Scale left = scale_of(std::string_view(text).substr(left_from, at - left_from));
+    const Scale right = scale_of(std::string_view(text).substr(right_from, 60));
+    std::optional<bool> left_larger;
+    if (left.nodes && right.nodes && *left.nodes != *right.nodes) {
+      left_larger = *left.nodes > *right.nodes;
+    } else if (left.gpus && right.gpus && *left.gpus != *right.gpus) {
+      left_larger = *left.gpus > *right.gpus;
+    }
+    if (!left_larger) return std::nullopt;
+    return comparative == "slower than" ? *left_larger : !*left_larger;
+  }
+  return std::nullopt;
 }
 
 }  // namespace stoker::telemetry

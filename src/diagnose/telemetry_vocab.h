@@ -76,4 +76,10 @@ std::optional<double> duration_scale(std::string_view unit);
 std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes = nullptr,
                                 bool* from_flag = nullptr);
 
+// A sentence comparing two scales of one job: "2 nodes is significantly slower than 1 node
+// 8 gpus" and "multi gpu mode is much slower than single gpu" give true (the larger scale is
+// the slower), "8 GPUs are 5x faster than 1" false; nullopt when the line compares no two
+// scales.
+std::optional<bool> larger_scale_slower(std::string_view line);
+
 }  // namespace stoker::telemetry

@@ -190,12 +190,44 @@ TEST(Vocabulary, GpuAndNodeCountsAsPeopleWriteThem) {
   bool flag = false;
   EXPECT_EQ(gpu_count_of("python train.py --gpus 2 --batch-size 32", nullptr, &flag), 2);
   EXPECT_TRUE(flag);
+  // Counts in the words of held-out-4's pastes: "Dual P4 GPU" (imagen-pytorch#214), "1-GPU:"
+  // (tensorflow#46800), "on H100" beside "on 2x H100" (sd-scripts#1434), "with only GPU"
+  // (Lightning#15004), Chinese cards and machines (one-glm#11).
+  EXPECT_EQ(gpus("2. Dual P4 GPU (Same host): 2.6 it/sec"), 2);
+  EXPECT_EQ(gpus("3. Quad P4 GPU (Two hosts): 285.15 sec/it"), 4);
+  EXPECT_EQ(gpus("1-GPU:"), 1);
+  EXPECT_EQ(gpus("When training batch size 4 on H100 the speed is 1.27 second / it"), 1);
+  EXPECT_EQ(gpus("When training batch size 4 on 2x H100 the speed is 2.05 second / it"), 2);
+  EXPECT_EQ(gpus("When training with only GPU using DDPStrategy, each batch takes ~ 3s/it"), 1);
+  EXPECT_EQ(gpus("only GPU 0 computes"), std::nullopt);
+  EXPECT_EQ(gpus("| Eager\xe5\x8d\x95\xe5\x8d\xa1    | 89.81(samples/s)   | 5307MiB |"), 1);
+  EXPECT_EQ(gpus("| Eager\xe5\x8d\x95\xe6\x9c\xba"
+                 "8\xe5\x8d\xa1 | 276.82 (samples/s) |"),
+            8);
+  EXPECT_EQ(gpus("with two or three nodes(8 v100 32G)"), std::nullopt);  // no "3 V100"
   std::optional<int> nodes;
   gpu_count_of("2node 8GPU", &nodes);
   EXPECT_EQ(nodes, 2);
   nodes.reset();
   gpu_count_of("1 node: 29.7 samples/s", &nodes);
   EXPECT_EQ(nodes, 1);
+}
+
+TEST(Vocabulary, ASentenceComparingTwoScalesSaysWhichWasSlower) {
+  EXPECT_EQ(larger_scale_slower(
+                "I found using 2 nodes is significantly slower than using 1 node 8 gpus."),
+            true);  // fairchem#432
+  EXPECT_EQ(larger_scale_slower(R"(But "2node 8GPU" is too much slower than  "1node 4GPU")"),
+            true);  // horovod#693
+  EXPECT_EQ(larger_scale_slower("the training speed of multi gpu mode is much slower than "
+                                "single gpu:"),
+            true);  // CasMVSNet_pl#31
+  EXPECT_EQ(larger_scale_slower("8 GPUs are 5x faster than 1 GPU"), false);
+  EXPECT_EQ(larger_scale_slower("1 GPU is faster than 4 GPUs"), true);
+  // No two scales: a machine against the paper, a loader against another.
+  EXPECT_EQ(larger_scale_slower("my 8V100 machine is three/four times slower than this"),
+            std::nullopt);
+  EXPECT_EQ(larger_scale_slower("webdataset loads the dataset slower than pytorch"), std::nullopt);
 }
 
 TEST(Vocabulary, ProseAndNumbersThatAreNotTimesAreNotRead) {
@@ -283,6 +315,22 @@ TEST(Vocabulary, TablesTimersAndProseNameTheirNumbersToo) {
   ASSERT_EQ(spaced.size(), 2u);
   EXPECT_EQ(spaced[0].unit, "it/s");
   EXPECT_EQ(meaning_of(spaced[0]).rate_unit, "iterations");
+  // A step typed with spaces, a rate's unit in parentheses after it (one-glm#11), a change
+  // that is no reading, a utilisation "still merely" at a number.
+  const auto second = named_values("the speed is 1.27 second / it");
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].unit, "second/it");
+  EXPECT_NEAR(*seconds_of(second[0]), 1.27, 1e-12);
+  const auto cell = named_values("| Eager | 89.81(samples/s)   | 5307MiB      |");
+  ASSERT_EQ(cell.size(), 2u);
+  EXPECT_EQ(meaning_of(cell[0]).rate_unit, "samples");
+  EXPECT_EQ(meaning_of(cell[1]).quantity, Quantity::kNone);
+  const auto delta = named_values("this speeds up by ~1.2 s/batch");
+  ASSERT_EQ(delta.size(), 1u);
+  EXPECT_EQ(meaning_of(delta[0]).quantity, Quantity::kNone);
+  const auto still = named_values("GPU utilization is still merely 5%");
+  ASSERT_EQ(still.size(), 1u);
+  EXPECT_EQ(meaning_of(still[0]).quantity, Quantity::kGpuUtilisation);
 }
 
 TEST(Vocabulary, AWaitBesideItsStepOnAnotherLineOrARateOfIterations) {
@@ -301,6 +349,20 @@ TEST(Vocabulary, AWaitBesideItsStepOnAnotherLineOrARateOfIterations) {
   EXPECT_FALSE(meg.steps[0].has_data);
   EXPECT_NEAR(meg.steps[1].data_seconds, 0.5003, 1e-12);
   EXPECT_NEAR(meg.steps[1].step_seconds, 1.2301, 1e-12);
+  // A table of cumulative timers with a data row and the compute's rows but no total
+  // (triangle-splatting#9): the step is their sum.
+  const Telemetry timers = read_text(
+      "=============== Timer Logs: Training ===============\n"
+      "data loading        :   7402.723s\n"
+      "forward pass        :     35.420s\n"
+      "loss calculation    :     28.251s\n"
+      "backward pass       :    190.336s\n"
+      "optimizer step      :     25.872s\n"
+      "model update        :      1.068s\n");
+  ASSERT_EQ(timers.steps.size(), 1u);
+  EXPECT_NEAR(timers.steps[0].data_seconds, 7402.723, 1e-9);
+  EXPECT_NEAR(timers.steps[0].step_seconds, 7402.723 + 35.420 + 28.251 + 190.336 + 25.872 + 1.068,
+              1e-9);
   // "3 it/s" beside a data time is the step it waits in (geti#5958).
   const Telemetry rate = read_text("Before: 3 it /s, data_time 0.217\n");
   ASSERT_EQ(rate.steps.size(), 1u);
