@@ -209,6 +209,26 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
   }
   d.verdict = Verdict::kUnknown;
   cite(all);
+  if (mean < th.gpu_low && !tel.steps.empty()) {
+    // The loop's step lines show it running, so the idle look is no hang: the GPUs wait most
+    // of each step, for their input or for the loop's own work on the host.
+    std::vector<double> steps;
+    for (const StepSample& s : tel.steps) steps.push_back(s.step_seconds);
+    d.verdict = Verdict::kInputBound;
+    d.summary = fmt::format(
+        "input-bound, probably: {} at {:.0f} % while the loop's steps run ({} step line{}, {:.3g} "
+        "s per step): the GPUs wait most of each step, for their input or for the loop's own "
+        "work on the host",
+        n == 1 ? "the GPU" : fmt::format("all {} GPUs", n), mean, steps.size(),
+        steps.size() == 1 ? "" : "s", median(steps));
+    d.evidence.push_back(tel.cite(tel.steps.back().origin));
+    d.next = {
+        "the training loop's data time against its step time (stoker.torch.watch(loader) "
+        "times any DataLoader): it says whether the wait is the input",
+        kDmonWhileTraining};
+    d.fixes = fixes::input_bound_cpu();
+    return d;
+  }
   if (mean < th.gpu_low) {
     d.summary = fmt::format(
         "{} at {:.0f} %{}: waiting on something — its input, a hang, or a moment between steps; "

@@ -205,6 +205,69 @@ void settle_data_column(Telemetry& out, size_t first, int file) {
                    "wait, so each step is read as the two together"});
 }
 
+// A duration as people type it in a table: "7m", "36 mins", "1 h 45 mins", "100 s",
+// "15:17" (mm:ss), "1:02:03"; nullopt for anything else.
+std::optional<double> parse_duration(std::string_view cell) {
+  cell = trim(cell);
+  if (cell.empty()) return std::nullopt;
+  if (cell.find(':') != std::string_view::npos) {
+    double seconds = 0;
+    int parts = 0;
+    for (const std::string_view p : split_char(cell, ':')) {
+      const auto v = parse_number(trim(p));
+      if (!v || *v < 0) return std::nullopt;
+      seconds = seconds * 60 + *v;
+      ++parts;
+    }
+    return parts <= 3 ? std::optional<double>(seconds) : std::nullopt;
+  }
+  double seconds = 0;
+  size_t i = 0;
+  bool any = false;
+  while (i < cell.size()) {
+    while (i < cell.size() && cell[i] == ' ') ++i;
+    size_t j = i;
+    while (j < cell.size() && ((cell[j] >= '0' && cell[j] <= '9') || cell[j] == '.')) ++j;
+    const auto v = parse_number(cell.substr(i, j - i));
+    if (!v) return std::nullopt;
+    while (j < cell.size() && cell[j] == ' ') ++j;
+    size_t k = j;
+    while (k < cell.size() && cell[k] != ' ' && !(cell[k] >= '0' && cell[k] <= '9')) ++k;
+    const std::string unit = lower(cell.substr(j, k - j));
+    double scale = 0;
+    if (unit == "h" || unit == "hr" || unit == "hrs" || unit == "hour" || unit == "hours") {
+      scale = 3600;
+    } else if (unit == "m" || unit == "min" || unit == "mins" || unit == "minute" ||
+               unit == "minutes") {
+      scale = 60;
+    } else if (unit == "s" || unit == "sec" || unit == "secs" || unit == "seconds" ||
+               unit.empty()) {
+      scale = 1;
+    } else {
+      return std::nullopt;
+    }
+    seconds += *v * scale;
+    any = true;
+    i = k;
+  }
+  return any ? std::optional<double>(seconds) : std::nullopt;
+}
+
+// "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
+// a name with "time" before a duration in minutes or hours (seconds alone are a step's time).
+std::optional<double> run_duration(std::string_view line, bool& epoch) {
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  const std::string name = lower(trim(line.substr(0, colon)));
+  const std::string_view rest = trim(line.substr(colon + 1));
+  if (name.size() > 32 || name.find("time") == std::string::npos ||
+      rest.find_first_of("hm") == std::string_view::npos) {
+    return std::nullopt;
+  }
+  epoch = name.find("epoch") != std::string::npos;
+  return parse_duration(rest);
+}
+
 }  // namespace
 
 bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
@@ -366,6 +429,19 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     bool flag = false;
     const std::optional<int> gpus = gpu_count_of(line.text, &nodes, &flag);
     bool meaningful = false;
+    bool epoch = false;
+    if (const auto took = run_duration(line.text, epoch); took && *took > 0) {
+      // The same work at each scale: read as its rate, like a table's duration column.
+      if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
+      heading(line, gpus, nodes, flag);
+      ThroughputSample r;
+      r.origin = {rates_file, line.number};
+      r.per_second = 1 / *took;
+      r.unit = epoch ? "epochs" : "runs";
+      r.run = current_run(line);
+      out.rates.push_back(std::move(r));
+      meaningful = true;
+    }
     if (const auto slower = larger_scale_slower(line.text)) {
       if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
       out.claims.push_back(ScalingClaim{{rates_file, line.number}, *slower});
@@ -522,53 +598,6 @@ struct ColumnKind {
   std::string unit;
 };
 
-// A duration as people type it in a table: "7m", "36 mins", "1 h 45 mins", "100 s",
-// "15:17" (mm:ss), "1:02:03"; nullopt for anything else.
-std::optional<double> parse_duration(std::string_view cell) {
-  cell = trim(cell);
-  if (cell.empty()) return std::nullopt;
-  if (cell.find(':') != std::string_view::npos) {
-    double seconds = 0;
-    int parts = 0;
-    for (const std::string_view p : split_char(cell, ':')) {
-      const auto v = parse_number(trim(p));
-      if (!v || *v < 0) return std::nullopt;
-      seconds = seconds * 60 + *v;
-      ++parts;
-    }
-    return parts <= 3 ? std::optional<double>(seconds) : std::nullopt;
-  }
-  double seconds = 0;
-  size_t i = 0;
-  bool any = false;
-  while (i < cell.size()) {
-    while (i < cell.size() && cell[i] == ' ') ++i;
-    size_t j = i;
-    while (j < cell.size() && ((cell[j] >= '0' && cell[j] <= '9') || cell[j] == '.')) ++j;
-    const auto v = parse_number(cell.substr(i, j - i));
-    if (!v) return std::nullopt;
-    while (j < cell.size() && cell[j] == ' ') ++j;
-    size_t k = j;
-    while (k < cell.size() && cell[k] != ' ' && !(cell[k] >= '0' && cell[k] <= '9')) ++k;
-    const std::string unit = lower(cell.substr(j, k - j));
-    double scale = 0;
-    if (unit == "h" || unit == "hr" || unit == "hrs" || unit == "hour" || unit == "hours") {
-      scale = 3600;
-    } else if (unit == "m" || unit == "min" || unit == "mins" || unit == "minute" ||
-               unit == "minutes") {
-      scale = 60;
-    } else if (unit == "s" || unit == "sec" || unit == "secs" || unit == "seconds" ||
-               unit.empty()) {
-      scale = 1;
-    } else {
-      return std::nullopt;
-    }
-    seconds += *v * scale;
-    any = true;
-    i = k;
-  }
-  return any ? std::optional<double>(seconds) : std::nullopt;
-}
 ColumnKind column_kind(std::string_view cell) {
   ColumnKind k;
   const std::string c = lower(cell);

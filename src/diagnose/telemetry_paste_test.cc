@@ -272,12 +272,33 @@ TEST(PastedLogs, ScalesNamedInOtherWordsAndSentencesThatCompareThem) {
   EXPECT_EQ(p4.verdict, Verdict::kCommunicationBound) << p4.summary;
   ASSERT_TRUE(p4.numbers.scaling);
   EXPECT_NEAR(p4.numbers.scaling->efficiency, 2.6 / 2 / 1.8, 1e-9);
+  // nccl#318: "Single Node: p3.16xlarge" / "Training time: 36 mins", "Two Nodes" / "1 h 45
+  // mins": the same work at two scales.
+  const Diagnosis took =
+      diagnose_paste("scaling_nccl318-p3.16xlarge-1node-36min-vs-2node-1h45.txt");
+  EXPECT_EQ(took.verdict, Verdict::kCommunicationBound) << took.summary;
+  ASSERT_TRUE(took.numbers.scaling);
+  EXPECT_EQ(took.numbers.scaling->scale_unit, "nodes");
+  EXPECT_NEAR(took.numbers.scaling->efficiency, 2160.0 / (2 * 6300.0), 1e-9);
   // fairchem#432: no rate of either run is read, only "using 2 nodes is significantly slower
   // than using 1 node 8 gpus".
   const Diagnosis said = diagnose_paste("scaling_fairchem432-2-nodes-4x-slower-per-step.txt");
   EXPECT_EQ(said.verdict, Verdict::kCommunicationBound) << said.summary;
   EXPECT_EQ(said.confidence, Confidence::kLow);
   EXPECT_THAT(said.summary, HasSubstr("the paste says the larger run is the slower"));
+}
+
+TEST(PastedLogs, AnIdleLookWhileTheStepsRunIsAWaitNotAHang) {
+  // Evo-1#24: "seeing ~20% GPU utilization which translates to ~1.5s/it" above a tqdm line.
+  const Diagnosis d = diagnose_paste("datalog_Evo-1-24-tqdm-1.45s-it-h200-20pct-util.txt");
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, HasSubstr("while the loop's steps run"));
+  // The same look without step lines cannot tell a wait from a hang.
+  Telemetry look;
+  parse_telemetry("I am using a single H200 GPU and seeing ~20% GPU utilization\n", "msg.txt",
+                  look);
+  EXPECT_EQ(diagnose_telemetry(look).verdict, Verdict::kUnknown);
 }
 
 TEST(PastedLogs, ATableOfEpochTimesByGpuCountIsAScalingComparison) {

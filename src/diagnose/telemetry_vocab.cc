@@ -157,10 +157,43 @@ bool is_unit_hint(std::string_view s) {
          s == "gb" || s == "mib" || s == "w";
 }
 
+// Chinese words of the pastes read, in the English words the reader knows ("单卡" one card,
+// "单机4卡" one machine with 4 cards, "8卡吞吐" the throughput on 8 cards): 卡 card, 单 single,
+// 双 dual, 机 / 节点 node, 吞吐(量) throughput. Other characters are kept.
+std::string in_english(std::string_view line) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kWords = {{
+      {"\xe5\x90\x9e\xe5\x90\x90\xe9\x87\x8f", " throughput "},
+      {"\xe5\x90\x9e\xe5\x90\x90", " throughput "},
+      {"\xe5\x8d\xa1", " card "},
+      {"\xe5\x8d\x95", " single "},
+      {"\xe5\x8f\x8c", " dual "},
+      {"\xe6\x9c\xba", " node "},
+      {"\xe8\x8a\x82\xe7\x82\xb9", " node "},
+  }};
+  std::string out;
+  out.reserve(line.size());
+  for (size_t i = 0; i < line.size();) {
+    bool replaced = false;
+    if (static_cast<unsigned char>(line[i]) >= 0x80) {
+      for (const auto& [word, english] : kWords) {
+        if (line.substr(i, word.size()) == word) {
+          out += english;
+          i += word.size();
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out.push_back(line[i++]);
+  }
+  return out;
+}
+
 // The name in line[from, to): the last separator-delimited part before the number, without
 // ':' / '=', quotes and a trailing "(ms)"-style unit (returned in `unit_hint`), normalised.
 std::string name_before(std::string_view line, size_t from, size_t to, std::string& unit_hint) {
-  std::string_view s = line.substr(from, to - from);
+  const std::string english = in_english(line.substr(from, to - from));
+  std::string_view s = english;
   const auto strip_tail = [&] {
     while (!s.empty() && (is_blank(s.back()) || s.back() == ':' || s.back() == '=' ||
                           s.back() == '"' || s.back() == '\'' || s.back() == '~')) {
@@ -230,6 +263,31 @@ std::string name_before(std::string_view line, size_t from, size_t to, std::stri
   }
   while (!name.empty() && name.back() == '_') name.pop_back();
   return name;
+}
+
+// "speed: 3.52(0.65s r2.79)s/itr", the timer line of the trainers of I2L-MeshNet, Hand4Whole,
+// Pose2Pose and their kin: the step (the number before the group), its GPU time and its read
+// time (after 'r'), the step's unit after the group.
+struct ReadSplit {
+  double read_seconds = 0;
+  std::string unit;
+  size_t end = 0;
+};
+
+std::optional<ReadSplit> read_split(std::string_view line, size_t j) {
+  if (j >= line.size() || line[j] != '(') return std::nullopt;
+  size_t k = scan_number(line, j + 1);
+  if (k == j + 1 || k >= line.size() || line[k] != 's') return std::nullopt;
+  ++k;
+  while (k < line.size() && is_blank(line[k])) ++k;
+  if (k >= line.size() || line[k] != 'r') return std::nullopt;
+  const size_t read_end = scan_number(line, k + 1);
+  const auto read = parse_number(line.substr(k + 1, read_end - k - 1));
+  if (!read || read_end >= line.size() || line[read_end] != ')') return std::nullopt;
+  size_t end = read_end + 1;
+  std::string unit = scan_unit(line, end);
+  if (!per_iteration_scale(unit)) return std::nullopt;
+  return ReadSplit{*read * *per_iteration_scale(unit), std::move(unit), end};
 }
 
 // A "(0.989)" or "(0.428s, 598/s)" group at line[j]: its numbers, and the end of the group.
@@ -309,9 +367,30 @@ std::vector<NamedValue> named_values(std::string_view line) {
     v.column = number_start;
     std::string unit_hint;
     v.name = name_before(line, name_start, number_start, unit_hint);
+    if (const auto split = read_split(line, j)) {
+      v.unit = split->unit;
+      out.push_back(std::move(v));
+      out.push_back(NamedValue{"read_time", "s", split->read_seconds, std::nullopt, j});
+      last_named = out.size() - 1;
+      i = name_start = split->end;
+      continue;
+    }
     v.unit = scan_unit(line, j);
     if (v.unit.empty() && !unit_hint.empty() && unit_hint != "count") v.unit = unit_hint;
     if (unit_hint == "count") v.name += "s";  // "gpu(s)" reads as "gpus"
+    // Prose names a percentage after it: "seeing ~20% GPU utilization", "at 90% CPU usage".
+    if (v.unit == "%") {
+      size_t k = j;
+      while (k < n && is_blank(line[k])) ++k;
+      const std::string after = lower(line.substr(k, 24));
+      for (const std::string_view what : {"gpu", "cpu"}) {
+        for (const std::string_view how : {" util", " usage", "-util", " load"}) {
+          if (after.starts_with(std::string(what) + std::string(how))) {
+            v.name = std::string(what) + "_utilization";
+          }
+        }
+      }
+    }
     out.push_back(std::move(v));
     if (!out.back().name.empty()) last_named = out.size() - 1;
     // A running average: "(0.989)" after the value, or "(0.428s, 598/s)" after a run of values
@@ -392,6 +471,8 @@ std::string rate_unit_of(std::string_view text) {
     }
   }
   if (text == "wps") return "tokens";
+  // "throughput: ~70", "8 card throughput": a rate of the job's samples, its unit unstated.
+  if (text == "throughput" || ends_with(text, "_throughput")) return "samples";
   // CamelCase names lower-cased lose their word starts: DeepSpeed's "RunningAvgSamplesPerSec".
   for (const auto& [thing, unit] : kThings) {
     if (thing.size() >= 5 && (contains(text, std::string(thing) + "persec") ||
@@ -425,7 +506,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 54> kSynonyms = {{
+constexpr std::array<Synonym, 55> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -453,6 +534,7 @@ constexpr std::array<Synonym, 54> kSynonyms = {{
     {"data_fetch", Quantity::kDataWait, 0},
     {"data_fetch_time", Quantity::kDataWait, 0},
     {"batch_generator", Quantity::kDataWait, 0},  // Megatron's timers
+    {"read_time", Quantity::kDataWait, 0},
     {"train_time", Quantity::kStep, 5},
     {"iter_time", Quantity::kStep, 4},
     {"itertime", Quantity::kStep, 4},
@@ -713,40 +795,11 @@ std::optional<int> flag_count(const std::vector<std::string>& words, size_t i) {
   return std::nullopt;
 }
 
-// Chinese counts of cards and machines ("单卡", "单机4卡", "双机16卡") in the English words
-// gpu_count_of reads: 卡 card, 单 single, 双 dual, 机 / 节点 node.
-std::string with_cjk_counts(std::string_view line) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kWords = {{
-      {"\xe5\x8d\xa1", " card "},
-      {"\xe5\x8d\x95", " single "},
-      {"\xe5\x8f\x8c", " dual "},
-      {"\xe6\x9c\xba", " node "},
-      {"\xe8\x8a\x82\xe7\x82\xb9", " node "},
-  }};
-  std::string out;
-  out.reserve(line.size());
-  for (size_t i = 0; i < line.size();) {
-    bool replaced = false;
-    if (static_cast<unsigned char>(line[i]) >= 0x80) {
-      for (const auto& [cjk, english] : kWords) {
-        if (line.substr(i, cjk.size()) == cjk) {
-          out += english;
-          i += cjk.size();
-          replaced = true;
-          break;
-        }
-      }
-    }
-    if (!replaced) out.push_back(line[i++]);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes, bool* from_flag) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
-  const std::vector<std::string> words = words_of(with_cjk_counts(line));
+  const std::vector<std::string> words = words_of(in_english(line));
   std::optional<int> gpus;
   // "on H100" beside "on 2x H100": a model named without a count is one GPU, unless the line
   // states a count elsewhere.

@@ -328,6 +328,21 @@ TEST(Vocabulary, TablesTimersAndProseNameTheirNumbersToo) {
   const auto delta = named_values("this speeds up by ~1.2 s/batch");
   ASSERT_EQ(delta.size(), 1u);
   EXPECT_EQ(meaning_of(delta[0]).quantity, Quantity::kNone);
+  // The trainers of I2L-MeshNet, Hand4Whole, Pose2Pose: "speed: total(gpu s rread)s/itr".
+  const Telemetry split = read_text(
+      "09-24 22:53:02 Epoch 0/7 itr 52/3489: lr: 0.0001 speed: 3.52(0.65s r2.79)s/itr "
+      "3.41h/epoch loss_smpl_pose: 0.2893\n");
+  ASSERT_EQ(split.steps.size(), 1u);
+  EXPECT_NEAR(split.steps[0].step_seconds, 3.52, 1e-12);
+  EXPECT_NEAR(split.steps[0].data_seconds, 2.79, 1e-12);
+  // Prose puts the name after a percentage (Evo-1#24); Chinese names a throughput (libai#312).
+  const auto after = named_values("I am using a single H200 GPU and seeing ~20% GPU utilization");
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(meaning_of(after[0]).quantity, Quantity::kGpuUtilisation);
+  const auto cards = named_values("8\xe5\x8d\xa1\xe5\x90\x9e\xe5\x90\x90:    ~280");
+  ASSERT_FALSE(cards.empty());
+  EXPECT_EQ(meaning_of(cards.back()).rate_unit, "samples");
+  EXPECT_EQ(gpu_count_of("8\xe5\x8d\xa1\xe5\x90\x9e\xe5\x90\x90:    ~280"), 8);
   const auto still = named_values("GPU utilization is still merely 5%");
   ASSERT_EQ(still.size(), 1u);
   EXPECT_EQ(meaning_of(still[0]).quantity, Quantity::kGpuUtilisation);
