@@ -351,8 +351,11 @@ bool scan_lightning_profiler(const std::vector<Line>& lines, PasteFiles& files, 
 // ---- torch.profiler key_averages() table -------------------------------------------------
 // "Name  Self CPU %  Self CPU  CPU total %  CPU total  CPU time avg ... # of Calls", columns
 // parted by runs of two spaces. The DataLoader's iteration is the profiler's own
-// "enumerate(DataLoader)#..." row; the loop it is part of is the ProfilerStep rows together, or
-// else the whole profile (its "CPU total %" is the share of "Self CPU time total").
+// "enumerate(DataLoader)#..." row (Lightning's PyTorchProfiler: its
+// "[pl][profile][_TrainingEpochLoop].train_dataloader_next" row); the loop it is part of is the
+// ProfilerStep rows together, or else the whole profile (its "CPU total %" is the share of
+// "Self CPU time total"). Without a data row, Lightning's "run_training_batch" row bounds the
+// wait from above: the steps' time outside their batches.
 
 // "78.632s", "68.203ms", "407.511us" in seconds.
 std::optional<double> profiler_seconds(std::string_view cell) {
@@ -365,9 +368,9 @@ std::optional<double> profiler_seconds(std::string_view cell) {
 
 bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   size_t columns = 0, total_column = 0, share_column = 0;
-  double steps = 0, data = 0;
+  double steps = 0, data = 0, batches = 0;
   double data_share = 0;  // the data row's "CPU total %", 0 when not shown
-  int64_t data_line = 0;
+  int64_t data_line = 0, batches_line = 0;
   for (const Line& line : lines) {
     const auto c = telemetry::table_cells(line.text);
     if (!c.empty() && c[0] == "Name") {
@@ -384,7 +387,13 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
     if (!seconds) continue;
     const std::string_view name = c[0];
     if (name.substr(0, 12) == "ProfilerStep") steps += *seconds;
-    if (name.substr(0, 21) == "enumerate(DataLoader)" && *seconds > data) {
+    if (name.find("run_training_batch") != std::string_view::npos && *seconds > batches) {
+      batches = *seconds;
+      batches_line = line.number;
+    }
+    const bool data_row = name.substr(0, 21) == "enumerate(DataLoader)" ||
+                          name.find("train_dataloader_n") != std::string_view::npos;
+    if (data_row && *seconds > data) {
       data = *seconds;
       data_line = line.number;
       data_share = 0;
@@ -394,6 +403,12 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
       }
     }
   }
+  bool upper_bound = false;
+  if (data <= 0 && batches > 0 && steps > batches) {
+    data = steps - batches;
+    data_line = batches_line;
+    upper_bound = true;
+  }
   double whole = steps;
   if (whole < data) whole = data_share > 0 ? data / data_share : 0;
   if (data <= 0 || whole <= 0) return false;
@@ -402,6 +417,7 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
   s.step_seconds = whole;
   s.data_seconds = data;
   s.average = true;
+  s.data_upper_bound = upper_bound;
   out.steps.push_back(s);
   return true;
 }

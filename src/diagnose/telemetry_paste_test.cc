@@ -194,6 +194,17 @@ TEST(PastedLogs, ATorchProfilerTableSaysHowLongTheLoopWaited) {
   ASSERT_EQ(steps.steps.size(), 1u);
   EXPECT_NEAR(steps.steps[0].step_seconds, 3.0, 1e-9);
   EXPECT_NEAR(steps.steps[0].data_seconds, 0.6, 1e-9);
+  // midi-lm#7, Lightning's PyTorchProfiler cut before its train_dataloader_next row: the 5
+  // steps took 21.590 s, their batches 2.412 s; the rest bounds the wait from above.
+  const Telemetry pl = read_telemetry_files(
+      {pasted("profiler_midi-lm7-lightning-pytorchprofiler-dataloader-cutoff.txt")});
+  ASSERT_EQ(pl.steps.size(), 1u);
+  EXPECT_TRUE(pl.steps[0].data_upper_bound);
+  EXPECT_NEAR(pl.steps[0].data_seconds, 21.590 - 2.412, 1e-9);
+  const Diagnosis bound = diagnose_telemetry(pl);
+  EXPECT_EQ(bound.verdict, Verdict::kInputBound);
+  EXPECT_EQ(bound.confidence, Confidence::kMedium);
+  EXPECT_THAT(bound.summary, HasSubstr("up to 89 %"));
 }
 
 TEST(PastedLogs, LateRunningAveragesShowTheStallsBetweenTheLinesShown) {

@@ -713,9 +713,12 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   n.data_fraction = std::clamp(n.data_fraction, 0.0, 1.0);
   n.lines = std::max<int64_t>(lines, 1);
   const bool profile = lines == 0;  // a profile's totals only
-  d.confidence = (profile || lines >= 20) && !stalls_between ? Confidence::kHigh
-                 : lines >= 3                                ? Confidence::kMedium
-                                                             : Confidence::kLow;
+  // A profile's time outside the batches bounds the wait from above (the loop's hooks are in
+  // it too): sure of a small wait, not as sure of a large one as a timed wait.
+  const bool bound_only = n.upper_bound && n.data_fraction >= th.wait.healthy_below;
+  d.confidence = (profile || lines >= 20) && !stalls_between && !bound_only ? Confidence::kHigh
+                 : lines >= 3 || profile                                    ? Confidence::kMedium
+                                                                            : Confidence::kLow;
   const StepSample& cited = last_average != nullptr ? *last_average : *timed.back();
   d.evidence.push_back(fmt::format(
       "{}: steps of {:.3f} s waited {}{:.0f} % of the time for data ({})",
@@ -757,9 +760,9 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   d.verdict = Verdict::kInputBound;
   const bool mild = *mildly(n.data_fraction, w) != '\0';
   d.summary = fmt::format(
-      "input-bound{}: the training step waits for data {:.0f} % of the time ({}); the loop's "
+      "input-bound{}: the training step waits for data {}{:.0f} % of the time ({}); the loop's "
       "log alone does not say whether decoding (CPU) or reading (storage) holds it back",
-      mild ? ", mildly" : "", pct,
+      mild ? ", mildly" : "", n.upper_bound ? "up to " : "", pct,
       mild ? fmt::format("{:.0f}-{:.0f} % is mild", 100 * w.healthy_below, 100 * w.dominant)
            : fmt::format("{:.0f} % or more", 100 * w.dominant));
   d.fixes = fixes::input_bound_cpu();
