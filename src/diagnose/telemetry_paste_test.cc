@@ -1,10 +1,12 @@
 // Pasted messages (telemetry_paste.cc): real logs from public issue threads read and named as
 // tests/fixtures/pasted/expected.tsv says, the Markdown noise read through line for line, and
 // each scanner's numbers exact.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -297,6 +299,21 @@ TEST(PastedLogs, ScalesNamedInOtherWordsAndSentencesThatCompareThem) {
   EXPECT_EQ(said.verdict, Verdict::kCommunicationBound) << said.summary;
   EXPECT_EQ(said.confidence, Confidence::kLow);
   EXPECT_THAT(said.summary, HasSubstr("the paste says the larger run is the slower"));
+}
+
+TEST(PastedLogs, ASpeedThatFallsMidRunAndStaysLowIsWhatFeedsTheGpu) {
+  // insightface#1624: 1473-1548 samples/sec for 400 steps, then 905, 485, 488.
+  const Diagnosis d = diagnose_paste(
+      "datalog_insightface1624-arcface-torch-speed-drops-after-400-steps-cutoff.txt");
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, HasSubstr("after 7 steady lines"));
+  // A gradual decline (a model that grows as it trains) is no fall.
+  std::string decline;
+  for (int i = 0; i < 10; ++i) {
+    decline += fmt::format("step {} | {:.2f} it/s\n", i, 20.0 * std::pow(0.8, i));
+  }
+  EXPECT_EQ(diagnose_telemetry(read_text(decline)).verdict, Verdict::kUnknown);
 }
 
 TEST(PastedLogs, AnIdleLookWhileTheStepsRunIsAWaitNotAHang) {

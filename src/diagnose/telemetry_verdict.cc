@@ -812,6 +812,67 @@ std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
   return d;
 }
 
+// A job's speed that falls mid-run and stays low ("Speed 1534 samples/sec" for 400 steps, then
+// 905, 485, 488): the GPU's work per batch did not change, what feeds it did (the page cache
+// no longer holding the data, a slower part of the data set, an evaluation that left the
+// loader cold). Read from rate lines or step lines without a data time, in line order: steady
+// for 3 lines or more, then at most 2 lines of transition, then 2 or more lines all below
+// 0.65x the steady speed. A gradual decline (a model that grows as it trains) is not a fall.
+// nullopt when the log does not show it.
+std::optional<Diagnosis> speed_that_falls(const Telemetry& tel) {
+  std::vector<std::pair<double, Origin>> speed;  // per second, in line order
+  for (const ThroughputSample& r : tel.rates) {
+    if (!r.total) speed.emplace_back(r.per_second, r.origin);
+  }
+  if (speed.empty()) {
+    for (const StepSample& s : tel.steps) {
+      if (!s.has_data && !s.average && s.step_seconds > 0) {
+        speed.emplace_back(1 / s.step_seconds, s.origin);
+      }
+    }
+  }
+  if (speed.size() < 5) return std::nullopt;
+  for (size_t k = 3; k + 2 <= speed.size(); ++k) {
+    std::vector<double> before;
+    for (size_t i = 0; i < k; ++i) before.push_back(speed[i].first);
+    std::sort(before.begin(), before.end());
+    const double steady = before[before.size() / 2];
+    if (before.front() < 0.75 * steady) break;  // not steady before the fall
+    if (speed[k].first >= 0.75 * steady) continue;
+    // The fall starts at k; after at most two lines of transition, the rest stays low.
+    for (size_t settle = k; settle <= k + 2 && settle + 2 <= speed.size(); ++settle) {
+      const bool low = std::all_of(speed.begin() + static_cast<std::ptrdiff_t>(settle), speed.end(),
+                                   [&](const auto& v) { return v.first <= 0.65 * steady; });
+      if (!low) continue;
+      std::vector<double> after;
+      for (size_t i = settle; i < speed.size(); ++i) after.push_back(speed[i].first);
+      std::sort(after.begin(), after.end());
+      const double fallen = after[after.size() / 2];
+      // Lines that keep falling after the fall are a decline, not a new level.
+      if (after.front() < 0.6 * fallen) return std::nullopt;
+      Diagnosis d;
+      d.verdict = Verdict::kInputBound;
+      d.confidence = Confidence::kLow;
+      d.summary = fmt::format(
+          "input-bound, probably: the speed fell from {:.4g} to {:.4g} per second ({:.0f} %) "
+          "after {} steady lines and stayed there; the GPU's work per batch did not change, what "
+          "feeds it did (the page cache no longer holding the data, a slower part of the data, "
+          "a loader left cold by an evaluation)",
+          steady, fallen, 100 * fallen / steady, k);
+      d.evidence.push_back(tel.cite(speed[k - 1].second));
+      d.evidence.push_back(tel.cite(speed[settle].second));
+      d.next = {
+          "the loop's data time per step before and after the fall (stoker.torch.watch(loader) "
+          "times a DataLoader), with iostat -x 1 60 after it: a wait that grew is the input"};
+      d.fixes = fixes::input_bound_cpu();
+      for (Fix& f : fixes::io_bound()) d.fixes.push_back(std::move(f));
+      return d;
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 // Epoch lines that time the step only ("Epoch 0 | ... 1.65s/it", "Epoch 3 | ... 9.57it/s"):
 // a first epoch several times slower than the steady ones after it is the page cache filling —
 // the data came from storage once and from memory since — the classic sign of a job waiting on
@@ -938,7 +999,12 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     // Step times without their wait, or rates: how fast, not why.
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;
-    if (!tel.rates.empty()) {
+    // Stalls among steady steps and a first epoch that is cold say more than a speed that
+    // falls, which says more than a rate or step times alone.
+    const auto fall = speed_that_falls(tel);
+    if (fall && !tel.rates.empty()) {
+      d = *fall;
+    } else if (!tel.rates.empty()) {
       const ThroughputSample& r = tel.rates.back();
       d.summary =
           fmt::format("a rate alone ({:.4g} {}/s{}): how fast the job runs, not what limits it",
@@ -948,6 +1014,8 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       d = *cold;
     } else if (const auto stalls = steps_that_stall(tel)) {
       d = *stalls;
+    } else if (fall) {
+      d = *fall;
     } else {
       const StepSample& s = tel.steps.back();
       d.summary = fmt::format(
@@ -956,9 +1024,11 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
           s.step_seconds);
       d.evidence.push_back(tel.cite(s.origin));
     }
-    d.next = {
-        "the loop's data time against its step time (stoker.torch.watch(loader) times a "
-        "DataLoader), or the same job on fewer GPUs to compare rates"};
+    if (d.next.empty()) {
+      d.next = {
+          "the loop's data time against its step time (stoker.torch.watch(loader) times a "
+          "DataLoader), or the same job on fewer GPUs to compare rates"};
+    }
   } else if (!tel.topologies.empty()) {
     const GpuTopology& t = tel.topologies.front();
     d.verdict = Verdict::kUnknown;
