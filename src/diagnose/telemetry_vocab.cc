@@ -436,7 +436,7 @@ bool contains(std::string_view s, std::string_view part) {
 // "images/sec", "img/s", "samples_per_second", "tokens/s/gpu", "it/s", "wps": the thing
 // counted per second, or empty.
 std::string rate_unit_of(std::string_view text) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kThings = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kThings = {{
       {"images", "images"},
       {"image", "images"},
       {"imgs", "images"},
@@ -453,9 +453,11 @@ std::string rate_unit_of(std::string_view text) {
       {"its", "iterations"},
       {"it", "iterations"},
       {"steps", "iterations"},
+      {"step", "iterations"},  // TensorFlow's "global_step/sec"
   }};
-  static constexpr std::array<std::string_view, 6> kPer = {"/sec",     "/s",      "_per_second",
-                                                           "_per_sec", "/second", "_per_s"};
+  static constexpr std::array<std::string_view, 9> kPer = {
+      "/sec",   "/s",          "_per_second", "_per_sec", "/second",
+      "_per_s", "/gpu/second", "/gpu/sec",    "/gpu/s"};  // InternLM's "tokens/gpu/second"
   for (const auto& [thing, unit] : kThings) {
     for (const std::string_view per : kPer) {
       for (size_t at = text.find(thing); at != std::string_view::npos;
@@ -470,7 +472,9 @@ std::string rate_unit_of(std::string_view text) {
       }
     }
   }
-  if (text == "wps") return "tokens";
+  if (text == "wps" || text == "tps" || text == "tgs")
+    return "tokens";                       // fairseq, torchtitan, InternLM
+  if (text == "ups") return "iterations";  // fairseq's updates/s
   // "throughput: ~70", "8 card throughput": a rate of the job's samples, its unit unstated.
   if (text == "throughput" || ends_with(text, "_throughput")) return "samples";
   // CamelCase names lower-cased lose their word starts: DeepSpeed's "RunningAvgSamplesPerSec".
@@ -506,7 +510,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 55> kSynonyms = {{
+constexpr std::array<Synonym, 58> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -527,6 +531,7 @@ constexpr std::array<Synonym, 55> kSynonyms = {{
     {"wait", Quantity::kDataWait, 0},
     {"wait_time", Quantity::kDataWait, 0},
     {"reader_cost", Quantity::kDataWait, 0},  // PaddlePaddle: reader_cost and batch_cost
+    {"data_cost", Quantity::kDataWait, 0},    // PaddleDetection: data_cost and batch_cost
     {"dl", Quantity::kDataWait, 0},
     {"loadertime", Quantity::kDataWait, 0},  // Mozilla TTS
     {"loader_time", Quantity::kDataWait, 0},
@@ -547,6 +552,8 @@ constexpr std::array<Synonym, 55> kSynonyms = {{
     {"batch_cost", Quantity::kStep, 4},
     {"batch_cost_time", Quantity::kStep, 4},
     {"step_time", Quantity::kStep, 3},
+    {"train_step_timing", Quantity::kStep, 3},  // NeMo: "train_step_timing in s"
+    {"step_timing", Quantity::kStep, 3},
     {"step", Quantity::kStep, 3},
     {"time", Quantity::kStep, 2},
     {"elapse", Quantity::kStep, 2},           // PaddleClas: "elapse: 0.436s"
@@ -673,7 +680,7 @@ Meaning meaning_of(const NamedValue& v) {
     m.quantity = Quantity::kRate;
     m.rate_unit = rate;
     m.per_gpu = contains(name, "per_gpu") || contains(name, "/gpu") || ends_with(name, "_gpu") ||
-                contains(v.unit, "/gpu");
+                contains(v.unit, "/gpu") || name == "tgs";  // InternLM's tokens per GPU
     m.total = starts_with(name, "total");
   }
   return m;

@@ -343,6 +343,25 @@ TEST(Vocabulary, TablesTimersAndProseNameTheirNumbersToo) {
   ASSERT_FALSE(cards.empty());
   EXPECT_EQ(meaning_of(cards.back()).rate_unit, "samples");
   EXPECT_EQ(gpu_count_of("8\xe5\x8d\xa1\xe5\x90\x9e\xe5\x90\x90:    ~280"), 8);
+  // More trainers' names: PaddleDetection's data_cost, fairseq's ups, torchtitan's tps,
+  // InternLM's tgs, TensorFlow's global_step/sec, NeMo's train_step_timing.
+  const auto ppdet = named_values(
+      "eta: 67 days, 10:28:48 batch_cost: 0.1664 data_cost: 0.0034 "
+      "ips: 96.1758 images/s");
+  ASSERT_GE(ppdet.size(), 3u);  // the eta's "67 days" is a value too, of no meaning
+  EXPECT_EQ(meaning_of(ppdet[ppdet.size() - 2]).quantity, Quantity::kDataWait);
+  const auto fairseq = named_values("wps=13120.1, ups=3.21, wpb=4087.5");
+  ASSERT_EQ(fairseq.size(), 3u);
+  EXPECT_EQ(meaning_of(fairseq[1]).rate_unit, "iterations");
+  EXPECT_EQ(meaning_of(named_values("tps: 3456")[0]).rate_unit, "tokens");
+  const auto intern = named_values("step=9,tgs (tokens/gpu/second)=2104.89,lr=2.2e-06");
+  const auto tgs = std::find_if(intern.begin(), intern.end(), [](const NamedValue& v) {
+    return meaning_of(v).quantity == Quantity::kRate;
+  });
+  ASSERT_NE(tgs, intern.end());
+  EXPECT_TRUE(meaning_of(*tgs).per_gpu);
+  EXPECT_EQ(meaning_of(named_values("global_step/sec: 0.402755")[0]).rate_unit, "iterations");
+  EXPECT_EQ(meaning_of(named_values("train_step_timing=1.23")[0]).quantity, Quantity::kStep);
   const auto still = named_values("GPU utilization is still merely 5%");
   ASSERT_EQ(still.size(), 1u);
   EXPECT_EQ(meaning_of(still[0]).quantity, Quantity::kGpuUtilisation);
