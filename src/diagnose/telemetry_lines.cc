@@ -16,7 +16,8 @@ struct LineReading {
   std::optional<double> step, data, step_avg, data_avg;
   int step_priority = -1;
   bool step_without_data = false;
-  bool meaningful = false;  // anything the doctor reads
+  bool step_is_total = false;  // "Total step time: 0.33s": its parts may follow on their lines
+  bool meaningful = false;     // anything the doctor reads
 };
 
 bool named(const std::vector<NamedValue>& values, std::string_view name) {
@@ -50,6 +51,7 @@ LineReading read_step(const std::vector<NamedValue>& values) {
       r.step_avg = avg_seconds();
       r.step_priority = m.priority;
       r.step_without_data = m.quantity == Quantity::kStepWithoutData;
+      r.step_is_total = v.name.starts_with("total");
     } else if (m.quantity == Quantity::kRate && m.rate_unit == "iterations" && !iteration) {
       iteration = seconds;
     }
@@ -361,6 +363,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   std::optional<double> pending_data;  // a wait on a line of its own, before its step's line
   int64_t pending_line = 0;
   Line pending_at;
+  std::optional<size_t> total_step;  // out.steps index of a step read from a "total" line
+  int64_t total_line = 0;
   int timed_phases = 0;       // compute timers (forward, backward, optimizer) below the wait
   double timers_seconds = 0;  // the seconds of every timer below the wait
   const auto flush_timer_table = [&] {
@@ -409,6 +413,15 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // A wait on a line without its step belongs to the step on a line just below: a table of
     // named times, one per row ("Load batch | 0.744" ... "Iteration total | 0.913"), or
     // Megatron's timers ("batch-generator: 1.2") before its "elapsed time per iteration".
+    // A breakdown below its total ("Total step time: 0.33s", "policy_training: 0.32s (99.5%)",
+    // "data_processing: 0.00s (0.4%)", NeMo-RL): the wait is part of the step above.
+    if (step.data && !step.step && total_step && line.number - total_line <= 6 &&
+        !out.steps[*total_step].has_data) {
+      out.steps[*total_step].data_seconds = *step.data;
+      out.steps[*total_step].has_data = true;
+      total_step.reset();
+      continue;
+    }
     if (step.data && !step.step) {
       flush_timer_table();
       pending_data = step.data;
@@ -471,6 +484,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         if (step_avg && step.data_avg) *step_avg += *step.data_avg;
       }
       add_step(line, step_s, step.data, step_avg, step.data_avg);
+      total_step.reset();
+      if (step.step_is_total && !step.data) {
+        total_step = out.steps.size() - 1;
+        total_line = line.number;
+      }
       meaningful = true;
     }
     // A step's phases: gradient exchange against compute.

@@ -510,7 +510,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 58> kSynonyms = {{
+constexpr std::array<Synonym, 59> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -530,8 +530,9 @@ constexpr std::array<Synonym, 58> kSynonyms = {{
     {"fetch_time", Quantity::kDataWait, 0},
     {"wait", Quantity::kDataWait, 0},
     {"wait_time", Quantity::kDataWait, 0},
-    {"reader_cost", Quantity::kDataWait, 0},  // PaddlePaddle: reader_cost and batch_cost
-    {"data_cost", Quantity::kDataWait, 0},    // PaddleDetection: data_cost and batch_cost
+    {"reader_cost", Quantity::kDataWait, 0},      // PaddlePaddle: reader_cost and batch_cost
+    {"data_cost", Quantity::kDataWait, 0},        // PaddleDetection: data_cost and batch_cost
+    {"data_processing", Quantity::kDataWait, 0},  // NeMo-RL's step breakdown
     {"dl", Quantity::kDataWait, 0},
     {"loadertime", Quantity::kDataWait, 0},  // Mozilla TTS
     {"loader_time", Quantity::kDataWait, 0},

@@ -397,6 +397,14 @@ TEST(Vocabulary, AWaitBesideItsStepOnAnotherLineOrARateOfIterations) {
   EXPECT_NEAR(timers.steps[0].data_seconds, 7402.723, 1e-9);
   EXPECT_NEAR(timers.steps[0].step_seconds, 7402.723 + 35.420 + 28.251 + 190.336 + 25.872 + 1.068,
               1e-9);
+  // A total above its breakdown (NeMo-RL#1844): the wait below is part of the step above.
+  const Telemetry breakdown = read_text(
+      "  \xe2\x80\xa2 Total step time: 0.33s\n"
+      "  \xe2\x80\xa2 policy_training: 0.32s (99.5%)\n"
+      "  \xe2\x80\xa2 data_processing: 0.00s (0.4%)\n");
+  ASSERT_EQ(breakdown.steps.size(), 1u);
+  EXPECT_TRUE(breakdown.steps[0].has_data);
+  EXPECT_NEAR(breakdown.steps[0].step_seconds, 0.33, 1e-12);
   // "3 it/s" beside a data time is the step it waits in (geti#5958).
   const Telemetry rate = read_text("Before: 3 it /s, data_time 0.217\n");
   ASSERT_EQ(rate.steps.size(), 1u);
