@@ -258,6 +258,26 @@ std::optional<double> parse_duration(std::string_view cell) {
 // "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
 // a name with "time" before a duration in minutes or hours (seconds alone are a step's time).
 std::optional<double> run_duration(std::string_view line, bool& epoch) {
+  // "= approx. 9 min per epoch", "8:30 per epoch", "2 h/epoch": an epoch's duration.
+  const std::string text = lower(line);
+  for (const std::string_view per : {" per epoch", "/epoch"}) {
+    const size_t at = text.find(per);
+    if (at == std::string::npos) continue;
+    const std::vector<std::string_view> words =
+        split_whitespace(std::string_view(text).substr(0, at));
+    // The longest run of the last few words that is a duration ("1 h 45 min", "9 min", "8:30").
+    for (size_t take = std::min<size_t>(words.size(), 4); take >= 1; --take) {
+      std::string cell;
+      for (size_t k = words.size() - take; k < words.size(); ++k) {
+        cell += std::string(words[k]) + (k + 1 < words.size() ? " " : "");
+      }
+      if (cell.find_first_of("hm:") == std::string::npos) continue;
+      if (const auto d = parse_duration(cell)) {
+        epoch = true;
+        return d;
+      }
+    }
+  }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
   const std::string name = lower(trim(line.substr(0, colon)));
@@ -443,7 +463,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     const std::optional<int> gpus = gpu_count_of(line.text, &nodes, &flag);
     bool meaningful = false;
     bool epoch = false;
-    if (const auto took = run_duration(line.text, epoch); took && *took > 0) {
+    const bool rate_here = std::any_of(values.begin(), values.end(), [](const NamedValue& v) {
+      return meaning_of(v).quantity == Quantity::kRate;
+    });
+    // A line of step or rate values times steps; a duration beside them is an estimate.
+    if (const auto took = step.step || rate_here ? std::nullopt : run_duration(line.text, epoch);
+        took && *took > 0) {
       // The same work at each scale: read as its rate, like a table's duration column.
       if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
       heading(line, gpus, nodes, flag);

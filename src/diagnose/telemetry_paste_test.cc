@@ -293,6 +293,12 @@ TEST(PastedLogs, ScalesNamedInOtherWordsAndSentencesThatCompareThem) {
   ASSERT_TRUE(took.numbers.scaling);
   EXPECT_EQ(took.numbers.scaling->scale_unit, "nodes");
   EXPECT_NEAR(took.numbers.scaling->efficiency, 2160.0 / (2 * 6300.0), 1e-9);
+  // yolov5#10645: "1x GPU: [09:12, ...] = approx. 9 min per epoch", "2x GPUs: ... 8 min".
+  const Diagnosis epochs =
+      diagnose_paste("scaling_yolov5-10645-ddp-1vs2gpu-epoch-times-cutoff.txt");
+  ASSERT_TRUE(epochs.numbers.scaling) << epochs.summary;
+  EXPECT_EQ(epochs.numbers.scaling->runs.front().scale, 1);
+  EXPECT_NEAR(epochs.numbers.scaling->runs.front().per_second, 1.0 / 540, 1e-12);
   // fairchem#432: no rate of either run is read, only "using 2 nodes is significantly slower
   // than using 1 node 8 gpus".
   const Diagnosis said = diagnose_paste("scaling_fairchem432-2-nodes-4x-slower-per-step.txt");
