@@ -436,7 +436,7 @@ bool contains(std::string_view s, std::string_view part) {
 // "images/sec", "img/s", "samples_per_second", "tokens/s/gpu", "it/s", "wps": the thing
 // counted per second, or empty.
 std::string rate_unit_of(std::string_view text) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kThings = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kThings = {{
       {"images", "images"},
       {"image", "images"},
       {"imgs", "images"},
@@ -454,6 +454,9 @@ std::string rate_unit_of(std::string_view text) {
       {"it", "iterations"},
       {"steps", "iterations"},
       {"step", "iterations"},  // TensorFlow's "global_step/sec"
+      {"iters", "iterations"},
+      {"iter", "iterations"},
+      {"batches", "iterations"},
   }};
   static constexpr std::array<std::string_view, 9> kPer = {
       "/sec",   "/s",          "_per_second", "_per_sec", "/second",
