@@ -122,7 +122,9 @@ std::string scan_unit(std::string_view line, size_t& j) {
     size_t a = j + 1;
     size_t b = a;
     while (b < n && b - a < 16 && unit_char(line[b])) ++b;
-    if (b > a && (b == n || is_blank(line[b]) || is_separator(line[b]) || line[b] == ')')) {
+    // The unit may end a sentence ("4.0445 iters/sec. Estimated time ...").
+    if (b > a && (b == n || is_blank(line[b]) || is_separator(line[b]) || line[b] == ')' ||
+                  line[b] == '.')) {
       std::string unit;
       for (size_t m = a; m < b; ++m) unit.push_back(lower_char(line[m]));
       // "3 it /s", "13 it / s", "1.27 second / it": a rate or a step typed with spaces.
@@ -437,26 +439,13 @@ bool contains(std::string_view s, std::string_view part) {
 // counted per second, or empty.
 std::string rate_unit_of(std::string_view text) {
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kThings = {{
-      {"images", "images"},
-      {"image", "images"},
-      {"imgs", "images"},
-      {"img", "images"},
-      {"samples", "samples"},
-      {"sample", "samples"},
-      {"examples", "samples"},
-      {"seqs", "samples"},
-      {"sentences", "samples"},
-      {"tokens", "tokens"},
-      {"toks", "tokens"},
-      {"tok", "tokens"},
-      {"words", "tokens"},
-      {"its", "iterations"},
-      {"it", "iterations"},
-      {"steps", "iterations"},
-      {"step", "iterations"},  // TensorFlow's "global_step/sec"
-      {"iters", "iterations"},
-      {"iter", "iterations"},
-      {"batches", "iterations"},
+      {"images", "images"},    {"image", "images"},    {"imgs", "images"},
+      {"img", "images"},       {"samples", "samples"}, {"sample", "samples"},
+      {"examples", "samples"}, {"seqs", "samples"},    {"sentences", "samples"},
+      {"tokens", "tokens"},    {"toks", "tokens"},     {"tok", "tokens"},
+      {"words", "tokens"},     {"its", "iterations"},  {"it", "iterations"},
+      {"steps", "iterations"}, {"step", "iterations"},  // TensorFlow's "global_step/sec"
+      {"iters", "iterations"}, {"iter", "iterations"}, {"batches", "iterations"},
   }};
   static constexpr std::array<std::string_view, 9> kPer = {
       "/sec",   "/s",          "_per_second", "_per_sec", "/second",
