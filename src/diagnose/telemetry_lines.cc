@@ -400,7 +400,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   for (const Line& line : lines) {
     if (line.text.size() > kMaxPastedLineBytes) continue;
     std::vector<NamedValue> values = named_values(line.text);
-    if (mentions(line.text, "synthetic")) {
+    if (mentions(line.text, "synthetic") || mentions(line.text, "dummy data") ||
+        mentions(line.text, "fake data")) {
       out.runs[static_cast<size_t>(current_run(line))].synthetic = true;
     }
     // "TITAN X (Pascal) (#0)": the panel's GPU.

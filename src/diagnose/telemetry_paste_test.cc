@@ -299,6 +299,15 @@ TEST(PastedLogs, ScalesNamedInOtherWordsAndSentencesThatCompareThem) {
   ASSERT_TRUE(epochs.numbers.scaling) << epochs.summary;
   EXPECT_EQ(epochs.numbers.scaling->runs.front().scale, 1);
   EXPECT_NEAR(epochs.numbers.scaling->runs.front().per_second, 1.0 / 540, 1e-12);
+  // tensorflow#34008: "4 x GPU NVIDIA Titan X" names the machine; each run's
+  // CUDA_VISIBLE_DEVICES names its GPUs; "the same dummy data" makes the data no suspect.
+  const Diagnosis visible =
+      diagnose_paste("scaling_tensorflow34008-mirrored-sec-per-step-by-gpus-cutoff.txt");
+  EXPECT_EQ(visible.verdict, Verdict::kCommunicationBound) << visible.summary;
+  EXPECT_EQ(visible.confidence, Confidence::kMedium);
+  ASSERT_TRUE(visible.numbers.scaling);
+  EXPECT_EQ(visible.numbers.scaling->runs.front().scale, 1);
+  EXPECT_EQ(visible.numbers.scaling->runs.back().scale, 3);
   // fairchem#432: no rate of either run is read, only "using 2 nodes is significantly slower
   // than using 1 node 8 gpus".
   const Diagnosis said = diagnose_paste("scaling_fairchem432-2-nodes-4x-slower-per-step.txt");

@@ -713,6 +713,13 @@ std::vector<std::string> words_of(std::string_view line) {
     }
   }
   if (!w.empty()) words.push_back(std::move(w));
+  // A word in parentheses ("(2x 3090)") is the word; "gpu(s)" keeps its own.
+  for (std::string& word : words) {
+    while (!word.empty() && word.front() == '(') word.erase(word.begin());
+    if (!word.empty() && word.back() == ')' && word.find('(') == std::string::npos) {
+      word.pop_back();
+    }
+  }
   return words;
 }
 
@@ -830,6 +837,15 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       found(small_count(next));  // "GPUs: 8" (a job summary's field)
       continue;
     }
+    // "CUDA_VISIBLE_DEVICES=0,1 python train.py": as many GPUs as the ids it lists, which the
+    // job sees whatever the machine has (so, unlike a launcher's flag, it beats a heading).
+    if (starts_with(w, "cuda_visible_devices=") && parse_index(std::string_view(w).substr(21))) {
+      size_t ids = 1;
+      while (i + ids < words.size() && parse_index(words[i + ids])) ++ids;
+      found(static_cast<int>(ids));
+      i += ids - 1;
+      continue;
+    }
     if (const auto f = flag_count(words, i)) {
       found(f);
       if (from_flag != nullptr) *from_flag = true;
@@ -894,24 +910,43 @@ Scale scale_of(std::string_view side) {
 std::optional<bool> larger_scale_slower(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::string text = lower(line);
-  for (const std::string_view comparative : {"slower than", "faster than"}) {
-    const size_t at = text.find(comparative);
-    if (at == std::string::npos) continue;
-    // The two sides: the words just before and just after (not the rest of a long sentence).
-    const size_t left_from = at > 80 ? at - 80 : 0;
-    const size_t right_from = at + comparative.size();
-    const Scale left = scale_of(std::string_view(text).substr(left_from, at - left_from));
-    const Scale right = scale_of(std::string_view(text).substr(right_from, 60));
-    std::optional<bool> left_larger;
-    if (left.nodes && right.nodes && *left.nodes != *right.nodes) {
-      left_larger = *left.nodes > *right.nodes;
-    } else if (left.gpus && right.gpus && *left.gpus != *right.gpus) {
-      left_larger = *left.gpus > *right.gpus;
+  // "X is slower than Y", "X gives worse throughput than Y", "X is much faster than Y": a
+  // comparative up to three words before "than".
+  const size_t than = text.find(" than ");
+  if (than == std::string::npos) return std::nullopt;
+  static constexpr std::array<std::string_view, 3> kSlower = {"slower", "worse", "longer"};
+  static constexpr std::array<std::string_view, 3> kFaster = {"faster", "better", "quicker"};
+  std::optional<bool> slower;
+  size_t comparative_at = than;
+  size_t end = than;
+  for (int words = 0; words < 3 && !slower && end > 0; ++words) {
+    const size_t start = text.rfind(' ', end - 1);
+    const size_t from = start == std::string::npos ? 0 : start + 1;
+    const std::string_view w = std::string_view(text).substr(from, end - from);
+    for (const std::string_view c : kSlower) {
+      if (w == c) slower = true;
     }
-    if (!left_larger) return std::nullopt;
-    return comparative == "slower than" ? *left_larger : !*left_larger;
+    for (const std::string_view c : kFaster) {
+      if (w == c) slower = false;
+    }
+    comparative_at = from;
+    if (start == std::string::npos) break;
+    end = start;
   }
-  return std::nullopt;
+  if (!slower) return std::nullopt;
+  // The two sides: the words just before and just after (not the rest of a long sentence).
+  const size_t left_from = comparative_at > 80 ? comparative_at - 80 : 0;
+  const size_t right_from = than + 6;
+  const Scale left = scale_of(std::string_view(text).substr(left_from, comparative_at - left_from));
+  const Scale right = scale_of(std::string_view(text).substr(right_from, 60));
+  std::optional<bool> left_larger;
+  if (left.nodes && right.nodes && *left.nodes != *right.nodes) {
+    left_larger = *left.nodes > *right.nodes;
+  } else if (left.gpus && right.gpus && *left.gpus != *right.gpus) {
+    left_larger = *left.gpus > *right.gpus;
+  }
+  if (!left_larger) return std::nullopt;
+  return *slower ? *left_larger : !*left_larger;
 }
 
 }  // namespace stoker::telemetry

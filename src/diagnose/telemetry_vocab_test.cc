@@ -205,6 +205,11 @@ TEST(Vocabulary, GpuAndNodeCountsAsPeopleWriteThem) {
                  "8\xe5\x8d\xa1 | 276.82 (samples/s) |"),
             8);
   EXPECT_EQ(gpus("with two or three nodes(8 v100 32G)"), std::nullopt);  // no "3 V100"
+  EXPECT_EQ(gpus("With multi-gpu (2x 3090)"), 2);                        // diffusers#1851
+  EXPECT_EQ(gpus("$ CUDA_VISIBLE_DEVICES=0,1,2 python train_v2_multi_example.py"), 3);
+  bool env_flag = false;
+  EXPECT_EQ(gpu_count_of("CUDA_VISIBLE_DEVICES=0 python train.py", nullptr, &env_flag), 1);
+  EXPECT_FALSE(env_flag);  // what the job sees beats a heading naming the machine
   std::optional<int> nodes;
   gpu_count_of("2node 8GPU", &nodes);
   EXPECT_EQ(nodes, 2);
@@ -222,6 +227,9 @@ TEST(Vocabulary, ASentenceComparingTwoScalesSaysWhichWasSlower) {
   EXPECT_EQ(larger_scale_slower("the training speed of multi gpu mode is much slower than "
                                 "single gpu:"),
             true);  // CasMVSNet_pl#31
+  EXPECT_EQ(larger_scale_slower("One observation is that using 4 GPUs gives worse throughput "
+                                "than using 2 GPus"),
+            true);  // tf-models#3311: the comparative a few words before "than"
   EXPECT_EQ(larger_scale_slower("8 GPUs are 5x faster than 1 GPU"), false);
   EXPECT_EQ(larger_scale_slower("1 GPU is faster than 4 GPUs"), true);
   // No two scales: a machine against the paper, a loader against another.
