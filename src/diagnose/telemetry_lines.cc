@@ -290,6 +290,49 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   return parse_duration(rest);
 }
 
+// fairseq's clocks on a log line: the wall clock since the start, the time spent in training
+// steps (cumulative in older releases, per logging interval in newer ones) and the updates.
+struct TrainingClock {
+  Line line;
+  double wall = 0, train_wall = 0, updates = 0;
+};
+
+// Between two lines, the wall clock's advance against the training steps' time: what is left
+// is the time outside the steps (waiting for data, and validation or checkpoints between
+// them), an upper bound of the wait. One sample per interval, each an average over its
+// updates. The first line's clocks include the start (loading the data set), so only
+// intervals count.
+bool training_share_of(const std::vector<TrainingClock>& clocks, PasteFiles& files,
+                       Telemetry& out) {
+  if (clocks.size() < 2) return false;
+  bool cumulative = true;
+  for (size_t i = 1; i < clocks.size(); ++i) {
+    if (clocks[i].train_wall < clocks[i - 1].train_wall) cumulative = false;
+  }
+  const double wall_span = clocks.back().wall - clocks.front().wall;
+  const double train_span = clocks.back().train_wall - clocks.front().train_wall;
+  if (train_span <= 0.5 * wall_span) cumulative = false;
+  bool found = false;
+  for (size_t i = 1; i < clocks.size(); ++i) {
+    const double wall = clocks[i].wall - clocks[i - 1].wall;
+    const double train =
+        cumulative ? clocks[i].train_wall - clocks[i - 1].train_wall : clocks[i].train_wall;
+    const double updates = clocks[i].updates - clocks[i - 1].updates;
+    // Clocks are whole seconds: a step may read a second over the wall.
+    if (wall <= 0 || updates <= 0 || train < 0 || train > wall + 1) continue;
+    StepSample s;
+    s.origin = {files.of(TelemetryKind::kTrainLog), clocks[i].line.number};
+    s.step_seconds = wall / updates;
+    s.data_seconds = std::max(0.0, wall - train) / updates;
+    s.has_data = true;
+    s.average = true;
+    s.data_upper_bound = true;
+    out.steps.push_back(s);
+    found = true;
+  }
+  return found;
+}
+
 }  // namespace
 
 bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
@@ -383,6 +426,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   std::optional<double> pending_data;  // a wait on a line of its own, before its step's line
   int64_t pending_line = 0;
   Line pending_at;
+  std::vector<TrainingClock> clocks;
   std::optional<size_t> total_step;  // out.steps index of a step read from a "total" line
   int64_t total_line = 0;
   int timed_phases = 0;       // compute timers (forward, backward, optimizer) below the wait
@@ -430,6 +474,19 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     if (previous_text.size() > 40) previous_text.clear();
 
+    {
+      // fairseq's clocks: "num_updates=198, ..., wall=951, train_wall=182".
+      const auto named_value = [&](std::string_view name) -> std::optional<double> {
+        for (const NamedValue& v : values) {
+          if (v.name == name) return v.value;
+        }
+        return std::nullopt;
+      };
+      const auto wall = named_value("wall");
+      const auto train = named_value("train_wall");
+      const auto updates = named_value("num_updates");
+      if (wall && train && updates) clocks.push_back({line, *wall, *train, *updates});
+    }
     LineReading step = read_step(values);
     // A wait on a line without its step belongs to the step on a line just below: a table of
     // named times, one per row ("Load batch | 0.744" ... "Iteration total | 0.913"), or
@@ -595,6 +652,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
   }
   flush_timer_table();
+  if (training_share_of(clocks, files, out)) found = true;
   if (steps_file >= 0) settle_data_column(out, first_step, steps_file);
   return found;
 }

@@ -331,6 +331,25 @@ TEST(PastedLogs, ASpeedThatFallsMidRunAndStaysLowIsWhatFeedsTheGpu) {
   EXPECT_EQ(diagnose_telemetry(read_text(decline)).verdict, Verdict::kUnknown);
 }
 
+TEST(PastedLogs, FairseqsWallClockAgainstItsTrainingClock) {
+  // fairseq#2424: wall and train_wall both cumulative (868/101, 951/182, ...): 83 s of wall
+  // for 81 s of training per 100 updates; the 767 s before the first line is the start.
+  const Telemetry old_clocks =
+      read_telemetry_files({pasted("datalog_fairseq2424-wps-increases-over-time-fp16-cutoff.txt")});
+  ASSERT_FALSE(old_clocks.steps.empty());
+  EXPECT_NEAR(old_clocks.steps[0].step_seconds, 83.0 / 100, 1e-9);
+  EXPECT_NEAR(old_clocks.steps[0].data_seconds, 2.0 / 100, 1e-9);
+  EXPECT_TRUE(old_clocks.steps[0].data_upper_bound);
+  EXPECT_EQ(diagnose_telemetry(old_clocks).verdict, Verdict::kHealthy);
+  // fairseq#2338 (train_inner): train_wall per interval (25, 24, ...), wall cumulative.
+  const Telemetry new_clocks = read_telemetry_files(
+      {pasted("datalog_fairseq2338-gpu-train-inner-log-tpu-benchmark-cutoff.txt")});
+  ASSERT_FALSE(new_clocks.steps.empty());
+  EXPECT_NEAR(new_clocks.steps[0].step_seconds, 25.0 / 100, 1e-9);
+  EXPECT_NEAR(new_clocks.steps[0].data_seconds, 1.0 / 100, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(new_clocks).verdict, Verdict::kHealthy);
+}
+
 TEST(PastedLogs, AnIdleLookWhileTheStepsRunIsAWaitNotAHang) {
   // Evo-1#24: "seeing ~20% GPU utilization which translates to ~1.5s/it" above a tqdm line.
   const Diagnosis d = diagnose_paste("datalog_Evo-1-24-tqdm-1.45s-it-h200-20pct-util.txt");
