@@ -386,7 +386,7 @@ std::vector<NamedValue> named_values(std::string_view line) {
       while (k < n && is_blank(line[k])) ++k;
       const std::string after = lower(line.substr(k, 24));
       for (const std::string_view what : {"gpu", "cpu"}) {
-        for (const std::string_view how : {" util", " usage", "-util", " load"}) {
+        for (const std::string_view how : {" util", " usage", "-util", " load", " compute"}) {
           if (after.starts_with(std::string(what) + std::string(how))) {
             v.name = std::string(what) + "_utilization";
           }

@@ -347,6 +347,9 @@ TEST(Vocabulary, TablesTimersAndProseNameTheirNumbersToo) {
   const auto after = named_values("I am using a single H200 GPU and seeing ~20% GPU utilization");
   ASSERT_EQ(after.size(), 1u);
   EXPECT_EQ(meaning_of(after[0]).quantity, Quantity::kGpuUtilisation);
+  const auto compute = named_values("it use only 695MiB GPU RAM and < 6% GPU Compute");
+  ASSERT_EQ(compute.size(), 2u);
+  EXPECT_EQ(meaning_of(compute[1]).quantity, Quantity::kGpuUtilisation);  // flair#1642
   const auto cards = named_values("8\xe5\x8d\xa1\xe5\x90\x9e\xe5\x90\x90:    ~280");
   ASSERT_FALSE(cards.empty());
   EXPECT_EQ(meaning_of(cards.back()).rate_unit, "samples");
