@@ -290,6 +290,26 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   return parse_duration(rest);
 }
 
+// "CPU utilization was full", "the CPUs are maxed out", "CPU usage is at max": the CPUs busy,
+// said in words (the reader of a screenshot), read as 100 %.
+bool cpu_said_full(std::string_view line) {
+  if (line.size() > kMaxPastedLineBytes) return false;
+  const std::string text = lower(line);
+  for (const std::string_view cpu : {"cpu utilization", "cpu utilisation", "cpu usage", "cpu util",
+                                     "cpu load", "cpus are", "cpu is", "cpu was"}) {
+    for (size_t at = text.find(cpu); at != std::string::npos; at = text.find(cpu, at + 1)) {
+      const std::string_view after = std::string_view(text).substr(at + cpu.size(), 24);
+      for (const std::string_view full : {" full", " maxed", " at max", " pegged", " saturated"}) {
+        const size_t f = after.find(full);
+        if (f == std::string_view::npos) continue;
+        // "is not full": no.
+        if (after.substr(0, f).find(" not") == std::string_view::npos) return true;
+      }
+    }
+  }
+  return false;
+}
+
 // fairseq's clocks on a log line: the wall clock since the start, the time spent in training
 // steps (cumulative in older releases, per logging interval in newer ones) and the updates.
 struct TrainingClock {
@@ -444,6 +464,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   for (const Line& line : lines) {
     if (line.text.size() > kMaxPastedLineBytes) continue;
     std::vector<NamedValue> values = named_values(line.text);
+    if (values.empty() && cpu_said_full(line.text)) {
+      values.push_back(NamedValue{"cpu_utilization", "%", 100, std::nullopt, 0});
+    }
     if (mentions(line.text, "synthetic") || mentions(line.text, "dummy data") ||
         mentions(line.text, "fake data")) {
       out.runs[static_cast<size_t>(current_run(line))].synthetic = true;

@@ -350,6 +350,16 @@ TEST(PastedLogs, FairseqsWallClockAgainstItsTrainingClock) {
   EXPECT_EQ(diagnose_telemetry(new_clocks).verdict, Verdict::kHealthy);
 }
 
+TEST(PastedLogs, CpusSaidToBeFullBesideAnIdleGpu) {
+  // yolov5#2043: "the GPU utilization was zero, memory was almost full, and CPU utilization was
+  // full" above an nvidia-smi table with the V100 at 0 %.
+  const Diagnosis d = diagnose_paste("nvsmi_yolov5-2043-v100-util0-cpu-full-cutoff.txt");
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  Telemetry not_full;
+  EXPECT_THROW(parse_telemetry("the CPU usage is not full at all\n", "msg.txt", not_full), Error);
+}
+
 TEST(PastedLogs, AnIdleLookWhileTheStepsRunIsAWaitNotAHang) {
   // Evo-1#24: "seeing ~20% GPU utilization which translates to ~1.5s/it" above a tqdm line.
   const Diagnosis d = diagnose_paste("datalog_Evo-1-24-tqdm-1.45s-it-h200-20pct-util.txt");
