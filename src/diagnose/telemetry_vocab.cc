@@ -438,7 +438,7 @@ bool contains(std::string_view s, std::string_view part) {
 // "images/sec", "img/s", "samples_per_second", "tokens/s/gpu", "it/s", "wps": the thing
 // counted per second, or empty.
 std::string rate_unit_of(std::string_view text) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kThings = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kThings = {{
       {"images", "images"},    {"image", "images"},    {"imgs", "images"},
       {"img", "images"},       {"samples", "samples"}, {"sample", "samples"},
       {"examples", "samples"}, {"seqs", "samples"},    {"sentences", "samples"},
@@ -446,6 +446,7 @@ std::string rate_unit_of(std::string_view text) {
       {"words", "tokens"},     {"its", "iterations"},  {"it", "iterations"},
       {"steps", "iterations"}, {"step", "iterations"},  // TensorFlow's "global_step/sec"
       {"iters", "iterations"}, {"iter", "iterations"}, {"batches", "iterations"},
+      {"batch", "iterations"},  // Composer's "train mean 4.242 batch/s"
   }};
   static constexpr std::array<std::string_view, 9> kPer = {
       "/sec",   "/s",          "_per_second", "_per_sec", "/second",
@@ -595,8 +596,11 @@ std::string_view without_filler(std::string_view name) {
 Meaning meaning_of(const NamedValue& v) {
   Meaning m;
   const std::string_view name = without_filler(v.name);
-  // "speeds up by 1.2 s/batch", "reduced by 30 %": a change, not a reading.
-  if (name == "by" || ends_with(name, "_by")) return m;
+  // "speeds up by 1.2 s/batch", "reduced by 30 %": a change, not a reading; "std 0.09 batch/s":
+  // a spread.
+  if (name == "by" || ends_with(name, "_by") || name == "std" || ends_with(name, "_std")) {
+    return m;
+  }
   for (const Synonym& s : kSynonyms) {
     if (name == s.name) {
       m.quantity = s.quantity;

@@ -371,6 +371,11 @@ TEST(Vocabulary, TablesTimersAndProseNameTheirNumbersToo) {
   EXPECT_EQ(meaning_of(chainer[0]).quantity, Quantity::kStep);
   EXPECT_NEAR(*seconds_of(chainer[0]), 1 / 4.0445, 1e-12);
   EXPECT_EQ(meaning_of(named_values("speed: 2.469 batches/s")[0]).rate_unit, "iterations");
+  // Composer#858: a mean in batch/s, and its spread, which is no rate.
+  const auto composer = named_values("Baseline: train mean 4.242 batch/s std 0.090 batch/s");
+  ASSERT_EQ(composer.size(), 2u);
+  EXPECT_EQ(meaning_of(composer[0]).rate_unit, "iterations");
+  EXPECT_EQ(meaning_of(composer[1]).quantity, Quantity::kNone);
   const auto intern = named_values("step=9,tgs (tokens/gpu/second)=2104.89,lr=2.2e-06");
   const auto tgs = std::find_if(intern.begin(), intern.end(), [](const NamedValue& v) {
     return meaning_of(v).quantity == Quantity::kRate;
