@@ -308,6 +308,13 @@ TEST(PastedLogs, ScalesNamedInOtherWordsAndSentencesThatCompareThem) {
   ASSERT_TRUE(visible.numbers.scaling);
   EXPECT_EQ(visible.numbers.scaling->runs.front().scale, 1);
   EXPECT_EQ(visible.numbers.scaling->runs.back().scale, 3);
+  // fast-stable-diffusion#587, one sentence: "Trainning on RTX3090 0.5s / it, but with 2x RTX
+  // 3090 with 1.2s /it".
+  const Diagnosis but =
+      diagnose_paste("scaling_fast-stable-diffusion587-dreambooth-2x3090-s-per-it.txt");
+  EXPECT_EQ(but.verdict, Verdict::kCommunicationBound) << but.summary;
+  ASSERT_TRUE(but.numbers.scaling);
+  EXPECT_NEAR(but.numbers.scaling->efficiency, (2 / 1.2) / 2 / 2, 1e-9);
   // fairchem#432: no rate of either run is read, only "using 2 nodes is significantly slower
   // than using 1 node 8 gpus".
   const Diagnosis said = diagnose_paste("scaling_fairchem432-2-nodes-4x-slower-per-step.txt");

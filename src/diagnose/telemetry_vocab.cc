@@ -94,6 +94,27 @@ bool rate_or_step_unit(std::string_view unit) {
 }
 
 // The unit glued to a number or after one space at line[j]; advances j past it.
+// After a unit at line[b], the rest of a unit typed with spaces or words: "0.5s / it",
+// "1.27 second / it", "3 it /s", "230 seconds per step". Appends it to `unit` and advances b
+// when the whole is a rate's or a step's unit.
+void extend_unit(std::string_view line, std::string& unit, size_t& b) {
+  const size_t n = line.size();
+  for (const std::string_view per : {" / ", " /", "/ ", " per "}) {
+    if (line.substr(b, per.size()) != per) continue;
+    const size_t c = b + per.size();
+    size_t d = c;
+    while (d < n && d - c < 12 && is_alpha(line[d])) ++d;
+    if (d > c && (d == n || !is_alpha(line[d]))) {
+      std::string whole = unit + "/" + lower(line.substr(c, d - c));
+      if (rate_or_step_unit(whole) || ends_with(whole, "/s")) {
+        unit = std::move(whole);
+        b = d;
+      }
+    }
+    return;
+  }
+}
+
 std::string scan_unit(std::string_view line, size_t& j) {
   const size_t n = line.size();
   {
@@ -115,6 +136,7 @@ std::string scan_unit(std::string_view line, size_t& j) {
   if (k > j && (k == n || !(is_digit(line[k]) || line[k] == '_'))) {
     std::string unit;
     for (size_t m = j; m < k; ++m) unit.push_back(lower_char(line[m]));
+    extend_unit(line, unit, k);
     j = k;
     return unit;
   }
@@ -127,21 +149,7 @@ std::string scan_unit(std::string_view line, size_t& j) {
                   line[b] == '.')) {
       std::string unit;
       for (size_t m = a; m < b; ++m) unit.push_back(lower_char(line[m]));
-      // "3 it /s", "13 it / s", "1.27 second / it": a rate or a step typed with spaces.
-      for (const std::string_view per : {" / ", " /", "/ "}) {
-        if (line.substr(b, per.size()) != per) continue;
-        const size_t c = b + per.size();
-        size_t d = c;
-        while (d < n && d - c < 12 && is_alpha(line[d])) ++d;
-        if (d > c && (d == n || !is_alpha(line[d]))) {
-          std::string spaced = unit + "/" + lower(line.substr(c, d - c));
-          if (rate_or_step_unit(spaced) || ends_with(spaced, "/s")) {
-            unit = std::move(spaced);
-            b = d;
-          }
-        }
-        break;
-      }
+      extend_unit(line, unit, b);
       // Any "thing/s" word is a rate's unit ("tokens/s/gpu", "seq/s").
       const bool rate = unit.find("/s") != std::string::npos && unit.front() != '/';
       if (rate || per_iteration_scale(unit) ||
@@ -572,11 +580,11 @@ namespace {
 // The words prose puts between a name and its number ("GPU utilization is almost 100%", "the
 // data time was only 0.4 s"): dropped from the end of a name.
 std::string_view without_filler(std::string_view name) {
-  static constexpr std::array<std::string_view, 22> kFiller = {
+  static constexpr std::array<std::string_view, 23> kFiller = {
       "is",      "was",    "are",           "were",  "of",     "at",     "around",
       "about",   "almost", "always",        "only",  "just",   "stays",  "remains",
       "roughly", "nearly", "approximately", "still", "merely", "barely", "mostly",
-      "now"};
+      "now",     "busy"};
   for (bool dropped = true; dropped;) {
     dropped = false;
     for (const std::string_view f : kFiller) {

@@ -329,6 +329,16 @@ TEST(Vocabulary, TablesTimersAndProseNameTheirNumbersToo) {
   ASSERT_EQ(second.size(), 1u);
   EXPECT_EQ(second[0].unit, "second/it");
   EXPECT_NEAR(*seconds_of(second[0]), 1.27, 1e-12);
+  const auto per_step = named_values("its training at a rate of about 230 seconds per step");
+  ASSERT_EQ(per_step.size(), 1u);
+  EXPECT_EQ(per_step[0].unit, "seconds/step");
+  EXPECT_EQ(meaning_of(per_step[0]).quantity, Quantity::kStep);
+  const auto glued = named_values("Trainning on RTX3090 0.5s / it");
+  ASSERT_FALSE(glued.empty());
+  EXPECT_EQ(glued.back().unit, "s/it");
+  const auto busy = named_values("the DataLoader is busy around 120 seconds per step");
+  ASSERT_EQ(busy.size(), 1u);
+  EXPECT_EQ(meaning_of(busy[0]).quantity, Quantity::kDataWait);
   const auto cell = named_values("| Eager | 89.81(samples/s)   | 5307MiB      |");
   ASSERT_EQ(cell.size(), 2u);
   EXPECT_EQ(meaning_of(cell[0]).rate_unit, "samples");
