@@ -785,6 +785,13 @@ std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
   if (lines.size() < 6) return std::nullopt;
   std::vector<double> seconds;
   for (const StepSample* s : lines) seconds.push_back(s->step_seconds);
+  // Steps that only fall (or only rise) line after line are a trend — a running average since
+  // the start settling (Tacotron's "sec/step"), a model that grows — not stalls among steady
+  // steps.
+  if (std::is_sorted(seconds.begin(), seconds.end()) ||
+      std::is_sorted(seconds.begin(), seconds.end(), std::greater<>())) {
+    return std::nullopt;
+  }
   std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
   const double median = seconds[seconds.size() / 2];
   std::vector<const StepSample*> slow;
