@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <queue>
 #include <set>
 #include <utility>
 
@@ -839,12 +840,25 @@ std::optional<Diagnosis> speed_that_falls(const Telemetry& tel) {
     }
   }
   if (speed.size() < 5) return std::nullopt;
-  for (size_t k = 3; k + 2 <= speed.size(); ++k) {
-    std::vector<double> before;
-    for (size_t i = 0; i < k; ++i) before.push_back(speed[i].first);
-    std::sort(before.begin(), before.end());
-    const double steady = before[before.size() / 2];
-    if (before.front() < 0.75 * steady) break;  // not steady before the fall
+  // The lines before k: their median (sorted[k / 2], the least of `upper`) and their least,
+  // kept as k grows (a log of a million lines is read in n log n).
+  std::priority_queue<double> lower;
+  std::priority_queue<double, std::vector<double>, std::greater<>> upper;
+  double least = speed[0].first;
+  const auto add = [&](double v) {
+    least = std::min(least, v);
+    if (!upper.empty() && v < upper.top()) {
+      lower.push(v);
+    } else {
+      upper.push(v);
+    }
+    while (lower.size() > upper.size()) upper.push(lower.top()), lower.pop();
+    while (upper.size() > lower.size() + 1) lower.push(upper.top()), upper.pop();
+  };
+  for (size_t i = 0; i < 3; ++i) add(speed[i].first);
+  for (size_t k = 3; k + 2 <= speed.size(); add(speed[k].first), ++k) {
+    const double steady = upper.top();
+    if (least < 0.75 * steady) break;  // not steady before the fall
     if (speed[k].first >= 0.75 * steady) continue;
     // The fall starts at k; after at most two lines of transition, the rest stays low.
     for (size_t settle = k; settle <= k + 2 && settle + 2 <= speed.size(); ++settle) {

@@ -763,8 +763,9 @@ bool gpu_word(std::string_view w) {
   for (const std::string_view m : kModels) {
     if (starts_with(w, m)) return true;
   }
+  // 3090, 4090, "3090ti" (not 300000, a counter's total)
   return w.size() >= 4 && (w.substr(0, 2) == "30" || w.substr(0, 2) == "40") && is_digit(w[2]) &&
-         is_digit(w[3]);  // 3090, 4090
+         is_digit(w[3]) && (w.size() == 4 || is_alpha(w[4]));
 }
 
 // A word between a count and "GPU" that names the model: "P4", "A10G", "NVIDIA" ("2 Dual P4

@@ -184,6 +184,9 @@ TEST(Vocabulary, GpuAndNodeCountsAsPeopleWriteThem) {
   EXPECT_EQ(gpus("an 8xA100 node"), 8);
   EXPECT_EQ(gpus("GPUs: 8"), 8);
   EXPECT_EQ(gpus("GPU 0 at 100 %, GPUs 1-7 at 0 %"), std::nullopt);
+  // A progress bar's counter is no "2 x 3090": 300000 is its total, not a model.
+  EXPECT_EQ(gpus("2/300000 [00:10<00:20,  1.00s/it]"), std::nullopt);
+  EXPECT_EQ(gpus("2 3090ti"), 2);
   // MXNet's and Keras' list of device ids; a line comparing two counts is no heading.
   EXPECT_EQ(gpus("python image_classification.py --model vgg16 --gpus 0,1,2,3"), 4);
   EXPECT_EQ(gpus("how to calculate `speed-up ratio` between 1GPU and 8GPU"), std::nullopt);
