@@ -119,7 +119,7 @@ struct PhaseSample {
 // "multi gpu mode is much slower than single gpu"): what the person measured, in words.
 struct ScalingClaim {
   Origin origin;
-  bool larger_is_slower = false;  // more GPUs (or nodes) ran slower, or no faster
+  bool larger_is_slower = false;  // more GPUs (or nodes) ran slower, or no faster ("not faster")
 };
 
 // A rate a trainer or benchmark printed: "images/sec: 198.0", "total images/sec: 1743.2",

@@ -453,7 +453,10 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
 std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
   const auto slower = std::find_if(tel.claims.begin(), tel.claims.end(),
                                    [](const ScalingClaim& c) { return c.larger_is_slower; });
-  if (slower == tel.claims.end()) return std::nullopt;
+  // Words that say both (one comparison slower, another faster) decide nothing.
+  const bool faster = std::any_of(tel.claims.begin(), tel.claims.end(),
+                                  [](const ScalingClaim& c) { return !c.larger_is_slower; });
+  if (slower == tel.claims.end() || faster) return std::nullopt;
   Diagnosis d;
   d.verdict = Verdict::kCommunicationBound;
   d.confidence = Confidence::kLow;

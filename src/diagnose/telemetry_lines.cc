@@ -20,9 +20,16 @@ struct LineReading {
   bool meaningful = false;     // anything the doctor reads
 };
 
+// The value named `name` on a line, if any.
+std::optional<double> value_named(const std::vector<NamedValue>& values, std::string_view name) {
+  for (const NamedValue& v : values) {
+    if (v.name == name) return v.value;
+  }
+  return std::nullopt;
+}
+
 bool named(const std::vector<NamedValue>& values, std::string_view name) {
-  return std::any_of(values.begin(), values.end(),
-                     [&](const NamedValue& v) { return v.name == name; });
+  return value_named(values, name).has_value();
 }
 
 // The step and data wait of one line. ESPnet prints the data wait as iter_time beside the
@@ -298,12 +305,14 @@ bool cpu_said_full(std::string_view line) {
   for (const std::string_view cpu : {"cpu utilization", "cpu utilisation", "cpu usage", "cpu util",
                                      "cpu load", "cpus are", "cpu is", "cpu was"}) {
     for (size_t at = text.find(cpu); at != std::string::npos; at = text.find(cpu, at + 1)) {
-      const std::string_view after = std::string_view(text).substr(at + cpu.size(), 24);
+      // The words up to the end of the clause, at most 24 characters.
+      std::string_view after = std::string_view(text).substr(at + cpu.size(), 24);
+      after = after.substr(0, std::min(after.find_first_of(",;."), after.find(" but ")));
+      const bool negated = after.find(" not") != std::string_view::npos ||
+                           after.find("n't") != std::string_view::npos ||
+                           after.find(" never") != std::string_view::npos;
       for (const std::string_view full : {" full", " maxed", " at max", " pegged", " saturated"}) {
-        const size_t f = after.find(full);
-        if (f == std::string_view::npos) continue;
-        // "is not full": no.
-        if (after.substr(0, f).find(" not") == std::string_view::npos) return true;
+        if (after.find(full) != std::string_view::npos && !negated) return true;
       }
     }
   }
@@ -320,18 +329,18 @@ struct TrainingClock {
 // Between two lines, the wall clock's advance against the training steps' time: what is left
 // is the time outside the steps (waiting for data, and validation or checkpoints between
 // them), an upper bound of the wait. One sample per interval, each an average over its
-// updates. The first line's clocks include the start (loading the data set), so only
-// intervals count.
-bool training_share_of(const std::vector<TrainingClock>& clocks, PasteFiles& files,
-                       Telemetry& out) {
+// updates, in `run`. The first line's clocks include the start (loading the data set), so only
+// intervals count. train_wall is cumulative (older releases) when it never falls and some
+// line's exceeds its interval's wall, which a per-interval clock (train_inner) cannot.
+bool training_share_of(const std::vector<TrainingClock>& clocks, int run, int64_t& order,
+                       PasteFiles& files, Telemetry& out) {
   if (clocks.size() < 2) return false;
-  bool cumulative = true;
+  bool never_falls = true, exceeds_interval = false;
   for (size_t i = 1; i < clocks.size(); ++i) {
-    if (clocks[i].train_wall < clocks[i - 1].train_wall) cumulative = false;
+    if (clocks[i].train_wall < clocks[i - 1].train_wall) never_falls = false;
+    if (clocks[i].train_wall > clocks[i].wall - clocks[i - 1].wall + 1) exceeds_interval = true;
   }
-  const double wall_span = clocks.back().wall - clocks.front().wall;
-  const double train_span = clocks.back().train_wall - clocks.front().train_wall;
-  if (train_span <= 0.5 * wall_span) cumulative = false;
+  const bool cumulative = never_falls && exceeds_interval;
   bool found = false;
   for (size_t i = 1; i < clocks.size(); ++i) {
     const double wall = clocks[i].wall - clocks[i - 1].wall;
@@ -347,6 +356,8 @@ bool training_share_of(const std::vector<TrainingClock>& clocks, PasteFiles& fil
     s.has_data = true;
     s.average = true;
     s.data_upper_bound = true;
+    s.run = run;
+    s.time = static_cast<double>(order++);
     out.steps.push_back(s);
     found = true;
   }
@@ -452,8 +463,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   std::vector<TrainingClock> clocks;
   std::optional<size_t> total_step;  // out.steps index of a step read from a "total" line
   int64_t total_line = 0;
-  int timed_phases = 0;       // compute timers (forward, backward, optimizer) below the wait
-  double timers_seconds = 0;  // the seconds of every timer below the wait
+  int64_t last_timer_line = 0;  // the last row of a table of timers below the wait
+  int timed_phases = 0;         // compute timers (forward, backward, optimizer) below the wait
+  double timers_seconds = 0;    // the seconds of every timer below the wait
   const auto flush_timer_table = [&] {
     if (!pending_data || timed_phases == 0) return;
     add_step(pending_at, *pending_data + timers_seconds, pending_data, std::nullopt, std::nullopt);
@@ -502,15 +514,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
 
     {
       // fairseq's clocks: "num_updates=198, ..., wall=951, train_wall=182".
-      const auto named_value = [&](std::string_view name) -> std::optional<double> {
-        for (const NamedValue& v : values) {
-          if (v.name == name) return v.value;
-        }
-        return std::nullopt;
-      };
-      const auto wall = named_value("wall");
-      const auto train = named_value("train_wall");
-      const auto updates = named_value("num_updates");
+      const auto wall = value_named(values, "wall");
+      const auto train = value_named(values, "train_wall");
+      const auto updates = value_named(values, "num_updates");
       if (wall && train && updates) clocks.push_back({line, *wall, *train, *updates});
     }
     LineReading step = read_step(values);
@@ -529,12 +535,13 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (step.data && !step.step) {
       flush_timer_table();
       pending_data = step.data;
-      pending_line = line.number;
+      pending_line = last_timer_line = line.number;
       pending_at = line;
       timed_phases = 0;
       timers_seconds = 0;
     } else if (step.step && !step.data && pending_data &&
-               (line.number - pending_line <= 4 || timed_phases > 0)) {
+               (line.number - pending_line <= 4 ||
+                (timed_phases > 0 && line.number == last_timer_line + 1))) {
       step.data = pending_data;
     }
     if (step.step) {
@@ -577,9 +584,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                              duration_scale(values[0].unit) &&
                              (meaning_of(values[0]).quantity == Quantity::kCompute ||
                               meaning_of(values[0]).quantity == Quantity::kNone);
-      if (one_timer && line.number != pending_line) {
+      // The table's rows follow one another from the wait's row down.
+      if (one_timer && line.number == last_timer_line + 1) {
         timed_phases += meaning_of(values[0]).quantity == Quantity::kCompute;
         timers_seconds += *seconds_of(values[0]);
+        last_timer_line = line.number;
         continue;
       }
       flush_timer_table();
@@ -678,8 +687,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
   }
   flush_timer_table();
-  if (training_share_of(clocks, files, out)) found = true;
   if (steps_file >= 0) settle_data_column(out, first_step, steps_file);
+  // After the data column is settled: these waits are bounds, not a column to settle.
+  if (!clocks.empty() &&
+      training_share_of(clocks, current_run(clocks.front().line), order, files, out)) {
+    found = true;
+  }
   return found;
 }
 

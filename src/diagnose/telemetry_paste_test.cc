@@ -325,6 +325,10 @@ TEST(PastedLogs, ScalesNamedInOtherWordsAndSentencesThatCompareThem) {
   EXPECT_EQ(said.verdict, Verdict::kCommunicationBound) << said.summary;
   EXPECT_EQ(said.confidence, Confidence::kLow);
   EXPECT_THAT(said.summary, HasSubstr("the paste says the larger run is the slower"));
+  // Words that say both decide nothing.
+  Telemetry both;
+  parse_telemetry("2 nodes is slower than 1 node\n8 GPUs is faster than 1 GPU\n", "msg.txt", both);
+  EXPECT_EQ(diagnose_telemetry(both).verdict, Verdict::kUnknown);
 }
 
 TEST(PastedLogs, ASpeedThatFallsMidRunAndStaysLowIsWhatFeedsTheGpu) {
@@ -334,6 +338,11 @@ TEST(PastedLogs, ASpeedThatFallsMidRunAndStaysLowIsWhatFeedsTheGpu) {
   EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
   EXPECT_EQ(d.confidence, Confidence::kLow);
   EXPECT_THAT(d.summary, HasSubstr("after 7 steady lines"));
+  // Two series on the lines (images/sec, then samples/sec) are not one that falls.
+  const Diagnosis units = diagnose_telemetry(
+      read_text("images/sec: 1000\nimages/sec: 1000\nimages/sec: 1000\nimages/sec: 1000\n"
+                "samples/sec: 10\nsamples/sec: 10\nsamples/sec: 10\n"));
+  EXPECT_EQ(units.verdict, Verdict::kUnknown) << units.summary;
   // A gradual decline (a model that grows as it trains) is no fall.
   std::string decline;
   for (int i = 0; i < 10; ++i) {
@@ -352,6 +361,15 @@ TEST(PastedLogs, FairseqsWallClockAgainstItsTrainingClock) {
   EXPECT_NEAR(old_clocks.steps[0].data_seconds, 2.0 / 100, 1e-9);
   EXPECT_TRUE(old_clocks.steps[0].data_upper_bound);
   EXPECT_EQ(diagnose_telemetry(old_clocks).verdict, Verdict::kHealthy);
+  // Cumulative clocks whose steps take half the wall: the other half is outside the steps.
+  const Telemetry half = read_text(
+      "num_updates=100, wall=100, train_wall=50\nnum_updates=200, wall=200, train_wall=100\n"
+      "num_updates=300, wall=300, train_wall=150\nnum_updates=400, wall=400, train_wall=200\n");
+  ASSERT_EQ(half.steps.size(), 3u);
+  EXPECT_NEAR(half.steps[0].data_seconds / half.steps[0].step_seconds, 0.5, 1e-9);
+  const Diagnosis half_verdict = diagnose_telemetry(half);
+  EXPECT_EQ(half_verdict.verdict, Verdict::kInputBound) << half_verdict.summary;
+  EXPECT_EQ(half_verdict.confidence, Confidence::kMedium);
   // fairseq#2338 (train_inner): train_wall per interval (25, 24, ...), wall cumulative.
   const Telemetry new_clocks = read_telemetry_files(
       {pasted("datalog_fairseq2338-gpu-train-inner-log-tpu-benchmark-cutoff.txt")});
@@ -367,8 +385,11 @@ TEST(PastedLogs, CpusSaidToBeFullBesideAnIdleGpu) {
   const Diagnosis d = diagnose_paste("nvsmi_yolov5-2043-v100-util0-cpu-full-cutoff.txt");
   EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
   EXPECT_EQ(d.confidence, Confidence::kLow);
-  Telemetry not_full;
-  EXPECT_THROW(parse_telemetry("the CPU usage is not full at all\n", "msg.txt", not_full), Error);
+  for (const char* text : {"the CPU usage is not full at all\n", "the CPU isn't full at all\n",
+                           "the CPU is fine, the GPU is maxed\n"}) {
+    Telemetry not_full;
+    EXPECT_THROW(parse_telemetry(text, "msg.txt", not_full), Error) << text;
+  }
 }
 
 TEST(PastedLogs, AnIdleLookWhileTheStepsRunIsAWaitNotAHang) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "diagnose/fixes.h"
@@ -713,22 +714,36 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   }
   n.data_fraction = std::clamp(n.data_fraction, 0.0, 1.0);
   n.lines = std::max<int64_t>(lines, 1);
-  const bool profile = lines == 0;  // a profile's totals only
+  // Averages only: a profile's totals, or a training log's own clocks (fairseq's wall against
+  // its train_wall, one average per logging interval).
+  const bool clocks =
+      lines == 0 && last_average != nullptr &&
+      tel.files[static_cast<size_t>(last_average->origin.file)].kind == TelemetryKind::kTrainLog;
+  const bool profile = lines == 0 && !clocks;
+  const auto intervals =
+      std::count_if(tel.steps.begin(), tel.steps.end(), [&](const StepSample& s) {
+        return clocks && s.average && s.origin.file == last_average->origin.file;
+      });
   // A profile's time outside the batches bounds the wait from above (the loop's hooks are in
   // it too): sure of a small wait, not as sure of a large one as a timed wait.
   const bool bound_only = n.upper_bound && n.data_fraction >= th.wait.healthy_below;
-  d.confidence = (profile || lines >= 20) && !stalls_between && !bound_only ? Confidence::kHigh
-                 : lines >= 3 || profile                                    ? Confidence::kMedium
-                                                                            : Confidence::kLow;
+  d.confidence = clocks ? (intervals >= 3 ? Confidence::kMedium : Confidence::kLow)
+                 : (profile || lines >= 20) && !stalls_between && !bound_only ? Confidence::kHigh
+                 : lines >= 3 || profile                                      ? Confidence::kMedium
+                                                                              : Confidence::kLow;
   const StepSample& cited = last_average != nullptr ? *last_average : *timed.back();
   d.evidence.push_back(fmt::format(
       "{}: steps of {:.3f} s waited {}{:.0f} % of the time for data ({})",
-      profile ? "profile" : fmt::format("{} step lines", lines), n.step_seconds,
-      n.upper_bound ? "at most " : "", 100 * n.data_fraction,
-      n.upper_bound     ? "the epoch's time outside its batches: fetching and the loop's hooks"
-      : stalls_between  ? fmt::format("the log's running averages, {:.0f} % over the lines "
-                                       "shown: stalls between them",
-                                      100 * data_sum / step_sum)
+      clocks    ? fmt::format("{} intervals of the log's clocks", intervals)
+      : profile ? "profile"
+                : fmt::format("{} step lines", lines),
+      n.step_seconds, n.upper_bound ? "at most " : "", 100 * n.data_fraction,
+      clocks           ? "the wall clock outside the training steps: waiting for data, validation, "
+                         "checkpoints"
+      : n.upper_bound  ? "the epoch's time outside its batches: fetching and the loop's hooks"
+      : stalls_between ? fmt::format("the log's running averages, {:.0f} % over the lines "
+                                     "shown: stalls between them",
+                                     100 * data_sum / step_sum)
       : n.from_averages ? (profile ? "the profile's totals" : "the log's running averages")
       : lines >= 3 && stalled <= 1 ? "over the lines but a one-off stall"
                                    : "over the step lines"));
@@ -829,8 +844,21 @@ std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
 // nullopt when the log does not show it.
 std::optional<Diagnosis> speed_that_falls(const Telemetry& tel) {
   std::vector<std::pair<double, Origin>> speed;  // per second, in line order
+  // One series: the run, unit and per-GPU-ness that most rate lines share (a log printing
+  // wps and ups on every line is two series, not one that jumps).
+  std::map<std::tuple<int, std::string, bool>, size_t> series;
   for (const ThroughputSample& r : tel.rates) {
-    if (!r.total) speed.emplace_back(r.per_second, r.origin);
+    if (!r.total) ++series[{r.run, r.unit, r.per_gpu}];
+  }
+  if (!series.empty()) {
+    const auto longest =
+        std::max_element(series.begin(), series.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    for (const ThroughputSample& r : tel.rates) {
+      if (!r.total && std::tuple(r.run, r.unit, r.per_gpu) == longest->first) {
+        speed.emplace_back(r.per_second, r.origin);
+      }
+    }
   }
   if (speed.empty()) {
     for (const StepSample& s : tel.steps) {

@@ -93,7 +93,6 @@ bool rate_or_step_unit(std::string_view unit) {
   return !rate_unit_of(unit).empty() || per_iteration_scale(unit).has_value();
 }
 
-// The unit glued to a number or after one space at line[j]; advances j past it.
 // After a unit at line[b], the rest of a unit typed with spaces or words: "0.5s / it",
 // "1.27 second / it", "3 it /s", "230 seconds per step". Appends it to `unit` and advances b
 // when the whole is a rate's or a step's unit.
@@ -115,6 +114,7 @@ void extend_unit(std::string_view line, std::string& unit, size_t& b) {
   }
 }
 
+// The unit glued to a number or after one space at line[j]; advances j past it.
 std::string scan_unit(std::string_view line, size_t& j) {
   const size_t n = line.size();
   {
@@ -276,8 +276,8 @@ std::string name_before(std::string_view line, size_t from, size_t to, std::stri
 }
 
 // "speed: 3.52(0.65s r2.79)s/itr", the timer line of the trainers of I2L-MeshNet, Hand4Whole,
-// Pose2Pose and their kin: the step (the number before the group), its GPU time and its read
-// time (after 'r'), the step's unit after the group.
+// Pose2Pose and their kin: the step (the number before the group), its GPU time (not used) and its
+// read time (after 'r'), the step's unit after the group.
 struct ReadSplit {
   double read_seconds = 0;
   std::string unit;
@@ -345,8 +345,20 @@ std::vector<NamedValue> named_values(std::string_view line) {
     }
     // Clock times ("8:29:46", "00:59<00:05") and counters ("24/1051", "[1/300]"): not values.
     if (j + 1 < n && (line[j] == ':' || line[j] == '/') && is_digit(line[j + 1])) {
+      const bool pair = line[j] == '/';
+      const size_t first_end = j;
       while (j < n && (is_digit(line[j]) || line[j] == ':' || line[j] == '/' || line[j] == '.')) {
         ++j;
+      }
+      // OpenNMT's "23006/21669 tok/s": source and target tokens per second; the first is read.
+      size_t after = j;
+      std::string unit = pair ? scan_unit(line, after) : std::string();
+      const auto first = parse_number(line.substr(number_start, first_end - number_start));
+      if (first && !rate_unit_of(unit).empty()) {
+        std::string hint;
+        out.push_back(NamedValue{name_before(line, name_start, number_start, hint), std::move(unit),
+                                 *first, std::nullopt, number_start});
+        j = after;
       }
       i = name_start = j;
       continue;
@@ -388,8 +400,9 @@ std::vector<NamedValue> named_values(std::string_view line) {
     v.unit = scan_unit(line, j);
     if (v.unit.empty() && !unit_hint.empty() && unit_hint != "count") v.unit = unit_hint;
     if (unit_hint == "count") v.name += "s";  // "gpu(s)" reads as "gpus"
-    // Prose names a percentage after it: "seeing ~20% GPU utilization", "at 90% CPU usage".
-    if (v.unit == "%") {
+    // Prose names a percentage after it: "seeing ~20% GPU utilization", "at 90% CPU usage"
+    // (not "GPU util 95% CPU util 20%", whose 95 is named before it).
+    if (v.unit == "%" && meaning_of(v).quantity == Quantity::kNone) {
       size_t k = j;
       while (k < n && is_blank(line[k])) ++k;
       const std::string after = lower(line.substr(k, 24));
@@ -680,7 +693,9 @@ Meaning meaning_of(const NamedValue& v) {
     return m;
   }
   std::string rate = rate_unit_of(v.unit);
-  if (rate.empty()) rate = rate_unit_of(name);
+  // The name says what is counted when the unit does not ("samples_per_second_per_gpu is
+  // 30/s/gpu"), not when the unit counts something else ("memory throughput 900 GB/s").
+  if (rate.empty() && (v.unit.empty() || v.unit.front() == '/')) rate = rate_unit_of(name);
   if (!rate.empty() && v.value > 0) {
     m.quantity = Quantity::kRate;
     m.rate_unit = rate;
@@ -727,7 +742,7 @@ std::vector<std::string> words_of(std::string_view line) {
   if (!w.empty()) words.push_back(std::move(w));
   // A word in parentheses ("(2x 3090)") is the word; "gpu(s)" keeps its own.
   for (std::string& word : words) {
-    while (!word.empty() && word.front() == '(') word.erase(word.begin());
+    word.erase(0, std::min(word.size(), word.find_first_not_of('(')));
     if (!word.empty() && word.back() == ')' && word.find('(') == std::string::npos) {
       word.pop_back();
     }
@@ -765,7 +780,7 @@ bool gpu_word(std::string_view w) {
   }
   // 3090, 4090, "3090ti" (not 300000, a counter's total)
   return w.size() >= 4 && (w.substr(0, 2) == "30" || w.substr(0, 2) == "40") && is_digit(w[2]) &&
-         is_digit(w[3]) && (w.size() == 4 || is_alpha(w[4]));
+         is_digit(w[3]) && (w.size() == 4 || is_alpha(w[4]) || w[4] == '-');
 }
 
 // A word between a count and "GPU" that names the model: "P4", "A10G", "NVIDIA" ("2 Dual P4
@@ -851,7 +866,8 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       continue;
     }
     // "CUDA_VISIBLE_DEVICES=0,1 python train.py": as many GPUs as the ids it lists, which the
-    // job sees whatever the machine has (so, unlike a launcher's flag, it beats a heading).
+    // job sees whatever the machine has: read as a count in words, not as a launcher's flag
+    // (so it names its run even below a heading in words, "4 x GPU NVIDIA Titan X").
     if (starts_with(w, "cuda_visible_devices=") && parse_index(std::string_view(w).substr(21))) {
       size_t ids = 1;
       while (i + ids < words.size() && parse_index(words[i + ids])) ++ids;
@@ -876,8 +892,8 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
     }
     // "with only GPU" (one): not "only GPU 0", a device.
     if (w == "only" && (next == "gpu" || next == "card") && !parse_index(after)) one_model = true;
-    if ((w == "on" || w == "one" || w == "an") && gpu_word(next) && !gpu_word(after) &&
-        next != "gpu" && next != "gpus" && next != "card" && next != "cards") {
+    if ((w == "on" || w == "one" || w == "an") && gpu_word(next) && next != "gpu" &&
+        next != "gpus" && next != "card" && next != "cards") {
       one_model = true;
     }
     if (const auto c = small_count(w)) {
@@ -923,43 +939,60 @@ Scale scale_of(std::string_view side) {
 std::optional<bool> larger_scale_slower(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::string text = lower(line);
-  // "X is slower than Y", "X gives worse throughput than Y", "X is much faster than Y": a
-  // comparative up to three words before "than".
-  const size_t than = text.find(" than ");
-  if (than == std::string::npos) return std::nullopt;
+  // "X is slower than Y", "X gives worse throughput than Y", "X is not any faster than Y": a
+  // comparative up to three words before "than", turned round by a "not" just before it.
   static constexpr std::array<std::string_view, 3> kSlower = {"slower", "worse", "longer"};
   static constexpr std::array<std::string_view, 3> kFaster = {"faster", "better", "quicker"};
-  std::optional<bool> slower;
-  size_t comparative_at = than;
-  size_t end = than;
-  for (int words = 0; words < 3 && !slower && end > 0; ++words) {
-    const size_t start = text.rfind(' ', end - 1);
-    const size_t from = start == std::string::npos ? 0 : start + 1;
-    const std::string_view w = std::string_view(text).substr(from, end - from);
-    for (const std::string_view c : kSlower) {
-      if (w == c) slower = true;
+  static constexpr std::array<std::string_view, 6> kNot = {"not",    "isn't", "wasn't",
+                                                           "aren't", "no",    "never"};
+  const auto in = [](std::string_view w, const auto& list) {
+    return std::find(list.begin(), list.end(), w) != list.end();
+  };
+  for (size_t than = text.find(" than "); than != std::string::npos;
+       than = text.find(" than ", than + 1)) {
+    // The words before "than", nearest first (at most six).
+    std::vector<std::pair<std::string_view, size_t>> before;  // word, where it starts
+    size_t end = than;
+    while (before.size() < 6 && end > 0) {
+      const size_t space = text.rfind(' ', end - 1);
+      const size_t from = space == std::string::npos ? 0 : space + 1;
+      if (from < end) before.emplace_back(std::string_view(text).substr(from, end - from), from);
+      if (space == std::string::npos) break;
+      end = space;
     }
-    for (const std::string_view c : kFaster) {
-      if (w == c) slower = false;
+    std::optional<bool> slower;
+    size_t comparative_at = than;
+    for (size_t k = 0; k < before.size() && k < 3 && !slower; ++k) {
+      if (in(before[k].first, kSlower)) slower = true;
+      if (in(before[k].first, kFaster)) slower = false;
+      if (!slower) continue;
+      comparative_at = before[k].second;
+      // "not faster", "isn't any faster": the larger is no faster, so the slower.
+      for (size_t m = k + 1; m < before.size() && m <= k + 2; ++m) {
+        if (in(before[m].first, kNot)) {
+          slower = !*slower;
+          comparative_at = before[m].second;
+          break;
+        }
+      }
     }
-    comparative_at = from;
-    if (start == std::string::npos) break;
-    end = start;
+    if (!slower) continue;
+    // The two sides: the words just before (back to the clause's start) and just after.
+    size_t left_from = comparative_at > 80 ? comparative_at - 80 : 0;
+    const size_t clause = text.find_last_of(",;:", comparative_at);
+    if (clause != std::string::npos && clause + 1 > left_from) left_from = clause + 1;
+    const Scale left =
+        scale_of(std::string_view(text).substr(left_from, comparative_at - left_from));
+    const Scale right = scale_of(std::string_view(text).substr(than + 6, 60));
+    std::optional<bool> left_larger;
+    if (left.nodes && right.nodes && *left.nodes != *right.nodes) {
+      left_larger = *left.nodes > *right.nodes;
+    } else if (left.gpus && right.gpus && *left.gpus != *right.gpus) {
+      left_larger = *left.gpus > *right.gpus;
+    }
+    if (left_larger) return *slower ? *left_larger : !*left_larger;
   }
-  if (!slower) return std::nullopt;
-  // The two sides: the words just before and just after (not the rest of a long sentence).
-  const size_t left_from = comparative_at > 80 ? comparative_at - 80 : 0;
-  const size_t right_from = than + 6;
-  const Scale left = scale_of(std::string_view(text).substr(left_from, comparative_at - left_from));
-  const Scale right = scale_of(std::string_view(text).substr(right_from, 60));
-  std::optional<bool> left_larger;
-  if (left.nodes && right.nodes && *left.nodes != *right.nodes) {
-    left_larger = *left.nodes > *right.nodes;
-  } else if (left.gpus && right.gpus && *left.gpus != *right.gpus) {
-    left_larger = *left.gpus > *right.gpus;
-  }
-  if (!left_larger) return std::nullopt;
-  return *slower ? *left_larger : !*left_larger;
+  return std::nullopt;
 }
 
 }  // namespace stoker::telemetry

@@ -78,8 +78,8 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
 
 // A sentence comparing two scales of one job: "2 nodes is significantly slower than 1 node
 // 8 gpus" and "multi gpu mode is much slower than single gpu" give true (the larger scale is
-// the slower), "8 GPUs are 5x faster than 1" false; nullopt when the line compares no two
-// scales.
+// the slower), "8 GPUs are 5x faster than 1 GPU" false, "8 GPUs is not faster than 1 GPU"
+// true; nullopt when the line compares no two scales.
 std::optional<bool> larger_scale_slower(std::string_view line);
 
 }  // namespace stoker::telemetry

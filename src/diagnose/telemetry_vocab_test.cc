@@ -209,6 +209,8 @@ TEST(Vocabulary, GpuAndNodeCountsAsPeopleWriteThem) {
             8);
   EXPECT_EQ(gpus("with two or three nodes(8 v100 32G)"), std::nullopt);  // no "3 V100"
   EXPECT_EQ(gpus("With multi-gpu (2x 3090)"), 2);                        // diffusers#1851
+  EXPECT_EQ(gpus("on H100 GPU the speed is 1.2 s/it"), 1);
+  EXPECT_EQ(gpus("2 3090-ti"), 2);
   EXPECT_EQ(gpus("$ CUDA_VISIBLE_DEVICES=0,1,2 python train_v2_multi_example.py"), 3);
   bool env_flag = false;
   EXPECT_EQ(gpu_count_of("CUDA_VISIBLE_DEVICES=0 python train.py", nullptr, &env_flag), 1);
@@ -234,6 +236,9 @@ TEST(Vocabulary, ASentenceComparingTwoScalesSaysWhichWasSlower) {
                                 "than using 2 GPus"),
             true);  // tf-models#3311: the comparative a few words before "than"
   EXPECT_EQ(larger_scale_slower("8 GPUs are 5x faster than 1 GPU"), false);
+  EXPECT_EQ(larger_scale_slower("8 GPUs is not faster than 1 GPU"), true);
+  EXPECT_EQ(larger_scale_slower("with 2 GPUs it isn't any faster than with 1 GPU"), true);
+  EXPECT_EQ(larger_scale_slower("more than 2 gpus: 8 GPUs is slower than 1 GPU"), true);
   EXPECT_EQ(larger_scale_slower("1 GPU is faster than 4 GPUs"), true);
   // No two scales: a machine against the paper, a loader against another.
   EXPECT_EQ(larger_scale_slower("my 8V100 machine is three/four times slower than this"),
@@ -397,6 +402,18 @@ TEST(Vocabulary, TablesTimersAndProseNameTheirNumbersToo) {
   EXPECT_TRUE(meaning_of(*tgs).per_gpu);
   EXPECT_EQ(meaning_of(named_values("global_step/sec: 0.402755")[0]).rate_unit, "iterations");
   EXPECT_EQ(meaning_of(named_values("train_step_timing=1.23")[0]).quantity, Quantity::kStep);
+  // A percentage named before it keeps that name; a unit that counts something else is no
+  // rate of the thing a name says; OpenNMT's source/target tokens per second.
+  const auto both = named_values("GPU util 95% CPU util 20%");
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(meaning_of(both[0]).quantity, Quantity::kGpuUtilisation);
+  EXPECT_EQ(meaning_of(both[1]).quantity, Quantity::kCpuUtilisation);
+  EXPECT_EQ(meaning_of(named_values("memory throughput 900 GB/s")[0]).quantity, Quantity::kNone);
+  const auto onmt = named_values("lr: 1.00000; 23006/21669 tok/s;     18 sec");
+  ASSERT_EQ(onmt.size(), 3u);
+  EXPECT_EQ(onmt[1].value, 23006);
+  EXPECT_EQ(meaning_of(onmt[1]).rate_unit, "tokens");
+  EXPECT_EQ(meaning_of(onmt[2]).quantity, Quantity::kNone);
   const auto still = named_values("GPU utilization is still merely 5%");
   ASSERT_EQ(still.size(), 1u);
   EXPECT_EQ(meaning_of(still[0]).quantity, Quantity::kGpuUtilisation);
@@ -440,6 +457,12 @@ TEST(Vocabulary, AWaitBesideItsStepOnAnotherLineOrARateOfIterations) {
   ASSERT_EQ(breakdown.steps.size(), 1u);
   EXPECT_TRUE(breakdown.steps[0].has_data);
   EXPECT_NEAR(breakdown.steps[0].step_seconds, 0.33, 1e-12);
+  // A wait far above a timer row is no table's; rows that do not follow each other are none.
+  Telemetry apart;
+  EXPECT_THROW(parse_telemetry("data loading: 5.0s\n\nsome words\nmore words\nand more\nstill "
+                               "more\nforward pass: 0.2s\n",
+                               "msg.txt", apart),
+               Error);
   // "3 it/s" beside a data time is the step it waits in (geti#5958).
   const Telemetry rate = read_text("Before: 3 it /s, data_time 0.217\n");
   ASSERT_EQ(rate.steps.size(), 1u);
