@@ -461,7 +461,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   int64_t pending_line = 0;
   Line pending_at;
   std::vector<TrainingClock> clocks;
-  std::optional<size_t> total_step;  // out.steps index of a step read from a "total" line
+  // out.steps index of a step read from a "total" line whose parts may follow; npos when none
+  size_t total_step = std::string::npos;
   int64_t total_line = 0;
   int64_t last_timer_line = 0;  // the last row of a table of timers below the wait
   int timed_phases = 0;         // compute timers (forward, backward, optimizer) below the wait
@@ -525,11 +526,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // Megatron's timers ("batch-generator: 1.2") before its "elapsed time per iteration".
     // A breakdown below its total ("Total step time: 0.33s", "policy_training: 0.32s (99.5%)",
     // "data_processing: 0.00s (0.4%)", NeMo-RL): the wait is part of the step above.
-    if (step.data && !step.step && total_step && line.number - total_line <= 6 &&
-        !out.steps[*total_step].has_data) {
-      out.steps[*total_step].data_seconds = *step.data;
-      out.steps[*total_step].has_data = true;
-      total_step.reset();
+    if (step.data && !step.step && total_step != std::string::npos &&
+        line.number - total_line <= 6 && !out.steps[total_step].has_data) {
+      out.steps[total_step].data_seconds = *step.data;
+      out.steps[total_step].has_data = true;
+      total_step = std::string::npos;
       continue;
     }
     if (step.data && !step.step) {
@@ -602,7 +603,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         if (step_avg && step.data_avg) *step_avg += *step.data_avg;
       }
       add_step(line, step_s, step.data, step_avg, step.data_avg);
-      total_step.reset();
+      total_step = std::string::npos;
       if (step.step_is_total && !step.data) {
         total_step = out.steps.size() - 1;
         total_line = line.number;
