@@ -366,6 +366,94 @@ bool training_share_of(const std::vector<TrainingClock>& clocks, int run, int64_
 
 }  // namespace
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// A sentence setting one GPU against the rest: "GPU 0 is at 100 % util while the others are at
+// 0 %", "rank=0的卡GPU利用率为0，其余卡利用率100%" (rank 0's card at 0, the other cards at
+// 100 %) — the picture of one nvidia-smi table, told in words.
+struct OneAgainstRest {
+  int gpu = 0;
+  double util = 0;       // the named GPU's
+  double rest_util = 0;  // each other GPU's
+  int rest_count = 1;    // the GPU count stated, else "the others" two, "the other GPU" one
+  bool counted = false;  // the line states the GPU count
+};
+
+// The first utilisation in text[from, to): a percentage, or a bare number a few characters
+// after a utilisation word ("utilization is 0").
+std::optional<double> utilisation_in(std::string_view text, size_t from, size_t to) {
+  for (size_t i = from; i < to && i < text.size(); ++i) {
+    if (!is_digit(text[i]) || (i > 0 && (is_digit(text[i - 1]) || text[i - 1] == '.'))) continue;
+    size_t e = i;
+    while (e < text.size() && (is_digit(text[e]) || text[e] == '.')) ++e;
+    size_t k = e;
+    while (k < text.size() && text[k] == ' ') ++k;
+    const bool percent = k < text.size() && text[k] == '%';
+    const size_t look = i >= 24 ? i - 24 : 0;
+    const std::string_view before = text.substr(look, i - look);
+    const bool named = before.find("util") != std::string_view::npos ||
+                       before.find("usage") != std::string_view::npos;
+    if (percent || (named && (k >= text.size() || !is_alpha(text[k])))) {
+      const auto v = parse_number(text.substr(i, e - i));
+      if (v && *v >= 0 && *v <= 100) return v;
+    }
+    i = e;
+  }
+  return std::nullopt;
+}
+
+std::optional<OneAgainstRest> one_against_rest(std::string_view line) {
+  const std::string text = lower(in_english(line));
+  if (text.find("util") == std::string::npos && text.find("usage") == std::string::npos) {
+    return std::nullopt;
+  }
+  // The named GPU: a device word, then its index ("gpu 0", "gpu0", "rank=0", "cuda:1").
+  size_t named_end = std::string::npos, named_at = std::string::npos;
+  int gpu = 0;
+  for (const std::string_view word : {"gpu", "rank", "card", "device", "cuda"}) {
+    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+      size_t k = at + word.size();
+      while (k < text.size() && (text[k] == ' ' || text[k] == ':' || text[k] == '=' ||
+                                 text[k] == '#' || text[k] == '_')) {
+        ++k;
+      }
+      size_t e = k;
+      while (e < text.size() && is_digit(text[e])) ++e;
+      if (e == k || e - k > 3 || (e < text.size() && (text[e] == '%' || text[e] == '.'))) {
+        continue;
+      }
+      if (named_at == std::string::npos || at < named_at) {
+        named_at = at, named_end = e;
+        gpu = std::stoi(text.substr(k, e - k));
+      }
+      break;
+    }
+  }
+  if (named_end == std::string::npos) return std::nullopt;
+  size_t rest_at = std::string::npos;
+  bool plural = true;
+  for (const std::string_view word : {" other", " rest", " remaining"}) {
+    const size_t at = text.find(word, named_end);
+    if (at < rest_at) rest_at = at, plural = word != " other";
+  }
+  if (rest_at == std::string::npos) return std::nullopt;
+  if (!plural) {
+    const size_t after = rest_at + 6;
+    plural = text.compare(after, 1, "s") == 0 || text.compare(after, 5, " gpus") == 0 ||
+             text.compare(after, 6, " cards") == 0 || text.compare(after, 6, " ranks") == 0;
+  }
+  const auto util = utilisation_in(text, named_end, rest_at);
+  const auto rest = utilisation_in(text, rest_at, rest_at + 80);
+  if (!util || !rest) return std::nullopt;
+  OneAgainstRest told{gpu, *util, *rest, plural ? 2 : 1, !plural};
+  if (const auto count = gpu_count_of(line); count && *count > 1 && gpu < *count) {
+    told.rest_count = *count - 1;
+    told.counted = true;
+  }
+  return told;
+}
+
 bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
   std::vector<Line> lines;
   lines.reserve(pasted.size());
@@ -383,6 +471,33 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   const size_t first_step = out.steps.size();
   bool found = false;
   int steps_file = -1, rates_file = -1, util_file = -1;
+  std::set<int64_t> told_in_words;  // lines whose utilisation one_against_rest read
+  for (const Line& l : pasted) {
+    const auto told =
+        l.text.size() <= kMaxPastedLineBytes ? one_against_rest(l.text) : std::nullopt;
+    if (!told) continue;
+    if (util_file < 0) util_file = files.of(TelemetryKind::kGpuPanel);
+    const auto look = [&](int gpu, double util) {
+      GpuSample g;
+      g.origin = {util_file, l.number};
+      g.gpu = gpu;
+      g.util = util;
+      out.gpus.push_back(g);
+    };
+    look(told->gpu, told->util);
+    for (int g = 0, added = 0; added < told->rest_count; ++g) {
+      if (g == told->gpu) continue;
+      look(g, told->rest_util);
+      ++added;
+    }
+    told_in_words.insert(l.number);
+    found = true;
+    out.notes.push_back(TelemetryNote{
+        {util_file, l.number},
+        fmt::format("said in words: GPU {} at {:.0f} %, {} at {:.0f} %{}", told->gpu, told->util,
+                    told->rest_count == 1 ? "the other GPU" : "the other GPUs", told->rest_util,
+                    told->counted ? "" : " (how many others is not said: read as two)")});
+  }
   // Runs: the first starts with the text; a heading stating another GPU count starts the next
   // once the current one has samples.
   int run = -1;
@@ -641,7 +756,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         r.run = current_run(line);
         out.rates.push_back(std::move(r));
         meaningful = true;
-      } else if (m.quantity == Quantity::kGpuUtilisation && v.value >= 0 && v.value <= 100) {
+      } else if (m.quantity == Quantity::kGpuUtilisation && v.value >= 0 && v.value <= 100 &&
+                 !told_in_words.contains(line.number)) {
         if (util_file < 0) {
           util_file = files.of(summary ? TelemetryKind::kJobSummary : TelemetryKind::kGpuPanel);
           out.files[static_cast<size_t>(util_file)].run_means = summary;

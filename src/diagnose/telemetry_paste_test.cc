@@ -405,6 +405,44 @@ TEST(PastedLogs, AnIdleLookWhileTheStepsRunIsAWaitNotAHang) {
   EXPECT_EQ(diagnose_telemetry(look).verdict, Verdict::kUnknown);
 }
 
+TEST(PastedLogs, OneGpuAgainstTheRestToldInWords) {
+  // LlamaFactory#5320: "rank=0的卡GPU利用率为0，其余卡利用率100%" (rank 0's card at 0, the
+  // other cards at 100 %): a straggling rank the others wait for.
+  const Diagnosis d =
+      diagnose_paste("gpuutil_LlamaFactory5320-rank0-util0-others100-streaming-cutoff.txt");
+  EXPECT_EQ(d.verdict, Verdict::kRankImbalance) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, HasSubstr("GPU 0 at 0 % while GPUs 1-2 are busy"));
+  // The seeds' second failure in words, with the GPU count stated: only GPU 0 computes.
+  Telemetry eight;
+  parse_telemetry("With 8 GPUs, GPU 0 utilization is 100% while the other GPUs are at 0%.\n",
+                  "msg.txt", eight);
+  ASSERT_EQ(eight.gpus.size(), 8u);
+  const Diagnosis only = diagnose_telemetry(eight);
+  EXPECT_EQ(only.verdict, Verdict::kRankImbalance) << only.summary;
+  EXPECT_THAT(only.summary, HasSubstr("only GPU 0 computes (100 %) while GPUs 1-7 sit at 0 %"));
+  EXPECT_THAT(only.summary, HasSubstr("innocent if it is a single-GPU job by design"));
+  // All of them busy is no imbalance; a GPU's memory is not its utilisation.
+  Telemetry even;
+  parse_telemetry("GPU 0 util is 98% and the others are at 97% util\n", "msg.txt", even);
+  EXPECT_EQ(diagnose_telemetry(even).verdict, Verdict::kHealthy);
+  for (const char* text : {"GPU 0 memory is 100% full, the other GPUs have 10% used\n",
+                           "GPU 0 utilization is high while the others are idle\n"}) {
+    Telemetry none;
+    EXPECT_THROW(parse_telemetry(text, "msg.txt", none), Error) << text;
+  }
+}
+
+TEST(PastedLogs, AStatisticIsNamedByTheLabelBeforeIt) {
+  // alan-cluster#9: "Blocking, waiting for batch (threaded) (10/10):  mean:  189ms  std:  207ms"
+  // above the compute's rows: the wait is 6 % of the step.
+  const Diagnosis d = diagnose_paste("datalog_alan-cluster9-waiting-for-batch-vs-backward.txt");
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  ASSERT_TRUE(d.numbers.steps);
+  EXPECT_NEAR(d.numbers.steps->data_fraction,
+              0.189 / (0.189 + 0.002 + 0.011 + 0.402 + 2.321 + 0.055 + 0.044), 1e-6);
+}
+
 TEST(PastedLogs, ATableOfEpochTimesByGpuCountIsAScalingComparison) {
   // keras-yolo3#104: the same 3 epochs take 7m on 1 GPU, 14m on 2, 18m on 4.
   const Diagnosis d = diagnose_paste("scaling_keras-yolo3-104-epoch-time-by-gpus.txt");

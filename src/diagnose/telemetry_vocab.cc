@@ -167,12 +167,18 @@ bool is_unit_hint(std::string_view s) {
          s == "gb" || s == "mib" || s == "w";
 }
 
+}  // namespace
+
 // Chinese words of the pastes read, in the English words the reader knows ("单卡" one card,
 // "单机4卡" one machine with 4 cards, "8卡吞吐" the throughput on 8 cards): 卡 card, 单 single,
-// 双 dual, 机 / 节点 node, 吞吐(量) throughput. Other characters are kept.
+// 双 dual, 机 / 节点 node, 吞吐(量) throughput, 利用率 utilization, 其余 / 其他 others. Other
+// characters are kept.
 std::string in_english(std::string_view line) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kWords = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kWords = {{
       {"\xe5\x90\x9e\xe5\x90\x90\xe9\x87\x8f", " throughput "},
+      {"\xe5\x88\xa9\xe7\x94\xa8\xe7\x8e\x87", " utilization "},
+      {"\xe5\x85\xb6\xe4\xbd\x99", " others "},
+      {"\xe5\x85\xb6\xe4\xbb\x96", " others "},
       {"\xe5\x90\x9e\xe5\x90\x90", " throughput "},
       {"\xe5\x8d\xa1", " card "},
       {"\xe5\x8d\x95", " single "},
@@ -198,6 +204,8 @@ std::string in_english(std::string_view line) {
   }
   return out;
 }
+
+namespace {
 
 // The name in line[from, to): the last separator-delimited part before the number, without
 // ':' / '=', quotes and a trailing "(ms)"-style unit (returned in `unit_hint`), normalised.
@@ -323,6 +331,82 @@ std::vector<double> average_group(std::string_view line, size_t j, size_t& end) 
   return {};
 }
 
+// "(0.833 iter/s)" at line[k]: one number with a rate's or a step's unit in parentheses.
+bool rate_in_parentheses(std::string_view line, size_t k) {
+  if (k >= line.size() || line[k] != '(') return false;
+  size_t e = scan_number(line, k + 1);
+  if (e == k + 1) return false;
+  const std::string unit = scan_unit(line, e);
+  return rate_or_step_unit(unit) && e < line.size() && line[e] == ')';
+}
+
+// Keras' epoch line without a time per step ("3198/3198 - 2287s - loss: 2.7595", verbose=2,
+// and Keras 2.0's "3198/3198 [=====] - 2287s - loss: ..."): the epoch's duration over its
+// steps is the mean step. The counter is line[start, slash) "/" line[slash + 1, end).
+struct KerasEpoch {
+  double step_seconds = 0;
+  size_t column = 0;
+  size_t end = 0;
+};
+
+std::optional<KerasEpoch> keras_epoch(std::string_view line, size_t start, size_t slash,
+                                      size_t end) {
+  const std::string_view done = line.substr(start, slash - start);
+  const std::string_view steps = line.substr(slash + 1, end - slash - 1);
+  if (done != steps || done.find_first_not_of("0123456789") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  const auto count = parse_number(steps);
+  size_t k = end;
+  while (k < line.size() && is_blank(line[k])) ++k;
+  if (k < line.size() && line[k] == '[') {  // the progress bar
+    const size_t close = line.find(']', k);
+    if (close == std::string_view::npos) return std::nullopt;
+    k = close + 1;
+    while (k < line.size() && is_blank(line[k])) ++k;
+  }
+  if (line.substr(k, 2) != "- ") return std::nullopt;
+  k += 2;
+  const size_t number = k;
+  k = scan_number(line, k);
+  if (k == number) return std::nullopt;
+  const auto value = parse_number(line.substr(number, k - number));
+  std::string unit = scan_unit(line, k);
+  const auto scale = duration_scale(unit);
+  // A time per step after it ("- 2287s 715ms/step") is read as it is.
+  if (!count || *count <= 0 || !value || !scale ||
+      !(k == line.size() || line.substr(k, 3) == " - ")) {
+    return std::nullopt;
+  }
+  return KerasEpoch{*value * *scale / *count, number, k};
+}
+
+bool is_statistic(std::string_view name) {
+  return name == "mean" || name == "avg" || name == "average" || name == "median";
+}
+
+bool is_spread(std::string_view name) {
+  return name == "std" || name == "stdev" || name == "stddev" || name == "sd";
+}
+
+// The label a statistic belongs to: "  Blocking, waiting for batch (threaded) (10/10):  " is
+// "waiting_for_batch" (its notes in parentheses dropped, the last part kept).
+std::string label_before(std::string_view text) {
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    while (!text.empty() && (is_blank(text.back()) || text.back() == ':')) text.remove_suffix(1);
+    if (!text.empty() && text.back() == ')') {
+      const size_t open = text.rfind('(');
+      if (open != std::string_view::npos) {
+        text = text.substr(0, open);
+        stripped = true;
+      }
+    }
+  }
+  std::string hint;
+  return name_before(text, 0, text.size(), hint);
+}
+
 }  // namespace
 
 std::vector<NamedValue> named_values(std::string_view line) {
@@ -330,7 +414,8 @@ std::vector<NamedValue> named_values(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return out;
   const size_t n = line.size();
   size_t name_start = 0;
-  size_t last_named = 0;  // index in `out` of the last value with a name
+  size_t last_named = 0;   // index in `out` of the last value with a name
+  size_t label_start = 0;  // where the text after the last value starts (counters included)
   size_t i = 0;
   while (i < n) {
     if (!starts_number(line, i)) {
@@ -359,6 +444,11 @@ std::vector<NamedValue> named_values(std::string_view line) {
         out.push_back(NamedValue{name_before(line, name_start, number_start, hint), std::move(unit),
                                  *first, std::nullopt, number_start});
         j = after;
+      } else if (const auto epoch =
+                     pair ? keras_epoch(line, number_start, first_end, j) : std::nullopt) {
+        out.push_back(
+            NamedValue{"step_time", "s", epoch->step_seconds, std::nullopt, epoch->column});
+        j = epoch->end;
       }
       i = name_start = j;
       continue;
@@ -389,12 +479,24 @@ std::vector<NamedValue> named_values(std::string_view line) {
     v.column = number_start;
     std::string unit_hint;
     v.name = name_before(line, name_start, number_start, unit_hint);
+    // "Forward pass (10/10):  mean:  11ms   std:  3ms": a statistic is named by the label
+    // before it, and its spread is no reading of its own.
+    if (is_statistic(v.name)) {
+      const size_t word = lower(line.substr(0, number_start)).rfind(v.name);
+      if (word != std::string_view::npos && word >= label_start) {
+        v.name = label_before(line.substr(label_start, word - label_start));
+      }
+    } else if (is_spread(v.name) && !out.empty()) {
+      scan_unit(line, j);
+      i = name_start = label_start = j;
+      continue;
+    }
     if (const auto split = read_split(line, j)) {
       v.unit = split->unit;
       out.push_back(std::move(v));
       out.push_back(NamedValue{"read_time", "s", split->read_seconds, std::nullopt, j});
       last_named = out.size() - 1;
-      i = name_start = split->end;
+      i = name_start = label_start = split->end;
       continue;
     }
     v.unit = scan_unit(line, j);
@@ -421,7 +523,11 @@ std::vector<NamedValue> named_values(std::string_view line) {
     size_t k = j;
     while (k < n && is_blank(line[k])) ++k;
     size_t end = k;
-    const std::vector<double> group = average_group(line, k, end);
+    // "Iteration 200 (0.833 iter/s)", "loss = 2.5009 (1.218 sec/step)": a count or a metric
+    // without a unit, then a rate or a step of its own, not its average.
+    const bool counter_then_rate = out.back().unit.empty() && rate_in_parentheses(line, k);
+    const std::vector<double> group =
+        counter_then_rate ? std::vector<double>() : average_group(line, k, end);
     if (!group.empty()) {
       const size_t run = out.size() - last_named;
       if (group.size() == run && run > 1) {
@@ -431,7 +537,7 @@ std::vector<NamedValue> named_values(std::string_view line) {
       }
       j = end;
     }
-    i = name_start = j;
+    i = name_start = label_start = j;
   }
   // Timer lines state their unit once, up front: Megatron's and DeepSpeed's "time (ms) |
   // forward: 1180.2 | batch-generator: 500.3".
@@ -524,7 +630,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 59> kSynonyms = {{
+constexpr std::array<Synonym, 63> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -537,6 +643,10 @@ constexpr std::array<Synonym, 59> kSynonyms = {{
     {"dataloader", Quantity::kDataWait, 0},
     {"dataloader_time", Quantity::kDataWait, 0},
     {"data_wait", Quantity::kDataWait, 0},
+    {"wait_for_data", Quantity::kDataWait, 0},
+    {"wait_for_batch", Quantity::kDataWait, 0},
+    {"waiting_for_data", Quantity::kDataWait, 0},
+    {"waiting_for_batch", Quantity::kDataWait, 0},  // "Blocking, waiting for batch: mean: 189ms"
     {"smp", Quantity::kDataWait, 0},
     {"load", Quantity::kDataWait, 0},
     {"load_time", Quantity::kDataWait, 0},

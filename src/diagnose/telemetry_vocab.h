@@ -36,6 +36,10 @@ struct NamedValue {
 // are skipped; a number with no name before it (a rate after a comma) has an empty name.
 std::vector<NamedValue> named_values(std::string_view line);
 
+// The Chinese words of pasted text that the reader knows, in English ("单卡" is " single  card
+// "); other characters are kept.
+std::string in_english(std::string_view line);
+
 // What a name means, from the synonym table (docs/doctor.md lists it).
 enum class Quantity {
   kNone,

@@ -389,11 +389,12 @@ TEST(Vocabulary, TablesTimersAndProseNameTheirNumbersToo) {
   EXPECT_EQ(meaning_of(chainer[0]).quantity, Quantity::kStep);
   EXPECT_NEAR(*seconds_of(chainer[0]), 1 / 4.0445, 1e-12);
   EXPECT_EQ(meaning_of(named_values("speed: 2.469 batches/s")[0]).rate_unit, "iterations");
-  // Composer#858: a mean in batch/s, and its spread, which is no rate.
+  // Composer#858: a mean in batch/s, named by what it is the mean of, and its spread, which is
+  // no reading.
   const auto composer = named_values("Baseline: train mean 4.242 batch/s std 0.090 batch/s");
-  ASSERT_EQ(composer.size(), 2u);
+  ASSERT_EQ(composer.size(), 1u);
   EXPECT_EQ(meaning_of(composer[0]).rate_unit, "iterations");
-  EXPECT_EQ(meaning_of(composer[1]).quantity, Quantity::kNone);
+  EXPECT_EQ(meaning_of(NamedValue{"std", "batch/s", 0.09, {}, 0}).quantity, Quantity::kNone);
   const auto intern = named_values("step=9,tgs (tokens/gpu/second)=2104.89,lr=2.2e-06");
   const auto tgs = std::find_if(intern.begin(), intern.end(), [](const NamedValue& v) {
     return meaning_of(v).quantity == Quantity::kRate;
@@ -648,6 +649,57 @@ TEST(JobSummary, AStepLogBesideOneCpuLookIsRefinedByIt) {
       "Epoch: [0][30/500]\tTime 1.000 (1.000)\tData 0.800 (0.800)\n"
       "%Cpu(s): 96.1 us,  3.2 sy,  0.0 ni,  0.5 id,  0.2 wa,  0.0 hi,  0.0 si,  0.0 st\n"));
   EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
+}
+
+TEST(Vocabulary, KerasEpochLinesWithoutATimePerStep) {
+  // tensorflow#44050 (verbose=2) and Keras 2.0's bar: the epoch's time over its steps.
+  for (const char* line : {"3198/3198 - 2287s - loss: 2.7595 - binary_accuracy: 0.8080",
+                           "3198/3198 [==============================] - 2287s - loss: 2.7595"}) {
+    const auto values = named_values(line);
+    ASSERT_FALSE(values.empty()) << line;
+    EXPECT_EQ(values[0].name, "step_time") << line;
+    EXPECT_NEAR(*seconds_of(values[0]), 2287.0 / 3198, 1e-9) << line;
+    EXPECT_EQ(meaning_of(values[0]).quantity, Quantity::kStep) << line;
+  }
+  // A time per step stated beside it is read as stated, once; a batch still running is no epoch.
+  const auto stated = named_values("3198/3198 [=====] - 2287s 715ms/step - loss: 2.7595");
+  EXPECT_EQ(
+      std::count_if(stated.begin(), stated.end(),
+                    [](const NamedValue& v) { return meaning_of(v).quantity == Quantity::kStep; }),
+      1);
+  for (const NamedValue& v : named_values("1200/3198 - 2287s - loss: 2.7595")) {
+    EXPECT_NE(meaning_of(v).quantity, Quantity::kStep) << v.name;
+  }
+}
+
+TEST(Vocabulary, ARateInParenthesesAfterACountIsItsOwnValue) {
+  // k8s-device-plugin#56 (Caffe's "Iteration 200 (0.833003 iter/s)") and TensorFlow's
+  // object-detection trainer ("global step 1251: loss = 2.5009 (1.218 sec/step)").
+  const auto caffe = named_values("Iteration 200 (0.833003 iter/s)");
+  ASSERT_EQ(caffe.size(), 2u);
+  EXPECT_FALSE(caffe[0].average);
+  EXPECT_EQ(meaning_of(caffe[1]).quantity, Quantity::kStep);
+  EXPECT_NEAR(*seconds_of(caffe[1]), 1 / 0.833003, 1e-9);
+  const auto tf = named_values("INFO:tensorflow:global step 1251: loss = 2.5009 (1.218 sec/step)");
+  ASSERT_FALSE(tf.empty());
+  EXPECT_EQ(meaning_of(tf.back()).quantity, Quantity::kStep);
+  EXPECT_NEAR(*seconds_of(tf.back()), 1.218, 1e-9);
+  // A running average in parentheses stays one: "Time 0.154 (8.010)".
+  const auto timm = named_values("Time 0.154 (8.010)");
+  ASSERT_EQ(timm.size(), 1u);
+  EXPECT_EQ(timm[0].average, 8.010);
+}
+
+TEST(Vocabulary, AStatisticsTableRowIsNamedByItsLabel) {
+  const auto row = named_values(
+      "  Blocking, waiting for batch (threaded) (10/10):  mean:  189ms   std:  207ms ");
+  ASSERT_EQ(row.size(), 1u);  // the spread is no reading
+  EXPECT_EQ(row[0].name, "waiting_for_batch");
+  EXPECT_EQ(meaning_of(row[0]).quantity, Quantity::kDataWait);
+  EXPECT_NEAR(*seconds_of(row[0]), 0.189, 1e-12);
+  const auto forward = named_values("  Forward pass (10/10):     mean:   11ms   std:    3ms ");
+  ASSERT_EQ(forward.size(), 1u);
+  EXPECT_EQ(meaning_of(forward[0]).quantity, Quantity::kCompute);
 }
 
 }  // namespace
