@@ -83,6 +83,15 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
       return p.origin.file == g->file && p.gpu == g->gpu && p.memory_mib.value_or(0) >= 256;
     });
   };
+  // Whether the paste shows what the GPUs hold (memory or processes), not only how busy they are.
+  const auto memory_seen = [&](const std::vector<const SnapshotGpu*>& which) {
+    return std::all_of(which.begin(), which.end(), [&](const SnapshotGpu* g) {
+      return g->memory_used_mib.has_value() ||
+             std::any_of(tel.processes.begin(), tel.processes.end(), [&](const GpuProcess& p) {
+               return p.origin.file == g->file && p.gpu == g->gpu;
+             });
+    });
+  };
   const auto cite = [&](const std::vector<const SnapshotGpu*>& which) {
     for (const SnapshotGpu* g : which) {
       if (d.evidence.size() < 10) d.evidence.push_back(tel.cite(g->origin));
@@ -116,7 +125,10 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
           "if this is a multi-GPU job (every rank on one GPU, unsharded data, or a DataParallel "
           "funnel); innocent if it is a single-GPU job by design{} ({})",
           gpu_list(busy), busy[0]->util, gpu_list(idle), idle.size() == 1 ? "sits" : "sit",
-          mean_util(idle), idle_hold_job ? "holding memory" : "with no work of the job on them",
+          mean_util(idle),
+          idle_hold_job       ? "holding memory"
+          : memory_seen(idle) ? "with no work of the job on them"
+                              : "(what they hold not shown)",
           idle_hold_job
               ? ", or a framework that reserves memory on every visible GPU (TensorFlow, JAX)"
               : "",

@@ -403,14 +403,21 @@ std::optional<double> utilisation_in(std::string_view text, size_t from, size_t 
   return std::nullopt;
 }
 
-std::optional<OneAgainstRest> one_against_rest(std::string_view line) {
-  const std::string text = lower(in_english(line));
+// One sentence of a paragraph (lower case, in English); `count` is the GPU count the paragraph
+// states.
+std::optional<OneAgainstRest> one_against_rest(std::string_view text, std::optional<int> count) {
   if (text.find("util") == std::string::npos && text.find("usage") == std::string::npos) {
     return std::nullopt;
   }
-  // The named GPU: a device word, then its index ("gpu 0", "gpu0", "rank=0", "cuda:1").
+  // The named GPU: a device word, then its index ("gpu 0", "gpu0", "rank=0", "cuda:1"), or
+  // "the first GPU".
   size_t named_end = std::string::npos, named_at = std::string::npos;
   int gpu = 0;
+  for (const std::string_view first : {"first gpu", "first card", "first rank"}) {
+    if (const size_t at = text.find(first); at != std::string::npos && at < named_at) {
+      named_at = at, named_end = at + first.size();
+    }
+  }
   for (const std::string_view word : {"gpu", "rank", "card", "device", "cuda"}) {
     for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
       size_t k = at + word.size();
@@ -425,7 +432,7 @@ std::optional<OneAgainstRest> one_against_rest(std::string_view line) {
       }
       if (named_at == std::string::npos || at < named_at) {
         named_at = at, named_end = e;
-        gpu = std::stoi(text.substr(k, e - k));
+        gpu = std::stoi(std::string(text.substr(k, e - k)));
       }
       break;
     }
@@ -447,11 +454,30 @@ std::optional<OneAgainstRest> one_against_rest(std::string_view line) {
   const auto rest = utilisation_in(text, rest_at, rest_at + 80);
   if (!util || !rest) return std::nullopt;
   OneAgainstRest told{gpu, *util, *rest, plural ? 2 : 1, !plural};
-  if (const auto count = gpu_count_of(line); count && *count > 1 && gpu < *count) {
+  if (count && *count > 1 && gpu < *count) {
     told.rest_count = *count - 1;
     told.counted = true;
   }
   return told;
+}
+
+// The first sentence of a paragraph that sets one GPU against the rest.
+std::optional<OneAgainstRest> one_against_rest(std::string_view line) {
+  const std::string text = lower(in_english(line));
+  if (text.find("util") == std::string::npos && text.find("usage") == std::string::npos) {
+    return std::nullopt;
+  }
+  const std::optional<int> count = gpu_count_of(line);
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find(". ", start);
+    if (end == std::string::npos) end = text.size();
+    if (const auto told =
+            one_against_rest(std::string_view(text).substr(start, end - start), count)) {
+      return told;
+    }
+    start = end + 2;
+  }
+  return std::nullopt;
 }
 
 bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
