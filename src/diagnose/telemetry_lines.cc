@@ -450,6 +450,10 @@ std::optional<OneAgainstRest> one_against_rest(std::string_view text, std::optio
     plural = text.compare(after, 1, "s") == 0 || text.compare(after, 5, " gpus") == 0 ||
              text.compare(after, 6, " cards") == 0 || text.compare(after, 6, " ranks") == 0;
   }
+  // "GPU 0 memory usage is 100 % while the others are at 10 %": memory, not utilisation.
+  for (const std::string_view memory : {"mem", "vram"}) {
+    if (text.substr(0, rest_at).find(memory) != std::string_view::npos) return std::nullopt;
+  }
   const auto util = utilisation_in(text, named_end, rest_at);
   const auto rest = utilisation_in(text, rest_at, rest_at + 80);
   if (!util || !rest) return std::nullopt;

@@ -427,6 +427,7 @@ TEST(PastedLogs, OneGpuAgainstTheRestToldInWords) {
   parse_telemetry("GPU 0 util is 98% and the others are at 97% util\n", "msg.txt", even);
   EXPECT_EQ(diagnose_telemetry(even).verdict, Verdict::kHealthy);
   for (const char* text : {"GPU 0 memory is 100% full, the other GPUs have 10% used\n",
+                           "GPU 0 memory usage is 100% while the others are at 10%\n",
                            "GPU 0 utilization is high while the others are idle\n"}) {
     Telemetry none;
     EXPECT_THROW(parse_telemetry(text, "msg.txt", none), Error) << text;
