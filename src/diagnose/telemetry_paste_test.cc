@@ -351,6 +351,27 @@ TEST(PastedLogs, ASpeedThatFallsMidRunAndStaysLowIsWhatFeedsTheGpu) {
   EXPECT_EQ(diagnose_telemetry(read_text(decline)).verdict, Verdict::kUnknown);
 }
 
+TEST(PastedLogs, ASteadySpeedOnOneNodeIsProbablyTheGpusPace) {
+  // tensorflow/benchmarks on ROCm (tensorflow-upstream#345): 10 lines of ~751 images/sec.
+  const Diagnosis d = diagnose_paste("tfbench_tensorflow-upstream345-rocm-2gpu-resnet50-fp16.txt");
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, HasSubstr("a steady speed: 10 lines within"));
+  const auto log = [](const std::string& heading, const std::vector<double>& rates) {
+    std::string text = heading;
+    for (const double r : rates) text += fmt::format("images/sec: {}\n", r);
+    Telemetry t;
+    parse_telemetry(text, "msg.txt", t);
+    return diagnose_telemetry(t);
+  };
+  const std::vector<double> even = {300, 748, 751, 753, 749, 750, 752, 747, 751, 750};
+  EXPECT_EQ(log("", even).verdict, Verdict::kHealthy);
+  // Across nodes the network may set that pace; too few lines, or an uneven speed, say nothing.
+  EXPECT_EQ(log("2 nodes, 16 GPUs\n", even).verdict, Verdict::kUnknown);
+  EXPECT_EQ(log("", {748, 751, 753, 749, 750, 752, 747, 751}).verdict, Verdict::kUnknown);
+  EXPECT_EQ(log("", {748, 751, 600, 749, 750, 752, 747, 751, 750}).verdict, Verdict::kUnknown);
+}
+
 TEST(PastedLogs, FairseqsWallClockAgainstItsTrainingClock) {
   // fairseq#2424: wall and train_wall both cumulative (868/101, 951/182, ...): 83 s of wall
   // for 81 s of training per 100 updates; the 767 s before the first line is the start.

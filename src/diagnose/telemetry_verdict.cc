@@ -842,8 +842,10 @@ std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
 // for 3 lines or more, then at most 2 lines of transition, then 2 or more lines all below
 // 0.65x the steady speed. A gradual decline (a model that grows as it trains) is not a fall.
 // nullopt when the log does not show it.
-std::optional<Diagnosis> speed_that_falls(const Telemetry& tel) {
-  std::vector<std::pair<double, Origin>> speed;  // per second, in line order
+// The job's speed, per second, in line order: the longest series of rate lines, else the step
+// lines without a data time or an average.
+std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
+  std::vector<std::pair<double, Origin>> speed;
   // One series: the run, unit and per-GPU-ness that most rate lines share (a log printing
   // wps and ups on every line is two series, not one that jumps).
   std::map<std::tuple<int, std::string, bool>, size_t> series;
@@ -867,6 +869,49 @@ std::optional<Diagnosis> speed_that_falls(const Telemetry& tel) {
       }
     }
   }
+  return speed;
+}
+
+// A speed that holds steady over many lines (after the first, which holds the start) on one
+// node: every reading within 15 % of the median. A loader that cannot keep up most often shows
+// itself as steps that wait — stalls among steady steps, a speed that falls, a first epoch that is
+// cold; none here, so the GPU's work is probably what sets the pace. Low: a loader that is the
+// limit can also deliver at an even rate, which only the loop's data time tells apart.
+std::optional<Diagnosis> steady_speed(const Telemetry& tel) {
+  // Across nodes, a steady but slow job is as likely to wait on the network every step.
+  if (std::any_of(tel.runs.begin(), tel.runs.end(),
+                  [](const RunInfo& r) { return r.nodes.value_or(1) > 1; })) {
+    return std::nullopt;
+  }
+  std::vector<std::pair<double, Origin>> speed = speed_series(tel);
+  if (speed.size() < 9) return std::nullopt;
+  std::vector<double> after_first;
+  for (size_t i = 1; i < speed.size(); ++i) after_first.push_back(speed[i].first);
+  std::vector<double> sorted = after_first;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  if (median <= 0 || sorted.front() < 0.85 * median || sorted.back() > 1.15 * median) {
+    return std::nullopt;
+  }
+  Diagnosis d;
+  d.verdict = Verdict::kHealthy;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "a steady speed: {} lines within {:.0f} % of their median, no stalls, no fall: a loader "
+      "that cannot keep up most often shows as steps that wait, so the GPU's work probably sets "
+      "the pace (an input pipeline that is the limit can also run evenly: the loop's data time "
+      "would tell)",
+      after_first.size(), 100 * std::max(1 - sorted.front() / median, sorted.back() / median - 1));
+  d.evidence.push_back(tel.cite(speed[1].second));
+  d.evidence.push_back(tel.cite(speed.back().second));
+  d.next = {
+      "the loop's data time against its step time (stoker.torch.watch(loader) times a "
+      "DataLoader), or GPU utilisation sampled while it runs (nvidia-smi dmon -s u)"};
+  return d;
+}
+
+std::optional<Diagnosis> speed_that_falls(const Telemetry& tel) {
+  const std::vector<std::pair<double, Origin>> speed = speed_series(tel);
   if (speed.size() < 5) return std::nullopt;
   // The lines before k: their median (sorted[k / 2], the least of `upper`) and their least,
   // kept as k grows (a log of a million lines is read in n log n).
@@ -1051,20 +1096,23 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     // Stalls among steady steps and a first epoch that is cold say more than a speed that
     // falls, which says more than a rate or step times alone.
     const auto fall = speed_that_falls(tel);
-    if (fall && !tel.rates.empty()) {
+    const bool steps_only = tel.rates.empty();
+    if (fall && !steps_only) {
       d = *fall;
-    } else if (!tel.rates.empty()) {
+    } else if (const auto cold = steps_only ? first_epoch_cold(tel) : std::nullopt) {
+      d = *cold;
+    } else if (const auto stalls = steps_only ? steps_that_stall(tel) : std::nullopt) {
+      d = *stalls;
+    } else if (fall) {
+      d = *fall;
+    } else if (const auto steady = steady_speed(tel)) {
+      d = *steady;
+    } else if (!steps_only) {
       const ThroughputSample& r = tel.rates.back();
       d.summary =
           fmt::format("a rate alone ({:.4g} {}/s{}): how fast the job runs, not what limits it",
                       r.per_second, r.unit, r.per_gpu ? " per GPU" : "");
       d.evidence.push_back(tel.cite(r.origin));
-    } else if (const auto cold = first_epoch_cold(tel)) {
-      d = *cold;
-    } else if (const auto stalls = steps_that_stall(tel)) {
-      d = *stalls;
-    } else if (fall) {
-      d = *fall;
     } else {
       const StepSample& s = tel.steps.back();
       d.summary = fmt::format(

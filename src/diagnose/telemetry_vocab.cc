@@ -856,6 +856,10 @@ std::vector<std::string> words_of(std::string_view line) {
     if (!word.empty() && word.back() == ')' && word.find('(') == std::string::npos) {
       word.pop_back();
     }
+    // A sentence's full stop ("on two nodes."), not a version's or a number's point.
+    while (word.size() > 1 && word.back() == '.' && is_alpha(word[word.size() - 2])) {
+      word.pop_back();
+    }
   }
   return words;
 }
