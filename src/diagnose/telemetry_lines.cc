@@ -4,6 +4,7 @@
 // headings).
 #include <algorithm>
 #include <array>
+#include <map>
 #include <set>
 
 #include "diagnose/telemetry_parse.h"
@@ -484,6 +485,134 @@ std::optional<OneAgainstRest> one_against_rest(std::string_view line) {
   return std::nullopt;
 }
 
+// A step's time and its wait for data told in a sentence: "Each iteration takes about 1.2s, of
+// which 0.9s is spent waiting for data", "data loading takes 2s per iteration while
+// forward/backward takes 0.5s", "a step takes a total of 55 seconds, of which the model
+// calculation time is 42 seconds, but before that, 13 seconds will be consumed in the
+// dataloader". Each duration belongs to the subject of its clause: the data (loading, the
+// loader, reading, fetching, waiting for data), the step's compute (forward, backward, the
+// model's calculation, the GPU's compute, a training step) or the whole step (a total, or a
+// step "of which" parts follow). The step is the total, else the data and the compute
+// together.
+struct ProseTiming {
+  double step = 0, data = 0;
+};
+
+enum class Subject { kNone, kData, kCompute, kTotal };
+
+bool has_word(std::string_view clause, std::string_view word) {
+  for (size_t at = clause.find(word); at != std::string_view::npos;
+       at = clause.find(word, at + 1)) {
+    const bool start = at == 0 || !is_alpha(clause[at - 1]);
+    const size_t end = at + word.size();
+    if (start && (end == clause.size() || !is_alpha(clause[end]) || clause[end] == 's' ||
+                  clause.substr(end, 2) == "er" || clause.substr(end, 3) == "ing")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Subject subject_of(std::string_view clause) {
+  static constexpr std::array<std::string_view, 12> kData = {
+      "data",    "dataload", "loader", "loading", "fetch",    "fetching",
+      "reading", "i/o",      "io",     "decode",  "decoding", "waiting for the batch"};
+  static constexpr std::array<std::string_view, 8> kCompute = {
+      "forward",     "backward", "compute", "computation",
+      "calculation", "fwd",      "bwd",     "training step"};
+  const bool data = std::any_of(kData.begin(), kData.end(),
+                                [&](std::string_view w) { return has_word(clause, w); });
+  if (data) return Subject::kData;
+  if (has_word(clause, "total") || has_word(clause, "whole") || has_word(clause, "overall")) {
+    return Subject::kTotal;
+  }
+  if (std::any_of(kCompute.begin(), kCompute.end(),
+                  [&](std::string_view w) { return has_word(clause, w); })) {
+    return Subject::kCompute;
+  }
+  if (has_word(clause, "iteration") || has_word(clause, "step") || has_word(clause, "iter") ||
+      has_word(clause, "epoch")) {
+    return Subject::kTotal;
+  }
+  return Subject::kNone;
+}
+
+// The durations of a clause ("1.2s", "42 seconds", "800 ms"), in seconds.
+std::vector<double> durations_in(std::string_view clause) {
+  std::vector<double> out;
+  for (size_t i = 0; i < clause.size(); ++i) {
+    if (!is_digit(clause[i]) ||
+        (i > 0 && (is_digit(clause[i - 1]) || clause[i - 1] == '.' || is_alpha(clause[i - 1])))) {
+      continue;
+    }
+    size_t e = i;
+    while (e < clause.size() && (is_digit(clause[e]) || clause[e] == '.')) ++e;
+    size_t u = e;
+    while (u < clause.size() && clause[u] == ' ') ++u;
+    size_t v = u;
+    while (v < clause.size() && is_alpha(clause[v])) ++v;
+    const auto scale = duration_scale(clause.substr(u, v - u));
+    const auto value = parse_number(clause.substr(i, e - i));
+    // "0.5s/it" is a step's rate, read by the vocabulary.
+    if (scale && value && *value > 0 && (v >= clause.size() || clause[v] != '/')) {
+      out.push_back(*value * *scale);
+    }
+    i = v;
+  }
+  return out;
+}
+
+std::optional<ProseTiming> prose_timing(std::string_view line) {
+  const std::string text = lower(in_english(line));
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find(". ", start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view sentence = std::string_view(text).substr(start, end - start);
+    start = end + 2;
+    // Clauses: a total's parts follow "of which"; others are parted by commas and conjunctions.
+    std::optional<double> total, data, compute;
+    bool parts_follow = false;
+    size_t from = 0;
+    while (from < sentence.size()) {
+      size_t cut = sentence.size(), skip = 0;
+      for (const std::string_view b : {", ", "; ", " while ", " whereas ", " but ", " and "}) {
+        const size_t at = sentence.find(b, from);
+        if (at < cut) cut = at, skip = b.size();
+      }
+      std::string_view clause = sentence.substr(from, cut - from);
+      from = cut + skip;
+      const bool of_which = clause.starts_with("of which") || clause.starts_with("which");
+      const std::vector<double> found = durations_in(clause);
+      if (found.size() != 1) continue;
+      Subject subject = subject_of(clause);
+      if (subject == Subject::kNone && of_which) subject = Subject::kData;
+      if (subject == Subject::kNone) continue;
+      if (of_which && !total && compute && !data) total = compute, compute.reset();
+      parts_follow = parts_follow || of_which;
+      std::optional<double>& slot = subject == Subject::kData      ? data
+                                    : subject == Subject::kCompute ? compute
+                                                                   : total;
+      if (!slot) slot = found[0];
+    }
+    if (!data) continue;
+    // A step named without "total" before parts "of which" is the total; one beside a wait is
+    // its compute.
+    if (total && !parts_follow && !compute && *total < *data) compute = total, total.reset();
+    double step = 0;
+    if (total && *total >= *data) {
+      step = *total;
+    } else if (compute) {
+      step = *compute + *data;
+    } else if (total) {
+      step = *total + *data;
+    } else {
+      continue;
+    }
+    return ProseTiming{step, *data};
+  }
+  return std::nullopt;
+}
+
 bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
   std::vector<Line> lines;
   lines.reserve(pasted.size());
@@ -622,8 +751,22 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   };
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
   std::optional<int> panel_gpu;
+  // Steps and waits told in sentences: read from the whole line, once, instead of its numbers.
+  std::map<int64_t, ProseTiming> told_timing;
+  for (const Line& l : pasted) {
+    if (l.text.size() > kMaxPastedLineBytes) continue;
+    if (const auto timing = prose_timing(l.text)) told_timing.emplace(l.number, *timing);
+  }
   for (const Line& line : lines) {
     if (line.text.size() > kMaxPastedLineBytes) continue;
+    if (const auto told = told_timing.find(line.number); told != told_timing.end()) {
+      if (told->second.step > 0) {
+        add_step(line, told->second.step, told->second.data, std::nullopt, std::nullopt);
+        has_samples();
+        told->second.step = 0;  // its other clauses are passed over
+      }
+      continue;
+    }
     std::vector<NamedValue> values = named_values(line.text);
     if (values.empty() && cpu_said_full(line.text)) {
       values.push_back(NamedValue{"cpu_utilization", "%", 100, std::nullopt, 0});

@@ -351,6 +351,35 @@ TEST(PastedLogs, ASpeedThatFallsMidRunAndStaysLowIsWhatFeedsTheGpu) {
   EXPECT_EQ(diagnose_telemetry(read_text(decline)).verdict, Verdict::kUnknown);
 }
 
+TEST(PastedLogs, AStepAndItsWaitToldInASentence) {
+  // finetrainers#174: "a step takes a total of 55 seconds, of which the model calculation time is
+  // 42 seconds, but before that, 13 seconds will be consumed in the dataloader".
+  const Diagnosis d =
+      diagnose_paste("datalog_finetrainers174-hunyuanvideo-8gpu-dataloader-wait.txt");
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  ASSERT_TRUE(d.numbers.steps);
+  EXPECT_NEAR(d.numbers.steps->data_fraction, 13.0 / 55, 1e-9);
+  const auto share = [](const char* text) {
+    Telemetry t;
+    parse_telemetry(text, "msg.txt", t);
+    const Diagnosis told = diagnose_telemetry(t);
+    return told.numbers.steps ? told.numbers.steps->data_fraction : -1.0;
+  };
+  // A total and its part; a wait beside the compute (the step is both); a wait beside a total.
+  EXPECT_NEAR(share("Each iteration takes about 1.2s, of which 0.9s is spent waiting for data.\n"),
+              0.75, 1e-9);
+  EXPECT_NEAR(share("data loading takes 2s per iteration while forward/backward takes 0.5s\n"), 0.8,
+              1e-9);
+  EXPECT_NEAR(share("Loading a batch takes 800 ms and a training step takes 0.2 s.\n"), 0.8, 1e-9);
+  EXPECT_NEAR(share("An iteration takes 2s and data loading takes 0.1s.\n"), 0.05, 1e-9);
+  // A duration without both a step and a wait is no step: "loading the data takes 3 hours".
+  for (const char* text : {"Loading the data takes 3 hours before training starts.\n",
+                           "Training takes 10 hours in total on 8 GPUs, which seems slow.\n"}) {
+    Telemetry none;
+    EXPECT_THROW(parse_telemetry(text, "msg.txt", none), Error) << text;
+  }
+}
+
 TEST(PastedLogs, ASteadySpeedOnOneNodeIsProbablyTheGpusPace) {
   // tensorflow/benchmarks on ROCm (tensorflow-upstream#345): 10 lines of ~751 images/sec.
   const Diagnosis d = diagnose_paste("tfbench_tensorflow-upstream345-rocm-2gpu-resnet50-fp16.txt");
