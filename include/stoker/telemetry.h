@@ -141,7 +141,9 @@ struct RunInfo {
   int64_t line = 0;         // its heading (or first) line
   std::optional<int> gpus;  // as the heading, a launcher flag or the log states it
   std::optional<int> nodes;
-  bool synthetic = false;  // the run reads synthetic data ("synthetic", "fake data", no input)
+  bool synthetic = false;       // the run reads synthetic data ("synthetic", "fake data", no input)
+  bool exchange_heavy = false;  // the text says the job spans machines or shards its model
+                                // ("2 nodes", "two machines", "multi-node", FSDP, ZeRO-3)
   int group = 0;  // runs of one series: a scale seen again (two models' 1-4 GPU runs in one
                   // paste) or another column of a table starts the next group
 };

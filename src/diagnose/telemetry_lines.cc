@@ -73,6 +73,19 @@ bool mentions(std::string_view text, std::string_view word) {
   return lower(text).find(word) != std::string::npos;
 }
 
+// A line saying the job spans machines or shards its model, whose every step exchanges
+// parameters or gradients across them: "2 nodes", "two machines", "multi-node", FSDP, ZeRO-3.
+bool spans_nodes_or_shards(std::string_view text) {
+  const std::string low = lower(text);
+  for (const std::string_view word : {"multi-node", "multinode", "multi node", "machines", "fsdp",
+                                      "zero-3", "zero3", "zero stage 3", "stage 3", "stage3"}) {
+    if (low.find(word) != std::string::npos) return true;
+  }
+  std::optional<int> nodes;
+  gpu_count_of(text, &nodes);
+  return nodes.value_or(1) > 1;
+}
+
 // A job summary's lines (Slurm's jobstats and seff) read as whole-run means.
 bool is_job_summary(const std::vector<Line>& lines) {
   for (const Line& l : lines) {
@@ -774,6 +787,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (mentions(line.text, "synthetic") || mentions(line.text, "dummy data") ||
         mentions(line.text, "fake data")) {
       out.runs[static_cast<size_t>(current_run(line))].synthetic = true;
+    }
+    if (spans_nodes_or_shards(line.text)) {
+      out.runs[static_cast<size_t>(current_run(line))].exchange_heavy = true;
     }
     // "TITAN X (Pascal) (#0)": the panel's GPU.
     if (const size_t hash = line.text.find("(#"); hash != std::string_view::npos) {

@@ -395,8 +395,11 @@ TEST(PastedLogs, ASteadySpeedOnOneNodeIsProbablyTheGpusPace) {
   };
   const std::vector<double> even = {300, 748, 751, 753, 749, 750, 752, 747, 751, 750};
   EXPECT_EQ(log("", even).verdict, Verdict::kHealthy);
-  // Across nodes the network may set that pace; too few lines, or an uneven speed, say nothing.
+  // Across nodes, or with the model sharded, the exchange may set that pace; too few lines, or an
+  // uneven speed, say nothing.
   EXPECT_EQ(log("2 nodes, 16 GPUs\n", even).verdict, Verdict::kUnknown);
+  EXPECT_EQ(log("I train it on two machines\n", even).verdict, Verdict::kUnknown);
+  EXPECT_EQ(log("a 1.5B model with FSDP on 2 devices\n", even).verdict, Verdict::kUnknown);
   EXPECT_EQ(log("", {748, 751, 753, 749, 750, 752, 747, 751}).verdict, Verdict::kUnknown);
   EXPECT_EQ(log("", {748, 751, 600, 749, 750, 752, 747, 751, 750}).verdict, Verdict::kUnknown);
 }

@@ -872,15 +872,17 @@ std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
   return speed;
 }
 
-// A speed that holds steady over many lines (after the first, which holds the start) on one
-// node: every reading within 15 % of the median. A loader that cannot keep up most often shows
-// itself as steps that wait — stalls among steady steps, a speed that falls, a first epoch that is
-// cold; none here, so the GPU's work is probably what sets the pace. Low: a loader that is the
-// limit can also deliver at an even rate, which only the loop's data time tells apart.
+// A speed that holds steady over many lines (after the first, which holds the start) of a job
+// on one node that does not shard its model: every reading within 15 % of the median. A loader that
+// cannot keep up most often shows itself as steps that wait — stalls among steady steps, a speed
+// that falls, a first epoch that is cold; none here, so the GPU's work is probably what sets the
+// pace. Low: a loader that is the limit can also deliver at an even rate, which only the loop's
+// data time tells apart.
 std::optional<Diagnosis> steady_speed(const Telemetry& tel) {
-  // Across nodes, a steady but slow job is as likely to wait on the network every step.
+  // Across nodes, or sharding its model, a steady but slow job is as likely to wait on the
+  // exchange every step: an even pace says it does not wait on its input, not which of the two.
   if (std::any_of(tel.runs.begin(), tel.runs.end(),
-                  [](const RunInfo& r) { return r.nodes.value_or(1) > 1; })) {
+                  [](const RunInfo& r) { return r.nodes.value_or(1) > 1 || r.exchange_heavy; })) {
     return std::nullopt;
   }
   std::vector<std::pair<double, Origin>> speed = speed_series(tel);

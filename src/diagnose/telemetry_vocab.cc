@@ -968,7 +968,12 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
     const std::string next = i + 1 < words.size() ? words[i + 1] : std::string();
     const std::string after = i + 2 < words.size() ? words[i + 2] : std::string();
     if (nodes != nullptr && !nodes->has_value()) {
-      if (const auto c = small_count(w); c && (next == "node" || next == "nodes")) *nodes = c;
+      // "2 nodes", "two machines", "2 servers", "4 hosts" (Horovod's word).
+      if (const auto c = small_count(w);
+          c && (next == "node" || next == "nodes" || next == "machine" || next == "machines" ||
+                next == "servers" || next == "hosts")) {
+        *nodes = c;
+      }
       if (ends_with(w, "node") || ends_with(w, "nodes")) {
         const std::string_view head = std::string_view(w).substr(0, w.find('n'));
         if (const auto c = parse_index(head); c && *c >= 1) *nodes = c;
