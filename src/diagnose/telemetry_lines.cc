@@ -751,9 +751,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   // out.steps index of a step read from a "total" line whose parts may follow; npos when none
   size_t total_step = std::string::npos;
   int64_t total_line = 0;
-  int64_t last_timer_line = 0;  // the last row of a table of timers below the wait
-  int timed_phases = 0;         // compute timers (forward, backward, optimizer) below the wait
-  double timers_seconds = 0;    // the seconds of every timer below the wait
+  bool total_without_data = false;  // the step above waits in addition to its time
+  int64_t last_timer_line = 0;      // the last row of a table of timers below the wait
+  int timed_phases = 0;             // compute timers (forward, backward, optimizer) below the wait
+  double timers_seconds = 0;        // the seconds of every timer below the wait
   const auto flush_timer_table = [&] {
     if (!pending_data || timed_phases == 0) return;
     add_step(pending_at, *pending_data + timers_seconds, pending_data, std::nullopt, std::nullopt);
@@ -824,6 +825,16 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       const auto updates = value_named(values, "num_updates");
       if (wall && train && updates) clocks.push_back({line, *wall, *train, *updates});
     }
+    // darknet's iteration line, "13528: 6.374037, 6.661028 avg loss, 0.001000 rate, 0.762016
+    // seconds, 865792 images": its nameless seconds train the batch; the wait for it is the
+    // "Loaded: 2.078771 seconds" line below.
+    if (mentions(line.text, "avg loss,") && mentions(line.text, " rate,")) {
+      for (NamedValue& v : values) {
+        if (v.unit == "seconds" || v.unit == "second") {  // named by the comma's "rate"
+          v.name = "iteration_without_data";
+        }
+      }
+    }
     LineReading step = read_step(values);
     // A wait on a line without its step belongs to the step on a line just below: a table of
     // named times, one per row ("Load batch | 0.744" ... "Iteration total | 0.913"), or
@@ -834,6 +845,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         line.number - total_line <= 6 && !out.steps[total_step].has_data) {
       out.steps[total_step].data_seconds = *step.data;
       out.steps[total_step].has_data = true;
+      if (total_without_data) out.steps[total_step].step_seconds += *step.data;
       total_step = std::string::npos;
       continue;
     }
@@ -908,9 +920,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
       add_step(line, step_s, step.data, step_avg, step.data_avg);
       total_step = std::string::npos;
-      if (step.step_is_total && !step.data) {
+      // A step without its wait (darknet's) takes the wait on a line just below as well.
+      if ((step.step_is_total || step.step_without_data) && !step.data) {
         total_step = out.steps.size() - 1;
         total_line = line.number;
+        total_without_data = step.step_without_data;
       }
       meaningful = true;
     }

@@ -630,7 +630,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 63> kSynonyms = {{
+constexpr std::array<Synonym, 68> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -665,6 +665,10 @@ constexpr std::array<Synonym, 63> kSynonyms = {{
     {"data_fetch_time", Quantity::kDataWait, 0},
     {"batch_generator", Quantity::kDataWait, 0},  // Megatron's timers
     {"read_time", Quantity::kDataWait, 0},
+    {"loaded", Quantity::kDataWait, 0},  // darknet's "Loaded: 2.078771 seconds"
+    {"rtime", Quantity::kDataWait, 0},   // pips' "rtime 0.06; itime 1.95"
+    {"itime", Quantity::kStep, 4},
+    {"time_train", Quantity::kStep, 5},  // "Time_train(average) 30.307 (30.044)"
     {"train_time", Quantity::kStep, 5},
     {"iter_time", Quantity::kStep, 4},
     {"itertime", Quantity::kStep, 4},
@@ -685,6 +689,7 @@ constexpr std::array<Synonym, 63> kSynonyms = {{
     {"iteration_total", Quantity::kStep, 1},  // "total" after its parts: "dl=.. fwd=.. total="
     {"total", Quantity::kStep, 1},
     {"updt_s", Quantity::kStepWithoutData, 1},
+    {"iteration_without_data", Quantity::kStepWithoutData, 1},  // darknet's "0.76 seconds,"
     {"gpu_utilization", Quantity::kGpuUtilisation, 0},
     {"gpu_utilisation", Quantity::kGpuUtilisation, 0},
     {"gpu_util", Quantity::kGpuUtilisation, 0},

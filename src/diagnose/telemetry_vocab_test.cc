@@ -702,5 +702,27 @@ TEST(Vocabulary, AStatisticsTableRowIsNamedByItsLabel) {
   EXPECT_EQ(meaning_of(forward[0]).quantity, Quantity::kCompute);
 }
 
+TEST(Vocabulary, DarknetsIterationAndItsLoadedLine) {
+  // darknet#2538: the iteration's seconds train the batch; "Loaded:" below is its wait.
+  const Telemetry t = read_text(
+      "13528: 6.374037, 6.661028 avg loss, 0.001000 rate, 0.762016 seconds, 865792 images\n"
+      "Loaded: 2.078771 seconds\n");
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_NEAR(t.steps[0].step_seconds, 0.762016 + 2.078771, 1e-9);
+  EXPECT_NEAR(t.steps[0].data_seconds, 2.078771, 1e-9);
+  // pips' "rtime" and "itime"; "Time_train(average) 30.307 (30.044)  Data_load(average) 30.035".
+  const Telemetry pips =
+      read_text("debug_15:30:12; step 000031/200000; rtime 0.03; itime 1.80; loss = 100.11551\n");
+  ASSERT_EQ(pips.steps.size(), 1u);
+  EXPECT_NEAR(pips.steps[0].data_seconds, 0.03, 1e-12);
+  EXPECT_NEAR(pips.steps[0].step_seconds, 1.80, 1e-12);
+  const Telemetry video = read_text(
+      "Epoch: [0][4/24]  Time_train(average) 30.307 (30.044)  Data_load(average) 30.035 "
+      "(29.764)\n");
+  ASSERT_FALSE(video.steps.empty());
+  EXPECT_NEAR(video.steps[0].step_seconds, 30.307, 1e-12);
+  EXPECT_NEAR(video.steps[0].data_seconds, 30.035, 1e-12);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
