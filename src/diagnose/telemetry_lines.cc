@@ -626,6 +626,78 @@ std::optional<ProseTiming> prose_timing(std::string_view line) {
   return std::nullopt;
 }
 
+// A log line's clock and its step counter, for logs that time nothing but print when
+// ("2022-04-12 17:36:17,986 INFO [train.py:794] (0/8) Epoch 0, batch 50, ..."): the time
+// between two such lines over the steps between them is the step.
+struct StampedCount {
+  double seconds = 0;  // since 1970, from the line's date and time
+  int64_t count = 0;   // the number after "batch", "step", "iter" or "iteration"
+};
+
+// Days since 1970-01-01 of a civil date (Howard Hinnant's days_from_civil).
+int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+std::optional<StampedCount> stamped_count(std::string_view text) {
+  // "YYYY-MM-DD HH:MM:SS[,.fff]" within the first 40 characters.
+  const auto digits = [&](size_t at, size_t n) -> std::optional<int64_t> {
+    if (at + n > text.size()) return std::nullopt;
+    int64_t v = 0;
+    for (size_t k = at; k < at + n; ++k) {
+      if (!is_digit(text[k])) return std::nullopt;
+      v = v * 10 + (text[k] - '0');
+    }
+    return v;
+  };
+  std::optional<double> when;
+  for (size_t i = 0; i + 19 <= text.size() && i < 40 && !when; ++i) {
+    if (i > 0 && is_digit(text[i - 1])) continue;
+    const auto y = digits(i, 4), mo = digits(i + 5, 2), d = digits(i + 8, 2);
+    const auto h = digits(i + 11, 2), mi = digits(i + 14, 2), sec = digits(i + 17, 2);
+    if (!y || !mo || !d || !h || !mi || !sec || text[i + 4] != '-' || text[i + 7] != '-' ||
+        (text[i + 10] != ' ' && text[i + 10] != 'T') || text[i + 13] != ':' ||
+        text[i + 16] != ':' || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 || *mi > 59 ||
+        *sec > 60) {
+      continue;
+    }
+    double t =
+        static_cast<double>(days_from_civil(*y, *mo, *d) * 86400 + *h * 3600 + *mi * 60 + *sec);
+    size_t k = i + 19;
+    if (k < text.size() && (text[k] == ',' || text[k] == '.')) {
+      double scale = 0.1;
+      for (++k; k < text.size() && is_digit(text[k]); ++k, scale /= 10) {
+        t += (text[k] - '0') * scale;
+      }
+    }
+    when = t;
+  }
+  if (!when) return std::nullopt;
+  const std::string low = lower(text);
+  for (const std::string_view word : {"batch", "iteration", "iter", "step"}) {
+    for (size_t at = low.find(word); at != std::string::npos; at = low.find(word, at + 1)) {
+      if (at > 0 && is_alpha(low[at - 1])) continue;
+      size_t k = at + word.size();
+      while (k < low.size() &&
+             (low[k] == ' ' || low[k] == ':' || low[k] == '=' || low[k] == '[' || low[k] == '#')) {
+        ++k;
+      }
+      size_t e = k;
+      while (e < low.size() && is_digit(low[e])) ++e;
+      if (e == k || e - k > 12 || (e < low.size() && (low[e] == '.' || is_alpha(low[e])))) {
+        continue;
+      }
+      return StampedCount{*when, std::stoll(low.substr(k, e - k))};
+    }
+  }
+  return std::nullopt;
+}
+
 bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
   std::vector<Line> lines;
   lines.reserve(pasted.size());
@@ -743,8 +815,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       out.steps.push_back(a);
     }
   };
-  std::vector<std::string> header;     // the names of the columns of bare numbers below
-  std::optional<double> pending_data;  // a wait on a line of its own, before its step's line
+  std::vector<std::string> header;         // the names of the columns of bare numbers below
+  std::optional<double> pending_data;      // a wait on a line of its own, before its step's line
+  std::optional<StampedCount> last_stamp;  // the last line that printed its clock and its step
   int64_t pending_line = 0;
   Line pending_at;
   std::vector<TrainingClock> clocks;
@@ -836,6 +909,22 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
     }
     LineReading step = read_step(values);
+    // A line that times nothing but prints its clock and its step: the step from the last
+    // such line.
+    if (!step.step && !step.data &&
+        std::none_of(values.begin(), values.end(), [](const NamedValue& v) {
+          return meaning_of(v).quantity == Quantity::kRate;
+        })) {
+      if (const auto stamp = stamped_count(line.text)) {
+        if (last_stamp && stamp->count > last_stamp->count &&
+            stamp->seconds > last_stamp->seconds && stamp->seconds - last_stamp->seconds < 86400) {
+          step.step = (stamp->seconds - last_stamp->seconds) /
+                      static_cast<double>(stamp->count - last_stamp->count);
+          step.step_priority = 0;
+        }
+        last_stamp = stamp;
+      }
+    }
     // A wait on a line without its step belongs to the step on a line just below: a table of
     // named times, one per row ("Load batch | 0.744" ... "Iteration total | 0.913"), or
     // Megatron's timers ("batch-generator: 1.2") before its "elapsed time per iteration".

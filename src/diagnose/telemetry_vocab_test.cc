@@ -724,5 +724,24 @@ TEST(Vocabulary, DarknetsIterationAndItsLoadedLine) {
   EXPECT_NEAR(video.steps[0].data_seconds, 30.035, 1e-12);
 }
 
+TEST(Vocabulary, ALogThatPrintsOnlyItsClockAndItsStep) {
+  // icefall (lhotse#666): 50 batches between two lines' clocks, nothing timed on the lines.
+  const Telemetry t = read_text(
+      "2022-04-12 17:31:14,799 INFO [train.py:1069] (0/8) Sanity check\n"
+      "2022-04-12 17:36:17,986 INFO [train.py:794] (0/8) Epoch 0, batch 50, loss[loss=0.5]\n"
+      "2022-04-12 17:40:55,872 INFO [train.py:794] (0/8) Epoch 0, batch 100, loss[loss=0.8]\n"
+      "2022-04-12 23:59:59,000 INFO [train.py:794] (0/8) Epoch 1, batch 0, loss[loss=0.8]\n"
+      "2022-04-13 00:00:09,000 INFO [train.py:794] (0/8) Epoch 1, batch 2, loss[loss=0.8]\n");
+  ASSERT_EQ(t.steps.size(), 2u);  // a new epoch's counter starts again: no step across it
+  EXPECT_NEAR(t.steps[0].step_seconds, (4 * 60 + 37.886) / 50, 1e-6);
+  EXPECT_FALSE(t.steps[0].has_data);
+  EXPECT_NEAR(t.steps[1].step_seconds, 5.0, 1e-9);  // across midnight
+  // A line that times its step itself is read as it says.
+  const Telemetry timed =
+      read_text("2021-01-01 10:00:00 step 10 time: 0.5\n2021-01-01 10:01:00 step 20 time: 0.5\n");
+  ASSERT_EQ(timed.steps.size(), 2u);
+  EXPECT_EQ(timed.steps[1].step_seconds, 0.5);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
