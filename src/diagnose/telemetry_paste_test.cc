@@ -351,6 +351,19 @@ TEST(PastedLogs, ASpeedThatFallsMidRunAndStaysLowIsWhatFeedsTheGpu) {
   EXPECT_EQ(diagnose_telemetry(read_text(decline)).verdict, Verdict::kUnknown);
 }
 
+TEST(PastedLogs, AFirstEpochTwiceTheOthersWhenWholeEpochsAreTimed) {
+  // ginex#6: "Epoch time: 948457.4916 ms", then 487, 461, 448, 441, 441 s: the page cache.
+  const Diagnosis d = diagnose_paste("datalog_ginex6-first-epoch-948s-vs-440s-cutoff.txt");
+  EXPECT_EQ(d.verdict, Verdict::kIoBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, HasSubstr("2.1x the later ones'"));
+  // Steps of seconds still need three times: a job's start costs seconds.
+  Telemetry short_steps;
+  parse_telemetry("Epoch 0 | 2.2s/it\nEpoch 1 | 1.0s/it\nEpoch 2 | 1.0s/it\nEpoch 3 | 1.0s/it\n",
+                  "msg.txt", short_steps);
+  EXPECT_NE(diagnose_telemetry(short_steps).verdict, Verdict::kIoBound);
+}
+
 TEST(PastedLogs, AStepAndItsWaitToldInASentence) {
   // finetrainers#174: "a step takes a total of 55 seconds, of which the model calculation time is
   // 42 seconds, but before that, 13 seconds will be consumed in the dataloader".

@@ -987,7 +987,10 @@ std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
   std::sort(later.begin(), later.end());
   const double steady = later[later.size() / 2];
   const double first = epochs.front()->step_seconds;
-  if (steady <= 0 || first < 3 * steady) return std::nullopt;
+  // A job's start (workers, autotuning, compilation) costs seconds: against steps of a minute
+  // or more (whole epochs timed), twice the steady time is already the data coming from storage.
+  const double cold = steady >= 60 ? 2 : 3;
+  if (steady <= 0 || first < cold * steady) return std::nullopt;
   Diagnosis d;
   d.verdict = Verdict::kIoBound;
   d.confidence = Confidence::kLow;

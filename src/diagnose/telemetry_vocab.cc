@@ -630,7 +630,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 68> kSynonyms = {{
+constexpr std::array<Synonym, 70> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -686,6 +686,8 @@ constexpr std::array<Synonym, 68> kSynonyms = {{
     {"step", Quantity::kStep, 3},
     {"time", Quantity::kStep, 2},
     {"elapse", Quantity::kStep, 2},           // PaddleClas: "elapse: 0.436s"
+    {"timer", Quantity::kStep, 2},            // ssd.pytorch, yolact: "Timer: 0.2107 sec."
+    {"epoch_time", Quantity::kStep, 2},       // "Epoch time: 948457.4916 ms" (an epoch's step)
     {"iteration_total", Quantity::kStep, 1},  // "total" after its parts: "dl=.. fwd=.. total="
     {"total", Quantity::kStep, 1},
     {"updt_s", Quantity::kStepWithoutData, 1},
