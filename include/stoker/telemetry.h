@@ -47,11 +47,12 @@ enum class TelemetryKind {
   kJobSummary,         // Slurm jobstats / seff: a job's mean CPU and GPU utilisation
   kGpuPanel,           // a monitoring panel pasted as text (DIGITS: "GPU Utilization" / "99%")
   kDcgmDmon,           // dcgmi dmon field output (GPUTL, GRACT, SMACT, ...)
+  kCollectiveBench,    // nccl-tests tables, collective benchmarks' bandwidth lines
 };
 // "nvidia-smi-csv", "nvidia-smi-dmon", "mpstat", "sar", "vmstat", "stoker-stats",
 // "stoker-monitor", "nvidia-smi-table", "gpustat", "train-log", "lightning-profiler",
 // "torch-profiler", "nvidia-smi-topo", "iostat", "top", "throughput", "job-summary",
-// "gpu-panel", "dcgm-dmon".
+// "gpu-panel", "dcgm-dmon", "collective-bench".
 const char* to_string(TelemetryKind kind);
 
 // How a file's sample times are known.
@@ -113,6 +114,16 @@ struct PhaseSample {
   Origin origin;
   double communication_seconds = 0;  // all-reduce, reduce-scatter, all-gather timers
   double compute_seconds = 0;        // forward, backward and optimizer timers
+};
+
+// One collective's measured bandwidth (nccl-tests' "size ... time algbw busbw" rows, a
+// benchmark's "AllReduce: [[0, 1, 2, 3]] Bytes: 2.00000 GB Time: 0.01403 s Bandwidth: 213.81
+// GB/s"): how fast the GPUs of that group exchange data.
+struct BandwidthSample {
+  Origin origin;
+  double bytes = 0;     // the message size; 0 when not stated
+  double bus_gbps = 0;  // bus bandwidth (nccl-tests' busbw), else the bandwidth stated, GB/s
+  std::string group;    // what was measured: the table, or the ranks and collective named
 };
 
 // A sentence comparing two scales of one job ("2 nodes is significantly slower than 1 node",
@@ -228,6 +239,7 @@ struct Telemetry {
   std::vector<GpuMemorySample> memory;
   std::vector<PhaseSample> phases;
   std::vector<ScalingClaim> claims;
+  std::vector<BandwidthSample> bandwidths;
 
   // "FILE:LINE: <the line>" (long lines shortened), for evidence.
   std::string cite(const Origin& origin) const;

@@ -523,6 +523,82 @@ std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThres
   return d;
 }
 
+std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel) {
+  if (tel.bandwidths.empty()) return std::nullopt;
+  // Each group at its largest messages (small ones measure latency, not the link).
+  struct Group {
+    std::string name;
+    double bytes = -1, gbps = 0;
+    Origin origin;
+  };
+  std::map<std::string, Group> by_name;
+  for (const BandwidthSample& b : tel.bandwidths) {
+    Group& g = by_name[b.group];
+    if (b.bytes > g.bytes || (b.bytes == g.bytes && b.bus_gbps > g.gbps)) {
+      g = Group{b.group, b.bytes, b.bus_gbps, b.origin};
+    }
+  }
+  constexpr double kLarge = 64.0 * 1024 * 1024;
+  std::vector<Group> groups;
+  for (const auto& [name, g] : by_name) {
+    if (g.bytes == 0 || g.bytes >= kLarge) groups.push_back(g);
+  }
+  if (groups.empty()) {
+    for (const auto& [name, g] : by_name) groups.push_back(g);
+  }
+  const auto slower = [](const Group& a, const Group& b) { return a.gbps < b.gbps; };
+  const auto slow = std::min_element(groups.begin(), groups.end(), slower);
+  // Against the fastest group of the same collective when there is one ("allreduce [[0..7]]"
+  // against "allreduce [[0..3]]"), else the fastest.
+  const auto kind = [](const Group& g) { return g.name.substr(0, g.name.find(' ')); };
+  auto fast = std::max_element(groups.begin(), groups.end(), slower);
+  for (auto g = groups.begin(); g != groups.end(); ++g) {
+    if (g != slow && kind(*g) == kind(*slow) &&
+        (kind(*fast) != kind(*slow) || g->gbps > fast->gbps)) {
+      fast = g;
+    }
+  }
+  const auto size_text = [](double bytes) {
+    if (bytes <= 0) return std::string();
+    return bytes >= 1e9 ? fmt::format(" ({:.3g} GB messages)", bytes / 1e9)
+                        : fmt::format(" ({:.3g} MB messages)", bytes / 1e6);
+  };
+  Diagnosis d;
+  d.confidence = Confidence::kLow;
+  d.evidence.push_back(tel.cite(slow->origin));
+  d.next = {
+      "NCCL_DEBUG=INFO in the job's log (which transport it uses: Socket, or IB/RoCE), and the "
+      "gradient bytes per step over this bandwidth against the step time"};
+  if (groups.size() >= 2 && fast->gbps >= 5 * slow->gbps) {
+    d.verdict = Verdict::kCommunicationBound;
+    d.confidence = Confidence::kMedium;
+    d.summary = fmt::format(
+        "{} runs at {:.3g} GB/s{} against {:.3g} GB/s for {}: {:.0f}x slower — the link the slow "
+        "group crosses (between nodes, most often) sets the pace of every gradient exchange over "
+        "it",
+        slow->name, slow->gbps, size_text(slow->bytes), fast->gbps, fast->name,
+        fast->gbps / std::max(slow->gbps, 1e-9));
+    d.evidence.push_back(tel.cite(fast->origin));
+    d.fixes = fixes::communication_bound();
+  } else if (slow->gbps < 5) {
+    d.verdict = Verdict::kCommunicationBound;
+    d.summary = fmt::format(
+        "{} moves {:.3g} GB/s{}: socket-class (NVLink moves hundreds of GB/s, InfiniBand tens per "
+        "link): a data-parallel job that exchanges a large model's gradients every step waits on "
+        "it",
+        slow->name, slow->gbps, size_text(slow->bytes));
+    d.fixes = fixes::communication_bound();
+  } else {
+    d.verdict = Verdict::kUnknown;
+    d.summary = fmt::format(
+        "the interconnect measured is not slow ({} at {:.3g} GB/s{}): the job's own step and data "
+        "times would say what limits it",
+        slow->name, slow->gbps, size_text(slow->bytes));
+    d.next = collect_more();
+  }
+  return d;
+}
+
 std::optional<Diagnosis> judge_memory(const Telemetry& tel) {
   if (tel.memory.empty()) return std::nullopt;
   // The last reading of each GPU.

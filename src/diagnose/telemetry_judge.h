@@ -63,6 +63,13 @@ std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThres
 // tell it from an input pipeline that does not scale. nullopt without such a sentence.
 std::optional<Diagnosis> judge_claims(const Telemetry& tel);
 
+// Collective benchmarks (nccl-tests, a benchmark's "AllReduce ... Bandwidth: 5.08 GB/s"): the
+// bus bandwidth of each measured group at its largest messages. `communication-bound`, medium,
+// when one group runs 5x or more slower than another (the link it crosses sets the pace of the
+// exchange over it); low when the only measurement is under 5 GB/s (socket-class); else
+// `unknown`: the interconnect measured is not slow. nullopt without such lines.
+std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel);
+
 // What to run to judge a job whose logs were too thin.
 const std::vector<std::string>& collect_more();
 

@@ -378,8 +378,6 @@ bool training_share_of(const std::vector<TrainingClock>& clocks, int run, int64_
   return found;
 }
 
-}  // namespace
-
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
@@ -698,6 +696,20 @@ std::optional<StampedCount> stamped_count(std::string_view text) {
   return std::nullopt;
 }
 
+}  // namespace
+
+std::string collective_with_bandwidth(std::string_view text) {
+  const std::string low = lower(text);
+  const size_t bw = low.find("bandwidth");
+  if (bw == std::string::npos) return {};
+  for (const std::string_view c :
+       {"allreduce", "all_reduce", "all-reduce", "allgather", "all_gather", "reducescatter",
+        "reduce_scatter", "sendrecv", "broadcast", "alltoall", "all_to_all"}) {
+    if (const size_t at = low.find(c); at != std::string::npos && at < bw) return std::string(c);
+  }
+  return {};
+}
+
 bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
   std::vector<Line> lines;
   lines.reserve(pasted.size());
@@ -846,6 +858,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   }
   for (const Line& line : lines) {
     if (line.text.size() > kMaxPastedLineBytes) continue;
+    if (!collective_with_bandwidth(line.text).empty()) continue;  // a benchmark's collective
     if (const auto told = told_timing.find(line.number); told != told_timing.end()) {
       if (told->second.step > 0) {
         add_step(line, told->second.step, told->second.data, std::nullopt, std::nullopt);

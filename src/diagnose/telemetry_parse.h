@@ -88,6 +88,11 @@ class PasteFiles {
 // columns (torch.profiler's tables, aligned runs tables), trimmed.
 std::vector<std::string_view> table_cells(std::string_view row);
 
+// The collective a benchmark's line measures when it states its bandwidth ("AllReduce: [[0, 1]]
+// ... Bandwidth: 5.08 GB/s" is "allreduce"); empty for any other line. Its "Time:" is the
+// collective's, not a training step's.
+std::string collective_with_bandwidth(std::string_view text);
+
 // Training-loop step lines, throughput lines, job summaries and panels, read by vocabulary
 // (telemetry_lines.cc); true when any was found.
 bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);

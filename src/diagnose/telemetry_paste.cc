@@ -541,6 +541,92 @@ bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Tele
   return file >= 0;
 }
 
+// ---- collective benchmarks ---------------------------------------------------------------
+// nccl-tests (all_reduce_perf and its kin): a "#  size  count  type  redop  root  time  algbw
+// busbw  #wrong ..." header (older releases without root), then rows of numbers; the bus
+// bandwidth of each row, its size in bytes. A benchmark's lines that name a collective and its
+// bandwidth ("AllReduce: [[0, 1, 2, 3]]  Bytes: 2.00000 GB  Time: 0.01403 s  Bandwidth: 213.81
+// GB/s"): one measurement each, grouped by what they name.
+
+std::optional<double> bytes_of(std::string_view number, std::string_view unit) {
+  const auto v = parse_number(number);
+  if (!v) return std::nullopt;
+  const std::string u = telemetry::lower(unit);
+  if (u == "b" || u.empty()) return *v;
+  if (u == "kb" || u == "kib") return *v * 1024;
+  if (u == "mb" || u == "mib") return *v * 1024 * 1024;
+  if (u == "gb" || u == "gib") return *v * 1024 * 1024 * 1024;
+  return std::nullopt;
+}
+
+bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  bool found = false;
+  int file = -1;
+  const auto add = [&](const Line& l, double bytes, double gbps, std::string group) {
+    if (file < 0) file = files.of(TelemetryKind::kCollectiveBench);
+    out.bandwidths.push_back(BandwidthSample{{file, l.number}, bytes, gbps, std::move(group)});
+    found = true;
+  };
+  std::optional<size_t> busbw_column;  // in a row's fields, from the table's header
+  int tables = 0;
+  for (const Line& l : lines) {
+    const std::string_view text = trim(l.text);
+    // The header, with its '#' or without (pasted through a tool that took it for a comment).
+    const auto header = split_whitespace(text.starts_with("#") ? text.substr(1) : text);
+    if (const auto at = std::find(header.begin(), header.end(), "busbw");
+        at != header.end() && header[0] == "size") {
+      busbw_column = static_cast<size_t>(at - header.begin());
+      ++tables;
+      continue;
+    }
+    if (text.starts_with("#")) continue;
+    if (busbw_column) {
+      const auto fields = split_whitespace(text);
+      if (fields.size() > *busbw_column) {
+        const auto size = parse_number(fields[0]);
+        const auto bus = parse_number(fields[*busbw_column]);
+        if (size && bus && *size >= 0 && *bus >= 0) {
+          add(l, *size, *bus, fmt::format("nccl-tests table {}", tables));
+          continue;
+        }
+      }
+      if (!text.empty()) busbw_column.reset();  // the table ended
+    }
+    // "AllReduce: [[0, 1]]  Bytes: 2.00000 GB  Time: 0.68834 s  Bandwidth: 5.08 GB/s".
+    const std::string collective = telemetry::collective_with_bandwidth(text);
+    if (collective.empty()) continue;
+    const std::string low = telemetry::lower(text);
+    const size_t bw = low.find("bandwidth");
+    const auto after = split_whitespace(std::string_view(low).substr(bw + 9));
+    if (after.size() < 2) continue;
+    std::string_view number = after[0];
+    if (number == ":" && after.size() >= 3) number = after[1];
+    if (!number.empty() && number.front() == ':') number.remove_prefix(1);
+    const auto gbps = parse_number(number);
+    const std::string_view unit = after[number == after[0] ? 1 : 2];
+    if (!gbps || !unit.starts_with("gb/s")) continue;
+    double bytes = 0;
+    if (const size_t b = low.find("bytes:"); b != std::string::npos) {
+      const auto parts = split_whitespace(std::string_view(low).substr(b + 6));
+      if (parts.size() >= 2) bytes = bytes_of(parts[0], parts[1]).value_or(0);
+    }
+    // The group: the collective and the ranks it names ("[[0, 1, 2, 3]]").
+    std::string group = collective;
+    if (const size_t open = text.find('['); open != std::string_view::npos) {
+      int depth = 0;
+      for (size_t k = open; k < text.size(); ++k) {
+        depth += text[k] == '[' ? 1 : text[k] == ']' ? -1 : 0;
+        if (depth == 0) {
+          group += " " + std::string(text.substr(open, k - open + 1));
+          break;
+        }
+      }
+    }
+    add(l, bytes, *gbps, std::move(group));
+  }
+  return found;
+}
+
 // ---- iostat and top: the CPU split helpers ---------------------------------------------------
 // top's "%Cpu(s): 12.3 us,  1.2 sy,  0.0 ni, 85.9 id,  0.5 wa, ...": each part is a number then
 // its field.
@@ -863,6 +949,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_torch_profiler(lines, files, into);
   scan_topology(lines, files, into);
   scan_cpu_summaries(lines, files, into);
+  scan_collective_bench(lines, files, into);
   if (into.gpus.empty()) scan_query_noheader(lines, files, into);
   for (size_t f = first_file; f < into.files.size(); ++f) into.files[f].long_lines = long_lines;
   if (files.empty()) {
@@ -883,7 +970,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
         "dmon, dcgmi dmon, gpustat, mpstat, sar -u, vmstat, top, iostat, a training loop's step "
         "and data times (time/data_time, Time/Data, iter_time, bch/smp, s/it), throughput "
         "lines (images/sec, samples/s), Slurm jobstats or seff, a Lightning or torch.profiler "
-        "profile, topo -m, stoker stats or monitor JSON lines{}; it starts with {}",
+        "profile, topo -m, nccl-tests, stoker stats or monitor JSON lines{}; it starts with {}",
         name, skipped, telemetry::quote(first));
   }
 }

@@ -351,6 +351,44 @@ TEST(PastedLogs, ASpeedThatFallsMidRunAndStaysLowIsWhatFeedsTheGpu) {
   EXPECT_EQ(diagnose_telemetry(read_text(decline)).verdict, Verdict::kUnknown);
 }
 
+TEST(PastedLogs, CollectiveBenchmarksSayHowFastTheGpusExchange) {
+  // fastchat#9: a 2 GB all-reduce at 5.08 GB/s across two nodes, 213.81 GB/s within one.
+  const Diagnosis d = diagnose_paste("other_fastchat9-multinode-allreduce-5gbps-no-speedup.txt");
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kMedium);
+  EXPECT_THAT(d.summary, HasSubstr("allreduce [[0, 1, 2, 3, 4, 5, 6, 7]] runs at 5.08 GB/s"));
+  EXPECT_THAT(d.summary, HasSubstr("against 214 GB/s for allreduce [[0, 1, 2, 3]]"));
+  // nccl-tests#232's rows (2 nodes, 1 H100 each): 41.5 GB/s is not slow. The same rows under
+  // a header without its '#' (as nccl#583 pasted it) read the same.
+  const std::string rows =
+      "     2097152        524288     float     sum      -1    113.2   18.53   18.53      0    "
+      "93.35   22.46   22.46      0\n"
+      "    33554432       8388608     float     sum      -1    812.3   41.31   41.31      0    "
+      "808.2   41.52   41.52      0\n";
+  for (const char* hash : {"#", ""}) {
+    Telemetry t;
+    parse_telemetry(fmt::format("{}       size         count      type   redop    root     time   "
+                                "algbw   busbw #wrong     time   algbw   busbw #wrong\n",
+                                hash) +
+                        rows,
+                    "msg.txt", t);
+    ASSERT_EQ(t.bandwidths.size(), 2u) << hash;
+    EXPECT_EQ(t.bandwidths[1].bus_gbps, 41.31);
+    EXPECT_EQ(t.bandwidths[1].bytes, 33554432);
+    EXPECT_TRUE(t.steps.empty());
+    const Diagnosis fine = diagnose_telemetry(t);
+    EXPECT_EQ(fine.verdict, Verdict::kUnknown) << fine.summary;
+    EXPECT_THAT(fine.summary, HasSubstr("not slow"));
+  }
+  // One measurement at socket speed: communication-bound, low.
+  Telemetry socket;
+  parse_telemetry("AllReduce: [[0, 1]]  Bytes: 1.00000 GB  Time: 0.9 s  Bandwidth: 1.1 GB/s\n",
+                  "msg.txt", socket);
+  const Diagnosis slow = diagnose_telemetry(socket);
+  EXPECT_EQ(slow.verdict, Verdict::kCommunicationBound);
+  EXPECT_EQ(slow.confidence, Confidence::kLow);
+}
+
 TEST(PastedLogs, AFirstEpochTwiceTheOthersWhenWholeEpochsAreTimed) {
   // ginex#6: "Epoch time: 948457.4916 ms", then 487, 461, 448, 441, 441 s: the page cache.
   const Diagnosis d = diagnose_paste("datalog_ginex6-first-epoch-948s-vs-440s-cutoff.txt");

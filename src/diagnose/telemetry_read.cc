@@ -16,7 +16,7 @@ namespace {
 
 using telemetry::Line;
 
-constexpr std::array<std::pair<TelemetryKind, const char*>, 19> kKindNames = {{
+constexpr std::array<std::pair<TelemetryKind, const char*>, 20> kKindNames = {{
     {TelemetryKind::kNvidiaSmiCsv, "nvidia-smi-csv"},
     {TelemetryKind::kNvidiaSmiDmon, "nvidia-smi-dmon"},
     {TelemetryKind::kMpstat, "mpstat"},
@@ -36,6 +36,7 @@ constexpr std::array<std::pair<TelemetryKind, const char*>, 19> kKindNames = {{
     {TelemetryKind::kJobSummary, "job-summary"},
     {TelemetryKind::kGpuPanel, "gpu-panel"},
     {TelemetryKind::kDcgmDmon, "dcgm-dmon"},
+    {TelemetryKind::kCollectiveBench, "collective-bench"},
 }};
 
 // A --query-gpu header: comma-separated query names (lowercase, digits, '.', '_'), each with an

@@ -1089,6 +1089,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d.numbers.stats_decided = false;
   } else if (phases) {
     d = *phases;
+  } else if (const auto bandwidth = telemetry::judge_bandwidth(tel)) {
+    // A collective benchmark: how fast the GPUs exchange, the other half of scaling.
+    d = *bandwidth;
   } else if (memory) {
     d = *memory;
   } else if (const auto claim = telemetry::judge_claims(tel)) {
