@@ -303,7 +303,11 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   if (colon == std::string_view::npos) return std::nullopt;
   const std::string name = lower(trim(line.substr(0, colon)));
   const std::string_view rest = trim(line.substr(colon + 1));
-  if (name.size() > 32 || name.find("time") == std::string::npos ||
+  // "Training time: 1h 45m", and a scale's own line, "2 gpu: 0.203h" (yolov5#282).
+  const bool names_a_time = name.find("time") != std::string::npos;
+  const bool names_a_scale =
+      !names_a_time && split_whitespace(name).size() <= 3 && gpu_count_of(name).has_value();
+  if (name.size() > 32 || !(names_a_time || names_a_scale) ||
       rest.find_first_of("hm") == std::string_view::npos) {
     return std::nullopt;
   }

@@ -558,6 +558,14 @@ TEST(PastedLogs, ATableOfEpochTimesByGpuCountIsAScalingComparison) {
   EXPECT_THAT(d.summary, HasSubstr("420 s -> 1080 s for the same work"));
 }
 
+TEST(PastedLogs, AScalesOwnLineWithItsRunsDuration) {
+  // yolov5#282: "1 gpu: 0.175h" and "2 gpu: 0.203h" for the same 100 epochs.
+  const Diagnosis d = diagnose_paste("scaling_yolov5-282-coco128-1-vs-2-gpu-hours-cutoff.txt");
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  ASSERT_TRUE(d.numbers.scaling);
+  EXPECT_NEAR(d.numbers.scaling->efficiency, 0.175 / (2 * 0.203), 1e-9);
+}
+
 TEST(PastedLogs, PhaseTimersSayHowMuchOfTheStepIsGradientExchange) {
   // Megatron-LM#184: backward-params-all-reduce 2.7-3.1 s against 1.3-2.7 s of compute.
   const Telemetry t =
