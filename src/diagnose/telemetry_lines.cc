@@ -1152,6 +1152,10 @@ bool count_header(std::string_view cell, bool& nodes) {
   for (char ch : c) {
     if (ch >= '0' && ch <= '9') return false;
   }
+  // "Batch size per gpu", "GPU memory", "GPU util": about each GPU, not how many.
+  for (const std::string_view other : {"batch", "per", "mem", "util", "model", "type"}) {
+    if (c.find(other) != std::string::npos) return false;
+  }
   nodes = c.find("node") != std::string::npos;
   return nodes || c.find("gpu") != std::string::npos || c.find("nproc") != std::string::npos ||
          c.find("world") != std::string::npos || c.find("ranks") != std::string::npos;
@@ -1206,32 +1210,66 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     if (lines[i].text.size() > kMaxPastedLineBytes) continue;
     const auto head = table_cells(lines[i].text);
     if (head.size() < 2) continue;
+    // The count column: the first whose header names GPUs or nodes ("GPUs", "No. of GPUs",
+    // "#GPUS" after a "Name" column).
     bool by_nodes = false;
-    if (!count_header(head[0], by_nodes)) continue;
-    std::vector<std::pair<size_t, ColumnKind>> measures;
-    for (size_t k = 1; k < head.size(); ++k) {
-      const ColumnKind kind = column_kind(head[k]);
-      if (kind.rate || kind.step || kind.duration) measures.emplace_back(k, kind);
+    size_t count_column = head.size();
+    for (size_t k = 0; k < head.size() && count_column == head.size(); ++k) {
+      if (count_header(head[k], by_nodes)) count_column = k;
     }
-    if (measures.empty()) continue;
+    if (count_column == head.size()) continue;
     // The rows: a separator line ("---|---") is skipped; the table ends at the first line whose
-    // first cell is not a count.
+    // count cell is not a count.
     std::vector<std::pair<const Line*, std::vector<std::string_view>>> rows;
     size_t j = i + 1;
     for (; j < lines.size(); ++j) {
       const std::string_view t = trim(lines[j].text);
       if (!t.empty() && t.find_first_not_of("-|: \t") == std::string_view::npos) continue;
       auto c = table_cells(t);
-      if (c.empty() || !parse_index(c[0]) || *parse_index(c[0]) < 1) break;
+      if (c.size() <= count_column || !parse_index(c[count_column]) ||
+          *parse_index(c[count_column]) < 1) {
+        break;
+      }
       rows.emplace_back(&lines[j], std::move(c));
     }
     if (rows.size() < 2) continue;
+    // The measure columns, by their header ("img/sec", "Training Speed(images / second)"), or
+    // by the unit their first row's cell states ("Speed" over "11.4 samples/sec").
+    std::vector<std::pair<size_t, ColumnKind>> measures;
+    for (size_t k = 0; k < head.size(); ++k) {
+      if (k == count_column) continue;
+      std::string header(head[k]);
+      for (const std::string_view spaced : {" / ", " /", "/ "}) {
+        for (size_t at = header.find(spaced); at != std::string::npos; at = header.find(spaced)) {
+          header.replace(at, spaced.size(), "/");
+        }
+      }
+      ColumnKind kind = column_kind(header);
+      if (!(kind.rate || kind.step || kind.duration) && rows.front().second.size() > k) {
+        const auto values = named_values(rows.front().second[k]);
+        if (values.size() == 1) {
+          const Meaning m = meaning_of(values[0]);
+          if (m.quantity == Quantity::kRate) {
+            kind.rate = true;
+            kind.unit = m.rate_unit;
+            kind.per_gpu = m.per_gpu;
+          }
+        }
+      }
+      if (kind.rate || kind.step || kind.duration) measures.emplace_back(k, kind);
+    }
+    if (measures.empty()) continue;
     const int file = files.of(measures.front().second.step ? TelemetryKind::kTrainLog
                                                            : TelemetryKind::kThroughput);
     for (const auto& [column, kind] : measures) {
-      const int group = next_group++;
+      // Rows named in a first column before the count ("SSD in GluonCV | 1 | 30", "mxnet-ssd |
+      // 4 | 120") are a series per name.
+      std::map<std::string_view, int> series;
       for (const auto& [line, c] : rows) {
         if (c.size() <= column) continue;
+        const std::string_view name = count_column > 0 ? c[0] : std::string_view();
+        if (!series.contains(name)) series.emplace(name, next_group++);
+        const int group = series.at(name);
         std::string_view cell = c[column];
         size_t end = 0;
         while (end < cell.size() && ((cell[end] >= '0' && cell[end] <= '9') || cell[end] == '.')) {
@@ -1248,7 +1286,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         run.source = files.name();
         run.line = line->number;
         run.group = group;
-        const int count = *parse_index(c[0]);
+        const int count = *parse_index(c[count_column]);
         (by_nodes ? run.nodes : run.gpus) = count;
         out.runs.push_back(std::move(run));
         const int r = static_cast<int>(out.runs.size()) - 1;

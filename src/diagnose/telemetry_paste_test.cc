@@ -290,12 +290,13 @@ TEST(PastedLogs, ScalesNamedInOtherWordsAndSentencesThatCompareThem) {
   ASSERT_TRUE(p4.numbers.scaling);
   EXPECT_NEAR(p4.numbers.scaling->efficiency, 2.6 / 2 / 1.8, 1e-9);
   // nccl#318: "Single Node: p3.16xlarge" / "Training time: 36 mins", "Two Nodes" / "1 h 45
-  // mins": the same work at two scales.
+  // mins": the same work at two scales, 8 and 16 GPUs (a p3.16xlarge has 8).
   const Diagnosis took =
       diagnose_paste("scaling_nccl318-p3.16xlarge-1node-36min-vs-2node-1h45.txt");
   EXPECT_EQ(took.verdict, Verdict::kCommunicationBound) << took.summary;
   ASSERT_TRUE(took.numbers.scaling);
-  EXPECT_EQ(took.numbers.scaling->scale_unit, "nodes");
+  EXPECT_EQ(took.numbers.scaling->scale_unit, "gpus");
+  EXPECT_EQ(took.numbers.scaling->runs.back().scale, 16);
   EXPECT_NEAR(took.numbers.scaling->efficiency, 2160.0 / (2 * 6300.0), 1e-9);
   // yolov5#10645: "1x GPU: [09:12, ...] = approx. 9 min per epoch", "2x GPUs: ... 8 min".
   const Diagnosis epochs =
@@ -556,6 +557,37 @@ TEST(PastedLogs, ATableOfEpochTimesByGpuCountIsAScalingComparison) {
   ASSERT_EQ(d.numbers.scaling->runs.size(), 3u);
   EXPECT_NEAR(d.numbers.scaling->efficiency, 420.0 / (4 * 1080.0), 1e-9);
   EXPECT_THAT(d.summary, HasSubstr("420 s -> 1080 s for the same work"));
+}
+
+TEST(PastedLogs, ScalingTablesAndLinesInMoreLayouts) {
+  // mxnet#4120: "| No. of GPUs | Batch Size | Speed |" over "| 1 | 32 | 11.4 samples/sec |":
+  // the unit in the cells, the batch size no measure.
+  const Diagnosis mxnet = diagnose_paste("scaling_mxnet4120-ssd-samples-per-sec-1-to-8-gpus.txt");
+  EXPECT_EQ(mxnet.verdict, Verdict::kCommunicationBound) << mxnet.summary;
+  ASSERT_TRUE(mxnet.numbers.scaling);
+  EXPECT_NEAR(mxnet.numbers.scaling->efficiency, 22.3 / (8 * 11.4), 1e-9);
+  // gluon-cv#85: "Name | #GPUS | Training Speed(images / second)": the count in the second
+  // column, a series per name (GluonCV 1-8 GPUs; mxnet-ssd and Caffe at 4 only).
+  const Diagnosis gluon = diagnose_paste("scaling_gluon-cv85-ssd-images-per-sec-1-to-8-gpus.txt");
+  ASSERT_TRUE(gluon.numbers.scaling) << gluon.summary;
+  EXPECT_NEAR(gluon.numbers.scaling->efficiency, 40.0 / (8 * 30), 1e-9);
+  // byteps#79: "#of gpus=1, 191 img/sec" ... "#of gpus=8, 8 img/sec".
+  const Diagnosis byteps =
+      diagnose_paste("scaling_byteps79-resnet50-gtx1080-img-per-sec-1-to-8-gpus-cutoff.txt");
+  ASSERT_TRUE(byteps.numbers.scaling) << byteps.summary;
+  EXPECT_THAT(byteps.summary, HasSubstr("1 -> 8 GPUs"));
+  // horovod#396: "1 p3.8xlarge: 1399.38 images/sec" ... "8 p3.16xlarge: 9745.38 images/sec":
+  // instances of a known GPU count, each a node.
+  const Diagnosis aws =
+      diagnose_paste("scaling_horovod396-aws-p3-resnet50-images-per-sec-1-to-8-nodes.txt");
+  ASSERT_TRUE(aws.numbers.scaling) << aws.summary;
+  EXPECT_THAT(aws.summary, HasSubstr("4 -> 64 GPUs"));
+  // A column about each GPU is no count: "Batch size per gpu" (mmpose#23) is not read as one.
+  Telemetry per_gpu;
+  EXPECT_THROW(parse_telemetry("Model | Batch size per gpu | Notes\nResnet_50 | 64 | a\n"
+                               "Resnet_101 | 32 | b\n",
+                               "msg.txt", per_gpu),
+               Error);
 }
 
 TEST(PastedLogs, AScalesOwnLineWithItsRunsDuration) {

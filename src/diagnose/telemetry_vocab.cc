@@ -931,6 +931,21 @@ std::optional<int> glued_count(std::string_view w, bool& pending_x) {
 }
 
 // "--nproc_per_node=8", "--gpus 4", "-np 8": the value of a launcher's GPU-count flag.
+// The GPUs of a cloud instance type ("p3.16xlarge": 8 V100), for the types GPU jobs run on.
+std::optional<int> instance_gpus(std::string_view w) {
+  static constexpr std::array<std::pair<std::string_view, int>, 20> kInstances = {{
+      {"p2.xlarge", 1},     {"p2.8xlarge", 8},  {"p2.16xlarge", 16},  {"p3.2xlarge", 1},
+      {"p3.8xlarge", 4},    {"p3.16xlarge", 8}, {"p3dn.24xlarge", 8}, {"p4d.24xlarge", 8},
+      {"p4de.24xlarge", 8}, {"p5.48xlarge", 8}, {"p5e.48xlarge", 8},  {"g4dn.xlarge", 1},
+      {"g4dn.12xlarge", 4}, {"g4dn.metal", 8},  {"g5.xlarge", 1},     {"g5.12xlarge", 4},
+      {"g5.48xlarge", 8},   {"g6.48xlarge", 8}, {"a2-highgpu-8g", 8}, {"a3-highgpu-8g", 8},
+  }};
+  for (const auto& [name, gpus] : kInstances) {
+    if (w == name) return gpus;
+  }
+  return std::nullopt;
+}
+
 std::optional<int> flag_count(const std::vector<std::string>& words, size_t i) {
   static constexpr std::array<std::string_view, 10> kFlags = {
       "--nproc_per_node", "--nproc-per-node", "--gpus", "--num_gpus", "--num-gpus",
@@ -1004,6 +1019,28 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
     if (const auto f = flag_count(words, i)) {
       found(f);
       if (from_flag != nullptr) *from_flag = true;
+      continue;
+    }
+    // "#of gpus=1, 191 img/sec", "ngpu=8": a count named in the text, not a launcher's flag.
+    if (const size_t eq = w.find('='); eq != std::string::npos) {
+      const std::string_view key = std::string_view(w).substr(0, eq);
+      if (key == "gpus" || key == "gpu" || key == "ngpu" || key == "ngpus" || key == "num_gpus" ||
+          key == "n_gpu" || key == "n_gpus") {
+        found(small_count(std::string_view(w).substr(eq + 1)));
+        continue;
+      }
+    }
+    // "2 p3.16xlarge: 2632.95 images/sec": cloud instances of a known GPU count, each a node.
+    if (const auto per = instance_gpus(w)) {
+      // "2 p3.16xlarge", or "Two Nodes: p3.16xlarge" (the count stated before).
+      int count = 1;
+      if (i > 0 && small_count(words[i - 1])) {
+        count = *small_count(words[i - 1]);
+      } else if (nodes != nullptr && nodes->has_value()) {
+        count = **nodes;
+      }
+      found(count * *per);
+      if (nodes != nullptr && !nodes->has_value()) *nodes = count;
       continue;
     }
     bool pending_x = false;
