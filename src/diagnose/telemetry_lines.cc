@@ -13,6 +13,9 @@
 namespace stoker::telemetry {
 namespace {
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
 struct LineReading {
   std::optional<double> step, data, step_avg, data_avg;
   int step_priority = -1;
@@ -279,8 +282,9 @@ std::optional<double> parse_duration(std::string_view cell) {
 // "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
 // a name with "time" before a duration in minutes or hours (seconds alone are a step's time).
 std::optional<double> run_duration(std::string_view line, bool& epoch) {
-  // "= approx. 9 min per epoch", "8:30 per epoch", "2 h/epoch": an epoch's duration.
-  const std::string text = lower(line);
+  // "= approx. 9 min per epoch", "8:30 per epoch", "2 h/epoch", "1x TITAN XP，260s/epoch": an
+  // epoch's duration.
+  const std::string text = lower(in_english(line));
   for (const std::string_view per : {" per epoch", "/epoch"}) {
     const size_t at = text.find(per);
     if (at == std::string::npos) continue;
@@ -292,7 +296,10 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
       for (size_t k = words.size() - take; k < words.size(); ++k) {
         cell += std::string(words[k]) + (k + 1 < words.size() ? " " : "");
       }
-      if (cell.find_first_of("hm:") == std::string::npos) continue;
+      // A duration has a unit or a clock's colon: "3 per epoch" is a count.
+      if (std::none_of(cell.begin(), cell.end(), [](char c) { return is_alpha(c) || c == ':'; })) {
+        continue;
+      }
       if (const auto d = parse_duration(cell)) {
         epoch = true;
         return d;
@@ -381,9 +388,6 @@ bool training_share_of(const std::vector<TrainingClock>& clocks, int run, int64_
   }
   return found;
 }
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // A sentence setting one GPU against the rest: "GPU 0 is at 100 % util while the others are at
 // 0 %", "rank=0的卡GPU利用率为0，其余卡利用率100%" (rank 0's card at 0, the other cards at

@@ -582,6 +582,11 @@ TEST(PastedLogs, ScalingTablesAndLinesInMoreLayouts) {
       diagnose_paste("scaling_horovod396-aws-p3-resnet50-images-per-sec-1-to-8-nodes.txt");
   ASSERT_TRUE(aws.numbers.scaling) << aws.summary;
   EXPECT_THAT(aws.summary, HasSubstr("4 -> 64 GPUs"));
+  // StackGAN-v2#28: "1x TITAN XP，260s/epoch", 2x 240 s, 3x 220 s (a full-width comma).
+  const Diagnosis stackgan =
+      diagnose_paste("scaling_stackganv2-28-titanxp-s-per-epoch-1-2-3-gpus.txt");
+  ASSERT_TRUE(stackgan.numbers.scaling) << stackgan.summary;
+  EXPECT_NEAR(stackgan.numbers.scaling->efficiency, 260.0 / (3 * 220), 1e-9);
   // A column about each GPU is no count: "Batch size per gpu" (mmpose#23) is not read as one.
   Telemetry per_gpu;
   EXPECT_THROW(parse_telemetry("Model | Batch size per gpu | Notes\nResnet_50 | 64 | a\n"

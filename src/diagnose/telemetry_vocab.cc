@@ -171,10 +171,14 @@ bool is_unit_hint(std::string_view s) {
 
 // Chinese words of the pastes read, in the English words the reader knows ("单卡" one card,
 // "单机4卡" one machine with 4 cards, "8卡吞吐" the throughput on 8 cards): 卡 card, 单 single,
-// 双 dual, 机 / 节点 node, 吞吐(量) throughput, 利用率 utilization, 其余 / 其他 others. Other
-// characters are kept.
+// 双 dual, 机 / 节点 node, 吞吐(量) throughput, 利用率 utilization, 其余 / 其他 others, and the
+// full-width comma, colon and parentheses. Other characters are kept.
 std::string in_english(std::string_view line) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kWords = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kWords = {{
+      {"\xef\xbc\x8c", ", "},  // full-width comma, colon and parentheses
+      {"\xef\xbc\x9a", ": "},
+      {"\xef\xbc\x88", " ("},
+      {"\xef\xbc\x89", ") "},
       {"\xe5\x90\x9e\xe5\x90\x90\xe9\x87\x8f", " throughput "},
       {"\xe5\x88\xa9\xe7\x94\xa8\xe7\x8e\x87", " utilization "},
       {"\xe5\x85\xb6\xe4\xbd\x99", " others "},
@@ -565,8 +569,9 @@ bool contains(std::string_view s, std::string_view part) {
 // "images/sec", "img/s", "samples_per_second", "tokens/s/gpu", "it/s", "wps": the thing
 // counted per second, or empty.
 std::string rate_unit_of(std::string_view text) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kThings = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 23> kThings = {{
       {"images", "images"},    {"image", "images"},    {"imgs", "images"},
+      {"pics", "images"},      {"pic", "images"},  // Horovod's examples: "440.6 pic/sec"
       {"img", "images"},       {"samples", "samples"}, {"sample", "samples"},
       {"examples", "samples"}, {"seqs", "samples"},    {"sentences", "samples"},
       {"tokens", "tokens"},    {"toks", "tokens"},     {"tok", "tokens"},
