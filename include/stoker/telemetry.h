@@ -240,6 +240,10 @@ struct Telemetry {
   std::vector<PhaseSample> phases;
   std::vector<ScalingClaim> claims;
   std::vector<BandwidthSample> bandwidths;
+  // Lines in which a trainer says itself that its data loading could not keep up (darknet's
+  // "Loaded: 1.17 seconds - performance bottleneck on CPU or Disk HDD/SSD", Caffe's "Data layer
+  // prefetch queue empty").
+  std::vector<Origin> loader_warnings;
 
   // "FILE:LINE: <the line>" (long lines shortened), for evidence.
   std::string cite(const Origin& origin) const;

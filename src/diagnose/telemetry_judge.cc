@@ -485,6 +485,24 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
   return d;
 }
 
+std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel) {
+  if (tel.loader_warnings.empty()) return std::nullopt;
+  Diagnosis d;
+  d.verdict = Verdict::kInputBound;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "input-bound, probably: the trainer says itself that its batches were not ready ({} "
+      "line{}: darknet's \"performance bottleneck on CPU or Disk\", Caffe's \"prefetch queue "
+      "empty\"); once at the start is the queue filling, throughout the run it is the loader",
+      tel.loader_warnings.size(), tel.loader_warnings.size() == 1 ? "" : "s");
+  d.evidence.push_back(tel.cite(tel.loader_warnings.front()));
+  d.fixes = fixes::input_bound_cpu();
+  d.next = {
+      "how often the message comes in a longer log, and the CPUs while it trains (mpstat -P ALL "
+      "1 60): pinned means decoding, idle with iowait means storage"};
+  return d;
+}
+
 std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThresholds& th) {
   if (tel.phases.empty()) return std::nullopt;
   double exchange = 0, compute = 0;

@@ -70,6 +70,11 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel);
 // `unknown`: the interconnect measured is not slow. nullopt without such lines.
 std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel);
 
+// A trainer's own words that its loading did not keep up (Telemetry::loader_warnings), when
+// nothing measured decides: `input-bound`, low (Caffe's queue is also empty once at the start,
+// while the first batches are made), naming the measurement that settles it. nullopt without.
+std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel);
+
 // What to run to judge a job whose logs were too thin.
 const std::vector<std::string>& collect_more();
 

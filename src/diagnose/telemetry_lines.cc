@@ -867,6 +867,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   for (const Line& line : lines) {
     if (line.text.size() > kMaxPastedLineBytes) continue;
     if (!collective_with_bandwidth(line.text).empty()) continue;  // a benchmark's collective
+    if (mentions(line.text, "performance bottleneck on cpu or disk") ||
+        mentions(line.text, "prefetch queue empty")) {
+      if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+      out.loader_warnings.push_back(Origin{steps_file, line.number});
+      found = true;
+    }
     if (const auto told = told_timing.find(line.number); told != told_timing.end()) {
       if (told->second.step > 0) {
         add_step(line, told->second.step, told->second.data, std::nullopt, std::nullopt);

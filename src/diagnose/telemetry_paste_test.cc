@@ -595,6 +595,19 @@ TEST(PastedLogs, ScalingTablesAndLinesInMoreLayouts) {
                Error);
 }
 
+TEST(PastedLogs, ATrainerSaysItselfThatItsBatchesWereLate) {
+  // darknet#6149 ("Loaded: 1.174679 seconds - performance bottleneck on CPU or Disk HDD/SSD")
+  // and TextBoxes++#12 (Caffe's "Data layer prefetch queue empty").
+  for (const char* file :
+       {"datalog_darknet6149-loaded-1.17s-two-thirds-batches-docker-build-cutoff.txt",
+        "datalog_textboxes-plusplus12-caffe-prefetch-queue-empty-18s-per-iter.txt"}) {
+    const Diagnosis d = diagnose_paste(file);
+    EXPECT_EQ(d.verdict, Verdict::kInputBound) << file << ": " << d.summary;
+    EXPECT_EQ(d.confidence, Confidence::kLow) << file;
+    EXPECT_THAT(d.summary, HasSubstr("the trainer says itself")) << file;
+  }
+}
+
 TEST(PastedLogs, AScalesOwnLineWithItsRunsDuration) {
   // yolov5#282: "1 gpu: 0.175h" and "2 gpu: 0.203h" for the same 100 epochs.
   const Diagnosis d = diagnose_paste("scaling_yolov5-282-coco128-1-vs-2-gpu-hours-cutoff.txt");

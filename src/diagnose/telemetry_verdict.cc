@@ -1097,6 +1097,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto claim = telemetry::judge_claims(tel)) {
     // Step times or rates of one scale at most, and the person's words comparing two.
     d = *claim;
+  } else if (const auto warned = telemetry::judge_loader_warnings(tel)) {
+    // The trainer's own words that its batches were late.
+    d = *warned;
   } else if (!tel.steps.empty() || !tel.rates.empty()) {
     // Step times without their wait, or rates: how fast, not why.
     d.verdict = Verdict::kUnknown;
