@@ -1061,7 +1061,14 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     // Rates and utilisation.
     for (const NamedValue& v : values) {
-      const Meaning m = meaning_of(v);
+      Meaning m = meaning_of(v);
+      // "GPU的利用率 ... 利用率最多到12左右" (the GPU's utilization ... at most about 12): a
+      // utilization named alone, on a line about the GPU and not the CPU, is the GPU's.
+      if (m.quantity == Quantity::kNone && (v.name == "utilization" || v.name == "utilisation") &&
+          (v.unit.empty() || v.unit == "%") && mentions(in_english(line.text), "gpu") &&
+          !mentions(line.text, "cpu")) {
+        m.quantity = Quantity::kGpuUtilisation;
+      }
       if (m.quantity == Quantity::kRate && !(step.step && m.rate_unit == "iterations")) {
         if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
         heading(line, gpus, nodes, flag);

@@ -539,6 +539,18 @@ TEST(PastedLogs, OneGpuAgainstTheRestToldInWords) {
   }
 }
 
+TEST(PastedLogs, AUtilizationNamedAloneOnALineAboutTheGpu) {
+  // yolov4-pytorch#58: "GPU的利用率太低了，我每4秒监测一次Gpu,发现利用率最多到12左右" (the GPU's
+  // utilization is too low; checked every 4 seconds, at most about 12): 12 %, not the 4 s.
+  const Telemetry t =
+      read_telemetry_files({pasted("datalog_yolov4-pytorch58-epoch-cost-time-gpu-util-2pct.txt")});
+  ASSERT_FALSE(t.gpus.empty());
+  EXPECT_EQ(t.gpus[0].util, 12);
+  // Beside the CPU's, it is no GPU's.
+  Telemetry cpu;
+  EXPECT_THROW(parse_telemetry("the CPU and GPU utilization is 85\n", "msg.txt", cpu), Error);
+}
+
 TEST(PastedLogs, AStatisticIsNamedByTheLabelBeforeIt) {
   // alan-cluster#9: "Blocking, waiting for batch (threaded) (10/10):  mean:  189ms  std:  207ms"
   // above the compute's rows: the wait is 6 % of the step.
