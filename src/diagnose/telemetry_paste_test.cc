@@ -548,7 +548,9 @@ TEST(PastedLogs, AUtilizationNamedAloneOnALineAboutTheGpu) {
   EXPECT_EQ(t.gpus[0].util, 12);
   // Beside the CPU's, it is no GPU's.
   Telemetry cpu;
-  EXPECT_THROW(parse_telemetry("the CPU and GPU utilization is 85\n", "msg.txt", cpu), Error);
+  EXPECT_THROW(
+      parse_telemetry("on the CPU, utilization is 85 while the GPU waits\n", "msg.txt", cpu),
+      Error);
 }
 
 TEST(PastedLogs, AStatisticIsNamedByTheLabelBeforeIt) {
