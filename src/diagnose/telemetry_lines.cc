@@ -592,11 +592,18 @@ std::optional<ProseTiming> prose_timing(std::string_view line) {
     std::optional<double> total, data, compute;
     bool parts_follow = false;
     size_t from = 0;
+    // Each break's next place, found again only once passed: one pass over the sentence.
+    static constexpr std::array<std::string_view, 6> kBreaks = {", ",        "; ",    " while ",
+                                                                " whereas ", " but ", " and "};
+    std::array<size_t, kBreaks.size()> next{};
+    for (size_t b = 0; b < kBreaks.size(); ++b) next[b] = sentence.find(kBreaks[b]);
     while (from < sentence.size()) {
       size_t cut = sentence.size(), skip = 0;
-      for (const std::string_view b : {", ", "; ", " while ", " whereas ", " but ", " and "}) {
-        const size_t at = sentence.find(b, from);
-        if (at < cut) cut = at, skip = b.size();
+      for (size_t b = 0; b < kBreaks.size(); ++b) {
+        if (next[b] != std::string_view::npos && next[b] < from) {
+          next[b] = sentence.find(kBreaks[b], from);
+        }
+        if (next[b] < cut) cut = next[b], skip = kBreaks[b].size();
       }
       std::string_view clause = sentence.substr(from, cut - from);
       from = cut + skip;

@@ -583,7 +583,13 @@ std::string rate_unit_of(std::string_view text) {
   static constexpr std::array<std::string_view, 9> kPer = {
       "/sec",   "/s",          "_per_second", "_per_sec", "/second",
       "_per_s", "/gpu/second", "/gpu/sec",    "/gpu/s"};  // InternLM's "tokens/gpu/second"
+  // Every rate below is written with a '/' or a "per"; the rest are names of their own. Most
+  // names and units are neither: no search for each thing and each "per" (the hot path of a
+  // long log).
+  const bool has_per = text.find('/') != std::string_view::npos ||
+                       text.find("per") != std::string_view::npos;
   for (const auto& [thing, unit] : kThings) {
+    if (!has_per) break;
     for (const std::string_view per : kPer) {
       for (size_t at = text.find(thing); at != std::string_view::npos;
            at = text.find(thing, at + 1)) {
@@ -604,6 +610,7 @@ std::string rate_unit_of(std::string_view text) {
   if (text == "throughput" || ends_with(text, "_throughput")) return "samples";
   // CamelCase names lower-cased lose their word starts: DeepSpeed's "RunningAvgSamplesPerSec".
   for (const auto& [thing, unit] : kThings) {
+    if (!has_per) break;
     if (thing.size() >= 5 && (contains(text, std::string(thing) + "persec") ||
                               contains(text, std::string(thing) + "_per_sec"))) {
       return std::string(unit);
