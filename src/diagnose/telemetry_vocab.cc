@@ -586,8 +586,8 @@ std::string rate_unit_of(std::string_view text) {
   // Every rate below is written with a '/' or a "per"; the rest are names of their own. Most
   // names and units are neither: no search for each thing and each "per" (the hot path of a
   // long log).
-  const bool has_per = text.find('/') != std::string_view::npos ||
-                       text.find("per") != std::string_view::npos;
+  const bool has_per =
+      text.find('/') != std::string_view::npos || text.find("per") != std::string_view::npos;
   for (const auto& [thing, unit] : kThings) {
     if (!has_per) break;
     for (const std::string_view per : kPer) {
