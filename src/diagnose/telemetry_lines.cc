@@ -13,9 +13,6 @@
 namespace stoker::telemetry {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
 struct LineReading {
   std::optional<double> step, data, step_avg, data_avg;
   int step_priority = -1;
@@ -76,17 +73,15 @@ bool mentions(std::string_view text, std::string_view word) {
   return lower(text).find(word) != std::string::npos;
 }
 
-// A line saying the job spans machines or shards its model, whose every step exchanges
-// parameters or gradients across them: "2 nodes", "two machines", "multi-node", FSDP, ZeRO-3.
-bool spans_nodes_or_shards(std::string_view text) {
-  const std::string low = lower(text);
+// Words saying the job spans machines or shards its model, whose every step exchanges
+// parameters or gradients across them ("multi-node", FSDP, ZeRO-3; a node count, "2 nodes", is
+// read with the line's GPU count). `low`: the line lower-cased.
+bool spans_nodes_or_shards(std::string_view low) {
   for (const std::string_view word : {"multi-node", "multinode", "multi node", "machines", "fsdp",
                                       "zero-3", "zero3", "zero stage 3", "stage 3", "stage3"}) {
-    if (low.find(word) != std::string::npos) return true;
+    if (low.find(word) != std::string_view::npos) return true;
   }
-  std::optional<int> nodes;
-  gpu_count_of(text, &nodes);
-  return nodes.value_or(1) > 1;
+  return false;
 }
 
 // A job summary's lines (Slurm's jobstats and seff) read as whole-run means.
@@ -485,21 +480,27 @@ std::optional<OneAgainstRest> one_against_rest(std::string_view text, std::optio
   return told;
 }
 
-// The first sentence of a paragraph that sets one GPU against the rest.
-std::optional<OneAgainstRest> one_against_rest(std::string_view line) {
-  const std::string text = lower(in_english(line));
-  if (text.find("util") == std::string::npos && text.find("usage") == std::string::npos) {
+// The sentences of a paragraph, parted at ". ".
+std::vector<std::string_view> sentences_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find(". ", start);
+    if (end == std::string_view::npos) end = text.size();
+    out.push_back(text.substr(start, end - start));
+    start = end + 2;
+  }
+  return out;
+}
+
+// The first sentence of a paragraph that sets one GPU against the rest; `text` is the line
+// lower-cased and in English.
+std::optional<OneAgainstRest> one_against_rest(std::string_view line, std::string_view text) {
+  if (text.find("util") == std::string_view::npos && text.find("usage") == std::string_view::npos) {
     return std::nullopt;
   }
   const std::optional<int> count = gpu_count_of(line);
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find(". ", start);
-    if (end == std::string::npos) end = text.size();
-    if (const auto told =
-            one_against_rest(std::string_view(text).substr(start, end - start), count)) {
-      return told;
-    }
-    start = end + 2;
+  for (const std::string_view sentence : sentences_of(text)) {
+    if (const auto told = one_against_rest(sentence, count)) return told;
   }
   return std::nullopt;
 }
@@ -581,13 +582,9 @@ std::vector<double> durations_in(std::string_view clause) {
   return out;
 }
 
-std::optional<ProseTiming> prose_timing(std::string_view line) {
-  const std::string text = lower(in_english(line));
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find(". ", start);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view sentence = std::string_view(text).substr(start, end - start);
-    start = end + 2;
+// `text`: the line lower-cased and in English.
+std::optional<ProseTiming> prose_timing(std::string_view text) {
+  for (const std::string_view sentence : sentences_of(text)) {
     // Clauses: a total's parts follow "of which"; others are parted by commas and conjunctions.
     std::optional<double> total, data, compute;
     bool parts_follow = false;
@@ -647,46 +644,27 @@ struct StampedCount {
   int64_t count = 0;   // the number after "batch", "step", "iter" or "iteration"
 };
 
-// Days since 1970-01-01 of a civil date (Howard Hinnant's days_from_civil).
-int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 std::optional<StampedCount> stamped_count(std::string_view text) {
   // "YYYY-MM-DD HH:MM:SS[,.fff]" within the first 40 characters.
-  const auto digits = [&](size_t at, size_t n) -> std::optional<int64_t> {
-    if (at + n > text.size()) return std::nullopt;
-    int64_t v = 0;
-    for (size_t k = at; k < at + n; ++k) {
-      if (!is_digit(text[k])) return std::nullopt;
-      v = v * 10 + (text[k] - '0');
-    }
-    return v;
-  };
   std::optional<double> when;
   for (size_t i = 0; i + 19 <= text.size() && i < 40 && !when; ++i) {
-    if (i > 0 && is_digit(text[i - 1])) continue;
-    const auto y = digits(i, 4), mo = digits(i + 5, 2), d = digits(i + 8, 2);
-    const auto h = digits(i + 11, 2), mi = digits(i + 14, 2), sec = digits(i + 17, 2);
-    if (!y || !mo || !d || !h || !mi || !sec || text[i + 4] != '-' || text[i + 7] != '-' ||
-        (text[i + 10] != ' ' && text[i + 10] != 'T') || text[i + 13] != ':' ||
-        text[i + 16] != ':' || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 || *mi > 59 ||
-        *sec > 60) {
+    if ((i > 0 && is_digit(text[i - 1])) || text[i + 4] != '-' || text[i + 7] != '-' ||
+        (text[i + 10] != ' ' && text[i + 10] != 'T')) {
       continue;
     }
-    double t =
-        static_cast<double>(days_from_civil(*y, *mo, *d) * 86400 + *h * 3600 + *mi * 60 + *sec);
-    size_t k = i + 19;
-    if (k < text.size() && (text[k] == ',' || text[k] == '.')) {
-      double scale = 0.1;
-      for (++k; k < text.size() && is_digit(text[k]); ++k, scale /= 10) {
-        t += (text[k] - '0') * scale;
-      }
+    const auto y = parse_index(text.substr(i, 4));
+    const auto mo = parse_index(text.substr(i + 5, 2));
+    const auto d = parse_index(text.substr(i + 8, 2));
+    const auto days = y && mo && d ? days_from_civil(*y, *mo, *d) : std::nullopt;
+    const auto clock = parse_clock(text.substr(i + 11, 8));
+    if (!days || !clock) continue;
+    double t = static_cast<double>(*days) * 86400 + *clock;
+    // The fraction: Python logging's ",986", ISO's ".986".
+    if (size_t k = i + 19; k < text.size() && (text[k] == ',' || text[k] == '.')) {
+      size_t e = k + 1;
+      while (e < text.size() && is_digit(text[e])) ++e;
+      if (e > k + 1)
+        t += parse_number("0." + std::string(text.substr(k + 1, e - k - 1))).value_or(0);
     }
     when = t;
   }
@@ -743,9 +721,13 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   bool found = false;
   int steps_file = -1, rates_file = -1, util_file = -1;
   std::set<int64_t> told_in_words;  // lines whose utilisation one_against_rest read
+  // Steps and waits told in sentences: read from the whole line, once, instead of its numbers.
+  std::map<int64_t, ProseTiming> told_timing;
   for (const Line& l : pasted) {
-    const auto told =
-        l.text.size() <= kMaxPastedLineBytes ? one_against_rest(l.text) : std::nullopt;
+    if (l.text.size() > kMaxPastedLineBytes) continue;
+    const std::string text = lower(in_english(l.text));
+    if (const auto timing = prose_timing(text)) told_timing.emplace(l.number, *timing);
+    const auto told = one_against_rest(l.text, text);
     if (!told) continue;
     if (util_file < 0) util_file = files.of(TelemetryKind::kGpuPanel);
     const auto look = [&](int gpu, double util) {
@@ -865,17 +847,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   };
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
   std::optional<int> panel_gpu;
-  // Steps and waits told in sentences: read from the whole line, once, instead of its numbers.
-  std::map<int64_t, ProseTiming> told_timing;
-  for (const Line& l : pasted) {
-    if (l.text.size() > kMaxPastedLineBytes) continue;
-    if (const auto timing = prose_timing(l.text)) told_timing.emplace(l.number, *timing);
-  }
   for (const Line& line : lines) {
     if (line.text.size() > kMaxPastedLineBytes) continue;
     if (!collective_with_bandwidth(line.text).empty()) continue;  // a benchmark's collective
-    if (mentions(line.text, "performance bottleneck on cpu or disk") ||
-        mentions(line.text, "prefetch queue empty")) {
+    const std::string low = lower(line.text);
+    const auto says = [&](std::string_view word) { return low.find(word) != std::string::npos; };
+    if (says("performance bottleneck on cpu or disk") || says("prefetch queue empty")) {
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
       out.loader_warnings.push_back(Origin{steps_file, line.number});
       found = true;
@@ -892,11 +869,15 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (values.empty() && cpu_said_full(line.text)) {
       values.push_back(NamedValue{"cpu_utilization", "%", 100, std::nullopt, 0});
     }
-    if (mentions(line.text, "synthetic") || mentions(line.text, "dummy data") ||
-        mentions(line.text, "fake data")) {
+    if (says("synthetic") || says("dummy data") || says("fake data")) {
       out.runs[static_cast<size_t>(current_run(line))].synthetic = true;
     }
-    if (spans_nodes_or_shards(line.text)) {
+    // The line's GPU and node counts, read once: they head runs (below) and say the job spans
+    // nodes.
+    std::optional<int> nodes;
+    bool flag = false;
+    const std::optional<int> gpus = gpu_count_of(line.text, &nodes, &flag);
+    if (spans_nodes_or_shards(low) || nodes.value_or(1) > 1) {
       out.runs[static_cast<size_t>(current_run(line))].exchange_heavy = true;
     }
     // "TITAN X (Pascal) (#0)": the panel's GPU.
@@ -935,7 +916,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // darknet's iteration line, "13528: 6.374037, 6.661028 avg loss, 0.001000 rate, 0.762016
     // seconds, 865792 images": its nameless seconds train the batch; the wait for it is the
     // "Loaded: 2.078771 seconds" line below.
-    if (mentions(line.text, "avg loss,") && mentions(line.text, " rate,")) {
+    if (says("avg loss,") && says(" rate,")) {
       for (NamedValue& v : values) {
         if (v.unit == "seconds" || v.unit == "second") {  // named by the comma's "rate"
           v.name = "iteration_without_data";
@@ -989,9 +970,6 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       timed_phases = 0;
       timers_seconds = 0;
     }
-    std::optional<int> nodes;
-    bool flag = false;
-    const std::optional<int> gpus = gpu_count_of(line.text, &nodes, &flag);
     bool meaningful = false;
     bool epoch = false;
     const bool rate_here = std::any_of(values.begin(), values.end(), [](const NamedValue& v) {
@@ -1072,8 +1050,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       // "GPU的利用率 ... 利用率最多到12左右" (the GPU's utilization ... at most about 12): a
       // utilization named alone, on a line about the GPU and not the CPU, is the GPU's.
       if (m.quantity == Quantity::kNone && (v.name == "utilization" || v.name == "utilisation") &&
-          (v.unit.empty() || v.unit == "%") && mentions(in_english(line.text), "gpu") &&
-          !mentions(line.text, "cpu")) {
+          (v.unit.empty() || v.unit == "%") && says("gpu") && !says("cpu")) {
         m.quantity = Quantity::kGpuUtilisation;
       }
       if (m.quantity == Quantity::kRate && !(step.step && m.rate_unit == "iterations")) {
@@ -1262,11 +1239,13 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     std::vector<std::pair<size_t, ColumnKind>> measures;
     for (size_t k = 0; k < head.size(); ++k) {
       if (k == count_column) continue;
-      std::string header(head[k]);
-      for (const std::string_view spaced : {" / ", " /", "/ "}) {
-        for (size_t at = header.find(spaced); at != std::string::npos; at = header.find(spaced)) {
-          header.replace(at, spaced.size(), "/");
-        }
+      // "images / second" reads as "images/second": blanks beside a '/' are dropped.
+      std::string header;
+      for (size_t c = 0; c < head[k].size(); ++c) {
+        const bool beside_slash = (c + 1 < head[k].size() && head[k][c + 1] == '/') ||
+                                  (!header.empty() && header.back() == '/');
+        if (head[k][c] == ' ' && beside_slash) continue;
+        header.push_back(head[k][c]);
       }
       ColumnKind kind = column_kind(header);
       if (!(kind.rate || kind.step || kind.duration) && rows.front().second.size() > k) {

@@ -26,6 +26,9 @@ struct Line {
 // Every line of `content`, blank ones included (so that numbers match the file).
 std::vector<Line> split_lines(std::string_view content);
 
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
 std::string_view trim(std::string_view s);
 std::vector<std::string_view> split_whitespace(std::string_view s);
 std::vector<std::string_view> split_char(std::string_view s, char sep);

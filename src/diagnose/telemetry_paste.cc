@@ -567,7 +567,9 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
     out.bandwidths.push_back(BandwidthSample{{file, l.number}, bytes, gbps, std::move(group)});
     found = true;
   };
-  std::optional<size_t> busbw_column;  // in a row's fields, from the table's header
+  // In a row's fields, from the table's header; npos outside a table (a sentinel, not an
+  // optional: GCC 12 warns an optional's value may be used uninitialized here).
+  size_t busbw_column = std::string_view::npos;
   int tables = 0;
   for (const Line& l : lines) {
     const std::string_view text = trim(l.text);
@@ -580,17 +582,17 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
       continue;
     }
     if (text.starts_with("#")) continue;
-    if (busbw_column) {
+    if (busbw_column != std::string_view::npos) {
       const auto fields = split_whitespace(text);
-      if (fields.size() > *busbw_column) {
+      if (fields.size() > busbw_column) {
         const auto size = parse_number(fields[0]);
-        const auto bus = parse_number(fields[*busbw_column]);
+        const auto bus = parse_number(fields[busbw_column]);
         if (size && bus && *size >= 0 && *bus >= 0) {
           add(l, *size, *bus, fmt::format("nccl-tests table {}", tables));
           continue;
         }
       }
-      if (!text.empty()) busbw_column.reset();  // the table ended
+      if (!text.empty()) busbw_column = std::string_view::npos;  // the table ended
     }
     // "AllReduce: [[0, 1]]  Bytes: 2.00000 GB  Time: 0.68834 s  Bandwidth: 5.08 GB/s".
     const std::string collective = telemetry::collective_with_bandwidth(text);

@@ -11,8 +11,6 @@
 namespace stoker::telemetry {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 char lower_char(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -942,7 +940,6 @@ std::optional<int> glued_count(std::string_view w, bool& pending_x) {
   return std::nullopt;
 }
 
-// "--nproc_per_node=8", "--gpus 4", "-np 8": the value of a launcher's GPU-count flag.
 // The GPUs of a cloud instance type ("p3.16xlarge": 8 V100), for the types GPU jobs run on.
 std::optional<int> instance_gpus(std::string_view w) {
   static constexpr std::array<std::pair<std::string_view, int>, 20> kInstances = {{
@@ -958,6 +955,7 @@ std::optional<int> instance_gpus(std::string_view w) {
   return std::nullopt;
 }
 
+// "--nproc_per_node=8", "--gpus 4", "-np 8": the value of a launcher's GPU-count flag.
 std::optional<int> flag_count(const std::vector<std::string>& words, size_t i) {
   static constexpr std::array<std::string_view, 10> kFlags = {
       "--nproc_per_node", "--nproc-per-node", "--gpus", "--num_gpus", "--num-gpus",
