@@ -155,6 +155,9 @@ struct RunInfo {
   bool synthetic = false;       // the run reads synthetic data ("synthetic", "fake data", no input)
   bool exchange_heavy = false;  // the text says the job spans machines or shards its model
                                 // ("2 nodes", "two machines", "multi-node", FSDP, ZeRO-3)
+  // The loader setting the run was labelled with, when a paste compares settings of one job
+  // ("num_workers=2", "persistent workers, pinned memory", "synthetic data"); empty when none.
+  std::string loader_setting;
   int group = 0;  // runs of one series: a scale seen again (two models' 1-4 GPU runs in one
                   // paste) or another column of a table starts the next group
 };

@@ -15,6 +15,14 @@
 namespace stoker::telemetry {
 namespace {
 
+// Runs of one job under different loader settings (docs/doctor.md, "Loader settings compared"):
+// a rate that moves by a fifth or more with the setting is a loader the steps wait for; under a
+// tenth, a loader that keeps up. Against synthetic data, 80 % kept is what a loader that keeps
+// up costs at most (copies to the GPU, a collate).
+constexpr double kSettingMatters = 1.2;
+constexpr double kSettingIrrelevant = 1.1;
+constexpr double kSyntheticKept = 0.8;
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -461,6 +469,124 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
 }
 
 }  // namespace
+
+std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
+  // The runs compared, all at one scale: at least one labelled by a loader setting.
+  std::optional<int> scale;
+  bool labelled = false;
+  for (const RunInfo& r : tel.runs) {
+    if (r.gpus && scale && *r.gpus != *scale) return std::nullopt;
+    if (r.gpus) scale = r.gpus;
+    labelled = labelled || !r.loader_setting.empty() || r.synthetic;
+  }
+  if (!labelled) return std::nullopt;
+  // The first unit every run with a measure has; runs without one are passed over.
+  std::vector<RunMeasure> runs;
+  for (const char* unit : {"images", "samples", "tokens", "iterations", "steps", "epochs", "runs"}) {
+    runs.clear();
+    for (size_t r = 0; r < tel.runs.size(); ++r) {
+      if (auto m = measure_run(tel, r, 1, unit)) runs.push_back(std::move(*m));
+    }
+    if (runs.size() >= 2) break;
+  }
+  if (runs.size() < 2) return std::nullopt;
+  const auto label = [](const RunMeasure& m) {
+    return m.info->loader_setting.empty() ? std::string("the run without a setting named")
+                                          : m.info->loader_setting;
+  };
+  std::set<std::string> labels;
+  for (const RunMeasure& m : runs) labels.insert(label(m));
+  if (labels.size() < 2) return std::nullopt;
+  const std::string unit = runs.front().unit;
+  const bool durations = unit == "epochs" || unit == "runs";
+  const auto measure = [&](const RunMeasure& m) {
+    return durations ? fmt::format("{} s", rate_text(1 / m.per_second))
+                     : fmt::format("{} {}/s", rate_text(m.per_second),
+                                   unit == "steps" ? "batches" : unit);
+  };
+  const RunMeasure* slowest = nullptr;
+  const RunMeasure* fastest = nullptr;
+  const RunMeasure* synthetic = nullptr;
+  for (const RunMeasure& m : runs) {
+    if (m.info->synthetic) {
+      if (synthetic == nullptr || m.per_second > synthetic->per_second) synthetic = &m;
+      continue;
+    }
+    if (slowest == nullptr || m.per_second < slowest->per_second) slowest = &m;
+    if (fastest == nullptr || m.per_second > fastest->per_second) fastest = &m;
+  }
+  if (fastest == nullptr) return std::nullopt;  // synthetic runs only: nothing loads
+  Diagnosis d;
+  for (const RunMeasure& m : runs) {
+    d.evidence.push_back(fmt::format("{}: {}", label(m), measure(m)));
+    d.evidence.push_back(tel.cite(m.cited));
+  }
+  const double gain = fastest->per_second / slowest->per_second;
+  // Against the model fed without loading: what the loader costs at its best setting.
+  const std::string ceiling =
+      synthetic == nullptr
+          ? std::string()
+          : fmt::format("; on synthetic data (no loading) {}, of which the best setting reaches "
+                        "{:.0f} %",
+                        measure(*synthetic), 100 * fastest->per_second / synthetic->per_second);
+  if (slowest != fastest && gain >= kSettingMatters) {
+    // More workers, kept alive or pinning memory make the same model faster: its steps waited
+    // on the loader, and what the settings add is CPU processes working for it.
+    d.verdict = Verdict::kInputBoundCpu;
+    d.confidence = Confidence::kMedium;
+    d.summary = fmt::format(
+        "the rate follows the loader's setting: {} with {}, {} with {} ({:.2g}x){}: at the "
+        "slower setting the steps wait for the loader's CPU work",
+        measure(*slowest), label(*slowest), measure(*fastest), label(*fastest), gain, ceiling);
+    d.fixes = fixes::input_bound_cpu();
+    return d;
+  }
+  if (synthetic != nullptr) {
+    const double share = fastest->per_second / synthetic->per_second;
+    d.confidence = Confidence::kMedium;
+    if (share < kSyntheticKept) {
+      d.verdict = Verdict::kInputBound;
+      d.summary = fmt::format(
+          "on synthetic data the job runs {}, on its own data {} ({:.0f} %): loading and "
+          "preprocessing cost the difference",
+          measure(*synthetic), measure(*fastest), 100 * share);
+      d.fixes = fixes::input_bound_cpu();
+      d.next = {
+          "the CPUs while it trains (mpstat -P ALL 1 60): pinned means decoding, idle with "
+          "iowait means storage"};
+    } else {
+      d.verdict = Verdict::kHealthy;
+      d.summary = fmt::format(
+          "on its own data the job runs {}, {:.0f} % of its {} on synthetic data: the input "
+          "pipeline keeps up",
+          measure(*fastest), 100 * share, measure(*synthetic));
+    }
+    return d;
+  }
+  if (gain < kSettingIrrelevant) {
+    d.verdict = Verdict::kHealthy;
+    d.confidence = Confidence::kLow;
+    d.summary = fmt::format(
+        "the loader's settings change the rate by {:.0f} % at most ({} with {}, {} with {}): "
+        "the loader keeps up, the steps are the model's",
+        100 * (gain - 1), measure(*slowest), label(*slowest), measure(*fastest), label(*fastest));
+    d.next = {
+        "the job on synthetic data (the same batch each step): if it runs no faster, the "
+        "input is not what limits"};
+    return d;
+  }
+  d.verdict = Verdict::kInputBound;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "the loader's setting moves the rate a little ({} with {}, {} with {}, {:.2g}x): some "
+      "steps wait for data",
+      measure(*slowest), label(*slowest), measure(*fastest), label(*fastest), gain);
+  d.fixes = fixes::input_bound_cpu();
+  d.next = {
+      "the loop's data time against its step time at the best setting "
+      "(stoker.torch.watch(loader))"};
+  return d;
+}
 
 std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
   const auto slower = std::find_if(tel.claims.begin(), tel.claims.end(),

@@ -48,6 +48,13 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
 // comparable runs.
 std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThresholds& th);
 
+// Runs of one job at one scale under different loader settings (RunInfo::loader_setting:
+// num_workers, persistent workers, pinned memory, synthetic data), each with a rate or step
+// times: input-bound-cpu, medium, when the rate moves 1.2x or more with the setting; against
+// synthetic data, input-bound below 80 % of it, else healthy; healthy, low, when settings move
+// it under 10 %. nullopt without two such runs.
+std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel);
+
 // GPU memory without utilisation (Telemetry::memory): an uneven share is what DataParallel
 // looks like, but memory is not time. nullopt without memory samples.
 std::optional<Diagnosis> judge_memory(const Telemetry& tel);

@@ -790,6 +790,27 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     if (nodes && (!now.nodes || !run_has_samples)) now.nodes = nodes;
   };
+  // A loader setting heading what follows ("-- Persistent worker", "num_workers=2 :") or
+  // labelling its own line ("PyTorch, num_workers=0: 22 samples/s") starts a run at the same
+  // scale once the current one, labelled otherwise, has samples.
+  const auto setting_heading = [&](const Line& line, const LoaderSetting& setting) {
+    const int r = current_run(line);
+    if (out.runs[static_cast<size_t>(r)].loader_setting == setting.label) return;
+    if (run_has_samples) {
+      RunInfo next = new_run(files.name(), line.number);
+      const RunInfo& before = out.runs[static_cast<size_t>(r)];
+      next.gpus = before.gpus;
+      next.nodes = before.nodes;
+      next.group = before.group;
+      next.exchange_heavy = before.exchange_heavy;
+      out.runs.push_back(std::move(next));
+      run = static_cast<int>(out.runs.size()) - 1;
+      run_has_samples = false;
+    }
+    RunInfo& now = out.runs[static_cast<size_t>(run)];
+    now.loader_setting = setting.label;
+    now.synthetic = now.synthetic || setting.synthetic;
+  };
   int64_t order = 0;
   // A sample of the current run: the run has begun (a heading after it starts the next).
   const auto has_samples = [&] {
@@ -869,14 +890,19 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (values.empty() && cpu_said_full(line.text)) {
       values.push_back(NamedValue{"cpu_utilization", "%", 100, std::nullopt, 0});
     }
-    if (says("synthetic") || says("dummy data") || says("fake data")) {
-      out.runs[static_cast<size_t>(current_run(line))].synthetic = true;
-    }
     // The line's GPU and node counts, read once: they head runs (below) and say the job spans
     // nodes.
     std::optional<int> nodes;
     bool flag = false;
     const std::optional<int> gpus = gpu_count_of(line.text, &nodes, &flag);
+    // A tool's line or a short heading, not a sentence about the job ("For synthetic data,
+    // scaling efficiency can not hit 90 % ...").
+    if (!is_prose(line.text) && trim(line.text).size() <= 100) {
+      if (const auto setting = loader_setting_of(line.text)) setting_heading(line, *setting);
+    }
+    if (says("synthetic") || says("dummy data") || says("fake data")) {
+      out.runs[static_cast<size_t>(current_run(line))].synthetic = true;
+    }
     if (spans_nodes_or_shards(low) || nodes.value_or(1) > 1) {
       out.runs[static_cast<size_t>(current_run(line))].exchange_heavy = true;
     }
@@ -1154,12 +1180,15 @@ bool count_header(std::string_view cell, bool& nodes) {
     if (ch >= '0' && ch <= '9') return false;
   }
   // "Batch size per gpu", "GPU memory", "GPU util": about each GPU, not how many.
-  for (const std::string_view other : {"batch", "per", "mem", "util", "model", "type"}) {
+  for (const std::string_view other :
+       {"batch", "per", "mem", "util", "model", "type", "/s", "token", "image", "sample"}) {
     if (c.find(other) != std::string::npos) return false;
   }
   nodes = c.find("node") != std::string::npos;
+  // "card" is how BytePS's and Chinese tables count GPUs (卡).
   return nodes || c.find("gpu") != std::string::npos || c.find("nproc") != std::string::npos ||
-         c.find("world") != std::string::npos || c.find("ranks") != std::string::npos;
+         c.find("world") != std::string::npos || c.find("ranks") != std::string::npos ||
+         c.find("card") != std::string::npos;
 }
 
 // What a measure column holds, from its header: a rate ("img/sec", "samples/s", "throughput")
@@ -1182,8 +1211,11 @@ ColumnKind column_kind(std::string_view cell) {
     k.rate = true;
     k.unit = m.rate_unit;
   } else if (c.find("/s") != std::string::npos || c.find("throughput") != std::string::npos) {
+    // "tokens/s/gpu", "image per gpu/s": the unit its words name, else samples.
     k.rate = true;
-    k.unit = "samples";
+    k.unit = c.find("token") != std::string::npos                                   ? "tokens"
+             : c.find("image") != std::string::npos || c.find("img") != std::string::npos ? "images"
+                                                                                        : "samples";
   } else if (c.find("sec/") != std::string::npos || c.find("s/it") != std::string::npos ||
              c.find("s/batch") != std::string::npos || c.find("step time") != std::string::npos ||
              c.find("time per") != std::string::npos || c.find("iter time") != std::string::npos ||
@@ -1198,11 +1230,150 @@ ColumnKind column_kind(std::string_view cell) {
   return k;
 }
 
+// The measure columns of a table, by their header ("img/sec", "Training Speed(images / second)"),
+// or by the unit their first row's cell states ("Speed" over "11.4 samples/sec"); column `skip`
+// (the count) is none.
+std::vector<std::pair<size_t, ColumnKind>> measure_columns(
+    const std::vector<std::string_view>& head, const std::vector<std::string_view>& first_row,
+    size_t skip) {
+  std::vector<std::pair<size_t, ColumnKind>> measures;
+  for (size_t k = 0; k < head.size(); ++k) {
+    if (k == skip) continue;
+    // "images / second" reads as "images/second": blanks beside a '/' are dropped.
+    std::string header;
+    for (size_t c = 0; c < head[k].size(); ++c) {
+      const bool beside_slash = (c + 1 < head[k].size() && head[k][c + 1] == '/') ||
+                                (!header.empty() && header.back() == '/');
+      if (head[k][c] == ' ' && beside_slash) continue;
+      header.push_back(head[k][c]);
+    }
+    ColumnKind kind = column_kind(header);
+    if (!(kind.rate || kind.step || kind.duration) && first_row.size() > k) {
+      const auto values = named_values(first_row[k]);
+      if (values.size() == 1) {
+        const Meaning m = meaning_of(values[0]);
+        if (m.quantity == Quantity::kRate) {
+          kind.rate = true;
+          kind.unit = m.rate_unit;
+          kind.per_gpu = m.per_gpu;
+        }
+      }
+    }
+    if (kind.rate || kind.step || kind.duration) measures.emplace_back(k, kind);
+    }
+  return measures;
+}
+
+// The number a measure cell holds: a rate or step time as written ("150", "11.4 samples/sec"),
+// a duration of the same work as its rate (that work per second); nullopt for anything else.
+std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind) {
+  if (kind.duration) {
+    const auto d = parse_duration(cell);
+    return d && *d > 0 ? std::optional<double>(1 / *d) : std::nullopt;
+  }
+  size_t end = 0;
+  while (end < cell.size() && (is_digit(cell[end]) || cell[end] == '.')) ++end;
+  const auto v = parse_number(cell.substr(0, end));
+  return v && *v > 0 ? v : std::nullopt;
+}
+
+// One run of a table row: its measure in `kind`'s column.
+void add_table_run(RunInfo run, const ColumnKind& kind, double value, int file, int64_t line,
+                   Telemetry& out) {
+  out.runs.push_back(std::move(run));
+  const int r = static_cast<int>(out.runs.size()) - 1;
+  if (kind.rate || kind.duration) {
+    ThroughputSample s;
+    s.origin = {file, line};
+    s.per_second = value;
+    s.unit = kind.unit;
+    s.per_gpu = kind.per_gpu;
+    s.run = r;
+    out.rates.push_back(std::move(s));
+  } else {
+    StepSample s;
+    s.origin = {file, line};
+    s.step_seconds = kind.ms ? value / 1000 : value;
+    s.has_data = false;
+    s.run = r;
+    out.steps.push_back(s);
+  }
+}
+
+// The rows of a table below its header line `i` (a separator line, "---|---", is skipped) up to
+// the first that `keep` refuses; `end` gets the index after the last line read.
+template <typename Keep>
+std::vector<std::pair<const Line*, std::vector<std::string_view>>> table_rows(
+    const std::vector<Line>& lines, size_t i, Keep keep, size_t& end) {
+  std::vector<std::pair<const Line*, std::vector<std::string_view>>> rows;
+  size_t j = i + 1;
+  for (; j < lines.size(); ++j) {
+    const std::string_view t = trim(lines[j].text);
+    if (!t.empty() && t.find_first_not_of("-|: \t") == std::string_view::npos) continue;
+    auto c = table_cells(t);
+    if (!keep(c)) break;
+    rows.emplace_back(&lines[j], std::move(c));
+  }
+  end = j;
+  return rows;
+}
+
+// A table of one job under loader settings, a row each ("PyTorch, num_workers=2 | 150",
+// "| B | 2 | false | 3 | 1159 | 138.77 |" under "num_workers"): each row a run labelled by the
+// setting its other cells name (the row's first cell when it names none). Needs two rows that
+// name a setting; returns false otherwise.
+bool read_setting_table(const std::vector<std::string_view>& head,
+                        const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
+                        PasteFiles& files, int group, Telemetry& out) {
+  if (rows.size() < 2) return false;
+  const auto measures = measure_columns(head, rows.front().second, head.size());
+  if (measures.empty()) return false;
+  const auto is_measure = [&](size_t k) {
+    return std::any_of(measures.begin(), measures.end(),
+                       [&](const auto& m) { return m.first == k; });
+  };
+  std::vector<std::string> labels;
+  int named = 0;
+  for (const auto& [line, c] : rows) {
+    // "num_workers=2" from a "num_workers" column's "2"; a label cell as it is.
+    std::string text;
+    for (size_t k = 0; k < c.size() && k < head.size(); ++k) {
+      if (is_measure(k)) continue;
+      text += head[k].empty() ? std::string(c[k]) : fmt::format("{}={}", head[k], c[k]);
+      text += ", ";
+    }
+    const auto setting = loader_setting_of(text);
+    named += setting.has_value();
+    labels.push_back(setting ? setting->label : c.empty() ? std::string() : std::string(c[0]));
+  }
+  if (named < 2) return false;
+  const auto& [column, kind] = measures.front();
+  const int file =
+      files.of(kind.step ? TelemetryKind::kTrainLog : TelemetryKind::kThroughput);
+  bool found = false;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const auto& [line, c] = rows[r];
+    if (c.size() <= column) continue;
+    const auto v = cell_measure(c[column], kind);
+    if (!v) continue;
+    RunInfo run;
+    run.source = files.name();
+    run.line = line->number;
+    run.group = group;
+    run.loader_setting = labels[r];
+    run.synthetic = loader_setting_of(labels[r]).value_or(LoaderSetting{}).synthetic;
+    add_table_run(std::move(run), kind, *v, file, line->number, out);
+    found = true;
+  }
+  return found;
+}
+
 }  // namespace
 
 // Tables of runs: a header with a GPU (or node) count column and measure columns, then one row
 // per count ("nproc/ngpu | sec/batch/gpu" then "1 | 0.323", "4 | 0.381", "8 | 0.609"). Each row
-// is a run, each measure column a series of its own.
+// is a run, each measure column a series of its own. Without a count column, a table whose rows
+// name loader settings (read_setting_table).
 bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   int next_group = 0;
@@ -1218,49 +1389,28 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     for (size_t k = 0; k < head.size() && count_column == head.size(); ++k) {
       if (count_header(head[k], by_nodes)) count_column = k;
     }
-    if (count_column == head.size()) continue;
-    // The rows: a separator line ("---|---") is skipped; the table ends at the first line whose
-    // count cell is not a count.
-    std::vector<std::pair<const Line*, std::vector<std::string_view>>> rows;
-    size_t j = i + 1;
-    for (; j < lines.size(); ++j) {
-      const std::string_view t = trim(lines[j].text);
-      if (!t.empty() && t.find_first_not_of("-|: \t") == std::string_view::npos) continue;
-      auto c = table_cells(t);
-      if (c.size() <= count_column || !parse_index(c[count_column]) ||
-          *parse_index(c[count_column]) < 1) {
-        break;
+    size_t end = i + 1;
+    if (count_column == head.size()) {
+      // Rows of as many cells as the header, for a table of settings.
+      const auto rows = table_rows(
+          lines, i, [&](const auto& c) { return c.size() == head.size(); }, end);
+      if (read_setting_table(head, rows, files, next_group, out)) {
+        found = true;
+        ++next_group;
+        i = end - 1;
       }
-      rows.emplace_back(&lines[j], std::move(c));
+      continue;
     }
+    // The table ends at the first line whose count cell is not a count.
+    const auto rows = table_rows(
+        lines, i,
+        [&](const auto& c) {
+          return c.size() > count_column && parse_index(c[count_column]) &&
+                 *parse_index(c[count_column]) >= 1;
+        },
+        end);
     if (rows.size() < 2) continue;
-    // The measure columns, by their header ("img/sec", "Training Speed(images / second)"), or
-    // by the unit their first row's cell states ("Speed" over "11.4 samples/sec").
-    std::vector<std::pair<size_t, ColumnKind>> measures;
-    for (size_t k = 0; k < head.size(); ++k) {
-      if (k == count_column) continue;
-      // "images / second" reads as "images/second": blanks beside a '/' are dropped.
-      std::string header;
-      for (size_t c = 0; c < head[k].size(); ++c) {
-        const bool beside_slash = (c + 1 < head[k].size() && head[k][c + 1] == '/') ||
-                                  (!header.empty() && header.back() == '/');
-        if (head[k][c] == ' ' && beside_slash) continue;
-        header.push_back(head[k][c]);
-      }
-      ColumnKind kind = column_kind(header);
-      if (!(kind.rate || kind.step || kind.duration) && rows.front().second.size() > k) {
-        const auto values = named_values(rows.front().second[k]);
-        if (values.size() == 1) {
-          const Meaning m = meaning_of(values[0]);
-          if (m.quantity == Quantity::kRate) {
-            kind.rate = true;
-            kind.unit = m.rate_unit;
-            kind.per_gpu = m.per_gpu;
-          }
-        }
-      }
-      if (kind.rate || kind.step || kind.duration) measures.emplace_back(k, kind);
-    }
+    const auto measures = measure_columns(head, rows.front().second, count_column);
     if (measures.empty()) continue;
     const int file = files.of(measures.front().second.step ? TelemetryKind::kTrainLog
                                                            : TelemetryKind::kThroughput);
@@ -1272,47 +1422,19 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         if (c.size() <= column) continue;
         const std::string_view name = count_column > 0 ? c[0] : std::string_view();
         if (!series.contains(name)) series.emplace(name, next_group++);
-        const int group = series.at(name);
-        std::string_view cell = c[column];
-        size_t end = 0;
-        while (end < cell.size() && ((cell[end] >= '0' && cell[end] <= '9') || cell[end] == '.')) {
-          ++end;
-        }
-        // A duration of the same work is read as its rate: that work per second.
-        const auto v = kind.duration ? [&]() -> std::optional<double> {
-          const auto d = parse_duration(cell);
-          return d && *d > 0 ? std::optional<double>(1 / *d) : std::nullopt;
-        }()
-            : parse_number(cell.substr(0, end));
-        if (!v || *v <= 0) continue;
+        const auto v = cell_measure(c[column], kind);
+        if (!v) continue;
         RunInfo run;
         run.source = files.name();
         run.line = line->number;
-        run.group = group;
+        run.group = series.at(name);
         const int count = *parse_index(c[count_column]);
         (by_nodes ? run.nodes : run.gpus) = count;
-        out.runs.push_back(std::move(run));
-        const int r = static_cast<int>(out.runs.size()) - 1;
-        if (kind.rate || kind.duration) {
-          ThroughputSample s;
-          s.origin = {file, line->number};
-          s.per_second = *v;
-          s.unit = kind.unit;
-          s.per_gpu = kind.per_gpu;
-          s.run = r;
-          out.rates.push_back(std::move(s));
-        } else {
-          StepSample s;
-          s.origin = {file, line->number};
-          s.step_seconds = kind.ms ? *v / 1000 : *v;
-          s.has_data = false;
-          s.run = r;
-          out.steps.push_back(s);
-        }
+        add_table_run(std::move(run), kind, *v, file, line->number, out);
         found = true;
       }
     }
-    i = j - 1;
+    i = end - 1;
   }
   return found;
 }

@@ -1067,6 +1067,10 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d = *scaling;
     if (steps) append(d, *steps);
     if (util) append(d, *util);
+  } else if (const auto settings = steps ? std::nullopt : telemetry::judge_loader_settings(tel)) {
+    // Runs under different loader settings: what people try when they suspect the loader.
+    d = *settings;
+    if (util) append(d, *util);
   } else if (phases && phases->verdict == Verdict::kCommunicationBound &&
              (!steps || steps->verdict == Verdict::kHealthy)) {
     // The step's own timers: its time goes to the exchange, not to waiting for data.

@@ -2,6 +2,8 @@
 // GPU counts.
 #include "diagnose/telemetry_vocab.h"
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -1166,6 +1168,58 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
     if (left_larger) return *slower ? *left_larger : !*left_larger;
   }
   return std::nullopt;
+}
+
+std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
+  if (line.size() > kMaxPastedLineBytes) return std::nullopt;
+  const std::string text = lower(line);
+  const auto has = [&](std::string_view w) { return text.find(w) != std::string::npos; };
+  LoaderSetting s;
+  // The workers' count after its name ("num_workers=2", "num_workers: 4", "--workers 8",
+  // "--num-workers 0", "nworkers=16") or before "loader workers" ("4 dataloader workers"). A
+  // bare "workers" is a machine to Horovod and BytePS ("1 worker 8 gpus"): not read.
+  for (const std::string_view name :
+       {"num_workers", "num-workers", "num workers", "n_workers", "nworkers", "--workers",
+        "workers="}) {
+    for (size_t at = text.find(name); at != std::string::npos && !s.workers;
+         at = text.find(name, at + 1)) {
+      size_t k = at + name.size();
+      while (k < text.size() && (text[k] == ' ' || text[k] == '=' || text[k] == ':')) ++k;
+      size_t end = k;
+      while (end < text.size() && is_digit(text[end])) ++end;
+      if (end > k && (end == text.size() || !is_alpha(text[end]))) {
+        s.workers = parse_index(std::string_view(text).substr(k, end - k));
+      }
+    }
+  }
+  if (!s.workers) {
+    for (const std::string_view after : {" dataloader workers", " data loader workers",
+                                         " loader workers", " data workers"}) {
+      const size_t at = text.find(after);
+      if (at == std::string::npos || at == 0) continue;
+      size_t begin = at;
+      while (begin > 0 && is_digit(text[begin - 1])) --begin;
+      if (begin < at) s.workers = parse_index(std::string_view(text).substr(begin, at - begin));
+      if (s.workers) break;
+    }
+  }
+  s.synthetic = has("synthetic") || has("random data") || has("fake data") ||
+                has("dummy data") || has("random input");
+  const bool persistent = has("persistent");
+  const bool pinned = has("pin_memory") || has("pin memory") || has("pinned memory");
+  // "pin_memory=False" names the setting off: the default, not a change worth a run.
+  const bool pinned_off = has("pin_memory=false") || has("pin_memory: false");
+  const bool persistent_off = has("persistent_workers=false") || has("persistent_workers: false");
+  const bool prefetch = has("prefetch");
+  std::vector<std::string> parts;
+  if (s.workers) parts.push_back(fmt::format("num_workers={}", *s.workers));
+  if (persistent && !persistent_off) parts.emplace_back("persistent workers");
+  if (pinned && !pinned_off) parts.emplace_back("pinned memory");
+  if (prefetch) parts.emplace_back("prefetching");
+  if (s.synthetic) parts.emplace_back("synthetic data");
+  if (parts.empty()) return std::nullopt;
+  s.label = fmt::format("{}", fmt::join(parts, ", "));
+  return s;
 }
 
 }  // namespace stoker::telemetry

@@ -86,4 +86,15 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
 // true; nullopt when the line compares no two scales.
 std::optional<bool> larger_scale_slower(std::string_view line);
 
+// A setting of the input pipeline that labels a run people compare with another:
+// "num_workers=2", "--workers 8", "4 dataloader workers", "-- Persistent worker + Pin memory",
+// "GoTorch, random data", "synthetic". `label` is canonical ("num_workers=2, pinned memory"), so
+// that lines naming the same setting in other words are one run. nullopt when `line` names none.
+struct LoaderSetting {
+  std::optional<int> workers;
+  bool synthetic = false;  // synthetic, random, fake or dummy data: no loading at all
+  std::string label;
+};
+std::optional<LoaderSetting> loader_setting_of(std::string_view line);
+
 }  // namespace stoker::telemetry

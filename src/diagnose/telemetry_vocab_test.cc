@@ -490,6 +490,57 @@ TEST(Vocabulary, AVeryLongLineIsPassedOverAndCountedInLinearTime) {
   }
 }
 
+TEST(LoaderSettings, TheSettingThatLabelsARunInAnyWords) {
+  EXPECT_EQ(loader_setting_of("num_workers=2 :")->workers, 2);
+  EXPECT_EQ(loader_setting_of("python train.py --workers 8 --gpus 1")->workers, 8);
+  EXPECT_EQ(loader_setting_of("with 4 dataloader workers")->workers, 4);
+  EXPECT_EQ(loader_setting_of("PyTorch, num_workers=1, pin_memory=true, prefetch_load=true")->label,
+            "num_workers=1, pinned memory, prefetching");
+  EXPECT_EQ(loader_setting_of("-- Persistent worker + Pin memory")->label,
+            "persistent workers, pinned memory");
+  EXPECT_EQ(loader_setting_of("num_workers=4, persistent_workers=false, ")->label,
+            "num_workers=4");
+  EXPECT_TRUE(loader_setting_of("GoTorch, random data")->synthetic);
+  // Horovod's and BytePS's "worker" is a machine; a run on 8 GPUs names no loader setting.
+  EXPECT_FALSE(loader_setting_of("synthetic - 1 worker 8 gpus")->workers);
+  EXPECT_FALSE(loader_setting_of("2 workers 8 gpus each"));
+  EXPECT_FALSE(loader_setting_of("Epoch 1: 7.6 it/s"));
+}
+
+TEST(LoaderSettings, ARateThatFollowsTheSettingIsALoaderTheStepsWaitFor) {
+  // gotorch#177: a table of settings against the same model fed random data.
+  const Diagnosis table = diagnose_telemetry(
+      read_telemetry_files({pasted("throughput_gotorch177-resnet50-p100-samples-per-sec-by-num-"
+                                   "workers.txt")}));
+  EXPECT_EQ(table.verdict, Verdict::kInputBoundCpu) << table.summary;
+  EXPECT_EQ(table.confidence, Confidence::kMedium);
+  EXPECT_NE(table.summary.find("22 samples/s with num_workers=0"), std::string::npos)
+      << table.summary;
+  EXPECT_NE(table.summary.find("206 samples/s"), std::string::npos) << table.summary;
+  // deltainterpolator#3: runs under headings, the first without a setting named.
+  const Diagnosis headed = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_deltainterpolator3-a6000-it-per-sec-persistent-workers-windows.txt")}));
+  EXPECT_EQ(headed.verdict, Verdict::kInputBoundCpu) << headed.summary;
+  EXPECT_NE(headed.summary.find("persistent workers, pinned memory"), std::string::npos)
+      << headed.summary;
+  // cruijff_kit#514: num_workers 0 -> 4 moves the rate 6 %: the loader keeps up.
+  const Diagnosis flat = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_cruijff_kit514-torchtune-num-workers-benchmark-table-cutoff.txt")}));
+  EXPECT_EQ(flat.verdict, Verdict::kHealthy) << flat.summary;
+  EXPECT_EQ(flat.confidence, Confidence::kLow);
+  EXPECT_NE(flat.summary.find("131 tokens/s with num_workers=0"), std::string::npos)
+      << flat.summary;
+  // Real data far below synthetic data, one setting each: the input costs the difference.
+  const Diagnosis synthetic = diagnose_telemetry(read_text(
+      "synthetic data:\nEpoch 1: 900 images/sec\nEpoch 2: 910 images/sec\n\nreal data, "
+      "num_workers=8:\nEpoch 1: 300 images/sec\nEpoch 2: 310 images/sec\n"));
+  EXPECT_EQ(synthetic.verdict, Verdict::kInputBound) << synthetic.summary;
+  // The same setting twice is no comparison.
+  const Diagnosis same = diagnose_telemetry(read_text(
+      "num_workers=8:\nEpoch 1: 300 images/sec\nnum_workers=8:\nEpoch 2: 310 images/sec\n"));
+  EXPECT_EQ(same.verdict, Verdict::kUnknown) << same.summary;
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
 
