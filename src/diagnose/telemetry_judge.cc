@@ -482,7 +482,8 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
   if (!labelled) return std::nullopt;
   // The first unit every run with a measure has; runs without one are passed over.
   std::vector<RunMeasure> runs;
-  for (const char* unit : {"images", "samples", "tokens", "iterations", "steps", "epochs", "runs"}) {
+  for (const char* unit :
+       {"images", "samples", "tokens", "iterations", "steps", "epochs", "runs"}) {
     runs.clear();
     for (size_t r = 0; r < tel.runs.size(); ++r) {
       if (auto m = measure_run(tel, r, 1, unit)) runs.push_back(std::move(*m));
@@ -526,9 +527,10 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
   const std::string ceiling =
       synthetic == nullptr
           ? std::string()
-          : fmt::format("; on synthetic data (no loading) {}, of which the best setting reaches "
-                        "{:.0f} %",
-                        measure(*synthetic), 100 * fastest->per_second / synthetic->per_second);
+          : fmt::format(
+                "; on synthetic data (no loading) {}, of which the best setting reaches "
+                "{:.0f} %",
+                measure(*synthetic), 100 * fastest->per_second / synthetic->per_second);
   if (slowest != fastest && gain >= kSettingMatters) {
     // More workers, kept alive or pinning memory make the same model faster: its steps waited
     // on the loader, and what the settings add is CPU processes working for it.

@@ -1191,6 +1191,20 @@ bool count_header(std::string_view cell, bool& nodes) {
          c.find("card") != std::string::npos;
 }
 
+// The count a row's count cell states: "4", "4 GPU", "8 GPUs", "2 nodes", "8x"; nullopt for
+// anything else (the table has ended).
+std::optional<int> count_cell(std::string_view cell) {
+  size_t end = 0;
+  while (end < cell.size() && is_digit(cell[end])) ++end;
+  const auto n = parse_index(cell.substr(0, end));
+  if (!n || *n < 1) return std::nullopt;
+  const std::string rest = lower(trim(cell.substr(end)));
+  for (const std::string_view unit : {"", "x", "gpu", "gpus", "card", "cards", "node", "nodes"}) {
+    if (rest == unit) return n;
+  }
+  return std::nullopt;
+}
+
 // What a measure column holds, from its header: a rate ("img/sec", "samples/s", "throughput")
 // or a step time ("sec/batch", "s/it", "step time", "time per batch"); empty when neither.
 struct ColumnKind {
@@ -1213,9 +1227,11 @@ ColumnKind column_kind(std::string_view cell) {
   } else if (c.find("/s") != std::string::npos || c.find("throughput") != std::string::npos) {
     // "tokens/s/gpu", "image per gpu/s": the unit its words name, else samples.
     k.rate = true;
-    k.unit = c.find("token") != std::string::npos                                   ? "tokens"
-             : c.find("image") != std::string::npos || c.find("img") != std::string::npos ? "images"
-                                                                                        : "samples";
+    const auto has = [&](std::string_view w) { return c.find(w) != std::string::npos; };
+    k.unit = has("token")                 ? "tokens"
+             : has("image") || has("img") ? "images"
+             : has("step") || has("iter") ? "iterations"
+                                          : "samples";
   } else if (c.find("sec/") != std::string::npos || c.find("s/it") != std::string::npos ||
              c.find("s/batch") != std::string::npos || c.find("step time") != std::string::npos ||
              c.find("time per") != std::string::npos || c.find("iter time") != std::string::npos ||
@@ -1260,7 +1276,7 @@ std::vector<std::pair<size_t, ColumnKind>> measure_columns(
       }
     }
     if (kind.rate || kind.step || kind.duration) measures.emplace_back(k, kind);
-    }
+  }
   return measures;
 }
 
@@ -1322,9 +1338,10 @@ std::vector<std::pair<const Line*, std::vector<std::string_view>>> table_rows(
 // "| B | 2 | false | 3 | 1159 | 138.77 |" under "num_workers"): each row a run labelled by the
 // setting its other cells name (the row's first cell when it names none). Needs two rows that
 // name a setting; returns false otherwise.
-bool read_setting_table(const std::vector<std::string_view>& head,
-                        const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
-                        PasteFiles& files, int group, Telemetry& out) {
+bool read_setting_table(
+    const std::vector<std::string_view>& head,
+    const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
+    PasteFiles& files, int group, Telemetry& out) {
   if (rows.size() < 2) return false;
   const auto measures = measure_columns(head, rows.front().second, head.size());
   if (measures.empty()) return false;
@@ -1348,8 +1365,7 @@ bool read_setting_table(const std::vector<std::string_view>& head,
   }
   if (named < 2) return false;
   const auto& [column, kind] = measures.front();
-  const int file =
-      files.of(kind.step ? TelemetryKind::kTrainLog : TelemetryKind::kThroughput);
+  const int file = files.of(kind.step ? TelemetryKind::kTrainLog : TelemetryKind::kThroughput);
   bool found = false;
   for (size_t r = 0; r < rows.size(); ++r) {
     const auto& [line, c] = rows[r];
@@ -1404,11 +1420,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     // The table ends at the first line whose count cell is not a count.
     const auto rows = table_rows(
         lines, i,
-        [&](const auto& c) {
-          return c.size() > count_column && parse_index(c[count_column]) &&
-                 *parse_index(c[count_column]) >= 1;
-        },
-        end);
+        [&](const auto& c) { return c.size() > count_column && count_cell(c[count_column]); }, end);
     if (rows.size() < 2) continue;
     const auto measures = measure_columns(head, rows.front().second, count_column);
     if (measures.empty()) continue;
@@ -1428,7 +1440,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         run.source = files.name();
         run.line = line->number;
         run.group = series.at(name);
-        const int count = *parse_index(c[count_column]);
+        const int count = *count_cell(c[count_column]);
         (by_nodes ? run.nodes : run.gpus) = count;
         add_table_run(std::move(run), kind, *v, file, line->number, out);
         found = true;

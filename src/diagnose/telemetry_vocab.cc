@@ -457,10 +457,15 @@ std::vector<NamedValue> named_values(std::string_view line) {
       i = name_start = j;
       continue;
     }
-    // A note inside a name ("Load batch (n=24)", "(bs=64)"): part of the name, not a value.
+    // A note inside a name ("Load batch (n=24)", "(bs=64)"): part of the name, not a value —
+    // unless it names a rate or a time ("(lr=1.34E-05, s/sec=0.715)").
     if (j < n && line[j] == ')' && number_start > 0 && line[number_start - 1] == '=') {
-      i = j;
-      continue;
+      std::string hint;
+      NamedValue note{name_before(line, name_start, number_start, hint), {}, 1, std::nullopt, 0};
+      if (meaning_of(note).quantity != Quantity::kRate) {
+        i = j;
+        continue;
+      }
     }
     const auto value = parse_number(line.substr(number_start, j - number_start));
     if (!value) {
@@ -603,6 +608,7 @@ std::string rate_unit_of(std::string_view text) {
       }
     }
   }
+  if (text == "s/sec") return "samples";  // WeatherGenerator's "(lr=1.34E-05, s/sec=0.715)"
   if (text == "wps" || text == "tps" || text == "tgs")
     return "tokens";                       // fairseq, torchtitan, InternLM
   if (text == "ups") return "iterations";  // fairseq's updates/s
@@ -1178,9 +1184,8 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   // The workers' count after its name ("num_workers=2", "num_workers: 4", "--workers 8",
   // "--num-workers 0", "nworkers=16") or before "loader workers" ("4 dataloader workers"). A
   // bare "workers" is a machine to Horovod and BytePS ("1 worker 8 gpus"): not read.
-  for (const std::string_view name :
-       {"num_workers", "num-workers", "num workers", "n_workers", "nworkers", "--workers",
-        "workers="}) {
+  for (const std::string_view name : {"num_workers", "num-workers", "num workers", "n_workers",
+                                      "nworkers", "--workers", "workers="}) {
     for (size_t at = text.find(name); at != std::string::npos && !s.workers;
          at = text.find(name, at + 1)) {
       size_t k = at + name.size();
@@ -1193,8 +1198,8 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
     }
   }
   if (!s.workers) {
-    for (const std::string_view after : {" dataloader workers", " data loader workers",
-                                         " loader workers", " data workers"}) {
+    for (const std::string_view after :
+         {" dataloader workers", " data loader workers", " loader workers", " data workers"}) {
       const size_t at = text.find(after);
       if (at == std::string::npos || at == 0) continue;
       size_t begin = at;
@@ -1203,8 +1208,8 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
       if (s.workers) break;
     }
   }
-  s.synthetic = has("synthetic") || has("random data") || has("fake data") ||
-                has("dummy data") || has("random input");
+  s.synthetic = has("synthetic") || has("random data") || has("fake data") || has("dummy data") ||
+                has("random input");
   const bool persistent = has("persistent");
   const bool pinned = has("pin_memory") || has("pin memory") || has("pinned memory");
   // "pin_memory=False" names the setting off: the default, not a change worth a run.

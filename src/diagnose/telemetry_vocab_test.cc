@@ -498,8 +498,7 @@ TEST(LoaderSettings, TheSettingThatLabelsARunInAnyWords) {
             "num_workers=1, pinned memory, prefetching");
   EXPECT_EQ(loader_setting_of("-- Persistent worker + Pin memory")->label,
             "persistent workers, pinned memory");
-  EXPECT_EQ(loader_setting_of("num_workers=4, persistent_workers=false, ")->label,
-            "num_workers=4");
+  EXPECT_EQ(loader_setting_of("num_workers=4, persistent_workers=false, ")->label, "num_workers=4");
   EXPECT_TRUE(loader_setting_of("GoTorch, random data")->synthetic);
   // Horovod's and BytePS's "worker" is a machine; a run on 8 GPUs names no loader setting.
   EXPECT_FALSE(loader_setting_of("synthetic - 1 worker 8 gpus")->workers);
@@ -531,14 +530,39 @@ TEST(LoaderSettings, ARateThatFollowsTheSettingIsALoaderTheStepsWaitFor) {
   EXPECT_NE(flat.summary.find("131 tokens/s with num_workers=0"), std::string::npos)
       << flat.summary;
   // Real data far below synthetic data, one setting each: the input costs the difference.
-  const Diagnosis synthetic = diagnose_telemetry(read_text(
-      "synthetic data:\nEpoch 1: 900 images/sec\nEpoch 2: 910 images/sec\n\nreal data, "
-      "num_workers=8:\nEpoch 1: 300 images/sec\nEpoch 2: 310 images/sec\n"));
+  const Diagnosis synthetic = diagnose_telemetry(
+      read_text("synthetic data:\nEpoch 1: 900 images/sec\nEpoch 2: 910 images/sec\n\nreal data, "
+                "num_workers=8:\nEpoch 1: 300 images/sec\nEpoch 2: 310 images/sec\n"));
   EXPECT_EQ(synthetic.verdict, Verdict::kInputBound) << synthetic.summary;
   // The same setting twice is no comparison.
   const Diagnosis same = diagnose_telemetry(read_text(
       "num_workers=8:\nEpoch 1: 300 images/sec\nnum_workers=8:\nEpoch 2: 310 images/sec\n"));
   EXPECT_EQ(same.verdict, Verdict::kUnknown) << same.summary;
+}
+
+TEST(Scaling, CountsWrittenInCellsCardsAndRatesInsideNotes) {
+  // tensorflow/models#4457: "1 GPU | 1.11" under "GPUs | Global steps/sec".
+  const Diagnosis cells = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_tfmodels4457-transformer-mirroredstrategy-1vs4gpu-global-steps-per-"
+              "sec.txt")}));
+  ASSERT_TRUE(cells.numbers.scaling) << cells.summary;
+  EXPECT_EQ(cells.numbers.scaling->unit, "iterations");
+  EXPECT_NEAR(cells.numbers.scaling->efficiency, 0.34 / 4 / 1.11, 1e-9);
+  // byteps#59: BytePS counts "card"s, and "image per gpu / s" is a rate of images per GPU.
+  const Diagnosis cards = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_byteps59-rdma-image-per-gpu-1-to-16-cards-table.txt")}));
+  EXPECT_EQ(cards.verdict, Verdict::kCommunicationBound) << cards.summary;
+  ASSERT_TRUE(cards.numbers.scaling);
+  EXPECT_EQ(cards.numbers.scaling->unit, "images");
+  EXPECT_NEAR(cards.numbers.scaling->efficiency, 170.4 / 335.1, 1e-9);
+  // WeatherGenerator#1348: the rate inside the loss's parentheses, "(lr=..., s/sec=0.715)".
+  const Diagnosis notes = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_weathergenerator1348-1-vs-2-nodes-samples-per-sec.txt")}));
+  ASSERT_TRUE(notes.numbers.scaling) << notes.summary;
+  EXPECT_EQ(notes.numbers.scaling->scale_unit, "nodes");
+  EXPECT_NEAR(notes.numbers.scaling->efficiency, 0.350 / 2 / 0.715, 1e-9);
+  // A note that is no rate stays part of its name.
+  EXPECT_TRUE(named_values("Load batch (n=24)").empty());
 }
 
 }  // namespace
