@@ -42,7 +42,8 @@ enum class TelemetryKind {
   kTorchProfiler,      // torch.profiler's key_averages() table
   kNvidiaSmiTopo,      // nvidia-smi topo -m
   kIostat,             // sysstat iostat's avg-cpu lines and -x device rows
-  kTop,                // top's %Cpu(s) summary lines and htop's CPU bars
+  kTop,                // top's %Cpu(s) summary lines, htop's CPU bars, ps's and top's process
+                       // rows' states
   kThroughput,         // a benchmark's or trainer's rate lines (images/sec, samples/s, it/s)
   kJobSummary,         // Slurm jobstats / seff: a job's mean CPU and GPU utilisation
   kGpuPanel,           // a monitoring panel pasted as text (DIGITS: "GPU Utilization" / "99%")
@@ -247,6 +248,10 @@ struct Telemetry {
   // "Loaded: 1.17 seconds - performance bottleneck on CPU or Disk HDD/SSD", Caffe's "Data layer
   // prefetch queue empty").
   std::vector<Origin> loader_warnings;
+  // Process rows of ps or top: how many were read, and those in state D (uninterruptible
+  // sleep, in the kernel waiting on storage or a network file system).
+  int64_t process_rows = 0;
+  std::vector<Origin> processes_in_d;
 
   // "FILE:LINE: <the line>" (long lines shortened), for evidence.
   std::string cite(const Origin& origin) const;

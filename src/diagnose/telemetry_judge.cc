@@ -621,13 +621,36 @@ std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel) {
   d.summary = fmt::format(
       "input-bound, probably: the trainer says itself that its batches were not ready ({} "
       "line{}: darknet's \"performance bottleneck on CPU or Disk\", Caffe's \"prefetch queue "
-      "empty\"); once at the start is the queue filling, throughout the run it is the loader",
+      "empty\", Detectron's \"mb_qsize\": 0); once at the start is the queue filling, "
+      "throughout the run it is the loader",
       tel.loader_warnings.size(), tel.loader_warnings.size() == 1 ? "" : "s");
   d.evidence.push_back(tel.cite(tel.loader_warnings.front()));
   d.fixes = fixes::input_bound_cpu();
   d.next = {
       "how often the message comes in a longer log, and the CPUs while it trains (mpstat -P ALL "
       "1 60): pinned means decoding, idle with iowait means storage"};
+  return d;
+}
+
+std::optional<Diagnosis> judge_process_states(const Telemetry& tel) {
+  const auto blocked = static_cast<int64_t>(tel.processes_in_d.size());
+  // One process in D for a moment is any process touching a disk; several of the job's, or a
+  // third of the rows, is a job whose readers wait on storage.
+  if (blocked < 2 && 3 * blocked < tel.process_rows) return std::nullopt;
+  if (blocked == 0) return std::nullopt;
+  Diagnosis d;
+  d.verdict = Verdict::kIoBound;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "{} of {} processes listed are in state D (uninterruptible sleep: in the kernel, waiting "
+      "on storage or a network file system); data loader workers found there are reading, not "
+      "decoding",
+      blocked, tel.process_rows);
+  d.evidence.push_back(tel.cite(tel.processes_in_d.front()));
+  d.fixes = fixes::io_bound();
+  d.next = {
+      "iostat -x 1 60 while it trains: the disk's %util and r_await (near 100 % or tens of "
+      "milliseconds is the storage), and whether the D state persists in a few ps looks"};
   return d;
 }
 

@@ -887,6 +887,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       continue;
     }
     std::vector<NamedValue> values = named_values(line.text);
+    // Detectron's json_stats: "mb_qsize": 0, its minibatch queue empty when the step asks.
+    if (says("\"mb_qsize\": 0,") || says("\"mb_qsize\": 0}") || says("mb_qsize: 0 ")) {
+      if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+      out.loader_warnings.push_back(Origin{steps_file, line.number});
+      found = true;
+    }
     if (values.empty() && cpu_said_full(line.text)) {
       values.push_back(NamedValue{"cpu_utilization", "%", 100, std::nullopt, 0});
     }

@@ -684,6 +684,28 @@ std::vector<double> htop_bars(std::string_view text) {
 // iostat: "avg-cpu:  %user   %nice %system %iowait  %steal   %idle" then the numbers on the next
 // line. top: "%Cpu(s): 12.3 us,  1.2 sy,  0.0 ni, 85.9 id,  0.5 wa,  0.0 hi, ...". Each is one
 // all-CPU sample: busy = 100 - idle - iowait.
+// The state of a process row of `ps aux` ("yons 11082 39.5 4.1 21305204 5501024 pts/9 Dl+
+// 19:34 11:29 python3 ...": STAT is the eighth column) or of top's table ("11082 yons 20 0 20.3g
+// 5.2g 1.1g D 39.5 4.1 11:29.4 python3": S is the eighth); nullopt for any other line.
+std::optional<char> process_state(const std::vector<std::string_view>& t) {
+  const auto is_state = [](std::string_view s, bool flags) {
+    if (s.empty() || std::string_view("RSDZTIWX").find(s[0]) == std::string_view::npos) {
+      return false;
+    }
+    return flags ? s.substr(1).find_first_not_of("<NLsl+") == std::string_view::npos
+                 : s.size() == 1;
+  };
+  if (t.size() >= 11 && parse_index(t[1]) && parse_number(t[2]) && parse_number(t[3]) &&
+      parse_index(t[4]) && parse_index(t[5]) && is_state(t[7], true)) {
+    return t[7][0];  // ps aux, ps -ef u
+  }
+  if (t.size() >= 12 && parse_index(t[0]) && is_state(t[7], false) && parse_number(t[8]) &&
+      parse_number(t[9])) {
+    return t[7][0];  // top
+  }
+  return std::nullopt;
+}
+
 bool scan_cpu_summaries(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   int64_t iostat_n = 0, top_n = 0;
@@ -736,6 +758,13 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, PasteFiles& files, Telem
       flush_bars();
     }
     const auto tokens = split_whitespace(lines[i].text);
+    if (const auto state = process_state(tokens)) {
+      ++out.process_rows;
+      if (*state == 'D') {
+        out.processes_in_d.push_back(Origin{files.of(TelemetryKind::kTop), lines[i].number});
+        found = true;
+      }
+    }
     if (!tokens.empty() && (tokens[0] == "Device" || tokens[0] == "Device:")) {
       disk_util = disk_await = -1;
       for (size_t k = 0; k < tokens.size(); ++k) {

@@ -1035,6 +1035,14 @@ void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const T
     d.next.clear();
     return;
   }
+  if (const auto blocked = telemetry::judge_process_states(tel)) {
+    d.verdict = Verdict::kIoBound;
+    d.summary += "; " + blocked->summary;
+    d.evidence.insert(d.evidence.end(), blocked->evidence.begin(), blocked->evidence.end());
+    d.fixes = fixes::io_bound();
+    d.next.clear();
+    return;
+  }
   if (!util || !util->numbers.utilisation) return;
   const UtilisationNumbers& u = *util->numbers.utilisation;
   if (!u.cpu_busy_mean || u.cpu_samples < 1) return;  // one top or mpstat look is a CPU view
@@ -1104,6 +1112,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto warned = telemetry::judge_loader_warnings(tel)) {
     // The trainer's own words that its batches were late.
     d = *warned;
+  } else if (const auto blocked = telemetry::judge_process_states(tel)) {
+    // The job's processes waiting in the kernel on storage.
+    d = *blocked;
   } else if (!tel.steps.empty() || !tel.rates.empty()) {
     // Step times without their wait, or rates: how fast, not why.
     d.verdict = Verdict::kUnknown;

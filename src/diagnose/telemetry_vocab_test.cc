@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnose/telemetry_judge.h"
 #include "diagnose/test_util.h"
 #include "stoker/diagnose.h"
 #include "stoker/error.h"
@@ -563,6 +564,47 @@ TEST(Scaling, CountsWrittenInCellsCardsAndRatesInsideNotes) {
   EXPECT_NEAR(notes.numbers.scaling->efficiency, 0.350 / 2 / 0.715, 1e-9);
   // A note that is no rate stays part of its name.
   EXPECT_TRUE(named_values("Load batch (n=24)").empty());
+}
+
+TEST(PastedLogs, ProcessesInStateDAreWaitingOnStorage) {
+  // pytorch/distributed#2 (ps aux): four of seven python processes in "Dl+".
+  const Telemetry ps = read_telemetry_files(
+      {pasted("cpu_pytorchdistributed2-ps-dataloader-workers-in-d-state.txt")});
+  EXPECT_EQ(ps.process_rows, 7);
+  EXPECT_EQ(ps.processes_in_d.size(), 4u);
+  const Diagnosis d = diagnose_telemetry(ps);
+  EXPECT_EQ(d.verdict, Verdict::kIoBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  // top's table: the S column; one process of many in D is a moment's read, not a verdict.
+  const std::string top_rows =
+      "  PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND\n"
+      "11082 yons      20   0   20.3g   5.2g   1.1g D  39.5   4.1  11:29.40 python3\n"
+      "11091 yons      20   0   20.3g   5.2g   1.1g R  99.0   4.1  11:27.11 python3\n"
+      "11101 yons      20   0   20.3g   5.2g   1.1g R  98.5   4.1  11:30.02 python3\n"
+      "11110 yons      20   0   20.3g   5.2g   1.1g S  12.0   4.1  11:30.90 python3\n";
+  const Telemetry top = read_text(top_rows);
+  EXPECT_EQ(top.process_rows, 4);
+  EXPECT_EQ(top.processes_in_d.size(), 1u);
+  EXPECT_FALSE(judge_process_states(top));
+  // A step log waiting for data beside them: the wait is the storage's.
+  const Diagnosis waits = diagnose_telemetry(read_text(
+      "Epoch: [0][10/500]\tTime 2.000 (2.000)\tData 1.800 (1.800)\n"
+      "Epoch: [0][20/500]\tTime 2.000 (2.000)\tData 1.800 (1.800)\n\n" +
+      std::string(
+          "yons 11082 39.5 4.1 21305204 5501024 pts/9 Dl+ 19:34 11:29 python3 -u train.py\n"
+          "yons 11091 39.4 4.1 21308788 5506644 pts/9 Dl+ 19:34 11:27 python3 -u train.py\n")));
+  EXPECT_EQ(waits.verdict, Verdict::kIoBound) << waits.summary;
+}
+
+TEST(PastedLogs, DetectronsEmptyMinibatchQueue) {
+  // Detectron#408: json_stats with "mb_qsize": 0 while training; "mb_qsize > 0" in the
+  // expected results is no reading.
+  const Telemetry t =
+      read_telemetry_files({pasted("datalog_detectron408-json-stats-mb-qsize-zero.txt")});
+  ASSERT_EQ(t.loader_warnings.size(), 1u);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
 }
 
 }  // namespace
