@@ -1230,8 +1230,10 @@ ColumnKind column_kind(std::string_view cell) {
   if (!m.rate_unit.empty()) {
     k.rate = true;
     k.unit = m.rate_unit;
-  } else if (c.find("/s") != std::string::npos || c.find("throughput") != std::string::npos) {
-    // "tokens/s/gpu", "image per gpu/s": the unit its words name, else samples.
+  } else if (c.find("/s") != std::string::npos || c.find("throughput") != std::string::npos ||
+             c == "speed" || c.starts_with("speed (") || c.starts_with("speed(")) {
+    // "tokens/s/gpu", "image per gpu/s": the unit its words name, else samples (MXNet's
+    // "Speed" is its samples/sec; a "speedup" is a ratio).
     k.rate = true;
     const auto has = [&](std::string_view w) { return c.find(w) != std::string::npos; };
     k.unit = has("token")                 ? "tokens"
@@ -1323,16 +1325,23 @@ void add_table_run(RunInfo run, const ColumnKind& kind, double value, int file, 
 }
 
 // The rows of a table below its header line `i` (a separator line, "---|---", is skipped) up to
-// the first that `keep` refuses; `end` gets the index after the last line read.
+// the first that `keep` refuses; `end` gets the index after the last line read. Under a header
+// without a leading bar, a row's leading bar is an empty first cell ("  |   | 2 | 9908.78"); an
+// empty cell before `fill_before` repeats the one above it (merged cells pasted as blanks).
 template <typename Keep>
 std::vector<std::pair<const Line*, std::vector<std::string_view>>> table_rows(
-    const std::vector<Line>& lines, size_t i, Keep keep, size_t& end) {
+    const std::vector<Line>& lines, size_t i, Keep keep, size_t& end, size_t fill_before = 0) {
   std::vector<std::pair<const Line*, std::vector<std::string_view>>> rows;
+  const bool bordered = trim(lines[i].text).starts_with('|');
   size_t j = i + 1;
   for (; j < lines.size(); ++j) {
     const std::string_view t = trim(lines[j].text);
     if (!t.empty() && t.find_first_not_of("-|: \t") == std::string_view::npos) continue;
     auto c = table_cells(t);
+    if (!bordered && t.starts_with('|')) c.insert(c.begin(), std::string_view());
+    for (size_t k = 0; k < fill_before && k < c.size() && !rows.empty(); ++k) {
+      if (c[k].empty() && k < rows.back().second.size()) c[k] = rows.back().second[k];
+    }
     if (!keep(c)) break;
     rows.emplace_back(&lines[j], std::move(c));
   }
@@ -1426,19 +1435,21 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     // The table ends at the first line whose count cell is not a count.
     const auto rows = table_rows(
         lines, i,
-        [&](const auto& c) { return c.size() > count_column && count_cell(c[count_column]); }, end);
+        [&](const auto& c) { return c.size() > count_column && count_cell(c[count_column]); }, end,
+        count_column);
     if (rows.size() < 2) continue;
     const auto measures = measure_columns(head, rows.front().second, count_column);
     if (measures.empty()) continue;
     const int file = files.of(measures.front().second.step ? TelemetryKind::kTrainLog
                                                            : TelemetryKind::kThroughput);
     for (const auto& [column, kind] : measures) {
-      // Rows named in a first column before the count ("SSD in GluonCV | 1 | 30", "mxnet-ssd |
-      // 4 | 120") are a series per name.
-      std::map<std::string_view, int> series;
+      // Rows named in columns before the count ("SSD in GluonCV | 1 | 30", "mxnet-ssd | 4 |
+      // 120", "256 | device | float16 | 1 | 6982.74") are a series per name.
+      std::map<std::string, int> series;
       for (const auto& [line, c] : rows) {
         if (c.size() <= column) continue;
-        const std::string_view name = count_column > 0 ? c[0] : std::string_view();
+        std::string name;
+        for (size_t k = 0; k < count_column; ++k) name += std::string(c[k]) + "|";
         if (!series.contains(name)) series.emplace(name, next_group++);
         const auto v = cell_measure(c[column], kind);
         if (!v) continue;

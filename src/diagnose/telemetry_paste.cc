@@ -490,10 +490,13 @@ bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Tele
       if (!value) {
         if (is_bus_id(f) && bus_id.empty()) bus_id = f;
         // Names and bus ids: other columns; a first column may only be a timestamp
-        // ("2023/09/15 22:33:05.672").
+        // ("2023/09/15 22:33:05.672") or the GPU's name ("NVIDIA GeForce RTX 4090 D, 100 %").
+        const std::string low = k == 0 ? telemetry::lower(f) : std::string();
         ok = f == "[N/A]" || f == "[Not Supported]" || k > 0 ||
              (f.size() >= 10 && std::isdigit(static_cast<unsigned char>(f[0])) &&
-              (f[4] == '/' || f[4] == '-'));
+              (f[4] == '/' || f[4] == '-')) ||
+             low.starts_with("nvidia") || low.starts_with("tesla") || low.starts_with("geforce") ||
+             low.starts_with("quadro");
         continue;
       }
       if (unit.empty() && k == 0 && *value >= 0 && *value < 64 &&

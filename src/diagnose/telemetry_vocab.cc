@@ -335,6 +335,22 @@ std::vector<double> average_group(std::string_view line, size_t j, size_t& end) 
   return {};
 }
 
+// "0:00:1.390", "1:02:03", "12:30.5": hours, minutes and seconds as a duration in seconds;
+// nullopt for anything else (a date, more than three parts).
+std::optional<double> clock_duration(std::string_view text) {
+  const auto parts = split_char(text, ':');
+  if (parts.size() < 2 || parts.size() > 3) return std::nullopt;
+  double seconds = 0;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const auto v = parse_number(parts[k]);
+    if (!v || *v < 0 || (k > 0 && *v >= 60) || (k + 1 < parts.size() && *v != std::floor(*v))) {
+      return std::nullopt;
+    }
+    seconds = seconds * 60 + *v;
+  }
+  return seconds;
+}
+
 // "(0.833 iter/s)" at line[k]: one number with a rate's or a step's unit in parentheses.
 bool rate_in_parentheses(std::string_view line, size_t k) {
   if (k >= line.size() || line[k] != '(') return false;
@@ -443,7 +459,16 @@ std::vector<NamedValue> named_values(std::string_view line) {
       size_t after = j;
       std::string unit = pair ? scan_unit(line, after) : std::string();
       const auto first = parse_number(line.substr(number_start, first_end - number_start));
-      if (first && !rate_unit_of(unit).empty()) {
+      // A step's time as a clock reads ("time per step = 0:00:1.390"): H:MM:SS.fff, under a
+      // name that says it is a step's (a bare "time" before a clock is the time of day).
+      std::string hint;
+      std::string name = pair ? std::string() : name_before(line, name_start, number_start, hint);
+      const double clock =  // -1: none (a sentinel: GCC 12 misjudges an optional here)
+          pair ? -1 : clock_duration(line.substr(number_start, j - number_start)).value_or(-1);
+      const Meaning named = meaning_of(NamedValue{name, "s", clock, std::nullopt, 0});
+      if (clock > 0 && named.quantity == Quantity::kStep && named.priority >= 3) {
+        out.push_back(NamedValue{std::move(name), "s", clock, std::nullopt, number_start});
+      } else if (first && !rate_unit_of(unit).empty()) {
         std::string hint;
         out.push_back(NamedValue{name_before(line, name_start, number_start, hint), std::move(unit),
                                  *first, std::nullopt, number_start});
@@ -648,7 +673,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 70> kSynonyms = {{
+constexpr std::array<Synonym, 73> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -692,6 +717,9 @@ constexpr std::array<Synonym, 70> kSynonyms = {{
     {"itertime", Quantity::kStep, 4},
     {"iteration_time", Quantity::kStep, 4},
     {"time_per_iteration", Quantity::kStep, 4},  // Megatron: "elapsed time per iteration (ms)"
+    {"time_per_step", Quantity::kStep, 4},       // OpenSeq2Seq: "time per step = 0:00:1.390"
+    {"time_per_batch", Quantity::kStep, 4},
+    {"time_per_iter", Quantity::kStep, 4},
     {"batch_time", Quantity::kStep, 4},
     {"batchtime", Quantity::kStep, 4},
     {"batch", Quantity::kStep, 4},

@@ -607,6 +607,33 @@ TEST(PastedLogs, DetectronsEmptyMinibatchQueue) {
   EXPECT_EQ(d.confidence, Confidence::kLow);
 }
 
+TEST(Scaling, MergedCellsAClockStepTimeAndASpeedColumn) {
+  // mxnet#14516: blank cells repeat the row above; each (batch, kv_store, dtype) a series; the
+  // worst answers: local float16, 6866.89 -> 5417.86 samples/s on 4 GPUs.
+  const Diagnosis merged = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_mxnet14516-resnet18-cifar-speedup-ratio-table-cutoff.txt")}));
+  EXPECT_EQ(merged.verdict, Verdict::kCommunicationBound) << merged.summary;
+  ASSERT_TRUE(merged.numbers.scaling);
+  EXPECT_NEAR(merged.numbers.scaling->efficiency, 5417.86 / 4 / 6866.89, 1e-9);
+  // OpenSeq2Seq#191: "time per step = 0:00:1.390" on 4 GPUs, 0:00:0.789 on 1.
+  const Telemetry clock =
+      read_telemetry_files({pasted("scaling_openseq2seq191-gnmt-1gpu-vs-4gpu-time-per-step.txt")});
+  ASSERT_EQ(clock.steps.size(), 2u);
+  EXPECT_NEAR(clock.steps[0].step_seconds, 1.390, 1e-9);
+  EXPECT_NEAR(clock.steps[1].step_seconds, 0.789, 1e-9);
+  // A bare "time" before a clock is the time of day, not a step.
+  EXPECT_TRUE(named_values("time: 12:30:45").empty());
+}
+
+TEST(PastedLogs, AQueryCsvThatStartsWithTheGpusName) {
+  // LLaMA-Factory#6962: "NVIDIA GeForce RTX 4090 D, 100 %, 7 %, 24564 MiB".
+  const Telemetry t = read_telemetry_files({pasted(
+      "nvsmi_llamafactory6962-query-gpu-csv-2x4090d-zero3-offload-100pct-util-cutoff.txt")});
+  ASSERT_EQ(t.gpus.size(), 4u);  // the fifth row is cut off before its memory
+  EXPECT_EQ(t.gpus[0].util, 100);
+  EXPECT_EQ(t.gpus[0].memory_used_mib, 24564);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
 
