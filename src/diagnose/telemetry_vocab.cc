@@ -1238,17 +1238,26 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   }
   s.synthetic = has("synthetic") || has("random data") || has("fake data") || has("dummy data") ||
                 has("random input");
-  const bool persistent = has("persistent");
-  const bool pinned = has("pin_memory") || has("pin memory") || has("pinned memory");
-  // "pin_memory=False" names the setting off: the default, not a change worth a run.
-  const bool pinned_off = has("pin_memory=false") || has("pin_memory: false");
-  const bool persistent_off = has("persistent_workers=false") || has("persistent_workers: false");
-  const bool prefetch = has("prefetch");
+  // "Without multiproc", "w/o pin memory", "no prefetch": the setting off, a run of its own.
+  const bool negated = has("without") || has("w/o") || text.starts_with("no ") || has(" no ") ||
+                       has("-no-") || has("disable");
+  const auto flag = [&](std::initializer_list<std::string_view> words, std::string_view label,
+                        std::initializer_list<std::string_view> off,
+                        std::vector<std::string>& parts) {
+    if (std::none_of(words.begin(), words.end(), has)) return;
+    // "pin_memory=False" names the setting off: the default, not a change worth a run.
+    if (std::any_of(off.begin(), off.end(), has)) return;
+    parts.push_back(negated ? fmt::format("no {}", label) : std::string(label));
+  };
   std::vector<std::string> parts;
   if (s.workers) parts.push_back(fmt::format("num_workers={}", *s.workers));
-  if (persistent && !persistent_off) parts.emplace_back("persistent workers");
-  if (pinned && !pinned_off) parts.emplace_back("pinned memory");
-  if (prefetch) parts.emplace_back("prefetching");
+  flag({"persistent"}, "persistent workers",
+       {"persistent_workers=false", "persistent_workers: false"}, parts);
+  flag({"pin_memory", "pin memory", "pinned memory"}, "pinned memory",
+       {"pin_memory=false", "pin_memory: false"}, parts);
+  flag({"prefetch"}, "prefetching", {}, parts);
+  // verl's "Without multiproc" / "With multiproc": loading in worker processes or not.
+  flag({"multiproc"}, "multiprocess loading", {}, parts);
   if (s.synthetic) parts.emplace_back("synthetic data");
   if (parts.empty()) return std::nullopt;
   s.label = fmt::format("{}", fmt::join(parts, ", "));

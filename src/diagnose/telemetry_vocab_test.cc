@@ -505,6 +505,10 @@ TEST(LoaderSettings, TheSettingThatLabelsARunInAnyWords) {
   EXPECT_FALSE(loader_setting_of("synthetic - 1 worker 8 gpus")->workers);
   EXPECT_FALSE(loader_setting_of("2 workers 8 gpus each"));
   EXPECT_FALSE(loader_setting_of("Epoch 1: 7.6 it/s"));
+  // A setting turned off is a run of its own.
+  EXPECT_EQ(loader_setting_of("- Without multiproc")->label, "no multiprocess loading");
+  EXPECT_EQ(loader_setting_of("- With multiproc")->label, "multiprocess loading");
+  EXPECT_EQ(loader_setting_of("w/o pin memory")->label, "no pinned memory");
 }
 
 TEST(LoaderSettings, ARateThatFollowsTheSettingIsALoaderTheStepsWaitFor) {
@@ -530,6 +534,11 @@ TEST(LoaderSettings, ARateThatFollowsTheSettingIsALoaderTheStepsWaitFor) {
   EXPECT_EQ(flat.confidence, Confidence::kLow);
   EXPECT_NE(flat.summary.find("131 tokens/s with num_workers=0"), std::string::npos)
       << flat.summary;
+  // verl#122: tqdm's s/it without and with loading in worker processes.
+  const Diagnosis multiproc = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_verl122-sft-trainer-tqdm-s-per-it-gpu-util-55-vs-95-multiproc-"
+              "dataloader.txt")}));
+  EXPECT_EQ(multiproc.verdict, Verdict::kInputBoundCpu) << multiproc.summary;
   // Real data far below synthetic data, one setting each: the input costs the difference.
   const Diagnosis synthetic = diagnose_telemetry(
       read_text("synthetic data:\nEpoch 1: 900 images/sec\nEpoch 2: 910 images/sec\n\nreal data, "
