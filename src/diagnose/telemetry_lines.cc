@@ -77,8 +77,10 @@ bool mentions(std::string_view text, std::string_view word) {
 // parameters or gradients across them ("multi-node", FSDP, ZeRO-3; a node count, "2 nodes", is
 // read with the line's GPU count). `low`: the line lower-cased.
 bool spans_nodes_or_shards(std::string_view low) {
-  for (const std::string_view word : {"multi-node", "multinode", "multi node", "machines", "fsdp",
-                                      "zero-3", "zero3", "zero stage 3", "stage 3", "stage3"}) {
+  // fairseq names FSDP "fully_sharded" (--ddp-backend=fully_sharded).
+  for (const std::string_view word :
+       {"multi-node", "multinode", "multi node", "machines", "fsdp", "fully_sharded", "zero-3",
+        "zero3", "zero stage 3", "stage 3", "stage3"}) {
     if (low.find(word) != std::string_view::npos) return true;
   }
   return false;
@@ -727,6 +729,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (l.text.size() > kMaxPastedLineBytes) continue;
     const std::string text = lower(in_english(l.text));
     if (const auto timing = prose_timing(text)) told_timing.emplace(l.number, *timing);
+    if (out.job_gpus.empty()) out.job_gpus = job_gpus_of(l.text);
     const auto told = one_against_rest(l.text, text);
     if (!told) continue;
     if (util_file < 0) util_file = files.of(TelemetryKind::kGpuPanel);

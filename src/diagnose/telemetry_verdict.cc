@@ -305,6 +305,21 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
                                                 .power_cap_w = last->power_cap_w,
                                                 .origin = last->origin});
     }
+    // On a shared machine, the GPUs the paste says the job uses, when the look shows one of
+    // them or more beside others: the others are someone else's work.
+    if (!tel.job_gpus.empty()) {
+      const auto of_job = [&](const telemetry::SnapshotGpu& g) {
+        return std::find(tel.job_gpus.begin(), tel.job_gpus.end(), g.gpu) != tel.job_gpus.end();
+      };
+      const auto shown = std::count_if(snapshot.begin(), snapshot.end(), of_job);
+      if (shown > 0 && shown < static_cast<std::ptrdiff_t>(snapshot.size())) {
+        std::erase_if(snapshot, [&](const telemetry::SnapshotGpu& g) { return !of_job(g); });
+        d.evidence.push_back(fmt::format(
+            "the paste says the job uses GPU{} {}: the other GPUs of the look are left out "
+            "(another job's on a shared machine)",
+            tel.job_gpus.size() == 1 ? "" : "s", fmt::join(tel.job_gpus, ", ")));
+      }
+    }
     std::optional<telemetry::CpuView> cpu;
     if (!in.cpu.empty()) {
       cpu = telemetry::CpuView{

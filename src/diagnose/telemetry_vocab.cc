@@ -1204,6 +1204,46 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
   return std::nullopt;
 }
 
+std::vector<int> job_gpus_of(std::string_view line) {
+  if (line.size() > kMaxPastedLineBytes) return {};
+  const std::vector<std::string> words = words_of(lower(line));
+  // The ids after `from`, parted by commas, "and" or "&": "1 and 3", "0,1,2".
+  const auto ids_from = [&](size_t from) {
+    std::vector<int> ids;
+    for (size_t k = from; k < words.size(); ++k) {
+      std::string_view w = words[k];
+      if (w == "and" || w == "&") continue;
+      if (w.ends_with('.')) w.remove_suffix(1);  // "... GPU 1 and 3."
+      bool any = false;
+      for (const std::string_view part : split_char(w, ',')) {
+        if (part.empty()) continue;
+        const auto id = parse_index(part);
+        if (!id || *id >= 1024) return ids;
+        ids.push_back(*id);
+        any = true;
+      }
+      if (!any) break;
+    }
+    return ids;
+  };
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (starts_with(w, "cuda_visible_devices=")) {
+      const auto first = parse_index(std::string_view(w).substr(21));
+      if (!first) return {};
+      std::vector<int> ids = {*first};
+      for (const int id : ids_from(i + 1)) ids.push_back(id);
+      return ids;
+    }
+    // "using GPU 1 and 3", "use gpus 0,1", "I used GPU 2"
+    if ((w == "using" || w == "use" || w == "used") && i + 2 < words.size() &&
+        (words[i + 1] == "gpu" || words[i + 1] == "gpus")) {
+      if (auto ids = ids_from(i + 2); !ids.empty()) return ids;
+    }
+  }
+  return {};
+}
+
 std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::string text = lower(line);

@@ -86,6 +86,10 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
 // true; nullopt when the line compares no two scales.
 std::optional<bool> larger_scale_slower(std::string_view line);
 
+// The GPU ids a line says the job runs on: "I'm using GPU 1 and 3", "using gpus 0,1",
+// "CUDA_VISIBLE_DEVICES=2,3 python train.py"; empty when it names none.
+std::vector<int> job_gpus_of(std::string_view line);
+
 // A setting of the input pipeline that labels a run people compare with another:
 // "num_workers=2", "--workers 8", "4 dataloader workers", "-- Persistent worker + Pin memory",
 // "GoTorch, random data", "synthetic". `label` is canonical ("num_workers=2, pinned memory"), so

@@ -643,6 +643,21 @@ TEST(PastedLogs, AQueryCsvThatStartsWithTheGpusName) {
   EXPECT_EQ(t.gpus[0].memory_used_mib, 24564);
 }
 
+TEST(Snapshot, TheJobsOwnGpusOnASharedMachine) {
+  EXPECT_EQ(job_gpus_of("I'm using GPU 1 and 3, where Memory-Usage is approaching 100%"),
+            (std::vector<int>{1, 3}));
+  EXPECT_EQ(job_gpus_of("CUDA_VISIBLE_DEVICES=2,3 python train.py"), (std::vector<int>{2, 3}));
+  EXPECT_EQ(job_gpus_of("I use gpus 0,1."), (std::vector<int>{0, 1}));
+  EXPECT_TRUE(job_gpus_of("using 4 GPUs").empty());
+  EXPECT_TRUE(job_gpus_of("only GPU 0 is used").empty());
+  // tensorpack#452: GPU 0 at 100 % is another user's; the job's GPU 1 at 0 % with the loop at
+  // ~0.3-1 it/s waits.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("nvsmi_tensorpack452-titanx-pascal-user-gpus-0pct-full-memory-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_THAT(d.evidence, testing::Contains(testing::HasSubstr("the job uses GPUs 1, 3")));
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
 
