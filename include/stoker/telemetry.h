@@ -49,11 +49,12 @@ enum class TelemetryKind {
   kGpuPanel,           // a monitoring panel pasted as text (DIGITS: "GPU Utilization" / "99%")
   kDcgmDmon,           // dcgmi dmon field output (GPUTL, GRACT, SMACT, ...)
   kCollectiveBench,    // nccl-tests tables, collective benchmarks' bandwidth lines
+  kPythonProfiler,     // cProfile / profile tables (pstats' print_stats)
 };
 // "nvidia-smi-csv", "nvidia-smi-dmon", "mpstat", "sar", "vmstat", "stoker-stats",
 // "stoker-monitor", "nvidia-smi-table", "gpustat", "train-log", "lightning-profiler",
 // "torch-profiler", "nvidia-smi-topo", "iostat", "top", "throughput", "job-summary",
-// "gpu-panel", "dcgm-dmon", "collective-bench".
+// "gpu-panel", "dcgm-dmon", "collective-bench", "python-profiler".
 const char* to_string(TelemetryKind kind);
 
 // How a file's sample times are known.

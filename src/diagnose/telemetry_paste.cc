@@ -14,6 +14,7 @@ namespace {
 
 using telemetry::kMaxPastedLineBytes;
 using telemetry::Line;
+using telemetry::lower;
 using telemetry::parse_index;
 using telemetry::parse_number;
 using telemetry::PasteFiles;
@@ -424,6 +425,83 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
 
 // ---- nvidia-smi topo -m --------------------------------------------------------------------
 // "        GPU0  GPU1  CPU Affinity ..." then one row per GPU: "GPU0  X  NV2  PHB ...".
+// A function of a cProfile row that fetches the next batch or an item of it: the DataLoader's
+// __next__ (and _next_data), its fetchers, a dataset's __getitem__, MXNet's io.py next, a
+// loop's own next_batch / get_batch / load_batch, a queue's get (a prefetch queue waited on).
+bool is_data_function(std::string_view row) {
+  const std::string f = lower(row);
+  const auto has = [&](std::string_view w) { return f.find(w) != std::string::npos; };
+  if (has("dataloader.py") && (has("(__next__)") || has("(_next_data)"))) return true;
+  if (has("/fetch.py") || has("(__getitem__)") || has("(next_batch)") || has("(get_batch)") ||
+      has("(load_batch)") || has("(train_dataloader_next)")) {
+    return true;
+  }
+  if ((has("io.py") || has("data")) && has("(next)")) return true;
+  return has("queue.py") && has("(get)");
+}
+
+// cProfile's table (pstats' print_stats): "N function calls ... in T seconds", then "ncalls
+// tottime percall cumtime percall filename:lineno(function)" and a row per function. The rows
+// that fetch data (is_data_function; the largest cumulative time, as they nest) against the
+// profile's total: one sample, a profile's totals. A profile that shows no data row, or no
+// total, is read and judges nothing.
+bool scan_cprofile(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  bool found = false;
+  double total = -1;  // -1: none (sentinels: GCC 12 misjudges optionals in this loop)
+  int64_t total_line = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view text = lines[i].text;
+    if (text.size() > kMaxPastedLineBytes) continue;
+    auto tokens = split_whitespace(text);
+    // Lines numbered by `cat -n` or an editor (" 457    ncalls  tottime ..."): the number is
+    // no column.
+    const size_t numbered = tokens.size() > 2 && parse_index(tokens[0]) &&
+                                    (tokens[1] == "ncalls" || tokens[2] == "function")
+                                ? 1
+                                : 0;
+    tokens.erase(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(numbered));
+    // "6246763 function calls (5929933 primitive calls) in 376.118 seconds"
+    if (tokens.size() >= 6 && tokens.back() == "seconds" && tokens[1] == "function" &&
+        tokens[2] == "calls") {
+      total = parse_number(tokens[tokens.size() - 2]).value_or(-1);
+      total_line = lines[i].number;
+      continue;
+    }
+    if (!(tokens.size() == 6 && tokens[0] == "ncalls" && tokens[1] == "tottime" &&
+          tokens[3] == "cumtime")) {
+      continue;
+    }
+    const int file = files.of(TelemetryKind::kPythonProfiler);
+    found = true;
+    double data = -1;
+    Origin data_at;
+    size_t j = i + 1;
+    for (; j < lines.size(); ++j) {
+      auto row = split_whitespace(lines[j].text);
+      if (numbered && !row.empty()) row.erase(row.begin());
+      // "330000    1.585    0.000    3.447    0.000 memmap.py:330(__getitem__)"; "20/10" counts
+      // recursive calls.
+      if (row.size() < 6 || !parse_number(row[1]) || !parse_number(row[3])) break;
+      if (!is_data_function(lines[j].text)) continue;
+      const double cum = *parse_number(row[3]);
+      if (cum > data) data = cum, data_at = {file, lines[j].number};
+    }
+    // The table's own total, when its header says one within the few lines above.
+    const bool own_total = total > 0 && lines[i].number - total_line <= 6;
+    if (data >= 0 && own_total && data <= total) {
+      StepSample s;
+      s.origin = data_at;
+      s.step_seconds = total;
+      s.data_seconds = data;
+      s.average = true;
+      out.steps.push_back(s);
+    }
+    total = -1;
+    i = j - 1;
+  }
+  return found;
+}
+
 bool scan_topology(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -491,7 +569,7 @@ bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Tele
         if (is_bus_id(f) && bus_id.empty()) bus_id = f;
         // Names and bus ids: other columns; a first column may only be a timestamp
         // ("2023/09/15 22:33:05.672") or the GPU's name ("NVIDIA GeForce RTX 4090 D, 100 %").
-        const std::string low = k == 0 ? telemetry::lower(f) : std::string();
+        const std::string low = k == 0 ? lower(f) : std::string();
         ok = f == "[N/A]" || f == "[Not Supported]" || k > 0 ||
              (f.size() >= 10 && std::isdigit(static_cast<unsigned char>(f[0])) &&
               (f[4] == '/' || f[4] == '-')) ||
@@ -984,6 +1062,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_topology(lines, files, into);
   scan_cpu_summaries(lines, files, into);
   scan_collective_bench(lines, files, into);
+  scan_cprofile(lines, files, into);
   if (into.gpus.empty()) scan_query_noheader(lines, files, into);
   for (size_t f = first_file; f < into.files.size(); ++f) into.files[f].long_lines = long_lines;
   if (files.empty()) {

@@ -16,7 +16,7 @@ namespace {
 
 using telemetry::Line;
 
-constexpr std::array<std::pair<TelemetryKind, const char*>, 20> kKindNames = {{
+constexpr std::array<std::pair<TelemetryKind, const char*>, 21> kKindNames = {{
     {TelemetryKind::kNvidiaSmiCsv, "nvidia-smi-csv"},
     {TelemetryKind::kNvidiaSmiDmon, "nvidia-smi-dmon"},
     {TelemetryKind::kMpstat, "mpstat"},
@@ -37,6 +37,7 @@ constexpr std::array<std::pair<TelemetryKind, const char*>, 20> kKindNames = {{
     {TelemetryKind::kGpuPanel, "gpu-panel"},
     {TelemetryKind::kDcgmDmon, "dcgm-dmon"},
     {TelemetryKind::kCollectiveBench, "collective-bench"},
+    {TelemetryKind::kPythonProfiler, "python-profiler"},
 }};
 
 // A --query-gpu header: comma-separated query names (lowercase, digits, '.', '_'), each with an

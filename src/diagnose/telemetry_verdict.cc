@@ -735,6 +735,11 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
       lines == 0 && last_average != nullptr &&
       tel.files[static_cast<size_t>(last_average->origin.file)].kind == TelemetryKind::kTrainLog;
   const bool profile = lines == 0 && !clocks;
+  // cProfile's data rows are found by their functions' names (a loop may fetch in a function
+  // of its own): sure, but not as sure as a profiler's own data-fetch row.
+  const bool by_function_names = profile && last_average != nullptr &&
+                                 tel.files[static_cast<size_t>(last_average->origin.file)].kind ==
+                                     TelemetryKind::kPythonProfiler;
   const auto intervals =
       std::count_if(tel.steps.begin(), tel.steps.end(), [&](const StepSample& s) {
         return clocks && s.average && s.origin.file == last_average->origin.file;
@@ -743,9 +748,10 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   // it too): sure of a small wait, not as sure of a large one as a timed wait.
   const bool bound_only = n.upper_bound && n.data_fraction >= th.wait.healthy_below;
   d.confidence = clocks ? (intervals >= 3 ? Confidence::kMedium : Confidence::kLow)
-                 : (profile || lines >= 20) && !stalls_between && !bound_only ? Confidence::kHigh
-                 : lines >= 3 || profile                                      ? Confidence::kMedium
-                                                                              : Confidence::kLow;
+                 : (profile || lines >= 20) && !stalls_between && !bound_only && !by_function_names
+                     ? Confidence::kHigh
+                 : lines >= 3 || profile ? Confidence::kMedium
+                                         : Confidence::kLow;
   const StepSample& cited = last_average != nullptr ? *last_average : *timed.back();
   d.evidence.push_back(fmt::format(
       "{}: steps of {:.3f} s waited {}{:.0f} % of the time for data ({})",
@@ -1206,6 +1212,20 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
           t.gpus, t.nvlink_pairs, t.pairs,
           t.nvlink_pairs == 0 ? "; every pair goes through PCIe or the CPU interconnect" : "");
     }
+  } else if (const auto profile = std::find_if(
+                 tel.files.begin(), tel.files.end(),
+                 [](const TelemetryFile& f) { return f.kind == TelemetryKind::kPythonProfiler; });
+             profile != tel.files.end()) {
+    d.verdict = Verdict::kUnknown;
+    d.confidence = Confidence::kLow;
+    d.summary =
+        "a Python profile without both a data-loading row (the DataLoader's __next__, a "
+        "dataset's __getitem__) and its total (\"N function calls in T seconds\"): how long "
+        "some functions took, not what share of the run waited for data";
+    d.next = {
+        "the whole profile of the training loop, sorted by cumulative time "
+        "(python -m cProfile -s cumtime train.py): the DataLoader's __next__ row against the "
+        "total"};
   } else {
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;

@@ -658,6 +658,35 @@ TEST(Snapshot, TheJobsOwnGpusOnASharedMachine) {
   EXPECT_THAT(d.evidence, testing::Contains(testing::HasSubstr("the job uses GPUs 1, 3")));
 }
 
+TEST(PastedLogs, ACProfileTablesDataRowsAgainstItsTotal) {
+  // pyxtal_ff#15 (lines numbered by cat -n): einsum dominates, memmap's __getitem__ is 3.4 s
+  // of 376 s.
+  const Telemetry numbered = read_telemetry_files(
+      {pasted("profiler_pyxtalff15-cprofile-minibatch-einsum-dominates-cutoff.txt")});
+  ASSERT_EQ(numbered.steps.size(), 1u);
+  EXPECT_NEAR(numbered.steps[0].step_seconds, 376.118, 1e-9);
+  EXPECT_NEAR(numbered.steps[0].data_seconds, 3.447, 1e-9);
+  const Diagnosis d = diagnose_telemetry(numbered);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kMedium);  // data rows found by their functions' names
+  // The DataLoader's __next__ most of the run: input-bound.
+  const Diagnosis waits = diagnose_telemetry(read_text(
+      "         912 function calls in 100.000 seconds\n\n   Ordered by: cumulative time\n\n"
+      "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n"
+      "        1    0.100    0.100  100.000  100.000 train.py:1(<module>)\n"
+      "      151    0.009    0.000   71.000    0.470 torch/utils/data/dataloader.py:344(__next__)\n"
+      "      151    0.009    0.000   70.000    0.460 "
+      "torch/utils/data/dataloader.py:380(_next_data)\n"
+      "      150   20.000    0.133   20.000    0.133 {method 'run_backward' of 'torch._C' "
+      "objects}\n"));
+  EXPECT_EQ(waits.verdict, Verdict::kInputBound) << waits.summary;
+  // pytorch#31867: a __next__ row without the profile's total is read, and judges nothing.
+  const Diagnosis partial = diagnose_telemetry(read_telemetry_files(
+      {pasted("profiler_pytorch31867-cprofile-dataloader-next-before-after-reuse.txt")}));
+  EXPECT_EQ(partial.verdict, Verdict::kUnknown);
+  EXPECT_NE(partial.summary.find("Python profile"), std::string::npos) << partial.summary;
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
 
