@@ -253,6 +253,9 @@ struct Telemetry {
   // sleep, in the kernel waiting on storage or a network file system).
   int64_t process_rows = 0;
   std::vector<Origin> processes_in_d;
+  // Horovod's stall warning, per stalled op: the ranks the others wait for ("[missing ranks:
+  // 0]").
+  std::vector<std::pair<Origin, std::vector<int>>> missing_ranks;
   // The GPUs the paste says the job runs on ("I'm using GPU 1 and 3", CUDA_VISIBLE_DEVICES=1,3):
   // on a shared machine the others in a snapshot are someone else's. Empty when not said.
   std::vector<int> job_gpus;

@@ -361,9 +361,18 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
   for (const bool by_gpus : {true, false}) {
     std::optional<Diagnosis> worst;
     std::vector<std::string> others;
+    std::vector<std::vector<RunMeasure>> series;
     for (const int g : groups) {
-      std::vector<RunMeasure> runs = series_runs(tel, g, by_gpus);
-      if (runs.empty()) continue;
+      if (auto runs = series_runs(tel, g, by_gpus); !runs.empty()) series.push_back(runs);
+    }
+    // A rate states what each run did; a duration is read as a rate only by taking the work as
+    // the same at every scale, which a table beside rates often belies (a batch grown with the
+    // GPUs and the same step count): with rates, the durations are left out.
+    const auto duration = [](const std::vector<RunMeasure>& runs) {
+      return runs.front().unit == "epochs" || runs.front().unit == "runs";
+    };
+    if (!std::all_of(series.begin(), series.end(), duration)) std::erase_if(series, duration);
+    for (std::vector<RunMeasure>& runs : series) {
       Diagnosis d = judge_series(tel, std::move(runs), by_gpus, th);
       if (!worst || d.numbers.scaling->efficiency < worst->numbers.scaling->efficiency) {
         if (worst) others.push_back(worst->summary);
@@ -629,6 +638,43 @@ std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel) {
   d.next = {
       "how often the message comes in a longer log, and the CPUs while it trains (mpstat -P ALL "
       "1 60): pinned means decoding, idle with iowait means storage"};
+  return d;
+}
+
+std::optional<Diagnosis> judge_stalled_collectives(const Telemetry& tel) {
+  if (tel.missing_ranks.empty()) return std::nullopt;
+  std::map<int, int64_t> missing;  // rank -> stalled ops it is missing from
+  for (const auto& [origin, ranks] : tel.missing_ranks) {
+    for (const int r : ranks) ++missing[r];
+  }
+  const auto ops = static_cast<int64_t>(tel.missing_ranks.size());
+  std::vector<int> always;
+  for (const auto& [rank, n] : missing) {
+    if (n == ops) always.push_back(rank);
+  }
+  Diagnosis d;
+  d.verdict = Verdict::kRankImbalance;
+  d.evidence.push_back(tel.cite(tel.missing_ranks.front().first));
+  d.fixes = fixes::straggler();
+  d.next = {
+      "each rank's step time (or its data time) over a few hundred steps: the rank that is "
+      "late has more to do or a slower node; HOROVOD_TIMELINE shows where it spends the time"};
+  if (!always.empty()) {
+    d.confidence = Confidence::kMedium;
+    d.summary = fmt::format(
+        "rank{} {} {} missing from all {} stalled collective{} (Horovod's stall warning): the "
+        "other ranks have submitted their tensors and wait for {}; one rank that falls this far "
+        "behind has more work (an unequal share, rank 0's logging, evaluation or checkpoints), "
+        "a slower node, or a code path the others do not take",
+        always.size() == 1 ? "" : "s", fmt::join(always, ", "), always.size() == 1 ? "is" : "are",
+        ops, ops == 1 ? "" : "s", always.size() == 1 ? "it" : "them");
+  } else {
+    d.confidence = Confidence::kLow;
+    d.summary = fmt::format(
+        "{} stalled collective{} (Horovod's stall warning), each missing some ranks, not always "
+        "the same: ranks reach the exchange at different times",
+        ops, ops == 1 ? "" : "s");
+  }
   return d;
 }
 

@@ -82,6 +82,11 @@ std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel);
 // while the first batches are made), naming the measurement that settles it. nullopt without.
 std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel);
 
+// Horovod's stall warning (Telemetry::missing_ranks): `rank-imbalance`, medium, naming the
+// rank(s) missing from every stalled collective (the others wait for it); low when the missing
+// ranks vary. nullopt without such lines.
+std::optional<Diagnosis> judge_stalled_collectives(const Telemetry& tel);
+
 // Process rows of ps or top with the job's processes in state D (Telemetry::processes_in_d):
 // `io-bound`, low, with two such rows or a third of the rows listed (a process reading a file
 // passes through D; staying there is waiting on storage). nullopt otherwise.

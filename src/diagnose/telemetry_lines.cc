@@ -890,6 +890,24 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       continue;
     }
     std::vector<NamedValue> values = named_values(line.text);
+    // Horovod's stall warning lists each stalled op with the ranks that have not submitted it:
+    // "HorovodAllreduce_gradients_..._0 [missing ranks: 0]", "[missing ranks: 1, 3]".
+    if (const size_t at = low.find("[missing ranks:"); at != std::string::npos) {
+      std::vector<int> ranks;
+      const size_t close = low.find(']', at);
+      for (const auto part : split_char(
+               std::string_view(low).substr(
+                   at + 15, close == std::string::npos ? std::string::npos : close - at - 15),
+               ',')) {
+        if (const auto r = parse_index(trim(part))) ranks.push_back(*r);
+      }
+      if (!ranks.empty()) {
+        if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+        out.missing_ranks.emplace_back(Origin{steps_file, line.number}, std::move(ranks));
+        found = true;
+      }
+      continue;
+    }
     // Detectron's json_stats: "mb_qsize": 0, its minibatch queue empty when the step asks.
     if (says("\"mb_qsize\": 0,") || says("\"mb_qsize\": 0}") || says("mb_qsize: 0 ")) {
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);

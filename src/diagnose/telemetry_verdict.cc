@@ -1130,6 +1130,10 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto claim = telemetry::judge_claims(tel)) {
     // Step times or rates of one scale at most, and the person's words comparing two.
     d = *claim;
+  } else if (const auto stalled = telemetry::judge_stalled_collectives(tel)) {
+    // Ranks waiting in a collective for another, by the framework's own account.
+    d = *stalled;
+    if (util) append(d, *util);
   } else if (const auto warned = telemetry::judge_loader_warnings(tel)) {
     // The trainer's own words that its batches were late.
     d = *warned;

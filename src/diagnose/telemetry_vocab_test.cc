@@ -630,6 +630,13 @@ TEST(Scaling, MergedCellsAClockStepTimeAndASpeedColumn) {
   ASSERT_EQ(clock.steps.size(), 2u);
   EXPECT_NEAR(clock.steps[0].step_seconds, 1.390, 1e-9);
   EXPECT_NEAR(clock.steps[1].step_seconds, 0.789, 1e-9);
+  // tensorflow#4744: a rate column beside a training-time column whose work grew with the
+  // GPUs (batch 16 per GPU, the same steps): the rate answers.
+  const Diagnosis rates = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_tensorflow4744-inception-v3-1-2-4-gpu-time-vs-samples-sec-cutoff.txt")}));
+  ASSERT_TRUE(rates.numbers.scaling) << rates.summary;
+  EXPECT_EQ(rates.numbers.scaling->unit, "samples");
+  EXPECT_NEAR(rates.numbers.scaling->efficiency, 150.0 / 4 / 52.7, 1e-9);
   // A bare "time" before a clock is the time of day, not a step.
   EXPECT_TRUE(named_values("time: 12:30:45").empty());
 }
@@ -685,6 +692,23 @@ TEST(PastedLogs, ACProfileTablesDataRowsAgainstItsTotal) {
       {pasted("profiler_pytorch31867-cprofile-dataloader-next-before-after-reuse.txt")}));
   EXPECT_EQ(partial.verdict, Verdict::kUnknown);
   EXPECT_NE(partial.summary.find("Python profile"), std::string::npos) << partial.summary;
+}
+
+TEST(PastedLogs, HorovodsStallWarningNamesTheRankTheOthersWaitFor) {
+  // horovod#403: eight stalled all-reduces, each "[missing ranks: 0]".
+  const Telemetry t = read_telemetry_files(
+      {pasted("other_horovod403-stall-warning-missing-rank-0-four-nodes-cutoff.txt")});
+  ASSERT_EQ(t.missing_ranks.size(), 8u);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kRankImbalance) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kMedium);
+  EXPECT_NE(d.summary.find("rank 0 is missing from all 8"), std::string::npos) << d.summary;
+  // Different ranks missing each time: low.
+  const Diagnosis varied =
+      diagnose_telemetry(read_text("Stalled ops:\nHorovodAllreduce_a_0 [missing ranks: 1, 3]\n"
+                                   "HorovodAllreduce_b_0 [missing ranks: 2]\n"));
+  EXPECT_EQ(varied.verdict, Verdict::kRankImbalance) << varied.summary;
+  EXPECT_EQ(varied.confidence, Confidence::kLow);
 }
 
 }  // namespace
