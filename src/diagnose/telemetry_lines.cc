@@ -869,6 +869,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     timed_phases = 0;
     timers_seconds = 0;
   };
+  bool rates_said_per_gpu = false;  // the text said the rates below are per GPU
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
   std::optional<int> panel_gpu;
   for (const Line& line : lines) {
@@ -916,6 +917,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     if (values.empty() && cpu_said_full(line.text)) {
       values.push_back(NamedValue{"cpu_utilization", "%", 100, std::nullopt, 0});
+    }
+    // "The numbers below show the **per-GPU** training throughput": the rates that follow
+    // without a unit of their own saying so are per GPU.
+    if (is_prose(line.text) && (says("per-gpu") || says("per gpu")) &&
+        (says("throughput") || says("rate") || says("speed")) && says("below")) {
+      rates_said_per_gpu = true;
     }
     // The line's GPU and node counts, read once: they head runs (below) and say the job spans
     // nodes.
@@ -1113,7 +1120,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         r.origin = {rates_file, line.number};
         r.per_second = v.value;
         r.unit = m.rate_unit;
-        r.per_gpu = m.per_gpu;
+        r.per_gpu = m.per_gpu || (rates_said_per_gpu && !m.total);
         r.total = m.total;
         if (m.total) r.gpus = gpus;
         r.run = current_run(line);

@@ -859,6 +859,8 @@ Meaning meaning_of(const NamedValue& v) {
   // The name says what is counted when the unit does not ("samples_per_second_per_gpu is
   // 30/s/gpu"), not when the unit counts something else ("memory throughput 900 GB/s").
   if (rate.empty() && (v.unit.empty() || v.unit.front() == '/')) rate = rate_unit_of(name);
+  // "405.65/s" (timm), "p50: 122/s": per second of what the line counts, its samples.
+  if (rate.empty() && (v.unit == "/s" || v.unit == "/sec")) rate = "samples";
   if (!rate.empty() && v.value > 0) {
     m.quantity = Quantity::kRate;
     m.rate_unit = rate;
@@ -1089,6 +1091,17 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       if (nodes != nullptr && !nodes->has_value()) *nodes = count;
       continue;
     }
+    // "2M/8G" (machines / GPUs per machine, PyTorch's DDP benchmarks): 16 GPUs on 2 nodes.
+    if (w.size() >= 2 && w.back() == 'm' && next.size() >= 2 && next.back() == 'g') {
+      const auto machines = parse_index(std::string_view(w).substr(0, w.size() - 1));
+      const auto per = parse_index(std::string_view(next).substr(0, next.size() - 1));
+      if (machines && per && *machines >= 1 && *per >= 1 && *machines <= 4096 && *per <= 64) {
+        found(*machines * *per);
+        if (nodes != nullptr && !nodes->has_value()) *nodes = machines;
+        ++i;
+        continue;
+      }
+    }
     bool pending_x = false;
     if (const auto g = glued_count(w, pending_x)) {
       if (!pending_x || gpu_word(next)) found(g);
@@ -1276,6 +1289,30 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
       if (s.workers) break;
     }
   }
+  // The CPUs given to the loader: "# cpus=3" (a table's column), "--cpus 8", "8 cpus",
+  // "16 cores".
+  std::optional<int> cpus;
+  for (const std::string_view name : {"cpus", "cores"}) {
+    for (size_t at = text.find(name); at != std::string::npos && !cpus;
+         at = text.find(name, at + 1)) {
+      if (at + name.size() < text.size() && is_alpha(text[at + name.size()])) continue;
+      size_t k = at + name.size();
+      while (k < text.size() && (text[k] == ' ' || text[k] == '=' || text[k] == ':')) ++k;
+      size_t end = k;
+      while (end < text.size() && is_digit(text[end])) ++end;
+      if (end > k && k > at + name.size()) {
+        cpus = parse_index(std::string_view(text).substr(k, end - k));
+      } else {  // the count before: "8 cpus"
+        size_t begin = at;
+        if (begin > 0 && text[begin - 1] == ' ') --begin;
+        size_t digits = begin;
+        while (digits > 0 && is_digit(text[digits - 1])) --digits;
+        if (digits < begin && begin < at) {
+          cpus = parse_index(std::string_view(text).substr(digits, begin - digits));
+        }
+      }
+    }
+  }
   s.synthetic = has("synthetic") || has("random data") || has("fake data") || has("dummy data") ||
                 has("random input");
   // "Without multiproc", "w/o pin memory", "no prefetch": the setting off, a run of its own.
@@ -1291,6 +1328,7 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   };
   std::vector<std::string> parts;
   if (s.workers) parts.push_back(fmt::format("num_workers={}", *s.workers));
+  if (cpus) parts.push_back(fmt::format("{} CPUs", *cpus));
   flag({"persistent"}, "persistent workers",
        {"persistent_workers=false", "persistent_workers: false"}, parts);
   flag({"pin_memory", "pin memory", "pinned memory"}, "pinned memory",

@@ -711,6 +711,32 @@ TEST(PastedLogs, HorovodsStallWarningNamesTheRankTheOthersWaitFor) {
   EXPECT_EQ(varied.confidence, Confidence::kLow);
 }
 
+TEST(Scaling, MachinesSlashGpusAndRatesSaidPerGpuInTheProse) {
+  std::optional<int> nodes;
+  EXPECT_EQ(gpu_count_of("2M/8G: p50:   80/s  p75:   80/s", &nodes), 16);
+  EXPECT_EQ(nodes, 2);
+  // pytorch#17159: "The numbers below show the **per-GPU** training throughput".
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_pytorch17159-bert-per-gpu-throughput-1m1g-to-2m8g-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  ASSERT_TRUE(d.numbers.scaling);
+  EXPECT_EQ(d.numbers.scaling->runs.back().scale, 16);
+  EXPECT_NEAR(d.numbers.scaling->efficiency, 78.0 / 122, 0.01);
+  // timm's "405.65/s": a rate of samples.
+  const auto timm = named_values("Time: 0.316s, 405.65/s  (0.344s, 371.84/s)");
+  ASSERT_EQ(timm.size(), 2u);
+  EXPECT_EQ(meaning_of(timm[1]).rate_unit, "samples");
+}
+
+TEST(LoaderSettings, ACpuCountSweepOfALoaderOnlyBenchmark) {
+  EXPECT_EQ(loader_setting_of("# cpus=3, CPU usage=298%, ")->label, "3 CPUs");
+  EXPECT_EQ(loader_setting_of("with 16 cores")->label, "16 CPUs");
+  // petastorm#190: images/s rise 3.8x from 3 to 10 CPUs.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("datalog_petastorm190-throughput-by-cpus-numpy-vs-tf.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
 
