@@ -1316,6 +1316,37 @@ std::vector<std::pair<size_t, ColumnKind>> measure_columns(
   return measures;
 }
 
+// The rate unit a sentence says a table's numbers are in: "the numbers in the table mean
+// examples/sec", "all values are images/sec"; empty when none says so.
+std::string stated_rate_unit(const std::vector<Line>& lines) {
+  for (const Line& l : lines) {
+    // A sentence: words, no table cells.
+    if (l.text.size() > kMaxPastedLineBytes || l.text.find('|') != std::string_view::npos ||
+        split_whitespace(l.text).size() < 5) {
+      continue;
+    }
+    const std::string low = lower(l.text);
+    if (low.find("table") == std::string::npos && low.find("numbers") == std::string::npos &&
+        low.find("values") == std::string::npos) {
+      continue;
+    }
+    for (const std::string_view word : split_whitespace(low)) {
+      NamedValue probe;
+      probe.unit = std::string(word);
+      while (!probe.unit.empty() && (probe.unit.back() == '.' || probe.unit.back() == ',')) {
+        probe.unit.pop_back();
+      }
+      probe.value = 1;
+      const Meaning m = meaning_of(probe);
+      if (m.quantity == Quantity::kRate && !m.rate_unit.empty() &&
+          probe.unit.find('/') != std::string::npos) {
+        return m.rate_unit;
+      }
+    }
+  }
+  return {};
+}
+
 // The number a measure cell holds: a rate or step time as written ("150", "11.4 samples/sec"),
 // a duration of the same work as its rate (that work per second); nullopt for anything else.
 std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind) {
@@ -1466,7 +1497,23 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         [&](const auto& c) { return c.size() > count_column && count_cell(c[count_column]); }, end,
         count_column);
     if (rows.size() < 2) continue;
-    const auto measures = measure_columns(head, rows.front().second, count_column);
+    auto measures = measure_columns(head, rows.front().second, count_column);
+    // Columns of bare numbers whose unit a sentence of the paste states ("the numbers in the
+    // table mean examples/sec"): each a rate in it.
+    if (measures.empty()) {
+      if (const std::string unit = stated_rate_unit(lines); !unit.empty()) {
+        for (size_t k = 0; k < head.size(); ++k) {
+          if (k == count_column || rows.front().second.size() <= k ||
+              !parse_number(rows.front().second[k])) {
+            continue;
+          }
+          ColumnKind kind;
+          kind.rate = true;
+          kind.unit = unit;
+          measures.emplace_back(k, kind);
+        }
+      }
+    }
     if (measures.empty()) continue;
     const int file = files.of(measures.front().second.step ? TelemetryKind::kTrainLog
                                                            : TelemetryKind::kThroughput);

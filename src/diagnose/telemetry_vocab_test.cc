@@ -637,6 +637,12 @@ TEST(Scaling, MergedCellsAClockStepTimeAndASpeedColumn) {
   ASSERT_TRUE(rates.numbers.scaling) << rates.summary;
   EXPECT_EQ(rates.numbers.scaling->unit, "samples");
   EXPECT_NEAR(rates.numbers.scaling->efficiency, 150.0 / 4 / 52.7, 1e-9);
+  // DeepLearningExamples#762: bare numbers, "the numbers in the table mean examples/sec".
+  const Diagnosis stated = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_deeplearningexamples762-bert-horovod-2080ti-examples-per-sec.txt")}));
+  ASSERT_TRUE(stated.numbers.scaling) << stated.summary;
+  EXPECT_EQ(stated.numbers.scaling->unit, "samples");
+  EXPECT_NEAR(stated.numbers.scaling->efficiency, 77.0 / 4 / 32, 1e-9);  // amp+xla: the worst
   // A bare "time" before a clock is the time of day, not a step.
   EXPECT_TRUE(named_values("time: 12:30:45").empty());
 }
