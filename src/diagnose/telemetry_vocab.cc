@@ -75,11 +75,11 @@ bool starts_number(std::string_view line, size_t i) {
 
 // Units read after a space ("87 %", "1234 MiB", "198.0 images/sec"); a unit glued to its
 // number ("0.5s", "8558Mb", "5.95s/it") may be any short run of letters, '%' and '/'.
-constexpr std::array<std::string_view, 22> kSpacedUnits = {
-    "%",         "s",           "ms",       "sec",         "secs",     "seconds",
-    "mib",       "mb",          "gb",       "gib",         "w",        "s/it",
-    "sec/it",    "it/s",        "img/s",    "img/sec",     "images/s", "images/sec",
-    "samples/s", "samples/sec", "tokens/s", "examples/sec"};
+constexpr std::array<std::string_view, 23> kSpacedUnits = {
+    "%",         "s",           "ms",       "sec",          "secs",     "seconds",
+    "mib",       "mb",          "gb",       "gib",          "w",        "s/it",
+    "sec/it",    "it/s",        "img/s",    "img/sec",      "images/s", "images/sec",
+    "samples/s", "samples/sec", "tokens/s", "examples/sec", "fps"};
 
 bool unit_char(char c) { return is_alpha(c) || c == '%' || c == '/'; }
 
@@ -533,7 +533,17 @@ std::vector<NamedValue> named_values(std::string_view line) {
       i = name_start = label_start = split->end;
       continue;
     }
+    const size_t unit_at = j;
     v.unit = scan_unit(line, j);
+    // "~245K FPS", "1.2M tokens/s": thousands or millions, then the rate's unit after a blank.
+    if ((v.unit == "k" || (v.unit == "m" && line[unit_at] == 'M')) && j < n && line[j] == ' ') {
+      size_t after = j;
+      if (std::string rate = scan_unit(line, after); !rate.empty() && rate_or_step_unit(rate)) {
+        v.value *= v.unit == "k" ? 1e3 : 1e6;
+        v.unit = std::move(rate);
+        j = after;
+      }
+    }
     if (v.unit.empty() && !unit_hint.empty() && unit_hint != "count") v.unit = unit_hint;
     if (unit_hint == "count") v.name += "s";  // "gpu(s)" reads as "gpus"
     // Prose names a percentage after it: "seeing ~20% GPU utilization", "at 90% CPU usage"
@@ -634,6 +644,7 @@ std::string rate_unit_of(std::string_view text) {
     }
   }
   if (text == "s/sec") return "samples";  // WeatherGenerator's "(lr=1.34E-05, s/sec=0.715)"
+  if (text == "fps") return "samples";    // frames (or an RL trainer's env steps) per second
   if (text == "wps" || text == "tps" || text == "tgs")
     return "tokens";                       // fairseq, torchtitan, InternLM
   if (text == "ups") return "iterations";  // fairseq's updates/s

@@ -728,6 +728,15 @@ TEST(Scaling, MachinesSlashGpusAndRatesSaidPerGpuInTheProse) {
   ASSERT_TRUE(d.numbers.scaling);
   EXPECT_EQ(d.numbers.scaling->runs.back().scale, 16);
   EXPECT_NEAR(d.numbers.scaling->efficiency, 78.0 / 122, 0.01);
+  // mjlab#330: "~245K FPS" is 245,000 frames (samples) a second.
+  const auto fps = named_values("- 2 GPUs (8192 total envs): ~245K FPS");
+  ASSERT_EQ(fps.size(), 2u);
+  EXPECT_EQ(fps[1].value, 245000);
+  EXPECT_EQ(meaning_of(fps[1]).rate_unit, "samples");
+  const auto millions = named_values("throughput: 1.5M tokens/s");
+  ASSERT_EQ(millions.size(), 1u);
+  EXPECT_EQ(millions[0].value, 1.5e6);
+  EXPECT_EQ(meaning_of(millions[0]).rate_unit, "tokens");
   // timm's "405.65/s": a rate of samples.
   const auto timm = named_values("Time: 0.316s, 405.65/s  (0.344s, 371.84/s)");
   ASSERT_EQ(timm.size(), 2u);
