@@ -1324,6 +1324,17 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
       }
     }
   }
+  // CPU machines added for the loading (Ray Data's heterogeneous clusters): "1 extra CPU
+  // node", "0 extra nodes", "4 cpu nodes".
+  std::optional<int> cpu_nodes;
+  for (const std::string_view after : {" extra cpu node", " extra node", " cpu node"}) {
+    const size_t at = text.find(after);
+    if (at == std::string::npos || at == 0) continue;
+    size_t begin = at;
+    while (begin > 0 && is_digit(text[begin - 1])) --begin;
+    if (begin < at) cpu_nodes = parse_index(std::string_view(text).substr(begin, at - begin));
+    if (cpu_nodes) break;
+  }
   s.synthetic = has("synthetic") || has("random data") || has("fake data") || has("dummy data") ||
                 has("random input");
   // "Without multiproc", "w/o pin memory", "no prefetch": the setting off, a run of its own.
@@ -1340,6 +1351,7 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   std::vector<std::string> parts;
   if (s.workers) parts.push_back(fmt::format("num_workers={}", *s.workers));
   if (cpus) parts.push_back(fmt::format("{} CPUs", *cpus));
+  if (cpu_nodes) parts.push_back(fmt::format("{} CPU nodes", *cpu_nodes));
   flag({"persistent"}, "persistent workers",
        {"persistent_workers=false", "persistent_workers: false"}, parts);
   flag({"pin_memory", "pin memory", "pinned memory"}, "pinned memory",

@@ -746,6 +746,11 @@ TEST(Scaling, MachinesSlashGpusAndRatesSaidPerGpuInTheProse) {
 TEST(LoaderSettings, ACpuCountSweepOfALoaderOnlyBenchmark) {
   EXPECT_EQ(loader_setting_of("# cpus=3, CPU usage=298%, ")->label, "3 CPUs");
   EXPECT_EQ(loader_setting_of("with 16 cores")->label, "16 CPUs");
+  EXPECT_EQ(loader_setting_of("- 5 extra CPU node: 1711 img/s")->label, "5 CPU nodes");
+  // ray#42318: Ray Data's ingest rises 2.3x with 10 CPU nodes added.
+  const Diagnosis nodes = diagnose_telemetry(
+      read_telemetry_files({pasted("scaling_ray42318-raydata-ingest-img-s-by-cpu-nodes.txt")}));
+  EXPECT_EQ(nodes.verdict, Verdict::kInputBoundCpu) << nodes.summary;
   // petastorm#190: images/s rise 3.8x from 3 to 10 CPUs.
   const Diagnosis d = diagnose_telemetry(
       read_telemetry_files({pasted("datalog_petastorm190-throughput-by-cpus-numpy-vs-tf.txt")}));
