@@ -17,8 +17,9 @@ struct LineReading {
   std::optional<double> step, data, step_avg, data_avg;
   int step_priority = -1;
   bool step_without_data = false;
-  bool step_is_total = false;  // "Total step time: 0.33s": its parts may follow on their lines
-  bool meaningful = false;     // anything the doctor reads
+  bool step_is_total = false;      // "Total step time: 0.33s": its parts may follow on their lines
+  bool data_is_remainder = false;  // data is the step less its compute ("Time 2.87 RUN 0.87")
+  bool meaningful = false;         // anything the doctor reads
 };
 
 // The value named `name` on a line, if any.
@@ -66,6 +67,21 @@ LineReading read_step(const std::vector<NamedValue>& values) {
   }
   // "3 it/s, data_time 0.217": beside a wait, a rate of iterations is the step it waits in.
   if (r.data && !r.step && iteration) r.step = iteration;
+  // A step beside its compute alone (ROMP's "Time 2.87 RUN 0.87", "compute_time"): what is
+  // left is the time outside the model, the wait for data and the loop's own host work.
+  if (r.step && !r.data) {
+    for (const NamedValue& v : values) {
+      if (v.name != "run" && v.name != "run_time" && v.name != "compute" &&
+          v.name != "compute_time" && v.name != "model_time" && v.name != "gpu_time") {
+        continue;
+      }
+      if (const auto compute = seconds_of(v); compute && *compute > 0 && *compute <= *r.step) {
+        r.data = *r.step - *compute;
+        r.data_is_remainder = true;
+      }
+      break;
+    }
+  }
   return r;
 }
 
@@ -1080,6 +1096,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         if (step_avg && step.data_avg) *step_avg += *step.data_avg;
       }
       add_step(line, step_s, step.data, step_avg, step.data_avg);
+      if (step.data_is_remainder) out.steps.back().data_upper_bound = true;
       total_step = std::string::npos;
       // A step without its wait (darknet's) takes the wait on a line just below as well.
       if ((step.step_is_total || step.step_without_data) && !step.data) {

@@ -757,6 +757,24 @@ TEST(LoaderSettings, ACpuCountSweepOfALoaderOnlyBenchmark) {
   EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
 }
 
+TEST(Vocabulary, AStepBesideItsComputeAloneBoundsTheWait) {
+  // ROMP#170: "Time 4.52 RUN 0.90": 3.6 s of the step outside the model.
+  const Telemetry romp = read_text(
+      "Epoch: [0][200/19445] Time 4.52 RUN 0.90 Lr 5e-05 Loss 461.33\n"
+      "Epoch: [0][250/19445] Time 4.62 RUN 0.90 Lr 5e-05 Loss 432.20\n");
+  ASSERT_EQ(romp.steps.size(), 2u);
+  EXPECT_NEAR(romp.steps[0].data_seconds, 3.62, 1e-9);
+  EXPECT_TRUE(romp.steps[0].data_upper_bound);
+  EXPECT_EQ(diagnose_telemetry(read_telemetry_files(
+                                   {pasted("datalog_romp170-time-vs-run-growing-gap-cutoff.txt")}))
+                .verdict,
+            Verdict::kInputBound);
+  // DAMO-YOLO#137: iter_time 7.779 s, model_time 7.283 s: the loader keeps up.
+  const Diagnosis damo = diagnose_telemetry(
+      read_telemetry_files({pasted("datalog_damo-yolo137-iter-time-vs-model-time.txt")}));
+  EXPECT_EQ(damo.verdict, Verdict::kHealthy) << damo.summary;
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
 
