@@ -907,6 +907,25 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       continue;
     }
     std::vector<NamedValue> values = named_values(line.text);
+    // Tacotron's feeder: "Generated 32 batches of size 32 in 126.923 sec" (also "64 train
+    // batches"): its seconds per batch, against the steps that consume them.
+    if (const size_t at = low.find("generated ");
+        at != std::string::npos && says("batches of size") && says(" sec")) {
+      const auto words = split_whitespace(std::string_view(low).substr(at));
+      const auto batches = words.size() > 1 ? parse_index(words[1]) : std::nullopt;
+      std::optional<double> seconds;
+      for (size_t k = 1; k + 2 < words.size(); ++k) {  // "... in 126.923 sec"
+        if (words[k] == "in" && words[k + 2].starts_with("sec")) {
+          seconds = parse_number(words[k + 1]);
+        }
+      }
+      if (batches && *batches > 0 && seconds && *seconds > 0) {
+        if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+        out.feeder_batch_seconds.emplace_back(Origin{steps_file, line.number}, *seconds / *batches);
+        found = true;
+        continue;
+      }
+    }
     // Horovod's stall warning lists each stalled op with the ranks that have not submitted it:
     // "HorovodAllreduce_gradients_..._0 [missing ranks: 0]", "[missing ranks: 1, 3]".
     if (const size_t at = low.find("[missing ranks:"); at != std::string::npos) {

@@ -899,6 +899,43 @@ std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
 // that falls, a first epoch that is cold; none here, so the GPU's work is probably what sets the
 // pace. Low: a loader that is the limit can also deliver at an even rate, which only the loop's
 // data time tells apart.
+// A feeder's seconds per batch (Telemetry::feeder_batch_seconds) against the steps' latest
+// time: a step cannot run faster than its batches are made. Close to it (80 % or more) is
+// input-bound, medium; under half, healthy, low (the feeder keeps ahead); between, input-bound,
+// low. nullopt without both.
+std::optional<Diagnosis> feeder_pace(const Telemetry& tel) {
+  if (tel.feeder_batch_seconds.empty() || tel.steps.empty()) return std::nullopt;
+  const auto& [origin, per_batch] = tel.feeder_batch_seconds.back();
+  const StepSample& last = tel.steps.back();
+  if (last.step_seconds <= 0) return std::nullopt;
+  const double share = per_batch / last.step_seconds;
+  Diagnosis d;
+  d.evidence.push_back(tel.cite(origin));
+  d.evidence.push_back(tel.cite(last.origin));
+  const std::string pace =
+      fmt::format("the feeder makes a batch every {:.3g} s, a step takes {:.3g} s ({:.0f} %)",
+                  per_batch, last.step_seconds, 100 * share);
+  if (share >= 0.8) {
+    d.verdict = Verdict::kInputBound;
+    d.confidence = Confidence::kMedium;
+    d.summary = pace + ": the steps run at the pace their batches are made";
+    d.fixes = fixes::input_bound_cpu();
+    d.next = {
+        "the CPUs while it trains (mpstat -P ALL 1 60): pinned means the feeder's decoding and "
+        "features, idle with iowait the storage"};
+  } else if (share < 0.5) {
+    d.verdict = Verdict::kHealthy;
+    d.confidence = Confidence::kLow;
+    d.summary = pace + ": the feeder keeps ahead of the steps";
+  } else {
+    d.verdict = Verdict::kInputBound;
+    d.confidence = Confidence::kLow;
+    d.summary = pace + ": the feeder is close to the steps' pace, some steps may wait";
+    d.fixes = fixes::input_bound_cpu();
+  }
+  return d;
+}
+
 std::optional<Diagnosis> steady_speed(const Telemetry& tel) {
   // Across nodes, or sharding its model, a steady but slow job is as likely to wait on the
   // exchange every step: an even pace says it does not wait on its input, not which of the two.
@@ -1156,6 +1193,8 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       d = *stalls;
     } else if (fall) {
       d = *fall;
+    } else if (const auto feeder = steps_only ? feeder_pace(tel) : std::nullopt) {
+      d = *feeder;
     } else if (const auto steady = steady_speed(tel)) {
       d = *steady;
     } else if (!steps_only) {

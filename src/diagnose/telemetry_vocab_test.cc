@@ -775,6 +775,20 @@ TEST(Vocabulary, AStepBesideItsComputeAloneBoundsTheWait) {
   EXPECT_EQ(damo.verdict, Verdict::kHealthy) << damo.summary;
 }
 
+TEST(Vocabulary, ATacotronFeedersPaceAgainstItsSteps) {
+  // tacotron#248: 32 batches in 126.923 s, steps at 4.8 s: the steps run at the feeder's pace.
+  const Telemetry late =
+      read_telemetry_files({pasted("datalog_tacotron248-generated-batches-rtx2080-cutoff.txt")});
+  ASSERT_EQ(late.feeder_batch_seconds.size(), 1u);
+  EXPECT_NEAR(late.feeder_batch_seconds[0].second, 126.923 / 32, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(late).verdict, Verdict::kInputBound);
+  // tacotron#96: the first fill, 6 s a batch, against running averages still at 15 s.
+  EXPECT_EQ(diagnose_telemetry(
+                read_telemetry_files({pasted("datalog_tacotron96-k80-sec-per-step-cutoff.txt")}))
+                .verdict,
+            Verdict::kHealthy);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
 
