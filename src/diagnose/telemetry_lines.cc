@@ -745,7 +745,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (l.text.size() > kMaxPastedLineBytes) continue;
     const std::string text = lower(in_english(l.text));
     if (const auto timing = prose_timing(text)) told_timing.emplace(l.number, *timing);
-    if (out.job_gpus.empty()) out.job_gpus = job_gpus_of(l.text);
+    if (out.job_gpus.empty() && (text.find("gpu") != std::string::npos ||
+                                 text.find("cuda_visible_devices") != std::string::npos)) {
+      out.job_gpus = job_gpus_of(l.text);
+    }
     const auto told = one_against_rest(l.text, text);
     if (!told) continue;
     if (util_file < 0) util_file = files.of(TelemetryKind::kGpuPanel);
@@ -955,8 +958,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     // "The numbers below show the **per-GPU** training throughput": the rates that follow
     // without a unit of their own saying so are per GPU.
-    if (is_prose(line.text) && (says("per-gpu") || says("per gpu")) &&
-        (says("throughput") || says("rate") || says("speed")) && says("below")) {
+    if ((says("per-gpu") || says("per gpu")) && says("below") &&
+        (says("throughput") || says("rate") || says("speed")) && is_prose(line.text)) {
       rates_said_per_gpu = true;
     }
     // The line's GPU and node counts, read once: they head runs (below) and say the job spans
@@ -966,8 +969,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     const std::optional<int> gpus = gpu_count_of(line.text, &nodes, &flag);
     // A tool's line or a short heading, not a sentence about the job ("For synthetic data,
     // scaling efficiency can not hit 90 % ...").
-    if (!is_prose(line.text) && trim(line.text).size() <= 100) {
-      if (const auto setting = loader_setting_of(line.text)) setting_heading(line, *setting);
+    if (trim(line.text).size() <= 100) {
+      if (const auto setting = loader_setting_of(line.text); setting && !is_prose(line.text)) {
+        setting_heading(line, *setting);
+      }
     }
     if (says("synthetic") || says("dummy data") || says("fake data")) {
       out.runs[static_cast<size_t>(current_run(line))].synthetic = true;
@@ -1504,6 +1509,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
   bool found = false;
   int next_group = 0;
   for (const RunInfo& r : out.runs) next_group = std::max(next_group, r.group + 1);
+  std::optional<std::string> stated_unit;  // stated_rate_unit, read when first needed
   for (size_t i = 0; i + 1 < lines.size(); ++i) {
     if (lines[i].text.size() > kMaxPastedLineBytes) continue;
     const auto head = table_cells(lines[i].text);
@@ -1517,14 +1523,16 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     }
     size_t end = i + 1;
     if (count_column == head.size()) {
-      // Rows of as many cells as the header, for a table of settings.
+      // Rows of as many cells as the header, for a table of settings. Whatever they hold, the
+      // scan goes on after them: a row is no header of another table (and each line is read
+      // once: a long log of aligned columns is one "table").
       const auto rows = table_rows(
           lines, i, [&](const auto& c) { return c.size() == head.size(); }, end);
       if (read_setting_table(head, rows, files, next_group, out)) {
         found = true;
         ++next_group;
-        i = end - 1;
       }
+      i = end - 1;
       continue;
     }
     // The table ends at the first line whose count cell is not a count.
@@ -1537,7 +1545,8 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     // Columns of bare numbers whose unit a sentence of the paste states ("the numbers in the
     // table mean examples/sec"): each a rate in it.
     if (measures.empty()) {
-      if (const std::string unit = stated_rate_unit(lines); !unit.empty()) {
+      if (!stated_unit) stated_unit = stated_rate_unit(lines);  // once per paste: it reads all
+      if (const std::string& unit = *stated_unit; !unit.empty()) {
         for (size_t k = 0; k < head.size(); ++k) {
           if (k == count_column || rows.front().second.size() <= k ||
               !parse_number(rows.front().second[k])) {

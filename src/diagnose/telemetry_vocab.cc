@@ -461,10 +461,18 @@ std::vector<NamedValue> named_values(std::string_view line) {
       const auto first = parse_number(line.substr(number_start, first_end - number_start));
       // A step's time as a clock reads ("time per step = 0:00:1.390"): H:MM:SS.fff, under a
       // name that says it is a step's (a bare "time" before a clock is the time of day).
-      std::string hint;
-      std::string name = pair ? std::string() : name_before(line, name_start, number_start, hint);
+      // Only after a word and '=' or ':' ("time per step = 0:00:1.390"), not a progress bar's
+      // "[00:12<01:00" or a log's time of day: the name is looked up only then.
+      size_t before = number_start;
+      while (before > name_start && is_blank(line[before - 1])) --before;
+      const bool after_name =
+          !pair && before > name_start && (line[before - 1] == '=' || line[before - 1] == ':');
       const double clock =  // -1: none (a sentinel: GCC 12 misjudges an optional here)
-          pair ? -1 : clock_duration(line.substr(number_start, j - number_start)).value_or(-1);
+          after_name ? clock_duration(line.substr(number_start, j - number_start)).value_or(-1)
+                     : -1;
+      std::string hint;
+      std::string name =
+          clock > 0 ? name_before(line, name_start, number_start, hint) : std::string();
       const Meaning named = meaning_of(NamedValue{name, "s", clock, std::nullopt, 0});
       if (clock > 0 && named.quantity == Quantity::kStep && named.priority >= 3) {
         out.push_back(NamedValue{std::move(name), "s", clock, std::nullopt, number_start});
@@ -1228,6 +1236,12 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
   return std::nullopt;
 }
 
+// Stems of the words loader_setting_of reads: workers, synthetic/random/fake/dummy data,
+// persistent, pin memory, prefetch, multiproc, CPUs, cores, nodes.
+constexpr std::string_view kSettingStems[] = {"worker",    "synthetic", "random", "fake",
+                                              "dummy",     "persist",   "pin",    "prefetch",
+                                              "multiproc", "cpu",       "core",   "node"};
+
 std::vector<int> job_gpus_of(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return {};
   const std::vector<std::string> words = words_of(lower(line));
@@ -1271,6 +1285,11 @@ std::vector<int> job_gpus_of(std::string_view line) {
 std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::string text = lower(line);
+  // Every setting read below names one of these (most lines name none: one pass each).
+  if (std::none_of(std::begin(kSettingStems), std::end(kSettingStems),
+                   [&](std::string_view w) { return text.find(w) != std::string::npos; })) {
+    return std::nullopt;
+  }
   const auto has = [&](std::string_view w) { return text.find(w) != std::string::npos; };
   LoaderSetting s;
   // The workers' count after its name ("num_workers=2", "num_workers: 4", "--workers 8",
