@@ -652,7 +652,6 @@ std::string rate_unit_of(std::string_view text) {
     }
   }
   if (text == "s/sec") return "samples";  // WeatherGenerator's "(lr=1.34E-05, s/sec=0.715)"
-  if (text == "fps") return "samples";    // frames (or an RL trainer's env steps) per second
   if (text == "wps" || text == "tps" || text == "tgs")
     return "tokens";                       // fairseq, torchtitan, InternLM
   if (text == "ups") return "iterations";  // fairseq's updates/s
@@ -878,8 +877,10 @@ Meaning meaning_of(const NamedValue& v) {
   // The name says what is counted when the unit does not ("samples_per_second_per_gpu is
   // 30/s/gpu"), not when the unit counts something else ("memory throughput 900 GB/s").
   if (rate.empty() && (v.unit.empty() || v.unit.front() == '/')) rate = rate_unit_of(name);
-  // "405.65/s" (timm), "p50: 122/s": per second of what the line counts, its samples.
-  if (rate.empty() && (v.unit == "/s" || v.unit == "/sec")) rate = "samples";
+  // "405.65/s" (timm), "p50: 122/s": per second of what the line counts, its samples; "~245K
+  // FPS", "650fps": frames (or an RL trainer's env steps) a second — as a unit only: a config's
+  // "fps: 30" is a video's frame rate.
+  if (rate.empty() && (v.unit == "/s" || v.unit == "/sec" || v.unit == "fps")) rate = "samples";
   if (!rate.empty() && v.value > 0) {
     m.quantity = Quantity::kRate;
     m.rate_unit = rate;

@@ -733,6 +733,9 @@ TEST(Scaling, MachinesSlashGpusAndRatesSaidPerGpuInTheProse) {
   ASSERT_EQ(fps.size(), 2u);
   EXPECT_EQ(fps[1].value, 245000);
   EXPECT_EQ(meaning_of(fps[1]).rate_unit, "samples");
+  const auto config = named_values("fps: 30");  // a video's frame rate, no throughput
+  ASSERT_EQ(config.size(), 1u);
+  EXPECT_EQ(meaning_of(config[0]).quantity, Quantity::kNone);
   const auto millions = named_values("throughput: 1.5M tokens/s");
   ASSERT_EQ(millions.size(), 1u);
   EXPECT_EQ(millions[0].value, 1.5e6);
