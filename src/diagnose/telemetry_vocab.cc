@@ -546,7 +546,8 @@ std::vector<NamedValue> named_values(std::string_view line) {
     // "~245K FPS", "1.2M tokens/s": thousands or millions, then the rate's unit after a blank.
     if ((v.unit == "k" || (v.unit == "m" && line[unit_at] == 'M')) && j < n && line[j] == ' ') {
       size_t after = j;
-      if (std::string rate = scan_unit(line, after); !rate.empty() && rate_or_step_unit(rate)) {
+      if (std::string rate = scan_unit(line, after);
+          !rate.empty() && (rate_or_step_unit(rate) || rate == "fps")) {
         v.value *= v.unit == "k" ? 1e3 : 1e6;
         v.unit = std::move(rate);
         j = after;
