@@ -160,6 +160,9 @@ struct RunInfo {
   // The loader setting the run was labelled with, when a paste compares settings of one job
   // ("num_workers=2", "persistent workers, pinned memory", "synthetic data"); empty when none.
   std::string loader_setting;
+  // The model a table's row names when a paste compares models on one setup ("Resnet_50 |
+  // 256x192 | 64 | 0.88"); empty when none.
+  std::string model;
   int group = 0;  // runs of one series: a scale seen again (two models' 1-4 GPU runs in one
                   // paste) or another column of a table starts the next group
 };

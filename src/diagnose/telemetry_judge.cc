@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -596,6 +597,54 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
   d.next = {
       "the loop's data time against its step time at the best setting "
       "(stoker.torch.watch(loader))"};
+  return d;
+}
+
+std::optional<Diagnosis> judge_models_at_one_pace(const Telemetry& tel) {
+  // Each run of a model, in the first unit they share.
+  std::vector<RunMeasure> runs;
+  for (const char* unit : {"images", "samples", "tokens", "iterations", "steps"}) {
+    runs.clear();
+    for (size_t r = 0; r < tel.runs.size(); ++r) {
+      if (tel.runs[r].model.empty()) continue;
+      if (auto m = measure_run(tel, r, 1, unit)) runs.push_back(std::move(*m));
+    }
+    if (runs.size() >= 3) break;
+  }
+  if (runs.size() < 3) return std::nullopt;
+  // The largest set of runs of one setup (group) within 2 % of one another, and the models it
+  // holds.
+  std::vector<const RunMeasure*> best;
+  for (const RunMeasure& a : runs) {
+    std::vector<const RunMeasure*> near;
+    for (const RunMeasure& b : runs) {
+      if (b.info->group == a.info->group &&
+          std::abs(b.per_second - a.per_second) <= 0.02 * a.per_second) {
+        near.push_back(&b);
+      }
+    }
+    if (near.size() > best.size()) best = std::move(near);
+  }
+  std::set<std::string> models;
+  for (const RunMeasure* m : best) models.insert(m->info->model);
+  if (best.size() < 3 || models.size() < 2) return std::nullopt;
+  const RunMeasure& m = *best.front();
+  const bool steps = m.unit == "steps";
+  Diagnosis d;
+  d.verdict = Verdict::kInputBound;
+  d.confidence = Confidence::kMedium;
+  d.summary = fmt::format(
+      "{} runs of {} different models ({}) take the same {}: a step whose time does not "
+      "depend on the model is set by something else, most often the input pipeline feeding "
+      "it",
+      best.size(), models.size(), fmt::join(models, ", "),
+      steps ? fmt::format("{:.3g} s per step", 1 / m.per_second)
+            : fmt::format("{} {}/s", rate_text(m.per_second), m.unit));
+  for (const RunMeasure* r : best) d.evidence.push_back(tel.cite(r->cited));
+  d.fixes = fixes::input_bound_cpu();
+  d.next = {
+      "one model's data time against its step time (stoker.torch.watch(loader)), or the "
+      "same model on synthetic data: if it runs faster, the input sets the pace"};
   return d;
 }
 

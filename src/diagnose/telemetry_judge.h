@@ -55,6 +55,11 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
 // it under 10 %. nullopt without two such runs.
 std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel);
 
+// Runs of different models on one setup (RunInfo::model) of which three or more, of two
+// models or more, run within 2 % of one another: `input-bound`, medium (a step whose time does
+// not depend on the model waits for something else). nullopt otherwise.
+std::optional<Diagnosis> judge_models_at_one_pace(const Telemetry& tel);
+
 // GPU memory without utilisation (Telemetry::memory): an uneven share is what DataParallel
 // looks like, but memory is not time. nullopt without memory samples.
 std::optional<Diagnosis> judge_memory(const Telemetry& tel);

@@ -1499,6 +1499,52 @@ bool read_setting_table(
   return found;
 }
 
+// A table comparing models, under a header whose first cell names them ("Model | Input size |
+// Batch size per gpu | MMPose (s/iter)"): each row a run of its model, with the first measure
+// column (a rate or a step time before a duration); rows whose other cells are the same (one
+// setup: input size, batch) are one group. Returns false for any other table.
+bool read_model_table(
+    const std::vector<std::string_view>& head,
+    const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
+    PasteFiles& files, int& next_group, Telemetry& out) {
+  if (rows.size() < 3 || head.empty()) return false;
+  const std::string first = lower(head[0]);
+  if (!(first == "model" || first == "models" || first == "network" || first == "backbone" ||
+        first == "arch" || first == "architecture")) {
+    return false;
+  }
+  const auto measures = measure_columns(head, rows.front().second, 0);
+  if (measures.empty()) return false;
+  // A rate or a step time before a duration ("runtime" beside "sample/sec"): it states itself.
+  const auto stated = std::find_if(measures.begin(), measures.end(),
+                                   [](const auto& m) { return !m.second.duration; });
+  const auto& [column, kind] = stated != measures.end() ? *stated : measures.front();
+  const int file = files.of(kind.step ? TelemetryKind::kTrainLog : TelemetryKind::kThroughput);
+  bool found = false;
+  std::map<std::string, int> setups;
+  for (const auto& [line, c] : rows) {
+    if (c.size() <= column || c[0].empty()) continue;
+    const auto v = cell_measure(c[column], kind);
+    if (!v) continue;
+    std::string setup;
+    for (size_t k = 1; k < c.size(); ++k) {
+      const bool measure = std::any_of(measures.begin(), measures.end(),
+                                       [&](const auto& m) { return m.first == k; });
+      if (!measure) setup += std::string(c[k]) + "|";
+    }
+    RunInfo run;
+    run.source = files.name();
+    run.line = line->number;
+    run.group =
+        setups.try_emplace(setup, next_group + static_cast<int>(setups.size())).first->second;
+    run.model = std::string(c[0]);
+    add_table_run(std::move(run), kind, *v, file, line->number, out);
+    found = true;
+  }
+  next_group += static_cast<int>(setups.size());
+  return found;
+}
+
 }  // namespace
 
 // Tables of runs: a header with a GPU (or node) count column and measure columns, then one row
@@ -1531,6 +1577,8 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       if (read_setting_table(head, rows, files, next_group, out)) {
         found = true;
         ++next_group;
+      } else if (read_model_table(head, rows, files, next_group, out)) {
+        found = true;
       }
       i = end - 1;
       continue;

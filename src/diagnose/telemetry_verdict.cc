@@ -1133,6 +1133,10 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d = *scaling;
     if (steps) append(d, *steps);
     if (util) append(d, *util);
+  } else if (const auto same = steps ? std::nullopt : telemetry::judge_models_at_one_pace(tel)) {
+    // Models that differ, steps that do not: what sets their pace is not the model.
+    d = *same;
+    if (util) append(d, *util);
   } else if (const auto settings = steps ? std::nullopt : telemetry::judge_loader_settings(tel)) {
     // Runs under different loader settings: what people try when they suspect the loader.
     d = *settings;
@@ -1199,9 +1203,16 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       d = *steady;
     } else if (!steps_only) {
       const ThroughputSample& r = tel.rates.back();
-      d.summary =
-          fmt::format("a rate alone ({:.4g} {}/s{}): how fast the job runs, not what limits it",
-                      r.per_second, r.unit, r.per_gpu ? " per GPU" : "");
+      // Durations of a run or an epoch are kept as their rates; they are shown as durations.
+      const bool duration = r.unit == "runs" || r.unit == "epochs";
+      d.summary = duration ? fmt::format(
+                                 "a duration alone ({:.4g} s {}): how long the job ran, not what "
+                                 "limits it",
+                                 1 / r.per_second, r.unit == "epochs" ? "per epoch" : "for a run")
+                           : fmt::format(
+                                 "a rate alone ({:.4g} {}/s{}): how fast the job runs, not what "
+                                 "limits it",
+                                 r.per_second, r.unit, r.per_gpu ? " per GPU" : "");
       d.evidence.push_back(tel.cite(r.origin));
     } else {
       const StepSample& s = tel.steps.back();

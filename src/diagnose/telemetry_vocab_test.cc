@@ -792,6 +792,25 @@ TEST(Vocabulary, ATacotronFeedersPaceAgainstItsSteps) {
             Verdict::kHealthy);
 }
 
+TEST(Scaling, ModelsThatDifferAtOnePaceWaitForSomethingElse) {
+  // mmpose#23: ResNet-50, ResNet-101 and HRNet-W32 at 256x192, 64 per GPU: all 0.88 s/iter.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("scaling_mmpose23-siter-table-by-model.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kMedium);
+  EXPECT_THAT(d.summary, HasSubstr("3 runs of 3 different models"));
+  // Equal rates of rows whose setups differ (block size, DP or DDP) are a coincidence:
+  // transformers#9371 has 40 rows.
+  const Diagnosis mixed = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_transformers9371-gpt2-1gpu-dp-ddp-nvlink-vs-no-nvlink.txt")}));
+  EXPECT_NE(mixed.verdict, Verdict::kInputBound) << mixed.summary;
+  // Models at different paces say nothing of the input.
+  const Diagnosis apart = diagnose_telemetry(
+      read_text("| Model | Batch | s/iter |\n|---|---|---|\n| a | 64 | 0.5 |\n| b | 64 | 0.9 |\n"
+                "| c | 64 | 1.4 |\n"));
+  EXPECT_EQ(apart.verdict, Verdict::kUnknown) << apart.summary;
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
 
