@@ -798,7 +798,7 @@ TEST(Scaling, ModelsThatDifferAtOnePaceWaitForSomethingElse) {
       read_telemetry_files({pasted("scaling_mmpose23-siter-table-by-model.txt")}));
   EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
   EXPECT_EQ(d.confidence, Confidence::kMedium);
-  EXPECT_THAT(d.summary, HasSubstr("3 runs of 3 different models"));
+  EXPECT_THAT(d.summary, testing::HasSubstr("3 runs of 3 different models"));
   // Equal rates of rows whose setups differ (block size, DP or DDP) are a coincidence:
   // transformers#9371 has 40 rows.
   const Diagnosis mixed = diagnose_telemetry(read_telemetry_files(
