@@ -682,11 +682,14 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
     const size_t bw = low.find("bandwidth");
     const auto after = split_whitespace(std::string_view(low).substr(bw + 9));
     if (after.size() < 2) continue;
-    std::string_view number = after[0];
-    if (number == ":" && after.size() >= 3) number = after[1];
+    // "Bandwidth: 5.08 GB/s", "Bandwidth : 5.08 GB/s", "Bandwidth:5.08 GB/s": the number's
+    // index, then the unit's after it.
+    const size_t at_number = after[0] == ":" ? 1 : 0;
+    if (after.size() < at_number + 2) continue;
+    std::string_view number = after[at_number];
     if (!number.empty() && number.front() == ':') number.remove_prefix(1);
     const auto gbps = parse_number(number);
-    const std::string_view unit = after[number == after[0] ? 1 : 2];
+    const std::string_view unit = after[at_number + 1];
     if (!gbps || !unit.starts_with("gb/s")) continue;
     double bytes = 0;
     if (const size_t b = low.find("bytes:"); b != std::string::npos) {

@@ -389,6 +389,13 @@ TEST(PastedLogs, CollectiveBenchmarksSayHowFastTheGpusExchange) {
   const Diagnosis slow = diagnose_telemetry(socket);
   EXPECT_EQ(slow.verdict, Verdict::kCommunicationBound);
   EXPECT_EQ(slow.confidence, Confidence::kLow);
+  // The colon glued to the number, and a line cut after it (the fuzzer's: it read past the
+  // words once).
+  Telemetry glued;
+  parse_telemetry("AllReduce: [[0, 1]] Bandwidth :1.1 GB/s\nSendRecv: [[0, 1]] Bandwidth :245.77\n",
+                  "msg.txt", glued);
+  ASSERT_EQ(glued.bandwidths.size(), 1u);
+  EXPECT_EQ(glued.bandwidths[0].bus_gbps, 1.1);
 }
 
 TEST(PastedLogs, AFirstEpochTwiceTheOthersWhenWholeEpochsAreTimed) {
