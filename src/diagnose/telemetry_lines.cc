@@ -1476,7 +1476,7 @@ bool read_setting_table(
     }
     const auto setting = loader_setting_of(text);
     named += setting.has_value();
-    labels.push_back(setting ? setting->label : c.empty() ? std::string() : std::string(c[0]));
+    labels.push_back(setting ? setting->label : c.empty() ? std::string() : printable(c[0]));
   }
   if (named < 2) return false;
   const auto& [column, kind] = measures.front();
@@ -1537,7 +1537,7 @@ bool read_model_table(
     run.line = line->number;
     run.group =
         setups.try_emplace(setup, next_group + static_cast<int>(setups.size())).first->second;
-    run.model = std::string(c[0]);
+    run.model = printable(c[0]);  // quoted in the verdict as it is
     add_table_run(std::move(run), kind, *v, file, line->number, out);
     found = true;
   }

@@ -703,7 +703,7 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
       for (size_t k = open; k < text.size(); ++k) {
         depth += text[k] == '[' ? 1 : text[k] == ']' ? -1 : 0;
         if (depth == 0) {
-          group += " " + std::string(text.substr(open, k - open + 1));
+          group += " " + telemetry::printable(text.substr(open, k - open + 1));
           break;
         }
       }

@@ -396,6 +396,12 @@ TEST(PastedLogs, CollectiveBenchmarksSayHowFastTheGpusExchange) {
                   "msg.txt", glued);
   ASSERT_EQ(glued.bandwidths.size(), 1u);
   EXPECT_EQ(glued.bandwidths[0].bus_gbps, 1.1);
+  // A group's ranks quoted in the verdict are made printable (bytes that are not UTF-8 made the
+  // JSON writer throw: the fuzzer's).
+  Telemetry bytes;
+  parse_telemetry("AllReduce: [[0, 1,\x01\xff\xfe]]  Bandwidth: 1.1 GB/s\n", "msg.txt", bytes);
+  ASSERT_EQ(bytes.bandwidths.size(), 1u);
+  EXPECT_EQ(bytes.bandwidths[0].group, "allreduce [[0, 1,???]]");
 }
 
 TEST(PastedLogs, AFirstEpochTwiceTheOthersWhenWholeEpochsAreTimed) {
