@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "diagnose/fixes.h"
 #include "diagnose/telemetry_parse.h"
@@ -282,19 +283,36 @@ struct RunMeasure {
   Origin cited;
 };
 
+// Each run's rate samples and step samples (indices into Telemetry::rates and ::steps), built
+// once: a table of many rows is as many runs, and each must not read every sample.
+struct RunSamples {
+  std::vector<std::vector<size_t>> rates, steps;
+  explicit RunSamples(const Telemetry& tel) : rates(tel.runs.size()), steps(tel.runs.size()) {
+    for (size_t k = 0; k < tel.rates.size(); ++k) {
+      const auto r = static_cast<size_t>(tel.rates[k].run);
+      if (r < rates.size()) rates[r].push_back(k);
+    }
+    for (size_t k = 0; k < tel.steps.size(); ++k) {
+      const auto r = static_cast<size_t>(tel.steps[k].run);
+      if (r < steps.size()) steps[r].push_back(k);
+    }
+  }
+};
+
 // A run's rate of `unit` over all its GPUs: a "total" rate, else per-GPU rates times the GPUs,
 // else its plain rate lines; for "steps", its step times (scale / step: the batch per GPU
 // fixed). nullopt when the run has none.
-std::optional<RunMeasure> measure_run(const Telemetry& tel, size_t run, int scale,
-                                      const std::string& unit) {
+std::optional<RunMeasure> measure_run(const Telemetry& tel, const RunSamples& samples, size_t run,
+                                      int scale, const std::string& unit) {
   RunMeasure m;
   m.info = &tel.runs[run];
   m.scale = scale;
   m.unit = unit;
   std::vector<double> total, per_gpu, plain, steps;
   Origin total_at, per_gpu_at, plain_at, steps_at;
-  for (const ThroughputSample& r : tel.rates) {
-    if (r.run != static_cast<int>(run) || r.unit != unit) continue;
+  for (const size_t k : samples.rates[run]) {
+    const ThroughputSample& r = tel.rates[k];
+    if (r.unit != unit) continue;
     if (r.total) {
       total.push_back(r.per_second), total_at = r.origin;
     } else if (r.per_gpu) {
@@ -304,8 +322,9 @@ std::optional<RunMeasure> measure_run(const Telemetry& tel, size_t run, int scal
     }
   }
   double step = 0, data = 0;
-  for (const StepSample& s : tel.steps) {
-    if (s.run != static_cast<int>(run) || s.average || s.step_seconds <= 0) continue;
+  for (const size_t k : samples.steps[run]) {
+    const StepSample& s = tel.steps[k];
+    if (s.average || s.step_seconds <= 0) continue;
     steps.push_back(s.step_seconds), steps_at = s.origin;
     if (s.has_data) step += s.step_seconds, data += s.data_seconds;
   }
@@ -327,25 +346,39 @@ std::optional<RunMeasure> measure_run(const Telemetry& tel, size_t run, int scal
   return m;
 }
 
-// The runs of one series (group) at two scales or more, in the first unit (images, then
-// samples, tokens, iterations, then step times) they all have; empty when none.
-std::vector<RunMeasure> series_runs(const Telemetry& tel, int group, bool by_gpus) {
-  std::vector<RunMeasure> runs;
+// The measures of `runs` (Telemetry::runs indices, each with its scale) in the first unit
+// (images, then samples, tokens, iterations, step times, then durations) in which `enough`
+// accepts them; empty when no unit does. Runs without that unit are left out.
+template <typename Enough>
+std::vector<RunMeasure> in_first_shared_unit(const Telemetry& tel, const RunSamples& samples,
+                                             const std::vector<std::pair<size_t, int>>& runs,
+                                             Enough enough) {
+  std::vector<RunMeasure> measured;
   for (const char* unit :
        {"images", "samples", "tokens", "iterations", "steps", "epochs", "runs"}) {
-    runs.clear();
-    std::set<int> scales;
-    for (size_t r = 0; r < tel.runs.size(); ++r) {
-      const auto scale = by_gpus ? tel.runs[r].gpus : tel.runs[r].nodes;
-      if (tel.runs[r].group != group || !scale || *scale < 1) continue;
-      if (auto m = measure_run(tel, r, *scale, unit)) {
-        scales.insert(m->scale);
-        runs.push_back(std::move(*m));
-      }
+    measured.clear();
+    for (const auto& [r, scale] : runs) {
+      if (auto m = measure_run(tel, samples, r, scale, unit)) measured.push_back(std::move(*m));
     }
-    if (scales.size() >= 2) return runs;
+    if (enough(measured)) return measured;
   }
   return {};
+}
+
+// The runs of one series (group) at two scales or more, in the first unit they all have;
+// empty when none. `group_runs`: the group's Telemetry::runs indices.
+std::vector<RunMeasure> series_runs(const Telemetry& tel, const RunSamples& samples,
+                                    const std::vector<size_t>& group_runs, bool by_gpus) {
+  std::vector<std::pair<size_t, int>> scaled;
+  for (const size_t r : group_runs) {
+    const auto scale = by_gpus ? tel.runs[r].gpus : tel.runs[r].nodes;
+    if (scale && *scale >= 1) scaled.emplace_back(r, *scale);
+  }
+  return in_first_shared_unit(tel, samples, scaled, [](const std::vector<RunMeasure>& m) {
+    std::set<int> scales;
+    for (const RunMeasure& x : m) scales.insert(x.scale);
+    return scales.size() >= 2;
+  });
 }
 
 Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool by_gpus,
@@ -357,14 +390,17 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
   if (tel.runs.size() < 2) return std::nullopt;
   // Scale by GPUs when runs state them, else by nodes. Several series (two models, a table's
   // columns) are judged apart; the one that scales worst is the answer, the others evidence.
-  std::set<int> groups;
-  for (const RunInfo& r : tel.runs) groups.insert(r.group);
+  std::map<int, std::vector<size_t>> groups;  // group -> its runs
+  for (size_t r = 0; r < tel.runs.size(); ++r) groups[tel.runs[r].group].push_back(r);
+  const RunSamples samples(tel);
   for (const bool by_gpus : {true, false}) {
     std::optional<Diagnosis> worst;
     std::vector<std::string> others;
     std::vector<std::vector<RunMeasure>> series;
-    for (const int g : groups) {
-      if (auto runs = series_runs(tel, g, by_gpus); !runs.empty()) series.push_back(runs);
+    for (const auto& [g, group_runs] : groups) {
+      if (auto runs = series_runs(tel, samples, group_runs, by_gpus); !runs.empty()) {
+        series.push_back(std::move(runs));
+      }
     }
     // A rate states what each run did; a duration is read as a rate only by taking the work as
     // the same at every scale, which a table beside rates often belies (a batch grown with the
@@ -490,17 +526,12 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     labelled = labelled || !r.loader_setting.empty() || r.synthetic;
   }
   if (!labelled) return std::nullopt;
-  // The first unit every run with a measure has; runs without one are passed over.
-  std::vector<RunMeasure> runs;
-  for (const char* unit :
-       {"images", "samples", "tokens", "iterations", "steps", "epochs", "runs"}) {
-    runs.clear();
-    for (size_t r = 0; r < tel.runs.size(); ++r) {
-      if (auto m = measure_run(tel, r, 1, unit)) runs.push_back(std::move(*m));
-    }
-    if (runs.size() >= 2) break;
-  }
-  if (runs.size() < 2) return std::nullopt;
+  // The first unit two runs or more have; runs without it are passed over.
+  std::vector<std::pair<size_t, int>> all;
+  for (size_t r = 0; r < tel.runs.size(); ++r) all.emplace_back(r, 1);
+  const std::vector<RunMeasure> runs = in_first_shared_unit(
+      tel, RunSamples(tel), all, [](const std::vector<RunMeasure>& m) { return m.size() >= 2; });
+  if (runs.empty()) return std::nullopt;
   const auto label = [](const RunMeasure& m) {
     return m.info->loader_setting.empty() ? std::string("the run without a setting named")
                                           : m.info->loader_setting;
@@ -601,30 +632,32 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
 }
 
 std::optional<Diagnosis> judge_models_at_one_pace(const Telemetry& tel) {
-  // Each run of a model, in the first unit they share.
-  std::vector<RunMeasure> runs;
-  for (const char* unit : {"images", "samples", "tokens", "iterations", "steps"}) {
-    runs.clear();
-    for (size_t r = 0; r < tel.runs.size(); ++r) {
-      if (tel.runs[r].model.empty()) continue;
-      if (auto m = measure_run(tel, r, 1, unit)) runs.push_back(std::move(*m));
-    }
-    if (runs.size() >= 3) break;
+  // Each run of a model, in the first unit three of them share (a duration is no pace).
+  std::vector<std::pair<size_t, int>> of_models;
+  for (size_t r = 0; r < tel.runs.size(); ++r) {
+    if (!tel.runs[r].model.empty()) of_models.emplace_back(r, 1);
   }
-  if (runs.size() < 3) return std::nullopt;
-  // The largest set of runs of one setup (group) within 2 % of one another, and the models it
-  // holds.
+  std::vector<RunMeasure> runs =
+      in_first_shared_unit(tel, RunSamples(tel), of_models, [](const std::vector<RunMeasure>& m) {
+        return m.size() >= 3 && m.front().unit != "epochs" && m.front().unit != "runs";
+      });
+  if (runs.empty()) return std::nullopt;
+  // The largest set of runs of one setup (group) within 2 % of its slowest: sorted by setup
+  // and pace, a window slides over them (linear after the sort, however many rows).
+  std::sort(runs.begin(), runs.end(), [](const RunMeasure& a, const RunMeasure& b) {
+    return std::tie(a.info->group, a.per_second) < std::tie(b.info->group, b.per_second);
+  });
+  size_t best_from = 0, best_size = 0;
+  for (size_t from = 0, to = 0; from < runs.size(); ++from) {
+    to = std::max(to, from);
+    while (to < runs.size() && runs[to].info->group == runs[from].info->group &&
+           runs[to].per_second <= 1.02 * runs[from].per_second) {
+      ++to;
+    }
+    if (to - from > best_size) best_from = from, best_size = to - from;
+  }
   std::vector<const RunMeasure*> best;
-  for (const RunMeasure& a : runs) {
-    std::vector<const RunMeasure*> near;
-    for (const RunMeasure& b : runs) {
-      if (b.info->group == a.info->group &&
-          std::abs(b.per_second - a.per_second) <= 0.02 * a.per_second) {
-        near.push_back(&b);
-      }
-    }
-    if (near.size() > best.size()) best = std::move(near);
-  }
+  for (size_t k = best_from; k < best_from + best_size; ++k) best.push_back(&runs[k]);
   std::set<std::string> models;
   for (const RunMeasure* m : best) models.insert(m->info->model);
   if (best.size() < 3 || models.size() < 2) return std::nullopt;
@@ -633,14 +666,18 @@ std::optional<Diagnosis> judge_models_at_one_pace(const Telemetry& tel) {
   Diagnosis d;
   d.verdict = Verdict::kInputBound;
   d.confidence = Confidence::kMedium;
+  // The models named, five at most.
+  std::vector<std::string> named(
+      models.begin(), std::next(models.begin(), std::min<std::ptrdiff_t>(5, std::ssize(models))));
+  if (models.size() > named.size()) named.push_back(fmt::format("{} more", models.size() - 5));
   d.summary = fmt::format(
       "{} runs of {} different models ({}) take the same {}: a step whose time does not "
       "depend on the model is set by something else, most often the input pipeline feeding "
       "it",
-      best.size(), models.size(), fmt::join(models, ", "),
+      best.size(), models.size(), fmt::join(named, ", "),
       steps ? fmt::format("{:.3g} s per step", 1 / m.per_second)
             : fmt::format("{} {}/s", rate_text(m.per_second), m.unit));
-  for (const RunMeasure* r : best) d.evidence.push_back(tel.cite(r->cited));
+  for (size_t k = 0; k < best.size() && k < 5; ++k) d.evidence.push_back(tel.cite(best[k]->cited));
   d.fixes = fixes::input_bound_cpu();
   d.next = {
       "one model's data time against its step time (stoker.torch.watch(loader)), or the "
