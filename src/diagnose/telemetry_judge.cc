@@ -536,32 +536,63 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     return m.info->loader_setting.empty() ? std::string("the run without a setting named")
                                           : m.info->loader_setting;
   };
-  std::set<std::string> labels;
-  for (const RunMeasure& m : runs) labels.insert(label(m));
-  if (labels.size() < 2) return std::nullopt;
+  // One measure per setting: the median of its runs' (a setting seen twice is one setting).
+  struct Setting {
+    std::string label;
+    bool synthetic = false;
+    std::vector<double> rates;
+    Origin cited;
+    double per_second = 0;
+  };
+  std::vector<Setting> settings;
+  for (const RunMeasure& m : runs) {
+    auto it = std::find_if(settings.begin(), settings.end(),
+                           [&](const Setting& x) { return x.label == label(m); });
+    if (it == settings.end()) {
+      settings.push_back(Setting{label(m), m.info->synthetic, {}, m.cited, 0});
+      it = std::prev(settings.end());
+    }
+    it->rates.push_back(m.per_second);
+    it->synthetic = it->synthetic || m.info->synthetic;
+  }
+  if (settings.size() < 2) return std::nullopt;
+  for (Setting& x : settings) x.per_second = median(x.rates);
   const std::string unit = runs.front().unit;
   const bool durations = unit == "epochs" || unit == "runs";
-  const auto measure = [&](const RunMeasure& m) {
-    return durations ? fmt::format("{} s", rate_text(1 / m.per_second))
-                     : fmt::format("{} {}/s", rate_text(m.per_second),
+  const auto measure = [&](const Setting& x) {
+    return durations ? fmt::format("{} s", rate_text(1 / x.per_second))
+                     : fmt::format("{} {}/s", rate_text(x.per_second),
                                    unit == "steps" ? "batches" : unit);
   };
-  const RunMeasure* slowest = nullptr;
-  const RunMeasure* fastest = nullptr;
-  const RunMeasure* synthetic = nullptr;
-  for (const RunMeasure& m : runs) {
-    if (m.info->synthetic) {
-      if (synthetic == nullptr || m.per_second > synthetic->per_second) synthetic = &m;
+  const Setting* slowest = nullptr;
+  const Setting* fastest = nullptr;
+  const Setting* synthetic = nullptr;
+  for (const Setting& x : settings) {
+    if (x.synthetic) {
+      if (synthetic == nullptr || x.per_second > synthetic->per_second) synthetic = &x;
       continue;
     }
-    if (slowest == nullptr || m.per_second < slowest->per_second) slowest = &m;
-    if (fastest == nullptr || m.per_second > fastest->per_second) fastest = &m;
+    // The first of the slowest and the last of the fastest: two settings, even at one pace.
+    if (slowest == nullptr || x.per_second < slowest->per_second) slowest = &x;
+    if (fastest == nullptr || x.per_second >= fastest->per_second) fastest = &x;
   }
   if (fastest == nullptr) return std::nullopt;  // synthetic runs only: nothing loads
   Diagnosis d;
-  for (const RunMeasure& m : runs) {
-    d.evidence.push_back(fmt::format("{}: {}", label(m), measure(m)));
-    d.evidence.push_back(tel.cite(m.cited));
+  // The settings compared, the slowest, the fastest and synthetic data first (five at most).
+  std::vector<const Setting*> shown;
+  const auto show = [&](const Setting* x) {
+    if (x != nullptr && shown.size() < 5 &&
+        std::find(shown.begin(), shown.end(), x) == shown.end()) {
+      shown.push_back(x);
+    }
+  };
+  show(slowest);
+  show(fastest);
+  show(synthetic);
+  for (const Setting& x : settings) show(&x);
+  for (const Setting* x : shown) {
+    d.evidence.push_back(fmt::format("{}: {}", x->label, measure(*x)));
+    d.evidence.push_back(tel.cite(x->cited));
   }
   const double gain = fastest->per_second / slowest->per_second;
   // Against the model fed without loading: what the loader costs at its best setting.
@@ -580,7 +611,7 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     d.summary = fmt::format(
         "the rate follows the loader's setting: {} with {}, {} with {} ({:.2g}x){}: at the "
         "slower setting the steps wait for the loader's CPU work",
-        measure(*slowest), label(*slowest), measure(*fastest), label(*fastest), gain, ceiling);
+        measure(*slowest), slowest->label, measure(*fastest), fastest->label, gain, ceiling);
     d.fixes = fixes::input_bound_cpu();
     return d;
   }
@@ -612,7 +643,7 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     d.summary = fmt::format(
         "the loader's settings change the rate by {:.0f} % at most ({} with {}, {} with {}): "
         "the loader keeps up, the steps are the model's",
-        100 * (gain - 1), measure(*slowest), label(*slowest), measure(*fastest), label(*fastest));
+        100 * (gain - 1), measure(*slowest), slowest->label, measure(*fastest), fastest->label);
     d.next = {
         "the job on synthetic data (the same batch each step): if it runs no faster, the "
         "input is not what limits"};
@@ -623,7 +654,7 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
   d.summary = fmt::format(
       "the loader's setting moves the rate a little ({} with {}, {} with {}, {:.2g}x): some "
       "steps wait for data",
-      measure(*slowest), label(*slowest), measure(*fastest), label(*fastest), gain);
+      measure(*slowest), slowest->label, measure(*fastest), fastest->label, gain);
   d.fixes = fixes::input_bound_cpu();
   d.next = {
       "the loop's data time against its step time at the best setting "

@@ -75,6 +75,8 @@ LineReading read_step(const std::vector<NamedValue>& values) {
           v.name != "compute_time" && v.name != "model_time" && v.name != "gpu_time") {
         continue;
       }
+      // "run 2 | epoch 1": a run's number, not its time.
+      if (v.name == "run" && v.unit.empty() && v.value == std::floor(v.value)) break;
       if (const auto compute = seconds_of(v); compute && *compute > 0 && *compute <= *r.step) {
         r.data = *r.step - *compute;
         r.data_is_remainder = true;
@@ -1572,8 +1574,17 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       // Rows of as many cells as the header, for a table of settings. Whatever they hold, the
       // scan goes on after them: a row is no header of another table (and each line is read
       // once: a long log of aligned columns is one "table").
+      // A row that is itself a count table's header ends it (a caption of two cells above
+      // "GPUs  img/sec"): the scan resumes there.
       const auto rows = table_rows(
-          lines, i, [&](const auto& c) { return c.size() == head.size(); }, end);
+          lines, i,
+          [&](const auto& c) {
+            bool nodes = false;
+            return c.size() == head.size() &&
+                   std::none_of(c.begin(), c.end(),
+                                [&](std::string_view cell) { return count_header(cell, nodes); });
+          },
+          end);
       if (read_setting_table(head, rows, files, next_group, out)) {
         found = true;
         ++next_group;

@@ -423,8 +423,6 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
   return true;
 }
 
-// ---- nvidia-smi topo -m --------------------------------------------------------------------
-// "        GPU0  GPU1  CPU Affinity ..." then one row per GPU: "GPU0  X  NV2  PHB ...".
 // A function of a cProfile row that fetches the next batch or an item of it: the DataLoader's
 // __next__ (and _next_data), its fetchers, a dataset's __getitem__, MXNet's io.py next, a
 // loop's own next_batch / get_batch / load_batch, a queue's get (a prefetch queue waited on).
@@ -502,6 +500,8 @@ bool scan_cprofile(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
   return found;
 }
 
+// ---- nvidia-smi topo -m --------------------------------------------------------------------
+// "        GPU0  GPU1  CPU Affinity ..." then one row per GPU: "GPU0  X  NV2  PHB ...".
 bool scan_topology(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -764,10 +764,6 @@ std::vector<double> htop_bars(std::string_view text) {
   return out;
 }
 
-// ---- iostat and top: the CPU split ----------------------------------------------------------
-// iostat: "avg-cpu:  %user   %nice %system %iowait  %steal   %idle" then the numbers on the next
-// line. top: "%Cpu(s): 12.3 us,  1.2 sy,  0.0 ni, 85.9 id,  0.5 wa,  0.0 hi, ...". Each is one
-// all-CPU sample: busy = 100 - idle - iowait.
 // The state of a process row of `ps aux` ("yons 11082 39.5 4.1 21305204 5501024 pts/9 Dl+
 // 19:34 11:29 python3 ...": STAT is the eighth column) or of top's table ("11082 yons 20 0 20.3g
 // 5.2g 1.1g D 39.5 4.1 11:29.4 python3": S is the eighth); nullopt for any other line.
@@ -779,17 +775,27 @@ std::optional<char> process_state(const std::vector<std::string_view>& t) {
     return flags ? s.substr(1).find_first_not_of("<NLsl+") == std::string_view::npos
                  : s.size() == 1;
   };
+  // Kernel threads ("[jbd2/nvme0n1p2-8]", "[kworker/u64:3+flush-259:0]") pass through D on
+  // every write-back: not the job's processes, not read.
   if (t.size() >= 11 && parse_index(t[1]) && parse_number(t[2]) && parse_number(t[3]) &&
       parse_index(t[4]) && parse_index(t[5]) && is_state(t[7], true)) {
+    if (t[10].starts_with('[') || (t[4] == "0" && t[5] == "0")) return std::nullopt;
     return t[7][0];  // ps aux, ps -ef u
   }
   if (t.size() >= 12 && parse_index(t[0]) && is_state(t[7], false) && parse_number(t[8]) &&
       parse_number(t[9])) {
+    if (t[11].starts_with('[') || t[11].starts_with("kworker") || t[11].starts_with("jbd2")) {
+      return std::nullopt;
+    }
     return t[7][0];  // top
   }
   return std::nullopt;
 }
 
+// ---- iostat and top: the CPU split ----------------------------------------------------------
+// iostat: "avg-cpu:  %user   %nice %system %iowait  %steal   %idle" then the numbers on the next
+// line. top: "%Cpu(s): 12.3 us,  1.2 sy,  0.0 ni, 85.9 id,  0.5 wa,  0.0 hi, ...". Each is one
+// all-CPU sample: busy = 100 - idle - iowait.
 bool scan_cpu_summaries(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   int64_t iostat_n = 0, top_n = 0;

@@ -726,6 +726,10 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   } else if (step_sum > 0) {
     n.data_fraction = data_sum / step_sum;
     n.step_seconds = step_sum / static_cast<double>(workers_start ? lines - 1 : lines);
+    // Lines whose wait is the step less its compute ("Time 2.87 RUN 0.87") bound it from above.
+    n.upper_bound = std::all_of(timed.begin(), timed.end(), [](const StepSample* s) {
+      return s->average || s->data_upper_bound;
+    });
   }
   n.data_fraction = std::clamp(n.data_fraction, 0.0, 1.0);
   n.lines = std::max<int64_t>(lines, 1);
@@ -893,12 +897,6 @@ std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
   return speed;
 }
 
-// A speed that holds steady over many lines (after the first, which holds the start) of a job
-// on one node that does not shard its model: every reading within 15 % of the median. A loader that
-// cannot keep up most often shows itself as steps that wait — stalls among steady steps, a speed
-// that falls, a first epoch that is cold; none here, so the GPU's work is probably what sets the
-// pace. Low: a loader that is the limit can also deliver at an even rate, which only the loop's
-// data time tells apart.
 // A feeder's seconds per batch (Telemetry::feeder_batch_seconds) against the steps' latest
 // time: a step cannot run faster than its batches are made. Close to it (80 % or more) is
 // input-bound, medium; under half, healthy, low (the feeder keeps ahead); between, input-bound,
@@ -936,6 +934,12 @@ std::optional<Diagnosis> feeder_pace(const Telemetry& tel) {
   return d;
 }
 
+// A speed that holds steady over many lines (after the first, which holds the start) of a job
+// on one node that does not shard its model: every reading within 15 % of the median. A loader that
+// cannot keep up most often shows itself as steps that wait — stalls among steady steps, a speed
+// that falls, a first epoch that is cold; none here, so the GPU's work is probably what sets the
+// pace. Low: a loader that is the limit can also deliver at an even rate, which only the loop's
+// data time tells apart.
 std::optional<Diagnosis> steady_speed(const Telemetry& tel) {
   // Across nodes, or sharding its model, a steady but slow job is as likely to wait on the
   // exchange every step: an even pace says it does not wait on its input, not which of the two.
@@ -1093,7 +1097,13 @@ void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const T
     d.next.clear();
     return;
   }
-  if (const auto blocked = telemetry::judge_process_states(tel)) {
+  // The job's processes waiting in the kernel on storage, unless the CPUs are pinned (a loader
+  // busy decoding also reads its files).
+  const UtilisationNumbers* u =
+      util && util->numbers.utilisation ? &*util->numbers.utilisation : nullptr;
+  const bool pinned =
+      u != nullptr && u->cpu_busy_mean && u->cpu_samples >= 1 && *u->cpu_busy_mean >= 85;
+  if (const auto blocked = pinned ? std::nullopt : telemetry::judge_process_states(tel)) {
     d.verdict = Verdict::kIoBound;
     d.summary += "; " + blocked->summary;
     d.evidence.insert(d.evidence.end(), blocked->evidence.begin(), blocked->evidence.end());
@@ -1101,18 +1111,16 @@ void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const T
     d.next.clear();
     return;
   }
-  if (!util || !util->numbers.utilisation) return;
-  const UtilisationNumbers& u = *util->numbers.utilisation;
-  if (!u.cpu_busy_mean || u.cpu_samples < 1) return;  // one top or mpstat look is a CPU view
-  if (*u.cpu_busy_mean >= 85) {
+  if (u == nullptr || !u->cpu_busy_mean || u->cpu_samples < 1) return;  // one look is a view
+  if (*u->cpu_busy_mean >= 85) {
     d.verdict = Verdict::kInputBoundCpu;
     d.summary +=
-        fmt::format("; the CPUs were {:.0f} % busy: decoding and augmentation", *u.cpu_busy_mean);
+        fmt::format("; the CPUs were {:.0f} % busy: decoding and augmentation", *u->cpu_busy_mean);
     d.fixes = fixes::input_bound_cpu();
     d.next.clear();
-  } else if (u.cpu_iowait_mean && *u.cpu_iowait_mean >= 20) {
+  } else if (u->cpu_iowait_mean && *u->cpu_iowait_mean >= 20) {
     d.verdict = Verdict::kIoBound;
-    d.summary += fmt::format("; iowait {:.0f} %: the storage", *u.cpu_iowait_mean);
+    d.summary += fmt::format("; iowait {:.0f} %: the storage", *u->cpu_iowait_mean);
     d.fixes = fixes::io_bound();
     d.next.clear();
   }

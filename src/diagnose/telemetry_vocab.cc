@@ -493,8 +493,10 @@ std::vector<NamedValue> named_values(std::string_view line) {
     // A note inside a name ("Load batch (n=24)", "(bs=64)"): part of the name, not a value —
     // unless it names a rate or a time ("(lr=1.34E-05, s/sec=0.715)").
     if (j < n && line[j] == ')' && number_start > 0 && line[number_start - 1] == '=') {
+      // The key alone, from a bounded window: a line of many notes stays linear.
       std::string hint;
-      NamedValue note{name_before(line, name_start, number_start, hint), {}, 1, std::nullopt, 0};
+      const size_t from = std::max(name_start, number_start > 64 ? number_start - 64 : 0);
+      NamedValue note{name_before(line, from, number_start, hint), {}, 1, std::nullopt, 0};
       if (meaning_of(note).quantity != Quantity::kRate) {
         i = j;
         continue;
@@ -1040,6 +1042,7 @@ std::optional<int> flag_count(const std::vector<std::string>& words, size_t i) {
 std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes, bool* from_flag) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::vector<std::string> words = words_of(in_english(line));
+  const std::string low_line = lower(line);
   std::optional<int> gpus;
   // "on H100" beside "on 2x H100": a model named without a count is one GPU, unless the line
   // states a count elsewhere.
@@ -1113,10 +1116,14 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       continue;
     }
     // "2M/8G" (machines / GPUs per machine, PyTorch's DDP benchmarks): 16 GPUs on 2 nodes.
-    if (w.size() >= 2 && w.back() == 'm' && next.size() >= 2 && next.back() == 'g') {
+    // Only glued ("2M/8G" as written), small, and not on a line about memory ("Mem: 900M/16G").
+    if (w.size() >= 2 && w.back() == 'm' && next.size() >= 2 && next.back() == 'g' &&
+        low_line.find(w + "/" + next) != std::string::npos &&
+        low_line.find("mem") == std::string::npos && low_line.find("ram") == std::string::npos &&
+        low_line.find("swap") == std::string::npos) {
       const auto machines = parse_index(std::string_view(w).substr(0, w.size() - 1));
       const auto per = parse_index(std::string_view(next).substr(0, next.size() - 1));
-      if (machines && per && *machines >= 1 && *per >= 1 && *machines <= 4096 && *per <= 64) {
+      if (machines && per && *machines >= 1 && *per >= 1 && *machines <= 64 && *per <= 16) {
         found(*machines * *per);
         if (nodes != nullptr && !nodes->has_value()) *nodes = machines;
         ++i;
@@ -1358,26 +1365,46 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   }
   s.synthetic = has("synthetic") || has("random data") || has("fake data") || has("dummy data") ||
                 has("random input");
-  // "Without multiproc", "w/o pin memory", "no prefetch": the setting off, a run of its own.
-  const bool negated = has("without") || has("w/o") || text.starts_with("no ") || has(" no ") ||
-                       has("-no-") || has("disable");
+  // Without blanks, for values: "pin_memory = False" is "pin_memory=false".
+  std::string compact;
+  for (const char c : text) {
+    if (c != ' ') compact.push_back(c);
+  }
+  // "Without multiproc", "w/o pin memory", "no prefetch": the setting off, a run of its own —
+  // a negation just before the setting's word, not anywhere on the line.
+  const auto negated_before = [&](size_t at) {
+    const size_t from = at > 24 ? at - 24 : 0;
+    const std::string_view before = std::string_view(text).substr(from, at - from);
+    for (const std::string_view w : {"without", "w/o", "no ", "no-", "disable"}) {
+      if (before.find(w) != std::string_view::npos) return true;
+    }
+    return false;
+  };
   const auto flag = [&](std::initializer_list<std::string_view> words, std::string_view label,
                         std::initializer_list<std::string_view> off,
                         std::vector<std::string>& parts) {
-    if (std::none_of(words.begin(), words.end(), has)) return;
+    size_t at = std::string::npos;
+    for (const std::string_view w : words) at = std::min(at, text.find(w));
+    if (at == std::string::npos) return;
     // "pin_memory=False" names the setting off: the default, not a change worth a run.
-    if (std::any_of(off.begin(), off.end(), has)) return;
-    parts.push_back(negated ? fmt::format("no {}", label) : std::string(label));
+    if (std::any_of(off.begin(), off.end(),
+                    [&](std::string_view o) { return compact.find(o) != std::string::npos; })) {
+      return;
+    }
+    parts.push_back(negated_before(at) ? fmt::format("no {}", label) : std::string(label));
   };
   std::vector<std::string> parts;
   if (s.workers) parts.push_back(fmt::format("num_workers={}", *s.workers));
   if (cpus) parts.push_back(fmt::format("{} CPUs", *cpus));
   if (cpu_nodes) parts.push_back(fmt::format("{} CPU nodes", *cpu_nodes));
   flag({"persistent"}, "persistent workers",
-       {"persistent_workers=false", "persistent_workers: false"}, parts);
+       {"persistent_workers=false", "persistent_workers:false"}, parts);
   flag({"pin_memory", "pin memory", "pinned memory"}, "pinned memory",
-       {"pin_memory=false", "pin_memory: false"}, parts);
-  flag({"prefetch"}, "prefetching", {}, parts);
+       {"pin_memory=false", "pin_memory:false"}, parts);
+  // A prefetch setting as code or a command line writes it ("prefetch_factor=4",
+  // "prefetch_load=true", "--prefetch"), not a trainer's message about its prefetching (Caffe's
+  // "Restarting data prefetching", "prefetch queue empty").
+  flag({"prefetch_", "prefetch=", "--prefetch", "with prefetch"}, "prefetching", {}, parts);
   // verl's "Without multiproc" / "With multiproc": loading in worker processes or not.
   flag({"multiproc"}, "multiprocess loading", {}, parts);
   if (s.synthetic) parts.emplace_back("synthetic data");

@@ -811,6 +811,40 @@ TEST(Scaling, ModelsThatDifferAtOnePaceWaitForSomethingElse) {
   EXPECT_EQ(apart.verdict, Verdict::kUnknown) << apart.summary;
 }
 
+TEST(LoaderSettings, WhatAReviewFoundReadWrong) {
+  // A caption of two cells above a count table does not swallow it.
+  const Diagnosis caption = diagnose_telemetry(
+      read_text("Benchmark results  (ResNet-50, batch 64)\nGPUs    img/sec\n1    300\n2    420\n"
+                "4    600\n8    800\n"));
+  ASSERT_TRUE(caption.numbers.scaling) << caption.summary;
+  // Caffe's own prefetch messages are no setting; its empty queue still decides.
+  EXPECT_FALSE(loader_setting_of("Restarting data prefetching from start."));
+  EXPECT_EQ(loader_setting_of("prefetch_factor=4")->label, "prefetching");
+  // A setting seen twice is one setting: its runs' median.
+  const Diagnosis twice = diagnose_telemetry(
+      read_text("num_workers=4:\nepoch 1: 100 img/s\nnum_workers=0:\nepoch 1: 110 img/s\n"
+                "num_workers=4:\nepoch 1: 125 img/s\n"));
+  EXPECT_NE(twice.verdict, Verdict::kInputBoundCpu) << twice.summary;
+  // A negation belongs to the setting it stands before; blanks around '=' change nothing.
+  EXPECT_EQ(loader_setting_of("num_workers=4, pin_memory=True, no augmentation")->label,
+            "num_workers=4, pinned memory");
+  EXPECT_EQ(loader_setting_of("num_workers=4, pin_memory = False")->label, "num_workers=4");
+  // Memory sizes are no machines and GPUs.
+  EXPECT_FALSE(gpu_count_of("Mem: 900M/16G"));
+  // A run's number is no compute time.
+  const Telemetry runs = read_text("run 2 | epoch 1 | iter 300 | time 3.10 | loss 0.5\n");
+  ASSERT_EQ(runs.steps.size(), 1u);
+  EXPECT_FALSE(runs.steps[0].has_data);
+  // Kernel threads in D are not the job's.
+  const Telemetry kernel = read_text(
+      "root  412  0.0  0.0  0  0 ?  D  10:00  0:03 [jbd2/nvme0n1p2-8]\n"
+      "root  913  0.1  0.0  0  0 ?  D  10:00  0:09 [kworker/u64:3+flush-259:0]\n"
+      "yons 11091 99.4 4.1 21308788 5506644 pts/9 Rl+ 19:34 11:27 python3 train.py\n"
+      "Epoch: [0][10/500]\tTime 0.200 (0.200)\tData 0.010 (0.010)\n");
+  EXPECT_EQ(kernel.process_rows, 1);
+  EXPECT_TRUE(kernel.processes_in_d.empty());
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
 
