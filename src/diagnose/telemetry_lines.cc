@@ -1467,6 +1467,7 @@ bool read_setting_table(
                        [&](const auto& m) { return m.first == k; });
   };
   std::vector<std::string> labels;
+  std::vector<bool> synthetic;  // per row: its setting is synthetic data
   int named = 0;
   for (const auto& [line, c] : rows) {
     // "num_workers=2" from a "num_workers" column's "2"; a label cell as it is.
@@ -1479,6 +1480,7 @@ bool read_setting_table(
     const auto setting = loader_setting_of(text);
     named += setting.has_value();
     labels.push_back(setting ? setting->label : c.empty() ? std::string() : printable(c[0]));
+    synthetic.push_back(setting && setting->synthetic);
   }
   if (named < 2) return false;
   const auto& [column, kind] = measures.front();
@@ -1494,7 +1496,7 @@ bool read_setting_table(
     run.line = line->number;
     run.group = group;
     run.loader_setting = labels[r];
-    run.synthetic = loader_setting_of(labels[r]).value_or(LoaderSetting{}).synthetic;
+    run.synthetic = synthetic[r];
     add_table_run(std::move(run), kind, *v, file, line->number, out);
     found = true;
   }

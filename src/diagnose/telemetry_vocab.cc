@@ -1291,6 +1291,28 @@ std::vector<int> job_gpus_of(std::string_view line) {
   return {};
 }
 
+namespace {
+
+// The digits of `text` after `from` and the blanks, '=' and ':' that follow it ("num_workers =
+// 4"): [begin, end), empty when none.
+std::pair<size_t, size_t> digits_after(std::string_view text, size_t from) {
+  size_t k = from;
+  while (k < text.size() && (text[k] == ' ' || text[k] == '=' || text[k] == ':')) ++k;
+  size_t end = k;
+  while (end < text.size() && is_digit(text[end])) ++end;
+  return {k, end};
+}
+
+// The count written right before text[at] ("4" of "4 dataloader workers" at the blank);
+// nullopt when no digit is there.
+std::optional<int> count_ending_at(std::string_view text, size_t at) {
+  size_t begin = at;
+  while (begin > 0 && is_digit(text[begin - 1])) --begin;
+  return begin < at ? parse_index(text.substr(begin, at - begin)) : std::nullopt;
+}
+
+}  // namespace
+
 std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::string text = lower(line);
@@ -1308,10 +1330,7 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
                                       "nworkers", "--workers", "workers="}) {
     for (size_t at = text.find(name); at != std::string::npos && !s.workers;
          at = text.find(name, at + 1)) {
-      size_t k = at + name.size();
-      while (k < text.size() && (text[k] == ' ' || text[k] == '=' || text[k] == ':')) ++k;
-      size_t end = k;
-      while (end < text.size() && is_digit(text[end])) ++end;
+      const auto [k, end] = digits_after(text, at + name.size());
       if (end > k && (end == text.size() || !is_alpha(text[end]))) {
         s.workers = parse_index(std::string_view(text).substr(k, end - k));
       }
@@ -1320,11 +1339,9 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   if (!s.workers) {
     for (const std::string_view after :
          {" dataloader workers", " data loader workers", " loader workers", " data workers"}) {
-      const size_t at = text.find(after);
-      if (at == std::string::npos || at == 0) continue;
-      size_t begin = at;
-      while (begin > 0 && is_digit(text[begin - 1])) --begin;
-      if (begin < at) s.workers = parse_index(std::string_view(text).substr(begin, at - begin));
+      if (const size_t at = text.find(after); at != std::string::npos) {
+        s.workers = count_ending_at(text, at);
+      }
       if (s.workers) break;
     }
   }
@@ -1335,20 +1352,11 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
     for (size_t at = text.find(name); at != std::string::npos && !cpus;
          at = text.find(name, at + 1)) {
       if (at + name.size() < text.size() && is_alpha(text[at + name.size()])) continue;
-      size_t k = at + name.size();
-      while (k < text.size() && (text[k] == ' ' || text[k] == '=' || text[k] == ':')) ++k;
-      size_t end = k;
-      while (end < text.size() && is_digit(text[end])) ++end;
+      const auto [k, end] = digits_after(text, at + name.size());
       if (end > k && k > at + name.size()) {
         cpus = parse_index(std::string_view(text).substr(k, end - k));
-      } else {  // the count before: "8 cpus"
-        size_t begin = at;
-        if (begin > 0 && text[begin - 1] == ' ') --begin;
-        size_t digits = begin;
-        while (digits > 0 && is_digit(text[digits - 1])) --digits;
-        if (digits < begin && begin < at) {
-          cpus = parse_index(std::string_view(text).substr(digits, begin - digits));
-        }
+      } else if (at > 0 && text[at - 1] == ' ') {  // the count before: "8 cpus"
+        cpus = count_ending_at(text, at - 1);
       }
     }
   }
@@ -1356,11 +1364,9 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   // node", "0 extra nodes", "4 cpu nodes".
   std::optional<int> cpu_nodes;
   for (const std::string_view after : {" extra cpu node", " extra node", " cpu node"}) {
-    const size_t at = text.find(after);
-    if (at == std::string::npos || at == 0) continue;
-    size_t begin = at;
-    while (begin > 0 && is_digit(text[begin - 1])) --begin;
-    if (begin < at) cpu_nodes = parse_index(std::string_view(text).substr(begin, at - begin));
+    if (const size_t at = text.find(after); at != std::string::npos) {
+      cpu_nodes = count_ending_at(text, at);
+    }
     if (cpu_nodes) break;
   }
   s.synthetic = has("synthetic") || has("random data") || has("fake data") || has("dummy data") ||
