@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The GPU machine's one script (issues 6 and 19): build, check, measure; about 7-8 minutes on 16
-# cores (--quick: about 5). See tests/gpu/README.md for how to call it through the device tool
+# The GPU machine's one script (issues 6, 19 and 27): build, measure, then check (each check's
+# failure is recorded and the run goes on; it exits non-zero at the end); about 7-8 minutes on
+# 16 cores (--quick: about 5), the sanitizers capped. See tests/gpu/README.md for how to call it through the device tool
 # (carry build-gpu-deps, made by tests/gpu/prepare.sh). Results go under $OUT (default:
 # ./gpu-out), at most 8 files (what the device tool sends back):
 #   run.log            everything printed (driver, builds, tests, sanitizers, measurements)
@@ -121,15 +122,8 @@ fi
 export PYTHONPATH="$build/python"
 stoker=$build/stoker
 
-# -- 3. GPU output against the CPU reference -----------------------------------------------------
-step "3. C++ tests on the GPU (cuda_test must not skip) and the shared-arithmetic tests"
-STOKER_REQUIRE_GPU=1 STOKER_TEST_TMP=/tmp "$build/cuda/cuda_test" \
-  --gtest_output="xml:$OUT/gtest.xml"
-"$build/src/image/image_test" --gtest_filter='AugmentKernel.*:JpegGpuCheck.*'
-STOKER_TEST_TMP=/tmp "$build/src/pipeline/pipeline_test" --gtest_filter='Deferred*:Staged*'
-
-# -- 4. test data, made on the spot ---------------------------------------------------------------
-step "4. test data: synth + pack (jpeg and raw, longer side 256)"
+# -- 3. test data, made on the spot ---------------------------------------------------------------
+step "3. test data: synth + pack (jpeg and raw, longer side 256)"
 # Outside $OUT: everything under $OUT travels back, and the raw pack alone is ~300 MB.
 data=${STOKER_GPU_DATA:-/tmp/stoker-gpu-data}
 rm -rf "$data"
@@ -138,87 +132,33 @@ images=2048
 # synth is single-threaded (~30 ms per 500x375 image): one process per core, each its own
 # class folder (ImageFolder classes = the parts).
 parts=16
+synths=()
 for ((p = 0; p < parts; ++p)); do
   "$stoker" synth "$data/src/part$p" --images $((images / parts)) --classes 1 --width 500 \
     --height 375 --seed "$p" >/dev/null &
+  synths+=($!)
 done
-wait
+# By their ids: a bare `wait` also waits for the `tee` of the log above, which never ends.
+for pid in "${synths[@]}"; do wait "$pid"; done
 "$stoker" synth "$data/small" --images 23 --classes 3 --width 64 --height 48 >/dev/null
 # Real photographs where prepare.sh found Debian's wallpapers (the "folder photos" targets).
 [ -d "$root/build-gpu-deps/photos" ] && cp -r "$root/build-gpu-deps/photos" "$data/photos"
 "$stoker" pack "$data/src" "$data/jpeg" --mode jpeg --max-side 256 --quality 90 --threads "$jobs"
 "$stoker" pack "$data/src" "$data/raw" --mode raw --max-side 256 --threads "$jobs"
 
-# -- 5. the PyTorch hand-off ----------------------------------------------------------------------
-step "5. PyTorch hand-off (device='cuda')"
-python3 tests/gpu/torch_handoff.py "$data/small" | tee -a "$OUT/checks.txt"
-
-step "5b. GPU decode (nvJPEG) against the CPU path at scale 1; bad files judged alike"
-# A failed check does not stop the run (device time is scarce): it is recorded, the
-# measurements still run, and the script exits non-zero at the end.
 failures=()
-python3 tests/gpu/gpu_decode_check.py "$data/src" "$OUT/gpu_decode.json" 2>&1 |
-  tee -a "$OUT/checks.txt" || failures+=("gpu_decode_check.py")
 
-step "5c. compute-sanitizer memcheck and racecheck: short loader runs, GPU augment and decode"
-sanitize() {
-  local tool=$1
-  shift
-  echo "== compute-sanitizer --tool $tool $*" | tee -a "$OUT/sanitizer.txt"
-  if ! compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 "$@" \
-    >>"$OUT/sanitizer.txt" 2>&1; then
-    tail -40 "$OUT/sanitizer.txt"
-    failures+=("compute-sanitizer $tool $*")
-  fi
-  tail -2 "$OUT/sanitizer.txt"
-}
-for tool in memcheck racecheck; do
-  sanitize "$tool" "$stoker" bench "$data/jpeg" --device cuda --threads 4 --batch 32 --images 192
-  sanitize "$tool" "$stoker" bench "$data/src" --device cuda --decode gpu --threads 4 --batch 32 \
-    --images 192
-done
-
-# -- 6. the CLI: GPU and CPU augmentation deliver the same bytes ---------------------------------
-step "6. stoker bench --digest, CPU vs --device cuda"
-for set in jpeg raw; do
-  cpu=$("$stoker" bench "$data/$set" --threads "$jobs" --images 1024 --digest --json)
-  gpu=$("$stoker" bench "$data/$set" --threads "$jobs" --images 1024 --digest --json --device cuda)
-  echo "$set cpu: $cpu" >> "$OUT/checks.txt"
-  echo "$set gpu: $gpu" >> "$OUT/checks.txt"
-  d_cpu=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["digest"])' "$cpu")
-  d_gpu=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["digest"])' "$gpu")
-  echo "$set: digest cpu $d_cpu, gpu $d_gpu"
-  [ "$d_cpu" = "$d_gpu" ] || { echo "run.sh: $set: GPU and CPU batches differ" >&2; exit 1; }
-done
-
-# -- 6b. the doctor measures GPU augmentation ------------------------------------------------------
-step "6b. stoker doctor --device cuda"
-"$stoker" doctor "$data/src" --gpus 8 --gpu-rate 3000 --sample 256 --seconds 1 --device cuda \
-  --json > /tmp/doctor_cuda.json
-python3 - /tmp/doctor_cuda.json <<'PY' | tee -a "$OUT/checks.txt"
-import json, sys
-d = json.load(open(sys.argv[1]))
-print("doctor:", d["verdict"], d["summary"])
-names = [s["name"] for s in d["capacity"]["setups"]]
-for s in d["capacity"]["setups"]:
-    print(f"  {s['name']}: {s['images_per_second']:.0f} images/s, {s['cpu_ms_per_image']:.3f} ms CPU/image")
-for f in d.get("fixes", []):
-    print("  fix:", f["action"], "-", f.get("reason", ""))
-assert all("GPU augmentation" in n or "GPU decode" in n for n in names), names
-assert any("GPU decode" in n for n in names), names  # measured, so recommended by numbers
-PY
-
-# -- 7. measurements -----------------------------------------------------------------------------
-step "7. gpu_bench: batch 256, size 224; folder, jpeg and raw packs; CPU path, GPU augment, GPU decode"
+# -- 4. measurements, before the checks: the numbers are what the device time is for -----------
+step "4. gpu_bench: batch 256, size 224; folder, jpeg and raw packs; CPU path, GPU augment, GPU decode"
 bench_images=4096 bench_seconds=3
 [ "$quick" = 1 ] && bench_images=2048 bench_seconds=2
 folders=(--data "folder=$data/src")
 [ -d "$data/photos" ] && folders+=(--data "photos=$data/photos")
 "$build/bench/gpu_bench" "${folders[@]}" --data "jpeg=$data/jpeg" --data "raw=$data/raw" \
   --threads 1,4,8,16 --batch 256 --size 224 --images "$bench_images" \
-  --max-seconds "$bench_seconds" --json "$OUT/gpu_bench.json"
+  --max-seconds "$bench_seconds" --json "$OUT/gpu_bench.json" || failures+=("gpu_bench")
 
-step "7b. DALI's GPU pipeline (mixed nvJPEG decode) on the same folders"
+step "4b. DALI's GPU pipeline (mixed nvJPEG decode) on the same folders"
 dali_site=/tmp/stoker-dali-site
 if [ ! -d "$dali_site" ] && [ -f /tmp/stoker-dali/PARTS ]; then
   parts=$(find /tmp/stoker-dali -name 'part*' | wc -l)
@@ -241,10 +181,10 @@ else
   echo "DALI not staged: no DALI row (README.md, \"DALI\")" | tee "$OUT/dali.json"
 fi
 
-step "8. summary for docs/perf.md"
+step "5. summary for docs/perf.md"
 commit=$(git describe --always --dirty 2>/dev/null || cat build-gpu-deps/COMMIT 2>/dev/null || echo '?')
 python3 - "$OUT/gpu_bench.json" "$commit" "$OUT/dali.json" \
-  > "$OUT/summary.md" <<'PY'
+  > "$OUT/summary.md" <<'PY' || failures+=("summary")
 import datetime, json, sys
 r = json.load(open(sys.argv[1]))
 try:
@@ -292,6 +232,89 @@ for name, set_ in (("src", "folder"), ("photos", "photos")):
               f"{best['images_per_second'] / best_dali:.2f}x (target >= 1)")
 PY
 cat "$OUT/summary.md"
+# -- 6. checks: a failure is recorded and the run goes on (device time is scarce); it exits
+# non-zero at the end. The measurements came first, so a failing check cannot cost them ---------
+check() {
+  local name=$1
+  shift
+  if ! "$@" 2>&1 | tee -a "$OUT/checks.txt"; then
+    echo "run.sh: check FAILED: $name" >&2
+    failures+=("$name")
+  fi
+}
+step "6a. C++ tests on the GPU (cuda_test must not skip) and the shared-arithmetic tests"
+check cuda_test env STOKER_REQUIRE_GPU=1 STOKER_TEST_TMP=/tmp "$build/cuda/cuda_test" \
+  --gtest_output="xml:$OUT/gtest.xml"
+check image_test "$build/src/image/image_test" --gtest_filter='AugmentKernel.*:JpegGpuCheck.*'
+check pipeline_test env STOKER_TEST_TMP=/tmp "$build/src/pipeline/pipeline_test" \
+  --gtest_filter='Deferred*:Staged*'
+
+step "6b. PyTorch hand-off (device='cuda')"
+check torch_handoff.py python3 tests/gpu/torch_handoff.py "$data/small"
+
+step "6c. GPU decode (nvJPEG) against the CPU path at scale 1; bad files judged alike"
+check gpu_decode_check.py python3 tests/gpu/gpu_decode_check.py "$data/src" "$OUT/gpu_decode.json"
+
+step "6d. stoker bench --digest, CPU vs --device cuda: the same bytes"
+digests_agree() {
+  local set=$1 cpu gpu d_cpu d_gpu
+  cpu=$("$stoker" bench "$data/$set" --threads "$jobs" --images 1024 --digest --json) || return 1
+  gpu=$("$stoker" bench "$data/$set" --threads "$jobs" --images 1024 --digest --json \
+    --device cuda) || return 1
+  echo "$set cpu: $cpu" >> "$OUT/checks.txt"
+  echo "$set gpu: $gpu" >> "$OUT/checks.txt"
+  d_cpu=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["digest"])' "$cpu")
+  d_gpu=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["digest"])' "$gpu")
+  echo "$set: digest cpu $d_cpu, gpu $d_gpu" | tee -a "$OUT/checks.txt"
+  [ "$d_cpu" = "$d_gpu" ]
+}
+for set in jpeg raw; do
+  check "digest $set" digests_agree "$set"
+done
+
+step "6e. stoker doctor --device cuda"
+doctor_measures_gpu() {
+  "$stoker" doctor "$data/src" --gpus 8 --gpu-rate 3000 --sample 256 --seconds 1 \
+    --device cuda --json > /tmp/doctor_cuda.json || return 1
+  python3 - /tmp/doctor_cuda.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("doctor:", d["verdict"], d["summary"])
+names = [s["name"] for s in d["capacity"]["setups"]]
+for s in d["capacity"]["setups"]:
+    print(f"  {s['name']}: {s['images_per_second']:.0f} images/s, {s['cpu_ms_per_image']:.3f} ms CPU/image")
+for f in d.get("fixes", []):
+    print("  fix:", f["action"], "-", f.get("reason", ""))
+assert all("GPU augmentation" in n or "GPU decode" in n for n in names), names
+assert any("GPU decode" in n for n in names), names  # measured, so recommended by numbers
+PY
+}
+check "doctor --device cuda" doctor_measures_gpu
+
+step "6f. compute-sanitizer memcheck and racecheck: short loader runs, GPU augment and decode"
+# Last, and each capped: the sanitizers slow every kernel many times over.
+sanitize() {
+  local tool=$1
+  shift
+  echo "== compute-sanitizer --tool $tool $*" | tee -a "$OUT/sanitizer.txt"
+  local rc=0
+  timeout "$sanitizer_cap" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+    --print-limit 20 "$@" >>"$OUT/sanitizer.txt" 2>&1 || rc=$?
+  if [ "$rc" != 0 ]; then
+    echo "(exit status $rc; 124: stopped at the ${sanitizer_cap} s cap)" | tee -a "$OUT/sanitizer.txt"
+    tail -40 "$OUT/sanitizer.txt"
+    failures+=("compute-sanitizer $tool $*")
+  fi
+  tail -2 "$OUT/sanitizer.txt"
+}
+sanitizer_cap=90
+[ "$quick" = 1 ] && sanitizer_cap=60
+for tool in memcheck racecheck; do
+  sanitize "$tool" "$stoker" bench "$data/jpeg" --device cuda --threads 4 --batch 32 --images 192
+  sanitize "$tool" "$stoker" bench "$data/src" --device cuda --decode gpu --threads 4 --batch 32 \
+    --images 192
+done
+
 step "all done in $(($(date +%s) - start)) s"
 if [ "${#failures[@]}" -gt 0 ]; then
   printf 'run.sh: FAILED: %s\n' "${failures[@]}" >&2
