@@ -259,6 +259,9 @@ struct Telemetry {
   // A feeder's own count of the batches it made and how long that took (Tacotron's "Generated
   // 32 batches of size 32 in 126.923 sec"): seconds per batch.
   std::vector<std::pair<Origin, double>> feeder_batch_seconds;
+  // Waits for data timed on lines that do not time their step ("data: 53577ms, mem: 24269M"),
+  // in seconds: read only when the log has no step lines to pair them with.
+  std::vector<std::pair<Origin, double>> lone_waits;
   // Horovod's stall warning, per stalled op: the ranks the others wait for ("[missing ranks:
   // 0]").
   std::vector<std::pair<Origin, std::vector<int>>> missing_ranks;

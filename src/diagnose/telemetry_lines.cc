@@ -20,6 +20,7 @@ struct LineReading {
   bool step_is_total = false;      // "Total step time: 0.33s": its parts may follow on their lines
   bool data_is_remainder = false;  // data is the step less its compute ("Time 2.87 RUN 0.87")
   bool meaningful = false;         // anything the doctor reads
+  std::string data_name;           // the wait's name as printed ("data", "loadertime")
 };
 
 // The value named `name` on a line, if any.
@@ -39,10 +40,15 @@ bool named(const std::vector<NamedValue>& values, std::string_view name) {
 LineReading read_step(const std::vector<NamedValue>& values) {
   LineReading r;
   const bool espnet = named(values, "train_time") && named(values, "iter_time");
+  // BasicSR-style loggers (traiNNer, mmsr): "<epoch:249, iter: 250, lr:1.000e-04, t:286.9083s,
+  // td:4.1610s, eta:...>": t is the step, td its data wait; a lone "t" is no name to trust.
+  const bool t_td = named(values, "t") && named(values, "td");
   std::optional<double> iteration;  // the seconds of an "it/s" rate
   for (const NamedValue& v : values) {
     Meaning m = meaning_of(v);
     if (espnet && v.name == "iter_time") m.quantity = Quantity::kDataWait;
+    if (t_td && v.name == "td") m.quantity = Quantity::kDataWait;
+    if (t_td && v.name == "t") m.quantity = Quantity::kStep, m.priority = 2;
     const auto seconds = seconds_of(v);
     if (!seconds) continue;
     const auto avg_seconds = [&]() -> std::optional<double> {
@@ -53,6 +59,7 @@ LineReading read_step(const std::vector<NamedValue>& values) {
     };
     if (m.quantity == Quantity::kDataWait && !r.data) {
       r.data = seconds;
+      r.data_name = v.name;
       r.data_avg = avg_seconds();
     } else if ((m.quantity == Quantity::kStep || m.quantity == Quantity::kStepWithoutData) &&
                m.priority > r.step_priority) {
@@ -739,6 +746,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   const bool summary = is_job_summary(lines);
   const size_t first_step = out.steps.size();
   bool found = false;
+  struct LoneWait {
+    int64_t line;
+    double seconds;
+    std::string name;
+  };
+  std::vector<LoneWait> lone_waits;  // waits on lines without their step
   int steps_file = -1, rates_file = -1, util_file = -1;
   std::set<int64_t> told_in_words;  // lines whose utilisation one_against_rest read
   // Steps and waits told in sentences: read from the whole line, once, instead of its numbers.
@@ -1056,6 +1069,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       continue;
     }
     if (step.data && !step.step) {
+      lone_waits.push_back({line.number, *step.data, step.data_name});
       flush_timer_table();
       pending_data = step.data;
       pending_line = last_timer_line = line.number;
@@ -1217,6 +1231,22 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
   }
   flush_timer_table();
+  // A series of waits with no step lines at all is a reading of its own (waits_that_spike).
+  // One series: the waits of the name most lines print (a sentence's "busy around 120 seconds
+  // per step" is not one of the log's lines).
+  std::map<std::string, size_t> names;
+  for (const LoneWait& w : lone_waits) ++names[w.name];
+  const auto series = std::max_element(
+      names.begin(), names.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (out.steps.size() == first_step && series != names.end() &&
+      series->second >= kLoneWaitsToJudge) {
+    if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+    for (const LoneWait& w : lone_waits) {
+      if (w.name == series->first)
+        out.lone_waits.emplace_back(Origin{steps_file, w.line}, w.seconds);
+    }
+    found = true;
+  }
   if (steps_file >= 0) settle_data_column(out, first_step, steps_file);
   // After the data column is settled: these waits are bounds, not a column to settle.
   if (!clocks.empty() &&

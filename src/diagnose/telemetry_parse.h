@@ -38,6 +38,10 @@ using util::parse_number;  // the whole of `s` as a finite number
 // A non-negative integer below 2^31; nullopt otherwise.
 std::optional<int> parse_index(std::string_view s);
 
+// Lines that time a wait for data but not their step, fewer than this, are no series to judge
+// (Telemetry::lone_waits).
+constexpr size_t kLoneWaitsToJudge = 5;
+
 // Days since 1970-01-01 of a proleptic Gregorian date; nullopt for an invalid date.
 std::optional<int64_t> days_from_civil(int64_t y, int m, int d);
 // "HH:MM:SS" or "HH:MM:SS.fff" -> seconds since midnight; nullopt when malformed.

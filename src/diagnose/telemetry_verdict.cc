@@ -814,6 +814,116 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   return d;
 }
 
+// Waits for data timed without their step (Telemetry::lone_waits) that jump, on a few steps, to
+// a second or more and 20x their median ("data: 53577ms" among "data: 18ms"): a wait that long
+// stalls the GPU whatever the step takes, unless the step itself takes many seconds. Loader
+// workers that each make a whole batch in turn, more slowly than the GPU uses the batches of
+// the others, leave it waiting once a round: every Nth step with N workers. nullopt when the
+// waits do not show it.
+// "2nd", "3rd", "8th", "21st".
+std::string ordinal(size_t n) {
+  const size_t tens = n % 100, ones = n % 10;
+  const char* suffix = tens >= 11 && tens <= 13 ? "th"
+                       : ones == 1              ? "st"
+                       : ones == 2              ? "nd"
+                       : ones == 3              ? "rd"
+                                                : "th";
+  return fmt::format("{}{}", n, suffix);
+}
+
+std::optional<Diagnosis> waits_that_spike(const Telemetry& tel) {
+  if (!tel.steps.empty() || tel.lone_waits.size() < telemetry::kLoneWaitsToJudge) {
+    return std::nullopt;
+  }
+  std::vector<double> sorted;
+  for (const auto& w : tel.lone_waits) sorted.push_back(w.second);
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  std::vector<size_t> spikes;  // indices into lone_waits
+  double low = std::numeric_limits<double>::infinity(), high = 0, spike_sum = 0;
+  for (size_t i = 0; i < tel.lone_waits.size(); ++i) {
+    const double w = tel.lone_waits[i].second;
+    if (w >= 1 && w >= 20 * median) {
+      spikes.push_back(i);
+      low = std::min(low, w), high = std::max(high, w), spike_sum += w;
+    }
+  }
+  if (spikes.size() < 2 || 2 * spikes.size() > tel.lone_waits.size()) return std::nullopt;
+  // A jump at a fixed distance (give or take one step) is a round of the workers.
+  std::set<size_t> gaps;
+  for (size_t k = 1; k < spikes.size(); ++k) gaps.insert(spikes[k] - spikes[k - 1]);
+  const bool periodic = *gaps.rbegin() - *gaps.begin() <= 1;
+  const size_t period = *gaps.begin();
+  Diagnosis d;
+  d.verdict = Verdict::kInputBound;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "input-bound, probably: the wait for data jumps to {:.3g}-{:.3g} s on {} of {} steps{}, "
+      "against a median wait of {:.3g} s — {:.3g} s of waiting per step on average; the log does "
+      "not time the step, but only steps of many seconds hide waits so long. Loader workers that "
+      "each make a whole batch in turn, more slowly than the GPU uses the others' batches, leave "
+      "it waiting once a round (every Nth step with N workers)",
+      low, high, spikes.size(), tel.lone_waits.size(),
+      periodic && period > 1 ? fmt::format(" (about every {})", ordinal(period)) : std::string(),
+      median, spike_sum / static_cast<double>(tel.lone_waits.size()));
+  d.evidence.push_back(tel.cite(tel.lone_waits[spikes.front()].first));
+  d.evidence.push_back(tel.cite(tel.lone_waits[spikes.back()].first));
+  d.next = {
+      "the step time beside the wait (the loop's batch time), and top while training: workers "
+      "at 100 % CPU each are decoding too slowly, workers in state D wait on storage"};
+  d.fixes = fixes::input_bound_cpu();
+  for (Fix& f : fixes::io_bound()) d.fixes.push_back(std::move(f));
+  return d;
+}
+
+// Step lines that time the step only, at two levels five times apart or more and taking turns
+// ("Time/step: 44.2", 4.8, 43.9, 3.8, 45.7, 3.7): half the steps or more can be slow, so the
+// median is no reference; the fast quarter is what a step's own work costs. Loader workers
+// that deliver in bursts (one or two workers, each slower than the step) make this pattern; a
+// regime change (all slow steps first, or last) does not. nullopt when the lines do not show it.
+std::optional<Diagnosis> steps_at_two_levels(const Telemetry& tel,
+                                             const std::vector<const StepSample*>& all) {
+  // The first step also carries the job's start (workers, compilation): not one of the levels.
+  const std::vector<const StepSample*> lines(all.begin() + 1, all.end());
+  std::vector<double> seconds;
+  for (const StepSample* s : lines) seconds.push_back(s->step_seconds);
+  std::sort(seconds.begin(), seconds.end());
+  const double fast = seconds[seconds.size() / 4];
+  if (fast <= 0) return std::nullopt;
+  size_t n_fast = 0, n_slow = 0, turns = 0;
+  double slow_sum = 0, all_sum = 0;
+  int previous = 0;  // -1 fast, +1 slow
+  for (const StepSample* s : lines) {
+    all_sum += s->step_seconds;
+    int level = 0;
+    if (s->step_seconds <= 2 * fast) level = -1, ++n_fast;
+    if (s->step_seconds >= 5 * fast) level = 1, ++n_slow, slow_sum += s->step_seconds;
+    if (level != 0 && previous != 0 && level != previous) ++turns;
+    if (level != 0) previous = level;
+  }
+  // Two clear levels (few steps between them), each of three steps or more, taking turns
+  // again and again.
+  if (n_fast < 3 || n_slow < 3 || 5 * (n_fast + n_slow) < 4 * lines.size() || turns < 4) {
+    return std::nullopt;
+  }
+  const double lost = (slow_sum - fast * static_cast<double>(n_slow)) / all_sum;
+  Diagnosis d;
+  d.verdict = Verdict::kInputBound;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "input-bound, probably: the steps take turns between about {:.3g} s and 5x that or more "
+      "({} of {} slow, {:.0f} % of the time shown lost to them); a step's own work does not "
+      "vary so, batches that arrive in bursts do (loader workers each slower than the step)",
+      fast, n_slow, lines.size(), 100 * lost);
+  d.evidence.push_back(tel.cite(lines.front()->origin));
+  d.evidence.push_back(tel.cite(lines.back()->origin));
+  d.next = {
+      "the loop's data time against its step time (stoker.torch.watch(loader) times a "
+      "DataLoader): slow steps that wait for data are the loader's"};
+  d.fixes = fixes::input_bound_cpu();
+  return d;
+}
+
 // Step lines that time the step only, steady but for some that take twice as long or more:
 // the GPU's work on a batch of a fixed size does not vary so; a batch that was not ready does
 // (or the loop's own periodic work: a checkpoint, an evaluation, a log flush). nullopt when the
@@ -841,7 +951,7 @@ std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
     all_sum += s->step_seconds;
     if (s->step_seconds >= 2 * median) slow.push_back(s), slow_sum += s->step_seconds;
   }
-  if (slow.size() < 2 || 2 * slow.size() > lines.size()) return std::nullopt;
+  if (slow.size() < 2 || 2 * slow.size() > lines.size()) return steps_at_two_levels(tel, lines);
   Diagnosis d;
   d.verdict = Verdict::kInputBound;
   d.confidence = Confidence::kLow;
@@ -1037,10 +1147,23 @@ std::optional<Diagnosis> speed_that_falls(const Telemetry& tel) {
 // its storage. nullopt when the log does not show it.
 std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
   std::vector<const StepSample*> epochs;
+  std::optional<int> last_epoch;
   for (const StepSample& s : tel.steps) {
     if (s.has_data || s.average) continue;
-    const std::string_view text = line_of(tel, s.origin);
-    if (telemetry::lower(text.substr(0, 64)).find("epoch") == std::string::npos) return {};
+    const std::string head = telemetry::lower(line_of(tel, s.origin).substr(0, 64));
+    const size_t at = head.find("epoch");
+    if (at == std::string::npos) return {};
+    // "Epoch: 1/30, Step: 2/951, ... Time/step: 67.3": steps within one epoch, not epochs.
+    size_t digit = at + 5;
+    while (digit < head.size() &&
+           (head[digit] == ':' || head[digit] == ' ' || head[digit] == '[' || head[digit] == '=')) {
+      ++digit;
+    }
+    size_t end = digit;
+    while (end < head.size() && head[end] >= '0' && head[end] <= '9') ++end;
+    const auto epoch = telemetry::parse_index(std::string_view(head).substr(digit, end - digit));
+    if (epoch && last_epoch && *epoch == *last_epoch) return {};
+    if (epoch) last_epoch = epoch;
     epochs.push_back(&s);
   }
   if (epochs.size() < 3) return std::nullopt;
@@ -1189,6 +1312,20 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto blocked = telemetry::judge_process_states(tel)) {
     // The job's processes waiting in the kernel on storage.
     d = *blocked;
+  } else if (const auto spikes = waits_that_spike(tel)) {
+    // Waits without their steps, a few of them long: the loader's rounds.
+    d = *spikes;
+  } else if (!tel.lone_waits.empty() && tel.steps.empty() && tel.rates.empty()) {
+    d.verdict = Verdict::kUnknown;
+    d.confidence = Confidence::kLow;
+    d.summary = fmt::format(
+        "waits for data without their steps ({} lines, the longest {:.3g} s): what share of the "
+        "step they are, the log does not say",
+        tel.lone_waits.size(),
+        std::max_element(tel.lone_waits.begin(), tel.lone_waits.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; })
+            ->second);
+    d.next = {"the loop's step (batch) time printed beside its data time"};
   } else if (!tel.steps.empty() || !tel.rates.empty()) {
     // Step times without their wait, or rates: how fast, not why.
     d.verdict = Verdict::kUnknown;

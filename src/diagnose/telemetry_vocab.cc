@@ -694,7 +694,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 73> kSynonyms = {{
+constexpr std::array<Synonym, 77> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -703,6 +703,7 @@ constexpr std::array<Synonym, 73> kSynonyms = {{
     {"data_load_time", Quantity::kDataWait, 0},
     {"data_loading", Quantity::kDataWait, 0},
     {"data_loading_time", Quantity::kDataWait, 0},
+    {"dataloadingtime", Quantity::kDataWait, 0},  // imagenet-multiGPU.torch: "DataLoadingTime"
     {"dataload", Quantity::kDataWait, 0},
     {"dataloader", Quantity::kDataWait, 0},
     {"dataloader_time", Quantity::kDataWait, 0},
@@ -731,6 +732,10 @@ constexpr std::array<Synonym, 73> kSynonyms = {{
     {"read_time", Quantity::kDataWait, 0},
     {"loaded", Quantity::kDataWait, 0},  // darknet's "Loaded: 2.078771 seconds"
     {"rtime", Quantity::kDataWait, 0},   // pips' "rtime 0.06; itime 1.95"
+    // Habitat's PPO trainers: "env-time: 175.496s  pth-time: 90.586s" (since the start). The
+    // environments' stepping is a reinforcement learner's input; the learner's own time is the
+    // rest of its step.
+    {"env_time", Quantity::kDataWait, 0},
     {"itime", Quantity::kStep, 4},
     {"time_train", Quantity::kStep, 5},  // "Time_train(average) 30.307 (30.044)"
     {"train_time", Quantity::kStep, 5},
@@ -739,6 +744,7 @@ constexpr std::array<Synonym, 73> kSynonyms = {{
     {"iteration_time", Quantity::kStep, 4},
     {"time_per_iteration", Quantity::kStep, 4},  // Megatron: "elapsed time per iteration (ms)"
     {"time_per_step", Quantity::kStep, 4},       // OpenSeq2Seq: "time per step = 0:00:1.390"
+    {"time/step", Quantity::kStep, 4},           // CLIP4Clip: "Time/step: 44.222691"
     {"time_per_batch", Quantity::kStep, 4},
     {"time_per_iter", Quantity::kStep, 4},
     {"batch_time", Quantity::kStep, 4},
@@ -758,6 +764,7 @@ constexpr std::array<Synonym, 73> kSynonyms = {{
     {"iteration_total", Quantity::kStep, 1},  // "total" after its parts: "dl=.. fwd=.. total="
     {"total", Quantity::kStep, 1},
     {"updt_s", Quantity::kStepWithoutData, 1},
+    {"pth_time", Quantity::kStepWithoutData, 1},
     {"iteration_without_data", Quantity::kStepWithoutData, 1},  // darknet's "0.76 seconds,"
     {"gpu_utilization", Quantity::kGpuUtilisation, 0},
     {"gpu_utilisation", Quantity::kGpuUtilisation, 0},

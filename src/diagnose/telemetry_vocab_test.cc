@@ -1098,5 +1098,72 @@ TEST(Vocabulary, ALogThatPrintsOnlyItsClockAndItsStep) {
   EXPECT_EQ(timed.steps[1].step_seconds, 0.5);
 }
 
+TEST(Vocabulary, ReinforcementLearnersAndSuperResolutionTrainersNameTheirWaitsSo) {
+  // Habitat's PPO (sound-spaces#7): "env-time: 175.496s  pth-time: 90.586s" since the start:
+  // the environments are the learner's input, pth-time the rest of its step.
+  const Telemetry ppo = read_text(
+      "2020-09-29 12:18:38,351 update: 10\tenv-time: 175.496s\tpth-time: 90.586s\tframes: 8250\n"
+      "2020-09-29 12:22:01,408 update: 20\tenv-time: 296.408s\tpth-time: 172.698s\tframes: "
+      "15750\n");
+  ASSERT_EQ(ppo.steps.size(), 2u);
+  EXPECT_NEAR(ppo.steps[0].data_seconds, 175.496, 1e-9);
+  EXPECT_NEAR(ppo.steps[0].step_seconds, 175.496 + 90.586, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(read_telemetry_files(
+                                   {pasted("datalog_sound-spaces7-ppo-env-time-vs-pth-time-fps-31-"
+                                           "cutoff.txt")}))
+                .verdict,
+            Verdict::kInputBound);
+  // traiNNer#72 (BasicSR's logger): "t:286.9083s, td:4.1610s": t the step, td its wait.
+  const Telemetry sr = read_text(
+      "22-12-06 08:58:44.018 - INFO: <epoch:249, iter:     250, lr:1.000e-04, t:286.9083s, "
+      "td:4.1610s, eta:39828.4575h> pix-l1: 6.5921e-04\n");
+  ASSERT_EQ(sr.steps.size(), 1u);
+  EXPECT_NEAR(sr.steps[0].step_seconds, 286.9083, 1e-9);
+  EXPECT_NEAR(sr.steps[0].data_seconds, 4.161, 1e-9);
+  // A lone "t" is no step: "t: 0.5" alone says nothing.
+  EXPECT_THROW(read_text("<epoch: 3, t: 0.5, loss: 0.2>\n<epoch: 4, t: 0.6, loss: 0.2>\n"), Error);
+  // imagenet-multiGPU.torch's "DataLoadingTime" beside its "Time" (which leaves the wait out).
+  const Diagnosis torch7 = diagnose_telemetry(read_telemetry_files({pasted(
+      "datalog_imagenet-multigpu-torch24-dataloadingtime-spikes-every-10-iters-cutoff.txt")}));
+  EXPECT_EQ(torch7.verdict, Verdict::kInputBound) << torch7.summary;
+}
+
+TEST(PastedLogs, StepsThatTakeTurnsBetweenTwoLevelsWaitForBurstsOfBatches) {
+  // CLIP4Clip#58: "Time/step" alternating 44 s and 4 s on 2 x 8 GPUs.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_clip4clip58-2x8gpu-step-time-alternates-44s-4s-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_NE(d.summary.find("take turns"), std::string::npos) << d.summary;
+  // Steps within one epoch are no epochs: the first step's start-up is not a cold page cache.
+  EXPECT_EQ(d.summary.find("first epoch"), std::string::npos) << d.summary;
+  // A regime change (slow, then fast for good) is no taking turns.
+  std::string change;
+  for (int i = 0; i < 12; ++i) {
+    change += fmt::format("Step: {}/900, Time/step: {}\n", i + 1, i < 6 ? 44.0 + i : 4.0 + i % 2);
+  }
+  EXPECT_EQ(diagnose_telemetry(read_text(change)).summary.find("take turns"), std::string::npos);
+}
+
+TEST(PastedLogs, WaitsWithoutTheirStepsThatJumpOnceARoundOfTheWorkers) {
+  // SparseOcc#14: "data: 53577ms" every 8th line among waits of ~20 ms.
+  const Diagnosis occ = diagnose_telemetry(
+      read_telemetry_files({pasted("datalog_sparseocc14-data-time-spikes-every-8-iters.txt")}));
+  EXPECT_EQ(occ.verdict, Verdict::kInputBound) << occ.summary;
+  EXPECT_NE(occ.summary.find("about every 8th"), std::string::npos) << occ.summary;
+  // Mozilla TTS#407: LoaderTime 124.64 s every 4th step with 4 workers; the sentence's "busy
+  // around 120 seconds per step" (no workers) is not one of the log's lines.
+  const Diagnosis tts = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_mozillaTTS407-speaker-encoder-loadertime-124s-every-4th-step.txt")}));
+  EXPECT_EQ(tts.verdict, Verdict::kInputBound) << tts.summary;
+  EXPECT_NE(tts.summary.find("about every 4th"), std::string::npos) << tts.summary;
+  // Even waits: read, but what share of the step they are is not known.
+  std::string even;
+  for (int i = 0; i < 8; ++i) even += fmt::format("data: {}ms, mem: 24882M\n", 18 + i);
+  const Diagnosis flat = diagnose_telemetry(read_text(even));
+  EXPECT_EQ(flat.verdict, Verdict::kUnknown) << flat.summary;
+  EXPECT_NE(flat.summary.find("without their steps"), std::string::npos) << flat.summary;
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
