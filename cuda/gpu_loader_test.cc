@@ -90,7 +90,7 @@ class GpuTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = std::make_unique<test::TempDir>("cuda_test");
-    root_ = dir_->path();
+    root_ = dir_->path() / "noisy";  // beside photos/, not above it: two image folders
     for (int i = 0; i < kImages; ++i) {
       Rng rng(stream_key(5, i));
       const int w = 40 + static_cast<int>(rng.bounded(600));
