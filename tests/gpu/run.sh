@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU machine's one script (issues 6, 19 and 27): build, measure, then check (each check's
-# failure is recorded and the run goes on; it exits non-zero at the end); about 7-8 minutes on
-# 16 cores (--quick: about 5), the sanitizers capped. See tests/gpu/README.md for how to call it through the device tool
+# failure is recorded and the run goes on; it exits non-zero at the end); 196-205 s on an H200
+# with 16 cores (2026-12-04), the sanitizers capped. See tests/gpu/README.md for how to call it through the device tool
 # (carry build-gpu-deps, made by tests/gpu/prepare.sh). Results go under $OUT (default:
 # ./gpu-out), at most 8 files (what the device tool sends back):
 #   run.log            everything printed (driver, builds, tests, sanitizers, measurements)
