@@ -43,12 +43,17 @@ LineReading read_step(const std::vector<NamedValue>& values) {
   // BasicSR-style loggers (traiNNer, mmsr): "<epoch:249, iter: 250, lr:1.000e-04, t:286.9083s,
   // td:4.1610s, eta:...>": t is the step, td its data wait; a lone "t" is no name to trust.
   const bool t_td = named(values, "t") && named(values, "td");
+  // Mozilla/Coqui TTS: "step_time: 0.23 loader_time: 5.4650": the step is timed after its batch
+  // arrived, the wait for it apart.
+  const bool tts = (named(values, "step_time") || named(values, "steptime")) &&
+                   (named(values, "loader_time") || named(values, "loadertime"));
   std::optional<double> iteration;  // the seconds of an "it/s" rate
   for (const NamedValue& v : values) {
     Meaning m = meaning_of(v);
     if (espnet && v.name == "iter_time") m.quantity = Quantity::kDataWait;
     if (t_td && v.name == "td") m.quantity = Quantity::kDataWait;
     if (t_td && v.name == "t") m.quantity = Quantity::kStep, m.priority = 2;
+    if (tts && m.quantity == Quantity::kStep) m.quantity = Quantity::kStepWithoutData;
     const auto seconds = seconds_of(v);
     if (!seconds) continue;
     const auto avg_seconds = [&]() -> std::optional<double> {
@@ -139,10 +144,10 @@ bool is_prose(std::string_view text) {
 // " whereas ", " compared to ", " vs "), so that each clause is read as a line of its own: its
 // GPU or node count starts a run, its numbers belong to that run.
 std::vector<Line> clauses_of(const Line& line) {
-  static constexpr std::array<std::string_view, 11> kBreaks = {
-      ". ",      "; ",        ", but ",        " but ",           ", while ",
-      " while ", " whereas ", " compared to ", " compared with ", " vs ",
-      " versus "};
+  static constexpr std::array<std::string_view, 12> kBreaks = {
+      ". ",       "; ",        ", but ",        " but ",           ", while ",
+      " while ",  " whereas ", " compared to ", " compared with ", " vs ",
+      " versus ", " or "};
   std::vector<Line> out;
   const std::string low = lower(line.text);
   size_t start = 0;

@@ -471,7 +471,7 @@ bool scan_cprofile(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
     }
     const int file = files.of(TelemetryKind::kPythonProfiler);
     found = true;
-    double data = -1;
+    double data = -1, root = -1;
     Origin data_at;
     size_t j = i + 1;
     for (; j < lines.size(); ++j) {
@@ -480,16 +480,24 @@ bool scan_cprofile(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
       // "330000    1.585    0.000    3.447    0.000 memmap.py:330(__getitem__)"; "20/10" counts
       // recursive calls.
       if (row.size() < 6 || !parse_number(row[1]) || !parse_number(row[3])) break;
-      if (!is_data_function(lines[j].text)) continue;
       const double cum = *parse_number(row[3]);
+      // The script's top level ("train.py:2(<module>)", "{built-in method builtins.exec}"): the
+      // whole run, where the paste leaves out the "function calls in T seconds" line.
+      if (lines[j].text.find("(<module>)") != std::string_view::npos ||
+          lines[j].text.find("builtins.exec}") != std::string_view::npos) {
+        root = std::max(root, cum);
+      }
+      if (!is_data_function(lines[j].text)) continue;
       if (cum > data) data = cum, data_at = {file, lines[j].number};
     }
-    // The table's own total, when its header says one within the few lines above.
+    // The table's own total, when its header says one within the few lines above; else its
+    // top level's.
     const bool own_total = total > 0 && lines[i].number - total_line <= 6;
-    if (data >= 0 && own_total && data <= total) {
+    const double whole = own_total ? total : root;
+    if (data >= 0 && whole > 0 && data <= whole) {
       StepSample s;
       s.origin = data_at;
-      s.step_seconds = total;
+      s.step_seconds = whole;
       s.data_seconds = data;
       s.average = true;
       out.steps.push_back(s);

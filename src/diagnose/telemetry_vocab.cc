@@ -694,7 +694,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 77> kSynonyms = {{
+constexpr std::array<Synonym, 80> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -704,6 +704,8 @@ constexpr std::array<Synonym, 77> kSynonyms = {{
     {"data_loading", Quantity::kDataWait, 0},
     {"data_loading_time", Quantity::kDataWait, 0},
     {"dataloadingtime", Quantity::kDataWait, 0},  // imagenet-multiGPU.torch: "DataLoadingTime"
+    {"data_times", Quantity::kDataWait, 0},       // starVLA's progress bar: "data_times=0.001"
+    {"batch_input", Quantity::kDataWait, 0},      // DeepSpeed's pipeline timers
     {"dataload", Quantity::kDataWait, 0},
     {"dataloader", Quantity::kDataWait, 0},
     {"dataloader_time", Quantity::kDataWait, 0},
@@ -737,7 +739,8 @@ constexpr std::array<Synonym, 77> kSynonyms = {{
     // rest of its step.
     {"env_time", Quantity::kDataWait, 0},
     {"itime", Quantity::kStep, 4},
-    {"time_train", Quantity::kStep, 5},  // "Time_train(average) 30.307 (30.044)"
+    {"time_train", Quantity::kStep, 5},   // "Time_train(average) 30.307 (30.044)"
+    {"train_batch", Quantity::kStep, 5},  // DeepSpeed's timers: "train_batch: 87510.72" (ms)
     {"train_time", Quantity::kStep, 5},
     {"iter_time", Quantity::kStep, 4},
     {"itertime", Quantity::kStep, 4},
@@ -848,7 +851,9 @@ Meaning meaning_of(const NamedValue& v) {
   if (m.quantity == Quantity::kNone && !v.unit.empty() && seconds_of(v)) {
     static constexpr std::array<std::string_view, 5> kExchange = {
         "all_reduce", "allreduce", "reduce_scatter", "all_gather", "allgather"};
-    const bool exchange = std::any_of(kExchange.begin(), kExchange.end(),
+    // DeepSpeed's pipeline engine sums its exchanges in one timer, "comms: 74766.41".
+    const bool exchange = name == "comms" || name == "comm_time" ||
+                          std::any_of(kExchange.begin(), kExchange.end(),
                                       [&](std::string_view w) { return contains(name, w); });
     if (exchange) {
       m.quantity = Quantity::kCommunication;

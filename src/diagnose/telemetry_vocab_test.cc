@@ -1165,5 +1165,32 @@ TEST(PastedLogs, WaitsWithoutTheirStepsThatJumpOnceARoundOfTheWorkers) {
   EXPECT_NE(flat.summary.find("without their steps"), std::string::npos) << flat.summary;
 }
 
+TEST(PastedLogs, TimersAndProfilesWithoutTheirUsualTotals) {
+  // presto-worldcereal#9: a cProfile table pasted without "N function calls in T seconds": its
+  // top level (train.py's <module>, 208.382 s) is the run; the DataLoader's __next__ 191.063 s.
+  const Telemetry profile = read_telemetry_files(
+      {pasted("profiler_presto-worldcereal9-cprofile-dataloader-next-191of208s-cutoff.txt")});
+  ASSERT_EQ(profile.steps.size(), 1u);
+  EXPECT_NEAR(profile.steps[0].step_seconds, 208.382, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(profile).verdict, Verdict::kInputBound);
+  // Coqui TTS#501: "step_time: 0.23 loader_time: 5.4650" — the step is timed without its wait,
+  // and a sentence's two examples joined by "or" are two lines.
+  const Telemetry tts =
+      read_telemetry_files({pasted("datalog_tts501-parallelwavegan-step-time-vs-loader-time.txt")});
+  ASSERT_EQ(tts.steps.size(), 2u);
+  EXPECT_NEAR(tts.steps[0].step_seconds, 0.23 + 5.465, 1e-9);
+  EXPECT_NEAR(tts.steps[0].data_seconds, 5.465, 1e-9);
+  EXPECT_NEAR(tts.steps[1].data_seconds, 0.0044, 1e-9);
+  // starVLA#84: "2.89s/it, data_times=0.001, model_times=2.008".
+  const Diagnosis vla = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_starvla84-tqdm-data-times-vs-model-times-lerobot-v3.txt")}));
+  EXPECT_EQ(vla.verdict, Verdict::kHealthy) << vla.summary;
+  // gpt-neox#126: DeepSpeed's pipeline timers, "train_batch: 87510.72 | batch_input: 78.66 |
+  // ... | comms: 74766.41": the exchange, not the input.
+  const Diagnosis neox = diagnose_telemetry(read_telemetry_files(
+      {pasted("profiler_gptneox126-deepspeed-timers-comms-85pct-4-machines-cutoff.txt")}));
+  EXPECT_EQ(neox.verdict, Verdict::kCommunicationBound) << neox.summary;
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
