@@ -349,8 +349,8 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   return parse_duration(rest);
 }
 
-// "CPU utilization was full", "the CPUs are maxed out", "CPU usage is at max": the CPUs busy,
-// said in words (the reader of a screenshot), read as 100 %.
+// "CPU utilization was full", "the CPUs are maxed out", "CPU usage is at max", "100% on all
+// CPUs": the CPUs busy, said in words (the reader of a screenshot), read as 100 %.
 bool cpu_said_full(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return false;
   const std::string text = lower(line);
@@ -365,6 +365,21 @@ bool cpu_said_full(std::string_view line) {
                            after.find(" never") != std::string_view::npos;
       for (const std::string_view full : {" full", " maxed", " at max", " pegged", " saturated"}) {
         if (after.find(full) != std::string_view::npos && !negated) return true;
+      }
+    }
+  }
+  // "htop shows 100% on all CPUs", "all cores at 100%": every core busy, in numbers.
+  for (const std::string_view all : {"all cpus", "all cores", "all the cpus", "all the cores",
+                                     "every cpu", "every core", "all threads"}) {
+    for (size_t at = text.find(all); at != std::string::npos; at = text.find(all, at + 1)) {
+      const size_t from = at >= 24 ? at - 24 : 0;
+      const std::string_view near =
+          std::string_view(text).substr(from, at - from + all.size() + 16);
+      if ((near.find("100%") != std::string_view::npos ||
+           near.find("100 %") != std::string_view::npos) &&
+          near.find("not ") == std::string_view::npos &&
+          near.find("n't") == std::string_view::npos) {
+        return true;
       }
     }
   }
@@ -973,7 +988,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       out.loader_warnings.push_back(Origin{steps_file, line.number});
       found = true;
     }
-    if (values.empty() && cpu_said_full(line.text)) {
+    if (std::none_of(values.begin(), values.end(),
+                     [](const NamedValue& v) {
+                       return meaning_of(v).quantity == Quantity::kCpuUtilisation;
+                     }) &&
+        cpu_said_full(line.text)) {
       values.push_back(NamedValue{"cpu_utilization", "%", 100, std::nullopt, 0});
     }
     // "The numbers below show the **per-GPU** training throughput": the rates that follow

@@ -1210,6 +1210,17 @@ std::optional<std::pair<std::string, double>> busiest_disk(const Telemetry& tel)
 }
 
 // Refines an input-bound verdict from steps with the CPU and disk evidence when there is some.
+// The cause is decided, so the view that would decide it is no longer asked for; a verdict
+// still held with low confidence (a few step lines) asks for more of them.
+void decided_next(Diagnosis& d) {
+  d.next.clear();
+  if (d.confidence == Confidence::kLow) {
+    d.next = {
+        "the loop's step and data times over a few hundred steps: a few lines are a "
+        "sample"};
+  }
+}
+
 void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const Telemetry& tel) {
   if (d.verdict != Verdict::kInputBound) return;
   if (const auto disk = busiest_disk(tel); disk && disk->second >= 80) {
@@ -1217,7 +1228,7 @@ void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const T
     d.summary +=
         fmt::format("; iostat shows {} {:.0f} % busy: the storage", disk->first, disk->second);
     d.fixes = fixes::io_bound();
-    d.next.clear();
+    decided_next(d);
     return;
   }
   // The job's processes waiting in the kernel on storage, unless the CPUs are pinned (a loader
@@ -1231,7 +1242,7 @@ void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const T
     d.summary += "; " + blocked->summary;
     d.evidence.insert(d.evidence.end(), blocked->evidence.begin(), blocked->evidence.end());
     d.fixes = fixes::io_bound();
-    d.next.clear();
+    decided_next(d);
     return;
   }
   if (u == nullptr || !u->cpu_busy_mean || u->cpu_samples < 1) return;  // one look is a view
@@ -1240,12 +1251,12 @@ void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const T
     d.summary +=
         fmt::format("; the CPUs were {:.0f} % busy: decoding and augmentation", *u->cpu_busy_mean);
     d.fixes = fixes::input_bound_cpu();
-    d.next.clear();
+    decided_next(d);
   } else if (u->cpu_iowait_mean && *u->cpu_iowait_mean >= 20) {
     d.verdict = Verdict::kIoBound;
     d.summary += fmt::format("; iowait {:.0f} %: the storage", *u->cpu_iowait_mean);
     d.fixes = fixes::io_bound();
-    d.next.clear();
+    decided_next(d);
   }
 }
 

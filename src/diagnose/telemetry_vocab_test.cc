@@ -1181,6 +1181,10 @@ TEST(PastedLogs, TimersAndProfilesWithoutTheirUsualTotals) {
   EXPECT_NEAR(tts.steps[0].step_seconds, 0.23 + 5.465, 1e-9);
   EXPECT_NEAR(tts.steps[0].data_seconds, 5.465, 1e-9);
   EXPECT_NEAR(tts.steps[1].data_seconds, 0.0044, 1e-9);
+  // "... and htop shows 100% on all CPUs": the CPUs said busy, so the decoding holds it back.
+  EXPECT_EQ(diagnose_telemetry(tts).verdict, Verdict::kInputBoundCpu);
+  EXPECT_TRUE(read_text("8 workers and htop shows 100% on all CPUs\n").cpus.size() == 1u);
+  EXPECT_THROW(read_text("htop does not show 100% on all CPUs\n"), Error);
   // starVLA#84: "2.89s/it, data_times=0.001, model_times=2.008".
   const Diagnosis vla = diagnose_telemetry(read_telemetry_files(
       {pasted("datalog_starvla84-tqdm-data-times-vs-model-times-lerobot-v3.txt")}));
