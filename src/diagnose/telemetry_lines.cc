@@ -1342,6 +1342,7 @@ struct ColumnKind {
   bool rate = false, step = false, per_gpu = false, ms = false;
   bool duration = false;  // the time a fixed amount of work took ("Time", "epoch time")
   std::string unit;
+  double multiplier = 1;  // "Speed (K samples/sec)": the cells count thousands
 };
 
 ColumnKind column_kind(std::string_view cell) {
@@ -1360,6 +1361,8 @@ ColumnKind column_kind(std::string_view cell) {
     // "tokens/s/gpu", "image per gpu/s": the unit its words name, else samples (MXNet's
     // "Speed" is its samples/sec; a "speedup" is a ratio).
     k.rate = true;
+    if (c.find("(k ") != std::string::npos) k.multiplier = 1e3;
+    if (c.find("(m ") != std::string::npos) k.multiplier = 1e6;
     const auto has = [&](std::string_view w) { return c.find(w) != std::string::npos; };
     k.unit = has("token")                 ? "tokens"
              : has("image") || has("img") ? "images"
@@ -1454,7 +1457,7 @@ std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind
   size_t end = 0;
   while (end < cell.size() && (is_digit(cell[end]) || cell[end] == '.')) ++end;
   const auto v = parse_number(cell.substr(0, end));
-  return v && *v > 0 ? v : std::nullopt;
+  return v && *v > 0 ? std::optional<double>(*v * kind.multiplier) : std::nullopt;
 }
 
 // One run of a table row: its measure in `kind`'s column.
@@ -1624,6 +1627,24 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     size_t count_column = head.size();
     for (size_t k = 0; k < head.size() && count_column == head.size(); ++k) {
       if (count_header(head[k], by_nodes)) count_column = k;
+    }
+    // A column with an empty header whose first row counts with a unit ("| | Speed (K
+    // samples/sec) |" over "| 1 GPU | 10.8 |"): the rows say what it counts.
+    for (size_t k = 0; k < head.size() && count_column == head.size(); ++k) {
+      if (!head[k].empty()) continue;
+      for (size_t r = i + 1; r < lines.size() && r <= i + 2; ++r) {
+        const auto row = table_cells(lines[r].text);
+        if (row.size() != head.size() ||
+            row[k].find_first_not_of("-: ") == std::string_view::npos) {
+          continue;  // a separator row
+        }
+        const std::string_view cell = row[k];
+        if (count_cell(cell) && cell.find_first_not_of("0123456789 ") != std::string_view::npos) {
+          count_column = k;
+          by_nodes = lower(cell).find("node") != std::string::npos;
+        }
+        break;
+      }
     }
     size_t end = i + 1;
     if (count_column == head.size()) {

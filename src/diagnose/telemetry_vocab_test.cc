@@ -1196,5 +1196,21 @@ TEST(PastedLogs, TimersAndProfilesWithoutTheirUsualTotals) {
   EXPECT_EQ(neox.verdict, Verdict::kCommunicationBound) << neox.summary;
 }
 
+TEST(Scaling, ACountColumnWithAnEmptyHeaderAndThousandsInTheUnit) {
+  // dgl#1143: "| | Speed (K samples/sec) |" over "| 1 GPU | 10.8 |": the rows say what the
+  // first column counts, the header that the cells count thousands.
+  const Telemetry t = read_text(
+      "| | Speed (K samples/sec) |\n| --- | --- |\n| 1 GPU | 10.8 |\n| 2 GPU | 24.1 |\n"
+      "| 4 GPU | 41.5 |\n| 8 GPU | 69.1 |\n");
+  ASSERT_EQ(t.rates.size(), 4u);
+  EXPECT_NEAR(t.rates[0].per_second, 10800, 1e-6);
+  EXPECT_NEAR(t.rates[3].per_second, 69100, 1e-6);
+  EXPECT_EQ(t.runs[static_cast<size_t>(t.rates[0].run)].gpus, 1);
+  EXPECT_EQ(t.runs[static_cast<size_t>(t.rates[3].run)].gpus, 8);
+  // An empty header over bare numbers is no count column.
+  EXPECT_THROW(
+      read_text("| | Speed (K samples/sec) |\n| --- | --- |\n| 1 | 10.8 |\n| 2 | 24.1 |\n"), Error);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
