@@ -540,6 +540,7 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
   struct Setting {
     std::string label;
     bool synthetic = false;
+    bool storage = false;
     std::vector<double> rates;
     Origin cited;
     double per_second = 0;
@@ -549,11 +550,13 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     auto it = std::find_if(settings.begin(), settings.end(),
                            [&](const Setting& x) { return x.label == label(m); });
     if (it == settings.end()) {
-      settings.push_back(Setting{label(m), m.info->synthetic, {}, m.cited, 0});
+      settings.push_back(
+          Setting{label(m), m.info->synthetic, m.info->storage_setting, {}, m.cited, 0});
       it = std::prev(settings.end());
     }
     it->rates.push_back(m.per_second);
     it->synthetic = it->synthetic || m.info->synthetic;
+    it->storage = it->storage || m.info->storage_setting;
   }
   if (settings.size() < 2) return std::nullopt;
   for (Setting& x : settings) x.per_second = median(x.rates);
@@ -603,6 +606,18 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
                 "; on synthetic data (no loading) {}, of which the best setting reaches "
                 "{:.0f} %",
                 measure(*synthetic), 100 * fastest->per_second / synthetic->per_second);
+  if (slowest != fastest && gain >= kSettingMatters && (slowest->storage || fastest->storage)) {
+    // Where or how the files are read (NFS or local SSD, a cache on or off, a FUSE mount's read
+    // mode) makes the same model faster: its steps waited on reads.
+    d.verdict = Verdict::kIoBound;
+    d.confidence = Confidence::kMedium;
+    d.summary = fmt::format(
+        "the rate follows where the data is read from: {} with {}, {} with {} ({:.2g}x){}: at "
+        "the slower setting the steps wait for the storage",
+        measure(*slowest), slowest->label, measure(*fastest), fastest->label, gain, ceiling);
+    d.fixes = fixes::io_bound();
+    return d;
+  }
   if (slowest != fastest && gain >= kSettingMatters) {
     // More workers, kept alive or pinning memory make the same model faster: its steps waited
     // on the loader, and what the settings add is CPU processes working for it.

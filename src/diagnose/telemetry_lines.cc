@@ -1345,6 +1345,18 @@ struct ColumnKind {
   double multiplier = 1;  // "Speed (K samples/sec)": the cells count thousands
 };
 
+// A cell without the words people put before an estimate ("about 990 images/s", "~30").
+std::string_view without_about(std::string_view cell) {
+  cell = trim(cell);
+  for (const std::string_view w :
+       {"about ", "approximately ", "approx. ", "approx ", "around ", "roughly ", "~", "≈"}) {
+    if (cell.size() > w.size() && lower(cell.substr(0, w.size())) == w) {
+      return trim(cell.substr(w.size()));
+    }
+  }
+  return cell;
+}
+
 ColumnKind column_kind(std::string_view cell) {
   ColumnKind k;
   const std::string c = lower(cell);
@@ -1401,7 +1413,7 @@ std::vector<std::pair<size_t, ColumnKind>> measure_columns(
     }
     ColumnKind kind = column_kind(header);
     if (!(kind.rate || kind.step || kind.duration) && first_row.size() > k) {
-      const auto values = named_values(first_row[k]);
+      const auto values = named_values(without_about(first_row[k]));
       if (values.size() == 1) {
         const Meaning m = meaning_of(values[0]);
         if (m.quantity == Quantity::kRate) {
@@ -1450,6 +1462,7 @@ std::string stated_rate_unit(const std::vector<Line>& lines) {
 // The number a measure cell holds: a rate or step time as written ("150", "11.4 samples/sec"),
 // a duration of the same work as its rate (that work per second); nullopt for anything else.
 std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind) {
+  cell = without_about(cell);
   if (kind.duration) {
     const auto d = parse_duration(cell);
     return d && *d > 0 ? std::optional<double>(1 / *d) : std::nullopt;
@@ -1525,6 +1538,7 @@ bool read_setting_table(
   };
   std::vector<std::string> labels;
   std::vector<bool> synthetic;  // per row: its setting is synthetic data
+  std::vector<bool> storage;    // per row: its setting is where the data is read from
   int named = 0;
   for (const auto& [line, c] : rows) {
     // "num_workers=2" from a "num_workers" column's "2"; a label cell as it is.
@@ -1534,10 +1548,11 @@ bool read_setting_table(
       text += head[k].empty() ? std::string(c[k]) : fmt::format("{}={}", head[k], c[k]);
       text += ", ";
     }
-    const auto setting = loader_setting_of(text);
+    const auto setting = loader_setting_of(text, /*storage_words=*/true);
     named += setting.has_value();
     labels.push_back(setting ? setting->label : c.empty() ? std::string() : printable(c[0]));
     synthetic.push_back(setting && setting->synthetic);
+    storage.push_back(setting && setting->storage);
   }
   if (named < 2) return false;
   const auto& [column, kind] = measures.front();
@@ -1554,6 +1569,7 @@ bool read_setting_table(
     run.group = group;
     run.loader_setting = labels[r];
     run.synthetic = synthetic[r];
+    run.storage_setting = storage[r];
     add_table_run(std::move(run), kind, *v, file, line->number, out);
     found = true;
   }

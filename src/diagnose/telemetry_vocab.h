@@ -97,8 +97,11 @@ std::vector<int> job_gpus_of(std::string_view line);
 struct LoaderSetting {
   std::optional<int> workers;
   bool synthetic = false;  // synthetic, random, fake or dummy data: no loading at all
+  bool storage = false;    // where or how the data is read: NFS, SSD, a cache, a FUSE mount
   std::string label;
 };
-std::optional<LoaderSetting> loader_setting_of(std::string_view line);
+// `storage_words`: also read the storage a table's row names ("readtype=NO_CACHE, data
+// cached=False", "NFS", "local SSD"), labelled by the row's own words.
+std::optional<LoaderSetting> loader_setting_of(std::string_view line, bool storage_words = false);
 
 }  // namespace stoker::telemetry

@@ -1212,5 +1212,23 @@ TEST(Scaling, ACountColumnWithAnEmptyHeaderAndThousandsInTheUnit) {
       read_text("| | Speed (K samples/sec) |\n| --- | --- |\n| 1 | 10.8 |\n| 2 | 24.1 |\n"), Error);
 }
 
+TEST(LoaderSettings, WhereTheDataIsReadFromIsAStorageSetting) {
+  // Alluxio#10688: one machine, the data set cached in Alluxio's memory, read through its FUSE
+  // mount in two read modes: "about 990 images/s" against "about 630 images/s".
+  const Diagnosis fuse = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_alluxio10688-fuse-readtype-images-per-sec-8xv100-cutoff.txt")}));
+  EXPECT_EQ(fuse.verdict, Verdict::kIoBound) << fuse.summary;
+  EXPECT_EQ(fuse.confidence, Confidence::kMedium);
+  EXPECT_NE(fuse.summary.find("readtype=CACHE_PROMOTE"), std::string::npos) << fuse.summary;
+  // Local SSD against NFS, in a table of its own words.
+  const Diagnosis nfs = diagnose_telemetry(
+      read_text("| data on | img/s |\n|---|---|\n| NFS | 410 |\n| local NVMe SSD | 1280 |\n"));
+  EXPECT_EQ(nfs.verdict, Verdict::kIoBound) << nfs.summary;
+  // An LLM's KV cache is no storage: its rows name no setting, and the table is not read.
+  EXPECT_THROW(read_text("| kv cache | tokens/s |\n|---|---|\n| fp16 kv_cache | 410 |\n| fp8 "
+                         "kv_cache | 1280 |\n"),
+               Error);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
