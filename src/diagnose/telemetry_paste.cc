@@ -508,6 +508,83 @@ bool scan_cprofile(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
   return found;
 }
 
+// line_profiler's table (kernprof -l): "Line #  Hits  Time  Per Hit  % Time  Line Contents",
+// then a row per line of the profiled function ("170  102  525418.3  5151.2  0.3  for i, batch
+// in enumerate(train_dataloader):"). The time of a line that draws a batch from a loader (`for
+// ... in ...loader...:`, `next(...)` of a loader or data iterator) is the wait for it: against
+// the function's total, one sample, a profile's totals. A table without such a line is read and
+// judges nothing.
+bool draws_a_batch(std::string_view code) {
+  const std::string c = lower(trim(code));
+  const bool loader = c.find("loader") != std::string::npos ||
+                      c.find("data_iter") != std::string::npos ||
+                      c.find("dataiter") != std::string::npos;
+  if (!loader) return false;
+  return (c.starts_with("for ") && c.find(" in ") != std::string::npos) ||
+         c.find("next(") != std::string::npos;
+}
+
+bool scan_line_profiler(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  bool found = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view text = lines[i].text;
+    if (text.size() > kMaxPastedLineBytes) continue;
+    const auto head = split_whitespace(text);
+    if (!(head.size() >= 8 && head[0] == "Line" && head[1] == "#" && head[2] == "Hits" &&
+          head[3] == "Time" && text.find("% Time") != std::string_view::npos)) {
+      continue;
+    }
+    const int file = files.of(TelemetryKind::kPythonProfiler);
+    found = true;
+    // Above the table: "Timer unit: 1e-06 s" (the Time column's unit, line_profiler's default)
+    // and "Total time: 12.3 s" (the function's, which % Time is of).
+    double unit = 1e-6, stated_total = -1;
+    for (size_t k = i >= 8 ? i - 8 : 0; k < i; ++k) {
+      const auto w = split_whitespace(lines[k].text);
+      if (w.size() >= 3 && w[0] == "Timer" && w[1] == "unit:") {
+        unit = parse_number(w[2]).value_or(unit);
+      }
+      if (w.size() >= 3 && w[0] == "Total" && w[1] == "time:") {
+        stated_total = parse_number(w[2]).value_or(-1);
+      }
+    }
+    double shown = 0, percent = 0;  // the rows' Time, and the loader lines' % Time
+    Origin data_at;
+    bool draws = false;
+    size_t j = i + 1;
+    for (; j < lines.size(); ++j) {
+      const std::string_view row_text = lines[j].text;
+      const auto row = split_whitespace(row_text);
+      if (row.empty() || row[0].starts_with("===")) continue;
+      if (!parse_index(row[0])) break;  // the table ended
+      // A line that ran: its number, hits, time, per hit and % time before its code.
+      if (row.size() < 6 || !parse_number(row[1]) || !parse_number(row[2]) ||
+          !parse_number(row[3]) || !parse_number(row[4])) {
+        continue;
+      }
+      shown += *parse_number(row[2]) * unit;
+      const size_t code = row_text.find(row[5]);
+      if (code != std::string_view::npos && draws_a_batch(row_text.substr(code))) {
+        if (!draws) data_at = {file, lines[j].number};
+        draws = true;
+        percent += *parse_number(row[4]);
+      }
+    }
+    // % Time is of the whole function, also where the paste shows only part of it.
+    const double total = stated_total > 0 ? stated_total : shown;
+    if (draws && total > 0 && percent <= 100) {
+      StepSample s;
+      s.origin = data_at;
+      s.step_seconds = total;
+      s.data_seconds = total * percent / 100;
+      s.average = true;
+      out.steps.push_back(s);
+    }
+    i = j - 1;
+  }
+  return found;
+}
+
 // ---- nvidia-smi topo -m --------------------------------------------------------------------
 // "        GPU0  GPU1  CPU Affinity ..." then one row per GPU: "GPU0  X  NV2  PHB ...".
 bool scan_topology(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
@@ -1080,6 +1157,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_cpu_summaries(lines, files, into);
   scan_collective_bench(lines, files, into);
   scan_cprofile(lines, files, into);
+  scan_line_profiler(lines, files, into);
   if (into.gpus.empty()) scan_query_noheader(lines, files, into);
   for (size_t f = first_file; f < into.files.size(); ++f) into.files[f].long_lines = long_lines;
   if (files.empty()) {

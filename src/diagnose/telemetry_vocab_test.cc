@@ -1230,5 +1230,31 @@ TEST(LoaderSettings, WhereTheDataIsReadFromIsAStorageSetting) {
                Error);
 }
 
+TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
+  // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
+  // enumerate(train_dataloader):" at 0.3 % of the function's time.
+  const Diagnosis tts = diagnose_telemetry(read_telemetry_files(
+      {pasted("profiler_styletts2217-line-profiler-train-loop-dataloader-0.3pct-cutoff.txt")}));
+  EXPECT_EQ(tts.verdict, Verdict::kHealthy) << tts.summary;
+  // With its header: % Time is of "Total time", also for the rows the paste leaves out.
+  const Telemetry t = read_text(
+      "Timer unit: 1e-06 s\n\nTotal time: 40.5 s\nFunction: train at line 10\n\n"
+      "Line #      Hits         Time  Per Hit   % Time  Line Contents\n"
+      "==============================================================\n"
+      "    10                                           def train(model, loader):\n"
+      "    11       201   28350000.0 141044.8     70.0      for x, y in loader:\n"
+      "    12       200     400000.0   2000.0      1.0          x = x.cuda()\n"
+      "    13       200   11750000.0  58750.0     29.0          step(model, x, y)\n");
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_NEAR(t.steps[0].step_seconds, 40.5, 1e-9);
+  EXPECT_NEAR(t.steps[0].data_seconds, 40.5 * 0.7, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kInputBound);
+  // A loop over epochs draws no batch.
+  EXPECT_TRUE(
+      read_text("Line #      Hits         Time  Per Hit   % Time  Line Contents\n"
+                "    11         3     500.0    166.7    100.0      for epoch in range(3):\n")
+          .steps.empty());
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
