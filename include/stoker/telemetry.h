@@ -160,7 +160,9 @@ struct RunInfo {
   // The loader setting the run was labelled with, when a paste compares settings of one job
   // ("num_workers=2", "persistent workers, pinned memory", "synthetic data"); empty when none.
   std::string loader_setting;
-  bool storage_setting = false;  // that setting is where or how the data is read (NFS, a cache)
+  // Where or how the data is read, as a table's row says it ("readtype=NO_CACHE, data
+  // cached=True", "NFS"): the storage cells of the row; empty when the row names none.
+  std::string storage;
   // The model a table's row names when a paste compares models on one setup ("Resnet_50 |
   // 256x192 | 64 | 0.88"); empty when none.
   std::string model;

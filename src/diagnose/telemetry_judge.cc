@@ -13,6 +13,7 @@
 
 #include "diagnose/fixes.h"
 #include "diagnose/telemetry_parse.h"
+#include "diagnose/telemetry_vocab.h"
 
 namespace stoker::telemetry {
 namespace {
@@ -523,7 +524,7 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
   for (const RunInfo& r : tel.runs) {
     if (r.gpus && scale && *r.gpus != *scale) return std::nullopt;
     if (r.gpus) scale = r.gpus;
-    labelled = labelled || !r.loader_setting.empty() || r.synthetic;
+    labelled = labelled || !r.loader_setting.empty() || !r.storage.empty() || r.synthetic;
   }
   if (!labelled) return std::nullopt;
   // The first unit two runs or more have; runs without it are passed over.
@@ -533,14 +534,18 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
       tel, RunSamples(tel), all, [](const std::vector<RunMeasure>& m) { return m.size() >= 2; });
   if (runs.empty()) return std::nullopt;
   const auto label = [](const RunMeasure& m) {
-    return m.info->loader_setting.empty() ? std::string("the run without a setting named")
-                                          : m.info->loader_setting;
+    const std::string& rest = m.info->loader_setting;
+    const std::string& where = m.info->storage;
+    if (where.empty()) return rest.empty() ? std::string("the run without a setting named") : rest;
+    return rest.empty() ? where : fmt::format("{}, {}", rest, where);
   };
+  const bool storage_table = std::any_of(
+      runs.begin(), runs.end(), [](const RunMeasure& m) { return !m.info->storage.empty(); });
   // One measure per setting: the median of its runs' (a setting seen twice is one setting).
   struct Setting {
     std::string label;
     bool synthetic = false;
-    bool storage = false;
+    std::string rest, storage;  // the loader setting (or the row's other cells), the storage
     std::vector<double> rates;
     Origin cited;
     double per_second = 0;
@@ -550,13 +555,12 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     auto it = std::find_if(settings.begin(), settings.end(),
                            [&](const Setting& x) { return x.label == label(m); });
     if (it == settings.end()) {
-      settings.push_back(
-          Setting{label(m), m.info->synthetic, m.info->storage_setting, {}, m.cited, 0});
+      settings.push_back(Setting{
+          label(m), m.info->synthetic, m.info->loader_setting, m.info->storage, {}, m.cited, 0});
       it = std::prev(settings.end());
     }
     it->rates.push_back(m.per_second);
     it->synthetic = it->synthetic || m.info->synthetic;
-    it->storage = it->storage || m.info->storage_setting;
   }
   if (settings.size() < 2) return std::nullopt;
   for (Setting& x : settings) x.per_second = median(x.rates);
@@ -606,7 +610,17 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
                 "; on synthetic data (no loading) {}, of which the best setting reaches "
                 "{:.0f} %",
                 measure(*synthetic), 100 * fastest->per_second / synthetic->per_second);
-  if (slowest != fastest && gain >= kSettingMatters && (slowest->storage || fastest->storage)) {
+  if (storage_table && slowest != fastest) {
+    // Storage and something else changed together (a model, a batch size): no comparison of
+    // either. The same storage in both: a comparison of loader settings only where both rows
+    // name one.
+    if (slowest->storage != fastest->storage && slowest->rest != fastest->rest) return {};
+    if (slowest->storage == fastest->storage &&
+        (!loader_setting_of(slowest->rest) || !loader_setting_of(fastest->rest))) {
+      return {};
+    }
+  }
+  if (slowest != fastest && gain >= kSettingMatters && slowest->storage != fastest->storage) {
     // Where or how the files are read (NFS or local SSD, a cache on or off, a FUSE mount's read
     // mode) makes the same model faster: its steps waited on reads.
     d.verdict = Verdict::kIoBound;

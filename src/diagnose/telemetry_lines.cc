@@ -4,6 +4,7 @@
 // headings).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -21,6 +22,7 @@ struct LineReading {
   bool data_is_remainder = false;  // data is the step less its compute ("Time 2.87 RUN 0.87")
   bool meaningful = false;         // anything the doctor reads
   std::string data_name;           // the wait's name as printed ("data", "loadertime")
+  bool data_has_unit = false;      // "data: 53577ms", not "load: 0.2"
 };
 
 // The value named `name` on a line, if any.
@@ -65,6 +67,7 @@ LineReading read_step(const std::vector<NamedValue>& values) {
     if (m.quantity == Quantity::kDataWait && !r.data) {
       r.data = seconds;
       r.data_name = v.name;
+      r.data_has_unit = !v.unit.empty();
       r.data_avg = avg_seconds();
     } else if ((m.quantity == Quantity::kStep || m.quantity == Quantity::kStepWithoutData) &&
                m.priority > r.step_priority) {
@@ -158,6 +161,21 @@ std::vector<Line> clauses_of(const Line& line) {
       if (low.compare(i, b.size(), b) == 0) {
         hit = i, length = b.size();
         break;
+      }
+    }
+    // "4 or 8 GPUs", "two or three nodes": alternatives of one number, not two clauses.
+    if (hit != std::string::npos && length == 4 && low.compare(hit, 4, " or ") == 0) {
+      const size_t word_begin = low.find_last_of(' ', hit == 0 ? 0 : hit - 1);
+      const std::string_view before = std::string_view(low).substr(
+          word_begin == std::string::npos ? 0 : word_begin + 1,
+          hit - (word_begin == std::string::npos ? 0 : word_begin + 1));
+      const char next = hit + 4 < low.size() ? low[hit + 4] : ' ';
+      static constexpr std::string_view kNumberWords[] = {
+          "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "a"};
+      if ((!before.empty() && is_digit(before.back())) || is_digit(next) ||
+          std::find(std::begin(kNumberWords), std::end(kNumberWords), before) !=
+              std::end(kNumberWords)) {
+        hit = std::string::npos;
       }
     }
     if (hit == std::string::npos) {
@@ -368,19 +386,43 @@ bool cpu_said_full(std::string_view line) {
       }
     }
   }
-  // "htop shows 100% on all CPUs", "all cores at 100%": every core busy, in numbers.
+  // "htop shows 100% on all CPUs", "all cores at 100%": every core busy, in numbers — the 100 %
+  // right before the phrase (with "on", "across" between) or right after it (with "are", "at"),
+  // in a clause that does not call them idle.
+  const auto is_full = [](std::string_view t) { return t == "100%" || t == "100 %"; };
   for (const std::string_view all : {"all cpus", "all cores", "all the cpus", "all the cores",
                                      "every cpu", "every core", "all threads"}) {
     for (size_t at = text.find(all); at != std::string::npos; at = text.find(all, at + 1)) {
-      const size_t from = at >= 24 ? at - 24 : 0;
-      const std::string_view near =
-          std::string_view(text).substr(from, at - from + all.size() + 16);
-      if ((near.find("100%") != std::string_view::npos ||
-           near.find("100 %") != std::string_view::npos) &&
-          near.find("not ") == std::string_view::npos &&
-          near.find("n't") == std::string_view::npos) {
-        return true;
+      const size_t clause_begin = text.find_last_of(",;.", at);
+      const size_t clause_end = text.find_first_of(",;.", at);
+      const std::string_view clause = std::string_view(text).substr(
+          clause_begin == std::string::npos ? 0 : clause_begin + 1,
+          clause_end == std::string::npos ? std::string::npos : clause_end - clause_begin);
+      if (clause.find("idle") != std::string_view::npos ||
+          clause.find("not ") != std::string_view::npos ||
+          clause.find("n't") != std::string_view::npos ||
+          clause.find("never") != std::string_view::npos) {
+        continue;
       }
+      std::string_view before = trim(std::string_view(text).substr(0, at));
+      for (const std::string_view w : {" on", " across", " for", " in"}) {
+        if (before.ends_with(w)) {
+          before = trim(before.substr(0, before.size() - w.size()));
+          break;
+        }
+      }
+      const bool before_full = (before.size() >= 4 && is_full(before.substr(before.size() - 4))) ||
+                               (before.size() >= 5 && is_full(before.substr(before.size() - 5)));
+      std::string_view after = trim(std::string_view(text).substr(at + all.size()));
+      for (const std::string_view w :
+           {"are at ", "were at ", "are ", "were ", "at ", "running at "}) {
+        if (after.starts_with(w)) {
+          after = trim(after.substr(w.size()));
+          break;
+        }
+      }
+      const bool after_full = is_full(after.substr(0, 4)) || is_full(after.substr(0, 5));
+      if (before_full || after_full) return true;
     }
   }
   return false;
@@ -1093,7 +1135,14 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       continue;
     }
     if (step.data && !step.step) {
-      lone_waits.push_back({line.number, *step.data, step.data_name});
+      // A bare "load: 0.2" or "wait: 3" is as likely a load average or a count: a lone wait
+      // needs a unit or a name that says it times the loading ("LoaderTime", "data_time").
+      const bool ambiguous = step.data_name == "load" || step.data_name == "wait" ||
+                             step.data_name == "fetch" || step.data_name == "dl" ||
+                             step.data_name == "data";
+      if ((step.data_has_unit || !ambiguous) && std::isfinite(*step.data) && *step.data < 1e6) {
+        lone_waits.push_back({line.number, *step.data, step.data_name});
+      }
       flush_timer_table();
       pending_data = step.data;
       pending_line = last_timer_line = line.number;
@@ -1536,23 +1585,41 @@ bool read_setting_table(
     return std::any_of(measures.begin(), measures.end(),
                        [&](const auto& m) { return m.first == k; });
   };
-  std::vector<std::string> labels;
+  // The storage columns: a header or a cell that names where or how the data is read
+  // ("readtype", "data cached", "NFS"). Each row's storage is its cells in them; the rest of
+  // the row is its loader setting, so that a storage column the same in every row is no
+  // comparison of storage.
+  std::vector<bool> storage_column(head.size(), false);
+  for (size_t k = 0; k < head.size(); ++k) {
+    if (is_measure(k)) continue;
+    storage_column[k] = names_storage(head[k]);
+    for (const auto& row : rows) {
+      const auto& c = row.second;
+      if (k < c.size()) storage_column[k] = storage_column[k] || names_storage(c[k]);
+    }
+  }
+  std::vector<std::string> labels, storage;
   std::vector<bool> synthetic;  // per row: its setting is synthetic data
-  std::vector<bool> storage;    // per row: its setting is where the data is read from
   int named = 0;
   for (const auto& [line, c] : rows) {
     // "num_workers=2" from a "num_workers" column's "2"; a label cell as it is.
-    std::string text;
+    std::string text, where;
     for (size_t k = 0; k < c.size() && k < head.size(); ++k) {
       if (is_measure(k)) continue;
-      text += head[k].empty() ? std::string(c[k]) : fmt::format("{}={}", head[k], c[k]);
-      text += ", ";
+      std::string& into = storage_column[k] ? where : text;
+      if (!into.empty()) into += ", ";
+      into += head[k].empty() ? std::string(c[k]) : fmt::format("{}={}", head[k], c[k]);
     }
-    const auto setting = loader_setting_of(text, /*storage_words=*/true);
-    named += setting.has_value();
-    labels.push_back(setting ? setting->label : c.empty() ? std::string() : printable(c[0]));
+    const auto setting = loader_setting_of(text);
+    named += setting.has_value() || !where.empty();
+    // Beside a storage cell, the rest of the row as it is ("Batch size=64"): the judge compares
+    // storage only where the rest is the same.
+    labels.push_back(setting          ? setting->label
+                     : !where.empty() ? printable(text)
+                     : c.empty()      ? std::string()
+                                      : printable(c[0]));
+    storage.push_back(printable(where));
     synthetic.push_back(setting && setting->synthetic);
-    storage.push_back(setting && setting->storage);
   }
   if (named < 2) return false;
   const auto& [column, kind] = measures.front();
@@ -1569,7 +1636,7 @@ bool read_setting_table(
     run.group = group;
     run.loader_setting = labels[r];
     run.synthetic = synthetic[r];
-    run.storage_setting = storage[r];
+    run.storage = storage[r];
     add_table_run(std::move(run), kind, *v, file, line->number, out);
     found = true;
   }
@@ -1644,22 +1711,28 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     for (size_t k = 0; k < head.size() && count_column == head.size(); ++k) {
       if (count_header(head[k], by_nodes)) count_column = k;
     }
-    // A column with an empty header whose first row counts with a unit ("| | Speed (K
-    // samples/sec) |" over "| 1 GPU | 10.8 |"): the rows say what it counts.
+    // A column with an empty header whose rows count with a unit and not all alike ("| |
+    // Speed (K samples/sec) |" over "| 1 GPU | 10.8 |", "| 2 GPU | 24.1 |"): the rows say what
+    // it counts. One count in every row is a label, not the table's scale.
     for (size_t k = 0; k < head.size() && count_column == head.size(); ++k) {
       if (!head[k].empty()) continue;
-      for (size_t r = i + 1; r < lines.size() && r <= i + 2; ++r) {
+      std::set<int> counts;
+      int rows_seen = 0;
+      bool nodes = false;
+      for (size_t r = i + 1; r < lines.size() && r <= i + 4; ++r) {
         const auto row = table_cells(lines[r].text);
-        if (row.size() != head.size() ||
-            row[k].find_first_not_of("-: ") == std::string_view::npos) {
-          continue;  // a separator row
-        }
+        if (row.size() != head.size()) break;
         const std::string_view cell = row[k];
-        if (count_cell(cell) && cell.find_first_not_of("0123456789 ") != std::string_view::npos) {
-          count_column = k;
-          by_nodes = lower(cell).find("node") != std::string::npos;
-        }
-        break;
+        if (cell.find_first_not_of("-: ") == std::string_view::npos) continue;  // a separator
+        const auto n = count_cell(cell);
+        if (!n || cell.find_first_not_of("0123456789 ") == std::string_view::npos) break;
+        counts.insert(*n);
+        ++rows_seen;
+        nodes = lower(cell).find("node") != std::string::npos;
+      }
+      if (rows_seen >= 2 && counts.size() >= 2) {
+        count_column = k;
+        by_nodes = nodes;
       }
     }
     size_t end = i + 1;

@@ -849,22 +849,28 @@ std::optional<Diagnosis> waits_that_spike(const Telemetry& tel) {
     }
   }
   if (spikes.size() < 2 || 2 * spikes.size() > tel.lone_waits.size()) return std::nullopt;
-  // A jump at a fixed distance (give or take one step) is a round of the workers.
+  // Jumps at a fixed distance (give or take one line), three or more of them, are a round of
+  // the workers; two are one distance, no pattern.
   std::set<size_t> gaps;
   for (size_t k = 1; k < spikes.size(); ++k) gaps.insert(spikes[k] - spikes[k - 1]);
-  const bool periodic = *gaps.rbegin() - *gaps.begin() <= 1;
+  const bool periodic = spikes.size() >= 3 && *gaps.rbegin() - *gaps.begin() <= 1;
   const size_t period = *gaps.begin();
+  const std::string jumps = fmt::format("{:.3g}", low) == fmt::format("{:.3g}", high)
+                                ? fmt::format("{:.3g} s", low)
+                                : fmt::format("{:.3g}-{:.3g} s", low, high);
   Diagnosis d;
   d.verdict = Verdict::kInputBound;
   d.confidence = Confidence::kLow;
+  // Counted in the log's lines: a line is a step only where the trainer prints every step.
   d.summary = fmt::format(
-      "input-bound, probably: the wait for data jumps to {:.3g}-{:.3g} s on {} of {} steps{}, "
-      "against a median wait of {:.3g} s — {:.3g} s of waiting per step on average; the log does "
-      "not time the step, but only steps of many seconds hide waits so long. Loader workers that "
-      "each make a whole batch in turn, more slowly than the GPU uses the others' batches, leave "
-      "it waiting once a round (every Nth step with N workers)",
-      low, high, spikes.size(), tel.lone_waits.size(),
-      periodic && period > 1 ? fmt::format(" (about every {})", ordinal(period)) : std::string(),
+      "input-bound, probably: the wait for data jumps to {} on {} of {} lines{}, against a "
+      "median wait of {:.3g} s — {:.3g} s of waiting per line on average; the log does not time "
+      "the step, but only steps of many seconds hide waits so long. Loader workers that each make "
+      "a whole batch in turn, more slowly than the GPU uses the others' batches, leave it waiting "
+      "once a round (where each line is a step: every Nth step with N workers)",
+      jumps, spikes.size(), tel.lone_waits.size(),
+      periodic && period > 1 ? fmt::format(" (about every {} line)", ordinal(period))
+                             : std::string(),
       median, spike_sum / static_cast<double>(tel.lone_waits.size()));
   d.evidence.push_back(tel.cite(tel.lone_waits[spikes.front()].first));
   d.evidence.push_back(tel.cite(tel.lone_waits[spikes.back()].first));

@@ -1325,43 +1325,44 @@ std::optional<int> count_ending_at(std::string_view text, size_t at) {
 
 }  // namespace
 
-// A word naming where or how data is read: a network or local file system, a disk, a cache
-// (not an LLM's KV cache), a FUSE mount, object storage, Alluxio's read type.
-bool storage_word(std::string_view w) {
-  if (w.find("cache") != std::string_view::npos) return !w.starts_with("kv");
-  for (const std::string_view s : {"nfs", "ssd", "hdd", "nvme", "fuse", "lustre", "tmpfs",
-                                   "ramdisk", "/dev/shm", "hdfs", "readtype", "gpfs", "ceph"}) {
-    if (w.find(s) != std::string_view::npos) return true;
+bool names_storage(std::string_view text) {
+  if (text.size() > kMaxPastedLineBytes) return false;
+  const std::string low = lower(text);
+  if (low.find("/dev/shm") != std::string::npos) return true;
+  // Whole words, so "fused", "SSD300" (a detector) and "hddl" are none.
+  static constexpr std::string_view kWords[] = {
+      "nfs",   "ssd",     "ssds",  "hdd",      "hdds",    "nvme",    "fuse", "lustre",
+      "tmpfs", "ramdisk", "hdfs",  "readtype", "gpfs",    "ceph",    "s3",   "gcs",
+      "efs",   "ebs",     "cache", "cached",   "caching", "uncached"};
+  std::string word, previous;
+  bool found = false;
+  const auto flush = [&] {
+    if (word.empty()) return;
+    const bool cache = word.find("cach") != std::string::npos;
+    // "kv cache", "use_cache" (Hugging Face's generation flag): a model's cache, not the data's.
+    if (std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords) &&
+        !(cache && (previous == "kv" || previous == "use"))) {
+      found = true;
+    }
+    previous = std::move(word);
+    word.clear();
+  };
+  for (const char c : low) {
+    if (is_alpha(c) || is_digit(c)) {
+      word.push_back(c);
+    } else {
+      flush();
+    }
   }
-  return w == "s3" || w.starts_with("s3:") || w == "gcs" || w.starts_with("gs:");
+  flush();
+  return found;
 }
 
-std::optional<LoaderSetting> loader_setting_of(std::string_view line, bool storage_words) {
+std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::string text = lower(line);
-  // The storage a row names: its own words are the label ("readtype=no_cache, data
-  // cached=false"), each row a setting of its own.
-  std::vector<std::string> storage;
-  if (storage_words) {
-    std::string word, previous;  // "kv cache": an LLM's, not storage
-    const auto flush = [&] {
-      if (word.empty()) return;
-      if (storage_word(word) && previous != "kv") storage.push_back(word);
-      previous = std::move(word);
-      word.clear();
-    };
-    for (const char c : text) {
-      if (is_alpha(c) || is_digit(c) || c == '_' || c == '/' || c == ':') {
-        word.push_back(c);
-      } else {
-        flush();
-      }
-    }
-    flush();
-  }
   // Every setting read below names one of these (most lines name none: one pass each).
-  if (storage.empty() &&
-      std::none_of(std::begin(kSettingStems), std::end(kSettingStems),
+  if (std::none_of(std::begin(kSettingStems), std::end(kSettingStems),
                    [&](std::string_view w) { return text.find(w) != std::string::npos; })) {
     return std::nullopt;
   }
@@ -1458,13 +1459,6 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line, bool stora
   // verl's "Without multiproc" / "With multiproc": loading in worker processes or not.
   flag({"multiproc"}, "multiprocess loading", {}, parts);
   if (s.synthetic) parts.emplace_back("synthetic data");
-  if (!storage.empty()) {
-    s.storage = true;
-    std::string said(trim(line));
-    while (!said.empty() && (said.back() == ',' || said.back() == ' ')) said.pop_back();
-    if (said.size() > 60) said.resize(60);
-    parts.push_back(printable(said));
-  }
   if (parts.empty()) return std::nullopt;
   s.label = fmt::format("{}", fmt::join(parts, ", "));
   return s;

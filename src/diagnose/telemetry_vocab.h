@@ -97,11 +97,13 @@ std::vector<int> job_gpus_of(std::string_view line);
 struct LoaderSetting {
   std::optional<int> workers;
   bool synthetic = false;  // synthetic, random, fake or dummy data: no loading at all
-  bool storage = false;    // where or how the data is read: NFS, SSD, a cache, a FUSE mount
   std::string label;
 };
-// `storage_words`: also read the storage a table's row names ("readtype=NO_CACHE, data
-// cached=False", "NFS", "local SSD"), labelled by the row's own words.
-std::optional<LoaderSetting> loader_setting_of(std::string_view line, bool storage_words = false);
+std::optional<LoaderSetting> loader_setting_of(std::string_view line);
+
+// Whether text names where or how data is read, in whole words: a file system or disk (NFS,
+// SSD, NVMe, Lustre, tmpfs, /dev/shm), a cache on or off ("NO_CACHE", "cached"; not an LLM's
+// "kv cache" or "use_cache"), a FUSE mount, object storage (S3, GCS), Alluxio's "readtype".
+bool names_storage(std::string_view text);
 
 }  // namespace stoker::telemetry
