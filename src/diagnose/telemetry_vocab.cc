@@ -1371,8 +1371,10 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   // The workers' count after its name ("num_workers=2", "num_workers: 4", "--workers 8",
   // "--num-workers 0", "nworkers=16") or before "loader workers" ("4 dataloader workers"). A
   // bare "workers" is a machine to Horovod and BytePS ("1 worker 8 gpus"): not read.
-  for (const std::string_view name : {"num_workers", "num-workers", "num workers", "n_workers",
-                                      "nworkers", "--workers", "workers="}) {
+  // A table's column names it too: "num worker" (a row's "num worker=2"), "#workers".
+  for (const std::string_view name :
+       {"num_workers", "num-workers", "num workers", "n_workers", "nworkers", "--workers",
+        "workers=", "num worker", "num_worker", "#workers", "# workers"}) {
     for (size_t at = text.find(name); at != std::string::npos && !s.workers;
          at = text.find(name, at + 1)) {
       const auto [k, end] = digits_after(text, at + name.size());

@@ -1303,5 +1303,15 @@ TEST(PastedLogs, WhatAReviewOfTheNewReadersFoundReadWrong) {
                Error);
 }
 
+TEST(LoaderSettings, ATablesWorkerColumnNamedInTheSingularOrWithAHash) {
+  // OpenVINO Geti#2213: "dataset | dataset size | num worker | ... | e2e time | iter time" rows
+  // at 0 and 2 workers.
+  const Diagnosis geti = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_geti2213-seg-num-workers-0-vs-2-iter-and-data-time-table-cutoff.txt")}));
+  EXPECT_EQ(geti.verdict, Verdict::kInputBoundCpu) << geti.summary;
+  EXPECT_EQ(loader_setting_of("#workers=4")->workers, 4);
+  EXPECT_EQ(loader_setting_of("num worker=2, dataset=x")->workers, 2);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
