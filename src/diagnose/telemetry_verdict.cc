@@ -648,6 +648,8 @@ int64_t step_counter(std::string_view text) {
 // Running averages this many steps into an epoch carry the workers' start as a rounding
 // error: a wait they show and the lines do not is the stalls between the lines shown.
 constexpr int64_t kSettledAverageSteps = 500;
+// A step line this near an epoch's start may still carry the workers' start.
+constexpr int64_t kFirstIntervalSteps = 100;
 
 // The verdict from a training loop's own step times: how long each step waited for data.
 std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThresholds& th) {
@@ -685,7 +687,21 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
       longest_data = s->data_seconds, longest_step = s->step_seconds, longest = s;
     }
   }
-  const bool workers_start = lines >= 3 && stalled <= 1 && longest == first_line;
+  // Two lines show the workers' start only where their counters say the first is the epoch's
+  // first logged interval ("[1][20/5961]" then "[1][40/5961]"), not a run before a change.
+  const StepSample* second_line = nullptr;
+  for (const StepSample* s : timed) {
+    if (!s->average && s != first_line) {
+      second_line = s;
+      break;
+    }
+  }
+  const bool counted_start =
+      lines == 2 && second_line != nullptr && step_counter(line_of(tel, first_line->origin)) > 0 &&
+      step_counter(line_of(tel, first_line->origin)) <= kFirstIntervalSteps &&
+      step_counter(line_of(tel, second_line->origin)) >
+          step_counter(line_of(tel, first_line->origin));
+  const bool workers_start = (lines >= 3 || counted_start) && stalled <= 1 && longest == first_line;
   // Late in an epoch the averages win when they show a wait the lines do not: the highest of
   // the last few (where each rank prints its own, every step waits for the slowest).
   bool stalls_between = false;
@@ -709,12 +725,12 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
       last_average = &averaged;
     }
   }
-  if (lines >= 3 && !stalls_between) {
-    if (workers_start) {
-      step_sum -= longest_step;
-      data_sum -= longest_data;
-    }
-    last_average = nullptr;
+  if (lines >= 3 && !stalls_between) last_average = nullptr;
+  // Two lines are enough to leave out the first when it alone waited (the workers starting:
+  // "Epoch [1][20/5961] ... data_time: 1.078" before "[1][40/5961] ... data_time: 0.008").
+  if (workers_start && last_average == nullptr) {
+    step_sum -= longest_step;
+    data_sum -= longest_data;
   }
   Diagnosis d;
   StepNumbers& n = d.numbers.steps.emplace();

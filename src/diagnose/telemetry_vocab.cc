@@ -1259,9 +1259,9 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
 
 // Stems of the words loader_setting_of reads: workers, synthetic/random/fake/dummy data,
 // persistent, pin memory, prefetch, multiproc, CPUs, cores, nodes.
-constexpr std::string_view kSettingStems[] = {"worker",    "synthetic", "random", "fake",
-                                              "dummy",     "persist",   "pin",    "prefetch",
-                                              "multiproc", "cpu",       "core",   "node"};
+constexpr std::string_view kSettingStems[] = {
+    "worker", "synthetic", "random",    "fake", "procs", "dummy", "persist",
+    "pin",    "prefetch",  "multiproc", "cpu",  "core",  "node"};
 
 std::vector<int> job_gpus_of(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return {};
@@ -1371,12 +1371,18 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   // The workers' count after its name ("num_workers=2", "num_workers: 4", "--workers 8",
   // "--num-workers 0", "nworkers=16") or before "loader workers" ("4 dataloader workers"). A
   // bare "workers" is a machine to Horovod and BytePS ("1 worker 8 gpus"): not read.
-  // A table's column names it too: "num worker" (a row's "num worker=2"), "#workers".
+  // A table's column names it too: "num worker" (a row's "num worker=2"), "#workers",
+  // "loader_procs" (a loader's subprocesses). A name inside a longer one is another setting:
+  // "io_workers=16" counts a process's I/O threads.
   for (const std::string_view name :
        {"num_workers", "num-workers", "num workers", "n_workers", "nworkers", "--workers",
-        "workers=", "num worker", "num_worker", "#workers", "# workers"}) {
+        "workers=", "num worker", "num_worker", "#workers", "# workers", "loader_procs"}) {
     for (size_t at = text.find(name); at != std::string::npos && !s.workers;
          at = text.find(name, at + 1)) {
+      if (name == "workers=" && at > 0 &&
+          (is_alpha(text[at - 1]) || is_digit(text[at - 1]) || text[at - 1] == '_')) {
+        continue;
+      }
       const auto [k, end] = digits_after(text, at + name.size());
       if (end > k && (end == text.size() || !is_alpha(text[end]))) {
         s.workers = parse_index(std::string_view(text).substr(k, end - k));

@@ -1313,5 +1313,23 @@ TEST(LoaderSettings, ATablesWorkerColumnNamedInTheSingularOrWithAHash) {
   EXPECT_EQ(loader_setting_of("num worker=2, dataset=x")->workers, 2);
 }
 
+TEST(PastedLogs, TwoLinesAtAnEpochsStartAndAProcessCountBesideItsThreads) {
+  // PYSKL (mmaction2#2758): "[1][20/5961] ... data_time: 1.078" then "[1][40/5961] ...
+  // data_time: 0.008": the first interval carries the workers' start.
+  const Diagnosis pyskl = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_mmaction2-2758-pyskl-posec3d-baseline-data-time-0-008s-cutoff.txt")}));
+  EXPECT_EQ(pyskl.verdict, Verdict::kHealthy) << pyskl.summary;
+  // Without counters two lines are two runs (before and after a change): both count.
+  const Diagnosis runs = diagnose_telemetry(
+      read_text("time: 1.360, data_time: 1.078\ntime: 0.212, data_time: 0.008\n"));
+  EXPECT_EQ(runs.verdict, Verdict::kInputBound) << runs.summary;
+  // pocket-tts#289: "loader_procs | io_workers | samples/s": the processes are the setting,
+  // the I/O threads are not a worker count.
+  EXPECT_EQ(loader_setting_of("loader_procs=1, io_workers=16, ")->workers, 1);
+  const Diagnosis tts = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_pockettts289-loader-procs-vs-io-threads-samples-per-sec-lustre.txt")}));
+  EXPECT_EQ(tts.verdict, Verdict::kInputBoundCpu) << tts.summary;
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
