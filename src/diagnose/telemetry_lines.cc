@@ -1574,12 +1574,53 @@ std::vector<std::pair<const Line*, std::vector<std::string_view>>> table_rows(
 // "| B | 2 | false | 3 | 1159 | 138.77 |" under "num_workers"): each row a run labelled by the
 // setting its other cells name (the row's first cell when it names none). Needs two rows that
 // name a setting; returns false otherwise.
+// What a caption right above a table says its bare numbers are ("**Training time per epoch on
+// 100k samples**", "**QPS** (the higher, the better)"): durations of the same work, or a rate;
+// neither when the lines above say no such thing. Up to three non-blank lines above the header,
+// stopping at another table's row.
+ColumnKind caption_kind(const std::vector<Line>& lines, size_t header) {
+  ColumnKind k;
+  int seen = 0;
+  for (size_t j = header; j-- > 0 && seen < 3;) {
+    const std::string_view text = trim(lines[j].text);
+    if (text.empty()) continue;
+    if (text.find('|') != std::string_view::npos || text.size() > 400) break;
+    ++seen;
+    const std::string low = lower(text);
+    const auto has = [&](std::string_view w) { return low.find(w) != std::string::npos; };
+    if (has("qps") || has("throughput") || has("samples/s") || has("images/s") || has("img/s") ||
+        has("higher is better") || has("the higher, the better")) {
+      k.rate = true;
+      k.unit = has("image") || has("img") ? "images" : "samples";
+      return k;
+    }
+    if (has("time per epoch") || has("epoch time") || has("training time") || has("time taken") ||
+        has("time per iteration") || has("lower is better") || has("the lower, the better")) {
+      k.duration = true;
+      k.unit = has("epoch") ? "epochs" : "runs";
+      return k;
+    }
+  }
+  return k;
+}
+
 bool read_setting_table(
     const std::vector<std::string_view>& head,
     const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
-    PasteFiles& files, int group, Telemetry& out) {
+    PasteFiles& files, int group, Telemetry& out, const ColumnKind& caption) {
   if (rows.size() < 2) return false;
-  const auto measures = measure_columns(head, rows.front().second, head.size());
+  auto measures = measure_columns(head, rows.front().second, head.size());
+  // Columns of bare numbers under a caption that says what they are: each a measure (the
+  // first is compared).
+  if (measures.empty() && (caption.rate || caption.duration)) {
+    for (size_t k = 0; k < head.size(); ++k) {
+      const auto& first = rows.front().second;
+      if (k < first.size() && parse_number(without_about(first[k])) &&
+          !loader_setting_of(fmt::format("{}={}", head[k], first[k]))) {
+        measures.emplace_back(k, caption);
+      }
+    }
+  }
   if (measures.empty()) return false;
   const auto is_measure = [&](size_t k) {
     return std::any_of(measures.begin(), measures.end(),
@@ -1751,7 +1792,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
                                 [&](std::string_view cell) { return count_header(cell, nodes); });
           },
           end);
-      if (read_setting_table(head, rows, files, next_group, out)) {
+      if (read_setting_table(head, rows, files, next_group, out, caption_kind(lines, i))) {
         found = true;
         ++next_group;
       } else if (read_model_table(head, rows, files, next_group, out)) {

@@ -1331,5 +1331,23 @@ TEST(PastedLogs, TwoLinesAtAnEpochsStartAndAProcessCountBesideItsThreads) {
   EXPECT_EQ(tts.verdict, Verdict::kInputBoundCpu) << tts.summary;
 }
 
+TEST(LoaderSettings, ACaptionSaysWhatATablesBareNumbersAre) {
+  // torchdata#492's layout: "**Training time per epoch ...**" above a num_workers table of
+  // bare numbers, one column per pipeline.
+  const Diagnosis epochs = diagnose_telemetry(read_text(
+      "**Training time per epoch on 100k samples.**\n\n| num_workers | (1) IterDataPipe | (2) "
+      "MapDataPipe |\n| --- | --- | --- |\n| 0 | 149 | 128 |\n| 4 | 87 | 70 |\n"));
+  EXPECT_EQ(epochs.verdict, Verdict::kInputBoundCpu) << epochs.summary;
+  EXPECT_NE(epochs.summary.find("149 s with num_workers=0"), std::string::npos) << epochs.summary;
+  // SPDL#303's: "**QPS** (the higher, the better)": a rate.
+  const Diagnosis qps = diagnose_telemetry(
+      read_text("**QPS** (the higher, the better)\n\n| num_workers | PyTorch |\n|---|---|\n| 1 | "
+                "265 |\n| 4 | 446 |\n"));
+  EXPECT_EQ(qps.verdict, Verdict::kInputBoundCpu) << qps.summary;
+  // Without a caption bare numbers say nothing.
+  EXPECT_THROW(read_text("| num_workers | PyTorch |\n|---|---|\n| 1 | 265 |\n| 4 | 446 |\n"),
+               Error);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
