@@ -1518,7 +1518,15 @@ std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind
   }
   size_t end = 0;
   while (end < cell.size() && (is_digit(cell[end]) || cell[end] == '.')) ++end;
-  const auto v = parse_number(cell.substr(0, end));
+  auto v = parse_number(cell.substr(0, end));
+  // "12037.3 * 4": a rate per GPU times the GPUs, the whole run's rate.
+  if (v && kind.rate) {
+    std::string_view rest = trim(cell.substr(end));
+    if (rest.starts_with('*') || rest.starts_with("x ") || rest.starts_with("\xc3\x97")) {
+      rest = trim(rest.substr(rest.starts_with("\xc3\x97") ? 2 : 1));
+      if (const auto times = parse_index(rest); times && *times >= 1) *v *= *times;
+    }
+  }
   return v && *v > 0 ? std::optional<double>(*v * kind.multiplier) : std::nullopt;
 }
 
@@ -1574,6 +1582,88 @@ std::vector<std::pair<const Line*, std::vector<std::string_view>>> table_rows(
 // "| B | 2 | false | 3 | 1159 | 138.77 |" under "num_workers"): each row a run labelled by the
 // setting its other cells name (the row's first cell when it names none). Needs two rows that
 // name a setting; returns false otherwise.
+// A table whose columns time each row's wait for data and its step ("| Waiting time | Train
+// time | Iteration time", "| data time | iter time |"): each row a step line of its own (a run
+// under the row's label), read like a log's. The step is the step column with the largest
+// value in the first row (the total beside its parts: "Iteration time" = waiting + "Train
+// time"); a step named as timed without the wait ("updt_s") gets the wait added. Cells may
+// carry a spread ("2.713 ± 4.199"). Returns false unless two rows time both.
+bool read_timer_table(
+    const std::vector<std::string_view>& head,
+    const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
+    PasteFiles& files, Telemetry& out) {
+  if (rows.size() < 2) return false;
+  // Rows of ranks ("rank  data_time  step_time") are one step seen from each rank: no series of
+  // steps.
+  if (std::any_of(head.begin(), head.end(), [](std::string_view h) {
+        const std::string c = lower(trim(h));
+        return c == "rank" || c == "ranks" || c == "gpu" || c == "device";
+      })) {
+    return false;
+  }
+  // The leading number of a cell, in seconds of the header's unit ("(ms)" divides).
+  const auto number = [](std::string_view cell) {
+    cell = without_about(cell);
+    size_t end = 0;
+    while (end < cell.size() && (is_digit(cell[end]) || cell[end] == '.')) ++end;
+    return parse_number(cell.substr(0, end));
+  };
+  std::optional<size_t> wait;
+  std::vector<std::pair<size_t, Meaning>> steps;
+  double scale_of_wait = 1;
+  std::vector<double> scale(head.size(), 1);
+  for (size_t k = 0; k < head.size(); ++k) {
+    // "Data Loading Time /s", "step time (ms)": the name, and its unit as a duration.
+    std::string name(head[k]);
+    for (const std::string_view unit : {"/s", "(s)", "(sec)", "/ms", "(ms)"}) {
+      if (const size_t at = lower(name).rfind(unit); at != std::string::npos && at > 0) {
+        if (unit.find("ms") != std::string_view::npos) scale[k] = 1e-3;
+        name.erase(at);
+      }
+    }
+    const auto named = named_values(fmt::format("{}: 1 s", trim(name)));
+    if (named.size() != 1) continue;
+    const Meaning m = meaning_of(named[0]);
+    if (m.quantity == Quantity::kDataWait && !wait) {
+      wait = k;
+      scale_of_wait = scale[k];
+    } else if (m.quantity == Quantity::kStep || m.quantity == Quantity::kStepWithoutData) {
+      steps.emplace_back(k, m);
+    }
+  }
+  if (!wait || steps.empty()) return false;
+  // The total: the step column with the largest first value.
+  const auto& first = rows.front().second;
+  std::optional<std::pair<size_t, Meaning>> step;
+  double largest = -1;
+  for (const auto& [k, m] : steps) {
+    if (k >= first.size()) continue;
+    if (const auto v = number(first[k]); v && *v * scale[k] > largest) {
+      largest = *v * scale[k];
+      step = std::make_pair(k, m);
+    }
+  }
+  if (!step) return false;
+  const auto [step_column, step_meaning] = *step;
+  std::vector<StepSample> read;
+  const int file = files.of(TelemetryKind::kTrainLog);
+  for (const auto& [line, c] : rows) {
+    if (c.size() <= std::max(*wait, step_column)) continue;
+    const auto w = number(c[*wait]);
+    const auto t = number(c[step_column]);
+    if (!w || !t || *t <= 0) continue;
+    StepSample s;
+    s.origin = {file, line->number};
+    s.data_seconds = *w * scale_of_wait;
+    s.step_seconds = *t * scale[step_column];
+    if (step_meaning.quantity == Quantity::kStepWithoutData) s.step_seconds += s.data_seconds;
+    read.push_back(s);
+  }
+  if (read.size() < 2) return false;
+  for (StepSample& s : read) out.steps.push_back(s);
+  return true;
+}
+
 // What a caption right above a table says its bare numbers are ("**Training time per epoch on
 // 100k samples**", "**QPS** (the higher, the better)"): durations of the same work, or a rate;
 // neither when the lines above say no such thing. Up to three non-blank lines above the header,
@@ -1743,7 +1833,19 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
   std::optional<std::string> stated_unit;  // stated_rate_unit, read when first needed
   for (size_t i = 0; i + 1 < lines.size(); ++i) {
     if (lines[i].text.size() > kMaxPastedLineBytes) continue;
-    const auto head = table_cells(lines[i].text);
+    auto head = table_cells(lines[i].text);
+    // "  | Waiting time | Train time" over "PyTorch baseline | 2.713 | 0.266": a rendered table
+    // pasted without its left border, whose first header cell is empty.
+    if (const std::string_view t = trim(lines[i].text); t.starts_with('|') && !t.ends_with('|')) {
+      for (size_t j = i + 1; j < lines.size() && j <= i + 2; ++j) {
+        const std::string_view r = trim(lines[j].text);
+        if (r.empty() || r.find_first_not_of("-|: \t") == std::string_view::npos) continue;
+        if (!r.starts_with('|') && table_cells(r).size() == head.size() + 1) {
+          head.insert(head.begin(), std::string_view());
+        }
+        break;
+      }
+    }
     if (head.size() < 2) continue;
     // The count column: the first whose header names GPUs or nodes ("GPUs", "No. of GPUs",
     // "#GPUS" after a "Name" column).
@@ -1795,6 +1897,8 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       if (read_setting_table(head, rows, files, next_group, out, caption_kind(lines, i))) {
         found = true;
         ++next_group;
+      } else if (read_timer_table(head, rows, files, out)) {
+        found = true;
       } else if (read_model_table(head, rows, files, next_group, out)) {
         found = true;
       }

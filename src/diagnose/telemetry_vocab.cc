@@ -694,7 +694,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 80> kSynonyms = {{
+constexpr std::array<Synonym, 81> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -721,6 +721,7 @@ constexpr std::array<Synonym, 80> kSynonyms = {{
     {"fetch_time", Quantity::kDataWait, 0},
     {"wait", Quantity::kDataWait, 0},
     {"wait_time", Quantity::kDataWait, 0},
+    {"waiting_time", Quantity::kDataWait, 0},  // a table's "Waiting time" column
     {"reader_cost", Quantity::kDataWait, 0},      // PaddlePaddle: reader_cost and batch_cost
     {"data_cost", Quantity::kDataWait, 0},        // PaddleDetection: data_cost and batch_cost
     {"data_processing", Quantity::kDataWait, 0},  // NeMo-RL's step breakdown

@@ -1349,5 +1349,25 @@ TEST(LoaderSettings, ACaptionSaysWhatATablesBareNumbersAre) {
                Error);
 }
 
+TEST(PastedLogs, ATableTimingEachRowsWaitAndStep) {
+  // DALI#4806: "  | Waiting time | Train time | Iteration time" (a rendered table without its
+  // left border) over "PyTorch baseline | 2.713 ± 4.199 | 0.266 ± 0.119 | 2.978 ± 4.217": each
+  // row a step line; the step is the largest step column (the iteration: waiting + training).
+  const Telemetry dali = read_telemetry_files(
+      {pasted("datalog_dali4806-waiting-vs-train-time-num-threads-resnet18.txt")});
+  ASSERT_EQ(dali.steps.size(), 5u);
+  EXPECT_NEAR(dali.steps[0].data_seconds, 2.713, 1e-9);
+  EXPECT_NEAR(dali.steps[0].step_seconds, 2.978, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(dali).verdict, Verdict::kInputBound);
+  // Rows of ranks are no series of steps.
+  EXPECT_THROW(read_text("rank  data_time  step_time\n144  332.459  48.455\n160  0.053  381.009\n"),
+               Error);
+  // dgl#1531: "12037.3 * 4" is a rate per GPU times the GPUs.
+  const Telemetry dgl =
+      read_telemetry_files({pasted("scaling_dgl1531-graphsage-unsup-pairs-per-sec-1-4-8-gpu.txt")});
+  ASSERT_GE(dgl.rates.size(), 3u);
+  EXPECT_NEAR(dgl.rates[1].per_second, 12037.3 * 4, 1e-6);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
