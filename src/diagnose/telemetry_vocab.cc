@@ -721,7 +721,7 @@ constexpr std::array<Synonym, 81> kSynonyms = {{
     {"fetch_time", Quantity::kDataWait, 0},
     {"wait", Quantity::kDataWait, 0},
     {"wait_time", Quantity::kDataWait, 0},
-    {"waiting_time", Quantity::kDataWait, 0},  // a table's "Waiting time" column
+    {"waiting_time", Quantity::kDataWait, 0},     // a table's "Waiting time" column
     {"reader_cost", Quantity::kDataWait, 0},      // PaddlePaddle: reader_cost and batch_cost
     {"data_cost", Quantity::kDataWait, 0},        // PaddleDetection: data_cost and batch_cost
     {"data_processing", Quantity::kDataWait, 0},  // NeMo-RL's step breakdown
@@ -1159,7 +1159,9 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
         next != "gpus" && next != "card" && next != "cards") {
       one_model = true;
     }
-    if (const auto c = small_count(w)) {
+    // "2/4000" (a progress bar's counter; "4000" is also a Quadro's name): no count of GPUs.
+    const bool fraction = low_line.find(w + "/" + next) != std::string::npos;
+    if (const auto c = small_count(w); c && !fraction) {
       // "8 GPUs", "2 x V100", "single GPU", "a single V100", "3 V100 32G".
       if (gpu_word(next) || ((next == "x" || next == "*" || model_like(next)) && gpu_word(after))) {
         if (!(w == "a" && !gpu_word(next))) found(c);

@@ -1326,6 +1326,9 @@ TEST(PastedLogs, TwoLinesAtAnEpochsStartAndAProcessCountBesideItsThreads) {
   // pocket-tts#289: "loader_procs | io_workers | samples/s": the processes are the setting,
   // the I/O threads are not a worker count.
   EXPECT_EQ(loader_setting_of("loader_procs=1, io_workers=16, ")->workers, 1);
+  // A progress bar's "2/4000" counts steps, not GPUs ("4000" also names a Quadro).
+  EXPECT_FALSE(gpu_count_of("Steps:   0%|   | 2/4000 [00:27<13:28:05, 12.13s/it, ep=0]"));
+  EXPECT_EQ(gpu_count_of("trained on 2 RTX 4000"), 2);
   const Diagnosis tts = diagnose_telemetry(read_telemetry_files(
       {pasted("throughput_pockettts289-loader-procs-vs-io-threads-samples-per-sec-lustre.txt")}));
   EXPECT_EQ(tts.verdict, Verdict::kInputBoundCpu) << tts.summary;
