@@ -620,28 +620,21 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
       return {};
     }
   }
-  if (slowest != fastest && gain >= kSettingMatters && slowest->storage != fastest->storage) {
-    // Where or how the files are read (NFS or local SSD, a cache on or off, a FUSE mount's read
-    // mode) makes the same model faster: its steps waited on reads.
-    d.verdict = Verdict::kIoBound;
-    d.confidence = Confidence::kMedium;
-    d.summary = fmt::format(
-        "the rate follows where the data is read from: {} with {}, {} with {} ({:.2g}x){}: at "
-        "the slower setting the steps wait for the storage",
-        measure(*slowest), slowest->label, measure(*fastest), fastest->label, gain, ceiling);
-    d.fixes = fixes::io_bound();
-    return d;
-  }
   if (slowest != fastest && gain >= kSettingMatters) {
-    // More workers, kept alive or pinning memory make the same model faster: its steps waited
-    // on the loader, and what the settings add is CPU processes working for it.
-    d.verdict = Verdict::kInputBoundCpu;
+    // Where or how the files are read (NFS or local SSD, a cache on or off, a FUSE mount's read
+    // mode) makes the same model faster: its steps waited on reads. More workers, kept alive or
+    // pinning memory do: its steps waited on the loader, and what the settings add is CPU
+    // processes working for it.
+    const bool storage = slowest->storage != fastest->storage;
+    d.verdict = storage ? Verdict::kIoBound : Verdict::kInputBoundCpu;
     d.confidence = Confidence::kMedium;
     d.summary = fmt::format(
-        "the rate follows the loader's setting: {} with {}, {} with {} ({:.2g}x){}: at the "
-        "slower setting the steps wait for the loader's CPU work",
-        measure(*slowest), slowest->label, measure(*fastest), fastest->label, gain, ceiling);
-    d.fixes = fixes::input_bound_cpu();
+        "the rate follows {}: {} with {}, {} with {} ({:.2g}x){}: at the slower setting the steps "
+        "wait for {}",
+        storage ? "where the data is read from" : "the loader's setting", measure(*slowest),
+        slowest->label, measure(*fastest), fastest->label, gain, ceiling,
+        storage ? "the storage" : "the loader's CPU work");
+    d.fixes = storage ? fixes::io_bound() : fixes::input_bound_cpu();
     return d;
   }
   if (synthetic != nullptr) {
