@@ -1508,20 +1508,26 @@ std::string stated_rate_unit(const std::vector<Line>& lines) {
   return {};
 }
 
+// The number a cell starts with ("2.713 ± 4.199", "about 990 images/s"), and the rest of it.
+std::optional<double> leading_number(std::string_view cell, std::string_view* rest = nullptr) {
+  cell = without_about(cell);
+  size_t end = 0;
+  while (end < cell.size() && (is_digit(cell[end]) || cell[end] == '.')) ++end;
+  if (rest != nullptr) *rest = trim(cell.substr(end));
+  return parse_number(cell.substr(0, end));
+}
+
 // The number a measure cell holds: a rate or step time as written ("150", "11.4 samples/sec"),
 // a duration of the same work as its rate (that work per second); nullopt for anything else.
 std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind) {
-  cell = without_about(cell);
   if (kind.duration) {
-    const auto d = parse_duration(cell);
+    const auto d = parse_duration(without_about(cell));
     return d && *d > 0 ? std::optional<double>(1 / *d) : std::nullopt;
   }
-  size_t end = 0;
-  while (end < cell.size() && (is_digit(cell[end]) || cell[end] == '.')) ++end;
-  auto v = parse_number(cell.substr(0, end));
+  std::string_view rest;
+  auto v = leading_number(cell, &rest);
   // "12037.3 * 4": a rate per GPU times the GPUs, the whole run's rate.
   if (v && kind.rate) {
-    std::string_view rest = trim(cell.substr(end));
     if (rest.starts_with('*') || rest.starts_with("x ") || rest.starts_with("\xc3\x97")) {
       rest = trim(rest.substr(rest.starts_with("\xc3\x97") ? 2 : 1));
       if (const auto times = parse_index(rest); times && *times >= 1) *v *= *times;
@@ -1578,10 +1584,6 @@ std::vector<std::pair<const Line*, std::vector<std::string_view>>> table_rows(
   return rows;
 }
 
-// A table of one job under loader settings, a row each ("PyTorch, num_workers=2 | 150",
-// "| B | 2 | false | 3 | 1159 | 138.77 |" under "num_workers"): each row a run labelled by the
-// setting its other cells name (the row's first cell when it names none). Needs two rows that
-// name a setting; returns false otherwise.
 // A table whose columns time each row's wait for data and its step ("| Waiting time | Train
 // time | Iteration time", "| data time | iter time |"): each row a step line of its own (a run
 // under the row's label), read like a log's. The step is the step column with the largest
@@ -1601,13 +1603,6 @@ bool read_timer_table(
       })) {
     return false;
   }
-  // The leading number of a cell, in seconds of the header's unit ("(ms)" divides).
-  const auto number = [](std::string_view cell) {
-    cell = without_about(cell);
-    size_t end = 0;
-    while (end < cell.size() && (is_digit(cell[end]) || cell[end] == '.')) ++end;
-    return parse_number(cell.substr(0, end));
-  };
   std::optional<size_t> wait;
   std::vector<std::pair<size_t, Meaning>> steps;
   double scale_of_wait = 1;
@@ -1638,7 +1633,7 @@ bool read_timer_table(
   double largest = -1;
   for (const auto& [k, m] : steps) {
     if (k >= first.size()) continue;
-    if (const auto v = number(first[k]); v && *v * scale[k] > largest) {
+    if (const auto v = leading_number(first[k]); v && *v * scale[k] > largest) {
       largest = *v * scale[k];
       step = std::make_pair(k, m);
     }
@@ -1649,8 +1644,8 @@ bool read_timer_table(
   const int file = files.of(TelemetryKind::kTrainLog);
   for (const auto& [line, c] : rows) {
     if (c.size() <= std::max(*wait, step_column)) continue;
-    const auto w = number(c[*wait]);
-    const auto t = number(c[step_column]);
+    const auto w = leading_number(c[*wait]);
+    const auto t = leading_number(c[step_column]);
     if (!w || !t || *t <= 0) continue;
     StepSample s;
     s.origin = {file, line->number};
@@ -1694,6 +1689,10 @@ ColumnKind caption_kind(const std::vector<Line>& lines, size_t header) {
   return k;
 }
 
+// A table of one job under loader settings, a row each ("PyTorch, num_workers=2 | 150",
+// "| B | 2 | false | 3 | 1159 | 138.77 |" under "num_workers"): each row a run labelled by the
+// setting its other cells name (the row's first cell when it names none). Needs two rows that
+// name a setting; returns false otherwise.
 bool read_setting_table(
     const std::vector<std::string_view>& head,
     const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,

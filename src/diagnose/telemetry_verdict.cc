@@ -696,11 +696,10 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
       break;
     }
   }
-  const bool counted_start =
-      lines == 2 && second_line != nullptr && step_counter(line_of(tel, first_line->origin)) > 0 &&
-      step_counter(line_of(tel, first_line->origin)) <= kFirstIntervalSteps &&
-      step_counter(line_of(tel, second_line->origin)) >
-          step_counter(line_of(tel, first_line->origin));
+  const int64_t first_counter =
+      lines == 2 && second_line != nullptr ? step_counter(line_of(tel, first_line->origin)) : 0;
+  const bool counted_start = first_counter > 0 && first_counter <= kFirstIntervalSteps &&
+                             step_counter(line_of(tel, second_line->origin)) > first_counter;
   const bool workers_start = (lines >= 3 || counted_start) && stalled <= 1 && longest == first_line;
   // Late in an epoch the averages win when they show a wait the lines do not: the highest of
   // the last few (where each rank prints its own, every step waits for the slowest).
@@ -830,12 +829,6 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   return d;
 }
 
-// Waits for data timed without their step (Telemetry::lone_waits) that jump, on a few steps, to
-// a second or more and 20x their median ("data: 53577ms" among "data: 18ms"): a wait that long
-// stalls the GPU whatever the step takes, unless the step itself takes many seconds. Loader
-// workers that each make a whole batch in turn, more slowly than the GPU uses the batches of
-// the others, leave it waiting once a round: every Nth step with N workers. nullopt when the
-// waits do not show it.
 // "2nd", "3rd", "8th", "21st".
 std::string ordinal(size_t n) {
   const size_t tens = n % 100, ones = n % 10;
@@ -847,6 +840,12 @@ std::string ordinal(size_t n) {
   return fmt::format("{}{}", n, suffix);
 }
 
+// Waits for data timed without their step (Telemetry::lone_waits) that jump, on a few steps, to
+// a second or more and 20x their median ("data: 53577ms" among "data: 18ms"): a wait that long
+// stalls the GPU whatever the step takes, unless the step itself takes many seconds. Loader
+// workers that each make a whole batch in turn, more slowly than the GPU uses the batches of
+// the others, leave it waiting once a round: every Nth step with N workers. nullopt when the
+// waits do not show it.
 std::optional<Diagnosis> waits_that_spike(const Telemetry& tel) {
   if (!tel.steps.empty() || tel.lone_waits.size() < telemetry::kLoneWaitsToJudge) {
     return std::nullopt;
@@ -1231,7 +1230,6 @@ std::optional<std::pair<std::string, double>> busiest_disk(const Telemetry& tel)
   return best;
 }
 
-// Refines an input-bound verdict from steps with the CPU and disk evidence when there is some.
 // The cause is decided, so the view that would decide it is no longer asked for; a verdict
 // still held with low confidence (a few step lines) asks for more of them.
 void decided_next(Diagnosis& d) {
@@ -1243,6 +1241,7 @@ void decided_next(Diagnosis& d) {
   }
 }
 
+// Refines an input-bound verdict from steps with the CPU and disk evidence when there is some.
 void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const Telemetry& tel) {
   if (d.verdict != Verdict::kInputBound) return;
   if (const auto disk = busiest_disk(tel); disk && disk->second >= 80) {
