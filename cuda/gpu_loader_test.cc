@@ -99,11 +99,7 @@ class GpuTest : public ::testing::Test {
       for (size_t p = 0; p < pixels.size(); ++p) {
         pixels[p] = static_cast<uint8_t>(((p / 3) % w) * 3 + (p / 3 / w) + rng.bounded(40));
       }
-      const fs::path path = root_ / fmt::format("c{}", i % 3) / fmt::format("{:03d}.jpg", i);
-      fs::create_directories(path.parent_path());
-      const auto jpeg = encode_jpeg(pixels.data(), w, h, 3, 85);
-      std::ofstream(path, std::ios::binary)
-          .write(reinterpret_cast<const char*>(jpeg.data()), std::streamsize(jpeg.size()));
+      write_jpeg(root_, i, pixels, w, h);
     }
     // Photo-like images for the GPU decode's tolerance: texture (a few periods of 10-70 px),
     // colour that varies slowly, noise in brightness only, like a downscaled photograph. The
@@ -128,14 +124,20 @@ class GpuTest : public ::testing::Test {
           }
         }
       }
-      const fs::path path = photo_root_ / fmt::format("c{}", i % 3) / fmt::format("{:03d}.jpg", i);
-      fs::create_directories(path.parent_path());
-      const auto jpeg = encode_jpeg(pixels.data(), w, h, 3, 85);
-      std::ofstream(path, std::ios::binary)
-          .write(reinterpret_cast<const char*>(jpeg.data()), std::streamsize(jpeg.size()));
+      write_jpeg(photo_root_, i, pixels, w, h);
     }
   }
   static void TearDownTestSuite() { dir_.reset(); }
+
+  // Image `i` of an ImageFolder at `root`, in one of three classes, as a quality-85 JPEG.
+  static void write_jpeg(const fs::path& root, int i, const std::vector<uint8_t>& pixels, int w,
+                         int h) {
+    const fs::path path = root / fmt::format("c{}", i % 3) / fmt::format("{:03d}.jpg", i);
+    fs::create_directories(path.parent_path());
+    const auto jpeg = encode_jpeg(pixels.data(), w, h, 3, 85);
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(jpeg.data()), std::streamsize(jpeg.size()));
+  }
 
   static LoaderConfig config(OutputKind output, int batch = 8) {
     LoaderConfig c;
