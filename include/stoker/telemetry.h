@@ -118,6 +118,15 @@ struct PhaseSample {
   double compute_seconds = 0;        // forward, backward and optimizer timers
 };
 
+// A step's forward and backward timed apart ("Forward Pass: 0.29", "Backward: 3.94", on one
+// line or on rows of a timer table): a backward far above its forward holds something besides
+// arithmetic, most often the gradient all-reduce that runs inside it.
+struct ForwardBackward {
+  Origin origin;  // the line that completed the pair
+  double forward_seconds = 0, backward_seconds = 0;
+  bool unit_stated = true;  // false: bare fractions ("Forward Pass: 0.29"), seconds or not
+};
+
 // One collective's measured bandwidth (nccl-tests' "size ... time algbw busbw" rows, a
 // benchmark's "AllReduce: [[0, 1, 2, 3]] Bytes: 2.00000 GB Time: 0.01403 s Bandwidth: 213.81
 // GB/s"): how fast the GPUs of that group exchange data.
@@ -249,6 +258,11 @@ struct Telemetry {
   std::vector<RunInfo> runs;  // at least one per file that has steps or rates
   std::vector<GpuMemorySample> memory;
   std::vector<PhaseSample> phases;
+  std::vector<ForwardBackward> forward_backward;
+  // The paste says its job exchanges gradients between GPUs: a data-parallel engine or its
+  // collectives named (DDP, DeepSpeed, Horovod, NCCL, all-reduce, "Sync Gradients"), or runs on
+  // more than one GPU or node.
+  bool data_parallel = false;
   std::vector<ScalingClaim> claims;
   std::vector<BandwidthSample> bandwidths;
   // Lines in which a trainer says itself that its data loading could not keep up (darknet's
@@ -262,6 +276,12 @@ struct Telemetry {
   // A feeder's own count of the batches it made and how long that took (Tacotron's "Generated
   // 32 batches of size 32 in 126.923 sec"): seconds per batch.
   std::vector<std::pair<Origin, double>> feeder_batch_seconds;
+  // Model FLOPs utilisation a trainer prints ("mfu: 74.13", "mfu 0.96%"), in percent: the
+  // share of the GPUs' peak arithmetic the model's own FLOPs use.
+  std::vector<std::pair<Origin, double>> mfu;
+  // A progress bar standing at its start, without a rate yet ("0%|   | 0/46617 [00:00<?,
+  // ?it/s]"), that no later line of the paste moves: the loop still waits for its first batch.
+  std::optional<Origin> first_batch_pending;
   // Waits for data timed on lines that do not time their step ("data: 53577ms, mem: 24269M"),
   // in seconds: read only when the log has no step lines to pair them with.
   std::vector<std::pair<Origin, double>> lone_waits;

@@ -387,6 +387,50 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
 
 }  // namespace
 
+namespace {
+
+// Series of one job's durations at the same scales (a table's rows: 1 and 2 GPUs at batch 4,
+// 8, ..., 512) whose scaling falls as the work of a run shrinks: the shortest runs scale worst.
+// An exchange per step costs less per sample as batches grow and steps get fewer, so it cannot
+// be why; a cost each run pays whole (its start, the loader's workers, validation), which more
+// GPUs do not divide, can — for a loader, its per-epoch setup or a per-image floor. `worst`
+// (a communication-bound answer) becomes that, when at least 3 series agree (ranks of time and
+// efficiency in the same order for all but one pair of neighbours).
+void fixed_cost_per_run(std::vector<ScalingNumbers> series, Diagnosis& worst) {
+  std::erase_if(series, [&](const ScalingNumbers& s) {
+    return (s.unit != "epochs" && s.unit != "runs") || s.runs.size() < 2 ||
+           s.runs.front().scale != worst.numbers.scaling->runs.front().scale ||
+           s.runs.back().scale != worst.numbers.scaling->runs.back().scale;
+  });
+  if (series.size() < 3) return;
+  // Longest work first (its rate at the smallest scale the lowest).
+  std::sort(series.begin(), series.end(), [](const ScalingNumbers& a, const ScalingNumbers& b) {
+    return a.runs.front().per_second < b.runs.front().per_second;
+  });
+  int out_of_order = 0;
+  for (size_t k = 1; k < series.size(); ++k) {
+    out_of_order += series[k].efficiency > series[k - 1].efficiency;
+  }
+  const ScalingNumbers& longest = series.front();
+  const ScalingNumbers& shortest = series.back();
+  if (out_of_order > 1 || longest.efficiency - shortest.efficiency < 0.15) return;
+  const auto took = [](const ScalingNumbers& s) { return 1 / s.runs.front().per_second; };
+  worst.verdict = Verdict::kInputBound;
+  worst.confidence = Confidence::kLow;
+  worst.summary = fmt::format(
+      "scaling falls as the runs get shorter: {:.0f} % where one run takes {:.3g} s, {:.0f} % "
+      "where it takes {:.3g} s: a cost each run pays whole (its loader's start, a per-image "
+      "floor, validation) that more GPUs do not divide, not the exchange of each step, which "
+      "costs less per sample as batches grow",
+      100 * longest.efficiency, took(longest), 100 * shortest.efficiency, took(shortest));
+  worst.next = {
+      "the loop's data time against its step time at the largest batch (stoker.torch.watch("
+      "loader) times any DataLoader), or one epoch on synthetic data"};
+  worst.fixes = fixes::input_bound_cpu();
+}
+
+}  // namespace
+
 std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThresholds& th) {
   if (tel.runs.size() < 2) return std::nullopt;
   // Scale by GPUs when runs state them, else by nodes. Several series (two models, a table's
@@ -410,8 +454,10 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
       return runs.front().unit == "epochs" || runs.front().unit == "runs";
     };
     if (!std::all_of(series.begin(), series.end(), duration)) std::erase_if(series, duration);
+    std::vector<ScalingNumbers> judged;
     for (std::vector<RunMeasure>& runs : series) {
       Diagnosis d = judge_series(tel, std::move(runs), by_gpus, th);
+      judged.push_back(*d.numbers.scaling);
       if (!worst || d.numbers.scaling->efficiency < worst->numbers.scaling->efficiency) {
         if (worst) others.push_back(worst->summary);
         worst = std::move(d);
@@ -420,6 +466,7 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
       }
     }
     if (!worst) continue;
+    if (worst->verdict == Verdict::kCommunicationBound) fixed_cost_per_run(judged, *worst);
     for (const std::string& o : others) worst->evidence.push_back("another series: " + o);
     return worst;
   }
@@ -839,8 +886,65 @@ std::optional<Diagnosis> judge_process_states(const Telemetry& tel) {
   return d;
 }
 
+namespace {
+
+// A backward at kInflatedBackward times its forward or more (Telemetry::forward_backward, the
+// median ratio): the arithmetic of a backward is about twice its forward's (three times with
+// activation checkpointing), so the rest is something else inside it — in a data-parallel job,
+// the gradient all-reduce that DDP, DeepSpeed and accelerate overlap with the backward.
+constexpr double kInflatedBackward = 5;
+std::optional<Diagnosis> inflated_backward(const Telemetry& tel) {
+  if (tel.forward_backward.empty()) return std::nullopt;
+  std::vector<std::pair<double, const ForwardBackward*>> ratios;
+  for (const ForwardBackward& f : tel.forward_backward) {
+    if (f.forward_seconds > 0) ratios.emplace_back(f.backward_seconds / f.forward_seconds, &f);
+  }
+  if (ratios.empty()) return std::nullopt;
+  std::sort(ratios.begin(), ratios.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  const auto [ratio, median_pair] = ratios[ratios.size() / 2];
+  if (ratio < kInflatedBackward) return std::nullopt;
+  const ForwardBackward& pair = *median_pair;
+  const std::string times =
+      pair.unit_stated
+          ? fmt::format("{:.3g} s against {:.3g} s", pair.backward_seconds, pair.forward_seconds)
+          : fmt::format("{:.3g} against {:.3g}", pair.backward_seconds, pair.forward_seconds);
+  // CUDA runs asynchronously: a forward timed without torch.cuda.synchronize() stops before
+  // its kernels finish, and they are billed to what is timed next.
+  constexpr std::string_view kUnsynchronised =
+      "a forward timed without torch.cuda.synchronize() stops before its kernels finish and "
+      "bills them to the backward";
+  Diagnosis d;
+  d.confidence = Confidence::kLow;
+  d.evidence.push_back(tel.cite(pair.origin));
+  if (!tel.data_parallel) {
+    d.verdict = Verdict::kUnknown;
+    d.summary = fmt::format(
+        "the backward takes {:.0f}x the forward ({}; its arithmetic is about 2x), in a job "
+        "the paste does not show exchanging gradients: {}, or the backward is heavy",
+        ratio, times, kUnsynchronised);
+    d.next = {
+        "the forward and backward timed after torch.cuda.synchronize(), beside the "
+        "loop's data time"};
+    return d;
+  }
+  d.verdict = Verdict::kCommunicationBound;
+  d.summary = fmt::format(
+      "communication-bound, probably: the backward takes {:.0f}x the forward ({}; its "
+      "arithmetic is about 2x): the rest is the gradient exchange that runs inside it — unless "
+      "{}, or the job offloads to the CPU",
+      ratio, times, kUnsynchronised);
+  d.next = {
+      "the same steps on one GPU (the backward's own arithmetic), or NCCL_DEBUG=INFO and "
+      "nvidia-smi topo -m (how the GPUs exchange)"};
+  d.fixes = fixes::communication_bound();
+  return d;
+}
+
+}  // namespace
+
 std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThresholds& th) {
-  if (tel.phases.empty()) return std::nullopt;
+  if (tel.phases.empty()) return inflated_backward(tel);
   double exchange = 0, compute = 0;
   for (const PhaseSample& p : tel.phases) {
     exchange += p.communication_seconds;

@@ -119,6 +119,21 @@ bool spans_nodes_or_shards(std::string_view low) {
   return false;
 }
 
+// Words naming a data-parallel engine or its gradient exchange (Telemetry::data_parallel),
+// lower case.
+constexpr std::string_view kDataParallelWords[] = {"ddp",
+                                                   "distributeddataparallel",
+                                                   "deepspeed",
+                                                   "horovod",
+                                                   "nccl",
+                                                   "allreduce",
+                                                   "all-reduce",
+                                                   "all_reduce",
+                                                   "sync gradients",
+                                                   "multi-gpu",
+                                                   "multiple gpus",
+                                                   "torchrun"};
+
 // A job summary's lines (Slurm's jobstats and seff) read as whole-run means.
 bool is_job_summary(const std::vector<Line>& lines) {
   for (const Line& l : lines) {
@@ -277,7 +292,7 @@ void settle_data_column(Telemetry& out, size_t first, int file) {
 }
 
 // A duration as people type it in a table: "7m", "36 mins", "1 h 45 mins", "100 s",
-// "15:17" (mm:ss), "1:02:03"; nullopt for anything else.
+// "69d 23h", "15:17" (mm:ss), "1:02:03"; nullopt for anything else.
 std::optional<double> parse_duration(std::string_view cell) {
   cell = trim(cell);
   if (cell.empty()) return std::nullopt;
@@ -306,7 +321,9 @@ std::optional<double> parse_duration(std::string_view cell) {
     while (k < cell.size() && cell[k] != ' ' && !(cell[k] >= '0' && cell[k] <= '9')) ++k;
     const std::string unit = lower(cell.substr(j, k - j));
     double scale = 0;
-    if (unit == "h" || unit == "hr" || unit == "hrs" || unit == "hour" || unit == "hours") {
+    if (unit == "d" || unit == "day" || unit == "days") {
+      scale = 86400;
+    } else if (unit == "h" || unit == "hr" || unit == "hrs" || unit == "hour" || unit == "hours") {
       scale = 3600;
     } else if (unit == "m" || unit == "min" || unit == "mins" || unit == "minute" ||
                unit == "minutes") {
@@ -725,6 +742,24 @@ std::optional<ProseTiming> prose_timing(std::string_view text) {
   return std::nullopt;
 }
 
+// A progress bar's count and total ("| 0/46617 [00:00<?, ?it/s]", tqdm's "n/total [elapsed"),
+// the first on the line; nullopt when the line has none.
+std::optional<std::pair<int64_t, int64_t>> bar_count(std::string_view text) {
+  for (size_t slash = text.find('/'); slash != std::string_view::npos;
+       slash = text.find('/', slash + 1)) {
+    size_t begin = slash;
+    while (begin > 0 && is_digit(text[begin - 1])) --begin;
+    size_t end = slash + 1;
+    while (end < text.size() && is_digit(text[end])) ++end;
+    if (begin == slash || end == slash + 1 || !text.substr(end).starts_with(" [")) continue;
+    if (begin > 0 && text[begin - 1] != ' ' && text[begin - 1] != '|') continue;
+    const auto n = parse_index(text.substr(begin, slash - begin));
+    const auto total = parse_index(text.substr(slash + 1, end - slash - 1));
+    if (n && total) return std::make_pair(*n, *total);
+  }
+  return std::nullopt;
+}
+
 // A log line's clock and its step counter, for logs that time nothing but print when
 // ("2022-04-12 17:36:17,986 INFO [train.py:794] (0/8) Epoch 0, batch 50, ..."): the time
 // between two such lines over the steps between them is the step.
@@ -957,15 +992,24 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   int64_t last_timer_line = 0;      // the last row of a table of timers below the wait
   int timed_phases = 0;             // compute timers (forward, backward, optimizer) below the wait
   double timers_seconds = 0;        // the seconds of every timer below the wait
+  // A table of timers closed by its total row once: the log's later tables end with theirs too,
+  // and one that ends without it was cut short (a paste's last table): its sum is no step.
+  bool timer_tables_have_total = false;
   const auto flush_timer_table = [&] {
     if (!pending_data || timed_phases == 0) return;
-    add_step(pending_at, *pending_data + timers_seconds, pending_data, std::nullopt, std::nullopt);
-    has_samples();
+    if (!timer_tables_have_total) {
+      add_step(pending_at, *pending_data + timers_seconds, pending_data, std::nullopt,
+               std::nullopt);
+      has_samples();
+    }
     pending_data.reset();
     timed_phases = 0;
     timers_seconds = 0;
   };
-  bool rates_said_per_gpu = false;  // the text said the rates below are per GPU
+  std::pair<int64_t, double> last_forward{0, 0.0}, last_backward{0, 0.0};  // line, seconds
+  const size_t first_forward_backward = out.forward_backward.size();
+  bool bare_forward_backward = false;  // the pair being read has a value without a unit
+  bool rates_said_per_gpu = false;     // the text said the rates below are per GPU
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
   std::optional<int> panel_gpu;
   for (const Line& line : lines) {
@@ -985,6 +1029,17 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         told->second.step = 0;  // its other clauses are passed over
       }
       continue;
+    }
+    if (const auto bar = bar_count(line.text)) {
+      // A bar at 0 of its total with no rate yet ("?it/s") waits for its first step; a later
+      // line of a bar moved on clears it.
+      if (bar->first == 0 && says("<?") && says("?it/s")) {
+        if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+        out.first_batch_pending = Origin{steps_file, line.number};
+        found = true;
+      } else if (bar->first > 0) {
+        out.first_batch_pending.reset();
+      }
     }
     std::vector<NamedValue> values = named_values(line.text);
     // Tacotron's feeder: "Generated 32 batches of size 32 in 126.923 sec" (also "64 train
@@ -1057,6 +1112,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     if (says("synthetic") || says("dummy data") || says("fake data")) {
       out.runs[static_cast<size_t>(current_run(line))].synthetic = true;
+    }
+    if (!out.data_parallel) {
+      out.data_parallel = gpus.value_or(1) > 1 || nodes.value_or(1) > 1 ||
+                          std::any_of(std::begin(kDataParallelWords), std::end(kDataParallelWords),
+                                      [&](std::string_view w) { return says(w); });
     }
     if (spans_nodes_or_shards(low) || nodes.value_or(1) > 1) {
       out.runs[static_cast<size_t>(current_run(line))].exchange_heavy = true;
@@ -1153,6 +1213,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                (line.number - pending_line <= 4 ||
                 (timed_phases > 0 && line.number == last_timer_line + 1))) {
       step.data = pending_data;
+      timer_tables_have_total = timer_tables_have_total || timed_phases > 0;
     }
     if (step.step) {
       pending_data.reset();
@@ -1187,13 +1248,17 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // 7402.723s", "forward pass: 35.420s", "backward pass: 190.336s", ...): the step is the
     // rows' sum, read where the table ends.
     if (pending_data && !step.step) {
-      const bool one_timer = values.size() == 1 && !values[0].name.empty() &&
-                             duration_scale(values[0].unit) &&
-                             (meaning_of(values[0]).quantity == Quantity::kCompute ||
-                              meaning_of(values[0]).quantity == Quantity::kNone);
+      // A row may time its phase twice, by two clocks in columns ("forward:  97.38 ms  266.44
+      // ms", VISSL's host and CUDA-event times): its first value is the row's.
+      const Quantity q = values.empty() ? Quantity::kNone : meaning_of(values[0]).quantity;
+      const bool one_timer =
+          !values.empty() && !values[0].name.empty() && duration_scale(values[0].unit) &&
+          (q == Quantity::kCompute || q == Quantity::kCommunication || q == Quantity::kNone) &&
+          std::all_of(values.begin() + 1, values.end(),
+                      [](const NamedValue& v) { return v.name.empty() && duration_scale(v.unit); });
       // The table's rows follow one another from the wait's row down.
       if (one_timer && line.number == last_timer_line + 1) {
-        timed_phases += meaning_of(values[0]).quantity == Quantity::kCompute;
+        timed_phases += q == Quantity::kCompute;
         timers_seconds += *seconds_of(values[0]);
         last_timer_line = line.number;
         continue;
@@ -1226,6 +1291,30 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         const Quantity q = meaning_of(v).quantity;
         if (q == Quantity::kCommunication) p.communication_seconds += *seconds_of(v);
         if (q == Quantity::kCompute) p.compute_seconds += *seconds_of(v);
+        // The forward and the backward, the first of each (a row's other clocks are columns),
+        // paired when both are read within a few lines. Without a unit, a fraction only: rows
+        // under "the different times (in seconds)" ("Forward Pass: 0.2936246395111084,").
+        const bool timed = q == Quantity::kCompute ||
+                           (v.unit.empty() && v.value > 0 && v.value != std::floor(v.value));
+        if (timed && (v.name.starts_with("forward") || v.name.starts_with("backward"))) {
+          const bool forward = v.name.starts_with("forward");
+          auto& [at, seconds] = forward ? last_forward : last_backward;
+          if (at != line.number) {
+            at = line.number;
+            seconds = *seconds_of(v);
+            bare_forward_backward = bare_forward_backward || v.unit.empty();
+          }
+          if (last_forward.first > 0 && last_backward.first > 0 &&
+              std::abs(last_forward.first - last_backward.first) <= 6) {
+            // Its file is named once the pairs are kept (below).
+            out.forward_backward.push_back(ForwardBackward{{-1, line.number},
+                                                           last_forward.second,
+                                                           last_backward.second,
+                                                           !bare_forward_backward});
+            last_forward = last_backward = {0, 0.0};
+            bare_forward_backward = false;
+          }
+        }
       }
       if (p.communication_seconds > 0 && p.compute_seconds > 0) {
         if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
@@ -1236,6 +1325,15 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     // Rates and utilisation.
     for (const NamedValue& v : values) {
+      // "mfu: 74.13", "mfu 0.96%": in percent (a bare fraction, "mfu: 0.42", is not read: it
+      // may be either).
+      if ((v.name == "mfu" || v.name.ends_with("_mfu") || v.name.ends_with("/mfu")) &&
+          (v.unit == "%" || (v.unit.empty() && v.value > 1)) && v.value <= 100) {
+        if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+        out.mfu.emplace_back(Origin{steps_file, line.number}, v.value);
+        meaningful = true;
+        continue;
+      }
       Meaning m = meaning_of(v);
       // "GPU的利用率 ... 利用率最多到12左右" (the GPU's utilization ... at most about 12): a
       // utilization named alone, on a line about the GPU and not the CPU, is the GPU's.
@@ -1304,15 +1402,35 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
   }
   flush_timer_table();
-  // A series of waits with no step lines at all is a reading of its own (waits_that_spike).
-  // One series: the waits of the name most lines print (a sentence's "busy around 120 seconds
-  // per step" is not one of the log's lines).
+  // Pairs read on neighbouring lines, one after another, time the layers of one step (Caffe's
+  // "conv1 forward: 31.2 ms", "conv1 backward: 49.8 ms", "relu1 forward: ..."), not steps.
+  for (size_t k = first_forward_backward + 1; k < out.forward_backward.size(); ++k) {
+    if (out.forward_backward[k].origin.line - out.forward_backward[k - 1].origin.line <= 2) {
+      out.forward_backward.resize(first_forward_backward);
+      break;
+    }
+  }
+  if (out.forward_backward.size() > first_forward_backward) {
+    if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+    for (size_t k = first_forward_backward; k < out.forward_backward.size(); ++k) {
+      out.forward_backward[k].origin.file = steps_file;
+    }
+    found = true;
+  }
+  // A series of waits with no step lines beside them is a reading of its own: a few of them, a wait
+  // whose share of the step is unknown; more, waits that may spike (waits_that_spike). One
+  // series: the waits of the name most lines print (a sentence's "busy around 120 seconds per
+  // step" is not one of the log's lines).
   std::map<std::string, size_t> names;
   for (const LoneWait& w : lone_waits) ++names[w.name];
   const auto series = std::max_element(
       names.begin(), names.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-  if (out.steps.size() == first_step && series != names.end() &&
-      series->second >= kLoneWaitsToJudge) {
+  // Steps timed apart from the waits (a sentence's "per-batch time is ~15s" above the wait
+  // lines) do not pair with them: the waits are read beside them (waits_beside_steps).
+  const bool steps_without_data =
+      std::none_of(out.steps.begin() + static_cast<std::ptrdiff_t>(first_step), out.steps.end(),
+                   [](const StepSample& s) { return s.has_data; });
+  if (steps_without_data && series != names.end()) {
     if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
     for (const LoneWait& w : lone_waits) {
       if (w.name == series->first)
@@ -1819,6 +1937,129 @@ bool read_model_table(
   return found;
 }
 
+// What a cell of a table says it measures, when its column's header is a scale and not a
+// measure: "~96s/epoch" (an epoch's duration), "69d 23h" (the whole run's), "405 img/s" (a
+// rate); with bare numbers, what the caption above says; empty when none of these.
+// "96s/epoch", "35 s per epoch": the duration before the "per epoch"; nullopt for other cells.
+std::optional<std::string> epoch_duration(std::string_view cell) {
+  const std::string c = lower(without_about(cell));
+  for (const std::string_view per : {"/epoch", " per epoch", "/ epoch"}) {
+    if (c.ends_with(per)) {
+      std::string d = c.substr(0, c.size() - per.size());
+      if (parse_duration(d)) return d;
+    }
+  }
+  return std::nullopt;
+}
+
+ColumnKind cell_kind(std::string_view cell, const ColumnKind& caption) {
+  ColumnKind k;
+  const std::string c = lower(without_about(cell));
+  if (epoch_duration(c)) {
+    k.duration = true;
+    k.unit = "epochs";
+    return k;
+  }
+  // "69d 23h", "8:16": a duration by its units or its clock's colons, not a bare number.
+  if (c.find_first_of("abcdefghijklmnopqrstuvwxyz:") != std::string::npos && parse_duration(c)) {
+    k.duration = true;
+    k.unit = "runs";
+    return k;
+  }
+  if (const auto values = named_values(c); values.size() == 1) {
+    if (const Meaning m = meaning_of(values[0]); m.quantity == Quantity::kRate) {
+      k.rate = true;
+      k.unit = m.rate_unit;
+      k.per_gpu = m.per_gpu;
+      return k;
+    }
+  }
+  if (parse_number(c) && (caption.rate || caption.duration)) return caption;
+  return k;
+}
+
+// The scale a header cell names, when a table puts its scales in columns: a GPU or node count
+// ("1 GPU", "8 GPUs", "2 nodes") or a loader setting ("# worker=8", "num_workers=0").
+struct ColumnScale {
+  std::optional<int> gpus, nodes;
+  std::string loader_setting;
+};
+std::optional<ColumnScale> column_scale(std::string_view cell) {
+  cell = trim(cell);
+  ColumnScale s;
+  // A bare number is no scale: it could count anything.
+  if (const auto n = count_cell(cell); n && cell.find_first_not_of("0123456789") != cell.npos) {
+    const bool nodes = lower(cell).find("node") != std::string::npos;
+    (nodes ? s.nodes : s.gpus) = *n;
+    return s;
+  }
+  if (const auto setting = loader_setting_of(cell); setting && setting->workers) {
+    s.loader_setting = setting->label;
+    return s;
+  }
+  return std::nullopt;
+}
+
+// A table with its scales as columns ("Configuration | Resolution | 1 GPU | 2 GPUs | 4 GPUs",
+// "| | # worker=0 | # worker=8 |"): each row a series of its own (a group, named by its other
+// cells), each scale column a run of it, measured by what its cells say (cell_kind). Needs two
+// scale columns; returns false unless a row measures two of them.
+bool read_transposed_table(
+    const std::vector<std::string_view>& head,
+    const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
+    PasteFiles& files, int& next_group, Telemetry& out, const ColumnKind& caption) {
+  std::vector<std::pair<size_t, ColumnScale>> scales;
+  for (size_t k = 0; k < head.size(); ++k) {
+    if (auto s = column_scale(head[k])) scales.emplace_back(k, std::move(*s));
+  }
+  if (scales.size() < 2 || rows.empty()) return false;
+  bool found = false;
+  for (const auto& [line, c] : rows) {
+    // Cells that state what they measure ("8:16", "35 s/epoch") before bare numbers under the
+    // caption: a table with each scale twice ("# Batch/Epoch" counts, then "Epoch Time (mm:ss)"
+    // under "1 GPU | 2 GPU | 1 GPU | 2 GPU") measures by its stated cells.
+    const bool stated = std::any_of(scales.begin(), scales.end(), [&](const auto& s) {
+      const ColumnKind k = cell_kind(s.first < c.size() ? c[s.first] : "", ColumnKind{});
+      return k.rate || k.duration;
+    });
+    std::vector<std::pair<const ColumnScale*, std::pair<ColumnKind, double>>> measured;
+    for (const auto& [k, scale] : scales) {
+      if (k >= c.size()) continue;
+      const ColumnKind kind = cell_kind(c[k], stated ? ColumnKind{} : caption);
+      // One kind of measure along the row (an epoch's time beside a whole run's is no series),
+      // one cell per scale.
+      const auto same_scale = [&](const auto& m) {
+        return m.first->gpus == scale.gpus && m.first->nodes == scale.nodes &&
+               m.first->loader_setting == scale.loader_setting;
+      };
+      if (!(kind.rate || kind.duration) ||
+          (!measured.empty() && (measured.front().second.first.unit != kind.unit)) ||
+          std::any_of(measured.begin(), measured.end(), same_scale)) {
+        continue;
+      }
+      const auto epoch = epoch_duration(c[k]);
+      if (const auto v = cell_measure(epoch ? std::string_view(*epoch) : c[k], kind)) {
+        measured.push_back({&scale, {kind, *v}});
+      }
+    }
+    if (measured.size() < 2) continue;
+    const int file = files.of(TelemetryKind::kThroughput);
+    for (const auto& [scale, m] : measured) {
+      RunInfo run;
+      run.source = files.name();
+      run.line = line->number;
+      run.group = next_group;
+      run.gpus = scale->gpus;
+      run.nodes = scale->nodes;
+      run.loader_setting = scale->loader_setting;
+      add_table_run(std::move(run), m.first, m.second, file, line->number, out);
+    }
+    ++next_group;
+    found = true;
+  }
+  return found;
+}
+
 }  // namespace
 
 // Tables of runs: a header with a GPU (or node) count column and measure columns, then one row
@@ -1893,7 +2134,10 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
                                 [&](std::string_view cell) { return count_header(cell, nodes); });
           },
           end);
-      if (read_setting_table(head, rows, files, next_group, out, caption_kind(lines, i))) {
+      const ColumnKind caption = caption_kind(lines, i);
+      if (read_transposed_table(head, rows, files, next_group, out, caption)) {
+        found = true;
+      } else if (read_setting_table(head, rows, files, next_group, out, caption)) {
         found = true;
         ++next_group;
       } else if (read_timer_table(head, rows, files, out)) {

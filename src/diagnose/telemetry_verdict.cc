@@ -279,6 +279,24 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
     for (auto* s : closest(in.cpu, value, target, k)) d.evidence.push_back(tel.cite(s->origin));
   };
 
+  if (in.gpus.empty() && tel.first_batch_pending && busy >= th.cpu_pinned) {
+    // The loop waits for its first batch while the CPUs compute: what it waits for is being
+    // made on the CPU (a reader indexing the data set, the loader's first round).
+    d.verdict = Verdict::kInputBoundCpu;
+    d.confidence = Confidence::kMedium;
+    d.summary = fmt::format(
+        "input-bound on CPU: the progress bar stands at its start with no rate, the first batch "
+        "not arrived, while the CPUs are {:.0f} % busy: the data is still being prepared on the "
+        "CPU (a reader building instances, the loader's first round)",
+        busy);
+    d.evidence.push_back(tel.cite(*tel.first_batch_pending));
+    cite_cpu(cpu_busy, busy, 1);
+    d.next = {
+        "py-spy dump --pid <the training process> (and its loader workers): where the "
+        "CPU time goes before the first batch"};
+    d.fixes = fixes::input_bound_cpu();
+    return d;
+  }
   if (in.gpus.empty()) {
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;
@@ -1071,6 +1089,82 @@ std::optional<Diagnosis> feeder_pace(const Telemetry& tel) {
 // that falls, a first epoch that is cold; none here, so the GPU's work is probably what sets the
 // pace. Low: a loader that is the limit can also deliver at an even rate, which only the loop's
 // data time tells apart.
+// Waits for data timed on lines of their own (Telemetry::lone_waits) beside step times that
+// do not time the wait ("data_load_time: 47.413" lines under "Typical per-batch time is
+// ~15s"): their median against the steps' median, and the waits longer than a whole step.
+// Called only when the steps have no wait of their own.
+std::optional<Diagnosis> waits_beside_steps(const Telemetry& tel, const TelemetryThresholds& th) {
+  if (tel.lone_waits.empty() || tel.steps.empty()) return std::nullopt;
+  std::vector<double> steps, waits;
+  for (const StepSample& s : tel.steps) {
+    if (s.has_data || s.step_seconds <= 0) return std::nullopt;
+    steps.push_back(s.step_seconds);
+  }
+  for (const auto& w : tel.lone_waits) waits.push_back(w.second);
+  std::sort(steps.begin(), steps.end());
+  std::sort(waits.begin(), waits.end());
+  const double step = steps[steps.size() / 2];
+  const double wait = waits[waits.size() / 2];
+  const auto longer = std::count_if(waits.begin(), waits.end(), [&](double w) { return w > step; });
+  // Each wait against a step and its wait together: the share of the time it waits.
+  const double share = wait / (wait + step);
+  Diagnosis d;
+  d.evidence.push_back(tel.cite(tel.lone_waits.front().first));
+  d.evidence.push_back(tel.cite(tel.steps.back().origin));
+  const std::string numbers = fmt::format(
+      "waits for data of {:.3g} s (median of {} line{}; {} longer than a whole step) beside "
+      "steps of {:.3g} s",
+      wait, waits.size(), waits.size() == 1 ? "" : "s", longer, step);
+  // A wait longer than a whole step stalls the loop, however short the others.
+  if (share >= th.wait.healthy_below || longer > 0) {
+    d.verdict = Verdict::kInputBound;
+    d.confidence = Confidence::kLow;
+    d.summary = fmt::format(
+        "input-bound{}: {}: the loop waits for its batches about {:.0f} % of the time; the log "
+        "does not say whether decoding (CPU) or reading (storage) holds them back",
+        *mildly(share, th.wait) ? ", mildly" : "", numbers, 100 * share);
+    d.fixes = fixes::input_bound_cpu();
+  } else {
+    d.verdict = Verdict::kHealthy;
+    d.confidence = Confidence::kLow;
+    d.summary =
+        fmt::format("{}: the waits are a small share of the time ({:.0f} %)", numbers, 100 * share);
+  }
+  d.next = {
+      "the loop's data time and step time printed on the same lines "
+      "(stoker.torch.watch(loader) times a DataLoader)"};
+  return d;
+}
+
+// The model's FLOPs at a large share of the GPUs' peak (Telemetry::mfu, the median of the
+// lines after the first, a warm-up, at kBusyMfu % or more): the GPUs compute most of the time,
+// which a job waiting on its input could not. A low MFU says nothing of why (a small model, an old
+// GPU, a peak the trainer assumes for another GPU).
+constexpr double kBusyMfu = 35;
+std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
+  if (tel.mfu.empty()) return std::nullopt;
+  std::vector<double> after_first;
+  for (size_t i = tel.mfu.size() > 1 ? 1 : 0; i < tel.mfu.size(); ++i) {
+    after_first.push_back(tel.mfu[i].second);
+  }
+  std::sort(after_first.begin(), after_first.end());
+  const double m = after_first[after_first.size() / 2];
+  if (m < kBusyMfu) return std::nullopt;
+  Diagnosis d;
+  d.verdict = Verdict::kHealthy;
+  d.confidence = Confidence::kMedium;
+  d.summary = fmt::format(
+      "the model's FLOPs run at {:.0f} % of the GPUs' peak (MFU, median of {} line{}): the GPUs "
+      "compute most of the time, which a job waiting for its input could not (the peak is the "
+      "one the trainer assumes for its GPU)",
+      m, after_first.size(), after_first.size() == 1 ? "" : "s");
+  d.evidence.push_back(tel.cite(tel.mfu.back().first));
+  d.next = {
+      "the loop's data time against its step time (stoker.torch.watch(loader) times a "
+      "DataLoader): a wait near zero confirms it"};
+  return d;
+}
+
 std::optional<Diagnosis> steady_speed(const Telemetry& tel) {
   // Across nodes, or sharding its model, a steady but slow job is as likely to wait on the
   // exchange every step: an even pace says it does not wait on its input, not which of the two.
@@ -1351,13 +1445,17 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;
     d.summary = fmt::format(
-        "waits for data without their steps ({} lines, the longest {:.3g} s): what share of the "
+        "waits for data without their steps ({} line{}, the longest {:.3g} s): what share of the "
         "step they are, the log does not say",
-        tel.lone_waits.size(),
+        tel.lone_waits.size(), tel.lone_waits.size() == 1 ? "" : "s",
         std::max_element(tel.lone_waits.begin(), tel.lone_waits.end(),
                          [](const auto& a, const auto& b) { return a.second < b.second; })
             ->second);
     d.next = {"the loop's step (batch) time printed beside its data time"};
+  } else if (const auto busy =
+                 tel.steps.empty() && tel.rates.empty() ? high_mfu(tel) : std::nullopt) {
+    // A trainer's MFU alone.
+    d = *busy;
   } else if (!tel.steps.empty() || !tel.rates.empty()) {
     // Step times without their wait, or rates: how fast, not why.
     d.verdict = Verdict::kUnknown;
@@ -1366,7 +1464,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     // falls, which says more than a rate or step times alone.
     const auto fall = speed_that_falls(tel);
     const bool steps_only = tel.rates.empty();
-    if (fall && !steps_only) {
+    if (const auto waits = steps_only ? waits_beside_steps(tel, th) : std::nullopt) {
+      d = *waits;
+    } else if (fall && !steps_only) {
       d = *fall;
     } else if (const auto cold = steps_only ? first_epoch_cold(tel) : std::nullopt) {
       d = *cold;
@@ -1376,6 +1476,8 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       d = *fall;
     } else if (const auto feeder = steps_only ? feeder_pace(tel) : std::nullopt) {
       d = *feeder;
+    } else if (const auto busy = high_mfu(tel)) {
+      d = *busy;
     } else if (const auto steady = steady_speed(tel)) {
       d = *steady;
     } else if (!steps_only) {

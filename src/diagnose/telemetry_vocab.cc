@@ -502,10 +502,31 @@ std::vector<NamedValue> named_values(std::string_view line) {
         continue;
       }
     }
-    const auto value = parse_number(line.substr(number_start, j - number_start));
+    auto value = parse_number(line.substr(number_start, j - number_start));
     if (!value) {
       i = j;
       continue;
+    }
+    // "tok/sec: 529,882", "wps: 1,786": thousands parted by commas — a whole number of one to
+    // three digits (not led by a zero), then groups of exactly three, the last not followed by
+    // another digit or a comma and digit (a CSV row's "1,200,3" is no number).
+    if (j - number_start <= 3 && line[number_start] != '0' &&
+        std::all_of(line.begin() + static_cast<std::ptrdiff_t>(number_start),
+                    line.begin() + static_cast<std::ptrdiff_t>(j), is_digit)) {
+      size_t k = j;
+      double whole = *value;
+      while (k + 3 < n && line[k] == ',' && is_digit(line[k + 1]) && is_digit(line[k + 2]) &&
+             is_digit(line[k + 3]) && !(k + 4 < n && is_digit(line[k + 4]))) {
+        whole = whole * 1000 + (line[k + 1] - '0') * 100 + (line[k + 2] - '0') * 10 +
+                (line[k + 3] - '0');
+        k += 4;
+      }
+      const bool csv =
+          k < n && (line[k] == ',' || line[k] == '.') && k + 1 < n && is_digit(line[k + 1]);
+      if (k > j && !csv) {
+        value = whole;
+        j = k;
+      }
     }
     // "Total img/sec on 8 GPU(s): 2320.6": a count inside a name, not a value.
     {
@@ -694,7 +715,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 81> kSynonyms = {{
+constexpr std::array<Synonym, 83> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -733,8 +754,9 @@ constexpr std::array<Synonym, 81> kSynonyms = {{
     {"data_fetch_time", Quantity::kDataWait, 0},
     {"batch_generator", Quantity::kDataWait, 0},  // Megatron's timers
     {"read_time", Quantity::kDataWait, 0},
-    {"loaded", Quantity::kDataWait, 0},  // darknet's "Loaded: 2.078771 seconds"
-    {"rtime", Quantity::kDataWait, 0},   // pips' "rtime 0.06; itime 1.95"
+    {"read_sample", Quantity::kDataWait, 0},  // VISSL's perf stats: "read_sample: 133.48 ms"
+    {"loaded", Quantity::kDataWait, 0},       // darknet's "Loaded: 2.078771 seconds"
+    {"rtime", Quantity::kDataWait, 0},        // pips' "rtime 0.06; itime 1.95"
     // Habitat's PPO trainers: "env-time: 175.496s  pth-time: 90.586s" (since the start). The
     // environments' stepping is a reinforcement learner's input; the learner's own time is the
     // rest of its step.
@@ -758,6 +780,7 @@ constexpr std::array<Synonym, 81> kSynonyms = {{
     {"batch_cost", Quantity::kStep, 4},
     {"batch_cost_time", Quantity::kStep, 4},
     {"step_time", Quantity::kStep, 3},
+    {"step_total", Quantity::kStep, 3},         // VISSL's perf stats: "train_step_total: 952.28 ms"
     {"train_step_timing", Quantity::kStep, 3},  // NeMo: "train_step_timing in s"
     {"step_timing", Quantity::kStep, 3},
     {"step", Quantity::kStep, 3},
@@ -837,6 +860,10 @@ Meaning meaning_of(const NamedValue& v) {
         break;
       }
     }
+  }
+  // "CPU: 100%", "the cpu is almost 100% occupied": a percentage of the CPU is its use.
+  if (m.quantity == Quantity::kNone && v.unit == "%" && name == "cpu") {
+    m.quantity = Quantity::kCpuUtilisation;
   }
   // A percentage named by its GPU: "[GPU0 0%] [GPU1 0%]", "gpu_1: 35 %".
   if (m.quantity == Quantity::kNone && v.unit == "%" && starts_with(name, "gpu")) {
@@ -1374,12 +1401,14 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   // The workers' count after its name ("num_workers=2", "num_workers: 4", "--workers 8",
   // "--num-workers 0", "nworkers=16") or before "loader workers" ("4 dataloader workers"). A
   // bare "workers" is a machine to Horovod and BytePS ("1 worker 8 gpus"): not read.
-  // A table's column names it too: "num worker" (a row's "num worker=2"), "#workers",
+  // A table's column names it too: "num worker" (a row's "num worker=2"), "#workers", "#
+  // worker=8",
   // "loader_procs" (a loader's subprocesses). A name inside a longer one is another setting:
   // "io_workers=16" counts a process's I/O threads.
   for (const std::string_view name :
        {"num_workers", "num-workers", "num workers", "n_workers", "nworkers", "--workers",
-        "workers=", "num worker", "num_worker", "#workers", "# workers", "loader_procs"}) {
+        "workers=", "num worker", "num_worker", "#workers", "# workers", "#worker", "# worker",
+        "loader_procs"}) {
     for (size_t at = text.find(name); at != std::string::npos && !s.workers;
          at = text.find(name, at + 1)) {
       if (name == "workers=" && at > 0 &&
@@ -1399,6 +1428,22 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
         s.workers = count_ending_at(text, at);
       }
       if (s.workers) break;
+    }
+  }
+  // A count of workers heading the line or after "with" ("Zero workers: about 33 seconds per
+  // Epoch", "Loading with 8 workers: 100%|"), on a line that names no GPUs or machines (where
+  // Horovod's "workers" are machines).
+  if (!s.workers) {
+    const auto words = words_of(text);
+    const bool machines = std::any_of(words.begin(), words.end(), [](const std::string& w) {
+      return gpu_word(w) || w.starts_with("node") || w.starts_with("machine") ||
+             w.starts_with("server") || w.starts_with("host");
+    });
+    for (size_t i = 1; i < words.size() && !machines && !s.workers; ++i) {
+      if (!words[i].starts_with("worker") || !(i == 1 || words[i - 2] == "with")) continue;
+      std::string_view w = words[i - 1];
+      s.workers = w == "zero" || w == "0" ? std::optional<int>(0) : small_count(w);
+      if (w == "a" || w == "single") s.workers.reset();  // "a worker": no count of them
     }
   }
   // The CPUs given to the loader: "# cpus=3" (a table's column), "--cpus 8", "8 cpus",
