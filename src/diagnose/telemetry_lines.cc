@@ -827,10 +827,41 @@ std::string collective_with_bandwidth(std::string_view text) {
   return {};
 }
 
+// A line comparing scales with an arrow ("1GPU: 111 im/s -> 4GPU: 432 im/s"), parted at it
+// when every part states a GPU or node count of its own; empty otherwise.
+std::vector<Line> arrow_parts(const Line& line) {
+  std::vector<Line> parts;
+  size_t start = 0;
+  for (size_t at = 0; at <= line.text.size();) {
+    size_t width = 0;
+    if (at < line.text.size()) {
+      if (line.text.substr(at).starts_with(" -> ")) width = 4;
+      if (line.text.substr(at).starts_with(" \xe2\x86\x92 ")) width = 5;  // " → "
+    }
+    if (at == line.text.size() || width > 0) {
+      const std::string_view part = line.text.substr(start, at - start);
+      std::optional<int> nodes;
+      if (!gpu_count_of(part, &nodes, nullptr) && !nodes) return {};
+      parts.push_back(Line{line.number, part, true});
+      if (at == line.text.size()) break;
+      start = at = at + width;
+      continue;
+    }
+    ++at;
+  }
+  return parts.size() >= 2 ? parts : std::vector<Line>{};
+}
+
 bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
   std::vector<Line> lines;
   lines.reserve(pasted.size());
   for (const Line& l : pasted) {
+    if (l.text.size() <= kMaxPastedLineBytes) {
+      if (auto parts = arrow_parts(l); !parts.empty()) {
+        for (Line& p : parts) lines.push_back(p);
+        continue;
+      }
+    }
     // ", but " parts a sentence dense with numbers too ("Trainning on RTX3090 0.5s / it, but
     // with 2x RTX 3090 with 1.2s /it"); no tool prints it.
     if (l.text.size() <= kMaxPastedLineBytes &&
@@ -1500,6 +1531,15 @@ std::optional<int> count_cell(std::string_view cell) {
   for (const std::string_view unit : {"", "x", "gpu", "gpus", "card", "cards", "node", "nodes"}) {
     if (rest == unit) return n;
   }
+  // "2*RTX4090", "8x A100", "4×V100": the count times its GPU's model.
+  std::string_view model = rest;
+  for (const std::string_view times : {"*", "x", "\xc3\x97"}) {
+    if (model.starts_with(times)) {
+      model = trim(model.substr(times.size()));
+      const auto words = split_whitespace(model);
+      if (!words.empty() && gpu_word(words[0])) return n;
+    }
+  }
   return std::nullopt;
 }
 
@@ -1644,6 +1684,8 @@ std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind
   }
   std::string_view rest;
   auto v = leading_number(cell, &rest);
+  // "1.8k": thousands.
+  if (v && (rest == "k" || rest == "K")) *v *= 1e3;
   // "12037.3 * 4": a rate per GPU times the GPUs, the whole run's rate.
   if (v && kind.rate) {
     if (rest.starts_with('*') || rest.starts_with("x ") || rest.starts_with("\xc3\x97")) {
@@ -1984,10 +2026,31 @@ struct ColumnScale {
   std::optional<int> gpus, nodes;
   std::string loader_setting;
 };
-std::optional<ColumnScale> column_scale(std::string_view cell) {
+// `counted`: what the table's first header cell says its other header cells count ("#workers
+// | 1 | 2 | 4", "GPUs | 1 | 8"), empty when it says nothing.
+std::optional<ColumnScale> column_scale(std::string_view cell, std::string_view counted) {
   cell = trim(cell);
   ColumnScale s;
-  // A bare number is no scale: it could count anything.
+  // A bare number counts what the first header cell names ("#workers"); alone it is no scale.
+  if (!counted.empty() && !cell.empty() && is_digit(cell[0])) {
+    size_t end = 0;
+    while (end < cell.size() && is_digit(cell[end])) ++end;
+    const std::string_view note = trim(cell.substr(end));
+    if (note.empty()) {
+      bool nodes = false;
+      if (count_header(counted, nodes)) {
+        if (const auto n = count_cell(cell)) {
+          (nodes ? s.nodes : s.gpus) = *n;
+          return s;
+        }
+      }
+      const auto setting = loader_setting_of(fmt::format("{}={}", counted, cell));
+      if (setting && setting->workers) {
+        s.loader_setting = setting->label;
+        return s;
+      }
+    }
+  }
   if (const auto n = count_cell(cell); n && cell.find_first_not_of("0123456789") != cell.npos) {
     const bool nodes = lower(cell).find("node") != std::string::npos;
     (nodes ? s.nodes : s.gpus) = *n;
@@ -2010,7 +2073,9 @@ bool read_transposed_table(
     PasteFiles& files, int& next_group, Telemetry& out, const ColumnKind& caption) {
   std::vector<std::pair<size_t, ColumnScale>> scales;
   for (size_t k = 0; k < head.size(); ++k) {
-    if (auto s = column_scale(head[k])) scales.emplace_back(k, std::move(*s));
+    if (auto s = column_scale(head[k], k == 0 ? std::string_view() : head[0])) {
+      scales.emplace_back(k, std::move(*s));
+    }
   }
   if (scales.size() < 2 || rows.empty()) return false;
   bool found = false;

@@ -641,8 +641,9 @@ bool contains(std::string_view s, std::string_view part) {
 // "images/sec", "img/s", "samples_per_second", "tokens/s/gpu", "it/s", "wps": the thing
 // counted per second, or empty.
 std::string rate_unit_of(std::string_view text) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 23> kThings = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kThings = {{
       {"images", "images"},    {"image", "images"},    {"imgs", "images"},
+      {"im", "images"},                            // "1GPU: 111 im/s" (tf_cnn_benchmarks#29)
       {"pics", "images"},      {"pic", "images"},  // Horovod's examples: "440.6 pic/sec"
       {"img", "images"},       {"samples", "samples"}, {"sample", "samples"},
       {"examples", "samples"}, {"seqs", "samples"},    {"sentences", "samples"},
@@ -997,8 +998,8 @@ std::optional<int> small_count(std::string_view w) {
   return std::nullopt;
 }
 
-// A word naming GPUs: "gpu", "gpus", "gpu(s)", "cards", or a model ("v100", "a100", "h100",
-// "1080ti", "rtx", "titan", ...).
+}  // namespace
+
 bool gpu_word(std::string_view w) {
   while (!w.empty() && (w.back() == '.' || w.back() == ')' || w.back() == '(')) w.remove_suffix(1);
   if (w == "gpu" || w == "gpus" || w == "gpu(s" || w == "gpu's" || w == "cards" || w == "card") {
@@ -1014,6 +1015,8 @@ bool gpu_word(std::string_view w) {
   return w.size() >= 4 && (w.substr(0, 2) == "30" || w.substr(0, 2) == "40") && is_digit(w[2]) &&
          is_digit(w[3]) && (w.size() == 4 || is_alpha(w[4]) || w[4] == '-');
 }
+
+namespace {
 
 // A word between a count and "GPU" that names the model: "P4", "A10G", "NVIDIA" ("2 Dual P4
 // GPU", "8 A10G GPUs"), not "per" or "of".
@@ -1139,6 +1142,12 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       if (key == "gpus" || key == "gpu" || key == "ngpu" || key == "ngpus" || key == "num_gpus" ||
           key == "n_gpu" || key == "n_gpus") {
         found(small_count(std::string_view(w).substr(eq + 1)));
+        continue;
+      }
+      // "2x4=8GPU": the product, glued to its GPU word.
+      bool pending = false;
+      if (const auto c = glued_count(std::string_view(w).substr(eq + 1), pending); c && !pending) {
+        found(c);
         continue;
       }
     }

@@ -73,10 +73,15 @@ std::optional<double> seconds_of(const NamedValue& v);
 // Seconds per unit of a duration ("s", "sec", "ms", "us"); nullopt for other units.
 std::optional<double> duration_scale(std::string_view unit);
 
+// A word naming GPUs, lower case: "gpu", "gpus", "gpu(s)", "cards", or a model ("v100",
+// "a100", "h100", "1080ti", "rtx4090", "titan", ...).
+bool gpu_word(std::string_view w);
+
 // The GPU count a line states ("8 GPUs", "on 8 GPU(s)", "1 gpu", "2 x V100", "8xA100",
-// "single GPU", "--nproc_per_node=8", "-np 4", "2 nodes"); nullopt when none. `nodes` gets a
-// node count when the line states one; `from_flag` says whether the count is a command line's
-// flag ("--gpus 2" is a count to Lightning and a device id to MXNet: a heading in words wins).
+// "single GPU", "--nproc_per_node=8", "-np 4", "2 nodes", "2x4=8GPU"); nullopt when none.
+// `nodes` gets a node count when the line states one; `from_flag` says whether the count is a
+// command line's flag ("--gpus 2" is a count to Lightning and a device id to MXNet: a heading
+// in words wins).
 std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes = nullptr,
                                 bool* from_flag = nullptr);
 

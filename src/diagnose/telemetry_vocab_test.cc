@@ -1531,5 +1531,33 @@ TEST(PastedLogs, ABackwardFarAboveItsForward) {
                   .forward_backward.empty());
 }
 
+TEST(Scaling, CountsAsHeadersArrowsBetweenScalesAndModelsTimesTheirCount) {
+  // SPDL#303: "| #workers | 1 | 2 | 4 | 8 | 16 | 32 |" under "**QPS** (the higher, the better)":
+  // the first header cell says what the bare numbers of the others count.
+  const Telemetry spdl = read_telemetry_files(
+      {pasted("throughput_spdl303-pytorch-dataloader-qps-ttfb-vs-workers-cutoff.txt")});
+  ASSERT_GE(spdl.rates.size(), 12u);
+  EXPECT_EQ(spdl.runs[static_cast<size_t>(spdl.rates[5].run)].loader_setting, "num_workers=32");
+  EXPECT_NEAR(spdl.rates[5].per_second, 1763.82, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(spdl).verdict, Verdict::kInputBoundCpu);
+  // tf_cnn_benchmarks#29: "1GPU: 111 im/s -> 4GPU: 432 im/s", then "2x4=8GPU: only 561 im/s".
+  const Telemetry tf = read_telemetry_files(
+      {pasted("scaling_tfbenchmarks29-resnet50-1-4-8gpu-two-machines-10gbe.txt")});
+  ASSERT_EQ(tf.rates.size(), 3u);
+  EXPECT_EQ(tf.rates[0].unit, "images");
+  EXPECT_EQ(tf.runs[static_cast<size_t>(tf.rates[1].run)].gpus, 4);
+  EXPECT_EQ(tf.runs[static_cast<size_t>(tf.rates[2].run)].gpus, 8);
+  EXPECT_EQ(diagnose_telemetry(tf).verdict, Verdict::kCommunicationBound);
+  // An arrow between two numbers without GPU counts is no comparison of scales.
+  EXPECT_EQ(read_text("loss: 0.5 -> 0.4, 100 img/s\n").runs.size(), 1u);
+  // TinyLlama#1: a "GPU" column of "2*RTX4090" and "1*RTX4090", speeds of "1.8k" tokens/s.
+  const Telemetry tiny =
+      read_telemetry_files({pasted("throughput_tinyllama1-2x4090-ddp-vs-zero2-tokens-per-s.txt")});
+  ASSERT_EQ(tiny.rates.size(), 4u);
+  EXPECT_EQ(tiny.rates[0].per_second, 1800);
+  EXPECT_EQ(tiny.runs[static_cast<size_t>(tiny.rates[3].run)].gpus, 1);
+  EXPECT_EQ(diagnose_telemetry(tiny).verdict, Verdict::kCommunicationBound);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
