@@ -1041,6 +1041,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   const size_t first_forward_backward = out.forward_backward.size();
   bool bare_forward_backward = false;  // the pair being read has a value without a unit
   bool rates_said_per_gpu = false;     // the text said the rates below are per GPU
+  bool share_table = false;            // a header said its rows' percentages are of a total
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
   std::optional<int> panel_gpu;
   for (const Line& line : lines) {
@@ -1194,6 +1195,18 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
           v.name = "iteration_without_data";
         }
       }
+    }
+    // A profile of sections, each with its seconds and its share of the total ("## Section
+    // Time  % of total" over "Read data  41.36  84.89%", Blocks' timing): the data row's share
+    // is the wait's, against the whole it is a part of.
+    if (says("% of total")) share_table = true;
+    if (share_table && values.size() == 2 && values[1].name.empty() && values[1].unit == "%" &&
+        values[1].value > 0 && values[1].value <= 100 && values[0].unit.empty() &&
+        meaning_of(values[0]).quantity == Quantity::kDataWait && values[0].value > 0) {
+      add_step(line, values[0].value * 100 / values[1].value, values[0].value, std::nullopt,
+               std::nullopt);
+      has_samples();
+      continue;
     }
     LineReading step = read_step(values);
     // A line that times nothing but prints its clock and its step: the step from the last

@@ -1256,7 +1256,8 @@ std::optional<Diagnosis> speed_that_falls(const Telemetry& tel) {
   return std::nullopt;
 }
 
-// Epoch lines that time the step only ("Epoch 0 | ... 1.65s/it", "Epoch 3 | ... 9.57it/s"):
+// Epoch lines that time the step only ("Epoch 0 | ... 1.65s/it", "Epoch 3 | ... 9.57it/s", Keras'
+// "1464/1464 [====] - 3943s" under its "Epoch 1/50"):
 // a first epoch several times slower than the steady ones after it is the page cache filling —
 // the data came from storage once and from memory since — the classic sign of a job waiting on
 // its storage. nullopt when the log does not show it.
@@ -1265,7 +1266,13 @@ std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
   std::optional<int> last_epoch;
   for (const StepSample& s : tel.steps) {
     if (s.has_data || s.average) continue;
-    const std::string head = telemetry::lower(line_of(tel, s.origin).substr(0, 64));
+    std::string head = telemetry::lower(line_of(tel, s.origin).substr(0, 64));
+    // Keras prints "Epoch 2/50" on a line of its own above the epoch's progress line.
+    if (head.find("epoch") == std::string::npos && s.origin.line > 1) {
+      const std::string above =
+          telemetry::lower(line_of(tel, Origin{s.origin.file, s.origin.line - 1}).substr(0, 64));
+      if (telemetry::trim(above).starts_with("epoch")) head = above;
+    }
     const size_t at = head.find("epoch");
     if (at == std::string::npos) return {};
     // "Epoch: 1/30, Step: 2/951, ... Time/step: 67.3": steps within one epoch, not epochs.

@@ -716,7 +716,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 83> kSynonyms = {{
+constexpr std::array<Synonym, 84> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -756,6 +756,7 @@ constexpr std::array<Synonym, 83> kSynonyms = {{
     {"batch_generator", Quantity::kDataWait, 0},  // Megatron's timers
     {"read_time", Quantity::kDataWait, 0},
     {"read_sample", Quantity::kDataWait, 0},  // VISSL's perf stats: "read_sample: 133.48 ms"
+    {"read_data", Quantity::kDataWait, 0},    // Blocks' timing table: "Read data  41.36  84.89%"
     {"loaded", Quantity::kDataWait, 0},       // darknet's "Loaded: 2.078771 seconds"
     {"rtime", Quantity::kDataWait, 0},        // pips' "rtime 0.06; itime 1.95"
     // Habitat's PPO trainers: "env-time: 175.496s  pth-time: 90.586s" (since the start). The

@@ -1559,5 +1559,25 @@ TEST(Scaling, CountsAsHeadersArrowsBetweenScalesAndModelsTimesTheirCount) {
   EXPECT_EQ(diagnose_telemetry(tiny).verdict, Verdict::kCommunicationBound);
 }
 
+TEST(PastedLogs, KerasEpochsUnderTheirOwnLineAndAProfileOfSectionShares) {
+  // keras#6503: "Epoch 1/50" on its own line above "1464/1464 [====] - 3943s", then 239 s:
+  // the first epoch read the files from disk.
+  const Diagnosis cold = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_keras6503-first-epoch-3943s-then-240s-flow-from-directory-png.txt")}));
+  EXPECT_EQ(cold.verdict, Verdict::kIoBound) << cold.summary;
+  EXPECT_NE(cold.summary.find("16.4x"), std::string::npos) << cold.summary;
+  // Steps of one epoch under one "Epoch 1/50" are no epochs.
+  EXPECT_NE(diagnose_telemetry(read_text("Epoch 1/50\n10/30 [==>...] - 9s\nEpoch 1/50\n20/30 "
+                                         "[====>..] - 1s\nEpoch 1/50\n30/30 [=======] - 1s\n"))
+                .verdict,
+            Verdict::kIoBound);
+  // Blocks' timing (taxi#2): "## Section  Time  % of total" over "Read data  41.36  84.89%".
+  const Telemetry blocks = read_telemetry_files(
+      {pasted("profiler_taxi2-blocks-timing-read-data-85pct-train-10pct-cutoff.txt")});
+  ASSERT_EQ(blocks.steps.size(), 1u);
+  EXPECT_NEAR(blocks.steps[0].data_seconds / blocks.steps[0].step_seconds, 0.8489, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(blocks).verdict, Verdict::kInputBound);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
