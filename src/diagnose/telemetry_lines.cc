@@ -41,7 +41,13 @@ bool named(const std::vector<NamedValue>& values, std::string_view name) {
 // step's train_time (YOLOX's iter_time is the step): the names next to it decide.
 LineReading read_step(const std::vector<NamedValue>& values) {
   LineReading r;
-  const bool espnet = named(values, "train_time") && named(values, "iter_time");
+  // ESPnet's iter_time beside train_time is its data wait — unless the line names a wait of
+  // its own ("Data time: 20.3755, Train time: 2.3035, Iter time: 22.6790": the total).
+  const bool espnet =
+      named(values, "train_time") && named(values, "iter_time") &&
+      std::none_of(values.begin(), values.end(), [](const NamedValue& v) {
+        return v.name != "iter_time" && meaning_of(v).quantity == Quantity::kDataWait;
+      });
   // BasicSR-style loggers (traiNNer, mmsr): "<epoch:249, iter: 250, lr:1.000e-04, t:286.9083s,
   // td:4.1610s, eta:...>": t is the step, td its data wait; a lone "t" is no name to trust.
   const bool t_td = named(values, "t") && named(values, "td");
@@ -50,6 +56,7 @@ LineReading read_step(const std::vector<NamedValue>& values) {
   const bool tts = (named(values, "step_time") || named(values, "steptime")) &&
                    (named(values, "loader_time") || named(values, "loadertime"));
   std::optional<double> iteration;  // the seconds of an "it/s" rate
+  std::vector<double> steps;        // every step-like value of the line, in seconds
   for (const NamedValue& v : values) {
     Meaning m = meaning_of(v);
     if (espnet && v.name == "iter_time") m.quantity = Quantity::kDataWait;
@@ -64,6 +71,9 @@ LineReading read_step(const std::vector<NamedValue>& values) {
       a.value = *v.average;
       return seconds_of(a);
     };
+    if (m.quantity == Quantity::kStep || m.quantity == Quantity::kStepWithoutData) {
+      steps.push_back(*seconds);
+    }
     if (m.quantity == Quantity::kDataWait && !r.data) {
       r.data = seconds;
       r.data_name = v.name;
@@ -82,6 +92,19 @@ LineReading read_step(const std::vector<NamedValue>& values) {
   }
   // "3 it/s, data_time 0.217": beside a wait, a rate of iterations is the step it waits in.
   if (r.data && !r.step && iteration) r.step = iteration;
+  // Two steps, one the wait and the other together ("Data time: 20.3755, Train time: 2.3035,
+  // Iter time: 22.6790"): the larger is the whole step, whatever the names' order of trust.
+  if (r.data && r.step && steps.size() >= 2) {
+    for (const double whole : steps) {
+      for (const double part : steps) {
+        if (whole > part && std::abs(part + *r.data - whole) <= 0.02 * whole && whole > *r.step) {
+          r.step = whole;
+          r.step_avg.reset();
+          r.step_without_data = false;
+        }
+      }
+    }
+  }
   // A step beside its compute alone (ROMP's "Time 2.87 RUN 0.87", "compute_time"): what is
   // left is the time outside the model, the wait for data and the loop's own host work.
   if (r.step && !r.data) {

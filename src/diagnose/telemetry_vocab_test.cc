@@ -1579,5 +1579,27 @@ TEST(PastedLogs, KerasEpochsUnderTheirOwnLineAndAProfileOfSectionShares) {
   EXPECT_EQ(diagnose_telemetry(blocks).verdict, Verdict::kInputBound);
 }
 
+TEST(PastedLogs, AStepBesideItsWaitAndTheirSumOnOneLine) {
+  // GCL#3: "Data time: 20.3755, Train time: 2.3035, Iter time: 22.6790": a wait named as one,
+  // so "Iter time" is no ESPnet wait but the whole step (the wait and the training together).
+  const Telemetry gcl =
+      read_telemetry_files({pasted("datalog_gcl3-kitti-registration-data-time-dominates.txt")});
+  ASSERT_EQ(gcl.steps.size(), 2u);
+  EXPECT_NEAR(gcl.steps[0].data_seconds, 20.3755, 1e-12);
+  EXPECT_NEAR(gcl.steps[0].step_seconds, 22.6790, 1e-12);
+  EXPECT_EQ(diagnose_telemetry(gcl).verdict, Verdict::kInputBound);
+  // ESPnet's own line stays as it was: iter_time is its wait beside train_time.
+  const Telemetry espnet = read_text("iter_time=0.01, train_time=0.5\n");
+  ASSERT_EQ(espnet.steps.size(), 1u);
+  EXPECT_NEAR(espnet.steps[0].data_seconds, 0.01, 1e-12);
+  EXPECT_NEAR(espnet.steps[0].step_seconds, 0.5, 1e-12);
+  // pytracking (mmtrack#5): "DataTime: 2.217 (0.097) , ForwardTime: 0.762 , TotalTime: 3.076".
+  const Telemetry track =
+      read_telemetry_files({pasted("datalog_mmtrack5-tracking-datatime-dominates.txt")});
+  ASSERT_EQ(track.steps.size(), 2u);
+  EXPECT_NEAR(track.steps[0].step_seconds, 3.076, 1e-12);
+  EXPECT_NEAR(track.steps[0].data_seconds, 2.217, 1e-12);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
