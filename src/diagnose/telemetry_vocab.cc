@@ -716,7 +716,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 86> kSynonyms = {{
+constexpr std::array<Synonym, 85> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -792,7 +792,7 @@ constexpr std::array<Synonym, 86> kSynonyms = {{
     {"epoch_time", Quantity::kStep, 2},       // "Epoch time: 948457.4916 ms" (an epoch's step)
     {"iteration_total", Quantity::kStep, 1},  // "total" after its parts: "dl=.. fwd=.. total="
     {"total", Quantity::kStep, 1},
-    {"total_time", Quantity::kStep, 1},  // pytracking: "DataTime: 2.217 , TotalTime: 3.076"
+    // pytracking: "DataTime: 2.217 , TotalTime: 3.076" (not a profile's "Total time: 40.5 s")
     {"totaltime", Quantity::kStep, 1},
     {"updt_s", Quantity::kStepWithoutData, 1},
     {"pth_time", Quantity::kStepWithoutData, 1},
