@@ -391,6 +391,17 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
       }
     }
   }
+  // Keras' epoch line at verbose=2, under its "Epoch 1/50": " - 22s - loss: 0.4644 - ...",
+  // after a launcher's prefix if any (TF 2's "938/938 - 2s - loss" is read by its counter).
+  for (size_t at = text.find(" - "); at != std::string::npos; at = text.find(" - ", at + 1)) {
+    size_t end = at + 3;
+    while (end < text.size() && (is_digit(text[end]) || text[end] == '.')) ++end;
+    if (end == at + 3 || !std::string_view(text).substr(end).starts_with("s - ")) continue;
+    const size_t rest = text.find("loss", end);
+    if (rest == std::string::npos || rest > end + 24) continue;
+    epoch = true;
+    return parse_number(std::string_view(text).substr(at + 3, end - at - 3));
+  }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
   const std::string name = lower(trim(line.substr(0, colon)));
