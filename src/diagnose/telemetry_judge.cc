@@ -26,13 +26,6 @@ constexpr double kSettingMatters = 1.2;
 constexpr double kSettingIrrelevant = 1.1;
 constexpr double kSyntheticKept = 0.8;
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 // A rate as people write it: "5148", "10350", "29.7", "0.323".
 std::string rate_text(double v) {
   return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);

@@ -1101,10 +1101,8 @@ std::optional<Diagnosis> waits_beside_steps(const Telemetry& tel, const Telemetr
     steps.push_back(s.step_seconds);
   }
   for (const auto& w : tel.lone_waits) waits.push_back(w.second);
-  std::sort(steps.begin(), steps.end());
-  std::sort(waits.begin(), waits.end());
-  const double step = steps[steps.size() / 2];
-  const double wait = waits[waits.size() / 2];
+  const double step = telemetry::median(steps);
+  const double wait = telemetry::median(waits);
   const auto longer = std::count_if(waits.begin(), waits.end(), [&](double w) { return w > step; });
   // Each wait against a step and its wait together: the share of the time it waits.
   const double share = wait / (wait + step);
@@ -1147,8 +1145,7 @@ std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
   for (size_t i = tel.mfu.size() > 1 ? 1 : 0; i < tel.mfu.size(); ++i) {
     after_first.push_back(tel.mfu[i].second);
   }
-  std::sort(after_first.begin(), after_first.end());
-  const double m = after_first[after_first.size() / 2];
+  const double m = telemetry::median(after_first);
   if (m < kBusyMfu) return std::nullopt;
   Diagnosis d;
   d.verdict = Verdict::kHealthy;
