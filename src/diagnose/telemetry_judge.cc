@@ -879,14 +879,12 @@ std::optional<Diagnosis> judge_process_states(const Telemetry& tel) {
   return d;
 }
 
-namespace {
-
 // A backward at kInflatedBackward times its forward or more (Telemetry::forward_backward, the
 // median ratio): the arithmetic of a backward is about twice its forward's (three times with
 // activation checkpointing), so the rest is something else inside it — in a data-parallel job,
 // the gradient all-reduce that DDP, DeepSpeed and accelerate overlap with the backward.
 constexpr double kInflatedBackward = 5;
-std::optional<Diagnosis> inflated_backward(const Telemetry& tel) {
+std::optional<Diagnosis> judge_forward_backward(const Telemetry& tel) {
   if (tel.forward_backward.empty()) return std::nullopt;
   std::vector<std::pair<double, const ForwardBackward*>> ratios;
   for (const ForwardBackward& f : tel.forward_backward) {
@@ -934,10 +932,14 @@ std::optional<Diagnosis> inflated_backward(const Telemetry& tel) {
   return d;
 }
 
-}  // namespace
-
 std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThresholds& th) {
-  if (tel.phases.empty()) return inflated_backward(tel);
+  // Without exchange timers, a backward far above its forward in a data-parallel job (an
+  // unknown answer from the pair waits for the other judges: judge_forward_backward).
+  if (tel.phases.empty()) {
+    auto d = judge_forward_backward(tel);
+    if (d && d->verdict != Verdict::kCommunicationBound) return std::nullopt;
+    return d;
+  }
   double exchange = 0, compute = 0;
   for (const PhaseSample& p : tel.phases) {
     exchange += p.communication_seconds;

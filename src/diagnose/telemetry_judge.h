@@ -69,6 +69,11 @@ std::optional<Diagnosis> judge_memory(const Telemetry& tel);
 // or more), else `unknown` saying the exchange is not what limits; nullopt without timers.
 std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThresholds& th);
 
+// A step's forward and backward timed apart, the backward at 5x its forward or more:
+// `communication-bound` (low) where the paste shows a data-parallel job, else `unknown` naming a
+// forward timed without a synchronize; nullopt without such pairs or with a lesser backward.
+std::optional<Diagnosis> judge_forward_backward(const Telemetry& tel);
+
 // A sentence of the paste saying the larger run was the slower ("2 nodes is significantly
 // slower than 1 node"), when nothing measured decides: communication-bound, low confidence
 // (what a larger scale adds is the exchange between GPUs), naming the measurement that would

@@ -142,6 +142,16 @@ bool spans_nodes_or_shards(std::string_view low) {
   return false;
 }
 
+// Whether `word` occurs in `text` between non-alphanumeric neighbours ("ddp", not "ddpm").
+bool has_whole_word(std::string_view text, std::string_view word) {
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    const auto inside = [&](size_t k) { return is_alpha(text[k]) || is_digit(text[k]); };
+    if ((at == 0 || !inside(at - 1)) && (end == text.size() || !inside(end))) return true;
+  }
+  return false;
+}
+
 // Words naming a data-parallel engine or its gradient exchange (Telemetry::data_parallel),
 // lower case.
 constexpr std::string_view kDataParallelWords[] = {"ddp",
@@ -864,6 +874,10 @@ std::string collective_with_bandwidth(std::string_view text) {
 // A line comparing scales with an arrow ("1GPU: 111 im/s -> 4GPU: 432 im/s"), parted at it
 // when every part states a GPU or node count of its own; empty otherwise.
 std::vector<Line> arrow_parts(const Line& line) {
+  if (line.text.find(" -> ") == std::string_view::npos &&
+      line.text.find(" \xe2\x86\x92 ") == std::string_view::npos) {
+    return {};
+  }
   std::vector<Line> parts;
   size_t start = 0;
   for (size_t at = 0; at <= line.text.size();) {
@@ -1074,8 +1088,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   std::pair<int64_t, double> last_forward{0, 0.0}, last_backward{0, 0.0};  // line, seconds
   const size_t first_forward_backward = out.forward_backward.size();
   bool bare_forward_backward = false;  // the pair being read has a value without a unit
-  bool rates_said_per_gpu = false;     // the text said the rates below are per GPU
-  bool share_table = false;            // a header said its rows' percentages are of a total
+  std::vector<bool> pair_split;     // per pair of this text: its forward and backward on two lines
+  bool rates_said_per_gpu = false;  // the text said the rates below are per GPU
+  bool share_table = false;         // a header said its rows' percentages are of a total
+  bool bar_moved = false;           // a progress bar has counted past 0
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
   std::optional<int> panel_gpu;
   for (const Line& line : lines) {
@@ -1097,13 +1113,16 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       continue;
     }
     if (const auto bar = bar_count(line.text)) {
-      // A bar at 0 of its total with no rate yet ("?it/s") waits for its first step; a later
-      // line of a bar moved on clears it.
-      if (bar->first == 0 && says("<?") && says("?it/s")) {
+      // A bar at 0 of its total with no rate yet ("?it/s"), before any bar moved or any step
+      // was read, waits for the job's first step; a later line of a bar moved on clears it. (A
+      // new epoch's or a validation's bar at 0 after steps ran is no first batch.)
+      if (bar->first == 0 && says("<?") && says("?it/s") && !bar_moved &&
+          out.steps.size() == first_step) {
         if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
         out.first_batch_pending = Origin{steps_file, line.number};
         found = true;
       } else if (bar->first > 0) {
+        bar_moved = true;
         out.first_batch_pending.reset();
       }
     }
@@ -1182,7 +1201,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (!out.data_parallel) {
       out.data_parallel = gpus.value_or(1) > 1 || nodes.value_or(1) > 1 ||
                           std::any_of(std::begin(kDataParallelWords), std::end(kDataParallelWords),
-                                      [&](std::string_view w) { return says(w); });
+                                      [&](std::string_view w) { return has_whole_word(low, w); });
     }
     if (spans_nodes_or_shards(low) || nodes.value_or(1) > 1) {
       out.runs[static_cast<size_t>(current_run(line))].exchange_heavy = true;
@@ -1365,6 +1384,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // A step's phases: gradient exchange against compute.
     {
       PhaseSample p;
+      bool paired_here = false;
       for (const NamedValue& v : values) {
         const Quantity q = meaning_of(v).quantity;
         if (q == Quantity::kCommunication) p.communication_seconds += *seconds_of(v);
@@ -1374,7 +1394,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         // under "the different times (in seconds)" ("Forward Pass: 0.2936246395111084,").
         const bool timed = q == Quantity::kCompute ||
                            (v.unit.empty() && v.value > 0 && v.value != std::floor(v.value));
-        if (timed && (v.name.starts_with("forward") || v.name.starts_with("backward"))) {
+        if (timed && !paired_here &&
+            (v.name.starts_with("forward") || v.name.starts_with("backward"))) {
           const bool forward = v.name.starts_with("forward");
           auto& [at, seconds] = forward ? last_forward : last_backward;
           if (at != line.number) {
@@ -1389,8 +1410,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                                                            last_forward.second,
                                                            last_backward.second,
                                                            !bare_forward_backward});
+            pair_split.push_back(last_forward.first != last_backward.first);
             last_forward = last_backward = {0, 0.0};
             bare_forward_backward = false;
+            paired_here = true;  // the line's later timers ("backward_inner") are its parts
           }
         }
       }
@@ -1406,7 +1429,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       // "mfu: 74.13", "mfu 0.96%": in percent (a bare fraction, "mfu: 0.42", is not read: it
       // may be either).
       if ((v.name == "mfu" || v.name.ends_with("_mfu") || v.name.ends_with("/mfu")) &&
-          (v.unit == "%" || (v.unit.empty() && v.value > 1)) && v.value <= 100) {
+          (v.unit == "%" || (v.unit.empty() && v.value > 1)) && v.value > 0 && v.value <= 100) {
         if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
         out.mfu.emplace_back(Origin{steps_file, line.number}, v.value);
         meaningful = true;
@@ -1480,10 +1503,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
   }
   flush_timer_table();
-  // Pairs read on neighbouring lines, one after another, time the layers of one step (Caffe's
-  // "conv1 forward: 31.2 ms", "conv1 backward: 49.8 ms", "relu1 forward: ..."), not steps.
+  // Pairs each on two lines, one pair right after another, time the layers of one step
+  // (Caffe's "conv1 forward: 31.2 ms", "conv1 backward: 49.8 ms", "relu1 forward: ..."), not
+  // steps; a pair on one line each ("forward: 207.71 | backward: 3509.10") is one step a line.
   for (size_t k = first_forward_backward + 1; k < out.forward_backward.size(); ++k) {
-    if (out.forward_backward[k].origin.line - out.forward_backward[k - 1].origin.line <= 2) {
+    if (pair_split[k - first_forward_backward] &&
+        out.forward_backward[k].origin.line - out.forward_backward[k - 1].origin.line <= 2) {
       out.forward_backward.resize(first_forward_backward);
       break;
     }
@@ -2049,8 +2074,13 @@ ColumnKind cell_kind(std::string_view cell, const ColumnKind& caption) {
     k.unit = "epochs";
     return k;
   }
-  // "69d 23h", "8:16": a duration by its units or its clock's colons, not a bare number.
-  if (c.find_first_of("abcdefghijklmnopqrstuvwxyz:") != std::string::npos && parse_duration(c)) {
+  // "69d 23h", "8:16": a duration by its units or its clock's colons, not a bare number, nor
+  // one with a lone "m" ("25.6M" counts millions as often as it times minutes).
+  const bool lone_m = !c.empty() && c.back() == 'm' && c.size() >= 2 &&
+                      (is_digit(c[c.size() - 2]) || c[c.size() - 2] == ' ') &&
+                      c.find_first_of("abcdefghijklnopqrstuvwxyz:") == std::string::npos;
+  if (!lone_m && c.find_first_of("abcdefghijklmnopqrstuvwxyz:") != std::string::npos &&
+      parse_duration(c)) {
     k.duration = true;
     k.unit = "runs";
     return k;
@@ -2110,6 +2140,10 @@ std::optional<ColumnScale> column_scale(std::string_view cell, std::string_view 
   return std::nullopt;
 }
 
+// Words of a table row that describe the setup, not a measure of it.
+constexpr std::string_view kSetupWords[] = {"batch",  "size", "param",   "lr",    "learning rate",
+                                            "memory", "mem",  "workers", "accum", "seq"};
+
 // A table with its scales as columns ("Configuration | Resolution | 1 GPU | 2 GPUs | 4 GPUs",
 // "| | # worker=0 | # worker=8 |"): each row a series of its own (a group, named by its other
 // cells), each scale column a run of it, measured by what its cells say (cell_kind). Needs two
@@ -2127,6 +2161,17 @@ bool read_transposed_table(
   if (scales.size() < 2 || rows.empty()) return false;
   bool found = false;
   for (const auto& [line, c] : rows) {
+    // A row of the setup beside the measured ones ("batch size per GPU | 256 | 256", "params |
+    // 25.6M"): its bare numbers are no measure, whatever the caption says.
+    std::string label;
+    for (size_t k = 0; k < c.size(); ++k) {
+      if (std::none_of(scales.begin(), scales.end(), [&](const auto& s) { return s.first == k; })) {
+        label += lower(c[k]) + " ";
+      }
+    }
+    const bool setup_row =
+        std::any_of(std::begin(kSetupWords), std::end(kSetupWords),
+                    [&](std::string_view w) { return label.find(w) != std::string::npos; });
     // Cells that state what they measure ("8:16", "35 s/epoch") before bare numbers under the
     // caption: a table with each scale twice ("# Batch/Epoch" counts, then "Epoch Time (mm:ss)"
     // under "1 GPU | 2 GPU | 1 GPU | 2 GPU") measures by its stated cells.
@@ -2137,7 +2182,7 @@ bool read_transposed_table(
     std::vector<std::pair<const ColumnScale*, std::pair<ColumnKind, double>>> measured;
     for (const auto& [k, scale] : scales) {
       if (k >= c.size()) continue;
-      const ColumnKind kind = cell_kind(c[k], stated ? ColumnKind{} : caption);
+      const ColumnKind kind = cell_kind(c[k], stated || setup_row ? ColumnKind{} : caption);
       // One kind of measure along the row (an epoch's time beside a whole run's is no series),
       // one cell per scale.
       const auto same_scale = [&](const auto& m) {
@@ -2205,6 +2250,14 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     size_t count_column = head.size();
     for (size_t k = 0; k < head.size() && count_column == head.size(); ++k) {
       if (count_header(head[k], by_nodes)) count_column = k;
+    }
+    // "GPUs | 1 | 8": the first cell names what the bare numbers of the others count, the
+    // scales as columns (read_transposed_table), not a column of counts.
+    if (count_column == 0 && head.size() >= 3 &&
+        std::all_of(head.begin() + 1, head.end(), [](std::string_view h) {
+          return !h.empty() && std::all_of(h.begin(), h.end(), is_digit);
+        })) {
+      count_column = head.size();
     }
     // A column with an empty header whose rows count with a unit and not all alike ("| |
     // Speed (K samples/sec) |" over "| 1 GPU | 10.8 |", "| 2 GPU | 24.1 |"): the rows say what

@@ -1094,7 +1094,8 @@ std::optional<Diagnosis> feeder_pace(const Telemetry& tel) {
 // ~15s"): their median against the steps' median, and the waits longer than a whole step.
 // Called only when the steps have no wait of their own.
 std::optional<Diagnosis> waits_beside_steps(const Telemetry& tel, const TelemetryThresholds& th) {
-  if (tel.lone_waits.empty() || tel.steps.empty()) return std::nullopt;
+  // One wait is as likely a checkpoint's or a validation's load: a series of them, at least.
+  if (tel.lone_waits.size() < 2 || tel.steps.empty()) return std::nullopt;
   std::vector<double> steps, waits;
   for (const StepSample& s : tel.steps) {
     if (s.has_data || s.step_seconds <= 0) return std::nullopt;
@@ -1113,8 +1114,7 @@ std::optional<Diagnosis> waits_beside_steps(const Telemetry& tel, const Telemetr
       "waits for data of {:.3g} s (median of {} line{}; {} longer than a whole step) beside "
       "steps of {:.3g} s",
       wait, waits.size(), waits.size() == 1 ? "" : "s", longer, step);
-  // A wait longer than a whole step stalls the loop, however short the others.
-  if (share >= th.wait.healthy_below || longer > 0) {
+  if (share >= th.wait.healthy_below) {
     d.verdict = Verdict::kInputBound;
     d.confidence = Confidence::kLow;
     d.summary = fmt::format(
@@ -1258,9 +1258,11 @@ std::optional<Diagnosis> speed_that_falls(const Telemetry& tel) {
 // a first epoch several times slower than the steady ones after it is the page cache filling —
 // the data came from storage once and from memory since — the classic sign of a job waiting on
 // its storage. nullopt when the log does not show it.
+constexpr double kKerasStartSeconds = 60;
 std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
   std::vector<const StepSample*> epochs;
   std::optional<int> last_epoch;
+  bool keras = false;  // Keras' progress lines, each under its "Epoch N/M"
   for (const StepSample& s : tel.steps) {
     if (s.has_data || s.average) continue;
     std::string head = telemetry::lower(line_of(tel, s.origin).substr(0, 64));
@@ -1268,7 +1270,7 @@ std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
     if (head.find("epoch") == std::string::npos && s.origin.line > 1) {
       const std::string above =
           telemetry::lower(line_of(tel, Origin{s.origin.file, s.origin.line - 1}).substr(0, 64));
-      if (telemetry::trim(above).starts_with("epoch")) head = above;
+      if (telemetry::trim(above).starts_with("epoch")) head = above, keras = true;
     }
     const size_t at = head.find("epoch");
     if (at == std::string::npos) return {};
@@ -1295,6 +1297,15 @@ std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
   // or more (whole epochs timed), twice the steady time is already the data coming from storage.
   const double cold = steady >= 60 ? 2 : 3;
   if (steady <= 0 || first < cold * steady) return std::nullopt;
+  // Keras' first epoch also traces and compiles its graph, seconds to tens of seconds: the
+  // extra time of the epoch ("1464/1464": its steps) must be more than that.
+  if (keras) {
+    const std::string_view text = telemetry::trim(line_of(tel, epochs.front()->origin));
+    const auto steps = telemetry::parse_index(text.substr(0, text.find('/')));
+    if (!steps || (first - steady) * static_cast<double>(*steps) < kKerasStartSeconds) {
+      return std::nullopt;
+    }
+  }
   Diagnosis d;
   d.verdict = Verdict::kIoBound;
   d.confidence = Confidence::kLow;
@@ -1563,6 +1574,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
         "the whole profile of the training loop, sorted by cumulative time "
         "(python -m cProfile -s cumtime train.py): the DataLoader's __next__ row against the "
         "total"};
+  } else if (const auto pairs = telemetry::judge_forward_backward(tel)) {
+    // Forward and backward timers alone, in a job not shown exchanging gradients.
+    d = *pairs;
   } else {
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;

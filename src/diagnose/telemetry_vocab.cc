@@ -510,7 +510,13 @@ std::vector<NamedValue> named_values(std::string_view line) {
     // "tok/sec: 529,882", "wps: 1,786": thousands parted by commas — a whole number of one to
     // three digits (not led by a zero), then groups of exactly three, the last not followed by
     // another digit or a comma and digit (a CSV row's "1,200,3" is no number).
-    if (j - number_start <= 3 && line[number_start] != '0' &&
+    // Only a value after its name's ':' or '=' ("tok/sec: 529,882"), not a row of a CSV; three
+    // groups or more led by three digits are a list ("310,305,298,301").
+    size_t named_at = number_start;
+    while (named_at > 0 && is_blank(line[named_at - 1])) --named_at;
+    const bool after_name =
+        named_at > 0 && (line[named_at - 1] == ':' || line[named_at - 1] == '=');
+    if (after_name && j - number_start <= 3 && line[number_start] != '0' &&
         std::all_of(line.begin() + static_cast<std::ptrdiff_t>(number_start),
                     line.begin() + static_cast<std::ptrdiff_t>(j), is_digit)) {
       size_t k = j;
@@ -523,7 +529,8 @@ std::vector<NamedValue> named_values(std::string_view line) {
       }
       const bool csv =
           k < n && (line[k] == ',' || line[k] == '.') && k + 1 < n && is_digit(line[k + 1]);
-      if (k > j && !csv) {
+      const bool list = j - number_start == 3 && k - j >= 8;  // two groups or more after it
+      if (k > j && !csv && !list) {
         value = whole;
         j = k;
       }
@@ -1147,9 +1154,13 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
         found(small_count(std::string_view(w).substr(eq + 1)));
         continue;
       }
-      // "2x4=8GPU": the product, glued to its GPU word.
+      // "2x4=8GPU": the product, glued to its GPU word — a word, not a number ("size=1920x1080").
+      const std::string_view product = std::string_view(w).substr(eq + 1);
+      const size_t word_at = product.find_first_not_of("0123456789");
       bool pending = false;
-      if (const auto c = glued_count(std::string_view(w).substr(eq + 1), pending); c && !pending) {
+      if (const auto c = glued_count(product, pending);
+          c && !pending && word_at != std::string_view::npos && is_alpha(product[word_at]) &&
+          product[word_at] != 'x') {
         found(c);
         continue;
       }
@@ -1443,9 +1454,10 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
     }
   }
   // A count of workers heading the line or after "with" ("Zero workers: about 33 seconds per
-  // Epoch", "Loading with 8 workers: 100%|"), on a line that names no GPUs or machines (where
-  // Horovod's "workers" are machines).
-  if (!s.workers) {
+  // Epoch", "Loading with 8 workers: 100%|"), on a line about loading or epochs that names no
+  // GPUs or machines (Horovod's and a parameter server's "2 workers: 400 images/sec" are
+  // machines).
+  if (!s.workers && (has("epoch") || has("load") || has("data"))) {
     const auto words = words_of(text);
     const bool machines = std::any_of(words.begin(), words.end(), [](const std::string& w) {
       return gpu_word(w) || w.starts_with("node") || w.starts_with("machine") ||

@@ -1615,5 +1615,59 @@ TEST(Scaling, KerasEpochLinesAtVerboseTwoUnderTheirLaunchers) {
   EXPECT_THROW(read_text("release - 2s - done\n"), Error);
 }
 
+TEST(PastedLogs, WhatASecondReviewFoundReadWrong) {
+  // A new epoch's bar at 0 after the first epoch ran is no first batch.
+  EXPECT_NE(diagnose_telemetry(read_text("Epoch 1: 100%|####| 500/500 [03:25<00:00,  2.44it/s]\n"
+                                         "Epoch 2:   0%|    | 0/500 [00:00<?, ?it/s]\nCPU: 100%\n"))
+                .verdict,
+            Verdict::kInputBoundCpu);
+  // A parameter server's or Horovod's "2 workers: 400 images/sec" are machines.
+  EXPECT_FALSE(loader_setting_of("2 workers: 400 images/sec"));
+  // One load beside the steps is a checkpoint's, not a series of waits.
+  EXPECT_EQ(
+      diagnose_telemetry(
+          read_text("Epoch 1:  20%|##   | 200/1000 [01:22<05:28,  2.43it/s]\nEpoch 1:  40%|## "
+                    "  | 400/1000 [02:44<04:06,  2.43it/s]\nSaving checkpoint... save_time: "
+                    "3.1s, load_time: 2.5s\n"))
+          .verdict,
+      Verdict::kUnknown);
+  // A list of per-GPU rates, and a CSV row, are no thousands.
+  EXPECT_EQ(named_values("throughput per GPU (img/s): 310,305,298,301").front().value, 310);
+  EXPECT_EQ(named_values("100,512").front().value, 100);
+  // "train_ddpm.py" names no DDP job.
+  EXPECT_FALSE(
+      read_text("python train_ddpm.py\nforward: 0.041 s, backward: 0.352 s\n").data_parallel);
+  // Forward and backward on each iteration's line are steps, not Caffe's layers.
+  const Telemetry each = read_text(
+      "Using DistributedDataParallel on 4 GPUs\niter 100 | forward: 0.041 s | backward: 0.352 "
+      "s\niter 110 | forward: 0.040 s | backward: 0.349 s\n");
+  EXPECT_EQ(each.forward_backward.size(), 2u);
+  EXPECT_EQ(diagnose_telemetry(each).verdict, Verdict::kCommunicationBound);
+  // Keras' first epoch traces its graph: 1.5 s more over 100 steps is no cold page cache.
+  EXPECT_NE(diagnose_telemetry(
+                read_text("Epoch 1/5\n100/100 [=====] - 4s 21ms/step - loss: 1.2986\nEpoch 2/5\n"
+                          "100/100 [=====] - 1s 6ms/step - loss: 0.6420\nEpoch 3/5\n100/100 "
+                          "[=====] - 1s 6ms/step - loss: 0.4420\n"))
+                .verdict,
+            Verdict::kIoBound);
+  // "size=1920x1080" counts no GPUs.
+  EXPECT_FALSE(gpu_count_of("size=1920x1080, throughput: 40 img/s"));
+  // nanoGPT's warm-up "mfu -100.00%" is no reading.
+  EXPECT_EQ(read_text("iter 0: loss 10.98, time 12045.32ms, mfu -100.00%\n").mfu.size(), 0u);
+  // A setup row under a caption is no measure; "25.6M" is no duration.
+  const Telemetry setup = read_text(
+      "Training throughput (images/s), higher is better:\n\n| | 1 GPU | 8 GPUs |\n|---|---|---|\n"
+      "| ResNet-50 | 390 | 2950 |\n| batch size per GPU | 256 | 256 |\n");
+  EXPECT_EQ(setup.rates.size(), 2u);
+  EXPECT_THROW(read_text("| Model | 1 GPU | 4 GPUs |\n|---|---|---|\n| params | 25.6M | 25.6M |\n"),
+               Error);
+  // "| GPUs | 1 | 2 | 4 |": the first cell says what the others count.
+  const Diagnosis gpus =
+      diagnose_telemetry(read_text("| GPUs | 1 | 2 | 4 |\n|---|---|---|---|\n| ResNet-50 | 400 "
+                                   "img/s | 780 img/s | 1100 img/s |\n"));
+  EXPECT_NE(gpus.summary.find("1 -> 4 GPUs: 400 images/s -> 1100 images/s"), std::string::npos)
+      << gpus.summary;
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
