@@ -1210,12 +1210,14 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       one_model = true;
     }
     // "2/4000" (a progress bar's counter; "4000" is also a Quadro's name): no count of GPUs.
-    const bool fraction = low_line.find(w + "/" + next) != std::string::npos;
-    if (const auto c = small_count(w); c && !fraction) {
+    // Looked up only for a count before a GPU word: a search of the line for every word made a
+    // line of numbers quadratic.
+    const auto fraction = [&] { return low_line.find(w + "/" + next) != std::string::npos; };
+    if (const auto c = small_count(w)) {
       // "8 GPUs", "2 x V100", "single GPU", "a single V100", "3 V100 32G".
       if (gpu_word(next) || ((next == "x" || next == "*" || model_like(next)) && gpu_word(after))) {
-        if (!(w == "a" && !gpu_word(next))) found(c);
-      } else if (next == "single" && gpu_word(after)) {
+        if (!(w == "a" && !gpu_word(next)) && !fraction()) found(c);
+      } else if (next == "single" && gpu_word(after) && !fraction()) {
         found(1);
       }
     }
