@@ -2051,9 +2051,6 @@ bool read_model_table(
   return found;
 }
 
-// What a cell of a table says it measures, when its column's header is a scale and not a
-// measure: "~96s/epoch" (an epoch's duration), "69d 23h" (the whole run's), "405 img/s" (a
-// rate); with bare numbers, what the caption above says; empty when none of these.
 // "96s/epoch", "35 s per epoch": the duration before the "per epoch"; nullopt for other cells.
 std::optional<std::string> epoch_duration(std::string_view cell) {
   const std::string c = lower(without_about(cell));
@@ -2066,6 +2063,9 @@ std::optional<std::string> epoch_duration(std::string_view cell) {
   return std::nullopt;
 }
 
+// What a cell of a table says it measures, when its column's header is a scale and not a
+// measure: "~96s/epoch" (an epoch's duration), "69d 23h" (the whole run's), "405 img/s" (a
+// rate); with bare numbers, what the caption above says; empty when none of these.
 ColumnKind cell_kind(std::string_view cell, const ColumnKind& caption) {
   ColumnKind k;
   const std::string c = lower(without_about(cell));

@@ -1258,8 +1258,8 @@ std::optional<Diagnosis> speed_that_falls(const Telemetry& tel) {
 // a first epoch several times slower than the steady ones after it is the page cache filling —
 // the data came from storage once and from memory since — the classic sign of a job waiting on
 // its storage. nullopt when the log does not show it.
-constexpr double kKerasStartSeconds = 60;
 std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
+  constexpr double kKerasStartSeconds = 60;  // Keras' first epoch traces its graph (below)
   std::vector<const StepSample*> epochs;
   std::optional<int> last_epoch;
   bool keras = false;  // Keras' progress lines, each under its "Epoch N/M"

@@ -507,11 +507,11 @@ std::vector<NamedValue> named_values(std::string_view line) {
       i = j;
       continue;
     }
-    // "tok/sec: 529,882", "wps: 1,786": thousands parted by commas — a whole number of one to
-    // three digits (not led by a zero), then groups of exactly three, the last not followed by
-    // another digit or a comma and digit (a CSV row's "1,200,3" is no number).
-    // Only a value after its name's ':' or '=' ("tok/sec: 529,882"), not a row of a CSV; three
-    // groups or more led by three digits are a list ("310,305,298,301").
+    // "tok/sec: 529,882", "wps: 1,786": thousands parted by commas, in a value after its name's
+    // ':' or '=' (not a CSV row's "100,512") — a whole number of one to three digits (not led
+    // by a zero), then groups of exactly three, the last not followed by another digit or a
+    // comma and digit ("1,200,3" is no number); three groups or more led by three digits are a
+    // list ("310,305,298,301").
     size_t named_at = number_start;
     while (named_at > 0 && is_blank(line[named_at - 1])) --named_at;
     const bool after_name =
@@ -1426,10 +1426,9 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   // The workers' count after its name ("num_workers=2", "num_workers: 4", "--workers 8",
   // "--num-workers 0", "nworkers=16") or before "loader workers" ("4 dataloader workers"). A
   // bare "workers" is a machine to Horovod and BytePS ("1 worker 8 gpus"): not read.
-  // A table's column names it too: "num worker" (a row's "num worker=2"), "#workers", "#
-  // worker=8",
-  // "loader_procs" (a loader's subprocesses). A name inside a longer one is another setting:
-  // "io_workers=16" counts a process's I/O threads.
+  // A table's column names it too: "num worker" (a row's "num worker=2"), "#workers",
+  // "# worker=8", "loader_procs" (a loader's subprocesses). A name inside a longer one is another
+  // setting: "io_workers=16" counts a process's I/O threads.
   for (const std::string_view name :
        {"num_workers", "num-workers", "num workers", "n_workers", "nworkers", "--workers",
         "workers=", "num worker", "num_worker", "#workers", "# workers", "#worker", "# worker",
