@@ -263,6 +263,9 @@ struct Telemetry {
   // collectives named (DDP, DeepSpeed, Horovod, NCCL, all-reduce, "Sync Gradients"), or runs on
   // more than one GPU or node.
   bool data_parallel = false;
+  // A sentence of the paste says the job scales on synthetic data, its runs (on its own data)
+  // being the ones that do not.
+  bool synthetic_scales = false;
   std::vector<ScalingClaim> claims;
   std::vector<BandwidthSample> bandwidths;
   // Lines in which a trainer says itself that its data loading could not keep up (darknet's

@@ -534,6 +534,17 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
           "{} while the wait for data stays at {:.0f} -> {:.0f} % of each step: the time goes "
           "to exchanging gradients (or synchronising) between {}s",
           rates, 100 * *a, 100 * *b, what);
+    } else if (tel.synthetic_scales && !small.info->synthetic && !large.info->synthetic) {
+      d.verdict = Verdict::kInputBound;
+      d.summary = fmt::format(
+          "{} on the job's data, while the paste says the same job scales on synthetic data: "
+          "what its own data adds is the loading, which does not keep up with more GPUs",
+          rates);
+      d.next = {
+          "the loop's data time per step at each scale, and the CPUs' load (top) while the "
+          "larger run trains: decoding (CPU) or reading (storage)"};
+      d.fixes = fixes::input_bound_cpu();
+      return d;
     } else if (small.info->synthetic || large.info->synthetic) {
       d.summary = fmt::format(
           "{} on synthetic data, which cannot starve the GPUs: the time goes to exchanging "

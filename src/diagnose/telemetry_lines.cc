@@ -290,8 +290,9 @@ double median_of(std::vector<double> v) {
 // A step's wait for data cannot exceed the step that contains it. When a log's data column
 // does on some lines, either the column is no wait at all (a rate or a count: it is above the
 // step on most lines) or the log's step is timed without its wait (the wait spikes above a
-// steady step: the step is the two together). Decided once per log, from all its lines.
-void settle_data_column(Telemetry& out, size_t first, int file) {
+// steady step: the step is the two together). Decided once per log, from all its lines; a
+// column whose every value states its duration unit ("64.61 ms fetch data") is a wait.
+void settle_data_column(Telemetry& out, size_t first, int file, bool waits_have_units) {
   std::vector<double> steps, waits;
   int64_t over = 0;
   Origin at;
@@ -305,7 +306,7 @@ void settle_data_column(Telemetry& out, size_t first, int file) {
     }
   }
   if (over == 0) return;
-  const bool not_a_wait = median_of(waits) > median_of(steps);
+  const bool not_a_wait = !waits_have_units && median_of(waits) > median_of(steps);
   for (size_t i = first; i < out.steps.size(); ++i) {
     StepSample& s = out.steps[i];
     if (!s.has_data) continue;
@@ -420,11 +421,14 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   const bool names_a_time = name.find("time") != std::string::npos;
   const bool names_a_scale =
       !names_a_time && split_whitespace(name).size() <= 3 && gpu_count_of(name).has_value();
+  // MXNet's epoch clock, "Epoch[0] Time cost=910.123", as people quote it per scale ("With 2
+  // GPU, Time-cost : 924 sec"): an epoch's duration in seconds.
+  const bool time_cost = name.ends_with("time-cost") || name.ends_with("time cost");
   if (name.size() > 32 || !(names_a_time || names_a_scale) ||
-      rest.find_first_of("hm") == std::string_view::npos) {
+      (!time_cost && rest.find_first_of("hm") == std::string_view::npos)) {
     return std::nullopt;
   }
-  epoch = name.find("epoch") != std::string::npos;
+  epoch = time_cost || name.find("epoch") != std::string::npos;
   return parse_duration(rest);
 }
 
@@ -804,6 +808,22 @@ std::optional<std::pair<int64_t, int64_t>> bar_count(std::string_view text) {
   return std::nullopt;
 }
 
+// A sentence saying the job scales on synthetic data ("with synthetic data i see good
+// scalability", "synthetic data scales linearly"), not that it does not ("synthetic data doesn't
+// scale well either"). `low`: the line lower-cased.
+bool synthetic_scales_said(std::string_view low) {
+  static constexpr std::array<std::string_view, 7> kScales = {
+      "good scal",   "scales well", "scale well",        "scales linearly",
+      "linear scal", "scales fine", "scales as expected"};
+  static constexpr std::array<std::string_view, 5> kNot = {"not ", "n't", " no ", "never",
+                                                           "neither"};
+  const auto any = [&](const auto& words) {
+    return std::any_of(words.begin(), words.end(),
+                       [&](std::string_view w) { return low.find(w) != std::string_view::npos; });
+  };
+  return any(kScales) && !any(kNot);
+}
+
 // A log line's clock and its step counter, for logs that time nothing but print when
 // ("2022-04-12 17:36:17,986 INFO [train.py:794] (0/8) Epoch 0, batch 50, ..."): the time
 // between two such lines over the steps between them is the step.
@@ -1058,6 +1078,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       out.steps.push_back(a);
     }
   };
+  int64_t waits_without_unit = 0;          // step lines whose wait states no unit ("data 0.2")
   std::vector<std::string> header;         // the names of the columns of bare numbers below
   std::optional<double> pending_data;      // a wait on a line of its own, before its step's line
   std::optional<StampedCount> last_stamp;  // the last line that printed its clock and its step
@@ -1196,7 +1217,13 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
     }
     if (says("synthetic") || says("dummy data") || says("fake data")) {
-      out.runs[static_cast<size_t>(current_run(line))].synthetic = true;
+      // "However, with synthetic data i see good scalability": the paste's runs are on its
+      // data, set against synthetic runs it does not show.
+      if (synthetic_scales_said(low)) {
+        out.synthetic_scales = true;
+      } else {
+        out.runs[static_cast<size_t>(current_run(line))].synthetic = true;
+      }
     }
     if (!out.data_parallel) {
       out.data_parallel = gpus.value_or(1) > 1 || nodes.value_or(1) > 1 ||
@@ -1371,6 +1398,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         if (step_avg && step.data_avg) *step_avg += *step.data_avg;
       }
       add_step(line, step_s, step.data, step_avg, step.data_avg);
+      waits_without_unit += step.data && !step.data_has_unit;
       if (step.data_is_remainder) out.steps.back().data_upper_bound = true;
       total_step = std::string::npos;
       // A step without its wait (darknet's) takes the wait on a line just below as well.
@@ -1541,7 +1569,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     found = true;
   }
-  if (steps_file >= 0) settle_data_column(out, first_step, steps_file);
+  if (steps_file >= 0) settle_data_column(out, first_step, steps_file, waits_without_unit == 0);
   // After the data column is settled: these waits are bounds, not a column to settle.
   if (!clocks.empty() &&
       training_share_of(clocks, current_run(clocks.front().line), order, files, out)) {
@@ -2217,6 +2245,73 @@ bool read_transposed_table(
   return found;
 }
 
+// One run of a row that sets runs side by side: a cell naming its GPU (or node) count, then the
+// cell that measures it.
+struct ScalePair {
+  std::optional<int> gpus, nodes;
+  ColumnKind kind;
+  double value = 0;
+};
+
+// The runs of a row that sets them side by side, a cell naming each run's scale before the
+// cell measuring it ("K80 GPU (8 GPUs on single node | 3h 23 mins | K80 (16 GPUS across nodes)
+// | 2h 52 mins | 30 mins speed gain"); empty unless two such pairs measure alike.
+std::vector<ScalePair> scale_pairs(const std::vector<std::string_view>& c) {
+  std::vector<ScalePair> pairs;
+  for (size_t k = 0; k + 1 < c.size(); ++k) {
+    ScalePair p;
+    bool flag = false;
+    p.gpus = gpu_count_of(c[k], &p.nodes, &flag);
+    if (!p.gpus && !p.nodes) continue;
+    if (const ColumnKind own = cell_kind(c[k], ColumnKind{}); own.rate || own.duration) continue;
+    p.kind = cell_kind(c[k + 1], ColumnKind{});
+    if (!(p.kind.rate || p.kind.duration)) continue;
+    const auto epoch = epoch_duration(c[k + 1]);
+    const auto v = cell_measure(epoch ? std::string_view(*epoch) : c[k + 1], p.kind);
+    if (!v || (!pairs.empty() && pairs.front().kind.unit != p.kind.unit)) continue;
+    p.value = *v;
+    pairs.push_back(std::move(p));
+    ++k;
+  }
+  if (pairs.size() < 2) pairs.clear();
+  return pairs;
+}
+
+// A table whose rows set runs side by side (scale_pairs): each row a series of its own, by GPU
+// count where every run states one and they differ, else by node count. Returns false unless a
+// row holds two runs at different scales.
+bool read_paired_scale_table(
+    const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
+    PasteFiles& files, int& next_group, Telemetry& out) {
+  bool found = false;
+  for (const auto& [line, c] : rows) {
+    const std::vector<ScalePair> pairs = scale_pairs(c);
+    const auto differ = [&](std::optional<int> ScalePair::*count) {
+      std::set<int> seen;
+      for (const ScalePair& p : pairs) {
+        if (!(p.*count)) return false;
+        seen.insert(*(p.*count));
+      }
+      return seen.size() == pairs.size();
+    };
+    const bool by_gpus = differ(&ScalePair::gpus);
+    if (!by_gpus && !differ(&ScalePair::nodes)) continue;
+    const int file = files.of(TelemetryKind::kThroughput);
+    for (const ScalePair& p : pairs) {
+      RunInfo run;
+      run.source = files.name();
+      run.line = line->number;
+      run.group = next_group;
+      (by_gpus ? run.gpus : run.nodes) = by_gpus ? p.gpus : p.nodes;
+      if (by_gpus) run.nodes = p.nodes;
+      add_table_run(std::move(run), p.kind, p.value, file, line->number, out);
+    }
+    ++next_group;
+    found = true;
+  }
+  return found;
+}
+
 }  // namespace
 
 // Tables of runs: a header with a GPU (or node) count column and measure columns, then one row
@@ -2244,6 +2339,17 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       }
     }
     if (head.size() < 2) continue;
+    // Runs side by side in each row, whatever the header says.
+    {
+      size_t paired_end = i + 1;
+      const auto rows = table_rows(
+          lines, i, [](const auto& c) { return !scale_pairs(c).empty(); }, paired_end);
+      if (read_paired_scale_table(rows, files, next_group, out)) {
+        found = true;
+        i = paired_end - 1;
+        continue;
+      }
+    }
     // The count column: the first whose header names GPUs or nodes ("GPUs", "No. of GPUs",
     // "#GPUS" after a "Name" column).
     bool by_nodes = false;

@@ -429,9 +429,71 @@ std::string label_before(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+// tinygrad's step line names each value after it, in parts parted by commas ("   3   56.88 ms
+// run,  55.70 ms python,  64.61 ms fetch data, 1.18 ms prefetch data, 7.17 loss, 3.53 GB
+// used"): each part a number, then its unit and name in words (the first part may start with a
+// counter or a code fence). Read when three parts or more are such and two of them durations;
+// the whole step, "run", is the step's time. Empty otherwise.
+std::vector<NamedValue> values_before_names(std::string_view line) {
+  // Most lines have no second part led by a number: passed over before any word is split.
+  {
+    size_t k = line.find(',');
+    if (k == std::string_view::npos) return {};
+    for (++k; k < line.size() && is_blank(line[k]);) ++k;
+    if (k == line.size() || !is_digit(line[k])) return {};
+  }
+  std::vector<NamedValue> out;
+  size_t durations = 0;
+  size_t start = 0;
+  for (bool first = true; start <= line.size(); first = false) {
+    size_t comma = line.find(',', start);
+    if (comma == std::string_view::npos) comma = line.size();
+    const std::vector<std::string_view> words = split_whitespace(line.substr(start, comma - start));
+    size_t at = 0;  // the number's word: the part's first, or the first part's last number
+    if (first) {
+      at = words.size();
+      for (size_t w = 0; w < words.size(); ++w) {
+        if (parse_number(words[w])) at = w;
+      }
+    }
+    if (at + 1 >= words.size() || !parse_number(words[at])) return {};
+    NamedValue v;
+    v.value = *parse_number(words[at]);
+    v.column = static_cast<size_t>(words[at].data() - line.data());
+    size_t w = at + 1;
+    if (duration_scale(lower(words[w])) && w + 1 < words.size()) {
+      v.unit = lower(words[w]);
+      ++durations;
+      ++w;
+    }
+    for (; w < words.size(); ++w) {
+      std::string_view word = words[w];
+      // The line's last word may close a code fence or a Markdown line ("GFLOPS```\\").
+      if (comma == line.size() && w + 1 == words.size()) {
+        while (!word.empty() && !is_alpha(word.back()) && !is_digit(word.back())) {
+          word.remove_suffix(1);
+        }
+      }
+      if (word.empty() || !std::all_of(word.begin(), word.end(), is_alpha)) return {};
+      if (!v.name.empty()) v.name += '_';
+      v.name += lower(word);
+    }
+    if (v.name == "run" && !v.unit.empty()) v.name = "step_time";
+    out.push_back(std::move(v));
+    start = comma + 1;
+  }
+  if (out.size() < 3 || durations < 2) return {};
+  return out;
+}
+
+}  // namespace
+
 std::vector<NamedValue> named_values(std::string_view line) {
   std::vector<NamedValue> out;
   if (line.size() > kMaxPastedLineBytes) return out;
+  if (auto before = values_before_names(line); !before.empty()) return before;
   const size_t n = line.size();
   size_t name_start = 0;
   size_t last_named = 0;   // index in `out` of the last value with a name
@@ -723,7 +785,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 85> kSynonyms = {{
+constexpr std::array<Synonym, 86> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -748,6 +810,7 @@ constexpr std::array<Synonym, 85> kSynonyms = {{
     {"load_time", Quantity::kDataWait, 0},
     {"fetch", Quantity::kDataWait, 0},
     {"fetch_time", Quantity::kDataWait, 0},
+    {"fetch_data", Quantity::kDataWait, 0},  // tinygrad: "64.61 ms fetch data"
     {"wait", Quantity::kDataWait, 0},
     {"wait_time", Quantity::kDataWait, 0},
     {"waiting_time", Quantity::kDataWait, 0},     // a table's "Waiting time" column
@@ -905,6 +968,14 @@ Meaning meaning_of(const NamedValue& v) {
   }
   if (m.quantity == Quantity::kGpuUtilisation || m.quantity == Quantity::kCpuUtilisation) {
     if (!(v.unit == "%" || v.unit.empty())) m.quantity = Quantity::kNone;
+    return m;
+  }
+  // "iter: 14.7154s" (SparK's MetricLogger), "iteration 0.52 s": a counter's name before a
+  // duration is the step's time.
+  if (m.quantity == Quantity::kNone && (name == "iter" || name == "iteration" || name == "it") &&
+      duration_scale(v.unit)) {
+    m.quantity = Quantity::kStep;
+    m.priority = 3;
     return m;
   }
   // "batch" and "step" also name counters ("step:10", "batch: 32"): a whole number without a

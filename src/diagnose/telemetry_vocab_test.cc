@@ -1669,5 +1669,57 @@ TEST(PastedLogs, WhatASecondReviewFoundReadWrong) {
       << gpus.summary;
 }
 
+TEST(PastedLogs, ValuesBeforeTheirNamesAndACounterNamedBeforeADuration) {
+  // tinygrad#2172: "56.88 ms run,  55.70 ms python,  64.61 ms fetch data, ...": each value
+  // before its name; the fetch, timed apart from the run, is above it: the step is the two.
+  const Telemetry tiny = read_telemetry_files(
+      {pasted("datalog_tinygrad2172-resnet-a100-bs16-run-57ms-fetch-data-65ms.txt")});
+  ASSERT_EQ(tiny.steps.size(), 1u);
+  EXPECT_NEAR(tiny.steps[0].data_seconds, 0.06461, 1e-12);
+  EXPECT_NEAR(tiny.steps[0].step_seconds, 0.05688 + 0.06461, 1e-12);
+  EXPECT_EQ(diagnose_telemetry(tiny).verdict, Verdict::kInputBound);
+  // tinygrad's own layout behind a step counter; a list of counts is no such line.
+  const auto values = named_values("  12   30.10 ms run,   2.00 ms python,   1.50 ms fetch data");
+  ASSERT_EQ(values.size(), 3u);
+  EXPECT_EQ(values[0].name, "step_time");
+  EXPECT_EQ(values[2].name, "fetch_data");
+  EXPECT_NE(named_values("3 GPUs, 2 nodes, 8 workers").front().name, "gpus");
+  // A bare number's wait ("data 0.9") above its step stays a column that is no wait.
+  EXPECT_FALSE(read_text("time 0.1 data 0.9\ntime 0.1 data 0.8\n").steps[0].has_data);
+  // SparK#8: "iter: 14.7154s  data: 0.0002s": "iter" with a unit is the step.
+  const Telemetry spark = read_telemetry_files(
+      {pasted("datalog_spark8-maintainer-32xa100-resnet50-pretrain-log-data-0-0002s-cutoff.txt")});
+  ASSERT_EQ(spark.steps.size(), 1u);
+  EXPECT_NEAR(spark.steps[0].step_seconds, 14.7154, 1e-12);
+  EXPECT_EQ(read_text("iter: 12, loss: 0.5\ntime: 0.3s data: 0.01s\n").steps[0].step_seconds, 0.3);
+}
+
+TEST(Scaling, RunsSideBySideInARowAndSyntheticDataThatScales) {
+  // fairseq#2487: "K80 GPU (8 GPUs on single node | 3h 23 mins | K80 (16 GPUS across nodes) |
+  // 2h 52 mins | 30 mins speed gain": each row two runs, a series of its own.
+  const Telemetry fairseq = read_telemetry_files(
+      {pasted("scaling_fairseq2487-nmt-training-time-1-node-vs-2-nodes-cutoff.txt")});
+  ASSERT_EQ(fairseq.rates.size(), 6u);
+  EXPECT_EQ(fairseq.runs[static_cast<size_t>(fairseq.rates[1].run)].gpus, 16);
+  EXPECT_NEAR(1 / fairseq.rates[2].per_second, 3600 + 20 * 60, 1e-6);
+  const Diagnosis d = diagnose_telemetry(fairseq);
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound);
+  EXPECT_NEAR(d.numbers.scaling->efficiency, 4800.0 / (2 * 5760), 1e-9);
+  // mxnet#7813: "With 2 GPU, Time-cost : 924 sec" per epoch, and "with synthetic data i see
+  // good scalability": the real data's loading is what does not scale.
+  const Telemetry mxnet = read_telemetry_files(
+      {pasted("scaling_mxnet7813-alexnet-imagenet-epoch-time-1-2-4-gpus.txt")});
+  ASSERT_EQ(mxnet.rates.size(), 3u);
+  EXPECT_EQ(mxnet.rates[0].unit, "epochs");
+  EXPECT_TRUE(mxnet.synthetic_scales);
+  EXPECT_EQ(diagnose_telemetry(mxnet).verdict, Verdict::kInputBound);
+  // Synthetic data that does not scale either labels the runs as before.
+  const std::string runs = "With 1 GPU, Time-cost : 910 sec\nWith 4 GPU, Time-cost : 964 sec\n";
+  EXPECT_FALSE(
+      read_text(runs + "with synthetic data it doesn't scale well either\n").synthetic_scales);
+  EXPECT_EQ(diagnose_telemetry(read_text(runs + "with synthetic data, the same.\n")).verdict,
+            Verdict::kCommunicationBound);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
