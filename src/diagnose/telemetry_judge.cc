@@ -176,6 +176,39 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
       return d;
     }
   }
+  // Below healthy, the first GPU holding twice the memory of each other one, all holding the
+  // job: DataParallel's funnel (the replicas' outputs, the loss and the next batch all pass
+  // through GPU 0; the others wait for it each step).
+  if (n >= 2 && mean < th.gpu_healthy && memory_seen(all) &&
+      std::all_of(all.begin(), all.end(), holds_job)) {
+    const SnapshotGpu* first = *std::min_element(
+        all.begin(), all.end(), [](const auto* a, const auto* b) { return a->gpu < b->gpu; });
+    const bool funnel =
+        first->memory_used_mib && std::all_of(all.begin(), all.end(), [&](const SnapshotGpu* g) {
+          return g == first ||
+                 (g->memory_used_mib && 2 * *g->memory_used_mib <= *first->memory_used_mib &&
+                  g->util <= first->util);
+        });
+    if (funnel) {
+      d.verdict = Verdict::kRankImbalance;
+      cite(all);
+      double others = 0;
+      for (const SnapshotGpu* g : all) {
+        if (g != first) others = std::max(others, *g->memory_used_mib);
+      }
+      d.summary = fmt::format(
+          "GPU {} holds {:.0f} MiB against at most {:.0f} MiB on the others, at {:.0f} % "
+          "utilisation on average: the shape of DataParallel, whose first GPU gathers every "
+          "replica's outputs and the loss while the others wait; innocent if the job puts "
+          "more of its own on GPU {} by design ({})",
+          first->gpu, *first->memory_used_mib, others, mean, first->gpu, look);
+      d.next = {kDmonWhileTraining,
+                "whether the script wraps the model in nn.DataParallel (one process for all "
+                "GPUs) rather than DistributedDataParallel under torchrun"};
+      d.fixes = fixes::rank_imbalance();
+      return d;
+    }
+  }
   if (mean >= th.gpu_healthy) {
     double power = 0, cap = 0;
     for (const SnapshotGpu* g : all) {

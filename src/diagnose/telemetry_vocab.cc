@@ -785,7 +785,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 86> kSynonyms = {{
+constexpr std::array<Synonym, 87> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -810,7 +810,8 @@ constexpr std::array<Synonym, 86> kSynonyms = {{
     {"load_time", Quantity::kDataWait, 0},
     {"fetch", Quantity::kDataWait, 0},
     {"fetch_time", Quantity::kDataWait, 0},
-    {"fetch_data", Quantity::kDataWait, 0},  // tinygrad: "64.61 ms fetch data"
+    {"fetch_data", Quantity::kDataWait, 0},        // tinygrad: "64.61 ms fetch data"
+    {"sample+data_copy", Quantity::kDataWait, 0},  // DistDGL: "sample+data_copy: 6.0583"
     {"wait", Quantity::kDataWait, 0},
     {"wait_time", Quantity::kDataWait, 0},
     {"waiting_time", Quantity::kDataWait, 0},     // a table's "Waiting time" column

@@ -1721,5 +1721,21 @@ TEST(Scaling, RunsSideBySideInARowAndSyntheticDataThatScales) {
             Verdict::kCommunicationBound);
 }
 
+TEST(PastedLogs, DistDglsSamplingAndDataParallelsFunnelInOneLook) {
+  // DGL#3000: "Epoch Time(s): 8.7029, sample+data_copy: 6.0583, forward: 1.2792, ...".
+  const Telemetry dgl = read_telemetry_files(
+      {pasted("datalog_dgl3000-distdgl-epoch-time-sample-data-copy-per-part-cutoff.txt")});
+  ASSERT_FALSE(dgl.steps.empty());
+  EXPECT_NEAR(dgl.steps[0].data_seconds, 6.0583, 1e-12);
+  EXPECT_NEAR(dgl.steps[0].step_seconds, 8.7029, 1e-12);
+  EXPECT_EQ(diagnose_telemetry(dgl).verdict, Verdict::kInputBound);
+  // BERT-pytorch#44: GPU 0 at 10296 MiB, the others at 2742 MiB, all under a third busy.
+  const Diagnosis funnel = diagnose_telemetry(
+      read_telemetry_files({pasted("nvsmi_bert-pytorch44-8xv100-low-util-gpu0-heavy-cutoff.txt")}));
+  EXPECT_EQ(funnel.verdict, Verdict::kRankImbalance);
+  EXPECT_EQ(funnel.confidence, Confidence::kLow);
+  EXPECT_NE(funnel.summary.find("DataParallel"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
