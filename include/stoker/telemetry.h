@@ -270,7 +270,7 @@ struct Telemetry {
   std::vector<BandwidthSample> bandwidths;
   // Lines in which a trainer says itself that its data loading could not keep up (darknet's
   // "Loaded: 1.17 seconds - performance bottleneck on CPU or Disk HDD/SSD", Caffe's "Data layer
-  // prefetch queue empty").
+  // prefetch queue empty", its multi-GPU "blocking_queue.cpp:50] Waiting for data").
   std::vector<Origin> loader_warnings;
   // Process rows of ps or top: how many were read, and those in state D (uninterruptible
   // sleep, in the kernel waiting on storage or a network file system).

@@ -1120,7 +1120,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (!collective_with_bandwidth(line.text).empty()) continue;  // a benchmark's collective
     const std::string low = lower(line.text);
     const auto says = [&](std::string_view word) { return low.find(word) != std::string::npos; };
-    if (says("performance bottleneck on cpu or disk") || says("prefetch queue empty")) {
+    // Caffe's multi-GPU data layer: "blocking_queue.cpp:50] Waiting for data".
+    if (says("performance bottleneck on cpu or disk") || says("prefetch queue empty") ||
+        (says("blocking_queue.cpp") && says("waiting for data"))) {
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
       out.loader_warnings.push_back(Origin{steps_file, line.number});
       found = true;

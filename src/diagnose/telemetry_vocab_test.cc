@@ -1737,5 +1737,15 @@ TEST(PastedLogs, DistDglsSamplingAndDataParallelsFunnelInOneLook) {
   EXPECT_NE(funnel.summary.find("DataParallel"), std::string::npos);
 }
 
+TEST(PastedLogs, CaffesMultiGpuQueueWaitingForData) {
+  // caffe#3264: "blocking_queue.cpp:50] Waiting for data", line after line, under -gpu all.
+  const Telemetry t = read_telemetry_files({pasted(
+      "datalog_caffe3264-caffenet-2x-titanx-waiting-for-data-1gpu-6s-per-20-iters-cutoff.txt")});
+  EXPECT_EQ(t.loader_warnings.size(), 6u);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kInputBound);
+  // The words alone, from any other source, are no Caffe queue.
+  EXPECT_THROW(read_text("Waiting for data\n"), Error);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
