@@ -1114,6 +1114,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   bool share_table = false;         // a header said its rows' percentages are of a total
   bool bar_moved = false;           // a progress bar has counted past 0
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
+  std::string listed_rate;    // the unit a heading gave the list of scales below it
+  bool listed_total = false;  // ... and whether it said the rates are the job's total
   std::optional<int> panel_gpu;
   for (const Line& line : lines) {
     if (line.text.size() > kMaxPastedLineBytes) continue;
@@ -1211,6 +1213,29 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     std::optional<int> nodes;
     bool flag = false;
     const std::optional<int> gpus = gpu_count_of(line.text, &nodes, &flag);
+    // "Total images/sec result:" above "1 GPU : 3861.48", "2 GPU : 7831.85": a heading naming a
+    // rate, then a line per scale with its bare number, read in the heading's unit.
+    if (values.empty() && trim(line.text).ends_with(':') && trim(line.text).size() <= 64) {
+      listed_rate.clear();
+      for (const std::string_view w : split_whitespace(low)) {
+        const Meaning m = meaning_of(NamedValue{"", std::string(w), 1, std::nullopt, 0});
+        if (m.quantity == Quantity::kRate && m.rate_unit != "iterations") {
+          listed_rate = std::string(w);
+          listed_total = says("total");
+        }
+      }
+    } else if (!listed_rate.empty() && !trim(line.text).empty()) {
+      const bool listed = (gpus || nodes) && values.size() == 2 && values[1].unit.empty() &&
+                          meaning_of(values[1]).quantity == Quantity::kNone &&
+                          values[1].name.starts_with(nodes && !gpus ? "node" : "gpu");
+      if (listed) {
+        values[1].name = listed_total ? "total_rate" : "rate";
+        values[1].unit = listed_rate;
+        values.erase(values.begin());  // the count
+      } else {
+        listed_rate.clear();
+      }
+    }
     // A tool's line or a short heading, not a sentence about the job ("For synthetic data,
     // scaling efficiency can not hit 90 % ...").
     if (trim(line.text).size() <= 100) {
@@ -1352,7 +1377,14 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       return meaning_of(v).quantity == Quantity::kRate;
     });
     // A line of step or rate values times steps; a duration beside them is an estimate.
-    if (const auto took = step.step || rate_here ? std::nullopt : run_duration(line.text, epoch);
+    // "workers=4: 0.46s": a loader setting's own line timing the same work (a loader
+    // benchmark's loop), read like a run's duration.
+    const bool setting_took = values.size() == 2 &&
+                              values[0].name.find("worker") != std::string::npos &&
+                              values[1].name.empty() && duration_scale(values[1].unit);
+    if (const auto took = step.step || rate_here ? std::nullopt
+                          : setting_took         ? seconds_of(values[1])
+                                                 : run_duration(line.text, epoch);
         took && *took > 0) {
       // The same work at each scale: read as its rate, like a table's duration column.
       if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);

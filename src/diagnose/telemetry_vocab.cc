@@ -681,6 +681,14 @@ std::vector<NamedValue> named_values(std::string_view line) {
         out.back().average = group.front();
       }
       j = end;
+      // BasicSR's "time (data): 1.970 (0.708)": the step, then its wait in parentheses, named
+      // in that order — no running average.
+      const std::string named = lower(trim(line.substr(name_start, number_start - name_start)));
+      if (group.size() == 1 && named.ends_with("time (data):")) {
+        out.back().name = "time";
+        out.back().average.reset();
+        out.push_back(NamedValue{"data_time", out.back().unit, group.front(), std::nullopt, k});
+      }
     }
     i = name_start = label_start = j;
   }

@@ -1747,5 +1747,33 @@ TEST(PastedLogs, CaffesMultiGpuQueueWaitingForData) {
   EXPECT_THROW(read_text("Waiting for data\n"), Error);
 }
 
+TEST(PastedLogs, BasicSrsTimeAndDataAListUnderItsRateAndALoadersTimingPerWorkerCount) {
+  // DAT#74 (BasicSR): "time (data): 1.970 (0.708)" is the step and its wait, no average.
+  const Telemetry basicsr = read_telemetry_files(
+      {pasted("datalog_dat74-basicsr-2gpu-time-data-1.97-0.70-eta-10days.txt")});
+  ASSERT_EQ(basicsr.steps.size(), 2u);
+  EXPECT_NEAR(basicsr.steps[0].step_seconds, 1.970, 1e-12);
+  EXPECT_NEAR(basicsr.steps[0].data_seconds, 0.708, 1e-12);
+  EXPECT_EQ(diagnose_telemetry(basicsr).verdict, Verdict::kInputBound);
+  // A plain "Time 0.154 (8.010)" keeps its running average.
+  EXPECT_TRUE(named_values("Time 0.154 (8.010)").front().average.has_value());
+  // benchmarks#359: "Total images/sec result:" above "1 GPU : 3861.48" ... "8 GPU : 2811.72".
+  const Telemetry listed =
+      read_telemetry_files({pasted("scaling_benchmarks359-alexnet-realdata-1to8-v100-cutoff.txt")});
+  ASSERT_EQ(listed.rates.size(), 8u);
+  EXPECT_EQ(listed.rates[0].unit, "images");
+  EXPECT_TRUE(listed.rates[7].total);
+  EXPECT_EQ(listed.runs[static_cast<size_t>(listed.rates[7].run)].gpus, 8);
+  EXPECT_NEAR(listed.rates[7].per_second, 2811.72, 1e-9);
+  // The list ends at a line that is not one of it.
+  EXPECT_EQ(
+      read_text("Total images/sec:\n1 GPU : 100\n2 GPU : 190\nloss: 3\n3 GPU : 250\n").rates.size(),
+      2u);
+  // pytorch#123439: "workers=4: 0.46s" under "numpy=True": the loader timed per setting.
+  const Diagnosis loader = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_pytorch123439-dataloader-workers-timing-v222-vs-v201.txt")}));
+  EXPECT_EQ(loader.verdict, Verdict::kInputBoundCpu);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
