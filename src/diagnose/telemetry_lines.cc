@@ -1992,6 +1992,13 @@ bool read_setting_table(
     const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
     PasteFiles& files, int group, Telemetry& out, const ColumnKind& caption) {
   if (rows.size() < 2) return false;
+  // "workers | gpus per worker" (TensorFlow's parameter-server strategy): the workers are
+  // machines, not a loader's processes.
+  if (std::any_of(head.begin(), head.end(), [](std::string_view h) {
+        return lower(h).find("per worker") != std::string::npos;
+      })) {
+    return false;
+  }
   auto measures = measure_columns(head, rows.front().second, head.size());
   // Columns of bare numbers under a caption that says what they are: each a measure (the
   // first is compared).

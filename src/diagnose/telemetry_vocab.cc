@@ -1059,6 +1059,17 @@ std::vector<std::string> words_of(std::string_view line) {
     }
   }
   if (!w.empty()) words.push_back(std::move(w));
+  // "16GPUs(2 nodes)": a note glued to its word is a word of its own; "gpu(s)" keeps its own.
+  for (size_t k = 0; k < words.size(); ++k) {
+    const size_t open = words[k].find('(');
+    if (open == std::string::npos || open == 0 || words[k].substr(open) == "(s)" ||
+        words[k].substr(open) == "(s):") {
+      continue;
+    }
+    std::string note = words[k].substr(open + 1);
+    words[k].resize(open);
+    if (!note.empty()) words.insert(words.begin() + static_cast<std::ptrdiff_t>(k) + 1, note);
+  }
   // A word in parentheses ("(2x 3090)") is the word; "gpu(s)" keeps its own.
   for (std::string& word : words) {
     word.erase(0, std::min(word.size(), word.find_first_not_of('(')));

@@ -1775,5 +1775,27 @@ TEST(PastedLogs, BasicSrsTimeAndDataAListUnderItsRateAndALoadersTimingPerWorkerC
   EXPECT_EQ(loader.verdict, Verdict::kInputBoundCpu);
 }
 
+TEST(Scaling, CountsWithANoteGluedOnAndWorkersThatAreMachines) {
+  // tensorpack#1254: "16GPUs(2 nodes): 41 images/s", "32GPUs(4nodes): 80 images/s".
+  std::optional<int> nodes;
+  EXPECT_EQ(gpu_count_of("16GPUs(2 nodes): 41 images/s", &nodes), 16);
+  EXPECT_EQ(nodes, 2);
+  nodes.reset();
+  EXPECT_EQ(gpu_count_of("32GPUs(4nodes): 80 images/s", &nodes), 32);
+  EXPECT_EQ(nodes, 4);
+  EXPECT_EQ(gpu_count_of("Total img/sec on 8 GPU(s): 2320.6"), 8);
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_tensorpack1254-fasterrcnn-horovod-1to32gpu-images-per-sec.txt")}));
+  ASSERT_TRUE(d.numbers.scaling.has_value());
+  EXPECT_NEAR(d.numbers.scaling->efficiency, (80.0 / 32) / 5, 1e-9);
+  // tensorflow#37913: "strategy | workers | gpus per worker | time per 100 iters": parameter
+  // servers' workers are machines, no loader setting.
+  const Telemetry ps = read_telemetry_files(
+      {pasted("scaling_tensorflow37913-ps-vs-mirrored-workers-gpus-time-per-100-iters.txt")});
+  EXPECT_TRUE(std::none_of(ps.runs.begin(), ps.runs.end(),
+                           [](const RunInfo& r) { return !r.loader_setting.empty(); }));
+  EXPECT_NE(diagnose_telemetry(ps).verdict, Verdict::kInputBoundCpu);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
