@@ -1059,11 +1059,16 @@ std::vector<std::string> words_of(std::string_view line) {
     }
   }
   if (!w.empty()) words.push_back(std::move(w));
-  // "16GPUs(2 nodes)": a note glued to its word is a word of its own; "gpu(s)" keeps its own.
+  // "16GPUs(2 nodes)", "DataParallel(two GPUs)": a note glued to its word is a word of its own;
+  // "gpu(s)" keeps its own, and "nodes(8 v100" stays one (its 8 GPUs are per node).
   for (size_t k = 0; k < words.size(); ++k) {
     const size_t open = words[k].find('(');
-    if (open == std::string::npos || open == 0 || words[k].substr(open) == "(s)" ||
-        words[k].substr(open) == "(s):") {
+    if (open == std::string::npos || open == 0 || words[k].substr(open).starts_with("(s)")) {
+      continue;
+    }
+    const std::string_view head = std::string_view(words[k]).substr(0, open);
+    if (head.ends_with("node") || head.ends_with("nodes") || head.ends_with("machines") ||
+        head.ends_with("hosts") || head.ends_with("servers")) {
       continue;
     }
     std::string note = words[k].substr(open + 1);

@@ -1784,6 +1784,7 @@ TEST(Scaling, CountsWithANoteGluedOnAndWorkersThatAreMachines) {
   EXPECT_EQ(gpu_count_of("32GPUs(4nodes): 80 images/s", &nodes), 32);
   EXPECT_EQ(nodes, 4);
   EXPECT_EQ(gpu_count_of("Total img/sec on 8 GPU(s): 2320.6"), 8);
+  EXPECT_EQ(gpu_count_of("DataParallel(two GPUs): 24s/epoch 86.1@15epochs"), 2);
   const Diagnosis d = diagnose_telemetry(read_telemetry_files(
       {pasted("scaling_tensorpack1254-fasterrcnn-horovod-1to32gpu-images-per-sec.txt")}));
   ASSERT_TRUE(d.numbers.scaling.has_value());
