@@ -183,8 +183,21 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
       std::all_of(all.begin(), all.end(), holds_job)) {
     const SnapshotGpu* first = *std::min_element(
         all.begin(), all.end(), [](const auto* a, const auto* b) { return a->gpu < b->gpu; });
+    // Busier than the others (an idle or hung job's 0 % beside 0 % is no funnel), and one
+    // process on it: DDP ranks that also opened a context on GPU 0 put their own processes
+    // there.
+    std::vector<double> other_utils;
+    for (const SnapshotGpu* g : all) {
+      if (g != first) other_utils.push_back(g->util);
+    }
+    std::set<int64_t> first_pids;
+    for (const GpuProcess& p : tel.processes) {
+      if (p.origin.file == first->file && p.gpu == first->gpu) first_pids.insert(p.pid);
+    }
     const bool funnel =
-        first->memory_used_mib && std::all_of(all.begin(), all.end(), [&](const SnapshotGpu* g) {
+        first->util > th.imbalance_idle && first->util >= 1.2 * median(other_utils) &&
+        first_pids.size() <= 1 && first->memory_used_mib &&
+        std::all_of(all.begin(), all.end(), [&](const SnapshotGpu* g) {
           return g == first ||
                  (g->memory_used_mib && 2 * *g->memory_used_mib <= *first->memory_used_mib &&
                   g->util <= first->util);

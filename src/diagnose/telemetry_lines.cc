@@ -423,7 +423,10 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
       !names_a_time && split_whitespace(name).size() <= 3 && gpu_count_of(name).has_value();
   // MXNet's epoch clock, "Epoch[0] Time cost=910.123", as people quote it per scale ("With 2
   // GPU, Time-cost : 924 sec"): an epoch's duration in seconds.
-  const bool time_cost = name.ends_with("time-cost") || name.ends_with("time cost");
+  const bool time_cost = (name.ends_with("time-cost") || name.ends_with("time cost")) &&
+                         name.find("iter") == std::string::npos &&
+                         name.find("step") == std::string::npos &&
+                         name.find("batch") == std::string::npos;
   if (name.size() > 32 || !(names_a_time || names_a_scale) ||
       (!time_cost && rest.find_first_of("hm") == std::string_view::npos)) {
     return std::nullopt;
@@ -815,8 +818,10 @@ bool synthetic_scales_said(std::string_view low) {
   static constexpr std::array<std::string_view, 7> kScales = {
       "good scal",   "scales well", "scale well",        "scales linearly",
       "linear scal", "scales fine", "scales as expected"};
-  static constexpr std::array<std::string_view, 5> kNot = {"not ", "n't", " no ", "never",
-                                                           "neither"};
+  // Negations, and expectations ("expected linear scaling"): no statement that it scaled.
+  static constexpr std::array<std::string_view, 11> kNot = {"not ",    "n't",    " no ",   "never",
+                                                            "neither", "expect", "should", "would",
+                                                            "suppose", "hope",   "want"};
   const auto any = [&](const auto& words) {
     return std::any_of(words.begin(), words.end(),
                        [&](std::string_view w) { return low.find(w) != std::string_view::npos; });
@@ -1114,17 +1119,36 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   bool share_table = false;         // a header said its rows' percentages are of a total
   bool bar_moved = false;           // a progress bar has counted past 0
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
-  std::string listed_rate;    // the unit a heading gave the list of scales below it
-  bool listed_total = false;  // ... and whether it said the rates are the job's total
+  // A paste whose workers are machines or GPUs (Ray Train's ScalingConfig, parameter servers):
+  // its "workers=4" lines are no loader's.
+  const bool workers_are_machines = std::any_of(pasted.begin(), pasted.end(), [](const Line& l) {
+    if (l.text.size() > kMaxPastedLineBytes) return false;
+    const std::string t = lower(l.text);
+    for (const std::string_view w :
+         {"scalingconfig", "use_gpu", "parameter server", "worker_hosts", "ps_hosts", "per worker",
+          "separate machine", "worker is a machine", "worker is a node"}) {
+      if (t.find(w) != std::string::npos) return true;
+    }
+    return false;
+  });
+  std::vector<int64_t> caffe_waits;  // lines of Caffe's "Waiting for data"
+  std::string listed_rate;           // the unit a heading gave the list of scales below it
+  bool listed_total = false;         // ... and whether it said the rates are the job's total
+  bool listed_per_gpu = false;       // ... or each GPU's
   std::optional<int> panel_gpu;
   for (const Line& line : lines) {
     if (line.text.size() > kMaxPastedLineBytes) continue;
     if (!collective_with_bandwidth(line.text).empty()) continue;  // a benchmark's collective
     const std::string low = lower(line.text);
     const auto says = [&](std::string_view word) { return low.find(word) != std::string::npos; };
-    // Caffe's multi-GPU data layer: "blocking_queue.cpp:50] Waiting for data".
-    if (says("performance bottleneck on cpu or disk") || says("prefetch queue empty") ||
-        (says("blocking_queue.cpp") && says("waiting for data"))) {
+    // Caffe's multi-GPU data layer: "blocking_queue.cpp:50] Waiting for data", logged at the
+    // first wait and then once in 1,000 (LOG_EVERY_N): one line is the queue filling at the
+    // start; read where it comes twice or more.
+    if (says("blocking_queue.cpp") && says("waiting for data")) {
+      caffe_waits.push_back(line.number);
+      continue;
+    }
+    if (says("performance bottleneck on cpu or disk") || says("prefetch queue empty")) {
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
       out.loader_warnings.push_back(Origin{steps_file, line.number});
       found = true;
@@ -1222,6 +1246,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         if (m.quantity == Quantity::kRate && m.rate_unit != "iterations") {
           listed_rate = std::string(w);
           listed_total = says("total");
+          listed_per_gpu = says("per gpu") || says("per-gpu") || says("/gpu");
         }
       }
     } else if (!listed_rate.empty() && !trim(line.text).empty()) {
@@ -1229,7 +1254,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                           meaning_of(values[1]).quantity == Quantity::kNone &&
                           values[1].name.starts_with(nodes && !gpus ? "node" : "gpu");
       if (listed) {
-        values[1].name = listed_total ? "total_rate" : "rate";
+        values[1].name = listed_total ? "total_rate" : listed_per_gpu ? "rate_per_gpu" : "rate";
         values[1].unit = listed_rate;
         values.erase(values.begin());  // the count
       } else {
@@ -1379,7 +1404,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // A line of step or rate values times steps; a duration beside them is an estimate.
     // "workers=4: 0.46s": a loader setting's own line timing the same work (a loader
     // benchmark's loop), read like a run's duration.
-    const bool setting_took = values.size() == 2 &&
+    const bool setting_took = !workers_are_machines && values.size() == 2 &&
                               values[0].name.find("worker") != std::string::npos &&
                               values[1].name.empty() && duration_scale(values[1].unit);
     if (const auto took = step.step || rate_here ? std::nullopt
@@ -1604,6 +1629,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     found = true;
   }
   if (steps_file >= 0) settle_data_column(out, first_step, steps_file, waits_without_unit == 0);
+  if (caffe_waits.size() >= 2) {
+    if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+    for (const int64_t n : caffe_waits) out.loader_warnings.push_back(Origin{steps_file, n});
+    found = true;
+  }
   // After the data column is settled: these waits are bounds, not a column to settle.
   if (!clocks.empty() &&
       training_share_of(clocks, current_run(clocks.front().line), order, files, out)) {
@@ -2289,6 +2319,7 @@ bool read_transposed_table(
 // One run of a row that sets runs side by side: a cell naming its GPU (or node) count, then the
 // cell that measures it.
 struct ScalePair {
+  std::string label;  // the scale cell's first word, lower case, unless it is the count
   std::optional<int> gpus, nodes;
   ColumnKind kind;
   double value = 0;
@@ -2304,6 +2335,12 @@ std::vector<ScalePair> scale_pairs(const std::vector<std::string_view>& c) {
     bool flag = false;
     p.gpus = gpu_count_of(c[k], &p.nodes, &flag);
     if (!p.gpus && !p.nodes) continue;
+    if (const auto words = split_whitespace(c[k]); !words.empty()) {
+      p.label = lower(words.front());
+      const size_t cut = p.label.find('(');
+      if (cut != std::string::npos) p.label.resize(cut);
+      if (!p.label.empty() && is_digit(p.label.front())) p.label.clear();
+    }
     if (const ColumnKind own = cell_kind(c[k], ColumnKind{}); own.rate || own.duration) continue;
     p.kind = cell_kind(c[k + 1], ColumnKind{});
     if (!(p.kind.rate || p.kind.duration)) continue;
@@ -2327,6 +2364,12 @@ bool read_paired_scale_table(
   bool found = false;
   for (const auto& [line, c] : rows) {
     const std::vector<ScalePair> pairs = scale_pairs(c);
+    // One job at each scale: the cells name it alike ("K80 GPU (8 GPUs ..." beside "K80 (16
+    // GPUS ..."), not "ResNet-50 (8 GPUs)" beside "BERT-large (16 GPUs)".
+    if (std::any_of(pairs.begin(), pairs.end(),
+                    [&](const ScalePair& p) { return p.label != pairs.front().label; })) {
+      continue;
+    }
     const auto differ = [&](std::optional<int> ScalePair::*count) {
       std::set<int> seen;
       for (const ScalePair& p : pairs) {
@@ -2364,6 +2407,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
   int next_group = 0;
   for (const RunInfo& r : out.runs) next_group = std::max(next_group, r.group + 1);
   std::optional<std::string> stated_unit;  // stated_rate_unit, read when first needed
+  size_t paired_scanned_to = 0;            // lines before it were scanned for runs side by side
   for (size_t i = 0; i + 1 < lines.size(); ++i) {
     if (lines[i].text.size() > kMaxPastedLineBytes) continue;
     auto head = table_cells(lines[i].text);
@@ -2380,8 +2424,9 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       }
     }
     if (head.size() < 2) continue;
-    // Runs side by side in each row, whatever the header says.
-    {
+    // Runs side by side in each row, whatever the header says; rows once scanned for it are not
+    // scanned again (other readers still read them).
+    if (i >= paired_scanned_to) {
       size_t paired_end = i + 1;
       const auto rows = table_rows(
           lines, i, [](const auto& c) { return !scale_pairs(c).empty(); }, paired_end);
@@ -2390,6 +2435,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         i = paired_end - 1;
         continue;
       }
+      paired_scanned_to = paired_end;
     }
     // The count column: the first whose header names GPUs or nodes ("GPUs", "No. of GPUs",
     // "#GPUS" after a "Name" column).

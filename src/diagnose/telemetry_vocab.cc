@@ -480,6 +480,7 @@ std::vector<NamedValue> values_before_names(std::string_view line) {
       if (!v.name.empty()) v.name += '_';
       v.name += lower(word);
     }
+    if (v.name.empty() || duration_scale(v.name)) return {};  // "5 ms": a unit, no name
     if (v.name == "run" && !v.unit.empty()) v.name = "step_time";
     out.push_back(std::move(v));
     start = comma + 1;
@@ -1067,8 +1068,10 @@ std::vector<std::string> words_of(std::string_view line) {
       continue;
     }
     const std::string_view head = std::string_view(words[k]).substr(0, open);
+    // "4 GPUs(per node)" counts per node, as one word it is no count of the job's GPUs.
     if (head.ends_with("node") || head.ends_with("nodes") || head.ends_with("machines") ||
-        head.ends_with("hosts") || head.ends_with("servers")) {
+        head.ends_with("hosts") || head.ends_with("servers") ||
+        std::string_view(words[k]).substr(open + 1).starts_with("per")) {
       continue;
     }
     std::string note = words[k].substr(open + 1);

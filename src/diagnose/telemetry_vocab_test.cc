@@ -1798,5 +1798,59 @@ TEST(Scaling, CountsWithANoteGluedOnAndWorkersThatAreMachines) {
   EXPECT_NE(diagnose_telemetry(ps).verdict, Verdict::kInputBoundCpu);
 }
 
+TEST(PastedLogs, WhatThisSessionsReviewFoundReadWrong) {
+  // An expectation of synthetic data is no statement that it scaled: the runs are synthetic.
+  EXPECT_EQ(diagnose_telemetry(
+                read_text("I run tf_cnn_benchmarks with synthetic data and expected linear "
+                          "scaling on our 4-GPU box, but it does the opposite:\n"
+                          "1 GPU: total images/sec: 1180.5\n4 GPUs: total images/sec: 1410.2\n"))
+                .verdict,
+            Verdict::kCommunicationBound);
+  // A heading's "per GPU" goes with its list.
+  const Diagnosis per_gpu = diagnose_telemetry(read_text(
+      "images/sec per GPU:\n1 GPU : 385.2\n2 GPU : 380.1\n4 GPU : 371.9\n8 GPU : 362.4\n"));
+  EXPECT_EQ(per_gpu.verdict, Verdict::kHealthy);
+  // Cells naming different jobs side by side are no scaling.
+  EXPECT_THROW(read_text("| Model | Time | Model | Time |\n|---|---|---|---|\n"
+                         "| ResNet-50 (8 GPUs) | 6h 10 mins | BERT-large (16 GPUs) | 52h |\n"
+                         "| ViT-B/16 (8 GPUs) | 11h | GPT-2 medium (32 GPUs) | 70h |\n"),
+               Error);
+  // Workers that are machines (parameter servers, Ray Train's ScalingConfig): no loader's.
+  EXPECT_THROW(read_text("workers=1: 120s\nworkers=8: 240s\nEach worker is a separate machine "
+                         "with 1 V100.\n"),
+               Error);
+  EXPECT_THROW(read_text("TorchTrainer with ScalingConfig(num_workers=N, use_gpu=True)\n"
+                         "num_workers=1: 410s\nnum_workers=4: 388s\n"),
+               Error);
+  // An idle or hung job is no funnel, whatever GPU 0 holds.
+  const std::string idle =
+      "|===============================+======================+======================|\n"
+      "|   0  NVIDIA GeForce ...  Off  | 00000000:1A:00.0 Off |                  N/A |\n"
+      "| 30%   41C    P2    72W / 350W |  19876MiB / 24268MiB |      0%      Default |\n"
+      "+-------------------------------+----------------------+----------------------+\n"
+      "|   1  NVIDIA GeForce ...  Off  | 00000000:68:00.0 Off |                  N/A |\n"
+      "| 30%   39C    P2    70W / 350W |   9870MiB / 24268MiB |      0%      Default |\n"
+      "+-------------------------------+----------------------+----------------------+\n";
+  EXPECT_EQ(diagnose_telemetry(read_text(idle)).verdict, Verdict::kUnknown);
+  // Caffe's one "Waiting for data" at the start is the queue filling.
+  EXPECT_THROW(read_text("I0817 10:24:30.350  4330 blocking_queue.cpp:50] Waiting for data\n"
+                         "I0817 10:24:31.912  4321 solver.cpp:228] Iteration 0, loss = 6.91124\n"),
+               Error);
+  // An iteration's "time cost" is no epoch's.
+  EXPECT_THROW(read_text("1 GPU, iteration time cost: 0.21s\n4 GPU, iteration time cost: 0.65s\n"),
+               Error);
+  // "4 GPUs(per node)" counts per node: the runs are by node count.
+  const Diagnosis nodes = diagnose_telemetry(
+      read_text("2 nodes x 4 GPUs(per node): 4100 img/sec\n1 node x 4 GPUs(per node): 2300 "
+                "img/sec\n"));
+  ASSERT_TRUE(nodes.numbers.scaling.has_value());
+  EXPECT_EQ(nodes.numbers.scaling->scale_unit, "nodes");
+  // A unit without a name is no part of tinygrad's line.
+  for (const NamedValue& v : named_values("12 ms, 30 ms run, 2 ms fetch data")) {
+    EXPECT_NE(v.name, "ms");
+    EXPECT_NE(v.name, "step_time");
+  }
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
