@@ -1131,10 +1131,21 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     return false;
   });
-  std::vector<int64_t> caffe_waits;  // lines of Caffe's "Waiting for data"
-  std::string listed_rate;           // the unit a heading gave the list of scales below it
-  bool listed_total = false;         // ... and whether it said the rates are the job's total
-  bool listed_per_gpu = false;       // ... or each GPU's
+  std::vector<int64_t> caffe_waits;    // lines of Caffe's "Waiting for data"
+  std::optional<double> last_counter;  // TensorFlow's "step = N" on the last line that timed it
+  // ... and the steps between its lines, where the paste's code states them ("every_n_iter=200").
+  int every_n_iter = 0;  // 0: not stated
+  for (const Line& l : pasted) {
+    const size_t at = l.text.size() <= kMaxPastedLineBytes ? l.text.find("every_n_iter=")
+                                                           : std::string_view::npos;
+    if (at == std::string_view::npos) continue;
+    size_t end = at + 13;
+    while (end < l.text.size() && is_digit(l.text[end])) ++end;
+    every_n_iter = parse_index(l.text.substr(at + 13, end - at - 13)).value_or(0);
+  }
+  std::string listed_rate;      // the unit a heading gave the list of scales below it
+  bool listed_total = false;    // ... and whether it said the rates are the job's total
+  bool listed_per_gpu = false;  // ... or each GPU's
   std::optional<int> panel_gpu;
   for (const Line& line : lines) {
     if (line.text.size() > kMaxPastedLineBytes) continue;
@@ -1176,6 +1187,27 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
     }
     std::vector<NamedValue> values = named_values(line.text);
+    // TensorFlow's "step = 25 (1.798 sec)": the time since the previous line over the steps
+    // since it is the step (the first line, and a rank's repeat of a counter, time none).
+    {
+      const auto counter = std::find_if(values.begin(), values.end(), [](const NamedValue& v) {
+        return v.name == "step_counter";
+      });
+      const auto interval = std::find_if(values.begin(), values.end(), [](const NamedValue& v) {
+        return v.name == "interval_time";
+      });
+      if (counter != values.end() && interval != values.end()) {
+        // Each line times the steps since the previous one, which its code may state instead
+        // (every_n_iter=200) where the counters repeat.
+        double steps = last_counter ? counter->value - *last_counter : 0;
+        if (steps < 1 && every_n_iter > 0) steps = every_n_iter;
+        const double seconds = interval->value;
+        last_counter = counter->value;
+        if (steps >= 1 && steps <= 100000) {
+          values.push_back(NamedValue{"step_time", "s", seconds / steps, std::nullopt, 0});
+        }
+      }
+    }
     // Tacotron's feeder: "Generated 32 batches of size 32 in 126.923 sec" (also "64 train
     // batches"): its seconds per batch, against the steps that consume them.
     if (const size_t at = low.find("generated ");

@@ -360,6 +360,20 @@ bool rate_in_parentheses(std::string_view line, size_t k) {
   return rate_or_step_unit(unit) && e < line.size() && line[e] == ')';
 }
 
+// TensorFlow's LoggingTensorHook, "loss = 2.30294, step = 15 (1.941 sec)": after a step
+// counter, a duration in parentheses is the time since the previous log line (its steps), no
+// average of the counter. The duration in seconds; nullopt for anything else.
+std::optional<double> interval_in_parentheses(std::string_view line, size_t k) {
+  if (k >= line.size() || line[k] != '(') return std::nullopt;
+  size_t e = scan_number(line, k + 1);
+  if (e == k + 1) return std::nullopt;
+  const auto value = parse_number(line.substr(k + 1, e - k - 1));
+  const std::string unit = scan_unit(line, e);
+  const auto scale = duration_scale(unit);
+  if (!value || !scale || e >= line.size() || line[e] != ')') return std::nullopt;
+  return *value * *scale;
+}
+
 // Keras' epoch line without a time per step ("3198/3198 - 2287s - loss: 2.7595", verbose=2,
 // and Keras 2.0's "3198/3198 [=====] - 2287s - loss: ..."): the epoch's duration over its
 // steps is the mean step. The counter is line[start, slash) "/" line[slash + 1, end).
@@ -672,6 +686,19 @@ std::vector<NamedValue> named_values(std::string_view line) {
     // "Iteration 200 (0.833 iter/s)", "loss = 2.5009 (1.218 sec/step)": a count or a metric
     // without a unit, then a rate or a step of its own, not its average.
     const bool counter_then_rate = out.back().unit.empty() && rate_in_parentheses(line, k);
+    {
+      const NamedValue& last = out.back();
+      const bool counter = (last.name == "step" || last.name == "global_step" ||
+                            last.name == "iteration" || last.name == "iter") &&
+                           last.unit.empty() && last.value == std::floor(last.value);
+      if (const auto interval = counter ? interval_in_parentheses(line, k) : std::nullopt) {
+        out.back().name = "step_counter";
+        out.push_back(NamedValue{"interval_time", "s", *interval, std::nullopt, k});
+        while (k < n && line[k] != ')') ++k;
+        i = name_start = label_start = k + 1;
+        continue;
+      }
+    }
     const std::vector<double> group =
         counter_then_rate ? std::vector<double>() : average_group(line, k, end);
     if (!group.empty()) {

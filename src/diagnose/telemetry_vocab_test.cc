@@ -1852,5 +1852,26 @@ TEST(PastedLogs, WhatThisSessionsReviewFoundReadWrong) {
   }
 }
 
+TEST(PastedLogs, TensorFlowsLoggingHookTimesTheStepsSinceItsLastLine) {
+  // "loss = 2.30294, step = 15 (1.941 sec)": no step of 15 s averaging 1.941, but the time of
+  // the steps since the line before.
+  const auto values = named_values("INFO:tensorflow:loss = 2.30294, step = 15 (1.941 sec)");
+  ASSERT_EQ(values.size(), 3u);
+  EXPECT_EQ(values[1].name, "step_counter");
+  EXPECT_EQ(values[2].name, "interval_time");
+  EXPECT_NEAR(values[2].value, 1.941, 1e-12);
+  // Horovod#372: np=1 logs every 10 steps in ~0.075 s, np=2 in ~0.385 s (each rank prints).
+  const Telemetry t =
+      read_telemetry_files({pasted("scaling_horovod372-tf-mnist-step-time-np1-vs-np2.txt")});
+  ASSERT_FALSE(t.steps.empty());
+  EXPECT_NEAR(t.steps[0].step_seconds, 0.072 / 10, 1e-12);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kCommunicationBound);
+  // Horovod#92: every line the same counter; the hook's every_n_iter=200 says the steps.
+  const Telemetry h = read_telemetry_files(
+      {pasted("datalog_horovod92-tf-loggingtensorhook-sec-per-200-steps.txt")});
+  ASSERT_FALSE(h.steps.empty());
+  EXPECT_NEAR(h.steps[0].step_seconds, 1185.455 / 200, 1e-9);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
