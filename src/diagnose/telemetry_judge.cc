@@ -520,6 +520,13 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     const std::string unit = runs.front().unit;
     std::stable_sort(runs.begin(), runs.end(),
                      [](const RunMeasure& a, const RunMeasure& b) { return a.scale < b.scale; });
+    // Step times that fall as the GPUs grow time a step whose work is divided among them (the
+    // global batch fixed), not one whose batch per GPU is fixed: each step the same work.
+    const auto step_of = [](const RunMeasure& m) { return m.scale / m.per_second; };
+    const bool divided = unit == "steps" && step_of(runs.back()) < 0.8 * step_of(runs.front());
+    if (divided) {
+      for (RunMeasure& m : runs) m.per_second /= m.scale;
+    }
     const RunMeasure& small = runs.front();
     const RunMeasure& large = runs.back();
     const double efficiency = (large.per_second / large.scale) / (small.per_second / small.scale);
@@ -557,7 +564,11 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
         : unit == "epochs" ? " for the same epoch"
                            : " for the same work",
         100 * efficiency, what,
-        unit == "steps" ? ", from step times: if each GPU's batch is the same in both runs" : "");
+        !divided && unit == "steps"
+            ? ", from step times: if each GPU's batch is the same in both runs"
+        : divided ? ", from step times that fall with the GPUs: each step the same work, divided "
+                    "among them"
+                  : "");
     if (efficiency >= th.scaling_healthy) {
       d.verdict = Verdict::kHealthy;
       d.summary = rates + ": the job scales";

@@ -1873,5 +1873,21 @@ TEST(PastedLogs, TensorFlowsLoggingHookTimesTheStepsSinceItsLastLine) {
   EXPECT_NEAR(h.steps[0].step_seconds, 1185.455 / 200, 1e-9);
 }
 
+TEST(Scaling, StepTimesThatFallWithTheGpusDivideTheSameWork) {
+  // NeMo-RL#888: "2 nodes -> ~40 s/step" ... "64 nodes -> ~6-8 s/step": the step's work is
+  // divided among the nodes (a fixed global batch), so each step is the same work: 2 -> 64
+  // nodes keeps 40 * 2 / (7 * 64) of the rate per node, not 5x of it.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("scaling_nemorl888-sft-step-time-2-to-64-nodes.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound);
+  ASSERT_TRUE(d.numbers.scaling.has_value());
+  EXPECT_LT(d.numbers.scaling->efficiency, 0.3);
+  // Step times that hold or grow keep the batch per GPU: the rate is the GPUs over the step.
+  const Diagnosis weak =
+      diagnose_telemetry(read_text("1 GPU: step time 0.50 s\n4 GPUs: step time 0.52 s\n"));
+  ASSERT_TRUE(weak.numbers.scaling.has_value());
+  EXPECT_NEAR(weak.numbers.scaling->efficiency, 0.50 / 0.52, 1e-9);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
