@@ -418,7 +418,9 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   const std::string name = lower(trim(line.substr(0, colon)));
   const std::string_view rest = trim(line.substr(colon + 1));
   // "Training time: 1h 45m", and a scale's own line, "2 gpu: 0.203h" (yolov5#282).
-  const bool names_a_time = name.find("time") != std::string::npos;
+  // "duration:  0:03:23.520224" (a clock after "duration") names one too.
+  const bool names_a_time =
+      name.find("time") != std::string::npos || name == "duration" || name.ends_with(" duration");
   const bool names_a_scale =
       !names_a_time && split_whitespace(name).size() <= 3 && gpu_count_of(name).has_value();
   // MXNet's epoch clock, "Epoch[0] Time cost=910.123", as people quote it per scale ("With 2
@@ -428,7 +430,7 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
                          name.find("step") == std::string::npos &&
                          name.find("batch") == std::string::npos;
   if (name.size() > 32 || !(names_a_time || names_a_scale) ||
-      (!time_cost && rest.find_first_of("hm") == std::string_view::npos)) {
+      (!time_cost && rest.find_first_of("hm:") == std::string_view::npos)) {
     return std::nullopt;
   }
   epoch = time_cost || name.find("epoch") != std::string::npos;

@@ -1253,6 +1253,12 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       }
       if (starts_with(w, "--nnodes=")) *nodes = small_count(std::string_view(w).substr(9));
     }
+    // Horovod's process count told as "np = 2" (mpirun's -np): a GPU each.
+    if (w == "np" && next == "=" && small_count(after)) {
+      found(small_count(after));
+      i += 2;
+      continue;
+    }
     if ((w == "gpus" || w == "gpus:") && small_count(next) && words.size() <= 4) {
       found(small_count(next));  // "GPUs: 8" (a job summary's field)
       continue;

@@ -1889,5 +1889,18 @@ TEST(Scaling, StepTimesThatFallWithTheGpusDivideTheSameWork) {
   EXPECT_NEAR(weak.numbers.scaling->efficiency, 0.50 / 0.52, 1e-9);
 }
 
+TEST(Scaling, HorovodsProcessCountAndARunsDurationAsAClock) {
+  // Horovod#3785: "with horovod, np = 2, batch_size = 32 * 2" above "duration:  0:02:13.352439".
+  EXPECT_EQ(gpu_count_of(" 3. with horovod, np = 2, batch_size = 32 * 2"), 2);
+  const Telemetry t =
+      read_telemetry_files({pasted("scaling_horovod3785-mnist-duration-np1-2-4.txt")});
+  ASSERT_GE(t.rates.size(), 3u);
+  EXPECT_NEAR(1 / t.rates.back().per_second, 2 * 60 + 42.104210, 1e-6);
+  EXPECT_EQ(t.runs[static_cast<size_t>(t.rates.back().run)].gpus, 4);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kCommunicationBound);
+  // A duration in seconds alone is still a step's, not a run's.
+  EXPECT_THROW(read_text("duration: 12.5\n"), Error);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
