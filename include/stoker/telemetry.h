@@ -266,6 +266,9 @@ struct Telemetry {
   // A sentence of the paste says the job scales on synthetic data, its runs (on its own data)
   // being the ones that do not.
   bool synthetic_scales = false;
+  // The paste states a batch per GPU ("batch 32 per GPU", "per-GPU batch size is fixed"): step
+  // times at each scale then time that batch, whatever their trend.
+  bool batch_per_gpu_stated = false;
   std::vector<ScalingClaim> claims;
   std::vector<BandwidthSample> bandwidths;
   // Lines in which a trainer says itself that its data loading could not keep up (darknet's

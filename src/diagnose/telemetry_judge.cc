@@ -520,10 +520,21 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     const std::string unit = runs.front().unit;
     std::stable_sort(runs.begin(), runs.end(),
                      [](const RunMeasure& a, const RunMeasure& b) { return a.scale < b.scale; });
-    // Step times that fall as the GPUs grow time a step whose work is divided among them (the
-    // global batch fixed), not one whose batch per GPU is fixed: each step the same work.
+    // Step times that fall at every larger scale, three scales or more, time a step whose work
+    // is divided among the GPUs (the global batch fixed), not one whose batch per GPU is fixed:
+    // each step the same work. Two scales are as likely a warm-up or a changed batch, and a
+    // paste stating its batch per GPU says which.
     const auto step_of = [](const RunMeasure& m) { return m.scale / m.per_second; };
-    const bool divided = unit == "steps" && step_of(runs.back()) < 0.8 * step_of(runs.front());
+    bool divided = unit == "steps" && !tel.batch_per_gpu_stated;
+    std::set<int> scales;
+    for (size_t k = 0; k < runs.size(); ++k) {
+      scales.insert(runs[k].scale);
+      if (k > 0 && runs[k].scale > runs[k - 1].scale &&
+          !(step_of(runs[k]) <= 0.9 * step_of(runs[k - 1]))) {
+        divided = false;
+      }
+    }
+    divided = divided && scales.size() >= 3;
     if (divided) {
       for (RunMeasure& m : runs) m.per_second /= m.scale;
     }

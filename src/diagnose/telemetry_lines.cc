@@ -820,15 +820,29 @@ bool synthetic_scales_said(std::string_view low) {
   static constexpr std::array<std::string_view, 7> kScales = {
       "good scal",   "scales well", "scale well",        "scales linearly",
       "linear scal", "scales fine", "scales as expected"};
-  // Negations, and expectations ("expected linear scaling"): no statement that it scaled.
-  static constexpr std::array<std::string_view, 11> kNot = {"not ",    "n't",    " no ",   "never",
-                                                            "neither", "expect", "should", "would",
-                                                            "suppose", "hope",   "want"};
-  const auto any = [&](const auto& words) {
+  // Negations, and expectations ("expected linear scaling"; not "scales as expected"): no
+  // statement that it scaled.
+  static constexpr std::array<std::string_view, 9> kNot = {
+      "not ", "n't", " no ", "never", "neither", "expect", "should", "hope", "want"};
+  std::string text(low);
+  for (size_t at = text.find("as expected"); at != std::string::npos;
+       at = text.find("as expected")) {
+    text.erase(at, 11);
+  }
+  const auto any = [](const auto& words, std::string_view in) {
     return std::any_of(words.begin(), words.end(),
-                       [&](std::string_view w) { return low.find(w) != std::string_view::npos; });
+                       [&](std::string_view w) { return in.find(w) != std::string_view::npos; });
   };
-  return any(kScales) && !any(kNot);
+  return any(kScales, low) && !any(kNot, text);
+}
+
+// A sentence about how synthetic data scales, whatever it says of it (synthetic_scales_said
+// decides whether it did): no label of a run.
+bool synthetic_scaling_told(std::string_view low) {
+  for (const std::string_view w : {"scal", "speedup", "speed-up", "linear"}) {
+    if (low.find(w) != std::string_view::npos) return true;
+  }
+  return false;
 }
 
 // A log line's clock and its step counter, for logs that time nothing but print when
@@ -1133,8 +1147,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     return false;
   });
-  std::vector<int64_t> caffe_waits;    // lines of Caffe's "Waiting for data"
-  std::optional<double> last_counter;  // TensorFlow's "step = N" on the last line that timed it
+  std::vector<int64_t> caffe_waits;  // lines of Caffe's "Waiting for data" after it iterated
+  bool caffe_iterating = false;      // the solver has logged an iteration past 0 in this run
+  std::optional<double> last_counter;
+  double last_interval_steps = 0;  // the steps between the last two such lines  // TensorFlow's
+                                   // "step = N" on the last line that timed it
   // ... and the steps between its lines, where the paste's code states them ("every_n_iter=200").
   int every_n_iter = 0;  // 0: not stated
   for (const Line& l : pasted) {
@@ -1158,8 +1175,14 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // first wait and then once in 1,000 (LOG_EVERY_N): one line is the queue filling at the
     // start; read where it comes twice or more.
     if (says("blocking_queue.cpp") && says("waiting for data")) {
-      caffe_waits.push_back(line.number);
+      if (caffe_iterating) caffe_waits.push_back(line.number);
       continue;
+    }
+    // The waits that count come after the solver's first iterations, in the same run.
+    if (says("solving ") || says("starting optimization")) caffe_iterating = false;
+    if (says("solver.cpp") && says("iteration ") && !says("iteration 0,") &&
+        !says("iteration 0 ")) {
+      caffe_iterating = true;
     }
     if (says("performance bottleneck on cpu or disk") || says("prefetch queue empty")) {
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
@@ -1203,8 +1226,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         // (every_n_iter=200) where the counters repeat.
         double steps = last_counter ? counter->value - *last_counter : 0;
         if (steps < 1 && every_n_iter > 0) steps = every_n_iter;
+        // A jump far past the interval so far is another run's excerpt, not its steps.
+        if (last_interval_steps > 0 && steps > 10 * last_interval_steps) steps = 0;
+        if (steps >= 1) last_interval_steps = steps;
         const double seconds = interval->value;
-        last_counter = counter->value;
+        // Ranks printing out of order ("r0 300, r1 200"): the highest counter so far.
+        last_counter = std::max(last_counter.value_or(counter->value), counter->value);
         if (steps >= 1 && steps <= 100000) {
           values.push_back(NamedValue{"step_time", "s", seconds / steps, std::nullopt, 0});
         }
@@ -1280,7 +1307,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         if (m.quantity == Quantity::kRate && m.rate_unit != "iterations") {
           listed_rate = std::string(w);
           listed_total = says("total");
-          listed_per_gpu = says("per gpu") || says("per-gpu") || says("/gpu");
+          // "images/sec per GPU:", not "images/sec, same batch per GPU:".
+          listed_per_gpu = says(std::string(w) + " per gpu") || says(std::string(w) + " per-gpu") ||
+                           w.find("/gpu") != w.npos;
         }
       }
     } else if (!listed_rate.empty() && !trim(line.text).empty()) {
@@ -1302,12 +1331,13 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         setting_heading(line, *setting);
       }
     }
+    if ((says("per gpu") || says("per-gpu")) && says("batch")) out.batch_per_gpu_stated = true;
     if (says("synthetic") || says("dummy data") || says("fake data")) {
       // "However, with synthetic data i see good scalability": the paste's runs are on its
       // data, set against synthetic runs it does not show.
       if (synthetic_scales_said(low)) {
         out.synthetic_scales = true;
-      } else {
+      } else if (!synthetic_scaling_told(low)) {
         out.runs[static_cast<size_t>(current_run(line))].synthetic = true;
       }
     }
@@ -2373,7 +2403,14 @@ std::vector<ScalePair> scale_pairs(const std::vector<std::string_view>& c) {
       p.label = lower(words.front());
       const size_t cut = p.label.find('(');
       if (cut != std::string::npos) p.label.resize(cut);
-      if (!p.label.empty() && is_digit(p.label.front())) p.label.clear();
+      // A count in words leads it as a number does ("single node (8 GPUs)").
+      static constexpr std::array<std::string_view, 10> kCountWords = {
+          "single", "one", "two", "three", "four", "five", "six", "seven", "eight", "dual"};
+      if (!p.label.empty() &&
+          (is_digit(p.label.front()) ||
+           std::find(kCountWords.begin(), kCountWords.end(), p.label) != kCountWords.end())) {
+        p.label.clear();
+      }
     }
     if (const ColumnKind own = cell_kind(c[k], ColumnKind{}); own.rate || own.duration) continue;
     p.kind = cell_kind(c[k + 1], ColumnKind{});

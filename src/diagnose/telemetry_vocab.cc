@@ -368,10 +368,11 @@ std::optional<double> interval_in_parentheses(std::string_view line, size_t k) {
   size_t e = scan_number(line, k + 1);
   if (e == k + 1) return std::nullopt;
   const auto value = parse_number(line.substr(k + 1, e - k - 1));
-  const std::string unit = scan_unit(line, e);
-  const auto scale = duration_scale(unit);
-  if (!value || !scale || e >= line.size() || line[e] != ')') return std::nullopt;
-  return *value * *scale;
+  // The hook's own unit only: "Iteration 100 (25.1 s)" is as often a cumulative clock.
+  if (!value || scan_unit(line, e) != "sec" || e >= line.size() || line[e] != ')') {
+    return std::nullopt;
+  }
+  return *value;
 }
 
 // Keras' epoch line without a time per step ("3198/3198 - 2287s - loss: 2.7595", verbose=2,
@@ -688,8 +689,7 @@ std::vector<NamedValue> named_values(std::string_view line) {
     const bool counter_then_rate = out.back().unit.empty() && rate_in_parentheses(line, k);
     {
       const NamedValue& last = out.back();
-      const bool counter = (last.name == "step" || last.name == "global_step" ||
-                            last.name == "iteration" || last.name == "iter") &&
+      const bool counter = (last.name == "step" || last.name == "global_step") &&
                            last.unit.empty() && last.value == std::floor(last.value);
       if (const auto interval = counter ? interval_in_parentheses(line, k) : std::nullopt) {
         out.back().name = "step_counter";

@@ -1902,5 +1902,42 @@ TEST(Scaling, HorovodsProcessCountAndARunsDurationAsAClock) {
   EXPECT_THROW(read_text("duration: 12.5\n"), Error);
 }
 
+TEST(PastedLogs, WhatThisSessionsSecondReviewFoundReadWrong) {
+  // Two scales whose step falls are as likely a warm-up or a changed batch: read as stated.
+  const Diagnosis two = diagnose_telemetry(
+      read_text("Per-GPU batch size is fixed at 64.\n1 GPU: 0.62 s/step\n8 GPUs: 0.45 s/step\n"));
+  EXPECT_EQ(two.verdict, Verdict::kHealthy);
+  // A heading's "per GPU" names the rate's, not any per-GPU word on it.
+  EXPECT_EQ(diagnose_telemetry(read_text("images/sec, same batch per GPU:\n1 GPU : 385\n"
+                                         "2 GPU : 520\n4 GPU : 802\n8 GPU : 1204\n"))
+                .verdict,
+            Verdict::kCommunicationBound);
+  // Caffe's startup wait in each of two runs is no loader that lags.
+  EXPECT_THROW(read_text("I0817 10:24:30.101  4321 solver.cpp:279] Solving CaffeNet\n"
+                         "I0817 10:24:30.350  4330 blocking_queue.cpp:50] Waiting for data\n"
+                         "I0817 10:24:31.912  4321 solver.cpp:228] Iteration 0, loss = 6.9\n"
+                         "I0817 11:24:30.101  4321 solver.cpp:279] Solving CaffeNet\n"
+                         "I0817 11:24:30.350  4330 blocking_queue.cpp:50] Waiting for data\n"
+                         "I0817 11:24:31.912  4321 solver.cpp:228] Iteration 0, loss = 6.9\n"),
+               Error);
+  // TensorFlow's hook across two excerpts: the jump between them times no steps.
+  const Telemetry tf = read_text(
+      "1 GPU run:\nINFO:tensorflow:loss = 0.31, step = 1100 (2.000 sec)\n"
+      "INFO:tensorflow:loss = 0.29, step = 1200 (2.000 sec)\n8 GPU run:\n"
+      "INFO:tensorflow:loss = 0.33, step = 5100 (2.300 sec)\n"
+      "INFO:tensorflow:loss = 0.30, step = 5200 (2.300 sec)\n");
+  ASSERT_EQ(tf.steps.size(), 2u);
+  EXPECT_NEAR(tf.steps[1].step_seconds, 0.023, 1e-12);
+  // "Iteration 100 (25.1 s)" is as often a cumulative clock: not the hook's.
+  EXPECT_THROW(read_text("Iteration 100 (25.1 s)\nIteration 200 (50.3 s)\n"), Error);
+  // "scales as expected" says it scaled; "I suppose" labels no run synthetic.
+  EXPECT_EQ(diagnose_telemetry(read_text("1 GPU: total images/sec: 1180.5\n"
+                                         "8 GPUs: total images/sec: 3410.2\n"
+                                         "With synthetic data the same model scales as "
+                                         "expected (7.6x).\n"))
+                .verdict,
+            Verdict::kInputBound);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
