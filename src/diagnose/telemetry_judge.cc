@@ -187,8 +187,11 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
     // process on it: DDP ranks that also opened a context on GPU 0 put their own processes
     // there.
     std::vector<double> other_utils;
+    double others_mib = 0;  // the most memory another GPU states (each does where funnel holds)
     for (const SnapshotGpu* g : all) {
-      if (g != first) other_utils.push_back(g->util);
+      if (g == first) continue;
+      other_utils.push_back(g->util);
+      others_mib = std::max(others_mib, g->memory_used_mib.value_or(0));
     }
     std::set<int64_t> first_pids;
     for (const GpuProcess& p : tel.processes) {
@@ -205,16 +208,12 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
     if (funnel) {
       d.verdict = Verdict::kRankImbalance;
       cite(all);
-      double others = 0;
-      for (const SnapshotGpu* g : all) {
-        if (g != first) others = std::max(others, *g->memory_used_mib);
-      }
       d.summary = fmt::format(
           "GPU {} holds {:.0f} MiB against at most {:.0f} MiB on the others, at {:.0f} % "
           "utilisation on average: the shape of DataParallel, whose first GPU gathers every "
           "replica's outputs and the loss while the others wait; innocent if the job puts "
           "more of its own on GPU {} by design ({})",
-          first->gpu, *first->memory_used_mib, others, mean, first->gpu, look);
+          first->gpu, *first->memory_used_mib, others_mib, mean, first->gpu, look);
       d.next = {kDmonWhileTraining,
                 "whether the script wraps the model in nn.DataParallel (one process for all "
                 "GPUs) rather than DistributedDataParallel under torchrun"};
@@ -889,8 +888,7 @@ std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel) {
       "input-bound, probably: the trainer says itself that its batches were not ready ({} "
       "line{}: darknet's \"performance bottleneck on CPU or Disk\", Caffe's \"prefetch queue "
       "empty\" or \"Waiting for data\", Detectron's \"mb_qsize\": 0); once at the start is the "
-      "queue filling, "
-      "throughout the run it is the loader",
+      "queue filling, throughout the run it is the loader",
       tel.loader_warnings.size(), tel.loader_warnings.size() == 1 ? "" : "s");
   d.evidence.push_back(tel.cite(tel.loader_warnings.front()));
   d.fixes = fixes::input_bound_cpu();

@@ -1135,36 +1135,33 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   bool share_table = false;         // a header said its rows' percentages are of a total
   bool bar_moved = false;           // a progress bar has counted past 0
   std::string previous_text;  // a panel's name line ("GPU Utilization"), before its value line
-  // A paste whose workers are machines or GPUs (Ray Train's ScalingConfig, parameter servers):
-  // its "workers=4" lines are no loader's.
-  const bool workers_are_machines = std::any_of(pasted.begin(), pasted.end(), [](const Line& l) {
-    if (l.text.size() > kMaxPastedLineBytes) return false;
+  // What the whole paste says, wherever it says it (one pass, before the lines are read): that
+  // its workers are machines or GPUs (Ray Train's ScalingConfig, parameter servers: its
+  // "workers=4" lines are no loader's), and the steps between TensorFlow's hook lines where its
+  // code states them ("every_n_iter=200"; 0: not stated).
+  bool workers_are_machines = false;
+  int every_n_iter = 0;
+  for (const Line& l : pasted) {
+    if (l.text.size() > kMaxPastedLineBytes) continue;
     const std::string t = lower(l.text);
     for (const std::string_view w :
          {"scalingconfig", "use_gpu", "parameter server", "worker_hosts", "ps_hosts", "per worker",
           "separate machine", "worker is a machine", "worker is a node"}) {
-      if (t.find(w) != std::string::npos) return true;
+      workers_are_machines = workers_are_machines || t.find(w) != std::string::npos;
     }
-    return false;
-  });
-  std::vector<int64_t> caffe_waits;  // lines of Caffe's "Waiting for data" after it iterated
-  bool caffe_iterating = false;      // the solver has logged an iteration past 0 in this run
-  std::optional<double> last_counter;
-  double last_interval_steps = 0;  // the steps between the last two such lines  // TensorFlow's
-                                   // "step = N" on the last line that timed it
-  // ... and the steps between its lines, where the paste's code states them ("every_n_iter=200").
-  int every_n_iter = 0;  // 0: not stated
-  for (const Line& l : pasted) {
-    const size_t at = l.text.size() <= kMaxPastedLineBytes ? l.text.find("every_n_iter=")
-                                                           : std::string_view::npos;
-    if (at == std::string_view::npos) continue;
-    size_t end = at + 13;
-    while (end < l.text.size() && is_digit(l.text[end])) ++end;
-    every_n_iter = parse_index(l.text.substr(at + 13, end - at - 13)).value_or(0);
+    if (const size_t at = l.text.find("every_n_iter="); at != std::string_view::npos) {
+      size_t end = at + 13;
+      while (end < l.text.size() && is_digit(l.text[end])) ++end;
+      every_n_iter = parse_index(l.text.substr(at + 13, end - at - 13)).value_or(0);
+    }
   }
-  std::string listed_rate;      // the unit a heading gave the list of scales below it
-  bool listed_total = false;    // ... and whether it said the rates are the job's total
-  bool listed_per_gpu = false;  // ... or each GPU's
+  std::vector<int64_t> caffe_waits;    // lines of Caffe's "Waiting for data" after it iterated
+  bool caffe_iterating = false;        // the solver has logged an iteration past 0 in this run
+  std::optional<double> last_counter;  // TensorFlow's highest "step = N" so far that timed
+  double last_interval_steps = 0;      // the steps between its last two lines
+  std::string listed_rate;             // the unit a heading gave the list of scales below it
+  bool listed_total = false;           // ... and whether it said the rates are the job's total
+  bool listed_per_gpu = false;         // ... or each GPU's
   std::optional<int> panel_gpu;
   for (const Line& line : lines) {
     if (line.text.size() > kMaxPastedLineBytes) continue;

@@ -351,28 +351,35 @@ std::optional<double> clock_duration(std::string_view text) {
   return seconds;
 }
 
+// One number and its unit in parentheses at line[k] ("(0.833 iter/s)", "(1.941 sec)"); nullopt
+// for anything else. `value` is empty when the number does not parse.
+struct Parenthesized {
+  std::optional<double> value;
+  std::string unit;
+};
+std::optional<Parenthesized> number_in_parentheses(std::string_view line, size_t k) {
+  if (k >= line.size() || line[k] != '(') return std::nullopt;
+  size_t e = scan_number(line, k + 1);
+  if (e == k + 1) return std::nullopt;
+  Parenthesized p{parse_number(line.substr(k + 1, e - k - 1)), scan_unit(line, e)};
+  if (e >= line.size() || line[e] != ')') return std::nullopt;
+  return p;
+}
+
 // "(0.833 iter/s)" at line[k]: one number with a rate's or a step's unit in parentheses.
 bool rate_in_parentheses(std::string_view line, size_t k) {
-  if (k >= line.size() || line[k] != '(') return false;
-  size_t e = scan_number(line, k + 1);
-  if (e == k + 1) return false;
-  const std::string unit = scan_unit(line, e);
-  return rate_or_step_unit(unit) && e < line.size() && line[e] == ')';
+  const auto p = number_in_parentheses(line, k);
+  return p && rate_or_step_unit(p->unit);
 }
 
 // TensorFlow's LoggingTensorHook, "loss = 2.30294, step = 15 (1.941 sec)": after a step
 // counter, a duration in parentheses is the time since the previous log line (its steps), no
-// average of the counter. The duration in seconds; nullopt for anything else.
+// average of the counter. The duration in seconds; nullopt for anything else — the hook's own
+// unit only: "Iteration 100 (25.1 s)" is as often a cumulative clock.
 std::optional<double> interval_in_parentheses(std::string_view line, size_t k) {
-  if (k >= line.size() || line[k] != '(') return std::nullopt;
-  size_t e = scan_number(line, k + 1);
-  if (e == k + 1) return std::nullopt;
-  const auto value = parse_number(line.substr(k + 1, e - k - 1));
-  // The hook's own unit only: "Iteration 100 (25.1 s)" is as often a cumulative clock.
-  if (!value || scan_unit(line, e) != "sec" || e >= line.size() || line[e] != ')') {
-    return std::nullopt;
-  }
-  return *value;
+  const auto p = number_in_parentheses(line, k);
+  if (!p || !p->value || p->unit != "sec") return std::nullopt;
+  return p->value;
 }
 
 // Keras' epoch line without a time per step ("3198/3198 - 2287s - loss: 2.7595", verbose=2,
@@ -441,10 +448,6 @@ std::string label_before(std::string_view text) {
   std::string hint;
   return name_before(text, 0, text.size(), hint);
 }
-
-}  // namespace
-
-namespace {
 
 // tinygrad's step line names each value after it, in parts parted by commas ("   3   56.88 ms
 // run,  55.70 ms python,  64.61 ms fetch data, 1.18 ms prefetch data, 7.17 loss, 3.53 GB
