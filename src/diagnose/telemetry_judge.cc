@@ -635,6 +635,46 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
 
 }  // namespace
 
+// A loader alone has the CPUs to itself; beside the training it shares them with the main
+// process, so it must make a fifth more than the model takes to keep up in the job.
+constexpr double kLoaderMargin = 1.2;
+std::optional<Diagnosis> judge_loader_against_model(const Telemetry& tel) {
+  if (tel.loader_against_model.empty()) return std::nullopt;
+  const Telemetry::LoaderAgainstModel& l = tel.loader_against_model.back();
+  if (l.loader_per_second <= 0 || l.model_per_second <= 0) return std::nullopt;
+  const double ratio = l.loader_per_second / l.model_per_second;
+  const std::string unit = l.unit == "iterations" ? "batches" : l.unit;
+  Diagnosis d;
+  d.confidence = Confidence::kMedium;
+  d.evidence.push_back(fmt::format("the loader alone: {} {}/s; the model it feeds: {} {}/s",
+                                   rate_text(l.loader_per_second), unit,
+                                   rate_text(l.model_per_second), unit));
+  d.evidence.push_back(tel.cite(l.origin));
+  if (ratio >= kLoaderMargin) {
+    d.verdict = Verdict::kHealthy;
+    d.summary = fmt::format(
+        "the loader makes {:.1f}x what the model takes ({} against {} {}/s): the model's "
+        "compute sets the pace, not the input",
+        ratio, rate_text(l.loader_per_second), rate_text(l.model_per_second), unit);
+    d.next = {
+        "the training's own data time per step: the loader beside the model shares its "
+        "CPUs"};
+    return d;
+  }
+  d.verdict = Verdict::kInputBound;
+  d.summary = fmt::format(
+      "input-bound: the loader alone makes {} {}/s, {} what the model takes ({} {}/s), "
+      "so the model waits for its batches",
+      rate_text(l.loader_per_second), unit,
+      ratio < 1 ? fmt::format("{:.2f}x", ratio) : std::string("barely more than"),
+      rate_text(l.model_per_second), unit);
+  d.fixes = fixes::input_bound_cpu();
+  d.next = {
+      "top -H while the loader runs alone: its workers at 100 % of their cores is the "
+      "CPU, waiting in D state the storage"};
+  return d;
+}
+
 std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
   // The runs compared, all at one scale: at least one labelled by a loader setting.
   std::optional<int> scale;

@@ -55,6 +55,12 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
 // it under 10 %. nullopt without two such runs.
 std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel);
 
+// The loader timed alone against the model it feeds (Telemetry::loader_against_model, the
+// last such line): healthy when the loader makes at least kLoaderMargin times what the model
+// takes, input-bound below it; medium confidence (what a loader makes alone it may not make
+// beside the training, which shares its CPUs). nullopt without such a line.
+std::optional<Diagnosis> judge_loader_against_model(const Telemetry& tel);
+
 // Runs of different models on one setup (RunInfo::model) of which three or more, of two
 // models or more, run within 2 % of one another: `input-bound`, medium (a step whose time does
 // not depend on the model waits for something else). nullopt otherwise.

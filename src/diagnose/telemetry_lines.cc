@@ -122,7 +122,45 @@ LineReading read_step(const std::vector<NamedValue>& values) {
       break;
     }
   }
+  // A step beside the phases it is made of (verl's "timing_s/gen", "timing_s/update_actor"
+  // under "timing_s/step"): when they account for most of it, the step is theirs and the rest
+  // bounds what else it waited on. Phases that explain less say nothing of the rest, which
+  // may be an untimed backward as well as data.
+  if (r.step && !r.data && !r.step_without_data) {
+    double phases = 0;
+    for (const NamedValue& v : values) {
+      if (meaning_of(v).quantity == Quantity::kCompute) phases += seconds_of(v).value_or(0);
+    }
+    constexpr double kMostOfTheStep = 0.8;
+    if (phases >= kMostOfTheStep * *r.step && phases <= 1.02 * *r.step) {
+      r.data = std::max(0.0, *r.step - phases);
+      r.data_is_remainder = true;
+    }
+  }
   return r;
+}
+
+// Whose rate a name says it is: the loader's timed alone ("T_loader", "dataloader_alone",
+// "data_loading_speed") or the model's, or the training's, that it feeds ("T_model",
+// "training", "model_throughput"); a name saying both ("train_loader") is neither.
+enum class RateSide { kNone, kLoader, kModel };
+RateSide rate_side(std::string_view name) {
+  static constexpr std::array<std::string_view, 7> kLoader = {
+      "loader", "dataloader", "loading", "pipeline", "dataset", "decoding", "reader"};
+  static constexpr std::array<std::string_view, 6> kModel = {"model",   "training", "train",
+                                                             "trainer", "compute",  "forward"};
+  bool loader = false, model = false;
+  size_t from = 0;
+  while (from <= name.size()) {
+    size_t end = name.find_first_of("_/-. ", from);
+    if (end == std::string_view::npos) end = name.size();
+    const std::string_view word = name.substr(from, end - from);
+    loader = loader || std::find(kLoader.begin(), kLoader.end(), word) != kLoader.end();
+    model = model || std::find(kModel.begin(), kModel.end(), word) != kModel.end();
+    from = end + 1;
+  }
+  if (loader == model) return RateSide::kNone;
+  return loader ? RateSide::kLoader : RateSide::kModel;
 }
 
 bool mentions(std::string_view text, std::string_view word) {
@@ -1644,6 +1682,23 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         meaningful = true;
       }
     }
+    // The loader timed alone beside the model it feeds, on one line.
+    {
+      std::optional<std::pair<double, std::string>> loader, model;
+      for (const NamedValue& v : values) {
+        const Meaning m = meaning_of(v);
+        if (m.quantity != Quantity::kRate || m.per_gpu || m.total) continue;
+        const RateSide side = rate_side(v.name);
+        auto& slot = side == RateSide::kLoader ? loader : model;
+        if (side != RateSide::kNone && !slot) slot.emplace(v.value, m.rate_unit);
+      }
+      if (loader && model && loader->second == model->second) {
+        if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
+        out.loader_against_model.push_back(
+            {{rates_file, line.number}, loader->first, model->first, loader->second});
+        meaningful = true;
+      }
+    }
     if (meaningful) {
       has_samples();
     } else {
@@ -1780,6 +1835,20 @@ struct ColumnKind {
 // A cell without the words people put before an estimate ("about 990 images/s", "~30").
 std::string_view without_about(std::string_view cell) {
   cell = trim(cell);
+  // GitHub's emoji after the number ("15 :fire:", "2.1x :rocket:").
+  while (cell.size() > 2 && cell.back() == ':') {
+    const size_t open = cell.find_last_of(": ", cell.size() - 2);
+    if (open == std::string_view::npos || cell[open] != ':' || open + 2 >= cell.size() ||
+        open == 0 || cell[open - 1] != ' ') {
+      break;
+    }
+    const std::string_view code = cell.substr(open + 1, cell.size() - open - 2);
+    if (!std::all_of(code.begin(), code.end(),
+                     [](char c) { return is_alpha(c) || is_digit(c) || c == '_' || c == '+'; })) {
+      break;
+    }
+    cell = trim(cell.substr(0, open));
+  }
   for (const std::string_view w :
        {"about ", "approximately ", "approx. ", "approx ", "around ", "roughly ", "~", "≈"}) {
     if (cell.size() > w.size() && lower(cell.substr(0, w.size())) == w) {
@@ -1822,6 +1891,11 @@ ColumnKind column_kind(std::string_view cell) {
     // "Time", "Epoch Time (mm:ss)", "training time": the same work at every count.
     k.duration = true;
     k.unit = c.find("epoch") != std::string::npos ? "epochs" : "runs";
+    // "Time (minutes)", "training time (h)": the bare cells below count minutes or hours.
+    for (const auto& [word, seconds] :
+         {std::pair{"(min", 60.0}, {"(hour", 3600.0}, {"(h)", 3600.0}, {"(hrs)", 3600.0}}) {
+      if (c.find(word) != std::string::npos) k.multiplier = seconds;
+    }
   }
   return k;
 }
@@ -1904,7 +1978,8 @@ std::optional<double> leading_number(std::string_view cell, std::string_view* re
 // a duration of the same work as its rate (that work per second); nullopt for anything else.
 std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind) {
   if (kind.duration) {
-    const auto d = parse_duration(without_about(cell));
+    auto d = parse_duration(without_about(cell));
+    if (d && parse_number(without_about(cell))) *d *= kind.multiplier;  // a bare count
     return d && *d > 0 ? std::optional<double>(1 / *d) : std::nullopt;
   }
   std::string_view rest;
@@ -2143,7 +2218,9 @@ bool read_setting_table(
     storage.push_back(printable(where));
     synthetic.push_back(setting && setting->synthetic);
   }
-  if (named < 2) return false;
+  // Two rows, one of them naming its setting ("Unoptimized (workers=0) | 117", "Optimized |
+  // 15"): the other is the same job without it.
+  if (named < 2 && !(named == 1 && rows.size() == 2)) return false;
   const auto& [column, kind] = measures.front();
   const int file = files.of(kind.step ? TelemetryKind::kTrainLog : TelemetryKind::kThroughput);
   bool found = false;

@@ -796,12 +796,14 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
       : profile ? "profile"
                 : fmt::format("{} step lines", lines),
       n.step_seconds, n.upper_bound ? "at most " : "", 100 * n.data_fraction,
-      clocks           ? "the wall clock outside the training steps: waiting for data, validation, "
-                         "checkpoints"
-      : n.upper_bound  ? "the epoch's time outside its batches: fetching and the loop's hooks"
-      : stalls_between ? fmt::format("the log's running averages, {:.0f} % over the lines "
-                                     "shown: stalls between them",
-                                     100 * data_sum / step_sum)
+      clocks ? "the wall clock outside the training steps: waiting for data, validation, "
+               "checkpoints"
+      : n.upper_bound && profile
+          ? "the epoch's time outside its batches: fetching and the loop's hooks"
+      : n.upper_bound   ? "the step less the model's phases its timers name"
+      : stalls_between  ? fmt::format("the log's running averages, {:.0f} % over the lines "
+                                       "shown: stalls between them",
+                                      100 * data_sum / step_sum)
       : n.from_averages ? (profile ? "the profile's totals" : "the log's running averages")
       : lines >= 3 && stalled <= 1 ? "over the lines but a one-off stall"
                                    : "over the step lines"));
@@ -1412,6 +1414,11 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto settings = steps ? std::nullopt : telemetry::judge_loader_settings(tel)) {
     // Runs under different loader settings: what people try when they suspect the loader.
     d = *settings;
+    if (util) append(d, *util);
+  } else if (const auto loader =
+                 steps ? std::nullopt : telemetry::judge_loader_against_model(tel)) {
+    // The loader timed alone against the model: how much headroom the input has.
+    d = *loader;
     if (util) append(d, *util);
   } else if (phases && phases->verdict == Verdict::kCommunicationBound &&
              (!steps || steps->verdict == Verdict::kHealthy)) {

@@ -954,6 +954,18 @@ Meaning meaning_of(const NamedValue& v) {
   if (name == "by" || ends_with(name, "_by") || name == "std" || ends_with(name, "_std")) {
     return m;
   }
+  // verl's timers in seconds, "timing_s/gen:74.020 - ... - timing_s/step:96.551": the step
+  // and the phases it is made of (generation, log-probabilities, the actor's update), none of
+  // them the wait for a batch, which verl does not time.
+  if (starts_with(name, "timing_s/") && v.unit.empty() && v.value >= 0) {
+    if (name == "timing_s/step") {
+      m.quantity = Quantity::kStep;
+      m.priority = 3;
+    } else {
+      m.quantity = Quantity::kCompute;
+    }
+    return m;
+  }
   for (const Synonym& s : kSynonyms) {
     if (name == s.name) {
       m.quantity = s.quantity;

@@ -1939,5 +1939,55 @@ TEST(PastedLogs, WhatThisSessionsSecondReviewFoundReadWrong) {
             Verdict::kInputBound);
 }
 
+TEST(Vocabulary, VerlsStepIsTheSumOfItsTimedPhases) {
+  // verl#1208: "timing_s/gen:74.020 - ... - timing_s/update_actor:14.302 -
+  // timing_s/step:96.551": generation is most of the step; nothing is left for a wait.
+  const Telemetry t = read_telemetry_files(
+      {pasted("datalog_verl1208-grpo-step-timing-gen-dominates-gh200-cutoff.txt")});
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_NEAR(t.steps[0].step_seconds, 96.551, 1e-9);
+  EXPECT_TRUE(t.steps[0].data_upper_bound);
+  EXPECT_NEAR(t.steps[0].data_seconds, 96.551 - (74.020 + 3.566 + 3.420 + 1.167 + 14.302), 1e-9);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kHealthy);
+  // Phases that explain little of the step bound nothing: the rest may be an untimed backward.
+  const Telemetry few =
+      read_text("time: 1.00, forward_time: 0.10s\ntime: 1.02, forward_time: 0.11s\n");
+  ASSERT_EQ(few.steps.size(), 2u);
+  EXPECT_FALSE(few.steps[0].has_data);
+  // verl's per-token timers are not the step's phases.
+  EXPECT_EQ(meaning_of(NamedValue{"timing_per_token_ms/gen", "", 0.05, std::nullopt, 0}).quantity,
+            Quantity::kNone);
+}
+
+TEST(Vocabulary, TheLoaderTimedAloneAgainstTheModelItFeeds) {
+  // modern-yolonas#40: "`T_loader` 383 img/s against `T_model` 41 img/s".
+  const Diagnosis yolo = diagnose_telemetry(read_telemetry_files(
+      {pasted("profiler_modernyolonas40-loader-383-vs-model-41-imgs-stage-breakdown-cutoff.txt")}));
+  EXPECT_EQ(yolo.verdict, Verdict::kHealthy);
+  EXPECT_EQ(yolo.confidence, Confidence::kMedium);
+  EXPECT_THAT(yolo.summary, testing::HasSubstr("9.3x"));
+  // Either order; a loader that makes less than the model takes holds it back.
+  const Diagnosis slow = diagnose_telemetry(
+      read_text("model throughput 3000 samples/s, loader throughput 1200 samples/s\n"));
+  EXPECT_EQ(slow.verdict, Verdict::kInputBound);
+  // Different units, or a name that says both ("train_loader"), pair nothing.
+  EXPECT_TRUE(read_text("dataloader alone: 250 it/s, model: 3000 samples/s\n")
+                  .loader_against_model.empty());
+  EXPECT_TRUE(read_text("train_loader: 250 it/s, model: 12 it/s\n").loader_against_model.empty());
+}
+
+TEST(LoaderSettings, TwoRowsOneNamingItsSettingAndMinutesInTheHeader) {
+  // luxonis-ml#147: "| Unoptimized (workers=0) | 117 |" over "| Optimized | 15 :fire: |" under
+  // "Time (minutes)".
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_luxonisml147-coco-epoch-117min-workers0-vs-15min-optimized-augs.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu);
+  EXPECT_THAT(d.summary, testing::HasSubstr("7020 s with num_workers=0, 900 s with Optimized"));
+  // Three rows need two that name a setting: one named among others compares nothing.
+  EXPECT_THROW(read_text("| Version | Time (s) |\n| --- | --- |\n| workers=0 | 117 |\n"
+                         "| v2 | 15 |\n| v3 | 14 |\n"),
+               Error);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
