@@ -1394,6 +1394,35 @@ void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const T
 
 }  // namespace
 
+// Waits for data without their steps whose median is a minute or more ("Batch load time:
+// 149.7166 seconds"): a training step takes seconds, tens of seconds for the largest models,
+// so a batch that long in coming leaves the GPU waiting whatever the model. A single such wait
+// is as likely a loader's start (its workers each making a first batch), which a median
+// of several is not; one alone is read at low confidence.
+std::optional<Diagnosis> waits_longer_than_any_step(const Telemetry& tel) {
+  constexpr double kLongerThanAnyStep = 60;
+  if (tel.lone_waits.empty()) return std::nullopt;
+  std::vector<double> waits;
+  for (const auto& [origin, seconds] : tel.lone_waits) waits.push_back(seconds);
+  std::sort(waits.begin(), waits.end());
+  const double typical = waits[waits.size() / 2];
+  if (typical < kLongerThanAnyStep) return std::nullopt;
+  Diagnosis d;
+  d.verdict = Verdict::kInputBound;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "input-bound, probably: a batch takes {:.0f} s to load{} — longer than a training step "
+      "of any model on a GPU, so the GPU waits for each; unless this is the loader's first "
+      "batch (its workers starting), which later ones would show",
+      typical, waits.size() > 1 ? fmt::format(" (median of {} waits)", waits.size()) : "");
+  d.evidence.push_back(tel.cite(tel.lone_waits.back().first));
+  d.fixes = fixes::input_bound_cpu();
+  d.next = {
+      "the loop's step time beside its data time over a few steps after the first, and top "
+      "while it loads: workers at 100 % of their cores is the CPU, in D state the storage"};
+  return d;
+}
+
 Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th) {
   const auto util = diagnose_utilisation(tel, th);
   const auto ranks = diagnose_ranks(tel, th);
@@ -1463,6 +1492,11 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto spikes = waits_that_spike(tel)) {
     // Waits without their steps, a few of them long: the loader's rounds.
     d = *spikes;
+  } else if (const auto long_waits = tel.steps.empty() && tel.rates.empty()
+                                         ? waits_longer_than_any_step(tel)
+                                         : std::nullopt) {
+    // Waits for one batch longer than a GPU's step of any model takes.
+    d = *long_waits;
   } else if (!tel.lone_waits.empty() && tel.steps.empty() && tel.rates.empty()) {
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;

@@ -731,6 +731,21 @@ std::vector<NamedValue> named_values(std::string_view line) {
       if (v.unit.empty()) v.unit = "ms";
     }
   }
+  // "load 0 takes 4.06 seconds", "batch 12 took 0.8s": a counter, then how long its thing took;
+  // the duration is the counted thing's.
+  for (size_t k = 1; k < out.size(); ++k) {
+    const std::string_view verb = out[k].name;
+    NamedValue& counted = out[k - 1];
+    if ((verb == "takes" || verb == "took" || verb == "takes_about" || verb == "took_about") &&
+        duration_scale(out[k].unit) && counted.unit.empty() && !counted.average &&
+        counted.value >= 0 && counted.value == std::floor(counted.value) && !counted.name.empty()) {
+      counted.value = out[k].value;
+      counted.unit = out[k].unit;
+      counted.average = out[k].average;
+      out.erase(out.begin() + static_cast<std::ptrdiff_t>(k));
+      --k;
+    }
+  }
   return out;
 }
 

@@ -1989,5 +1989,30 @@ TEST(LoaderSettings, TwoRowsOneNamingItsSettingAndMinutesInTheHeader) {
                Error);
 }
 
+TEST(Vocabulary, ACounterThenHowLongItTook) {
+  // pytorch#41517: "load 0 takes 4.060459852218628 seconds", each epoch's first batch.
+  const auto values = named_values("load 0 takes 4.060459852218628 seconds");
+  ASSERT_EQ(values.size(), 1u);
+  EXPECT_EQ(values[0].name, "load");
+  EXPECT_NEAR(values[0].value, 4.060459852218628, 1e-12);
+  EXPECT_EQ(meaning_of(values[0]).quantity, Quantity::kDataWait);
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_pytorch41517-ddp-8proc-first-batch-4s-then-0.04s-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound);
+  // A counter with a unit, or a fraction, is no counter of what took the time.
+  EXPECT_EQ(named_values("load 0.5 takes 2 seconds").size(), 2u);
+}
+
+TEST(Vocabulary, AWaitForOneBatchLongerThanAnyStep) {
+  // remix#2: "Batch load time: 149.7166 seconds" and nothing else.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("datalog_remix2-libero90-batch-load-time-149s.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound);
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  // Waits of seconds may fit a long step: the share is not known.
+  EXPECT_EQ(diagnose_telemetry(read_text("data_time: 12.5\ndata_time: 13.1\n")).verdict,
+            Verdict::kUnknown);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
