@@ -301,6 +301,18 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
         "prints 'Time ... Data ...'; stoker.torch.watch(loader) times any DataLoader): a step "
         "that waits for data is input-bound",
         kDmonWhileTraining};
+  } else if (cpu && cpu->busy >= th.cpu_pinned) {
+    // Half busy beside saturated CPUs: the CPU side cannot do more, and the GPU waits the
+    // other half. (Its own work on the host, not the input, may be what saturates them.)
+    d.verdict = Verdict::kInputBoundCpu;
+    d.summary = fmt::format(
+        "input-bound on CPU, probably: {} at {:.0f} % while the CPUs are {:.0f} % busy: the "
+        "CPUs can do no more, and the GPU waits for them the rest of the time ({})",
+        n == 1 ? "the GPU" : "the GPUs", mean, cpu->busy, look);
+    d.next = {kDmonWhileTraining,
+              "top -H at the same time: the loader's workers at the top is the input, the "
+              "main process alone the training loop's own host work"};
+    d.fixes = fixes::input_bound_cpu();
   } else {
     d.summary = fmt::format(
         "GPUs between busy and idle (mean {:.0f} %): {} cannot say what limits "

@@ -475,8 +475,8 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   return parse_duration(rest);
 }
 
-// "CPU utilization was full", "the CPUs are maxed out", "CPU usage is at max", "100% on all
-// CPUs": the CPUs busy, said in words (the reader of a screenshot), read as 100 %.
+// "CPU utilization was full", "the CPUs are maxed out", "CPU usage is always at peak", "100%
+// on all CPUs": the CPUs busy, said in words (the reader of a screenshot), read as 100 %.
 bool cpu_said_full(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return false;
   const std::string text = lower(line);
@@ -486,10 +486,17 @@ bool cpu_said_full(std::string_view line) {
       // The words up to the end of the clause, at most 24 characters.
       std::string_view after = std::string_view(text).substr(at + cpu.size(), 24);
       after = after.substr(0, std::min(after.find_first_of(",;."), after.find(" but ")));
+      // "If the CPU is maxed out, ...", "whether the cpu is full": a condition, not a look.
+      const std::string_view before =
+          std::string_view(text).substr(at >= 16 ? at - 16 : 0, at >= 16 ? 16 : at);
       const bool negated = after.find(" not") != std::string_view::npos ||
                            after.find("n't") != std::string_view::npos ||
-                           after.find(" never") != std::string_view::npos;
-      for (const std::string_view full : {" full", " maxed", " at max", " pegged", " saturated"}) {
+                           after.find(" never") != std::string_view::npos ||
+                           after.find('?') != std::string_view::npos ||
+                           has_whole_word(before, "if") || has_whole_word(before, "whether") ||
+                           has_whole_word(before, "unless");
+      for (const std::string_view full :
+           {" full", " maxed", " at max", " at peak", " pegged", " saturated"}) {
         if (after.find(full) != std::string_view::npos && !negated) return true;
       }
     }

@@ -2014,5 +2014,22 @@ TEST(Vocabulary, AWaitForOneBatchLongerThanAnyStep) {
             Verdict::kUnknown);
 }
 
+TEST(Snapshot, HalfBusyBesideCpusSaidToBeAtPeak) {
+  // Tacotron#19: "GPU usage ... is on average low, while CPU usage is always at peak" above
+  // one nvidia-smi look at 50 %.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("nvsmi_tacotron19-k80-50pct-cpu-at-peak-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu);
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  // Words that ask, suppose or deny are no CPU view.
+  for (const char* words : {"Is the CPU maxed out?", "If the CPU is maxed out, add workers.",
+                            "The CPU is not saturated at all.",
+                            "I don't think the cores are pegged.", "We want to max out the CPU."}) {
+    EXPECT_TRUE(read_text(fmt::format("{}\nGPU-Util: 50 %\n", words)).cpus.empty()) << words;
+  }
+  // Half busy without a CPU view says nothing of the cause.
+  EXPECT_EQ(diagnose_telemetry(read_text("GPU-Util: 55 %\n")).verdict, Verdict::kUnknown);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
