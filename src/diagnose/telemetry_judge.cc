@@ -647,6 +647,91 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
 
 }  // namespace
 
+// What ResNet-50 trains at on one GPU, images/s, at 224 px with fp32 (TF32 convolutions on
+// Ampere and later, PyTorch's default), batch 64-256, on synthetic data — rounded down:
+// TensorFlow's published benchmarks (K80 52, P100 219), Lambda's (1080 Ti 209, 2080 Ti 294),
+// NVIDIA's DeepLearningExamples (V100 ~360-390, A100 TF32 ~800+). A job at a third of it or
+// less loses two thirds of the GPU to something other than its arithmetic.
+struct ReferenceRate {
+  std::string_view gpu;   // as written in a paste, lower case, without "tesla"/"geforce"
+  std::string_view name;  // as NVIDIA writes it
+  double images_per_second;
+};
+constexpr ReferenceRate kResNet50Reference[] = {
+    {"k80", "K80", 50},          {"p100", "P100", 200},
+    {"v100", "V100", 350},       {"t4", "T4", 80},
+    {"a100", "A100", 700},       {"h100", "H100", 1000},
+    {"1080 ti", "1080 Ti", 190}, {"1080ti", "1080 Ti", 190},
+    {"2080 ti", "2080 Ti", 270}, {"2080ti", "2080 Ti", 270},
+    {"3090", "RTX 3090", 350}};
+
+std::optional<Diagnosis> judge_against_reference(const Telemetry& tel) {
+  if (tel.rates.empty()) return std::nullopt;
+  bool resnet50 = false, other_task = false;
+  std::set<std::string_view> gpus;
+  for (const TelemetryFile& f : tel.files) {
+    for (const std::string& line : f.lines) {
+      if (line.size() > kMaxPastedLineBytes) continue;
+      const std::string low = lower(line);
+      for (const std::string_view w : {"resnet50", "resnet-50", "resnet 50", "resnet_50"}) {
+        resnet50 = resnet50 || low.find(w) != std::string::npos;
+      }
+      for (const std::string_view w : {"detection", "detector", "segmentation", "rcnn", "r-cnn",
+                                       "retinanet", "yolo", "deeplab", "inference", "fpn"}) {
+        other_task = other_task || low.find(w) != std::string::npos;
+      }
+      for (const ReferenceRate& r : kResNet50Reference) {
+        const size_t at = low.find(r.gpu);
+        // "t4" in a word ("t4x", "gt4") or "3090" in a number is no GPU.
+        if (at == std::string::npos) continue;
+        const size_t end = at + r.gpu.size();
+        const auto inside = [&](size_t k) { return is_alpha(low[k]) || is_digit(low[k]); };
+        if ((at == 0 || !inside(at - 1)) && (end == low.size() || !inside(end))) {
+          gpus.insert(r.gpu);
+        }
+      }
+    }
+  }
+  // "1080ti" and "1080 ti" are one GPU.
+  if (gpus.count("1080 ti") && gpus.count("1080ti")) gpus.erase("1080ti");
+  if (gpus.count("2080 ti") && gpus.count("2080ti")) gpus.erase("2080ti");
+  if (!resnet50 || other_task || gpus.size() != 1) return std::nullopt;
+  const ReferenceRate& ref =
+      *std::find_if(std::begin(kResNet50Reference), std::end(kResNet50Reference),
+                    [&](const ReferenceRate& r) { return r.gpu == *gpus.begin(); });
+  // The fastest rate the paste states per GPU: a rate not said to be per GPU is the job's, at
+  // least one GPU's (divided by its run's GPUs when the run states them).
+  const ThroughputSample* best = nullptr;
+  double best_per_gpu = 0;
+  for (const ThroughputSample& r : tel.rates) {
+    if (r.unit != "images" && r.unit != "samples") continue;
+    double per_gpu = r.per_second;
+    const RunInfo* run = r.run >= 0 && static_cast<size_t>(r.run) < tel.runs.size()
+                             ? &tel.runs[static_cast<size_t>(r.run)]
+                             : nullptr;
+    const std::optional<int> count = r.gpus ? r.gpus : run != nullptr ? run->gpus : std::nullopt;
+    if (!r.per_gpu && count && *count > 1) per_gpu /= *count;
+    if (best == nullptr || per_gpu > best_per_gpu) best = &r, best_per_gpu = per_gpu;
+  }
+  if (best == nullptr || best_per_gpu * 3 > ref.images_per_second) return std::nullopt;
+  Diagnosis d;
+  d.verdict = Verdict::kInputBound;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "input-bound, probably: {} images/s per GPU at most, where a {} trains ResNet-50 at about "
+      "{:.0f} (published benchmarks, 224 px, fp32): {:.0f} % of what the GPU can do, so it "
+      "waits for something other than its arithmetic, most often its input",
+      rate_text(best_per_gpu), ref.name, ref.images_per_second,
+      100 * best_per_gpu / ref.images_per_second);
+  d.evidence.push_back(tel.cite(best->origin));
+  d.fixes = fixes::input_bound_cpu();
+  d.next = {
+      "the loop's data time against its step time, or the same job on synthetic data "
+      "(tf_cnn_benchmarks without --data_dir, or a DataLoader of torch.randn batches): at the "
+      "published rate, the input is what was missing"};
+  return d;
+}
+
 // A loader alone has the CPUs to itself; beside the training it shares them with the main
 // process, so it must make a fifth more than the model takes to keep up in the job.
 constexpr double kLoaderMargin = 1.2;

@@ -61,6 +61,13 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel);
 // beside the training, which shares its CPUs). nullopt without such a line.
 std::optional<Diagnosis> judge_loader_against_model(const Telemetry& tel);
 
+// ResNet-50 trained on a GPU the paste names, at under a third of what that GPU trains it at in
+// published benchmarks (kResNet50Reference, fp32 or TF32 at 224 px): `input-bound`, low —
+// the GPU's arithmetic is not what limits the job. nullopt unless the paste names ResNet-50
+// and one GPU of the table, and rates images or samples; never for detection or segmentation
+// (a ResNet-50 backbone at other sizes).
+std::optional<Diagnosis> judge_against_reference(const Telemetry& tel);
+
 // Runs of different models on one setup (RunInfo::model) of which three or more, of two
 // models or more, run within 2 % of one another: `input-bound`, medium (a step whose time does
 // not depend on the model waits for something else). nullopt otherwise.

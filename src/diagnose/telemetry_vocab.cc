@@ -583,6 +583,38 @@ std::vector<NamedValue> named_values(std::string_view line) {
         continue;
       }
     }
+    // A window in parentheses right after a name ("GPU utilization(1min): 55%", "(5 s avg)"):
+    // how the next value was averaged, not a value.
+    if (number_start > 0 && line[number_start - 1] == '(') {
+      size_t u = j;
+      while (u < n && is_blank(line[u])) ++u;
+      size_t v = u;
+      while (v < n && is_alpha(line[v])) ++v;
+      size_t close = v;
+      while (close < n && close < v + 24 && line[close] != ')' && line[close] != '(') ++close;
+      const bool window = duration_scale(lower(line.substr(u, v - u))).has_value() ||
+                          lower(line.substr(u, v - u)).starts_with("min") ||
+                          lower(line.substr(u, v - u)).starts_with("hour");
+      size_t after = close + 1;
+      while (after < n && is_blank(line[after])) ++after;
+      size_t at = after + 1;
+      while (at < n && is_blank(line[at])) ++at;
+      if (window && close < n && line[close] == ')' && after < n &&
+          (line[after] == ':' || line[after] == '=') && starts_number(line, at)) {
+        const size_t end = scan_number(line, at);
+        size_t unit_end = end;
+        std::string unit = scan_unit(line, unit_end);
+        if (const auto v = parse_number(line.substr(at, end - at)); v && end > at) {
+          std::string hint;
+          std::string name = name_before(line, name_start, number_start - 1, hint);
+          if (unit.empty()) unit = hint;
+          out.push_back(NamedValue{std::move(name), std::move(unit), *v, std::nullopt, at});
+          if (!out.back().name.empty()) last_named = out.size() - 1;
+          i = name_start = label_start = unit_end;
+          continue;
+        }
+      }
+    }
     auto value = parse_number(line.substr(number_start, j - number_start));
     if (!value) {
       i = j;

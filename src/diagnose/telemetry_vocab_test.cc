@@ -2031,5 +2031,42 @@ TEST(Snapshot, HalfBusyBesideCpusSaidToBeAtPeak) {
   EXPECT_EQ(diagnose_telemetry(read_text("GPU-Util: 55 %\n")).verdict, Verdict::kUnknown);
 }
 
+TEST(Vocabulary, AnAveragingWindowAfterAName) {
+  // gotorch#275: "Average GPU utilization(1min): 55%".
+  const auto values = named_values("Average GPU utilization(1min): 55%");
+  ASSERT_EQ(values.size(), 1u);
+  EXPECT_EQ(values[0].name, "average_gpu_utilization");
+  EXPECT_EQ(values[0].value, 55);
+  EXPECT_EQ(meaning_of(values[0]).quantity, Quantity::kGpuUtilisation);
+  // A count in parentheses is no window: "batch (64): 0.5s" keeps its numbers.
+  EXPECT_EQ(named_values("batch (64): 0.5s").size(), 2u);
+}
+
+TEST(Reference, ResNet50FarBelowWhatItsGpuTrainsAt) {
+  // gotorch#275: ResNet-50 on a P100 at 33 samples/s, where TensorFlow's benchmarks give 219.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_gotorch275-resnet50-p100-33-samples-per-sec-gpu-util-55.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound);
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, testing::HasSubstr("P100"));
+  // At the published rate, or for a detector's ResNet-50 backbone, or two GPU kinds: no say.
+  EXPECT_EQ(
+      diagnose_telemetry(read_text("ResNet-50 on one V100\nthroughput: 340 images/sec\n")).verdict,
+      Verdict::kUnknown);
+  EXPECT_EQ(diagnose_telemetry(read_text("Faster R-CNN ResNet-50 FPN on a V100\n"
+                                         "throughput: 20 images/sec\n"))
+                .verdict,
+            Verdict::kUnknown);
+  EXPECT_EQ(diagnose_telemetry(read_text("ResNet50 on a V100 and on a T4\n"
+                                         "throughput: 20 images/sec\n"))
+                .verdict,
+            Verdict::kUnknown);
+  // A job's rate over its stated GPUs is each GPU's share.
+  EXPECT_EQ(diagnose_telemetry(read_text("ResNet50, 8 x V100\n8 GPUs: 2400 images/sec\n")).verdict,
+            Verdict::kUnknown);
+  EXPECT_EQ(diagnose_telemetry(read_text("ResNet50, 8 x V100\n8 GPUs: 800 images/sec\n")).verdict,
+            Verdict::kInputBound);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
