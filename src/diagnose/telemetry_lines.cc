@@ -2711,4 +2711,38 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
   return found;
 }
 
+bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  constexpr size_t kKept = 64;  // the first few are quoted; the count is what matters
+  std::vector<std::pair<int64_t, std::string>> found;
+  size_t count = 0;
+  for (const Line& line : lines) {
+    if (line.text.empty()) continue;
+    for (const NamedValue& v : named_values(line.text)) {
+      if (v.name.empty() || v.value <= 0) continue;
+      const bool named_time = v.name.find("time") != std::string::npos ||
+                              v.name.find("latency") != std::string::npos ||
+                              v.name.find("duration") != std::string::npos ||
+                              v.name.find("elapsed") != std::string::npos;
+      const bool utilisation =
+          v.unit == "%" &&
+          (v.name.find("util") != std::string::npos || v.name.find("usage") != std::string::npos ||
+           v.name.find("gpu") != std::string::npos || v.name.find("cpu") != std::string::npos);
+      const bool measure = (!v.unit.empty() && seconds_of(v)) ||
+                           meaning_of(v).quantity == Quantity::kRate || utilisation ||
+                           (v.unit.empty() && named_time && v.value != std::floor(v.value));
+      if (!measure) continue;
+      ++count;
+      const char* kind = meaning_of(v).quantity == Quantity::kRate ? "rate"
+                         : utilisation                             ? "utilisation"
+                                                                   : "duration";
+      if (found.size() < kKept) found.emplace_back(line.number, kind);
+    }
+  }
+  if (count < 2) return false;
+  const int file = files.of(TelemetryKind::kTrainLog);
+  for (auto& [number, text] : found)
+    out.unplaced.emplace_back(Origin{file, number}, std::move(text));
+  return true;
+}
+
 }  // namespace stoker::telemetry

@@ -112,6 +112,12 @@ std::string collective_with_bandwidth(std::string_view text);
 // Training-loop step lines, throughput lines, job summaries and panels, read by vocabulary
 // (telemetry_lines.cc); true when any was found.
 bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
+// Measurements no other reader placed (Telemetry::unplaced): named values that state a duration,
+// a rate or a utilisation, or a duration under a name that says it times something ("Time
+// taken for encode_key: 0.006"). Two or more make the paste read; fewer are prose's numbers.
+// Called only when nothing else was read. True when it read them.
+bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
+
 // Tables whose rows are runs at different GPU (or node) counts, with rates or step times
 // (telemetry_lines.cc); true when any was found.
 bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);

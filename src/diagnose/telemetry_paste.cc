@@ -1159,6 +1159,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_cprofile(lines, files, into);
   scan_line_profiler(lines, files, into);
   if (into.gpus.empty()) scan_query_noheader(lines, files, into);
+  if (files.empty()) telemetry::scan_unplaced(lines, files, into);
   for (size_t f = first_file; f < into.files.size(); ++f) into.files[f].long_lines = long_lines;
   if (files.empty()) {
     std::string_view first;

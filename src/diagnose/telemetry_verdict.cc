@@ -1618,6 +1618,32 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto pairs = telemetry::judge_forward_backward(tel)) {
     // Forward and backward timers alone, in a job not shown exchanging gradients.
     d = *pairs;
+  } else if (!tel.unplaced.empty()) {
+    // Measurements no rule weighs: say what they are, and what would decide.
+    d.verdict = Verdict::kUnknown;
+    d.confidence = Confidence::kLow;
+    std::map<std::string, int> kinds;
+    int64_t cited_line = -1;
+    for (const auto& [origin, kind] : tel.unplaced) {
+      ++kinds[kind];
+      if (origin.line != cited_line && d.evidence.size() < 3) {
+        d.evidence.push_back(tel.cite(origin));
+        cited_line = origin.line;
+      }
+    }
+    std::string counted;
+    for (const auto& [kind, n] : kinds) {
+      counted += fmt::format("{}{} {}{}", counted.empty() ? "" : ", ", n, kind, n == 1 ? "" : "s");
+    }
+    d.summary = fmt::format(
+        "the paste's measurements ({}{}) time or rate what stoker cannot set against a step's "
+        "wait for data, a GPU's use or another run of the job: how fast something is, not what "
+        "limits it",
+        counted, tel.unplaced.size() >= 64 ? ", the first 64" : "");
+    d.next = {
+        "the training loop's data time against its step time (PyTorch's ImageNet example prints "
+        "'Time ... Data ...'; stoker.torch.watch(loader) times any DataLoader), and nvidia-smi "
+        "dmon while it trains"};
   } else {
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;

@@ -1837,8 +1837,10 @@ TEST(PastedLogs, WhatThisSessionsReviewFoundReadWrong) {
                          "I0817 10:24:31.912  4321 solver.cpp:228] Iteration 0, loss = 6.91124\n"),
                Error);
   // An iteration's "time cost" is no epoch's.
-  EXPECT_THROW(read_text("1 GPU, iteration time cost: 0.21s\n4 GPU, iteration time cost: 0.65s\n"),
-               Error);
+  const Diagnosis cost = diagnose_telemetry(
+      read_text("1 GPU, iteration time cost: 0.21s\n4 GPU, iteration time cost: 0.65s\n"));
+  EXPECT_EQ(cost.verdict, Verdict::kUnknown);
+  EXPECT_FALSE(cost.numbers.scaling.has_value());
   // "4 GPUs(per node)" counts per node: the runs are by node count.
   const Diagnosis nodes = diagnose_telemetry(
       read_text("2 nodes x 4 GPUs(per node): 4100 img/sec\n1 node x 4 GPUs(per node): 2300 "
@@ -2066,6 +2068,21 @@ TEST(Reference, ResNet50FarBelowWhatItsGpuTrainsAt) {
             Verdict::kUnknown);
   EXPECT_EQ(diagnose_telemetry(read_text("ResNet50, 8 x V100\n8 GPUs: 800 images/sec\n")).verdict,
             Verdict::kInputBound);
+}
+
+TEST(PastedLogs, MeasurementsNoRulePlacesAreReadAsUnknown) {
+  // XMem#86: four phases timed, no step, no data time, no GPU: what they time is said, and what
+  // would decide.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("datalog_xmem86-step-phase-timing-backward-dominant.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kUnknown);
+  EXPECT_THAT(d.summary, testing::HasSubstr("4 durations"));
+  EXPECT_EQ(d.evidence.size(), 3u);
+  ASSERT_FALSE(d.next.empty());
+  EXPECT_THAT(d.next[0], testing::HasSubstr("data time against its step time"));
+  // One number with a unit is prose's; counts and sizes are no measurements.
+  EXPECT_THROW(read_text("It got slow after 3 days and I do not know why.\n"), Error);
+  EXPECT_THROW(read_text("I have 2 GPUs, 64 GB of RAM and batch_size: 32, lr: 0.1\n"), Error);
 }
 
 }  // namespace
