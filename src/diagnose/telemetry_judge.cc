@@ -301,7 +301,7 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
         "prints 'Time ... Data ...'; stoker.torch.watch(loader) times any DataLoader): a step "
         "that waits for data is input-bound",
         kDmonWhileTraining};
-  } else if (cpu && cpu->busy >= th.cpu_pinned) {
+  } else if (cpu && cpu->busy >= th.cpu_pinned && !cpu->one_process) {
     // Half busy beside saturated CPUs: the CPU side cannot do more, and the GPU waits the
     // other half. (Its own work on the host, not the input, may be what saturates them.)
     d.verdict = Verdict::kInputBoundCpu;
@@ -657,17 +657,49 @@ struct ReferenceRate {
   std::string_view name;  // as NVIDIA writes it
   double images_per_second;
 };
-constexpr ReferenceRate kResNet50Reference[] = {
-    {"k80", "K80", 50},          {"p100", "P100", 200},
-    {"v100", "V100", 350},       {"t4", "T4", 80},
-    {"a100", "A100", 700},       {"h100", "H100", 1000},
-    {"1080 ti", "1080 Ti", 190}, {"1080ti", "1080 Ti", 190},
-    {"2080 ti", "2080 Ti", 270}, {"2080ti", "2080 Ti", 270},
-    {"3090", "RTX 3090", 350}};
+constexpr ReferenceRate kResNet50Reference[] = {{"k80", "K80", 50},
+                                                {"p100", "P100", 200},
+                                                {"v100", "V100", 350},
+                                                {"t4", "T4", 80},
+                                                {"a100", "A100", 700},
+                                                {"h100", "H100", 1000},
+                                                {"1080 ti", "1080 Ti", 190},
+                                                {"1080ti", "1080 Ti", 190},
+                                                {"2080 ti", "2080 Ti", 270},
+                                                {"2080ti", "2080 Ti", 270},
+                                                {"rtx 3090", "RTX 3090", 350},
+                                                {"rtx3090", "RTX 3090", 350}};
+
+// The paste's words that put a ResNet-50's rate off the reference: another task or input size
+// (a detector's backbone, video clips, 512 px), no arithmetic to compare (synthetic data is the
+// reference's own setting, inference and batch 1 another), or a fraction of the GPU (MIG).
+bool off_the_reference(std::string_view low) {
+  for (const std::string_view w :
+       {"detection",    "detector",      "segmentation", "rcnn",       "r-cnn",     "retinanet",
+        "yolo",         "deeplab",       "fpn",          "detr",       "keypoint",  "inference",
+        "predict",      "evaluat",       "synthetic",    "dummy data", "fake data", "batch size 1",
+        "batch_size=1", "batch size: 1", "bs=1",         "frames",     "clip",      "video",
+        "tsm",          "slowfast",      "mig",          "1g.",        "2g.",       "3g."}) {
+    const size_t at = low.find(w);
+    // Whole words for the short ones ("mig" in "migrate", "clip" in "clipping" are fine either
+    // way: both are read as off, the cautious side).
+    if (at != std::string_view::npos) return true;
+  }
+  // An input size other than 224 ("512x512", "at 384 px").
+  for (size_t x = low.find('x'); x != std::string_view::npos; x = low.find('x', x + 1)) {
+    if (x >= 3 && x + 3 < low.size() && is_digit(low[x - 1]) && is_digit(low[x + 1])) {
+      size_t b = x;
+      while (b > 0 && is_digit(low[b - 1])) --b;
+      const auto side = parse_index(low.substr(b, x - b));
+      if (side && *side >= 64 && *side != 224 && *side <= 4096) return true;
+    }
+  }
+  return false;
+}
 
 std::optional<Diagnosis> judge_against_reference(const Telemetry& tel) {
   if (tel.rates.empty()) return std::nullopt;
-  bool resnet50 = false, other_task = false;
+  bool resnet50 = false;
   std::set<std::string_view> gpus;
   for (const TelemetryFile& f : tel.files) {
     for (const std::string& line : f.lines) {
@@ -676,41 +708,50 @@ std::optional<Diagnosis> judge_against_reference(const Telemetry& tel) {
       for (const std::string_view w : {"resnet50", "resnet-50", "resnet 50", "resnet_50"}) {
         resnet50 = resnet50 || low.find(w) != std::string::npos;
       }
-      for (const std::string_view w : {"detection", "detector", "segmentation", "rcnn", "r-cnn",
-                                       "retinanet", "yolo", "deeplab", "inference", "fpn"}) {
-        other_task = other_task || low.find(w) != std::string::npos;
-      }
+      if (off_the_reference(low)) return std::nullopt;
       for (const ReferenceRate& r : kResNet50Reference) {
-        const size_t at = low.find(r.gpu);
-        // "t4" in a word ("t4x", "gt4") or "3090" in a number is no GPU.
-        if (at == std::string::npos) continue;
-        const size_t end = at + r.gpu.size();
-        const auto inside = [&](size_t k) { return is_alpha(low[k]) || is_digit(low[k]); };
-        if ((at == 0 || !inside(at - 1)) && (end == low.size() || !inside(end))) {
-          gpus.insert(r.gpu);
+        // A GPU's name as a word: not inside another ("t4x", "gt4"), a number ("[3090/5005]")
+        // or a path.
+        const auto inside = [&](size_t k) {
+          return is_alpha(low[k]) || is_digit(low[k]) || low[k] == '/' || low[k] == '[' ||
+                 low[k] == '.' || low[k] == '_';
+        };
+        for (size_t at = low.find(r.gpu); at != std::string::npos; at = low.find(r.gpu, at + 1)) {
+          const size_t end = at + r.gpu.size();
+          if ((at == 0 || !inside(at - 1)) && (end == low.size() || !inside(end))) {
+            gpus.insert(r.name);
+            break;
+          }
         }
       }
     }
   }
-  // "1080ti" and "1080 ti" are one GPU.
-  if (gpus.count("1080 ti") && gpus.count("1080ti")) gpus.erase("1080ti");
-  if (gpus.count("2080 ti") && gpus.count("2080ti")) gpus.erase("2080ti");
-  if (!resnet50 || other_task || gpus.size() != 1) return std::nullopt;
+  if (!resnet50 || gpus.size() != 1) return std::nullopt;
   const ReferenceRate& ref =
       *std::find_if(std::begin(kResNet50Reference), std::end(kResNet50Reference),
-                    [&](const ReferenceRate& r) { return r.gpu == *gpus.begin(); });
-  // The fastest rate the paste states per GPU: a rate not said to be per GPU is the job's, at
-  // least one GPU's (divided by its run's GPUs when the run states them).
+                    [&](const ReferenceRate& r) { return r.name == *gpus.begin(); });
+  // The fastest rate the paste states per GPU. A rate is divided among GPUs only when it says
+  // it is the job's ("total images/sec") or its own line names them ("8 GPUs: 800 images/sec");
+  // otherwise it may be one rank's (torchrun's ranks print their own), so it is taken as
+  // one GPU's: an upper bound either way. Rates of an evaluation are not training's.
   const ThroughputSample* best = nullptr;
   double best_per_gpu = 0;
   for (const ThroughputSample& r : tel.rates) {
     if (r.unit != "images" && r.unit != "samples") continue;
+    const auto& lines = tel.files[static_cast<size_t>(r.origin.file)].lines;
+    const std::string low = r.origin.line >= 1 && static_cast<size_t>(r.origin.line) <= lines.size()
+                                ? lower(lines[static_cast<size_t>(r.origin.line - 1)])
+                                : std::string();
+    if (low.find("val") != std::string::npos || low.find("eval") != std::string::npos ||
+        low.find("test") != std::string::npos) {
+      continue;
+    }
     double per_gpu = r.per_second;
-    const RunInfo* run = r.run >= 0 && static_cast<size_t>(r.run) < tel.runs.size()
-                             ? &tel.runs[static_cast<size_t>(r.run)]
-                             : nullptr;
-    const std::optional<int> count = r.gpus ? r.gpus : run != nullptr ? run->gpus : std::nullopt;
-    if (!r.per_gpu && count && *count > 1) per_gpu /= *count;
+    const std::optional<int> on_line = gpu_count_of(low);
+    const std::optional<int> count = r.total ? r.gpus : on_line;
+    if (!r.per_gpu && low.find("rank") == std::string::npos && count && *count > 1) {
+      per_gpu /= *count;
+    }
     if (best == nullptr || per_gpu > best_per_gpu) best = &r, best_per_gpu = per_gpu;
   }
   if (best == nullptr || best_per_gpu * 3 > ref.images_per_second) return std::nullopt;
@@ -718,11 +759,12 @@ std::optional<Diagnosis> judge_against_reference(const Telemetry& tel) {
   d.verdict = Verdict::kInputBound;
   d.confidence = Confidence::kLow;
   d.summary = fmt::format(
-      "input-bound, probably: {} images/s per GPU at most, where a {} trains ResNet-50 at about "
-      "{:.0f} (published benchmarks, 224 px, fp32): {:.0f} % of what the GPU can do, so it "
-      "waits for something other than its arithmetic, most often its input",
-      rate_text(best_per_gpu), ref.name, ref.images_per_second,
-      100 * best_per_gpu / ref.images_per_second);
+      "input-bound, probably: {} {}/s per GPU at most, where {} {} trains ResNet-50 at about "
+      "{:.0f} images/s (published benchmarks, 224 px, fp32): {:.0f} % of what the GPU can do, "
+      "so it waits for something other than its arithmetic, most often its input",
+      rate_text(best_per_gpu), best->unit,
+      ref.name.front() == 'A' || ref.name.front() == 'H' || ref.name.front() == 'R' ? "an" : "a",
+      ref.name, ref.images_per_second, 100 * best_per_gpu / ref.images_per_second);
   d.evidence.push_back(tel.cite(best->origin));
   d.fixes = fixes::input_bound_cpu();
   d.next = {

@@ -28,6 +28,9 @@ struct CpuView {
   double busy = 0;
   double iowait = 0;
   int64_t samples = 0;
+  // Every sample's line speaks of one process, core or thread ("main process cpu usage:
+  // 100%"): one core's use, not the machine's.
+  bool one_process = false;
 };
 
 // One look at the GPUs (fewer samples than a series needs), judged as an expert would, with a

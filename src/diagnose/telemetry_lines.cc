@@ -126,13 +126,26 @@ LineReading read_step(const std::vector<NamedValue>& values) {
   // under "timing_s/step"): when they account for most of it, the step is theirs and the rest
   // bounds what else it waited on. Phases that explain less say nothing of the rest, which
   // may be an untimed backward as well as data.
+  // Timers that nest ("forward_backward" beside "forward" and "backward", two "forward"
+  // timers) would be counted twice, and Megatron's forward-backward holds its batch fetch:
+  // such a line bounds nothing.
   if (r.step && !r.data && !r.step_without_data) {
     double phases = 0;
+    bool nested = false;
+    std::set<std::string> leads;
     for (const NamedValue& v : values) {
-      if (meaning_of(v).quantity == Quantity::kCompute) phases += seconds_of(v).value_or(0);
+      if (meaning_of(v).quantity != Quantity::kCompute) continue;
+      phases += seconds_of(v).value_or(0);
+      std::string_view name = v.name;
+      if (const size_t slash = name.rfind('/'); slash != std::string_view::npos) {
+        name.remove_prefix(slash + 1);  // verl's "timing_s/gen": the phase is "gen"
+      }
+      nested = nested || (name.find("forward") != std::string_view::npos &&
+                          name.find("backward") != std::string_view::npos);
+      nested = nested || !leads.insert(std::string(name.substr(0, name.find('_')))).second;
     }
     constexpr double kMostOfTheStep = 0.8;
-    if (phases >= kMostOfTheStep * *r.step && phases <= 1.02 * *r.step) {
+    if (!nested && phases >= kMostOfTheStep * *r.step && phases <= 1.02 * *r.step) {
       r.data = std::max(0.0, *r.step - phases);
       r.data_is_remainder = true;
     }
@@ -142,19 +155,26 @@ LineReading read_step(const std::vector<NamedValue>& values) {
 
 // Whose rate a name says it is: the loader's timed alone ("T_loader", "dataloader_alone",
 // "data_loading_speed") or the model's, or the training's, that it feeds ("T_model",
-// "training", "model_throughput"); a name saying both ("train_loader") is neither.
+// "training", "model_throughput"). Neither: a name saying both ("train_loader"), a whole
+// pipeline measured end to end ("full pipeline", "with the real dataset": the job on real data,
+// not the loader alone), parallelism's "pipeline"/"model parallel", a model called "directly".
 enum class RateSide { kNone, kLoader, kModel };
 RateSide rate_side(std::string_view name) {
-  static constexpr std::array<std::string_view, 7> kLoader = {
-      "loader", "dataloader", "loading", "pipeline", "dataset", "decoding", "reader"};
+  static constexpr std::array<std::string_view, 6> kLoader = {
+      "loader", "dataloader", "loading", "decoding", "reader", "dataloaders"};
   static constexpr std::array<std::string_view, 6> kModel = {"model",   "training", "train",
                                                              "trainer", "compute",  "forward"};
+  static constexpr std::array<std::string_view, 8> kNeither = {
+      "parallel", "directly", "full", "end", "with", "real", "pipeline", "total"};
   bool loader = false, model = false;
   size_t from = 0;
   while (from <= name.size()) {
     size_t end = name.find_first_of("_/-. ", from);
     if (end == std::string_view::npos) end = name.size();
     const std::string_view word = name.substr(from, end - from);
+    if (std::find(kNeither.begin(), kNeither.end(), word) != kNeither.end()) {
+      return RateSide::kNone;
+    }
     loader = loader || std::find(kLoader.begin(), kLoader.end(), word) != kLoader.end();
     model = model || std::find(kModel.begin(), kModel.end(), word) != kModel.end();
     from = end + 1;
@@ -495,9 +515,18 @@ bool cpu_said_full(std::string_view line) {
                            after.find('?') != std::string_view::npos ||
                            has_whole_word(before, "if") || has_whole_word(before, "whether") ||
                            has_whole_word(before, "unless");
+      // "at peak was around 40%", "rarely at peak", "at peak only during startup": a number
+      // or a word that bounds the claim makes it no reading of 100 %.
+      const bool bounded =
+          std::any_of(after.begin(), after.end(), [](char c) { return is_digit(c); }) ||
+          after.find("rarely") != std::string_view::npos ||
+          after.find("only") != std::string_view::npos ||
+          after.find("seldom") != std::string_view::npos ||
+          after.find("during") != std::string_view::npos ||
+          after.find("sometimes") != std::string_view::npos;
       for (const std::string_view full :
            {" full", " maxed", " at max", " at peak", " pegged", " saturated"}) {
-        if (after.find(full) != std::string_view::npos && !negated) return true;
+        if (after.find(full) != std::string_view::npos && !negated && !bounded) return true;
       }
     }
   }
@@ -1699,7 +1728,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         auto& slot = side == RateSide::kLoader ? loader : model;
         if (side != RateSide::kNone && !slot) slot.emplace(v.value, m.rate_unit);
       }
-      if (loader && model && loader->second == model->second) {
+      // One process's loader against the whole job's training would compare unlike rates:
+      // a line that counts GPUs or says per process, per rank or total is passed over.
+      const bool unlike = gpus.has_value() || says("per process") || says("per rank") ||
+                          says("per worker") || says("total") || says("per gpu");
+      if (loader && model && loader->second == model->second && !unlike) {
         if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
         out.loader_against_model.push_back(
             {{rates_file, line.number}, loader->first, model->first, loader->second});
@@ -1890,8 +1923,9 @@ ColumnKind column_kind(std::string_view cell) {
                                           : "samples";
   } else if (c.find("sec/") != std::string::npos || c.find("s/it") != std::string::npos ||
              c.find("s/batch") != std::string::npos || c.find("step time") != std::string::npos ||
-             c.find("time per") != std::string::npos || c.find("iter time") != std::string::npos ||
-             c.find("ms/") != std::string::npos) {
+             (c.find("time per") != std::string::npos &&
+              c.find("time per epoch") == std::string::npos) ||
+             c.find("iter time") != std::string::npos || c.find("ms/") != std::string::npos) {
     k.step = true;
     k.ms = c.find("ms") != std::string::npos;
   } else if (c.find("time") != std::string::npos || c.find("duration") != std::string::npos) {
@@ -2226,8 +2260,20 @@ bool read_setting_table(
     synthetic.push_back(setting && setting->synthetic);
   }
   // Two rows, one of them naming its setting ("Unoptimized (workers=0) | 117", "Optimized |
-  // 15"): the other is the same job without it.
-  if (named < 2 && !(named == 1 && rows.size() == 2)) return false;
+  // 15"): the other is the same job without it — when its label says only that (another GPU
+  // count, GPU, data set, model or precision would be another comparison).
+  const auto before_or_after = [](std::string_view label) {
+    static constexpr std::array<std::string_view, 14> kWords = {
+        "optimized", "optimised", "ours",     "after",    "new",     "fixed",   "patched",
+        "improved",  "before",    "baseline", "original", "default", "current", "old"};
+    const std::string low = lower(trim(label));
+    return std::any_of(kWords.begin(), kWords.end(), [&](std::string_view w) {
+      return low == w || low == fmt::format("{} version", w);
+    });
+  };
+  const bool one_named_pair =
+      named == 1 && rows.size() == 2 && (before_or_after(labels[0]) || before_or_after(labels[1]));
+  if (named < 2 && !one_named_pair) return false;
   const auto& [column, kind] = measures.front();
   const int file = files.of(kind.step ? TelemetryKind::kTrainLog : TelemetryKind::kThroughput);
   bool found = false;

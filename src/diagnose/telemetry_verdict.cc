@@ -21,6 +21,14 @@
 namespace stoker {
 namespace {
 
+// The text of a sample's line ("" when the file keeps none).
+std::string_view line_of(const Telemetry& tel, const Origin& o) {
+  const auto& lines = tel.files[static_cast<size_t>(o.file)].lines;
+  return o.line >= 1 && static_cast<size_t>(o.line) <= lines.size()
+             ? std::string_view(lines[static_cast<size_t>(o.line - 1)])
+             : std::string_view();
+}
+
 using nlohmann::json;
 using telemetry::collect_more;
 
@@ -340,8 +348,17 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
     }
     std::optional<telemetry::CpuView> cpu;
     if (!in.cpu.empty()) {
-      cpu = telemetry::CpuView{
-          .busy = busy, .iowait = iowait, .samples = static_cast<int64_t>(in.cpu.size())};
+      const bool one_process = std::all_of(in.cpu.begin(), in.cpu.end(), [&](const CpuSample* c) {
+        const std::string low = telemetry::lower(line_of(tel, c->origin));
+        return low.find("process") != std::string::npos ||
+               low.find("thread") != std::string::npos ||
+               low.find("one core") != std::string::npos ||
+               low.find("single core") != std::string::npos;
+      });
+      cpu = telemetry::CpuView{.busy = busy,
+                               .iowait = iowait,
+                               .samples = static_cast<int64_t>(in.cpu.size()),
+                               .one_process = one_process};
     }
     Diagnosis s = telemetry::judge_snapshot(tel, snapshot, cpu, th);
     s.numbers = std::move(d.numbers);
@@ -637,14 +654,6 @@ const std::vector<std::string>& telemetry::collect_more() {
 
 namespace {
 
-// The text of a sample's line ("" when the file keeps none).
-std::string_view line_of(const Telemetry& tel, const Origin& o) {
-  const auto& lines = tel.files[static_cast<size_t>(o.file)].lines;
-  return o.line >= 1 && static_cast<size_t>(o.line) <= lines.size()
-             ? std::string_view(lines[static_cast<size_t>(o.line - 1)])
-             : std::string_view();
-}
-
 // How far into its epoch a step line is: the largest "N/M" counter on it with N <= M
 // ("Epoch: [1][30786/34406]"); 0 when it shows none.
 int64_t step_counter(std::string_view text) {
@@ -824,13 +833,21 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   if (n.upper_bound && n.data_fraction < w.dominant) {
     // An upper bound in the mild band cannot tell a mild wait from the loop's own hooks.
     d.verdict = Verdict::kUnknown;
-    d.summary = fmt::format(
-        "the epoch spends {:.0f} % of its time outside its batches (fetching data and the "
-        "loop's hooks together): a wait of at most that, which may or may not be the input",
-        pct);
-    d.next = {
-        "the profiler with its data-fetch row (Lightning 2.x: "
-        "[_TrainingEpochLoop].train_dataloader_next), or the loop's data time per step"};
+    if (profile) {
+      d.summary = fmt::format(
+          "the epoch spends {:.0f} % of its time outside its batches (fetching data and the "
+          "loop's hooks together): a wait of at most that, which may or may not be the input",
+          pct);
+      d.next = {
+          "the profiler with its data-fetch row (Lightning 2.x: "
+          "[_TrainingEpochLoop].train_dataloader_next), or the loop's data time per step"};
+    } else {
+      d.summary = fmt::format(
+          "the step's timers leave {:.0f} % of it untimed (a wait for data, or host work no "
+          "timer names): a wait of at most that, which may or may not be the input",
+          pct);
+      d.next = {"the loop's data time beside these timers"};
+    }
     return d;
   }
   d.verdict = Verdict::kInputBound;
@@ -1402,10 +1419,21 @@ void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const T
 std::optional<Diagnosis> waits_longer_than_any_step(const Telemetry& tel) {
   constexpr double kLongerThanAnyStep = 60;
   if (tel.lone_waits.empty()) return std::nullopt;
+  // A total, or a first batch named so, is no batch's wait.
   std::vector<double> waits;
-  for (const auto& [origin, seconds] : tel.lone_waits) waits.push_back(seconds);
+  for (const auto& [origin, seconds] : tel.lone_waits) {
+    const std::string low = telemetry::lower(line_of(tel, origin));
+    bool whole = false;
+    for (const std::string_view w :
+         {"total", "sum", "cumulative", "overall", "first", "init", "startup", "warm"}) {
+      whole = whole || low.find(w) != std::string::npos;
+    }
+    if (!whole) waits.push_back(seconds);
+  }
+  if (waits.empty()) return std::nullopt;
   std::sort(waits.begin(), waits.end());
-  const double typical = waits[waits.size() / 2];
+  // The lower middle: of two waits, one long may be the first.
+  const double typical = waits[(waits.size() - 1) / 2];
   if (typical < kLongerThanAnyStep) return std::nullopt;
   Diagnosis d;
   d.verdict = Verdict::kInputBound;
@@ -1421,6 +1449,12 @@ std::optional<Diagnosis> waits_longer_than_any_step(const Telemetry& tel) {
       "the loop's step time beside its data time over a few steps after the first, and top "
       "while it loads: workers at 100 % of their cores is the CPU, in D state the storage"};
   return d;
+}
+
+// GPUs seen below gpu_low on average: whatever a loader makes alone, this job's GPUs wait.
+bool gpus_mostly_idle(const std::optional<Diagnosis>& util, const TelemetryThresholds& th) {
+  return util && util->numbers.utilisation && !util->numbers.utilisation->gpus.empty() &&
+         util->numbers.utilisation->gpu_util_mean < th.gpu_low;
 }
 
 Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th) {
@@ -1444,8 +1478,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     // Runs under different loader settings: what people try when they suspect the loader.
     d = *settings;
     if (util) append(d, *util);
-  } else if (const auto loader =
-                 steps ? std::nullopt : telemetry::judge_loader_against_model(tel)) {
+  } else if (const auto loader = steps || gpus_mostly_idle(util, th)
+                                     ? std::nullopt
+                                     : telemetry::judge_loader_against_model(tel)) {
     // The loader timed alone against the model: how much headroom the input has.
     d = *loader;
     if (util) append(d, *util);

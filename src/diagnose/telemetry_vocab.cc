@@ -1005,10 +1005,16 @@ Meaning meaning_of(const NamedValue& v) {
   // and the phases it is made of (generation, log-probabilities, the actor's update), none of
   // them the wait for a batch, which verl does not time.
   if (starts_with(name, "timing_s/") && v.unit.empty() && v.value >= 0) {
-    if (name == "timing_s/step") {
+    // Its top-level phases only: others nest inside them ("generate_sequences" and "reshard"
+    // inside "gen") and would be counted twice.
+    static constexpr std::array<std::string_view, 10> kTopLevel = {
+        "gen", "reward",        "old_log_prob", "ref",     "values",
+        "adv", "update_critic", "update_actor", "testing", "save_checkpoint"};
+    const std::string_view phase = name.substr(9);
+    if (phase == "step") {
       m.quantity = Quantity::kStep;
       m.priority = 3;
-    } else {
+    } else if (std::find(kTopLevel.begin(), kTopLevel.end(), phase) != kTopLevel.end()) {
       m.quantity = Quantity::kCompute;
     }
     return m;

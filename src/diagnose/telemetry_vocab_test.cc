@@ -2085,5 +2085,64 @@ TEST(PastedLogs, MeasurementsNoRulePlacesAreReadAsUnknown) {
   EXPECT_THROW(read_text("I have 2 GPUs, 64 GB of RAM and batch_size: 32, lr: 0.1\n"), Error);
 }
 
+TEST(PastedLogs, WhatThisSessionsReviewOfTheNewRulesFound) {
+  const auto verdict = [](const std::string& text) {
+    return diagnose_telemetry(read_text(text)).verdict;
+  };
+  // A rank's rate is one GPU's, not the job's over its GPUs; "3090" in a counter is no GPU.
+  EXPECT_EQ(verdict("torchrun --nproc_per_node=8 main.py -a resnet50 (8x V100)\n"
+                    "[rank0] Epoch 1 throughput: 300 img/s\n"),
+            Verdict::kUnknown);
+  EXPECT_EQ(verdict("Epoch: [0][3090/5005] Loss 4.5\nResNet-50 training, 100 img/s\n"),
+            Verdict::kUnknown);
+  // Synthetic data, another input size or a detector's backbone are off the reference.
+  EXPECT_EQ(verdict("Dataset: imagenet (synthetic)\nModel: resnet50\n"
+                    "Devices: Tesla V100-SXM2-16GB\ntotal images/sec: 105.03\n"),
+            Verdict::kUnknown);
+  EXPECT_EQ(verdict("ResNet-50 at 512x512 on a V100: 90 images/sec\n"), Verdict::kUnknown);
+  EXPECT_EQ(verdict("detr_resnet50 training on a V100: 18 images/sec\n"), Verdict::kUnknown);
+  // The job on real data, parallelism's pipeline, a model called directly, one process's
+  // loader against the job: no loader timed alone against its model.
+  for (const char* line : {"Throughput with the real dataset: 850 img/s, model only: 900 img/s\n",
+                           "model parallel: 85 samples/s, pipeline parallel: 140 samples/s\n",
+                           "Using pipeline: 12 it/s, using the model directly: 50 it/s\n",
+                           "dataloader alone: 500 img/s per process, training on 8 GPUs: 2400 "
+                           "img/s\n"}) {
+    EXPECT_TRUE(read_text(line).loader_against_model.empty()) << line;
+  }
+  // GPUs seen waiting outweigh a loader timed alone.
+  std::string idle =
+      "dataloader alone: 250 it/s, training: 12 it/s\n\n"
+      "timestamp, name, utilization.gpu [%], memory.used [MiB]\n";
+  for (int i = 0; i < 10; ++i) {
+    idle += fmt::format("2024/01/01 10:00:{:02}.000, NVIDIA A100-SXM4-40GB, 6 %, 30000 MiB\n", i);
+  }
+  EXPECT_NE(verdict(idle), Verdict::kHealthy);
+  // Two rows of which the unnamed one is another GPU, data set or model compare no setting.
+  EXPECT_THROW(read_text("| Setup | Time (minutes) |\n| --- | --- |\n"
+                         "| RTX 3090 (workers=8) | 20 |\n| A100 | 9 |\n"),
+               Error);
+  // "at peak" bounded by a number or a word, or one process's CPU: no CPUs pinned.
+  EXPECT_EQ(verdict("GPU-Util: 65 %\nCPU usage at peak was around 40%\n"), Verdict::kUnknown);
+  EXPECT_EQ(verdict("GPU-Util 75%. The CPU is rarely at peak.\n"), Verdict::kUnknown);
+  EXPECT_EQ(verdict("main process cpu usage: 100%\nGPU-Util: 65 %\n"), Verdict::kUnknown);
+  // A total or a first batch is no batch's wait; of two waits the long one may be the first.
+  EXPECT_EQ(verdict("Total data loading time: 350.2 s\n"), Verdict::kUnknown);
+  EXPECT_EQ(verdict("First batch load time: 95 seconds\n"), Verdict::kUnknown);
+  EXPECT_EQ(verdict("Batch load time: 149.7166 seconds\nBatch load time: 0.0012 seconds\n"),
+            Verdict::kUnknown);
+  // Nested timers are not counted twice: verl's generate_sequences inside gen; a
+  // forward_backward beside its forward bounds nothing.
+  const Telemetry verl = read_text(
+      "step:1 - timing_s/generate_sequences:19.0 - timing_s/gen:20.0 - "
+      "timing_s/old_log_prob:10.0 - timing_s/update_actor:55.0 - timing_s/step:100.0\n");
+  ASSERT_EQ(verl.steps.size(), 1u);
+  EXPECT_NEAR(verl.steps.front().data_seconds, 15.0, 1e-9);
+  EXPECT_FALSE(read_text("step_time: 1.0s, forward_backward: 0.45s, forward: 0.2s, backward: "
+                         "0.3s, optimizer_step: 0.05s\n")
+                   .steps.front()
+                   .has_data);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
