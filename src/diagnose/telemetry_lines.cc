@@ -1863,6 +1863,20 @@ std::optional<int> count_cell(std::string_view cell) {
   return std::nullopt;
 }
 
+// A count cell that names its GPU after the count ("8xA10G", "2*RTX4090", "4 V100"), not a
+// bare number or a count of nodes.
+bool names_gpu_after_count(std::string_view cell) {
+  size_t end = 0;
+  while (end < cell.size() && is_digit(cell[end])) ++end;
+  std::string rest = lower(trim(cell.substr(end)));
+  for (const std::string_view times : {"*", "x", "\xc3\x97"}) {
+    if (rest.starts_with(times))
+      rest = std::string(trim(std::string_view(rest).substr(times.size())));
+  }
+  const auto words = split_whitespace(rest);
+  return !words.empty() && gpu_word(words[0]);
+}
+
 // What a measure column holds, from its header: a rate ("img/sec", "samples/s", "throughput")
 // or a step time ("sec/batch", "s/it", "step time", "time per batch"); empty when neither.
 struct ColumnKind {
@@ -2652,9 +2666,10 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     }
     // A column with an empty header whose rows count with a unit and not all alike ("| |
     // Speed (K samples/sec) |" over "| 1 GPU | 10.8 |", "| 2 GPU | 24.1 |"): the rows say what
-    // it counts. One count in every row is a label, not the table's scale.
+    // it counts. One count in every row is a label, not the table's scale. Under a header of
+    // its own, the rows must name the GPU after the count ("hardware setup" over "8xA10G").
     for (size_t k = 0; k < head.size() && count_column == head.size(); ++k) {
-      if (!head[k].empty()) continue;
+      const bool headed = !head[k].empty();
       std::set<int> counts;
       int rows_seen = 0;
       bool nodes = false;
@@ -2665,6 +2680,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         if (cell.find_first_not_of("-: ") == std::string_view::npos) continue;  // a separator
         const auto n = count_cell(cell);
         if (!n || cell.find_first_not_of("0123456789 ") == std::string_view::npos) break;
+        if (headed && !names_gpu_after_count(cell)) break;
         counts.insert(*n);
         ++rows_seen;
         nodes = lower(cell).find("node") != std::string::npos;
@@ -2728,17 +2744,56 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         }
       }
     }
+    // A column of clock times under a word ("train" over "11:35", "1:25:29"): how long each
+    // run took.
+    if (measures.empty()) {
+      for (size_t k = 0; k < head.size(); ++k) {
+        if (k == count_column || rows.front().second.size() <= k || head[k].empty()) continue;
+        const std::string_view cell = trim(rows.front().second[k]);
+        if (cell.find(':') != std::string_view::npos && parse_duration(cell)) {
+          ColumnKind kind;
+          kind.duration = true;
+          kind.unit = "runs";
+          measures.emplace_back(k, kind);
+          break;  // the first: training before validation
+        }
+      }
+    }
     if (measures.empty()) continue;
     const int file = files.of(measures.front().second.step ? TelemetryKind::kTrainLog
                                                            : TelemetryKind::kThroughput);
     for (const auto& [column, kind] : measures) {
       // Rows named in columns before the count ("SSD in GluonCV | 1 | 30", "mxnet-ssd | 4 |
-      // 120", "256 | device | float16 | 1 | 6982.74") are a series per name.
+      // 120", "256 | device | float16 | 1 | 6982.74") are a series per name; so are rows
+      // named in words after it when the table repeats its scales for two names or more
+      // ("8xA10G | llama2-7b | nf4 | 14:26": each backbone at 1, 2, 4 and 8 GPUs) — not a
+      // caption that changes with the scale ("single machine" up to 8 GPUs, "two workers" at
+      // 16) or setups tried at one count each.
+      std::vector<size_t> named_after;
+      for (size_t k = count_column + 1; k < head.size(); ++k) {
+        if (std::any_of(measures.begin(), measures.end(),
+                        [&](const auto& m) { return m.first == k; })) {
+          continue;
+        }
+        std::map<std::string, std::set<int>> counts_of;
+        for (const auto& [line, c] : rows) {
+          if (c.size() <= k || c[k].empty() || is_digit(trim(c[k]).front())) continue;
+          if (const auto n = count_cell(c[count_column])) counts_of[std::string(c[k])].insert(*n);
+        }
+        // The table repeats its scales for two names or more.
+        if (std::count_if(counts_of.begin(), counts_of.end(),
+                          [](const auto& v) { return v.second.size() >= 2; }) >= 2) {
+          named_after.push_back(k);
+        }
+      }
       std::map<std::string, int> series;
       for (const auto& [line, c] : rows) {
         if (c.size() <= column) continue;
         std::string name;
         for (size_t k = 0; k < count_column; ++k) name += std::string(c[k]) + "|";
+        for (const size_t k : named_after) {
+          if (k < c.size()) name += std::string(c[k]) + "|";
+        }
         if (!series.contains(name)) series.emplace(name, next_group++);
         const auto v = cell_measure(c[column], kind);
         if (!v) continue;

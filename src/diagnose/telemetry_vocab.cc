@@ -1209,9 +1209,10 @@ bool gpu_word(std::string_view w) {
   if (w == "gpu" || w == "gpus" || w == "gpu(s" || w == "gpu's" || w == "cards" || w == "card") {
     return true;
   }
-  static constexpr std::array<std::string_view, 19> kModels = {
-      "v100",  "a100", "h100", "h200", "h800", "a800",  "p100",  "k80",  "k40", "t4",
-      "a6000", "a40",  "l40",  "rtx",  "gtx",  "titan", "tesla", "1080", "2080"};
+  static constexpr std::array<std::string_view, 24> kModels = {
+      "v100",  "a100", "h100",  "h200", "h800", "a800", "p100",  "k80",
+      "k40",   "t4",   "a6000", "a40",  "l40",  "rtx",  "gtx",   "titan",
+      "tesla", "1080", "2080",  "a10",  "a30",  "l4",   "mi250", "mi300"};
   for (const std::string_view m : kModels) {
     if (starts_with(w, m)) return true;
   }

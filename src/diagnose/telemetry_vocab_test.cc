@@ -2144,5 +2144,26 @@ TEST(PastedLogs, WhatThisSessionsReviewOfTheNewRulesFound) {
                    .has_data);
 }
 
+TEST(Scaling, ATableOfRunsNamedByTheirGpusWithClockTimes) {
+  // h2o-llmstudio#448: "hardware setup | llm backbone | quantization | train | validation" over
+  // "8xA10G | h2oai/h2ogpt-4096-llama2-7b | bfloat16 | 11:35 | 3:32", each backbone and
+  // quantization at 1, 2, 4 and 8 GPUs.
+  const Telemetry t = read_text(
+      "hardware setup | llm backbone | train | validation\n--- | --- | --- | ---\n"
+      "8xA10G | llama2-7b | 11:35 | 3:32\n4xA10G | llama2-7b | 21:13 | 06:35\n"
+      "1xA10G | llama2-7b | 1:25:29 | 15:50\n8xA10G | llama2-13b | 25:07 | 10:58\n"
+      "4xA10G | llama2-13b | 48:43 | 21:25\n1xA10G | llama2-13b | 2:44:36 | 1:14:20\n");
+  ASSERT_EQ(t.rates.size(), 6u);
+  EXPECT_NEAR(1 / t.rates.front().per_second, 11 * 60 + 35, 1e-9);  // train, not validation
+  EXPECT_NE(t.runs[0].group, t.runs[3].group);                      // one series per backbone
+  const Diagnosis d = diagnose_telemetry(t);
+  ASSERT_TRUE(d.numbers.scaling.has_value());
+  // A caption that changes with the scale keeps one series (BytePS#59's "single machine" up
+  // to 8 cards, "two workers two servers" at 16).
+  const Diagnosis byteps = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_byteps59-rdma-image-per-gpu-1-to-16-cards-table.txt")}));
+  EXPECT_EQ(byteps.verdict, Verdict::kCommunicationBound);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
