@@ -55,11 +55,18 @@ LineReading read_step(const std::vector<NamedValue>& values) {
   // arrived, the wait for it apart.
   const bool tts = (named(values, "step_time") || named(values, "steptime")) &&
                    (named(values, "loader_time") || named(values, "loadertime"));
+  // MaxText: "completed step: 15107, seconds: 2.167, TFLOP/s: 36.722": beside a step's
+  // counter, a bare "seconds" is how long the step took.
+  const bool step_seconds =
+      named(values, "completed_step") && (named(values, "seconds") || named(values, "secs"));
   std::optional<double> iteration;  // the seconds of an "it/s" rate
   std::vector<double> steps;        // every step-like value of the line, in seconds
   for (const NamedValue& v : values) {
     Meaning m = meaning_of(v);
     if (espnet && v.name == "iter_time") m.quantity = Quantity::kDataWait;
+    if (step_seconds && (v.name == "seconds" || v.name == "secs") && v.unit.empty()) {
+      m.quantity = Quantity::kStep, m.priority = 2;
+    }
     if (t_td && v.name == "td") m.quantity = Quantity::kDataWait;
     if (t_td && v.name == "t") m.quantity = Quantity::kStep, m.priority = 2;
     if (tts && m.quantity == Quantity::kStep) m.quantity = Quantity::kStepWithoutData;

@@ -2165,5 +2165,16 @@ TEST(Scaling, ATableOfRunsNamedByTheirGpusWithClockTimes) {
   EXPECT_EQ(byteps.verdict, Verdict::kCommunicationBound);
 }
 
+TEST(Vocabulary, MaxTextsSecondsBesideItsCompletedStep) {
+  // maxtext#8: "completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191".
+  const Telemetry t = read_telemetry_files(
+      {pasted("datalog_maxtext8-v3-8-step-seconds-tflops-per-device-cutoff.txt")});
+  ASSERT_FALSE(t.steps.empty());
+  EXPECT_NEAR(t.steps.front().step_seconds, 2.167, 1e-9);
+  EXPECT_FALSE(t.steps.front().has_data);
+  // Without the step's counter, "seconds" names nothing.
+  EXPECT_THROW(read_text("seconds: 2.167\n"), Error);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
