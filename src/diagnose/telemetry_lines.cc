@@ -1410,7 +1410,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
     }
     if ((says("per gpu") || says("per-gpu")) && says("batch")) out.batch_per_gpu_stated = true;
-    if (says("synthetic") || says("dummy data") || says("fake data")) {
+    if (says("synthetic") || says("dummy data") || says("fake data") || says("fake image") ||
+        says("fake input") || says("random input") || says("random data")) {
       // "However, with synthetic data i see good scalability": the paste's runs are on its
       // data, set against synthetic runs it does not show.
       if (synthetic_scales_said(low)) {

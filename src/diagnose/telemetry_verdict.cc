@@ -15,6 +15,7 @@
 #include "diagnose/json.h"
 #include "diagnose/telemetry_judge.h"
 #include "diagnose/telemetry_parse.h"
+#include "diagnose/telemetry_vocab.h"
 #include "stoker/telemetry.h"
 #include "util/check.h"
 
@@ -1457,6 +1458,44 @@ bool gpus_mostly_idle(const std::optional<Diagnosis>& util, const TelemetryThres
          util->numbers.utilisation->gpu_util_mean < th.gpu_low;
 }
 
+// Rates alone, every one of a run the paste says reads synthetic data ("fake image and fake
+// label", tf_cnn_benchmarks without --data_dir): no input pipeline runs in them, so whatever
+// their speed, it is the model's and the framework's.
+std::optional<Diagnosis> rates_on_synthetic_data(const Telemetry& tel) {
+  // Not where the paste also speaks of its real data (the rates may be those), nor of scaling
+  // across GPUs (a synthetic benchmark that scales badly asks about the exchange).
+  if (tel.rates.empty() || tel.synthetic_scales || tel.data_parallel) return std::nullopt;
+  for (const TelemetryFile& f : tel.files) {
+    for (const std::string& line : f.lines) {
+      if (line.size() > telemetry::kMaxPastedLineBytes) continue;
+      const std::string low = telemetry::lower(line);
+      for (const std::string_view w : {"real data", "real dataset", "real image", "actual data",
+                                       "scaling", "scale up", "scales"}) {
+        if (low.find(w) != std::string::npos) return std::nullopt;
+      }
+    }
+  }
+  for (const ThroughputSample& r : tel.rates) {
+    if (r.run < 0 || static_cast<size_t>(r.run) >= tel.runs.size() ||
+        !tel.runs[static_cast<size_t>(r.run)].synthetic) {
+      return std::nullopt;
+    }
+  }
+  Diagnosis d;
+  d.verdict = Verdict::kHealthy;
+  d.confidence = Confidence::kLow;
+  const ThroughputSample& r = tel.rates.back();
+  d.summary = fmt::format(
+      "the runs read synthetic data ({:.4g} {}/s the last): no input pipeline runs in them, so "
+      "their speed is the model's and the framework's, not the input's",
+      r.per_second, r.unit);
+  d.evidence.push_back(tel.cite(r.origin));
+  d.next = {
+      "the same job on its real data beside this rate: what the input pipeline costs is the "
+      "difference"};
+  return d;
+}
+
 Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th) {
   const auto util = diagnose_utilisation(tel, th);
   const auto ranks = diagnose_ranks(tel, th);
@@ -1571,6 +1610,8 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       d = *busy;
     } else if (const auto steady = steady_speed(tel)) {
       d = *steady;
+    } else if (const auto synthetic = steps_only ? std::nullopt : rates_on_synthetic_data(tel)) {
+      d = *synthetic;
     } else if (!steps_only) {
       const ThroughputSample& r = tel.rates.back();
       // Durations of a run or an epoch are kept as their rates; they are shown as durations.

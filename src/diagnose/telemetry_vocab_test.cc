@@ -2098,7 +2098,7 @@ TEST(PastedLogs, WhatThisSessionsReviewOfTheNewRulesFound) {
   // Synthetic data, another input size or a detector's backbone are off the reference.
   EXPECT_EQ(verdict("Dataset: imagenet (synthetic)\nModel: resnet50\n"
                     "Devices: Tesla V100-SXM2-16GB\ntotal images/sec: 105.03\n"),
-            Verdict::kUnknown);
+            Verdict::kHealthy);  // no input in it at all
   EXPECT_EQ(verdict("ResNet-50 at 512x512 on a V100: 90 images/sec\n"), Verdict::kUnknown);
   EXPECT_EQ(verdict("detr_resnet50 training on a V100: 18 images/sec\n"), Verdict::kUnknown);
   // The job on real data, parallelism's pipeline, a model called directly, one process's
@@ -2174,6 +2174,23 @@ TEST(Vocabulary, MaxTextsSecondsBesideItsCompletedStep) {
   EXPECT_FALSE(t.steps.front().has_data);
   // Without the step's counter, "seconds" names nothing.
   EXPECT_THROW(read_text("seconds: 2.167\n"), Error);
+}
+
+TEST(PastedLogs, RatesOfRunsOnSyntheticDataAreTheModels) {
+  // oneflow#7290: "输入 fake image 和 fake label" above a table of img/s per framework.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_oneflow7290-vit-base-fake-data-img-per-sec-vs-pytorch.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy);
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  // Beside the job's real data, or about scaling, synthetic rates decide nothing alone.
+  EXPECT_EQ(diagnose_telemetry(read_text("Tested with synthetic data and with the real dataset.\n"
+                                         "throughput: 300 img/s\n"))
+                .verdict,
+            Verdict::kUnknown);
+  EXPECT_EQ(diagnose_telemetry(read_text("The synthetic benchmark gets slower when scaling up.\n"
+                                         "throughput: 12 img/s\n"))
+                .verdict,
+            Verdict::kUnknown);
 }
 
 }  // namespace
