@@ -283,8 +283,9 @@ struct Telemetry {
   // 32 batches of size 32 in 126.923 sec"): seconds per batch.
   std::vector<std::pair<Origin, double>> feeder_batch_seconds;
   // Measurements of a paste that no reader placed (durations, rates, utilisations under names
-  // no rule weighs: "Time taken for loss_backward: 0.566"), each as the paste wrote it: read
-  // only when nothing else was, to say what the paste measures and what it would take to judge.
+  // no rule weighs: "Time taken for loss_backward: 0.566"), each its line and its kind
+  // ("duration", "rate", "utilisation"): read only when nothing else was, to say what the paste
+  // measures and what it would take to judge.
   std::vector<std::pair<Origin, std::string>> unplaced;
   // The loader timed alone beside the model (or the training) it feeds, in one unit, on one
   // line ("`T_loader` 383 img/s against `T_model` 41 img/s"): a loader that makes more than the

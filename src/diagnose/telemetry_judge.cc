@@ -16,6 +16,14 @@
 #include "diagnose/telemetry_vocab.h"
 
 namespace stoker::telemetry {
+
+std::string_view line_of(const Telemetry& tel, const Origin& o) {
+  const auto& lines = tel.files[static_cast<size_t>(o.file)].lines;
+  return o.line >= 1 && static_cast<size_t>(o.line) <= lines.size()
+             ? std::string_view(lines[static_cast<size_t>(o.line - 1)])
+             : std::string_view();
+}
+
 namespace {
 
 // Runs of one job under different loader settings (docs/doctor.md, "Loader settings compared"):
@@ -645,8 +653,6 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
   }
 }
 
-}  // namespace
-
 // What ResNet-50 trains at on one GPU, images/s, at 224 px with fp32 (TF32 convolutions on
 // Ampere and later, PyTorch's default), batch 64-256, on synthetic data — rounded down:
 // TensorFlow's published benchmarks (K80 52, P100 219), Lambda's (1080 Ti 209, 2080 Ti 294),
@@ -680,12 +686,11 @@ bool off_the_reference(std::string_view low) {
         "predict",      "evaluat",       "synthetic",    "dummy data", "fake data", "batch size 1",
         "batch_size=1", "batch size: 1", "bs=1",         "frames",     "clip",      "video",
         "tsm",          "slowfast",      "mig",          "1g.",        "2g.",       "3g."}) {
-    const size_t at = low.find(w);
-    // Whole words for the short ones ("mig" in "migrate", "clip" in "clipping" are fine either
-    // way: both are read as off, the cautious side).
-    if (at != std::string_view::npos) return true;
+    // Anywhere, not as whole words: "mig" in "migrate" or "clip" in "clipping" declines too,
+    // the cautious side.
+    if (low.find(w) != std::string_view::npos) return true;
   }
-  // An input size other than 224 ("512x512", "at 384 px").
+  // An input size other than 224 ("512x512", "384x384").
   for (size_t x = low.find('x'); x != std::string_view::npos; x = low.find('x', x + 1)) {
     if (x >= 3 && x + 3 < low.size() && is_digit(low[x - 1]) && is_digit(low[x + 1])) {
       size_t b = x;
@@ -696,6 +701,8 @@ bool off_the_reference(std::string_view low) {
   }
   return false;
 }
+
+}  // namespace
 
 std::optional<Diagnosis> judge_against_reference(const Telemetry& tel) {
   if (tel.rates.empty()) return std::nullopt;
@@ -738,10 +745,7 @@ std::optional<Diagnosis> judge_against_reference(const Telemetry& tel) {
   double best_per_gpu = 0;
   for (const ThroughputSample& r : tel.rates) {
     if (r.unit != "images" && r.unit != "samples") continue;
-    const auto& lines = tel.files[static_cast<size_t>(r.origin.file)].lines;
-    const std::string low = r.origin.line >= 1 && static_cast<size_t>(r.origin.line) <= lines.size()
-                                ? lower(lines[static_cast<size_t>(r.origin.line - 1)])
-                                : std::string();
+    const std::string low = lower(line_of(tel, r.origin));
     if (low.find("val") != std::string::npos || low.find("eval") != std::string::npos ||
         low.find("test") != std::string::npos) {
       continue;

@@ -33,6 +33,9 @@ struct CpuView {
   bool one_process = false;
 };
 
+// The text of a sample's line ("" when the file keeps none).
+std::string_view line_of(const Telemetry& tel, const Origin& o);
+
 // One look at the GPUs (fewer samples than a series needs), judged as an expert would, with a
 // calibrated confidence, the innocent explanation and the command that settles it:
 //   one GPU busy, the others idle        rank-imbalance ("only GPU k computes"), medium when

@@ -1849,15 +1849,20 @@ bool count_header(std::string_view cell, bool& nodes) {
 }
 
 // The count a row's count cell states: "4", "4 GPU", "8 GPUs", "2 nodes", "8x"; nullopt for
-// anything else (the table has ended).
-std::optional<int> count_cell(std::string_view cell) {
+// anything else (the table has ended). `names_gpu`, when given, says whether the cell names
+// the GPU it counts ("8 GPUs", "8xA10G", "2*RTX4090"), not a bare number or nodes.
+std::optional<int> count_cell(std::string_view cell, bool* names_gpu = nullptr) {
+  if (names_gpu != nullptr) *names_gpu = false;
   size_t end = 0;
   while (end < cell.size() && is_digit(cell[end])) ++end;
   const auto n = parse_index(cell.substr(0, end));
   if (!n || *n < 1) return std::nullopt;
   const std::string rest = lower(trim(cell.substr(end)));
   for (const std::string_view unit : {"", "x", "gpu", "gpus", "card", "cards", "node", "nodes"}) {
-    if (rest == unit) return n;
+    if (rest == unit) {
+      if (names_gpu != nullptr) *names_gpu = gpu_word(rest);
+      return n;
+    }
   }
   // "2*RTX4090", "8x A100", "4×V100": the count times its GPU's model.
   std::string_view model = rest;
@@ -1865,24 +1870,13 @@ std::optional<int> count_cell(std::string_view cell) {
     if (model.starts_with(times)) {
       model = trim(model.substr(times.size()));
       const auto words = split_whitespace(model);
-      if (!words.empty() && gpu_word(words[0])) return n;
+      if (!words.empty() && gpu_word(words[0])) {
+        if (names_gpu != nullptr) *names_gpu = true;
+        return n;
+      }
     }
   }
   return std::nullopt;
-}
-
-// A count cell that names its GPU after the count ("8xA10G", "2*RTX4090", "4 V100"), not a
-// bare number or a count of nodes.
-bool names_gpu_after_count(std::string_view cell) {
-  size_t end = 0;
-  while (end < cell.size() && is_digit(cell[end])) ++end;
-  std::string rest = lower(trim(cell.substr(end)));
-  for (const std::string_view times : {"*", "x", "\xc3\x97"}) {
-    if (rest.starts_with(times))
-      rest = std::string(trim(std::string_view(rest).substr(times.size())));
-  }
-  const auto words = split_whitespace(rest);
-  return !words.empty() && gpu_word(words[0]);
 }
 
 // What a measure column holds, from its header: a rate ("img/sec", "samples/s", "throughput")
@@ -2675,7 +2669,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     // A column with an empty header whose rows count with a unit and not all alike ("| |
     // Speed (K samples/sec) |" over "| 1 GPU | 10.8 |", "| 2 GPU | 24.1 |"): the rows say what
     // it counts. One count in every row is a label, not the table's scale. Under a header of
-    // its own, the rows must name the GPU after the count ("hardware setup" over "8xA10G").
+    // its own, the rows must name the GPU they count ("hardware setup" over "8xA10G").
     for (size_t k = 0; k < head.size() && count_column == head.size(); ++k) {
       const bool headed = !head[k].empty();
       std::set<int> counts;
@@ -2686,9 +2680,10 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         if (row.size() != head.size()) break;
         const std::string_view cell = row[k];
         if (cell.find_first_not_of("-: ") == std::string_view::npos) continue;  // a separator
-        const auto n = count_cell(cell);
+        bool names_gpu = false;
+        const auto n = count_cell(cell, &names_gpu);
         if (!n || cell.find_first_not_of("0123456789 ") == std::string_view::npos) break;
-        if (headed && !names_gpu_after_count(cell)) break;
+        if (headed && !names_gpu) break;
         counts.insert(*n);
         ++rows_seen;
         nodes = lower(cell).find("node") != std::string::npos;
@@ -2821,7 +2816,6 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
 }
 
 bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
-  constexpr size_t kKept = 64;  // the first few are quoted; the count is what matters
   std::vector<std::pair<int64_t, std::string>> found;
   size_t count = 0;
   for (const Line& line : lines) {
@@ -2836,15 +2830,13 @@ bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
           v.unit == "%" &&
           (v.name.find("util") != std::string::npos || v.name.find("usage") != std::string::npos ||
            v.name.find("gpu") != std::string::npos || v.name.find("cpu") != std::string::npos);
-      const bool measure = (!v.unit.empty() && seconds_of(v)) ||
-                           meaning_of(v).quantity == Quantity::kRate || utilisation ||
+      const bool rate = meaning_of(v).quantity == Quantity::kRate;
+      const bool measure = (!v.unit.empty() && seconds_of(v)) || rate || utilisation ||
                            (v.unit.empty() && named_time && v.value != std::floor(v.value));
       if (!measure) continue;
       ++count;
-      const char* kind = meaning_of(v).quantity == Quantity::kRate ? "rate"
-                         : utilisation                             ? "utilisation"
-                                                                   : "duration";
-      if (found.size() < kKept) found.emplace_back(line.number, kind);
+      const char* kind = rate ? "rate" : utilisation ? "utilisation" : "duration";
+      if (found.size() < kMaxUnplaced) found.emplace_back(line.number, kind);
     }
   }
   if (count < 2) return false;

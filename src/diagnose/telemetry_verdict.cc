@@ -22,16 +22,9 @@
 namespace stoker {
 namespace {
 
-// The text of a sample's line ("" when the file keeps none).
-std::string_view line_of(const Telemetry& tel, const Origin& o) {
-  const auto& lines = tel.files[static_cast<size_t>(o.file)].lines;
-  return o.line >= 1 && static_cast<size_t>(o.line) <= lines.size()
-             ? std::string_view(lines[static_cast<size_t>(o.line - 1)])
-             : std::string_view();
-}
-
 using nlohmann::json;
 using telemetry::collect_more;
+using telemetry::line_of;
 
 // One GPU of one file.
 struct GpuSeries {
@@ -1410,8 +1403,6 @@ void refine_with_cpu(Diagnosis& d, const std::optional<Diagnosis>& util, const T
   }
 }
 
-}  // namespace
-
 // Waits for data without their steps whose median is a minute or more ("Batch load time:
 // 149.7166 seconds"): a training step takes seconds, tens of seconds for the largest models,
 // so a batch that long in coming leaves the GPU waiting whatever the model. A single such wait
@@ -1495,6 +1486,8 @@ std::optional<Diagnosis> rates_on_synthetic_data(const Telemetry& tel) {
       "difference"};
   return d;
 }
+
+}  // namespace
 
 Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th) {
   const auto util = diagnose_utilisation(tel, th);
@@ -1715,7 +1708,10 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
         "the paste's measurements ({}{}) time or rate what stoker cannot set against a step's "
         "wait for data, a GPU's use or another run of the job: how fast something is, not what "
         "limits it",
-        counted, tel.unplaced.size() >= 64 ? ", the first 64" : "");
+        counted,
+        tel.unplaced.size() >= telemetry::kMaxUnplaced
+            ? fmt::format(", the first {}", telemetry::kMaxUnplaced)
+            : "");
     d.next = {
         "the training loop's data time against its step time (PyTorch's ImageNet example prints "
         "'Time ... Data ...'; stoker.torch.watch(loader) times any DataLoader), and nvidia-smi "
