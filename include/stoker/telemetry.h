@@ -299,6 +299,10 @@ struct Telemetry {
   // Model FLOPs utilisation a trainer prints ("mfu: 74.13", "mfu 0.96%"), in percent: the
   // share of the GPUs' peak arithmetic the model's own FLOPs use.
   std::vector<std::pair<Origin, double>> mfu;
+  // The model's TFLOP/s per GPU a trainer prints ("throughput per GPU (TFLOP/s/GPU): 243.6",
+  // "Estimates: 129.32TFLOPs", "tflops=93.48"): against the peak of the GPU the paste names,
+  // the same share as mfu.
+  std::vector<std::pair<Origin, double>> model_tflops;
   // A progress bar standing at its start, without a rate yet ("0%|   | 0/46617 [00:00<?,
   // ?it/s]"), that no later line of the paste moves: the loop still waits for its first batch.
   std::optional<Origin> first_batch_pending;

@@ -702,7 +702,53 @@ bool off_the_reference(std::string_view low) {
   return false;
 }
 
+// Whether `low` (a lower-case line) names the GPU `gpu` as a word: not inside another ("t4x",
+// "gt4"), a number ("[3090/5005]") or a path.
+bool names_gpu(std::string_view low, std::string_view gpu) {
+  const auto inside = [&](size_t k) {
+    return is_alpha(low[k]) || is_digit(low[k]) || low[k] == '/' || low[k] == '[' ||
+           low[k] == '.' || low[k] == '_';
+  };
+  for (size_t at = low.find(gpu); at != std::string_view::npos; at = low.find(gpu, at + 1)) {
+    const size_t end = at + gpu.size();
+    if ((at == 0 || !inside(at - 1)) && (end == low.size() || !inside(end))) return true;
+  }
+  return false;
+}
+
+// Dense BF16/FP16 tensor-core peaks, TFLOP/s, from NVIDIA's data sheets: the figure MFU is
+// measured against (nanoGPT, Megatron, torchtitan use the same ones). Where a GPU comes in
+// several forms (the H100's PCIe card makes 756), the fastest: a share of it is a lower bound.
+struct PeakTflops {
+  std::string_view gpu;  // as written in a paste, lower case
+  std::string_view name;
+  double tflops;
+};
+constexpr PeakTflops kPeakTflops[] = {
+    {"v100", "V100", 125},         {"a100", "A100", 312},        {"a800", "A800", 312},
+    {"h100", "H100", 989},         {"h800", "H800", 989},        {"h200", "H200", 989},
+    {"a10g", "A10G", 70},          {"l40s", "L40S", 362},        {"t4", "T4", 65},
+    {"rtx 4090", "RTX 4090", 165}, {"rtx4090", "RTX 4090", 165}, {"rtx 3090", "RTX 3090", 71},
+    {"rtx3090", "RTX 3090", 71},   {"a6000", "RTX A6000", 155}};
+
 }  // namespace
+
+std::optional<GpuPeak> named_gpu_peak(const Telemetry& tel) {
+  std::set<const PeakTflops*> named;
+  for (const TelemetryFile& f : tel.files) {
+    for (const std::string& line : f.lines) {
+      if (line.size() > kMaxPastedLineBytes) continue;
+      const std::string low = lower(line);
+      for (const PeakTflops& p : kPeakTflops) {
+        if (names_gpu(low, p.gpu)) named.insert(&p);
+      }
+    }
+  }
+  std::set<std::string_view> names;
+  for (const PeakTflops* p : named) names.insert(p->name);
+  if (names.size() != 1) return std::nullopt;
+  return GpuPeak{std::string((*named.begin())->name), (*named.begin())->tflops};
+}
 
 std::optional<Diagnosis> judge_against_reference(const Telemetry& tel) {
   if (tel.rates.empty()) return std::nullopt;
@@ -717,19 +763,7 @@ std::optional<Diagnosis> judge_against_reference(const Telemetry& tel) {
       }
       if (off_the_reference(low)) return std::nullopt;
       for (const ReferenceRate& r : kResNet50Reference) {
-        // A GPU's name as a word: not inside another ("t4x", "gt4"), a number ("[3090/5005]")
-        // or a path.
-        const auto inside = [&](size_t k) {
-          return is_alpha(low[k]) || is_digit(low[k]) || low[k] == '/' || low[k] == '[' ||
-                 low[k] == '.' || low[k] == '_';
-        };
-        for (size_t at = low.find(r.gpu); at != std::string::npos; at = low.find(r.gpu, at + 1)) {
-          const size_t end = at + r.gpu.size();
-          if ((at == 0 || !inside(at - 1)) && (end == low.size() || !inside(end))) {
-            gpus.insert(r.name);
-            break;
-          }
-        }
+        if (names_gpu(low, r.gpu)) gpus.insert(r.name);
       }
     }
   }

@@ -74,6 +74,15 @@ std::optional<Diagnosis> judge_loader_against_model(const Telemetry& tel);
 // (a ResNet-50 backbone at other sizes).
 std::optional<Diagnosis> judge_against_reference(const Telemetry& tel);
 
+// The one GPU kind the paste names among those with a known dense BF16/FP16 peak (kPeakTflops),
+// and that peak in TFLOP/s: what a trainer's TFLOP/s per GPU is a share of. nullopt when it
+// names none or several.
+struct GpuPeak {
+  std::string name;
+  double tflops = 0;
+};
+std::optional<GpuPeak> named_gpu_peak(const Telemetry& tel);
+
 // Runs of different models on one setup (RunInfo::model) of which three or more, of two
 // models or more, run within 2 % of one another: `input-bound`, medium (a step whose time does
 // not depend on the model waits for something else). nullopt otherwise.

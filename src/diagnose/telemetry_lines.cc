@@ -1665,6 +1665,14 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         meaningful = true;
         continue;
       }
+      // "TFLOP/s/GPU: 243.6", "Estimates: 129.32TFLOPs", "tflops=93.48", "tflops_per_gpu":
+      // the model's arithmetic per GPU. A total, a peak or a theoretical figure is not.
+      if (names_model_tflops(v) && v.value > 0 && v.value < 10000) {
+        if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+        out.model_tflops.emplace_back(Origin{steps_file, line.number}, v.value);
+        meaningful = true;
+        continue;
+      }
       Meaning m = meaning_of(v);
       // "GPU的利用率 ... 利用率最多到12左右" (the GPU's utilization ... at most about 12): a
       // utilization named alone, on a line about the GPU and not the CPU, is the GPU's.
@@ -2094,7 +2102,16 @@ std::vector<std::pair<const Line*, std::vector<std::string_view>>> table_rows(
     for (size_t k = 0; k < fill_before && k < c.size() && !rows.empty(); ++k) {
       if (c[k].empty() && k < rows.back().second.size()) c[k] = rows.back().second[k];
     }
-    if (!keep(c)) break;
+    // A paste that ends inside a table's last row ("| 4  | 87  |" under four columns): the
+    // row keeps the cells it has, the rest empty.
+    if (!keep(c)) {
+      const size_t columns = table_cells(trim(lines[i].text)).size();
+      const bool last = std::all_of(lines.begin() + static_cast<std::ptrdiff_t>(j) + 1, lines.end(),
+                                    [](const Line& l) { return trim(l.text).empty(); });
+      if (!(last && c.size() >= 2 && c.size() < columns && !rows.empty())) break;
+      c.resize(columns);
+      if (!keep(c)) break;
+    }
     rows.emplace_back(&lines[j], std::move(c));
   }
   end = j;

@@ -1148,27 +1148,42 @@ std::optional<Diagnosis> waits_beside_steps(const Telemetry& tel, const Telemetr
 }
 
 // The model's FLOPs at a large share of the GPUs' peak (Telemetry::mfu, the median of the
-// lines after the first, a warm-up, at kBusyMfu % or more): the GPUs compute most of the time,
-// which a job waiting on its input could not. A low MFU says nothing of why (a small model, an old
-// GPU, a peak the trainer assumes for another GPU).
+// lines after the first, a warm-up, at kBusyMfu % or more; or Telemetry::model_tflops against
+// the peak of the one GPU the paste names): the GPUs compute most of the time, which a job
+// waiting on its input could not. A low MFU says nothing of why (a small model, an old GPU, a
+// peak the trainer assumes for another GPU, a MoE's small expert GEMMs).
 constexpr double kBusyMfu = 35;
 std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
-  if (tel.mfu.empty()) return std::nullopt;
+  const std::optional<telemetry::GpuPeak> peak =
+      tel.mfu.empty() && !tel.model_tflops.empty() ? telemetry::named_gpu_peak(tel) : std::nullopt;
+  const std::vector<std::pair<Origin, double>>& lines = peak ? tel.model_tflops : tel.mfu;
+  if (lines.empty()) return std::nullopt;
   std::vector<double> after_first;
-  for (size_t i = tel.mfu.size() > 1 ? 1 : 0; i < tel.mfu.size(); ++i) {
-    after_first.push_back(tel.mfu[i].second);
+  for (size_t i = lines.size() > 1 ? 1 : 0; i < lines.size(); ++i) {
+    after_first.push_back(lines[i].second);
   }
-  const double m = telemetry::median(after_first);
+  const double median = telemetry::median(after_first);
+  // TFLOP/s above the GPU's peak are several GPUs' (a job's total), not one's.
+  if (peak && median > peak->tflops) return std::nullopt;
+  const double m = peak ? 100 * median / peak->tflops : median;
   if (m < kBusyMfu) return std::nullopt;
   Diagnosis d;
   d.verdict = Verdict::kHealthy;
   d.confidence = Confidence::kMedium;
-  d.summary = fmt::format(
-      "the model's FLOPs run at {:.0f} % of the GPUs' peak (MFU, median of {} line{}): the GPUs "
-      "compute most of the time, which a job waiting for its input could not (the peak is the "
-      "one the trainer assumes for its GPU)",
-      m, after_first.size(), after_first.size() == 1 ? "" : "s");
-  d.evidence.push_back(tel.cite(tel.mfu.back().first));
+  const std::string lines_text =
+      fmt::format("median of {} line{}", after_first.size(), after_first.size() == 1 ? "" : "s");
+  d.summary =
+      peak ? fmt::format(
+                 "the model's FLOPs run at {:.0f} % of the GPUs' peak ({:.4g} TFLOP/s per GPU, {}, "
+                 "against the {}'s {:.0f} dense BF16): the GPUs compute most of the time, which a "
+                 "job waiting for its input could not",
+                 m, median, lines_text, peak->name, peak->tflops)
+           : fmt::format(
+                 "the model's FLOPs run at {:.0f} % of the GPUs' peak (MFU, {}): the GPUs compute "
+                 "most of the time, which a job waiting for its input could not (the peak is the "
+                 "one the trainer assumes for its GPU)",
+                 m, lines_text);
+  d.evidence.push_back(tel.cite(lines.back().first));
   d.next = {
       "the loop's data time against its step time (stoker.torch.watch(loader) times a "
       "DataLoader): a wait near zero confirms it"};

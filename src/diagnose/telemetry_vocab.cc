@@ -1001,6 +1001,9 @@ Meaning meaning_of(const NamedValue& v) {
   if (name == "by" || ends_with(name, "_by") || name == "std" || ends_with(name, "_std")) {
     return m;
   }
+  // tqdm's "?it/s" before its first rate ("?it/s][0301 12:56:31"): the number after it is
+  // the next line's, glued on.
+  if (starts_with(name, "?")) return m;
   // verl's timers in seconds, "timing_s/gen:74.020 - ... - timing_s/step:96.551": the step
   // and the phases it is made of (generation, log-probabilities, the actor's update), none of
   // them the wait for a batch, which verl does not time.
@@ -1580,6 +1583,24 @@ std::optional<int> count_ending_at(std::string_view text, size_t at) {
 }
 
 }  // namespace
+
+bool names_model_tflops(const NamedValue& v) {
+  const auto is_tflops = [](std::string_view w) {
+    for (const std::string_view t :
+         {"tflops", "tflop/s", "tflop/s/gpu", "tflops/gpu", "tflops_per_gpu", "tflop/s_per_gpu"}) {
+      if (w == t || (w.ends_with(t) && w.size() > t.size() &&
+                     (w[w.size() - t.size() - 1] == '_' || w[w.size() - t.size() - 1] == '/'))) {
+        return true;
+      }
+    }
+    return false;
+  };
+  if (!is_tflops(v.name) && !is_tflops(v.unit)) return false;
+  for (const std::string_view w : {"total", "peak", "theoretical", "max", "promised", "spec"}) {
+    if (v.name.find(w) != std::string::npos) return false;
+  }
+  return true;
+}
 
 bool names_storage(std::string_view text) {
   if (text.size() > kMaxPastedLineBytes) return false;

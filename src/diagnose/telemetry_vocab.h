@@ -111,4 +111,9 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line);
 // "kv cache" or "use_cache"), a FUSE mount, object storage (S3, GCS), Alluxio's "readtype".
 bool names_storage(std::string_view text);
 
+// Whether a value is the model's TFLOP/s per GPU as a trainer prints it: named "tflops",
+// "tflop/s", "TFLOP/s/GPU", "tflops_per_gpu" (or ending so: "..._metrics_tflops"), or a value in
+// the unit ("Estimates: 129.32TFLOPs"). Totals, peaks and theoretical figures are not.
+bool names_model_tflops(const NamedValue& v);
+
 }  // namespace stoker::telemetry

@@ -2193,5 +2193,64 @@ TEST(PastedLogs, RatesOfRunsOnSyntheticDataAreTheModels) {
             Verdict::kUnknown);
 }
 
+TEST(PastedLogs, TflopsPerGpuAgainstThePeakOfTheGpuThePasteNames) {
+  // min-LLM#16: "On 8 A100 ... Estimates: 129.32TFLOPs Avg Iteration Time: 8.01s": 41 % of an
+  // A100's 312 dense BF16 TFLOP/s.
+  const Telemetry t =
+      read_telemetry_files({pasted("throughput_min-llm16-zero3-8xa100-129-tflops.txt")});
+  ASSERT_EQ(t.model_tflops.size(), 1u);
+  EXPECT_NEAR(t.model_tflops.front().second, 129.32, 1e-9);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy);
+  EXPECT_EQ(d.confidence, Confidence::kMedium);
+  EXPECT_THAT(d.summary, testing::HasSubstr("41 % of the GPUs' peak"));
+  EXPECT_THAT(d.summary, testing::HasSubstr("A100"));
+  // Megatron's "throughput per GPU (TFLOP/s/GPU)" and InternLM's "tflops=" are read too.
+  EXPECT_EQ(read_text("iteration 71/ 100 | elapsed time per iteration (ms): 5361.6 | throughput "
+                      "per GPU (TFLOP/s/GPU): 243.6 | lm loss: 1.81\n")
+                .model_tflops.size(),
+            1u);
+  EXPECT_EQ(read_text("INFO train.py:317 -- tflops=93.48,step=9,loss=7.50\n").model_tflops.size(),
+            1u);
+  const auto verdict_of = [](const std::string& text) {
+    return diagnose_telemetry(read_text(text)).verdict;
+  };
+  const std::string steps = "Estimates: 129.32TFLOPs Avg Iteration Time: 8.01s\n";
+  // No GPU named, or two: no peak to compare with.
+  EXPECT_EQ(verdict_of(steps), Verdict::kUnknown);
+  EXPECT_EQ(verdict_of("On 8 A100 and 8 V100:\n" + steps), Verdict::kUnknown);
+  // Above the GPU's peak: a job's total, not one GPU's (litgpt#1369's "Measured TFLOPs: 2539").
+  EXPECT_EQ(verdict_of("Two machines of 8 A100\nMeasured TFLOPs: 2539.13 iter time: 26.1s\n"),
+            Verdict::kUnknown);
+  // A quarter of an H100 says nothing of why (Megatron-LM#756's MoE at 243.6).
+  EXPECT_EQ(verdict_of("16 H100\nelapsed time per iteration (ms): 5361.6 | throughput per GPU "
+                       "(TFLOP/s/GPU): 243.6\n"),
+            Verdict::kUnknown);
+  // A peak is no measurement.
+  EXPECT_TRUE(read_text("A100 peak tflops: 312\nstep time: 1.2s\n").model_tflops.empty());
+}
+
+TEST(LoaderSettings, APasteThatEndsInsideATablesLastRow) {
+  // torchdata#492 as stored: "| 4  | 87  |" under four columns ends the paste.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files({pasted(
+      "throughput_torchdata492-epoch-time-by-workers-expensive-featurisation-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("87 s with num_workers=4"));
+  // A short row with lines after it is no cut row: the table ends before it.
+  EXPECT_THROW(read_text("**Training time per epoch.**\n\n| num_workers | A | B |\n| --- | --- | "
+                         "--- |\n| 0 | 149 | 128 |\n| 4 | 87 |\nmore words\n"),
+               Error);
+}
+
+TEST(Vocabulary, TqdmsRateNotYetKnownIsNoRate) {
+  // tensorpack#681: "0/5000[00:00<?,?it/s][0301 12:56:31 @input_source.py:496]": the "0301" is
+  // the next log line's date, glued to the bar; it was read as 301 it/s.
+  const Telemetry t = read_telemetry_files(
+      {pasted("datalog_tensorpack681-imagenet-shuffle-true-vs-false-it-per-s-cutoff.txt")});
+  for (const ThroughputSample& r : t.rates) EXPECT_LT(r.per_second, 300) << r.per_second;
+  ASSERT_FALSE(t.steps.empty());
+  EXPECT_NEAR(t.steps.front().step_seconds, 1 / 0.48, 1e-9);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
