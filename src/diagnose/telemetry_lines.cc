@@ -2832,13 +2832,73 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
   return found;
 }
 
+namespace {
+
+// What a table's header cell says its bare numbers measure: "rate" ("Training example processed
+// per second", "img/s", "throughput"), "duration" ("Average epoch time", "Run时间", "(ms)"), or
+// nullptr.
+const char* header_measure(std::string_view cell) {
+  const std::string c = lower(cell);
+  if (c.empty() || c.size() > 60) return nullptr;
+  for (const std::string_view w : {"/s", "/sec", "per second", "per sec", "throughput", "speed",
+                                   "fps", "qps", "it/s", "/min", "per minute"}) {
+    if (c.find(w) != std::string::npos) return "rate";
+  }
+  for (const std::string_view w : {"time", "latency", "duration", "elapsed", "(s)", "(ms)", "(sec",
+                                   "(min", "(h)", "(hours", "seconds", "时间", "耗时"}) {
+    if (c.find(w) != std::string::npos) return "duration";
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   std::vector<std::pair<int64_t, std::string>> found;
   size_t count = 0;
+  // The columns of the table being read whose header names a measure, and its cell count.
+  std::vector<const char*> measured;
   for (const Line& line : lines) {
     if (line.text.empty()) continue;
+    // A table's bare numbers under a header that names what they measure ("| Implementation |
+    // Average epoch time | Training example processed per second |" over "| NodeFlow | 33.72 |
+    // 6508 |").
+    if (line.text.size() <= kMaxPastedLineBytes &&
+        (line.text.find('|') != std::string::npos || line.text.find('\t') != std::string::npos)) {
+      if (line.text.find_first_not_of("-|: \t") == std::string::npos) continue;  // a rule
+      const auto cells = table_cells(line.text);
+      if (cells.size() == measured.size()) {
+        bool placed = false;
+        for (size_t k = 0; k < cells.size(); ++k) {
+          const auto v = parse_number(cells[k]);
+          if (measured[k] == nullptr || !v || *v <= 0) continue;
+          ++count;
+          placed = true;
+          if (found.size() < kMaxUnplaced) found.emplace_back(line.number, measured[k]);
+        }
+        if (placed) continue;  // else its cells may name their own ("3 s")
+      }
+      // A header: cells of words only.
+      const bool header =
+          cells.size() >= 2 && std::none_of(cells.begin(), cells.end(), [](std::string_view c) {
+            return c.find_first_of("0123456789") != std::string_view::npos &&
+                   c.find_first_not_of("0123456789.,+-x ") == std::string_view::npos;
+          });
+      if (header) {
+        measured.clear();
+        for (const std::string_view c : cells) measured.push_back(header_measure(c));
+        if (std::all_of(measured.begin(), measured.end(), [](const char* m) { return !m; })) {
+          measured.clear();
+        }
+      } else if (cells.size() != measured.size()) {
+        measured.clear();
+      }
+    } else if (line.text.find_first_not_of("-: \t") != std::string::npos) {
+      measured.clear();
+    }
     for (const NamedValue& v : named_values(line.text)) {
-      if (v.name.empty() || v.value <= 0) continue;
+      if (v.value <= 0) continue;
+      if (v.name.empty() && (v.unit.empty() || v.unit == "%")) continue;
       const bool named_time = v.name.find("time") != std::string::npos ||
                               v.name.find("latency") != std::string::npos ||
                               v.name.find("duration") != std::string::npos ||
