@@ -1425,6 +1425,11 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
         found(1);
       }
     }
+    // "single device is much faster" (torchtune's single-device recipes against its
+    // distributed ones): one accelerator.
+    if ((w == "single" || w == "single-device") && (next == "device" || w == "single-device")) {
+      found(1);
+    }
   }
   if (!gpus && one_model) gpus = 1;
   return two_counts ? std::nullopt : gpus;

@@ -2286,5 +2286,16 @@ TEST(PastedLogs, UnplacedMeasurementsInATableOrWithoutAName) {
   EXPECT_THROW(read_text("| Name | Epoch time |\n|---|---|\n| A | 30 | 2 | 4 |\n"), Error);
 }
 
+TEST(Scaling, ASingleDeviceIsOneGpu) {
+  // torchtune#2264: "Training with 3090*4 GPU cards" above tokens_per_second_per_gpu of 576-614,
+  // then "However, single device is much faster," above 2479-2558.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_torchtune2264-lora-4x3090-vs-single-tokens-per-gpu-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 4 GPUs"));
+  EXPECT_EQ(gpu_count_of("a single-device run"), 1);
+  EXPECT_EQ(gpu_count_of("cuda device 0 is used"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
