@@ -172,6 +172,9 @@ struct RunInfo {
   // Where or how the data is read, as a table's row says it ("readtype=NO_CACHE, data
   // cached=True", "NFS"): the storage cells of the row; empty when the row names none.
   std::string storage;
+  // How the GPUs exchange, when a paste compares strategies of one job on the same GPUs
+  // ("ddp", "fsdp", "zero-3", "shard_grad_op"); empty when none is named.
+  std::string exchange_setting;
   // The model a table's row names when a paste compares models on one setup ("Resnet_50 |
   // 256x192 | 64 | 0.88"); empty when none.
   std::string model;

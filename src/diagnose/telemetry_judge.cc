@@ -852,6 +852,66 @@ std::optional<Diagnosis> judge_loader_against_model(const Telemetry& tel) {
   return d;
 }
 
+std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel) {
+  // The runs compared, all at one scale, two strategies at least.
+  std::optional<int> scale;
+  std::set<std::string> strategies;
+  for (const RunInfo& r : tel.runs) {
+    if (r.gpus && scale && *r.gpus != *scale) return std::nullopt;
+    if (r.gpus) scale = r.gpus;
+    if (!r.loader_setting.empty() || !r.storage.empty() || r.synthetic) return std::nullopt;
+    if (!r.exchange_setting.empty()) strategies.insert(r.exchange_setting);
+  }
+  if (strategies.size() < 2) return std::nullopt;
+  std::vector<std::pair<size_t, int>> all;
+  for (size_t r = 0; r < tel.runs.size(); ++r) {
+    if (!tel.runs[r].exchange_setting.empty()) all.emplace_back(r, 1);
+  }
+  const std::vector<RunMeasure> runs = in_first_shared_unit(
+      tel, RunSamples(tel), all, [](const std::vector<RunMeasure>& m) { return m.size() >= 2; });
+  // One measure per strategy: the median of its runs'.
+  std::map<std::string, std::vector<double>> rates;
+  std::map<std::string, Origin> cited;
+  for (const RunMeasure& m : runs) {
+    rates[m.info->exchange_setting].push_back(m.per_second);
+    cited.emplace(m.info->exchange_setting, m.cited);
+  }
+  if (rates.size() < 2) return std::nullopt;
+  std::string slowest, fastest;
+  std::map<std::string, double> rate;
+  for (const auto& [name, r] : rates) {
+    rate[name] = median(r);
+    if (slowest.empty() || rate[name] < rate[slowest]) slowest = name;
+    if (fastest.empty() || rate[name] > rate[fastest]) fastest = name;
+  }
+  const double gain = rate[fastest] / rate[slowest];
+  if (gain < kExchangeMatters) return std::nullopt;
+  const std::string unit = runs.front().unit;
+  const bool durations = unit == "epochs" || unit == "runs";
+  const auto measure = [&](const std::string& name) {
+    return durations
+               ? fmt::format("{} s", rate_text(1 / rate[name]))
+               : fmt::format("{} {}/s", rate_text(rate[name]), unit == "steps" ? "batches" : unit);
+  };
+  Diagnosis d;
+  d.verdict = Verdict::kCommunicationBound;
+  d.confidence = Confidence::kLow;
+  for (const std::string& name : {slowest, fastest}) {
+    d.evidence.push_back(fmt::format("{}: {}", name, measure(name)));
+    d.evidence.push_back(tel.cite(cited.at(name)));
+  }
+  d.summary = fmt::format(
+      "the same job on the same GPUs runs {:.2g}x faster under {} ({}) than under {} ({}): how "
+      "the GPUs exchange gradients and parameters sets its pace, not the input (a strategy "
+      "that also offloads to the CPU or recomputes is slower for that too)",
+      gain, fastest, measure(fastest), slowest, measure(slowest));
+  d.next = {
+      "a profile of one step under each (torch.profiler): the time in NCCL all-gather and "
+      "reduce-scatter against the model's kernels"};
+  d.fixes = fixes::communication_bound();
+  return d;
+}
+
 std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
   // The runs compared, all at one scale: at least one labelled by a loader setting.
   std::optional<int> scale;

@@ -61,6 +61,13 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
 // it under 10 %. nullopt without two such runs.
 std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel);
 
+// Runs of one job at one scale under different strategies of exchange (RunInfo::
+// exchange_setting: DDP, FSDP, ZeRO stages, FSDP's sharding) whose rates differ by
+// kExchangeMatters or more: `communication-bound`, low (the model and the GPUs are the same;
+// how they exchange is what changed). nullopt otherwise, or beside loader settings.
+constexpr double kExchangeMatters = 1.5;
+std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel);
+
 // The loader timed alone against the model it feeds (Telemetry::loader_against_model, the
 // last such line): healthy when the loader makes at least kLoaderMargin times what the model
 // takes, input-bound below it; medium confidence (what a loader makes alone it may not make

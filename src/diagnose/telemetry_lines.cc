@@ -1146,6 +1146,23 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     now.loader_setting = setting.label;
     now.synthetic = now.synthetic || setting.synthetic;
   };
+  // A strategy of exchange heading what follows ("DDP Mode", "Distributed Strategy: fsdp",
+  // "sharding_strategy: SHARD_GRAD_OP"): like a loader setting, a run at the same scale.
+  const auto exchange_heading = [&](const Line& line, const std::string& strategy) {
+    const int r = current_run(line);
+    if (out.runs[static_cast<size_t>(r)].exchange_setting == strategy) return;
+    if (run_has_samples) {
+      RunInfo next = new_run(files.name(), line.number);
+      const RunInfo& before = out.runs[static_cast<size_t>(r)];
+      next.gpus = before.gpus;
+      next.nodes = before.nodes;
+      next.group = before.group;
+      out.runs.push_back(std::move(next));
+      run = static_cast<int>(out.runs.size()) - 1;
+      run_has_samples = false;
+    }
+    out.runs[static_cast<size_t>(run)].exchange_setting = strategy;
+  };
   int64_t order = 0;
   // A sample of the current run: the run has begun (a heading after it starts the next).
   const auto has_samples = [&] {
@@ -1407,6 +1424,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (trim(line.text).size() <= 100) {
       if (const auto setting = loader_setting_of(line.text); setting && !is_prose(line.text)) {
         setting_heading(line, *setting);
+      }
+      if (const auto strategy = exchange_setting_of(line.text); strategy && !is_prose(line.text)) {
+        exchange_heading(line, *strategy);
       }
     }
     if ((says("per gpu") || says("per-gpu")) && says("batch")) out.batch_per_gpu_stated = true;

@@ -1525,6 +1525,10 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     // Runs under different loader settings: what people try when they suspect the loader.
     d = *settings;
     if (util) append(d, *util);
+  } else if (const auto exchange = steps ? std::nullopt : telemetry::judge_exchange_settings(tel)) {
+    // Runs under different strategies of exchange: what people try when they suspect it.
+    d = *exchange;
+    if (util) append(d, *util);
   } else if (const auto loader = steps || gpus_mostly_idle(util, th)
                                      ? std::nullopt
                                      : telemetry::judge_loader_against_model(tel)) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <set>
 
 #include "diagnose/telemetry_parse.h"
 
@@ -143,7 +144,7 @@ std::string scan_unit(std::string_view line, size_t& j) {
   if (j < n && line[j] == ' ') {
     size_t a = j + 1;
     size_t b = a;
-    while (b < n && b - a < 16 && unit_char(line[b])) ++b;
+    while (b < n && b - a < 24 && unit_char(line[b])) ++b;  // "tokens/device/second"
     // The unit may end a sentence ("4.0445 iters/sec. Estimated time ...").
     if (b > a && (b == n || is_blank(line[b]) || is_separator(line[b]) || line[b] == ')' ||
                   line[b] == '.')) {
@@ -808,9 +809,10 @@ std::string rate_unit_of(std::string_view text) {
       {"iters", "iterations"}, {"iter", "iterations"}, {"batches", "iterations"},
       {"batch", "iterations"},  // Composer's "train mean 4.242 batch/s"
   }};
-  static constexpr std::array<std::string_view, 9> kPer = {
-      "/sec",   "/s",          "_per_second", "_per_sec", "/second",
-      "_per_s", "/gpu/second", "/gpu/sec",    "/gpu/s"};  // InternLM's "tokens/gpu/second"
+  // InternLM's "tokens/gpu/second", OLMo's "tokens/device/second".
+  static constexpr std::array<std::string_view, 12> kPer = {
+      "/sec",        "/s",       "_per_second", "_per_sec",       "/second",     "_per_s",
+      "/gpu/second", "/gpu/sec", "/gpu/s",      "/device/second", "/device/sec", "/device/s"};
   // Every rate below is written with a '/' or a "per"; the rest are names of their own. Most
   // names and units are neither: no search for each thing and each "per" (the hot path of a
   // long log).
@@ -1118,7 +1120,8 @@ Meaning meaning_of(const NamedValue& v) {
     m.quantity = Quantity::kRate;
     m.rate_unit = rate;
     m.per_gpu = contains(name, "per_gpu") || contains(name, "/gpu") || ends_with(name, "_gpu") ||
-                contains(v.unit, "/gpu") || name == "tgs";  // InternLM's tokens per GPU
+                contains(v.unit, "/gpu") || name == "tgs" ||  // InternLM's tokens per GPU
+                contains(name, "per_device") || contains(v.unit, "/device");
     m.total = starts_with(name, "total");
   }
   return m;
@@ -1588,6 +1591,49 @@ std::optional<int> count_ending_at(std::string_view text, size_t at) {
 }
 
 }  // namespace
+
+std::optional<std::string> exchange_setting_of(std::string_view line) {
+  if (line.size() > 100) return std::nullopt;
+  const std::string low = lower(line);
+  // Most lines name none: one look for the letters every name below holds.
+  if (low.find("dp") == std::string::npos && low.find("zero") == std::string::npos &&
+      low.find("shard") == std::string::npos) {
+    return std::nullopt;
+  }
+  std::set<std::string> named;
+  // Words without what ends a sentence or a field, a value after its "=" a word of its own
+  // ("zero_stage=2").
+  std::vector<std::string> words;
+  for (std::string w : words_of(low)) {
+    while (!w.empty() && (w.back() == '.' || w.back() == ')' || w.back() == '(')) w.pop_back();
+    if (const size_t eq = w.find('='); eq != std::string::npos) {
+      words.push_back(w.substr(0, eq));
+      w = w.substr(eq + 1);
+    }
+    if (!w.empty()) words.push_back(std::move(w));
+  }
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    const std::string next = i + 1 < words.size() ? words[i + 1] : std::string();
+    const std::string after = i + 2 < words.size() ? words[i + 2] : std::string();
+    if (w == "ddp" || w == "fsdp") named.insert(w);
+    // "zero-3", "zero3", "ZeRO stage 2", "zero_stage: 1".
+    for (const std::string_view z : {"zero-", "zero", "zero_stage"}) {
+      if (w.size() == z.size() + 1 && w.starts_with(z) && w.back() >= '0' && w.back() <= '3') {
+        named.insert(fmt::format("zero-{}", w.back()));
+      }
+    }
+    if ((w == "zero" && next == "stage") || w == "zero_stage") {
+      const std::string& n = w == "zero" ? after : next;
+      if (n.size() == 1 && n[0] >= '0' && n[0] <= '3') named.insert(fmt::format("zero-{}", n));
+    }
+    for (const std::string_view s : {"full_shard", "shard_grad_op", "hybrid_shard", "no_shard"}) {
+      if (w == s) named.insert(std::string(s));
+    }
+  }
+  if (named.size() != 1) return std::nullopt;
+  return *named.begin();
+}
 
 bool names_model_tflops(const NamedValue& v) {
   const auto is_tflops = [](std::string_view w) {

@@ -111,6 +111,12 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line);
 // "kv cache" or "use_cache"), a FUSE mount, object storage (S3, GCS), Alluxio's "readtype".
 bool names_storage(std::string_view text);
 
+// How the GPUs of a data-parallel job exchange, when a short line names one strategy: "DDP
+// Mode", "Distributed Strategy: fsdp", "ZeRO-3", "zero stage 2", "sharding_strategy:
+// SHARD_GRAD_OP", "HYBRID_SHARD" — canonical ("ddp", "fsdp", "zero-3", "shard_grad_op"). nullopt
+// when it names none, or several ("DDP vs FSDP" compares them).
+std::optional<std::string> exchange_setting_of(std::string_view line);
+
 // Whether a value is the model's TFLOP/s per GPU as a trainer prints it: named "tflops",
 // "tflop/s", "TFLOP/s/GPU", "tflops_per_gpu" (or ending so: "..._metrics_tflops"), or a value in
 // the unit ("Estimates: 129.32TFLOPs"). Totals, peaks and theoretical figures are not.

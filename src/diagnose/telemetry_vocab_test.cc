@@ -2297,5 +2297,31 @@ TEST(Scaling, ASingleDeviceIsOneGpu) {
   EXPECT_EQ(gpu_count_of("cuda device 0 is used"), std::nullopt);
 }
 
+TEST(PastedLogs, OneJobUnderTwoStrategiesOfExchange) {
+  // OLMo#762: "DDP Mode ... Throughput per Device: 8,034 tokens/device/second" against "FSDP
+  // Mode ... 1,747" on the same 4 GPUs.
+  const Telemetry t = read_telemetry_files(
+      {pasted("throughput_olmo762-1b-4gpu-tokens-per-device-ddp-vs-fsdp.txt")});
+  ASSERT_GE(t.rates.size(), 3u);
+  EXPECT_TRUE(t.rates.front().per_gpu);
+  EXPECT_EQ(t.runs[static_cast<size_t>(t.rates.front().run)].exchange_setting, "ddp");
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("4.6x faster under ddp"));
+  EXPECT_EQ(exchange_setting_of("sharding_strategy: SHARD_GRAD_OP"), "shard_grad_op");
+  EXPECT_EQ(exchange_setting_of("zero_stage=2"), "zero-2");
+  EXPECT_EQ(exchange_setting_of("ZeRO stage 3"), "zero-3");
+  EXPECT_EQ(exchange_setting_of("DDP vs FSDP"), std::nullopt);  // a comparison, no heading
+  const auto verdict_of = [](const std::string& text) {
+    return diagnose_telemetry(read_text(text)).verdict;
+  };
+  // Close rates: the strategy does not set the pace.
+  EXPECT_NE(verdict_of("DDP:\nthroughput: 1000 tokens/s\nFSDP:\nthroughput: 900 tokens/s\n"),
+            Verdict::kCommunicationBound);
+  // One strategy named, or the runs at two scales: no comparison of strategies.
+  EXPECT_NE(verdict_of("Strategy: ddp\nthroughput: 1000 tokens/s\nthroughput: 300 tokens/s\n"),
+            Verdict::kCommunicationBound);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
