@@ -779,6 +779,29 @@ std::vector<NamedValue> named_values(std::string_view line) {
       --k;
     }
   }
+  // Theano-MPI's "time per 40 batches: 48.80 (train 48.68 sync 0.00 comm 0.00 wait 0.12)": a
+  // window of N batches and its parts; each per batch. Rates and percentages are no parts.
+  for (size_t k = 0; k + 1 < out.size(); ++k) {
+    const NamedValue& count = out[k];
+    const std::string_view things = out[k + 1].name;
+    if (!(count.name == "time_per" || count.name.ends_with("_time_per")) || !count.unit.empty() ||
+        count.value < 2 || count.value != std::floor(count.value) ||
+        !(things == "batches" || things == "iterations" || things == "iters" ||
+          things == "steps") ||
+        !(out[k + 1].unit.empty() || duration_scale(out[k + 1].unit))) {
+      continue;
+    }
+    const double n = count.value;
+    out[k + 1].name = "time_per_batch";
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(k));
+    for (size_t m = k; m < out.size(); ++m) {
+      NamedValue& v = out[m];
+      if (!(v.unit.empty() || duration_scale(v.unit))) continue;
+      v.value /= n;
+      if (v.average) *v.average /= n;
+    }
+    break;
+  }
   return out;
 }
 

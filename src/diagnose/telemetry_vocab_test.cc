@@ -2323,5 +2323,22 @@ TEST(PastedLogs, OneJobUnderTwoStrategiesOfExchange) {
             Verdict::kCommunicationBound);
 }
 
+TEST(Vocabulary, AWindowOfNBatchesAndItsParts) {
+  // Theano-MPI#23: "time per 40 batches: 48.80 (train 48.68 sync 0.00 comm 0.00 wait 0.12)".
+  const auto v =
+      named_values("time per 40 batches: 48.80 (train 48.68 sync 0.00 comm 0.00 wait 0.12)");
+  ASSERT_EQ(v.size(), 5u);
+  EXPECT_EQ(v[0].name, "time_per_batch");
+  EXPECT_NEAR(v[0].value, 1.22, 1e-9);
+  EXPECT_NEAR(v[4].value, 0.003, 1e-9);
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("datalog_theanompi23-resnet50-1gpu-train-sync-comm-wait.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  // A rate on the line is no part of the window.
+  const auto rate = named_values("time per 10 iters: 5.0, throughput: 320 img/s");
+  ASSERT_EQ(rate.size(), 2u);
+  EXPECT_NEAR(rate[1].value, 320, 1e-9);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
