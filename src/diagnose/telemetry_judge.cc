@@ -703,7 +703,9 @@ bool off_the_reference(std::string_view low) {
 }
 
 // Whether `low` (a lower-case line) names the GPU `gpu` as a word: not inside another ("t4x",
-// "gt4"), a number ("[3090/5005]") or a path.
+// "gt4"), a number ("[3090/5005]"), a path, a label ("t4=0.4", "t4: 0.4") or a model's name
+// ("bert-t4"; "tesla-v100", "nvidia-a100", "dgx-a100" are GPUs); "3090 ti" is another GPU than
+// "3090".
 bool names_gpu(std::string_view low, std::string_view gpu) {
   const auto inside = [&](size_t k) {
     return is_alpha(low[k]) || is_digit(low[k]) || low[k] == '/' || low[k] == '[' ||
@@ -711,7 +713,29 @@ bool names_gpu(std::string_view low, std::string_view gpu) {
   };
   for (size_t at = low.find(gpu); at != std::string_view::npos; at = low.find(gpu, at + 1)) {
     const size_t end = at + gpu.size();
-    if ((at == 0 || !inside(at - 1)) && (end == low.size() || !inside(end))) return true;
+    // A count glued on is no other word: "8xa100", "a100x8".
+    const bool count_before = at >= 2 && low[at - 1] == 'x' && is_digit(low[at - 2]);
+    const bool count_after = end + 1 < low.size() && low[end] == 'x' && is_digit(low[end + 1]);
+    if ((at > 0 && inside(at - 1) && !count_before) ||
+        (end < low.size() && inside(end) && !count_after)) {
+      continue;
+    }
+    if (end < low.size() && low[end] == '=') continue;
+    if (end < low.size() && low[end] == ':') {  // "t4: 0.4" labels a number; "8 V100:" heads
+      size_t k = end + 1;
+      while (k < low.size() && low[k] == ' ') ++k;
+      if (k < low.size() && is_digit(low[k])) continue;
+    }
+    if (at > 0 && low[at - 1] == '-') {
+      const std::string_view before = low.substr(0, at);
+      if (!before.ends_with("tesla-") && !before.ends_with("nvidia-") &&
+          !before.ends_with("dgx-") && !before.ends_with("geforce-")) {
+        continue;
+      }
+    }
+    const std::string_view rest = low.substr(end);
+    if (rest.starts_with(" ti") && (rest.size() == 3 || !is_alpha(rest[3]))) continue;
+    return true;
   }
   return false;
 }
@@ -725,11 +749,19 @@ struct PeakTflops {
   double tflops;
 };
 constexpr PeakTflops kPeakTflops[] = {
-    {"v100", "V100", 125},         {"a100", "A100", 312},        {"a800", "A800", 312},
-    {"h100", "H100", 989},         {"h800", "H800", 989},        {"h200", "H200", 989},
-    {"a10g", "A10G", 70},          {"l40s", "L40S", 362},        {"t4", "T4", 65},
-    {"rtx 4090", "RTX 4090", 165}, {"rtx4090", "RTX 4090", 165}, {"rtx 3090", "RTX 3090", 71},
-    {"rtx3090", "RTX 3090", 71},   {"a6000", "RTX A6000", 155}};
+    {"v100", "V100", 125},        {"a100", "A100", 312},        {"a800", "A800", 312},
+    {"h100", "H100", 989},        {"h800", "H800", 989},        {"h200", "H200", 989},
+    {"a10g", "A10G", 70},         {"l40s", "L40S", 362},        {"rtx 4090", "RTX 4090", 165},
+    {"rtx4090", "RTX 4090", 165}, {"rtx 3090", "RTX 3090", 71}, {"rtx3090", "RTX 3090", 71},
+    {"a6000", "RTX A6000", 155}};
+
+// Accelerators whose peak the table does not hold (or that are no NVIDIA GPU): a paste that
+// names one of them beside a GPU of the table may be about either.
+constexpr std::string_view kOtherAccelerators[] = {
+    "tpu",  "mi300", "mi300x", "mi250", "mi250x", "mi210", "gaudi", "gaudi2", "trainium",
+    "ipu",  "t4",    "a10",    "a30",   "a40",    "l40",   "l4",    "h20",    "gh200",
+    "b200", "gb200", "p100",   "k80",   "p40",    "v100s", "titan", "2080",   "1080",
+    "3080", "4080",  "a5000",  "a4000", "mps",    "m1",    "m2",    "3090 ti"};
 
 }  // namespace
 
@@ -741,6 +773,9 @@ std::optional<GpuPeak> named_gpu_peak(const Telemetry& tel) {
       const std::string low = lower(line);
       for (const PeakTflops& p : kPeakTflops) {
         if (names_gpu(low, p.gpu)) named.insert(&p);
+      }
+      for (const std::string_view other : kOtherAccelerators) {
+        if (names_gpu(low, other)) return std::nullopt;
       }
     }
   }

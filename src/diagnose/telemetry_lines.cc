@@ -2128,7 +2128,11 @@ std::vector<std::pair<const Line*, std::vector<std::string_view>>> table_rows(
       const size_t columns = table_cells(trim(lines[i].text)).size();
       const bool last = std::all_of(lines.begin() + static_cast<std::ptrdiff_t>(j) + 1, lines.end(),
                                     [](const Line& l) { return trim(l.text).empty(); });
-      if (!(last && c.size() >= 2 && c.size() < columns && !rows.empty())) break;
+      // Only a row whose last cell was closed ("| 4  | 87  |"): a number cut short ("| 4 | 6")
+      // is no number.
+      if (!(last && t.ends_with('|') && c.size() >= 2 && c.size() < columns && !rows.empty())) {
+        break;
+      }
       c.resize(columns);
       if (!keep(c)) break;
     }
@@ -2860,12 +2864,36 @@ namespace {
 const char* header_measure(std::string_view cell) {
   const std::string c = lower(cell);
   if (c.empty() || c.size() > 60) return nullptr;
+  // A word of the header, whole: "time" but not "timestep" or "times"; "speed" but not
+  // "speedup".
+  const auto word = [&](std::string_view w) {
+    for (size_t at = c.find(w); at != std::string::npos; at = c.find(w, at + 1)) {
+      const size_t end = at + w.size();
+      // "/s" follows the thing it counts ("samples/s"): its end alone is checked.
+      const bool starts = w.front() == '/' || at == 0 || !is_alpha(c[at - 1]);
+      if (starts && (end == c.size() || !is_alpha(c[end]))) {
+        return true;
+      }
+    }
+    return false;
+  };
+  // Dates and counts of times are no measures ("Release time", "Timestamp", "Times called").
+  for (const std::string_view w : {"release", "date", "timestamp", "timestep", "created"}) {
+    if (c.find(w) != std::string::npos) return nullptr;
+  }
   for (const std::string_view w : {"/s", "/sec", "per second", "per sec", "throughput", "speed",
                                    "fps", "qps", "it/s", "/min", "per minute"}) {
-    if (c.find(w) != std::string::npos) return "rate";
+    if (word(w)) return "rate";
   }
-  for (const std::string_view w : {"time", "latency", "duration", "elapsed", "(s)", "(ms)", "(sec",
-                                   "(min", "(h)", "(hours", "seconds", "时间", "耗时"}) {
+  // A unit in parentheses ("total(sec)", "epoch time (s)", "(ms)"); "(s)" only after a space
+  // or a word of time, not a plural's ("GPU(s)", "Node(s)").
+  for (const std::string_view w : {" (s)", "time(s)", "(sec", "(ms)", "(min", "(h)", "(hour"}) {
+    if (c.find(w) != std::string::npos) return "duration";
+  }
+  for (const std::string_view w : {"time", "latency", "duration", "elapsed", "seconds"}) {
+    if (word(w)) return "duration";
+  }
+  for (const std::string_view w : {"时间", "耗时"}) {
     if (c.find(w) != std::string::npos) return "duration";
   }
   return nullptr;

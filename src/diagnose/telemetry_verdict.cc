@@ -1154,8 +1154,11 @@ std::optional<Diagnosis> waits_beside_steps(const Telemetry& tel, const Telemetr
 // peak the trainer assumes for another GPU, a MoE's small expert GEMMs).
 constexpr double kBusyMfu = 35;
 std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
+  // TFLOP/s are a trainer's only beside its loop's steps or rates (not a matmul benchmark's).
   const std::optional<telemetry::GpuPeak> peak =
-      tel.mfu.empty() && !tel.model_tflops.empty() ? telemetry::named_gpu_peak(tel) : std::nullopt;
+      tel.mfu.empty() && !tel.model_tflops.empty() && (!tel.steps.empty() || !tel.rates.empty())
+          ? telemetry::named_gpu_peak(tel)
+          : std::nullopt;
   const std::vector<std::pair<Origin, double>>& lines = peak ? tel.model_tflops : tel.mfu;
   if (lines.empty()) return std::nullopt;
   std::vector<double> after_first;

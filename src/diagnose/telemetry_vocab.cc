@@ -1028,7 +1028,7 @@ Meaning meaning_of(const NamedValue& v) {
   }
   // tqdm's "?it/s" before its first rate ("?it/s][0301 12:56:31"): the number after it is
   // the next line's, glued on.
-  if (starts_with(name, "?")) return m;
+  if (starts_with(name, "?it/s") || starts_with(name, "?s/it")) return m;
   // verl's timers in seconds, "timing_s/gen:74.020 - ... - timing_s/step:96.551": the step
   // and the phases it is made of (generation, log-probabilities, the actor's update), none of
   // them the wait for a batch, which verl does not time.
@@ -1670,7 +1670,10 @@ bool names_model_tflops(const NamedValue& v) {
     return false;
   };
   if (!is_tflops(v.name) && !is_tflops(v.unit)) return false;
-  for (const std::string_view w : {"total", "peak", "theoretical", "max", "promised", "spec"}) {
+  // litgpt's "Measured TFLOPs: 165.47" and "Estimated TFLOPs" are one step's FLOPs over all
+  // GPUs (measure_flops() * world_size / 1e12), not a rate.
+  for (const std::string_view w :
+       {"total", "peak", "theoretical", "max", "promised", "spec", "measured", "estimated"}) {
     if (v.name.find(w) != std::string::npos) return false;
   }
   return true;

@@ -2340,5 +2340,63 @@ TEST(Vocabulary, AWindowOfNBatchesAndItsParts) {
   EXPECT_NEAR(rate[1].value, 320, 1e-9);
 }
 
+TEST(PastedLogs, WhatAReviewOfThisSessionsReadersFound) {
+  const auto verdict_of = [](const std::string& text) {
+    return diagnose_telemetry(read_text(text)).verdict;
+  };
+  std::string litgpt =
+      "GPU: NVIDIA A100-SXM4-40GB\nEstimated TFLOPs: 165.47\nMeasured TFLOPs: 165.47\n";
+  for (int i = 1; i <= 6; ++i) {
+    litgpt += fmt::format(
+        "Epoch 1 | iter {} step {} | loss train: 9.1, val: n/a | iter time: 2010.33 ms (step)\n", i,
+        i);
+  }
+  // litgpt's "Measured TFLOPs" is one step's FLOPs over all GPUs, not a rate.
+  EXPECT_TRUE(read_text(litgpt).model_tflops.empty());
+  EXPECT_NE(verdict_of(litgpt), Verdict::kHealthy);
+  // A kernel benchmark's TFLOPS, without a training loop's steps or rates: no model's MFU.
+  EXPECT_NE(verdict_of("GPU: NVIDIA H100 80GB HBM3\nbf16 matmul 8192x8192 TFLOPS: 702.5\nbf16 "
+                       "matmul 16384x16384 TFLOPS: 745.1\n"),
+            Verdict::kHealthy);
+  // Another accelerator named beside a GPU of the table, a TPU among them, or a timer or model
+  // whose name holds a GPU's: no peak to compare with.
+  const std::string tflops =
+      "step 1 tflops: 400 step time: 2.0s\nstep 2 tflops: 400 step time: 2.0s\n"
+      "step 3 tflops: 400 step time: 2.0s\n";
+  EXPECT_NE(verdict_of("MI300X; on H100 this config was faster\n" + tflops), Verdict::kHealthy);
+  EXPECT_NE(verdict_of("running base.yml on a TPU v3-8 (an A100 was far slower)\n" + tflops),
+            Verdict::kHealthy);
+  const std::string small =
+      "step 1 tflops: 50 step time: 2.0s\nstep 2 tflops: 50 step time: 2.0s\n";
+  EXPECT_NE(verdict_of("t1=0.1 t2=0.2 t3=0.3 t4=0.4\n" + small), Verdict::kHealthy);
+  EXPECT_NE(verdict_of("model: bert-t4\n" + small), Verdict::kHealthy);
+  EXPECT_NE(verdict_of("NVIDIA GeForce RTX 3090 Ti\n" + small), Verdict::kHealthy);
+  EXPECT_EQ(verdict_of("NVIDIA GeForce RTX 3090\n" + small), Verdict::kHealthy);  // 70 % of 71
+  // A count glued to the GPU's name names it too.
+  EXPECT_EQ(verdict_of("trained on 8xA100\n"
+                       "step 1 tflops: 150 step time: 2.0s\nstep 2 tflops: 150 step time: 2.0s\n"),
+            Verdict::kHealthy);
+  // A number cut short in a paste's last row is no number.
+  EXPECT_NE(verdict_of("| num_workers | epoch time (s) | samples/s |\n|---|---|---|\n| 0 | 61.2 | "
+                       "510 |\n| 2 | 60.3 | 518 |\n| 4 | 6"),
+            Verdict::kInputBoundCpu);
+  // Names garbled to '?' by a console are names still.
+  EXPECT_EQ(read_text("?????: 120.5 samples/s\n?????: 118.2 samples/s\n").rates.size(), 2u);
+  // Headers that are no measures: plurals' "(s)", speedups, time steps, counts of times, dates,
+  // tokens per sample.
+  for (const char* table :
+       {"| Node(s) | GPU(s) | Batch size |\n|---|---|---|\n| 1 | 8 | 256 |\n| 2 "
+        "| 16 | 512 |\n",
+        "| Model | Params (M) | Speedup |\n|---|---|---|\n| ResNet-50 | 25.6 | "
+        "1.3 |\n| ViT-B | 86 | 1.8 |\n",
+        "| Timestep | Loss |\n|---|---|\n| 1 | 2.5 |\n| 2 | 2.1 |\n",
+        "| Layer | Times called |\n|---|---|\n| conv1 | 12 |\n| fc | 3 |\n",
+        "| Version | Release time |\n|---|---|\n| 1.0 | 2024 |\n| 2.0 | 2025 |\n",
+        "| Model | Tokens/sample | Samples |\n|---|---|---|\n| A | 512 | 100 |\n| "
+        "B | 1024 | 50 |\n"}) {
+    EXPECT_THROW(read_text(table), Error) << table;
+  }
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
