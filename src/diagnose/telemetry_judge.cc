@@ -587,18 +587,30 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
               : std::string()));
       d.evidence.push_back(tel.cite(m.cited));
     }
+    // A duration that grows with the GPUs may be each GPU's own share of work as large as the
+    // single GPU's (a batch per GPU, a benchmark's per-device input): its efficiency then is
+    // the small run's duration over the large one's.
+    const std::string per_gpu_work =
+        durations && unit == "runs" && large.per_second <= small.per_second
+            ? fmt::format(
+                  ", if both runs did the same work; {:.0f} % if each {} did as much "
+                  "work as the smaller run",
+                  100 * large.per_second / small.per_second, what)
+            : std::string();
     const std::string rates = fmt::format(
-        "{} -> {} {}s: {} -> {}{}, {:.0f} % scaling efficiency (the rate per {} kept{})",
+        "{} -> {} {}s: {} -> {}{}, {:.0f} % scaling efficiency (the rate per {} kept{}{})",
         small.scale, large.scale, what, measure(small.per_second), measure(large.per_second),
-        !durations         ? ""
-        : unit == "epochs" ? " for the same epoch"
-                           : " for the same work",
+        !durations             ? ""
+        : unit == "epochs"     ? " for the same epoch"
+        : per_gpu_work.empty() ? " for the same work"
+                               : "",
         100 * efficiency, what,
         !divided && unit == "steps"
             ? ", from step times: if each GPU's batch is the same in both runs"
         : divided ? ", from step times that fall with the GPUs: each step the same work, divided "
                     "among them"
-                  : "");
+                  : "",
+        per_gpu_work);
     if (efficiency >= th.scaling_healthy) {
       d.verdict = Verdict::kHealthy;
       d.summary = rates + ": the job scales";

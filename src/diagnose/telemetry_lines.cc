@@ -1834,6 +1834,14 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   return found;
 }
 
+// A table's rule: markdown's "|---|:---:|", tabulate's and prettytable's "+------+----+" and
+// "+======+" — no cells.
+bool rule_line(std::string_view t) {
+  t = trim(t);
+  return !t.empty() && t.find_first_not_of("-|:+= \t") == std::string_view::npos &&
+         t.find_first_of("-=") != std::string_view::npos;
+}
+
 std::vector<std::string_view> table_cells(std::string_view row) {
   row = trim(row);
   std::vector<std::string_view> out;
@@ -2116,7 +2124,9 @@ std::vector<std::pair<const Line*, std::vector<std::string_view>>> table_rows(
   size_t j = i + 1;
   for (; j < lines.size(); ++j) {
     const std::string_view t = trim(lines[j].text);
-    if (!t.empty() && t.find_first_not_of("-|: \t") == std::string_view::npos) continue;
+    if (!t.empty() && (t.find_first_not_of("-|: \t") == std::string_view::npos || rule_line(t))) {
+      continue;
+    }
     auto c = table_cells(t);
     if (!bordered && t.starts_with('|')) c.insert(c.begin(), std::string_view());
     for (size_t k = 0; k < fill_before && k < c.size() && !rows.empty(); ++k) {
@@ -2671,7 +2681,9 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     if (const std::string_view t = trim(lines[i].text); t.starts_with('|') && !t.ends_with('|')) {
       for (size_t j = i + 1; j < lines.size() && j <= i + 2; ++j) {
         const std::string_view r = trim(lines[j].text);
-        if (r.empty() || r.find_first_not_of("-|: \t") == std::string_view::npos) continue;
+        if (r.empty() || r.find_first_not_of("-|: \t") == std::string_view::npos || rule_line(r)) {
+          continue;
+        }
         if (!r.starts_with('|') && table_cells(r).size() == head.size() + 1) {
           head.insert(head.begin(), std::string_view());
         }
@@ -2717,6 +2729,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       int rows_seen = 0;
       bool nodes = false;
       for (size_t r = i + 1; r < lines.size() && r <= i + 4; ++r) {
+        if (rule_line(lines[r].text)) continue;
         const auto row = table_cells(lines[r].text);
         if (row.size() != head.size()) break;
         const std::string_view cell = row[k];
@@ -2913,7 +2926,9 @@ bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
     // 6508 |").
     if (line.text.size() <= kMaxPastedLineBytes &&
         (line.text.find('|') != std::string::npos || line.text.find('\t') != std::string::npos)) {
-      if (line.text.find_first_not_of("-|: \t") == std::string::npos) continue;  // a rule
+      if (line.text.find_first_not_of("-|: \t") == std::string::npos || rule_line(line.text)) {
+        continue;  // a rule
+      }
       const auto cells = table_cells(line.text);
       if (cells.size() == measured.size()) {
         bool placed = false;

@@ -584,7 +584,9 @@ TEST(PastedLogs, ATableOfEpochTimesByGpuCountIsAScalingComparison) {
   ASSERT_TRUE(d.numbers.scaling);
   ASSERT_EQ(d.numbers.scaling->runs.size(), 3u);
   EXPECT_NEAR(d.numbers.scaling->efficiency, 420.0 / (4 * 1080.0), 1e-9);
-  EXPECT_THAT(d.summary, HasSubstr("420 s -> 1080 s for the same work"));
+  EXPECT_THAT(d.summary, HasSubstr("420 s -> 1080 s, 10 % scaling efficiency (the rate per GPU "
+                                   "kept, if both runs did the same work; 39 % if each GPU did "
+                                   "as much work as the smaller run)"));
 }
 
 TEST(PastedLogs, ScalingTablesAndLinesInMoreLayouts) {

@@ -2398,5 +2398,22 @@ TEST(PastedLogs, WhatAReviewOfThisSessionsReadersFound) {
   }
 }
 
+TEST(Scaling, AGridTableAndDurationsThatGrowWithTheGpus) {
+  // dgl#838: tabulate's grid ("+------+--------------+" between the rows) of each GPU count's
+  // running time; each GPU runs its own batch, so the time may be a larger job's.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_dgl838-parallel-apply-running-time-by-gpu-count-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("if both runs did the same work; 30 % if each GPU did "
+                                            "as much work as the smaller run"));
+  // A run that gets faster with the GPUs states no such alternative.
+  const Diagnosis faster = diagnose_telemetry(
+      read_text("+------+--------------+\n| GPUs | running time |\n+======+==============+\n| 1    "
+                "| 100          |\n+------+--------------+\n| 4    | 30           |\n"
+                "+------+--------------+\n"));
+  EXPECT_EQ(faster.verdict, Verdict::kHealthy) << faster.summary;
+  EXPECT_THAT(faster.summary, testing::Not(testing::HasSubstr("as much work")));
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
