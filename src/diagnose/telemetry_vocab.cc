@@ -1617,6 +1617,11 @@ std::optional<int> count_ending_at(std::string_view text, size_t at) {
 
 std::optional<std::string> exchange_setting_of(std::string_view line) {
   if (line.size() > 100) return std::nullopt;
+  // A heading holds few digits ("ZeRO-3", "zero_stage=2"); a log line many (most lines of a long
+  // log are passed over here, without a lower-case copy).
+  if (std::count_if(line.begin(), line.end(), [](char c) { return is_digit(c); }) > 3) {
+    return std::nullopt;
+  }
   const std::string low = lower(line);
   // Most lines name none: one look for the letters every name below holds.
   if (low.find("dp") == std::string::npos && low.find("zero") == std::string::npos &&
@@ -1669,6 +1674,9 @@ bool names_model_tflops(const NamedValue& v) {
     }
     return false;
   };
+  // Most values are none: a name or unit without "flop" is passed over at once.
+  const auto flop = [](std::string_view w) { return w.find("flop") != std::string_view::npos; };
+  if (!flop(v.name) && !flop(v.unit)) return false;
   if (!is_tflops(v.name) && !is_tflops(v.unit)) return false;
   // litgpt's "Measured TFLOPs: 165.47" and "Estimated TFLOPs" are one step's FLOPs over all
   // GPUs (measure_flops() * world_size / 1e12), not a rate.
