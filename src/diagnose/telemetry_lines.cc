@@ -1125,12 +1125,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     if (nodes && (!now.nodes || !run_has_samples)) now.nodes = nodes;
   };
-  // A loader setting heading what follows ("-- Persistent worker", "num_workers=2 :") or
-  // labelling its own line ("PyTorch, num_workers=0: 22 samples/s") starts a run at the same
-  // scale once the current one, labelled otherwise, has samples.
-  const auto setting_heading = [&](const Line& line, const LoaderSetting& setting) {
+  // The run a setting's heading labels: the current one, or — once the current one has
+  // samples — a new run at the same scale (the same GPUs, nodes and series).
+  const auto run_at_same_scale = [&](const Line& line) -> RunInfo& {
     const int r = current_run(line);
-    if (out.runs[static_cast<size_t>(r)].loader_setting == setting.label) return;
     if (run_has_samples) {
       RunInfo next = new_run(files.name(), line.number);
       const RunInfo& before = out.runs[static_cast<size_t>(r)];
@@ -1142,26 +1140,22 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       run = static_cast<int>(out.runs.size()) - 1;
       run_has_samples = false;
     }
-    RunInfo& now = out.runs[static_cast<size_t>(run)];
+    return out.runs[static_cast<size_t>(run)];
+  };
+  // A loader setting heading what follows ("-- Persistent worker", "num_workers=2 :") or
+  // labelling its own line ("PyTorch, num_workers=0: 22 samples/s") starts a run at the same
+  // scale once the current one, labelled otherwise, has samples.
+  const auto setting_heading = [&](const Line& line, const LoaderSetting& setting) {
+    if (out.runs[static_cast<size_t>(current_run(line))].loader_setting == setting.label) return;
+    RunInfo& now = run_at_same_scale(line);
     now.loader_setting = setting.label;
     now.synthetic = now.synthetic || setting.synthetic;
   };
   // A strategy of exchange heading what follows ("DDP Mode", "Distributed Strategy: fsdp",
   // "sharding_strategy: SHARD_GRAD_OP"): like a loader setting, a run at the same scale.
   const auto exchange_heading = [&](const Line& line, const std::string& strategy) {
-    const int r = current_run(line);
-    if (out.runs[static_cast<size_t>(r)].exchange_setting == strategy) return;
-    if (run_has_samples) {
-      RunInfo next = new_run(files.name(), line.number);
-      const RunInfo& before = out.runs[static_cast<size_t>(r)];
-      next.gpus = before.gpus;
-      next.nodes = before.nodes;
-      next.group = before.group;
-      out.runs.push_back(std::move(next));
-      run = static_cast<int>(out.runs.size()) - 1;
-      run_has_samples = false;
-    }
-    out.runs[static_cast<size_t>(run)].exchange_setting = strategy;
+    if (out.runs[static_cast<size_t>(current_run(line))].exchange_setting == strategy) return;
+    run_at_same_scale(line).exchange_setting = strategy;
   };
   int64_t order = 0;
   // A sample of the current run: the run has begun (a heading after it starts the next).
