@@ -715,7 +715,7 @@ bool off_the_reference(std::string_view low) {
 }
 
 // Whether `low` (a lower-case line) names the GPU `gpu` as a word: not inside another ("t4x",
-// "gt4"), a number ("[3090/5005]"), a path, a label ("t4=0.4", "t4: 0.4") or a model's name
+// "gt4"), a number ("[3090/5005]"), a path, a label ("t4=0.4") or a model's name
 // ("bert-t4"; "tesla-v100", "nvidia-a100", "dgx-a100" are GPUs); "3090 ti" is another GPU than
 // "3090".
 bool names_gpu(std::string_view low, std::string_view gpu) {
@@ -732,12 +732,7 @@ bool names_gpu(std::string_view low, std::string_view gpu) {
         (end < low.size() && inside(end) && !count_after)) {
       continue;
     }
-    if (end < low.size() && low[end] == '=') continue;
-    if (end < low.size() && low[end] == ':') {  // "t4: 0.4" labels a number; "8 V100:" heads
-      size_t k = end + 1;
-      while (k < low.size() && low[k] == ' ') ++k;
-      if (k < low.size() && is_digit(low[k])) continue;
-    }
+    if (end < low.size() && low[end] == '=') continue;  // "t4=0.4": a timer's label
     if (at > 0 && low[at - 1] == '-') {
       const std::string_view before = low.substr(0, at);
       if (!before.ends_with("tesla-") && !before.ends_with("nvidia-") &&

@@ -2370,6 +2370,8 @@ TEST(PastedLogs, WhatAReviewOfThisSessionsReadersFound) {
       "step 1 tflops: 50 step time: 2.0s\nstep 2 tflops: 50 step time: 2.0s\n";
   EXPECT_NE(verdict_of("t1=0.1 t2=0.2 t3=0.3 t4=0.4\n" + small), Verdict::kHealthy);
   EXPECT_NE(verdict_of("model: bert-t4\n" + small), Verdict::kHealthy);
+  // A GPU before a colon is named ("V100: 350 images/sec" states its own rate): 40 % of 125.
+  EXPECT_EQ(verdict_of("V100: 2 s per step\n" + small), Verdict::kHealthy);
   EXPECT_NE(verdict_of("NVIDIA GeForce RTX 3090 Ti\n" + small), Verdict::kHealthy);
   EXPECT_EQ(verdict_of("NVIDIA GeForce RTX 3090\n" + small), Verdict::kHealthy);  // 70 % of 71
   // A count glued to the GPU's name names it too.
