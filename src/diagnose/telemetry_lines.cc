@@ -2935,7 +2935,7 @@ bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
         }
         if (placed) continue;  // else its cells may name their own ("3 s")
       }
-      // A header: cells of words only.
+      // A header: no cell a bare number.
       const bool header =
           cells.size() >= 2 && std::none_of(cells.begin(), cells.end(), [](std::string_view c) {
             return c.find_first_of("0123456789") != std::string_view::npos &&
