@@ -1836,6 +1836,11 @@ bool rule_line(std::string_view t) {
          t.find_first_of("-=") != std::string_view::npos;
 }
 
+// A line of a table that holds no cells: a rule, or only bars, colons and blanks ("| | |").
+bool cell_free(std::string_view t) {
+  return t.find_first_not_of("-|: \t") == std::string_view::npos || rule_line(t);
+}
+
 std::vector<std::string_view> table_cells(std::string_view row) {
   row = trim(row);
   std::vector<std::string_view> out;
@@ -2118,7 +2123,7 @@ std::vector<std::pair<const Line*, std::vector<std::string_view>>> table_rows(
   size_t j = i + 1;
   for (; j < lines.size(); ++j) {
     const std::string_view t = trim(lines[j].text);
-    if (!t.empty() && (t.find_first_not_of("-|: \t") == std::string_view::npos || rule_line(t))) {
+    if (!t.empty() && cell_free(t)) {
       continue;
     }
     auto c = table_cells(t);
@@ -2675,7 +2680,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     if (const std::string_view t = trim(lines[i].text); t.starts_with('|') && !t.ends_with('|')) {
       for (size_t j = i + 1; j < lines.size() && j <= i + 2; ++j) {
         const std::string_view r = trim(lines[j].text);
-        if (r.empty() || r.find_first_not_of("-|: \t") == std::string_view::npos || rule_line(r)) {
+        if (r.empty() || cell_free(r)) {
           continue;
         }
         if (!r.starts_with('|') && table_cells(r).size() == head.size() + 1) {
@@ -2920,7 +2925,7 @@ bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
     // 6508 |").
     if (line.text.size() <= kMaxPastedLineBytes &&
         (line.text.find('|') != std::string::npos || line.text.find('\t') != std::string::npos)) {
-      if (line.text.find_first_not_of("-|: \t") == std::string::npos || rule_line(line.text)) {
+      if (cell_free(line.text)) {
         continue;  // a rule
       }
       const auto cells = table_cells(line.text);

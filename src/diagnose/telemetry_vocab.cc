@@ -1453,7 +1453,7 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
     }
     // "single device is much faster" (torchtune's single-device recipes against its
     // distributed ones): one accelerator.
-    if ((w == "single" || w == "single-device") && (next == "device" || w == "single-device")) {
+    if ((w == "single" && next == "device") || w == "single-device") {
       found(1);
     }
   }
