@@ -480,7 +480,15 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
-  const std::string name = lower(trim(line.substr(0, colon)));
+  // A run's settings, an arrow, its result ("- batch size = 32, nproc_per_node = 2 => Runtime:
+  // 17:11", ignite-examples#75): the name is what follows the arrow.
+  std::string_view named = line.substr(0, colon);
+  for (const std::string_view arrow : {"=>", "->"}) {
+    if (const size_t at = named.rfind(arrow); at != std::string_view::npos) {
+      named = named.substr(at + arrow.size());
+    }
+  }
+  const std::string name = lower(trim(named));
   const std::string_view rest = trim(line.substr(colon + 1));
   // "Training time: 1h 45m", and a scale's own line, "2 gpu: 0.203h" (yolov5#282).
   // "duration:  0:03:23.520224" (a clock after "duration") names one too.

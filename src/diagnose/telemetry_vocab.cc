@@ -1351,8 +1351,10 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       }
       if (starts_with(w, "--nnodes=")) *nodes = small_count(std::string_view(w).substr(9));
     }
-    // Horovod's process count told as "np = 2" (mpirun's -np): a GPU each.
-    if (w == "np" && next == "=" && small_count(after)) {
+    // Horovod's process count told as "np = 2" (mpirun's -np), torchrun's as "nproc_per_node =
+    // 2" (ignite-examples#75): a GPU each.
+    if ((w == "np" || w == "nproc_per_node" || w == "nproc-per-node") && next == "=" &&
+        small_count(after)) {
       found(small_count(after));
       i += 2;
       continue;
@@ -1380,7 +1382,7 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
     if (const size_t eq = w.find('='); eq != std::string::npos) {
       const std::string_view key = std::string_view(w).substr(0, eq);
       if (key == "gpus" || key == "gpu" || key == "ngpu" || key == "ngpus" || key == "num_gpus" ||
-          key == "n_gpu" || key == "n_gpus") {
+          key == "n_gpu" || key == "n_gpus" || key == "nproc_per_node") {
         found(small_count(std::string_view(w).substr(eq + 1)));
         continue;
       }

@@ -2417,5 +2417,17 @@ TEST(Scaling, AGridTableAndDurationsThatGrowWithTheGpus) {
   EXPECT_THAT(faster.summary, testing::Not(testing::HasSubstr("as much work")));
 }
 
+TEST(Scaling, TorchrunsProcessCountAndARunsDurationAfterAnArrow) {
+  // ignite-examples#75: "- batch size = 32, nproc_per_node = 2 => Runtime: 17:11", one line per
+  // GPU count; the 4 GPUs take nearly as long as the one.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_ignite-examples75-cifar10-ddp-runtime-1-to-4-gpus-t4.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 4 GPUs: 563 s -> 527 s"));
+  EXPECT_EQ(gpu_count_of("nproc_per_node = 3"), 3);
+  EXPECT_EQ(gpu_count_of("nproc_per_node=3 python train.py"), 3);
+  EXPECT_FALSE(gpu_count_of("nproc_per_node = many"));
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
