@@ -169,6 +169,9 @@ struct RunInfo {
   // The loader setting the run was labelled with, when a paste compares settings of one job
   // ("num_workers=2", "persistent workers, pinned memory", "synthetic data"); empty when none.
   std::string loader_setting;
+  // The loader's threads, when its setting names them ("--num_threads=32",
+  // "num_parallel_calls=8", "OMP_NUM_THREADS=1").
+  std::optional<int> loader_threads;
   // Where or how the data is read, as a table's row says it ("readtype=NO_CACHE, data
   // cached=True", "NFS"): the storage cells of the row; empty when the row names none.
   std::string storage;
@@ -272,6 +275,9 @@ struct Telemetry {
   // The paste states a batch per GPU ("batch 32 per GPU", "per-GPU batch size is fixed"): step
   // times at each scale then time that batch, whatever their trend.
   bool batch_per_gpu_stated = false;
+  // A line of the paste names where the data is read from (names_storage: S3, NFS, an SSD, a
+  // cache): what a loader's threads wait on when more of them make it faster.
+  bool storage_named = false;
   std::vector<ScalingClaim> claims;
   std::vector<BandwidthSample> bandwidths;
   // Lines in which a trainer says itself that its data loading could not keep up (darknet's

@@ -983,6 +983,7 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     std::string label;
     bool synthetic = false;
     std::string rest, storage;  // the loader setting (or the row's other cells), the storage
+    std::optional<int> threads;
     std::vector<double> rates;
     Origin cited;
     double per_second = 0;
@@ -992,8 +993,14 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     auto it = std::find_if(settings.begin(), settings.end(),
                            [&](const Setting& x) { return x.label == label(m); });
     if (it == settings.end()) {
-      settings.push_back(Setting{
-          label(m), m.info->synthetic, m.info->loader_setting, m.info->storage, {}, m.cited, 0});
+      settings.push_back(Setting{label(m),
+                                 m.info->synthetic,
+                                 m.info->loader_setting,
+                                 m.info->storage,
+                                 m.info->loader_threads,
+                                 {},
+                                 m.cited,
+                                 0});
       it = std::prev(settings.end());
     }
     it->rates.push_back(m.per_second);
@@ -1063,6 +1070,32 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     // pinning memory do: its steps waited on the loader, and what the settings add is CPU
     // processes working for it.
     const bool storage = slowest->storage != fastest->storage;
+    // The loader's threads alone changed. More of them faster: they overlap waits, on reads
+    // above all (a thread decoding in Python holds the GIL), so a paste that names its storage
+    // (S3, NFS) waited on it, and one that does not may have waited on either. Fewer of them
+    // faster: threads oversubscribed the CPUs (OMP_NUM_THREADS against the loader's workers).
+    if (!storage && slowest->threads && fastest->threads &&
+        *slowest->threads != *fastest->threads) {
+      const bool more_faster = *fastest->threads > *slowest->threads;
+      d.verdict = !more_faster        ? Verdict::kInputBoundCpu
+                  : tel.storage_named ? Verdict::kIoBound
+                                      : Verdict::kInputBound;
+      d.confidence = more_faster && !tel.storage_named ? Confidence::kLow : Confidence::kMedium;
+      d.summary = fmt::format(
+          "the rate follows the loader's threads: {} with {}, {} with {} ({:.2g}x){}: {}",
+          measure(*slowest), slowest->label, measure(*fastest), fastest->label, gain, ceiling,
+          !more_faster        ? "more threads than the CPUs run at once slow the loader's CPU work"
+          : tel.storage_named ? "more threads hide the latency of the reads the steps waited on"
+                              : "at the slower setting the steps wait for the loader (threads "
+                                "overlap reads more than decoding)");
+      d.fixes = !more_faster ? fixes::input_bound_cpu() : fixes::io_bound();
+      if (d.verdict == Verdict::kInputBound) {
+        d.next = {
+            "the CPUs while it loads (mpstat -P ALL 1 60): busy means decoding, idle with iowait "
+            "or a remote store means reads"};
+      }
+      return d;
+    }
     d.verdict = storage ? Verdict::kIoBound : Verdict::kInputBoundCpu;
     d.confidence = Confidence::kMedium;
     d.summary = fmt::format(

@@ -1157,6 +1157,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (out.runs[static_cast<size_t>(current_run(line))].loader_setting == setting.label) return;
     RunInfo& now = run_at_same_scale(line);
     now.loader_setting = setting.label;
+    now.loader_threads = setting.threads;
     now.synthetic = now.synthetic || setting.synthetic;
   };
   // A strategy of exchange heading what follows ("DDP Mode", "Distributed Strategy: fsdp",
@@ -1268,6 +1269,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (!collective_with_bandwidth(line.text).empty()) continue;  // a benchmark's collective
     const std::string low = lower(line.text);
     const auto says = [&](std::string_view word) { return low.find(word) != std::string::npos; };
+    if (!out.storage_named) out.storage_named = names_storage(low);
     // Caffe's multi-GPU data layer: "blocking_queue.cpp:50] Waiting for data", logged at the
     // first wait and then once in 1,000 (LOG_EVERY_N): one line is the queue filling at the
     // start; read where it comes twice or more.
@@ -1422,8 +1424,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
     }
     // A tool's line or a short heading, not a sentence about the job ("For synthetic data,
-    // scaling efficiency can not hit 90 % ...").
-    if (trim(line.text).size() <= 100) {
+    // scaling efficiency can not hit 90 % ..."); a longer one when it holds its run's measure
+    // too ("Setup 1: `python loop.py --num_threads=1` leads to `per_iter_time: 2.317s`, ...").
+    if (trim(line.text).size() <= (values.empty() ? 100 : 160)) {
       if (const auto setting = loader_setting_of(line.text); setting && !is_prose(line.text)) {
         setting_heading(line, *setting);
       }
@@ -2311,7 +2314,8 @@ bool read_setting_table(
     }
   }
   std::vector<std::string> labels, storage;
-  std::vector<bool> synthetic;  // per row: its setting is synthetic data
+  std::vector<bool> synthetic;              // per row: its setting is synthetic data
+  std::vector<std::optional<int>> threads;  // per row: its loader's threads, if named
   int named = 0;
   for (const auto& [line, c] : rows) {
     // "num_workers=2" from a "num_workers" column's "2"; a label cell as it is.
@@ -2332,6 +2336,7 @@ bool read_setting_table(
                                       : printable(c[0]));
     storage.push_back(printable(where));
     synthetic.push_back(setting && setting->synthetic);
+    threads.push_back(setting ? setting->threads : std::nullopt);
   }
   // Two rows, one of them naming its setting ("Unoptimized (workers=0) | 117", "Optimized |
   // 15"): the other is the same job without it — when its label says only that (another GPU
@@ -2361,6 +2366,7 @@ bool read_setting_table(
     run.line = line->number;
     run.group = group;
     run.loader_setting = labels[r];
+    run.loader_threads = threads[r];
     run.synthetic = synthetic[r];
     run.storage = storage[r];
     add_table_run(std::move(run), kind, *v, file, line->number, out);

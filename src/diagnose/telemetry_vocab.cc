@@ -1552,8 +1552,8 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
 // Stems of the words loader_setting_of reads: workers, synthetic/random/fake/dummy data,
 // persistent, pin memory, prefetch, multiproc, CPUs, cores, nodes.
 constexpr std::string_view kSettingStems[] = {
-    "worker", "synthetic", "random",    "fake", "procs", "dummy", "persist",
-    "pin",    "prefetch",  "multiproc", "cpu",  "core",  "node"};
+    "worker",   "synthetic", "random", "fake", "procs", "dummy",  "persist",       "pin",
+    "prefetch", "multiproc", "cpu",    "core", "node",  "thread", "parallel_calls"};
 
 std::vector<int> job_gpus_of(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return {};
@@ -1780,6 +1780,23 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
       if (w == "a" || w == "single") s.workers.reset();  // "a worker": no count of them
     }
   }
+  // The loader's threads, by the name a loader or a decoder gives them: "--num_threads=32"
+  // (threads in each DataLoader worker, pytorch#158218), tf.data's "num_parallel_calls=8",
+  // MXNet's "preprocess_threads=4", OpenCV's "setNumThreads(0)", "OMP_NUM_THREADS=1" (what the
+  // CPU-side transforms get).
+  std::optional<int>& threads = s.threads;
+  for (const std::string_view name :
+       {"num_threads", "num-threads", "nthreads", "n_threads", "num_parallel_calls",
+        "preprocess_threads", "decode_threads", "data_threads", "setnumthreads("}) {
+    for (size_t at = text.find(name); at != std::string::npos && !threads;
+         at = text.find(name, at + 1)) {
+      const auto [k, end] = digits_after(text, at + name.size());
+      if (end > k && (end == text.size() || !is_alpha(text[end]))) {
+        threads = parse_index(std::string_view(text).substr(k, end - k));
+      }
+    }
+    if (threads) break;
+  }
   // The CPUs given to the loader: "# cpus=3" (a table's column), "--cpus 8", "8 cpus",
   // "16 cores".
   std::optional<int> cpus;
@@ -1836,6 +1853,7 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   };
   std::vector<std::string> parts;
   if (s.workers) parts.push_back(fmt::format("num_workers={}", *s.workers));
+  if (threads) parts.push_back(fmt::format("{} thread{}", *threads, *threads == 1 ? "" : "s"));
   if (cpus) parts.push_back(fmt::format("{} CPUs", *cpus));
   if (cpu_nodes) parts.push_back(fmt::format("{} CPU nodes", *cpu_nodes));
   flag({"persistent"}, "persistent workers",

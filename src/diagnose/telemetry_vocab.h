@@ -101,7 +101,8 @@ std::vector<int> job_gpus_of(std::string_view line);
 // that lines naming the same setting in other words are one run. nullopt when `line` names none.
 struct LoaderSetting {
   std::optional<int> workers;
-  bool synthetic = false;  // synthetic, random, fake or dummy data: no loading at all
+  std::optional<int> threads;  // the loader's or the decoder's threads ("--num_threads=32")
+  bool synthetic = false;      // synthetic, random, fake or dummy data: no loading at all
   std::string label;
 };
 std::optional<LoaderSetting> loader_setting_of(std::string_view line);

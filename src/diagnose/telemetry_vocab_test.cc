@@ -2429,5 +2429,29 @@ TEST(Scaling, TorchrunsProcessCountAndARunsDurationAfterAnArrow) {
   EXPECT_FALSE(gpu_count_of("nproc_per_node = many"));
 }
 
+TEST(LoaderSettings, TheLoadersThreadsAndWhatTheyWaitedOn) {
+  // pytorch#158218: "--num_threads=1" against "--num_threads=32" in a loop over an S3 dataset;
+  // more threads hide the reads' latency.
+  const Diagnosis s3 = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_pytorch158218-s3-loader-per-iter-2.3s-vs-1.0s-threads-cutoff.txt")}));
+  EXPECT_EQ(s3.verdict, Verdict::kIoBound) << s3.summary;
+  EXPECT_THAT(s3.summary, testing::HasSubstr("with 1 thread, 0.979 batches/s with 32 threads"));
+  // vision#818: OMP_NUM_THREADS=6 against 1 beside 8 workers; fewer threads are faster.
+  const Diagnosis omp = diagnose_telemetry(read_telemetry_files({pasted(
+      "throughput_torchvision818-mobilenetv2-epoch-time-omp-threads-vs-workers-8xv100.txt")}));
+  EXPECT_EQ(omp.verdict, Verdict::kInputBoundCpu) << omp.summary;
+  EXPECT_THAT(omp.summary, testing::HasSubstr("more threads than the CPUs run at once"));
+  // Threads that help where no storage is named: the loader, reads or decoding.
+  const std::string table =
+      "| num_threads | epoch time (s) |\n|---|---|\n| 1 | 200 |\n| 8 | 100 |\n";
+  EXPECT_EQ(diagnose_telemetry(read_text(table)).verdict, Verdict::kInputBound);
+  EXPECT_EQ(diagnose_telemetry(read_text("data on NFS\n" + table)).verdict, Verdict::kIoBound);
+  EXPECT_EQ(loader_setting_of("ds.map(f, num_parallel_calls=8)")->threads, 8);
+  EXPECT_EQ(loader_setting_of("cv2.setNumThreads(0)")->threads, 0);
+  EXPECT_EQ(loader_setting_of("preprocess_threads=4, num_workers=2")->label,
+            "num_workers=2, 4 threads");
+  EXPECT_FALSE(loader_setting_of("Thread(s) per core:    2"));
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
