@@ -1239,7 +1239,8 @@ std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel) {
   d.summary = fmt::format(
       "input-bound, probably: the trainer says itself that its batches were not ready ({} "
       "line{}: darknet's \"performance bottleneck on CPU or Disk\", Caffe's \"prefetch queue "
-      "empty\" or \"Waiting for data\", Detectron's \"mb_qsize\": 0); once at the start is the "
+      "empty\" or \"Waiting for data\", Detectron's \"mb_qsize\": 0, a reader's \"waiting for data "
+      "loading\"); once at the start is the "
       "queue filling, throughout the run it is the loader",
       tel.loader_warnings.size(), tel.loader_warnings.size() == 1 ? "" : "s");
   d.evidence.push_back(tel.cite(tel.loader_warnings.front()));

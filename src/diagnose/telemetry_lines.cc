@@ -1283,7 +1283,13 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         !says("iteration 0 ")) {
       caffe_iterating = true;
     }
-    if (says("performance bottleneck on cpu or disk") || says("prefetch queue empty")) {
+    // A reader's own complaint on a short line, not a sentence about one: snmn's "data reader:
+    // waiting  for data loading (IO slow)".
+    const bool reader_waits =
+        line.text.size() <= 80 && !is_prose(line.text) &&
+        (says("waiting for data loading") || says("waiting  for data loading"));
+    if (says("performance bottleneck on cpu or disk") || says("prefetch queue empty") ||
+        reader_waits) {
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
       out.loader_warnings.push_back(Origin{steps_file, line.number});
       found = true;

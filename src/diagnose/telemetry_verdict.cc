@@ -1554,6 +1554,14 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
                        util->verdict == Verdict::kUnknown)) {
     d = *ranks;
     if (util) append(d, *util);
+  } else if (const auto warned = util && util->verdict == Verdict::kUnknown
+                                     ? telemetry::judge_loader_warnings(tel)
+                                     : std::nullopt) {
+    // The trainer's own words that its batches were late beside a GPU that one look could not
+    // judge: the words say what the GPU waits on, and an idle GPU confirms them.
+    d = *warned;
+    if (gpus_mostly_idle(util, th)) d.confidence = Confidence::kMedium;
+    append(d, *util);
   } else if (util) {
     d = *util;
     if (ranks) append(d, *ranks);

@@ -2453,5 +2453,18 @@ TEST(LoaderSettings, TheLoadersThreadsAndWhatTheyWaitedOn) {
   EXPECT_FALSE(loader_setting_of("Thread(s) per core:    2"));
 }
 
+TEST(LoaderWarnings, AReadersOwnLineBesideAnIdleGpu) {
+  // snmn#2: "data reader: waiting  for data loading (IO slow)" over and over, and nvidia-smi with
+  // the training GPU at 0 %: the reader's words say what the GPU waits on.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("nvsmi_snmn2-io-slow-reader-warning-gtx1080ti-0pct-util-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kMedium);
+  // A sentence about waiting for data is no reader's line.
+  EXPECT_TRUE(read_text("We now log how much time we spend waiting for data loading in each of "
+                        "the steps: 0.5 s per step and 2 s per step\n")
+                  .loader_warnings.empty());
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
