@@ -1928,6 +1928,18 @@ std::optional<int> count_cell(std::string_view cell, bool* names_gpu = nullptr) 
       }
     }
   }
+  // "8 A100(40GB)", "4 * 8 A100(40GB)" (openfold#198's hardware column): a count before the
+  // GPU's model, or nodes times it.
+  const auto words = split_whitespace(rest);
+  const bool model_first = !words.empty() && gpu_word(words[0].substr(0, words[0].find('(')));
+  const bool product = words.size() >= 3 && (words[0] == "*" || words[0] == "x") &&
+                       gpu_word(words[2].substr(0, words[2].find('(')));
+  if (model_first || product) {
+    if (const auto g = gpu_count_of(cell)) {
+      if (names_gpu != nullptr) *names_gpu = true;
+      return g;
+    }
+  }
   return std::nullopt;
 }
 

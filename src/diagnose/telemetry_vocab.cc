@@ -1142,8 +1142,15 @@ Meaning meaning_of(const NamedValue& v) {
   if (!rate.empty() && v.value > 0) {
     m.quantity = Quantity::kRate;
     m.rate_unit = rate;
-    m.per_gpu = contains(name, "per_gpu") || contains(name, "/gpu") || ends_with(name, "_gpu") ||
-                contains(v.unit, "/gpu") || name == "tgs" ||  // InternLM's tokens per GPU
+    // "x2_gpu" is what is left of "1x2 GPU: 1481.3 img/sec" (a scale's own line, its count
+    // glued): the scale, not "per GPU".
+    const std::string_view before_gpu =
+        ends_with(name, "_gpu") ? std::string_view(name).substr(0, name.size() - 4) : "";
+    const bool a_count = !before_gpu.empty() &&
+                         before_gpu.find_first_not_of("x0123456789") == std::string_view::npos;
+    m.per_gpu = contains(name, "per_gpu") || contains(name, "/gpu") ||
+                (ends_with(name, "_gpu") && !a_count) || contains(v.unit, "/gpu") ||
+                name == "tgs" ||  // InternLM's tokens per GPU
                 contains(name, "per_device") || contains(v.unit, "/device");
     m.total = starts_with(name, "total");
   }
@@ -1422,6 +1429,35 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
         found(*machines * *per);
         if (nodes != nullptr && !nodes->has_value()) *nodes = machines;
         ++i;
+        continue;
+      }
+    }
+    // "4 * 8 A100", "2 x 8 V100", "4x8 A100": nodes times the GPUs of each (openfold#198's
+    // "4 * 8 A100(40GB)" is 32). words_of drops the '*', so the line says where it stood.
+    {
+      std::optional<int> per, machines;
+      size_t model = 0;
+      if (const size_t x = w.find_first_of("x*");
+          x != std::string::npos && x > 0 && x + 1 < w.size() && gpu_word(next)) {
+        machines = small_count(std::string_view(w).substr(0, x));
+        per = small_count(std::string_view(w).substr(x + 1));
+        model = i + 1;
+      } else if (small_count(w) && next == "x" && small_count(after) && i + 3 < words.size() &&
+                 gpu_word(words[i + 3])) {
+        machines = small_count(w);
+        per = small_count(after);
+        model = i + 3;
+      } else if (small_count(w) && small_count(next) && gpu_word(after) &&
+                 (low_line.find(w + " * " + next) != std::string::npos ||
+                  low_line.find(w + "*" + next) != std::string::npos)) {
+        machines = small_count(w);
+        per = small_count(next);
+        model = i + 2;
+      }
+      // A node holds 16 GPUs at most ("3090*4" is a model times its count, read below).
+      if (machines && per && *machines >= 1 && *machines <= 128 && *per >= 1 && *per <= 16) {
+        found(*machines * *per);  // the nodes: not read from a product (it may be 4 x 8 cards)
+        i = model;
         continue;
       }
     }

@@ -2466,5 +2466,25 @@ TEST(LoaderWarnings, AReadersOwnLineBesideAnIdleGpu) {
                   .loader_warnings.empty());
 }
 
+TEST(Scaling, NodesTimesGpusAndAScalesGluedCount) {
+  // openfold#198: "| 8 A100(40GB) | 4 hours |" over "| 4 * 8 A100(40GB) | 1 hours |".
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("scaling_openfold198-epoch-time-8-vs-32-a100.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("8 -> 32 GPUs: 14400 s -> 3600 s"));
+  EXPECT_EQ(gpu_count_of("4 * 8 A100(40GB)"), 32);
+  EXPECT_EQ(gpu_count_of("4x8 A100"), 32);
+  EXPECT_EQ(gpu_count_of("2 x 8 V100"), 16);
+  EXPECT_EQ(gpu_count_of("2 x V100"), 2);
+  EXPECT_EQ(gpu_count_of("3 x 224 x 224 images on 8 GPUs"), 8);
+  // deep-learning-models#2: "1x2 GPU: 1481.3 img/sec" is the 2 GPUs' rate, not each GPU's.
+  const Diagnosis aws = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_deep-learning-models2-aws-p3-imgsec-by-gpu-count-cutoff.txt")}));
+  EXPECT_THAT(aws.summary,
+              testing::HasSubstr("1 -> 64 GPUs: 740 images/s -> 37000 images/s, 78 %"));
+  EXPECT_TRUE(meaning_of(NamedValue{"img_per_gpu", "img/sec", 50, std::nullopt, 0}).per_gpu);
+  EXPECT_FALSE(meaning_of(NamedValue{"x2_gpu", "img/sec", 50, std::nullopt, 0}).per_gpu);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
