@@ -397,6 +397,10 @@ std::optional<RunMeasure> measure_run(const Telemetry& tel, const RunSamples& sa
   } else if (!per_gpu.empty()) {
     // Per GPU times the GPUs (by nodes: the GPUs per node taken as equal in every run).
     m.per_second = median(per_gpu) * scale, m.cited = per_gpu_at;
+  } else if (!plain.empty() && unit == "iterations") {
+    // A loop's iterations a second are its steps, each GPU's batch in each (DDP's processes):
+    // read like step times.
+    m.per_second = median(plain) * scale, m.cited = plain_at;
   } else if (!plain.empty()) {
     m.per_second = median(plain), m.cited = plain_at;
   } else {
@@ -544,7 +548,7 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     // each step the same work. Two scales are as likely a warm-up or a changed batch, and a
     // paste stating its batch per GPU says which.
     const auto step_of = [](const RunMeasure& m) { return m.scale / m.per_second; };
-    bool divided = unit == "steps" && !tel.batch_per_gpu_stated;
+    bool divided = (unit == "steps" || unit == "iterations") && !tel.batch_per_gpu_stated;
     std::set<int> scales;
     for (size_t k = 0; k < runs.size(); ++k) {
       scales.insert(runs[k].scale);
@@ -553,7 +557,13 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
         divided = false;
       }
     }
-    divided = divided && scales.size() >= 3;
+    // Two scales: divided where reading each GPU's batch as fixed would make the larger run
+    // more than 1.2x as efficient per GPU (no data-parallel job gains so much by adding GPUs).
+    const bool superlinear = (unit == "steps" || unit == "iterations") &&
+                             !tel.batch_per_gpu_stated && scales.size() == 2 &&
+                             (runs.back().per_second / runs.back().scale) >
+                                 1.2 * (runs.front().per_second / runs.front().scale);
+    divided = (divided && scales.size() >= 3) || superlinear;
     if (divided) {
       for (RunMeasure& m : runs) m.per_second /= m.scale;
     }
@@ -569,10 +579,11 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     const char* what = by_gpus ? "GPU" : "node";
     // Durations of the same work ("epochs", "runs") are shown as the durations they were.
     const bool durations = unit == "epochs" || unit == "runs";
+    // Steps and iterations are counted in each GPU's batches (a run's steps times its GPUs).
+    const bool batches = unit == "steps" || unit == "iterations";
     const auto measure = [&](double per_second) {
       return durations ? fmt::format("{} s", rate_text(1 / per_second))
-                       : fmt::format("{} {}/s", rate_text(per_second),
-                                     unit == "steps" ? "batches" : unit);
+                       : fmt::format("{} {}/s", rate_text(per_second), batches ? "batches" : unit);
     };
     for (const RunMeasure& m : runs) {
       n.runs.push_back(ScalingRun{.source = printable(m.info->source),
@@ -605,10 +616,14 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
         : per_gpu_work.empty() ? " for the same work"
                                : "",
         100 * efficiency, what,
-        !divided && unit == "steps"
-            ? ", from step times: if each GPU's batch is the same in both runs"
-        : divided ? ", from step times that fall with the GPUs: each step the same work, divided "
-                    "among them"
+        !divided && batches ? fmt::format(", from {}: if each GPU's batch is the same in both runs",
+                                          unit == "steps" ? "step times" : "iterations a second")
+        : divided ? fmt::format(", from {} that {}: each step the same work, divided among them",
+                                unit == "steps" ? "step times" : "iterations a second",
+                                superlinear       ? "each GPU's batch kept would make "
+                                                    "better than linear"
+                                : unit == "steps" ? "fall with the GPUs"
+                                                  : "rise with the GPUs")
                   : "",
         per_gpu_work);
     if (efficiency >= th.scaling_healthy) {

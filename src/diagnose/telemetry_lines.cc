@@ -1909,7 +1909,8 @@ std::optional<int> count_cell(std::string_view cell, bool* names_gpu = nullptr) 
   while (end < cell.size() && is_digit(cell[end])) ++end;
   const auto n = parse_index(cell.substr(0, end));
   if (!n || *n < 1) return std::nullopt;
-  const std::string rest = lower(trim(cell.substr(end)));
+  std::string rest = lower(trim(cell.substr(end)));
+  if (rest.starts_with('-')) rest.erase(0, 1);  // "1-GPU" (accelerate#192's column)
   for (const std::string_view unit : {"", "x", "gpu", "gpus", "card", "cards", "node", "nodes"}) {
     if (rest == unit) {
       if (names_gpu != nullptr) *names_gpu = gpu_word(rest);

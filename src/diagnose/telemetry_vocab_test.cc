@@ -572,7 +572,8 @@ TEST(Scaling, CountsWrittenInCellsCardsAndRatesInsideNotes) {
               "sec.txt")}));
   ASSERT_TRUE(cells.numbers.scaling) << cells.summary;
   EXPECT_EQ(cells.numbers.scaling->unit, "iterations");
-  EXPECT_NEAR(cells.numbers.scaling->efficiency, 0.34 / 4 / 1.11, 1e-9);
+  // Each global step holds the 4 GPUs' batches: 0.34 steps a second are 4 x 0.34 GPU batches.
+  EXPECT_NEAR(cells.numbers.scaling->efficiency, 0.34 / 1.11, 1e-9);
   // byteps#59: BytePS counts "card"s, and "image per gpu / s" is a rate of images per GPU.
   const Diagnosis cards = diagnose_telemetry(read_telemetry_files(
       {pasted("scaling_byteps59-rdma-image-per-gpu-1-to-16-cards-table.txt")}));
@@ -2484,6 +2485,31 @@ TEST(Scaling, NodesTimesGpusAndAScalesGluedCount) {
               testing::HasSubstr("1 -> 64 GPUs: 740 images/s -> 37000 images/s, 78 %"));
   EXPECT_TRUE(meaning_of(NamedValue{"img_per_gpu", "img/sec", 50, std::nullopt, 0}).per_gpu);
   EXPECT_FALSE(meaning_of(NamedValue{"x2_gpu", "img/sec", 50, std::nullopt, 0}).per_gpu);
+}
+
+TEST(Scaling, IterationsASecondAreStepsOfEachGpusBatch) {
+  // accelerate#192: "trainer | 1-GPU | 1.26ite/s | 870 |" over "| 2-GPU | 1.13ite/s | 435 |": each
+  // of the 2 GPUs' iterations holds its own batch (half as many of them), 90 % efficiency.
+  const Diagnosis acc = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_accelerate192-trainer-vs-accelerator-1v2gpu-table-cutoff.txt")}));
+  EXPECT_THAT(acc.summary, testing::HasSubstr("1 -> 2 GPUs: 1.26 batches/s -> 2.26 batches/s, 90 % "
+                                              "scaling efficiency"));
+  // lingvo#59: steps/sec 0.128 -> 0.105 from 1 to 8 GPUs beside examples/sec 6.5 -> 42.4: both
+  // say 82 %.
+  const Diagnosis lingvo = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_lingvo59-gpus-steps-per-sec-examples-per-sec-table.txt")}));
+  EXPECT_EQ(lingvo.verdict, Verdict::kHealthy) << lingvo.summary;
+  // Two scales whose steps would be 1.2x more efficient per GPU at the larger one divide one
+  // step's work among the GPUs (espnet#4802: the global batch kept, 0.429 -> 0.323 s a step).
+  const Diagnosis espnet = diagnose_telemetry(
+      read_telemetry_files({pasted("espnet_espnet4802-1gpu-vs-3gpu-epoch-results.txt")}));
+  EXPECT_THAT(espnet.summary, testing::HasSubstr("each step the same work, divided among them"));
+  // imagen-pytorch#214: 1.8 it/s on one P4, 2.6 on two: divided too, 72 %.
+  EXPECT_EQ(diagnose_telemetry(
+                read_telemetry_files(
+                    {pasted("scaling_imagen-pytorch214-accelerate-multinode-p4-it-per-sec.txt")}))
+                .verdict,
+            Verdict::kCommunicationBound);
 }
 
 }  // namespace
