@@ -725,6 +725,32 @@ std::optional<double> bytes_of(std::string_view number, std::string_view unit) {
   return std::nullopt;
 }
 
+// An iperf row's bandwidth in GB/s: "[ ID]"'s id in brackets (or "[SUM]"), an interval "a-b" and
+// "sec", the transfer in bytes, the bandwidth in bits/sec (iperf3's retries and "sender" may
+// follow); nullopt for any other line.
+std::optional<double> iperf_row_gbps(std::string_view text) {
+  if (!text.starts_with('[')) return std::nullopt;
+  const size_t close = text.find(']');
+  if (close == std::string_view::npos || close > 8) return std::nullopt;
+  const std::string_view id = trim(text.substr(1, close - 1));
+  if (id != "SUM" && !parse_index(id)) return std::nullopt;
+  const auto f = split_whitespace(text.substr(close + 1));
+  if (f.size() < 6 || f[0].find('-') == std::string_view::npos || f[1] != "sec") {
+    return std::nullopt;
+  }
+  // The transfer: a number in "GBytes", "MBytes", "KBytes" or "Bytes".
+  if (!parse_number(f[2]) || !f[3].ends_with("Bytes")) return std::nullopt;
+  const auto value = parse_number(f[4]);
+  const std::string unit = telemetry::lower(f[5]);
+  double scale = 0;
+  if (unit == "gbits/sec") scale = 1e9;
+  if (unit == "mbits/sec") scale = 1e6;
+  if (unit == "kbits/sec") scale = 1e3;
+  if (unit == "bits/sec") scale = 1;
+  if (!value || *value < 0 || scale == 0) return std::nullopt;
+  return *value * scale / 8 / 1e9;
+}
+
 bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   int file = -1;
@@ -759,6 +785,13 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
         }
       }
       if (!text.empty()) busbw_column = std::string_view::npos;  // the table ended
+    }
+    // iperf's and iperf3's interval rows between two hosts: "[  3]  0.0-10.0 sec  5.60 GBytes
+    // 4.80 Gbits/sec" (byteps#163), "[  5]   0.00-10.00  sec  1.10 GBytes   943 Mbits/sec
+    // receiver": the network a multi-node job exchanges over.
+    if (const auto gbps = iperf_row_gbps(text)) {
+      add(l, 0, *gbps, "iperf between two hosts");
+      continue;
     }
     // "AllReduce: [[0, 1]]  Bytes: 2.00000 GB  Time: 0.68834 s  Bandwidth: 5.08 GB/s".
     const std::string collective = telemetry::collective_with_bandwidth(text);

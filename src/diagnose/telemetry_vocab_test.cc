@@ -2512,5 +2512,29 @@ TEST(Scaling, IterationsASecondAreStepsOfEachGpusBatch) {
             Verdict::kCommunicationBound);
 }
 
+TEST(Bandwidth, IperfBetweenTwoHosts) {
+  // byteps#163: "[  3]  0.0-10.0 sec  5.60 GBytes  4.80 Gbits/sec" between the two machines.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("other_byteps163-iperf-4.8gbps-distributed-slow.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("iperf between two hosts moves 0.6 GB/s"));
+  // horovod#992: UDP rows of 95 Mbits/sec on a LAN beside the job's own lines.
+  EXPECT_EQ(diagnose_telemetry(
+                read_telemetry_files(
+                    {pasted("other_horovod992-iperf-95mbit-lan-two-nodes-1050ti-1060-cutoff.txt")}))
+                .verdict,
+            Verdict::kCommunicationBound);
+  // iperf3's rows, its sender and receiver, and a fast link: not what is slow.
+  const Telemetry three = read_text(
+      "[ ID] Interval           Transfer     Bitrate         Retr\n"
+      "[  5]   0.00-10.00  sec   110 GBytes  94.5 Gbits/sec    0             sender\n"
+      "[  5]   0.00-10.00  sec   110 GBytes  94.4 Gbits/sec                  receiver\n");
+  ASSERT_EQ(three.bandwidths.size(), 2u);
+  EXPECT_NEAR(three.bandwidths[0].bus_gbps, 94.5 / 8, 1e-9);
+  EXPECT_NE(diagnose_telemetry(three).verdict, Verdict::kCommunicationBound);
+  // A bracketed log line is no iperf row.
+  EXPECT_THROW(read_text("[  3] step 0.0-10.0 sec loss 5.60\n"), Error);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
