@@ -50,11 +50,12 @@ enum class TelemetryKind {
   kDcgmDmon,           // dcgmi dmon field output (GPUTL, GRACT, SMACT, ...)
   kCollectiveBench,    // nccl-tests tables, collective benchmarks' bandwidth lines
   kPythonProfiler,     // cProfile / profile tables (pstats' print_stats)
+  kProcessTimes,       // a shell's `time` (real/user/sys), GNU time -v: a run's wall and CPU time
 };
 // "nvidia-smi-csv", "nvidia-smi-dmon", "mpstat", "sar", "vmstat", "stoker-stats",
 // "stoker-monitor", "nvidia-smi-table", "gpustat", "train-log", "lightning-profiler",
 // "torch-profiler", "nvidia-smi-topo", "iostat", "top", "throughput", "job-summary",
-// "gpu-panel", "dcgm-dmon", "collective-bench", "python-profiler".
+// "gpu-panel", "dcgm-dmon", "collective-bench", "python-profiler", "process-times".
 const char* to_string(TelemetryKind kind);
 
 // How a file's sample times are known.
@@ -288,6 +289,15 @@ struct Telemetry {
   // sleep, in the kernel waiting on storage or a network file system).
   int64_t process_rows = 0;
   std::vector<Origin> processes_in_d;
+  // A run's wall-clock and CPU time (user + sys) as a shell's `time` or GNU time -v reports it:
+  // how many CPUs its process kept busy on average, and, between runs of one job, whether the
+  // one that spent less CPU time finished sooner.
+  struct ProcessTimes {
+    Origin origin;
+    double real_seconds = 0;
+    double cpu_seconds = 0;
+  };
+  std::vector<ProcessTimes> process_times;
   // A feeder's own count of the batches it made and how long that took (Tacotron's "Generated
   // 32 batches of size 32 in 126.923 sec"): seconds per batch.
   std::vector<std::pair<Origin, double>> feeder_batch_seconds;

@@ -1325,6 +1325,53 @@ std::optional<Diagnosis> judge_process_states(const Telemetry& tel) {
   return d;
 }
 
+std::optional<Diagnosis> judge_process_times(const Telemetry& tel) {
+  if (tel.process_times.empty()) return std::nullopt;
+  using Times = Telemetry::ProcessTimes;
+  const auto by_real = [](const Times& a, const Times& b) {
+    return a.real_seconds < b.real_seconds;
+  };
+  const Times& fast =
+      *std::min_element(tel.process_times.begin(), tel.process_times.end(), by_real);
+  const Times& slow =
+      *std::max_element(tel.process_times.begin(), tel.process_times.end(), by_real);
+  const auto busy = [](const Times& t) { return t.cpu_seconds / t.real_seconds; };
+  const auto clock = [](double seconds) {
+    return seconds >= 3600 ? fmt::format("{:.3g} h", seconds / 3600)
+           : seconds >= 60 ? fmt::format("{:.3g} min", seconds / 60)
+                           : fmt::format("{:.3g} s", seconds);
+  };
+  Diagnosis d;
+  d.confidence = Confidence::kLow;
+  d.evidence.push_back(tel.cite(slow.origin));
+  if (&fast != &slow) d.evidence.push_back(tel.cite(fast.origin));
+  if (&fast != &slow && fast.real_seconds <= 0.7 * slow.real_seconds &&
+      fast.cpu_seconds <= 0.5 * slow.cpu_seconds && busy(slow) >= 2) {
+    d.verdict = Verdict::kInputBoundCpu;
+    d.summary = fmt::format(
+        "the run that spent less CPU time finished sooner: {} of wall clock with {} of CPU time "
+        "({:.3g} CPUs busy), against {} with {} ({:.3g} CPUs): its CPU work set its pace — in "
+        "a GPU job, most often the input pipeline's decoding and augmenting",
+        clock(slow.real_seconds), clock(slow.cpu_seconds), busy(slow), clock(fast.real_seconds),
+        clock(fast.cpu_seconds), busy(fast));
+    d.fixes = fixes::input_bound_cpu();
+    d.next = {
+        "the loop's data time against its step time in the slower run (stoker.torch.watch(loader) "
+        "times a DataLoader)"};
+    return d;
+  }
+  d.verdict = Verdict::kUnknown;
+  d.summary = fmt::format(
+      "process times only ({} run{}; the longest {} of wall clock, {:.3g} CPUs busy on "
+      "average): what the CPUs did, not whether the GPU waited for them",
+      tel.process_times.size(), tel.process_times.size() == 1 ? "" : "s", clock(slow.real_seconds),
+      busy(slow));
+  d.next = {
+      "the loop's data time against its step time (stoker.torch.watch(loader)), or nvidia-smi "
+      "dmon beside the run: an idle GPU while the CPUs are busy is the input"};
+  return d;
+}
+
 // A backward at kInflatedBackward times its forward or more (Telemetry::forward_backward, the
 // median ratio): the arithmetic of a backward is about twice its forward's (three times with
 // activation checkpointing), so the rest is something else inside it — in a data-parallel job,

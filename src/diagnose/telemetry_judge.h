@@ -137,6 +137,13 @@ std::optional<Diagnosis> judge_stalled_collectives(const Telemetry& tel);
 // passes through D; staying there is waiting on storage). nullopt otherwise.
 std::optional<Diagnosis> judge_process_states(const Telemetry& tel);
 
+// A shell's `time` of runs of one job (Telemetry::process_times). Two runs or more, the one that
+// finished in 0.7x the time or less having spent half the CPU time or less, where the slower kept
+// two CPUs busy or more: `input-bound-cpu`, low (its CPU work set its pace; in a GPU job, most
+// often the input pipeline's decoding and augmenting). Otherwise `unknown`, saying how many CPUs
+// each run kept busy. nullopt without process times.
+std::optional<Diagnosis> judge_process_times(const Telemetry& tel);
+
 // What to run to judge a job whose logs were too thin.
 const std::vector<std::string>& collect_more();
 

@@ -831,6 +831,105 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
   return found;
 }
 
+// ---- a shell's `time` and GNU time -v ---------------------------------------------------------
+// bash's and ksh's three lines ("real    44m45.176s", "user  4366m26.973s", "sys    182m31.383s"),
+// zsh's one ("python dqn.py  31.98s user 1.76s system 94% cpu 35.960 total") and GNU time -v's
+// fields ("User time (seconds): 30730.48", "System time (seconds): 1021.2", "Elapsed (wall
+// clock) time (h:mm:ss or m:ss): 2:11:05"): each run's wall-clock time and its CPU time.
+
+// "44m45.176s", "0m0.123s", "1h2m3s", "35.960s", "12.5": seconds; nullopt for anything else.
+std::optional<double> shell_duration(std::string_view text) {
+  double seconds = 0;
+  size_t i = 0;
+  bool any = false;
+  while (i < text.size()) {
+    size_t j = i;
+    while (j < text.size() && (telemetry::is_digit(text[j]) || text[j] == '.')) ++j;
+    const auto v = parse_number(text.substr(i, j - i));
+    if (!v) return std::nullopt;
+    const char unit = j < text.size() ? text[j] : 's';
+    const double scale = unit == 'h' ? 3600 : unit == 'm' ? 60 : unit == 's' ? 1 : 0;
+    if (scale == 0 || (j < text.size() && j + 1 < text.size() && unit == 's')) return std::nullopt;
+    seconds += *v * scale;
+    any = true;
+    i = j + 1;
+  }
+  return any ? std::optional<double>(seconds) : std::nullopt;
+}
+
+// "2:11:05", "0:35.96": GNU time's elapsed clock, in seconds.
+std::optional<double> elapsed_clock(std::string_view text) {
+  double seconds = 0;
+  int parts = 0;
+  for (const std::string_view p : split_char(text, ':')) {
+    const auto v = parse_number(trim(p));
+    if (!v || *v < 0) return std::nullopt;
+    seconds = seconds * 60 + *v;
+    ++parts;
+  }
+  return parts >= 2 && parts <= 3 ? std::optional<double>(seconds) : std::nullopt;
+}
+
+bool scan_process_times(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  int file = -1;
+  const auto add = [&](int64_t line, double real, double cpu) {
+    if (real <= 0 || cpu < 0) return;
+    if (file < 0) file = files.of(TelemetryKind::kProcessTimes);
+    out.process_times.push_back(Telemetry::ProcessTimes{{file, line}, real, cpu});
+  };
+  // bash's three lines, in any order, within a few lines of one another.
+  std::optional<double> real, user, sys;
+  int64_t first = 0;
+  // GNU time -v's fields.
+  std::optional<double> gnu_user, gnu_sys;
+  for (const Line& l : lines) {
+    const std::string_view text = trim(l.text);
+    if (text.empty()) continue;
+    if (real || user || sys) {
+      if (l.number - first > 4) real.reset(), user.reset(), sys.reset();
+    }
+    const auto words = split_whitespace(text);
+    if (words.size() == 2 && (words[0] == "real" || words[0] == "user" || words[0] == "sys")) {
+      if (const auto s = shell_duration(words[1]); s && words[1].back() == 's') {
+        if (!real && !user && !sys) first = l.number;
+        (words[0] == "real" ? real : words[0] == "user" ? user : sys) = s;
+        if (real && user && sys) {
+          add(first, *real, *user + *sys);
+          real.reset(), user.reset(), sys.reset();
+        }
+        continue;
+      }
+    }
+    // zsh: "... 31.98s user 1.76s system 94% cpu 35.960 total".
+    if (words.size() >= 8 && words.back() == "total") {
+      const size_t n = words.size();
+      if (words[n - 7] == "user" && words[n - 5] == "system" && words[n - 3] == "cpu") {
+        const auto u = shell_duration(words[n - 8]);
+        const auto s = shell_duration(words[n - 6]);
+        const auto t = words[n - 2].find(':') != std::string_view::npos
+                           ? elapsed_clock(words[n - 2])
+                           : shell_duration(words[n - 2]);
+        if (u && s && t) add(l.number, *t, *u + *s);
+        continue;
+      }
+    }
+    const auto field = [&](std::string_view name) -> std::optional<double> {
+      if (!text.starts_with(name)) return std::nullopt;
+      return parse_number(trim(text.substr(name.size())));
+    };
+    if (const auto v = field("User time (seconds):")) gnu_user = v;
+    if (const auto v = field("System time (seconds):")) gnu_sys = v;
+    if (text.starts_with("Elapsed (wall clock) time")) {
+      const size_t colon = text.find("):");
+      const auto t = colon == std::string_view::npos ? std::nullopt
+                                                     : elapsed_clock(trim(text.substr(colon + 2)));
+      if (t && gnu_user && gnu_sys) add(l.number, *t, *gnu_user + *gnu_sys);
+      gnu_user.reset(), gnu_sys.reset();
+    }
+  }
+  return file >= 0;
+}
+
 // ---- iostat and top: the CPU split helpers ---------------------------------------------------
 // top's "%Cpu(s): 12.3 us,  1.2 sy,  0.0 ni, 85.9 id,  0.5 wa, ...": each part is a number then
 // its field.
@@ -1189,6 +1288,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_topology(lines, files, into);
   scan_cpu_summaries(lines, files, into);
   scan_collective_bench(lines, files, into);
+  scan_process_times(lines, files, into);
   scan_cprofile(lines, files, into);
   scan_line_profiler(lines, files, into);
   if (into.gpus.empty()) scan_query_noheader(lines, files, into);

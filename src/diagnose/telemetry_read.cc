@@ -16,7 +16,7 @@ namespace {
 
 using telemetry::Line;
 
-constexpr std::array<std::pair<TelemetryKind, const char*>, 21> kKindNames = {{
+constexpr std::array<std::pair<TelemetryKind, const char*>, 22> kKindNames = {{
     {TelemetryKind::kNvidiaSmiCsv, "nvidia-smi-csv"},
     {TelemetryKind::kNvidiaSmiDmon, "nvidia-smi-dmon"},
     {TelemetryKind::kMpstat, "mpstat"},
@@ -38,6 +38,7 @@ constexpr std::array<std::pair<TelemetryKind, const char*>, 21> kKindNames = {{
     {TelemetryKind::kDcgmDmon, "dcgm-dmon"},
     {TelemetryKind::kCollectiveBench, "collective-bench"},
     {TelemetryKind::kPythonProfiler, "python-profiler"},
+    {TelemetryKind::kProcessTimes, "process-times"},
 }};
 
 // A --query-gpu header: comma-separated query names (lowercase, digits, '.', '_'), each with an

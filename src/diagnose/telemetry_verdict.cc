@@ -1586,6 +1586,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto blocked = telemetry::judge_process_states(tel)) {
     // The job's processes waiting in the kernel on storage.
     d = *blocked;
+  } else if (const auto timed = telemetry::judge_process_times(tel)) {
+    // A shell's `time` of the job's runs: the CPU time each spent against its wall clock.
+    d = *timed;
   } else if (const auto spikes = waits_that_spike(tel)) {
     // Waits without their steps, a few of them long: the loader's rounds.
     d = *spikes;

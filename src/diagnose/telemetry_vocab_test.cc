@@ -2536,5 +2536,33 @@ TEST(Bandwidth, IperfBetweenTwoHosts) {
   EXPECT_THROW(read_text("[  3] step 0.0-10.0 sec loss 5.60\n"), Error);
 }
 
+TEST(ProcessTimes, AShellsTimeOfRunsOfOneJob) {
+  // LPSDA#1: bash's `time` before and after a change to the data loading: 44m45s of wall clock
+  // with 4366m of user time (102 CPUs busy), then 15m with 105m.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("cpu_lpsda1-time-real-44m-user-4366m-vs-15m-104m-data-loading.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("44.8 min of wall clock with 75.8 h of CPU time"));
+  // cleanrl#20: the faster run (on the CPU) spent more CPU time: nothing to say of the input.
+  const Diagnosis cleanrl = diagnose_telemetry(
+      read_telemetry_files({pasted("other_cleanrl20-dqn-time-gpu-vs-cpu-real-user-sys.txt")}));
+  EXPECT_EQ(cleanrl.verdict, Verdict::kUnknown) << cleanrl.summary;
+  EXPECT_THAT(cleanrl.summary, testing::HasSubstr("process times only (2 runs"));
+  // zsh's line and GNU time -v's fields.
+  const Telemetry zsh =
+      read_text("python train.py  31.98s user 1.76s system 94% cpu 35.960 total\n");
+  ASSERT_EQ(zsh.process_times.size(), 1u);
+  EXPECT_NEAR(zsh.process_times[0].cpu_seconds, 33.74, 1e-9);
+  EXPECT_NEAR(zsh.process_times[0].real_seconds, 35.96, 1e-9);
+  const Telemetry gnu = read_text(
+      "\tUser time (seconds): 3000.5\n\tSystem time (seconds): 100.5\n\tPercent of CPU this job "
+      "got: 620%\n\tElapsed (wall clock) time (h:mm:ss or m:ss): 8:20.00\n");
+  ASSERT_EQ(gnu.process_times.size(), 1u);
+  EXPECT_NEAR(gnu.process_times[0].real_seconds, 500, 1e-9);
+  EXPECT_NEAR(gnu.process_times[0].cpu_seconds, 3101, 1e-9);
+  // Words that are no `time` lines: "real data", "user 3".
+  EXPECT_THROW(read_text("real data\nuser 3\nsys admin\n"), Error);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
