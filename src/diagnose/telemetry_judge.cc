@@ -1372,6 +1372,43 @@ std::optional<Diagnosis> judge_process_times(const Telemetry& tel) {
   return d;
 }
 
+std::optional<Diagnosis> judge_repeated_rates(const Telemetry& tel) {
+  constexpr double kLags = 0.75;  // the slowest copy's share of the fastest's rate
+  int points = 0, uneven = 0;
+  const Telemetry::RepeatedRate* worst = nullptr;
+  double worst_share = 1;
+  for (const Telemetry::RepeatedRate& g : tel.repeated_rates) {
+    if (g.copies.size() < 2) continue;
+    const auto [lo, hi] =
+        std::minmax_element(g.copies.begin(), g.copies.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (hi->second <= 0) continue;
+    ++points;
+    const double share = lo->second / hi->second;
+    if (share <= kLags) ++uneven;
+    if (share < worst_share) worst_share = share, worst = &g;
+  }
+  if (points < 2 || uneven < 2 || 2 * uneven < points || worst == nullptr) return std::nullopt;
+  const auto [lo, hi] =
+      std::minmax_element(worst->copies.begin(), worst->copies.end(),
+                          [](const auto& a, const auto& b) { return a.second < b.second; });
+  Diagnosis d;
+  d.verdict = Verdict::kRankImbalance;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "the processes print the same point of the loop at different rates ({} of {} points "
+      "uneven; at the worst, {} against {}, {:.2g}x): one process lags, and in a synchronous job "
+      "the others wait for it at every exchange",
+      uneven, points, rate_text(lo->second), rate_text(hi->second), worst_share);
+  d.evidence.push_back(tel.cite(lo->first));
+  d.evidence.push_back(tel.cite(hi->first));
+  d.fixes = fixes::straggler();
+  d.next = {
+      "each process's rank beside its rate (the launcher's rank prefix), then that rank's node: "
+      "its GPU, its loader's CPUs, other jobs on it"};
+  return d;
+}
+
 // A backward at kInflatedBackward times its forward or more (Telemetry::forward_backward, the
 // median ratio): the arithmetic of a backward is about twice its forward's (three times with
 // activation checkpointing), so the rest is something else inside it — in a data-parallel job,

@@ -144,6 +144,12 @@ std::optional<Diagnosis> judge_process_states(const Telemetry& tel);
 // each run kept busy. nullopt without process times.
 std::optional<Diagnosis> judge_process_times(const Telemetry& tel);
 
+// One rate printed by several processes at the same point of the loop (Telemetry::
+// repeated_rates): where, in two such points or more and in half of them at least, the slowest
+// copy runs at 0.75x the fastest or less, one process lags and the others wait for it at each
+// synchronisation: `rank-imbalance`, low. nullopt otherwise.
+std::optional<Diagnosis> judge_repeated_rates(const Telemetry& tel);
+
 // What to run to judge a job whose logs were too thin.
 const std::vector<std::string>& collect_more();
 

@@ -1264,6 +1264,20 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   bool listed_total = false;           // ... and whether it said the rates are the job's total
   bool listed_per_gpu = false;         // ... or each GPU's
   std::optional<int> panel_gpu;
+  // The rates of the last few lines by the text before them (Telemetry::repeated_rates), and
+  // the group each joined once printed again.
+  struct RecentRate {
+    std::string key;
+    Origin origin;
+    double value = 0;
+    int run = 0;
+    int64_t order = 0;   // the keyed rates before this one
+    int64_t copies = 0;  // copies of it since
+    std::optional<size_t> group;
+  };
+  std::vector<RecentRate> recent_rates;
+  int64_t keyed_rates = 0;
+  constexpr int64_t kCopiesWithin = 24;  // lines from the first copy to the last
   for (const Line& line : lines) {
     if (line.text.size() > kMaxPastedLineBytes) continue;
     if (!collective_with_bandwidth(line.text).empty()) continue;  // a benchmark's collective
@@ -1722,6 +1736,36 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         r.total = m.total;
         if (m.total) r.gpus = gpus;
         r.run = current_run(line);
+        // The same text up to the rate, with a counter in it, printed again within a few lines:
+        // another process at the same point of the loop.
+        if (v.column > 0 && v.column <= 200) {
+          const std::string_view key = std::string_view(line.text).substr(0, v.column);
+          if (std::any_of(key.begin(), key.end(), is_digit)) {
+            std::erase_if(recent_rates, [&](const RecentRate& e) {
+              return line.number - e.origin.line > kCopiesWithin;
+            });
+            // In one run: the same counters under another heading are another run's.
+            const auto seen =
+                std::find_if(recent_rates.begin(), recent_rates.end(),
+                             [&](const RecentRate& e) { return e.key == key && e.run == r.run; });
+            const int64_t this_line = keyed_rates++;
+            if (seen == recent_rates.end()) {
+              recent_rates.push_back(
+                  {std::string(key), r.origin, v.value, r.run, this_line, 0, std::nullopt});
+            } else if (const int64_t others = this_line - seen->order - 1 - seen->copies;
+                       others <= 2) {
+              // Processes print one point of the loop about together (at most two other points'
+              // lines between the copies); a run's whole progression between them (the same
+              // counters pasted twice, "Iter #0" ... "Iter #5" of two set-ups) is another run.
+              ++seen->copies;
+              if (!seen->group) {
+                seen->group = out.repeated_rates.size();
+                out.repeated_rates.push_back({seen->origin, {{seen->origin, seen->value}}});
+              }
+              out.repeated_rates[*seen->group].copies.emplace_back(r.origin, v.value);
+            }
+          }
+        }
         out.rates.push_back(std::move(r));
         meaningful = true;
       } else if (m.quantity == Quantity::kGpuUtilisation && v.value >= 0 && v.value <= 100 &&

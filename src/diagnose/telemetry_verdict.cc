@@ -1550,6 +1550,10 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     refine_with_cpu(d, util, tel);
     if (util) append(d, *util);
     if (ranks) append(d, *ranks);
+  } else if (const auto copies = telemetry::judge_repeated_rates(tel)) {
+    // Processes printing the same point of the loop at different rates: one of them lags.
+    d = *copies;
+    if (util) append(d, *util);
   } else if (ranks && (ranks->verdict == Verdict::kRankImbalance || !util ||
                        util->verdict == Verdict::kUnknown)) {
     d = *ranks;

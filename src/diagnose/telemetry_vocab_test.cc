@@ -2564,5 +2564,34 @@ TEST(ProcessTimes, AShellsTimeOfRunsOfOneJob) {
   EXPECT_THROW(read_text("real data\nuser 3\nsys admin\n"), Error);
 }
 
+TEST(Ranks, ProcessesPrintingOnePointOfTheLoopAtDifferentRates) {
+  // mxnet#4941: four dist_sync workers print "Epoch[0] Batch [100]\tSpeed: ..." in turn; one runs
+  // at 889 and 816 samples/sec against 1317-1326.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files({pasted(
+      "scaling_mxnet4941-dist-sync-4-node-1320-vs-816-890-samples-one-worker-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kRankImbalance) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("816 against 1318"));
+  // byteps#78: the same "Iter #0" ... "Iter #5" of two set-ups, one block after the other, are
+  // two runs, not processes.
+  EXPECT_NE(diagnose_telemetry(read_telemetry_files({pasted(
+                                   "scaling_byteps78-2x8-vs-1x8-img-per-sec-per-gpu-cutoff.txt")}))
+                .verdict,
+            Verdict::kRankImbalance);
+  // Copies within a quarter of one another are processes in step.
+  std::string even;
+  for (int b = 100; b <= 300; b += 100) {
+    for (const char* speed : {"1300", "1250", "1320"}) {
+      even += fmt::format("Epoch[0] Batch [{}]\tSpeed: {} samples/sec\n", b, speed);
+    }
+  }
+  EXPECT_TRUE(read_text(even).repeated_rates.size() == 3u);
+  EXPECT_NE(diagnose_telemetry(read_text(even)).verdict, Verdict::kRankImbalance);
+  // A rate without a counter before it ("Speed: 1300 samples/sec" on every line) is one process
+  // printing again.
+  EXPECT_TRUE(read_text("Speed: 1300 samples/sec\nSpeed: 600 samples/sec\nSpeed: 1300 "
+                        "samples/sec\n")
+                  .repeated_rates.empty());
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
