@@ -277,7 +277,8 @@ struct Telemetry {
   // times at each scale then time that batch, whatever their trend.
   bool batch_per_gpu_stated = false;
   // A line of the paste names where the data is read from (names_storage: S3, NFS, an SSD, a
-  // cache): what a loader's threads wait on when more of them make it faster.
+  // cache): what a loader's threads wait on when more of them make it faster. Looked for only
+  // in a paste whose runs name their loader's threads.
   bool storage_named = false;
   std::vector<ScalingClaim> claims;
   std::vector<BandwidthSample> bandwidths;

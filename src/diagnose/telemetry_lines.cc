@@ -1267,7 +1267,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   // The rates of the last few lines by the text before them (Telemetry::repeated_rates), and
   // the group each joined once printed again.
   struct RecentRate {
-    std::string key;
+    std::string_view key;  // into `lines`, which outlive the scan
     Origin origin;
     double value = 0;
     int run = 0;
@@ -1283,7 +1283,6 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (!collective_with_bandwidth(line.text).empty()) continue;  // a benchmark's collective
     const std::string low = lower(line.text);
     const auto says = [&](std::string_view word) { return low.find(word) != std::string::npos; };
-    if (!out.storage_named) out.storage_named = names_storage(low);
     // Caffe's multi-GPU data layer: "blocking_queue.cpp:50] Waiting for data", logged at the
     // first wait and then once in 1,000 (LOG_EVERY_N): one line is the queue filling at the
     // start; read where it comes twice or more.
@@ -1750,8 +1749,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                              [&](const RecentRate& e) { return e.key == key && e.run == r.run; });
             const int64_t this_line = keyed_rates++;
             if (seen == recent_rates.end()) {
-              recent_rates.push_back(
-                  {std::string(key), r.origin, v.value, r.run, this_line, 0, std::nullopt});
+              recent_rates.push_back({key, r.origin, v.value, r.run, this_line, 0, std::nullopt});
             } else if (const int64_t others = this_line - seen->order - 1 - seen->copies;
                        others <= 2) {
               // Processes print one point of the loop about together (at most two other points'
