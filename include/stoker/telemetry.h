@@ -173,6 +173,8 @@ struct RunInfo {
   // The loader's threads, when its setting names them ("--num_threads=32",
   // "num_parallel_calls=8", "OMP_NUM_THREADS=1").
   std::optional<int> loader_threads;
+  bool compute_threads = false;       // ... threads of CPU work (OMP_NUM_THREADS), not a loader's
+  std::optional<int> loader_workers;  // the loader's worker processes, when its setting names them
   // Where or how the data is read, as a table's row says it ("readtype=NO_CACHE, data
   // cached=True", "NFS"): the storage cells of the row; empty when the row names none.
   std::string storage;
@@ -276,9 +278,9 @@ struct Telemetry {
   // The paste states a batch per GPU ("batch 32 per GPU", "per-GPU batch size is fixed"): step
   // times at each scale then time that batch, whatever their trend.
   bool batch_per_gpu_stated = false;
-  // A line of the paste names where the data is read from (names_storage: S3, NFS, an SSD, a
-  // cache): what a loader's threads wait on when more of them make it faster. Looked for only
-  // in a paste whose runs name their loader's threads.
+  // A line of the paste names storage read over a network or from a spinning disk
+  // (names_remote_storage: S3, NFS, an HDD): what a loader's threads wait on when more of them
+  // make it faster. Looked for only in a paste whose runs name their loader's threads.
   bool storage_named = false;
   std::vector<ScalingClaim> claims;
   std::vector<BandwidthSample> bandwidths;
@@ -297,6 +299,7 @@ struct Telemetry {
     Origin origin;
     double real_seconds = 0;
     double cpu_seconds = 0;
+    std::string command;  // what was timed, when the paste shows it ("python train.py ..."); or ""
   };
   std::vector<ProcessTimes> process_times;
   // One rate printed by several processes at the same point of the loop, each its own line

@@ -999,6 +999,8 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     bool synthetic = false;
     std::string rest, storage;  // the loader setting (or the row's other cells), the storage
     std::optional<int> threads;
+    bool compute_threads = false;
+    std::optional<int> workers;
     std::vector<double> rates;
     Origin cited;
     double per_second = 0;
@@ -1013,6 +1015,8 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
                                  m.info->loader_setting,
                                  m.info->storage,
                                  m.info->loader_threads,
+                                 m.info->compute_threads,
+                                 m.info->loader_workers,
                                  {},
                                  m.cited,
                                  0});
@@ -1085,25 +1089,31 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     // pinning memory do: its steps waited on the loader, and what the settings add is CPU
     // processes working for it.
     const bool storage = slowest->storage != fastest->storage;
-    // The loader's threads alone changed. More of them faster: they overlap waits, on reads
-    // above all (a thread decoding in Python holds the GIL), so a paste that names its storage
-    // (S3, NFS) waited on it, and one that does not may have waited on either. Fewer of them
-    // faster: threads oversubscribed the CPUs (OMP_NUM_THREADS against the loader's workers).
+    // The loader's threads alone changed (its workers the same). More of a loader's threads
+    // faster: they overlap waits, on reads above all (a thread decoding in Python holds the
+    // GIL), so a paste that names storage read over a network or from a disk (S3, NFS, an HDD)
+    // waited on it, and one that does not may have waited on either. More threads of CPU work
+    // faster (OMP_NUM_THREADS, a decoder's, tf.data's map): that work set the pace. Fewer of
+    // either faster: threads oversubscribed the CPUs (OMP_NUM_THREADS against the workers).
     if (!storage && slowest->threads && fastest->threads &&
-        *slowest->threads != *fastest->threads) {
+        *slowest->threads != *fastest->threads && slowest->workers == fastest->workers) {
       const bool more_faster = *fastest->threads > *slowest->threads;
-      d.verdict = !more_faster        ? Verdict::kInputBoundCpu
-                  : tel.storage_named ? Verdict::kIoBound
-                                      : Verdict::kInputBound;
-      d.confidence = more_faster && !tel.storage_named ? Confidence::kLow : Confidence::kMedium;
+      const bool compute = slowest->compute_threads || fastest->compute_threads;
+      const bool reads = more_faster && !compute && tel.storage_named;
+      d.verdict = !more_faster || compute ? Verdict::kInputBoundCpu
+                  : reads                 ? Verdict::kIoBound
+                                          : Verdict::kInputBound;
+      d.confidence = d.verdict == Verdict::kInputBound ? Confidence::kLow : Confidence::kMedium;
       d.summary = fmt::format(
-          "the rate follows the loader's threads: {} with {}, {} with {} ({:.2g}x){}: {}",
-          measure(*slowest), slowest->label, measure(*fastest), fastest->label, gain, ceiling,
-          !more_faster        ? "more threads than the CPUs run at once slow the loader's CPU work"
-          : tel.storage_named ? "more threads hide the latency of the reads the steps waited on"
-                              : "at the slower setting the steps wait for the loader (threads "
-                                "overlap reads more than decoding)");
-      d.fixes = !more_faster ? fixes::input_bound_cpu() : fixes::io_bound();
+          "the rate follows the {}threads: {} with {}, {} with {} ({:.2g}x){}: {}",
+          compute ? "" : "loader's ", measure(*slowest), slowest->label, measure(*fastest),
+          fastest->label, gain, ceiling,
+          !more_faster ? "more threads than the CPUs run at once slow the CPU work"
+          : compute    ? "the CPU work spread over more threads ran faster, so it set the pace"
+          : reads      ? "more threads hide the latency of the reads the steps waited on"
+                       : "at the slower setting the steps wait for the loader (threads "
+                         "overlap reads more than decoding)");
+      d.fixes = d.verdict == Verdict::kInputBoundCpu ? fixes::input_bound_cpu() : fixes::io_bound();
       if (d.verdict == Verdict::kInputBound) {
         d.next = {
             "the CPUs while it loads (mpstat -P ALL 1 60): busy means decoding, idle with iowait "
@@ -1345,8 +1355,35 @@ std::optional<Diagnosis> judge_process_times(const Telemetry& tel) {
   d.confidence = Confidence::kLow;
   d.evidence.push_back(tel.cite(slow.origin));
   if (&fast != &slow) d.evidence.push_back(tel.cite(fast.origin));
-  if (&fast != &slow && fast.real_seconds <= 0.7 * slow.real_seconds &&
-      fast.cpu_seconds <= 0.5 * slow.cpu_seconds && busy(slow) >= 2) {
+  // Runs of one job: where both show their command, the same program, and neither on the CPU
+  // alone (a GPU run beside a CPU run is faster with fewer CPUs busy, and says nothing of the
+  // input).
+  const auto program = [](const std::string& command) {
+    for (const std::string_view w : split_whitespace(command)) {
+      if (w.starts_with('-') || w.find('=') != std::string_view::npos || w.starts_with("python") ||
+          w == "$" || w == "sudo" || w == "srun" || w == "torchrun" || w == "accelerate" ||
+          w == "launch" || w == "-m") {
+        continue;
+      }
+      return std::string(w);
+    }
+    return std::string();
+  };
+  const auto on_cpu = [](const std::string& command) {
+    const std::string c = lower(command);
+    for (const std::string_view f : {"--device cpu", "--device=cpu", "device=cpu", "--no-cuda",
+                                     "--no_cuda", "--cpu", "cuda_visible_devices= "}) {
+      if (c.find(f) != std::string::npos) return true;
+    }
+    return false;
+  };
+  const bool one_job = fast.command.empty() || slow.command.empty() ||
+                       (program(fast.command) == program(slow.command) && !on_cpu(fast.command) &&
+                        !on_cpu(slow.command));
+  // The faster run kept fewer CPUs busy, not only less work done at the same pace.
+  if (&fast != &slow && one_job && fast.real_seconds <= 0.7 * slow.real_seconds &&
+      fast.cpu_seconds <= 0.5 * slow.cpu_seconds && busy(slow) >= 2 &&
+      busy(fast) <= 0.5 * busy(slow)) {
     d.verdict = Verdict::kInputBoundCpu;
     d.summary = fmt::format(
         "the run that spent less CPU time finished sooner: {} of wall clock with {} of CPU time "

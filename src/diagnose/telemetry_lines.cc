@@ -1158,6 +1158,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     RunInfo& now = run_at_same_scale(line);
     now.loader_setting = setting.label;
     now.loader_threads = setting.threads;
+    now.compute_threads = setting.compute_threads;
+    now.loader_workers = setting.workers;
     now.synthetic = now.synthetic || setting.synthetic;
   };
   // A strategy of exchange heading what follows ("DDP Mode", "Distributed Strategy: fsdp",
@@ -1283,6 +1285,13 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (!collective_with_bandwidth(line.text).empty()) continue;  // a benchmark's collective
     const std::string low = lower(line.text);
     const auto says = [&](std::string_view word) { return low.find(word) != std::string::npos; };
+    // A heading in words ("Before the fix:", "After:") starts another excerpt: the same counters
+    // below it are another run's, not another process's.
+    if (const std::string_view t = trim(line.text); !recent_rates.empty() && t.size() <= 60 &&
+                                                    t.ends_with(':') &&
+                                                    std::none_of(t.begin(), t.end(), is_digit)) {
+      recent_rates.clear();
+    }
     // Caffe's multi-GPU data layer: "blocking_queue.cpp:50] Waiting for data", logged at the
     // first wait and then once in 1,000 (LOG_EVERY_N): one line is the queue filling at the
     // start; read where it comes twice or more.
@@ -1296,11 +1305,15 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         !says("iteration 0 ")) {
       caffe_iterating = true;
     }
-    // A reader's own complaint on a short line, not a sentence about one: snmn's "data reader:
-    // waiting  for data loading (IO slow)".
-    const bool reader_waits =
-        line.text.size() <= 80 && !is_prose(line.text) &&
-        (says("waiting for data loading") || says("waiting  for data loading"));
+    // A reader's own complaint on a short line, its name before a colon, not a sentence about
+    // one: snmn's "data reader: waiting  for data loading (IO slow)" — not a question ("Is it
+    // still waiting for data loading?") nor a start ("waiting for data loading workers to
+    // start").
+    const size_t waits_at =
+        std::min(low.find("waiting for data loading"), low.find("waiting  for data loading"));
+    const bool reader_waits = line.text.size() <= 80 && waits_at != std::string::npos &&
+                              waits_at >= 2 && low.rfind(": ", waits_at) != std::string::npos &&
+                              !says("?") && !says("start") && !says("begin");
     if (says("performance bottleneck on cpu or disk") || says("prefetch queue empty") ||
         reader_waits) {
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
@@ -1735,11 +1748,17 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         r.total = m.total;
         if (m.total) r.gpus = gpus;
         r.run = current_run(line);
-        // The same text up to the rate, with a counter in it, printed again within a few lines:
+        // The same text up to the rate, with two counters in it (an epoch's and a batch's: one
+        // process prints "Epoch 1 | ..." again and again), printed again within a few lines:
         // another process at the same point of the loop.
         if (v.column > 0 && v.column <= 200) {
           const std::string_view key = std::string_view(line.text).substr(0, v.column);
-          if (std::any_of(key.begin(), key.end(), is_digit)) {
+          int counters = 0;
+          for (size_t k = 0; k < key.size(); ++k) {
+            counters += is_digit(key[k]) && (k == 0 || !is_digit(key[k - 1])) &&
+                        (k == 0 || key[k - 1] != '.');
+          }
+          if (counters >= 2) {
             std::erase_if(recent_rates, [&](const RecentRate& e) {
               return line.number - e.origin.line > kCopiesWithin;
             });
@@ -1971,13 +1990,11 @@ std::optional<int> count_cell(std::string_view cell, bool* names_gpu = nullptr) 
       }
     }
   }
-  // "8 A100(40GB)", "4 * 8 A100(40GB)" (openfold#198's hardware column): a count before the
-  // GPU's model, or nodes times it.
+  // "8 A100(40GB)", "4 * 8 A100(40GB)" (openfold#198's hardware column), "4x8 A100": a count
+  // before the GPU's model, or nodes times it.
   const auto words = split_whitespace(rest);
-  const bool model_first = !words.empty() && gpu_word(words[0].substr(0, words[0].find('(')));
-  const bool product = words.size() >= 3 && (words[0] == "*" || words[0] == "x") &&
-                       gpu_word(words[2].substr(0, words[2].find('(')));
-  if (model_first || product) {
+  if (std::any_of(words.begin(), words.end(),
+                  [](std::string_view w) { return gpu_word(w.substr(0, w.find('('))); })) {
     if (const auto g = gpu_count_of(cell)) {
       if (names_gpu != nullptr) *names_gpu = true;
       return g;
@@ -2377,6 +2394,8 @@ bool read_setting_table(
   std::vector<std::string> labels, storage;
   std::vector<bool> synthetic;              // per row: its setting is synthetic data
   std::vector<std::optional<int>> threads;  // per row: its loader's threads, if named
+  std::vector<bool> compute_threads;        // ... and whether they are threads of CPU work
+  std::vector<std::optional<int>> workers;  // per row: its loader's workers, if named
   int named = 0;
   for (const auto& [line, c] : rows) {
     // "num_workers=2" from a "num_workers" column's "2"; a label cell as it is.
@@ -2398,6 +2417,8 @@ bool read_setting_table(
     storage.push_back(printable(where));
     synthetic.push_back(setting && setting->synthetic);
     threads.push_back(setting ? setting->threads : std::nullopt);
+    compute_threads.push_back(setting && setting->compute_threads);
+    workers.push_back(setting ? setting->workers : std::nullopt);
   }
   // Two rows, one of them naming its setting ("Unoptimized (workers=0) | 117", "Optimized |
   // 15"): the other is the same job without it — when its label says only that (another GPU
@@ -2428,6 +2449,8 @@ bool read_setting_table(
     run.group = group;
     run.loader_setting = labels[r];
     run.loader_threads = threads[r];
+    run.compute_threads = compute_threads[r];
+    run.loader_workers = workers[r];
     run.synthetic = synthetic[r];
     run.storage = storage[r];
     add_table_run(std::move(run), kind, *v, file, line->number, out);

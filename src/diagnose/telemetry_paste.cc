@@ -740,6 +740,9 @@ std::optional<double> iperf_row_gbps(std::string_view text) {
   }
   // The transfer: a number in "GBytes", "MBytes", "KBytes" or "Bytes".
   if (!parse_number(f[2]) || !f[3].ends_with("Bytes")) return std::nullopt;
+  // A UDP test's row: jitter in ms and lost/total datagrams after the bandwidth (iperf3 -u):
+  // the rate it was told to send (1 Mbit/s unless -b), not what the link carries.
+  if (f.size() >= 8 && f[7] == "ms" && parse_number(f[6])) return std::nullopt;
   const auto value = parse_number(f[4]);
   const std::string unit = telemetry::lower(f[5]);
   double scale = 0;
@@ -870,12 +873,32 @@ std::optional<double> elapsed_clock(std::string_view text) {
   return parts >= 2 && parts <= 3 ? std::optional<double>(seconds) : std::nullopt;
 }
 
+// The command a line times: what follows "time " ("$ time python train.py --epochs 3"), or
+// GNU time -v's `Command being timed: "python train.py"`; empty when the line shows none.
+std::string timed_command(std::string_view text) {
+  text = trim(text);
+  if (text.starts_with("Command being timed:")) {
+    std::string_view c = trim(text.substr(20));
+    if (c.size() >= 2 && c.front() == '"' && c.back() == '"') c = c.substr(1, c.size() - 2);
+    return std::string(c);
+  }
+  const auto words = split_whitespace(text);
+  for (size_t k = 0; k + 1 < words.size() && k < 3; ++k) {
+    if (words[k] == "time") {
+      return std::string(text.substr(static_cast<size_t>(words[k + 1].data() - text.data())));
+    }
+  }
+  return {};
+}
+
 bool scan_process_times(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   int file = -1;
+  std::string command;  // the last command shown, for the times below it
   const auto add = [&](int64_t line, double real, double cpu) {
     if (real <= 0 || cpu < 0) return;
     if (file < 0) file = files.of(TelemetryKind::kProcessTimes);
-    out.process_times.push_back(Telemetry::ProcessTimes{{file, line}, real, cpu});
+    out.process_times.push_back(Telemetry::ProcessTimes{{file, line}, real, cpu, command});
+    command.clear();
   };
   // bash's three lines, in any order, within a few lines of one another.
   std::optional<double> real, user, sys;
@@ -888,6 +911,7 @@ bool scan_process_times(const std::vector<Line>& lines, PasteFiles& files, Telem
     if (real || user || sys) {
       if (l.number - first > 4) real.reset(), user.reset(), sys.reset();
     }
+    if (std::string c = timed_command(text); !c.empty()) command = std::move(c);
     const auto words = split_whitespace(text);
     if (words.size() == 2 && (words[0] == "real" || words[0] == "user" || words[0] == "sys")) {
       if (const auto s = shell_duration(words[1]); s && words[1].back() == 's') {
@@ -909,6 +933,9 @@ bool scan_process_times(const std::vector<Line>& lines, PasteFiles& files, Telem
         const auto t = words[n - 2].find(':') != std::string_view::npos
                            ? elapsed_clock(words[n - 2])
                            : shell_duration(words[n - 2]);
+        // zsh prints the command first: "python dqn.py  31.98s user ...".
+        command =
+            std::string(text.substr(0, static_cast<size_t>(words[n - 8].data() - text.data())));
         if (u && s && t) add(l.number, *t, *u + *s);
         continue;
       }
@@ -1298,8 +1325,9 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   if (!into.storage_named && std::any_of(into.runs.begin(), into.runs.end(), [](const RunInfo& r) {
         return r.loader_threads.has_value();
       })) {
-    into.storage_named = std::any_of(
-        lines.begin(), lines.end(), [](const Line& l) { return telemetry::names_storage(l.text); });
+    into.storage_named = std::any_of(lines.begin(), lines.end(), [](const Line& l) {
+      return telemetry::names_remote_storage(l.text);
+    });
   }
   for (size_t f = first_file; f < into.files.size(); ++f) into.files[f].long_lines = long_lines;
   if (files.empty()) {

@@ -1550,7 +1550,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     refine_with_cpu(d, util, tel);
     if (util) append(d, *util);
     if (ranks) append(d, *ranks);
-  } else if (const auto copies = telemetry::judge_repeated_rates(tel)) {
+  } else if (const auto copies = util && util->verdict != Verdict::kUnknown
+                                     ? std::nullopt
+                                     : telemetry::judge_repeated_rates(tel)) {
     // Processes printing the same point of the loop at different rates: one of them lags.
     d = *copies;
     if (util) append(d, *util);
@@ -1562,9 +1564,12 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
                                      ? telemetry::judge_loader_warnings(tel)
                                      : std::nullopt) {
     // The trainer's own words that its batches were late beside a GPU that one look could not
-    // judge: the words say what the GPU waits on, and an idle GPU confirms them.
+    // judge: the words say what the GPU waits on, and an idle GPU confirms them where they come
+    // more than once (once may be the queue filling at the start).
     d = *warned;
-    if (gpus_mostly_idle(util, th)) d.confidence = Confidence::kMedium;
+    if (gpus_mostly_idle(util, th) && tel.loader_warnings.size() >= 2) {
+      d.confidence = Confidence::kMedium;
+    }
     append(d, *util);
   } else if (util) {
     d = *util;

@@ -877,8 +877,8 @@ std::string rate_unit_of(std::string_view text) {
 // A duration per iteration ("5.95s/it", "57.29s/batch", Keras' "50ms/step", "3.5s/itr",
 // "1.2 sec/iter"): the seconds per unit; nullopt for other units.
 std::optional<double> per_iteration_scale(std::string_view u) {
-  static constexpr std::array<std::string_view, 8> kIterations = {
-      "it", "its", "itr", "iter", "iters", "iteration", "batch", "step"};
+  static constexpr std::array<std::string_view, 9> kIterations = {
+      "it", "ite", "its", "itr", "iter", "iters", "iteration", "batch", "step"};
   const size_t slash = u.find('/');
   if (slash == std::string_view::npos) return std::nullopt;
   const auto scale = duration_scale(u.substr(0, slash));
@@ -1326,6 +1326,9 @@ std::optional<int> flag_count(const std::vector<std::string>& words, size_t i) {
 
 std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes, bool* from_flag) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
+  // The nodes are read whether or not the caller asks for them: a count per node needs them.
+  std::optional<int> own_nodes;
+  if (nodes == nullptr) nodes = &own_nodes;
   const std::vector<std::string> words = words_of(in_english(line));
   const std::string low_line = lower(line);
   std::optional<int> gpus;
@@ -1334,6 +1337,7 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
   bool one_model = false;
   // A line naming two counts compares them ("speed-up between 1GPU and 8GPU"): no heading.
   bool two_counts = false;
+  bool per_node = false;  // the count is per node (torchrun's nproc_per_node)
   const auto found = [&](std::optional<int> c) {
     if (!c) return;
     if (!gpus) {
@@ -1358,11 +1362,16 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
         if (const auto c = parse_index(head); c && *c >= 1) *nodes = c;
       }
       if (starts_with(w, "--nnodes=")) *nodes = small_count(std::string_view(w).substr(9));
+      // "nnodes = 2", "--nnodes 2" (torchrun's, as a run's settings list it).
+      if ((w == "nnodes" && next == "=") || w == "--nnodes") {
+        *nodes = small_count(w == "nnodes" ? after : next);
+      }
     }
     // Horovod's process count told as "np = 2" (mpirun's -np), torchrun's as "nproc_per_node =
     // 2" (ignite-examples#75): a GPU each.
     if ((w == "np" || w == "nproc_per_node" || w == "nproc-per-node") && next == "=" &&
         small_count(after)) {
+      per_node = w != "np";
       found(small_count(after));
       i += 2;
       continue;
@@ -1382,6 +1391,7 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       continue;
     }
     if (const auto f = flag_count(words, i)) {
+      per_node = w.find("per") != std::string::npos;  // --nproc_per_node, --gpus-per-node
       found(f);
       if (from_flag != nullptr) *from_flag = true;
       continue;
@@ -1455,8 +1465,11 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
         per = small_count(next);
         model = i + 2;
       }
-      // A node holds 16 GPUs at most ("3090*4" is a model times its count, read below).
-      if (machines && per && *machines >= 1 && *machines <= 128 && *per >= 1 && *per <= 16) {
+      // A node holds 16 GPUs at most ("3090*4" is a model times its count, read below); on a
+      // line about the batch, the product is the batch's ("global batch size 256 (32 x 8
+      // GPUs)": 32 a GPU, on 8).
+      if (machines && per && *machines >= 1 && *machines <= 128 && *per >= 1 && *per <= 16 &&
+          low_line.find("batch") == std::string::npos) {
         found(*machines * *per);  // the nodes: not read from a product (it may be 4 x 8 cards)
         i = model;
         continue;
@@ -1497,6 +1510,10 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
     }
   }
   if (!gpus && one_model) gpus = 1;
+  // A count per node beside the nodes ("nnodes = 2, nproc_per_node = 8"): the job's is both.
+  if (gpus && per_node && nodes != nullptr && nodes->has_value() && **nodes > 1 && !two_counts) {
+    gpus = *gpus * **nodes;
+  }
   return two_counts ? std::nullopt : gpus;
 }
 
@@ -1759,6 +1776,28 @@ bool names_storage(std::string_view text) {
   return found;
 }
 
+bool names_remote_storage(std::string_view text) {
+  if (text.size() > kMaxPastedLineBytes) return false;
+  static constexpr std::string_view kWords[] = {"nfs",   "s3",   "gcs",  "efs",      "lustre",
+                                                "gpfs",  "ceph", "hdfs", "gcsfuse",  "s3fs",
+                                                "minio", "hdd",  "hdds", "blobfuse", "goofys"};
+  std::string word;
+  bool found = false;
+  const auto flush = [&] {
+    found = found || std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords);
+    word.clear();
+  };
+  for (const char c : text) {
+    if (is_alpha(c) || is_digit(c) || c == '_') {
+      word.push_back(lower_char(c));
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return found;
+}
+
 std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::string text = lower(line);
@@ -1830,6 +1869,12 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
       const auto [k, end] = digits_after(text, at + name.size());
       if (end > k && (end == text.size() || !is_alpha(text[end]))) {
         threads = parse_index(std::string_view(text).substr(k, end - k));
+        // OpenMP's and MKL's threads (OMP_NUM_THREADS), a decoder's, a map's: CPU work in
+        // parallel, not reads overlapped.
+        const std::string_view before = std::string_view(text).substr(0, at);
+        s.compute_threads = before.ends_with("omp_") || before.ends_with("mkl_") ||
+                            name == "num_parallel_calls" || name == "preprocess_threads" ||
+                            name == "decode_threads" || name == "setnumthreads(";
       }
     }
     if (threads) break;

@@ -101,8 +101,9 @@ std::vector<int> job_gpus_of(std::string_view line);
 // that lines naming the same setting in other words are one run. nullopt when `line` names none.
 struct LoaderSetting {
   std::optional<int> workers;
-  std::optional<int> threads;  // the loader's or the decoder's threads ("--num_threads=32")
-  bool synthetic = false;      // synthetic, random, fake or dummy data: no loading at all
+  std::optional<int> threads;    // the loader's or the decoder's threads ("--num_threads=32")
+  bool compute_threads = false;  // ... threads of CPU work (OMP_NUM_THREADS, a decoder's, a map's)
+  bool synthetic = false;        // synthetic, random, fake or dummy data: no loading at all
   std::string label;
 };
 std::optional<LoaderSetting> loader_setting_of(std::string_view line);
@@ -111,6 +112,11 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line);
 // SSD, NVMe, Lustre, tmpfs, /dev/shm), a cache on or off ("NO_CACHE", "cached"; not an LLM's
 // "kv cache" or "use_cache"), a FUSE mount, object storage (S3, GCS), Alluxio's "readtype".
 bool names_storage(std::string_view text);
+
+// Whether text names storage whose reads wait on a network or a spinning disk, in whole words
+// ('_' joins a word: "ssd_mobilenet" is a model): NFS, S3, GCS, EFS, Lustre, GPFS, Ceph, HDFS, a
+// FUSE mount of a bucket (gcsfuse, s3fs, blobfuse), MinIO, an HDD.
+bool names_remote_storage(std::string_view text);
 
 // How the GPUs of a data-parallel job exchange, when a short line names one strategy: "DDP
 // Mode", "Distributed Strategy: fsdp", "ZeRO-3", "zero stage 2", "sharding_strategy:
