@@ -427,8 +427,8 @@ std::optional<double> parse_duration(std::string_view cell) {
     } else if (unit == "m" || unit == "min" || unit == "mins" || unit == "minute" ||
                unit == "minutes") {
       scale = 60;
-    } else if (unit == "s" || unit == "sec" || unit == "secs" || unit == "seconds" ||
-               unit.empty()) {
+    } else if (unit == "s" || unit == "sec" || unit == "secs" || unit == "second" ||
+               unit == "seconds" || unit.empty()) {
       scale = 1;
     } else {
       return std::nullopt;
@@ -443,10 +443,11 @@ std::optional<double> parse_duration(std::string_view cell) {
 // "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
 // a name with "time" before a duration in minutes or hours (seconds alone are a step's time).
 std::optional<double> run_duration(std::string_view line, bool& epoch) {
-  // "= approx. 9 min per epoch", "8:30 per epoch", "2 h/epoch", "1x TITAN XP，260s/epoch": an
-  // epoch's duration.
+  // "= approx. 9 min per epoch", "8:30 per epoch", "2 h/epoch", "1x TITAN XP，260s/epoch", "it
+  // takes ~70 second for 1 epoch" (fairseq#4452): an epoch's duration.
   const std::string text = lower(in_english(line));
-  for (const std::string_view per : {" per epoch", "/epoch"}) {
+  for (const std::string_view per : {" per epoch", "/epoch", " for 1 epoch", " for one epoch",
+                                     " for an epoch", " for each epoch"}) {
     const size_t at = text.find(per);
     if (at == std::string::npos) continue;
     const std::vector<std::string_view> words =
@@ -455,7 +456,9 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
     for (size_t take = std::min<size_t>(words.size(), 4); take >= 1; --take) {
       std::string cell;
       for (size_t k = words.size() - take; k < words.size(); ++k) {
-        cell += std::string(words[k]) + (k + 1 < words.size() ? " " : "");
+        std::string_view w = words[k];
+        if (w.starts_with('~')) w.remove_prefix(1);  // "~70 second": about
+        cell += std::string(w) + (k + 1 < words.size() ? " " : "");
       }
       // A duration has a unit or a clock's colon: "3 per epoch" is a count.
       if (std::none_of(cell.begin(), cell.end(), [](char c) { return is_alpha(c) || c == ':'; })) {

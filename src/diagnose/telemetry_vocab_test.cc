@@ -2664,5 +2664,16 @@ TEST(PastedLogs, WhatAReviewOfTheSecondSessionsReadersFound) {
   EXPECT_EQ(gpu_count_of("torchrun --nproc_per_node=8 train.py"), 8);
 }
 
+TEST(Scaling, AnEpochsDurationForOneEpochInASentence) {
+  // fairseq#4452: "using only 1 GPU ..., it takes 30 seconds for 1 epoch. However, when I use 8
+  // GPU, it takes ~70 second for 1 epoch."
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_fairseq4452-wav2vec2-1gpu-30s-vs-8gpu-70s-per-epoch.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 8 GPUs: 30 s -> 70 s for the same epoch"));
+  // "for 1 epoch" after a count of them is no duration.
+  EXPECT_THROW(read_text("trained for 1 epoch\n"), Error);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
