@@ -457,7 +457,8 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
       std::string cell;
       for (size_t k = words.size() - take; k < words.size(); ++k) {
         std::string_view w = words[k];
-        if (w.starts_with('~')) w.remove_prefix(1);  // "~70 second": about
+        // "~70 second": about (a sentence's; a table's cells are read as its columns).
+        if (w.starts_with('~') && text.find('|') == std::string::npos) w.remove_prefix(1);
         cell += std::string(w) + (k + 1 < words.size() ? " " : "");
       }
       // A duration has a unit or a clock's colon: "3 per epoch" is a count.

@@ -1619,12 +1619,14 @@ TEST(PastedLogs, AStepBesideItsWaitAndTheirSumOnOneLine) {
 TEST(Scaling, KerasEpochLinesAtVerboseTwoUnderTheirLaunchers) {
   // KungFu#248: "kungfu-run -np 1 ..." then "[host::stdout]  - 2s - loss: 0.3730 - ...", and
   // "-np 2" with "- 22s - loss": two runs, an epoch's time each.
+  // Each run's sentence says it too ("it take 22s for one epoch"): two epochs' times a run.
   const Telemetry t = read_telemetry_files(
       {pasted("datalog_kungfu248-keras-mnist-epoch-2s-single-vs-22s-two-nodes.txt")});
-  ASSERT_EQ(t.rates.size(), 2u);
+  ASSERT_EQ(t.rates.size(), 4u);
   EXPECT_EQ(t.rates[0].unit, "epochs");
-  EXPECT_NEAR(1 / t.rates[1].per_second, 22, 1e-9);
-  EXPECT_EQ(t.runs[static_cast<size_t>(t.rates[1].run)].gpus, 2);
+  EXPECT_NEAR(1 / t.rates[1].per_second, 2, 1e-9);
+  EXPECT_NEAR(1 / t.rates[2].per_second, 22, 1e-9);
+  EXPECT_EQ(t.runs[static_cast<size_t>(t.rates[2].run)].gpus, 2);
   EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kCommunicationBound);
   // A dash-separated line without a loss is no epoch.
   EXPECT_THROW(read_text("release - 2s - done\n"), Error);
