@@ -390,6 +390,8 @@ void settle_data_column(Telemetry& out, size_t first, int file, bool waits_have_
                    "wait, so each step is read as the two together"});
 }
 
+}  // namespace
+
 // A duration as people type it in a table: "7m", "36 mins", "1 h 45 mins", "100 s",
 // "69d 23h", "15:17" (mm:ss), "1:02:03"; nullopt for anything else.
 std::optional<double> parse_duration(std::string_view cell) {
@@ -439,6 +441,8 @@ std::optional<double> parse_duration(std::string_view cell) {
   }
   return any ? std::optional<double>(seconds) : std::nullopt;
 }
+
+namespace {
 
 // "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
 // a name with "time" before a duration in minutes or hours (seconds alone are a step's time).

@@ -56,6 +56,10 @@ std::optional<int64_t> days_from_civil(int64_t y, int m, int d);
 // "HH:MM:SS" or "HH:MM:SS.fff" -> seconds since midnight; nullopt when malformed.
 std::optional<double> parse_clock(std::string_view s);
 
+// A duration as people type it: "7m", "36 mins", "1 h 45 mins", "100 s", "44m45.176s", "69d
+// 23h", "15:17" (mm:ss), "1:02:03", a bare number of seconds; nullopt for anything else.
+std::optional<double> parse_duration(std::string_view cell);
+
 // One file being parsed: its name, index in Telemetry::files, and the output.
 struct Source {
   const std::string& name;

@@ -840,39 +840,6 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
 // fields ("User time (seconds): 30730.48", "System time (seconds): 1021.2", "Elapsed (wall
 // clock) time (h:mm:ss or m:ss): 2:11:05"): each run's wall-clock time and its CPU time.
 
-// "44m45.176s", "0m0.123s", "1h2m3s", "35.960s", "12.5": seconds; nullopt for anything else.
-std::optional<double> shell_duration(std::string_view text) {
-  double seconds = 0;
-  size_t i = 0;
-  bool any = false;
-  while (i < text.size()) {
-    size_t j = i;
-    while (j < text.size() && (telemetry::is_digit(text[j]) || text[j] == '.')) ++j;
-    const auto v = parse_number(text.substr(i, j - i));
-    if (!v) return std::nullopt;
-    const char unit = j < text.size() ? text[j] : 's';
-    const double scale = unit == 'h' ? 3600 : unit == 'm' ? 60 : unit == 's' ? 1 : 0;
-    if (scale == 0 || (j < text.size() && j + 1 < text.size() && unit == 's')) return std::nullopt;
-    seconds += *v * scale;
-    any = true;
-    i = j + 1;
-  }
-  return any ? std::optional<double>(seconds) : std::nullopt;
-}
-
-// "2:11:05", "0:35.96": GNU time's elapsed clock, in seconds.
-std::optional<double> elapsed_clock(std::string_view text) {
-  double seconds = 0;
-  int parts = 0;
-  for (const std::string_view p : split_char(text, ':')) {
-    const auto v = parse_number(trim(p));
-    if (!v || *v < 0) return std::nullopt;
-    seconds = seconds * 60 + *v;
-    ++parts;
-  }
-  return parts >= 2 && parts <= 3 ? std::optional<double>(seconds) : std::nullopt;
-}
-
 // The command a line times: what follows "time " ("$ time python train.py --epochs 3"), or
 // GNU time -v's `Command being timed: "python train.py"`; empty when the line shows none.
 std::string timed_command(std::string_view text) {
@@ -914,7 +881,7 @@ bool scan_process_times(const std::vector<Line>& lines, PasteFiles& files, Telem
     if (std::string c = timed_command(text); !c.empty()) command = std::move(c);
     const auto words = split_whitespace(text);
     if (words.size() == 2 && (words[0] == "real" || words[0] == "user" || words[0] == "sys")) {
-      if (const auto s = shell_duration(words[1]); s && words[1].back() == 's') {
+      if (const auto s = telemetry::parse_duration(words[1]); s && words[1].back() == 's') {
         if (!real && !user && !sys) first = l.number;
         (words[0] == "real" ? real : words[0] == "user" ? user : sys) = s;
         if (real && user && sys) {
@@ -928,11 +895,9 @@ bool scan_process_times(const std::vector<Line>& lines, PasteFiles& files, Telem
     if (words.size() >= 8 && words.back() == "total") {
       const size_t n = words.size();
       if (words[n - 7] == "user" && words[n - 5] == "system" && words[n - 3] == "cpu") {
-        const auto u = shell_duration(words[n - 8]);
-        const auto s = shell_duration(words[n - 6]);
-        const auto t = words[n - 2].find(':') != std::string_view::npos
-                           ? elapsed_clock(words[n - 2])
-                           : shell_duration(words[n - 2]);
+        const auto u = telemetry::parse_duration(words[n - 8]);
+        const auto s = telemetry::parse_duration(words[n - 6]);
+        const auto t = telemetry::parse_duration(words[n - 2]);  // "35.960", "1:02.35"
         // zsh prints the command first: "python dqn.py  31.98s user ...".
         command =
             std::string(text.substr(0, static_cast<size_t>(words[n - 8].data() - text.data())));
@@ -948,8 +913,9 @@ bool scan_process_times(const std::vector<Line>& lines, PasteFiles& files, Telem
     if (const auto v = field("System time (seconds):")) gnu_sys = v;
     if (text.starts_with("Elapsed (wall clock) time")) {
       const size_t colon = text.find("):");
-      const auto t = colon == std::string_view::npos ? std::nullopt
-                                                     : elapsed_clock(trim(text.substr(colon + 2)));
+      const auto t = colon == std::string_view::npos
+                         ? std::nullopt
+                         : telemetry::parse_duration(trim(text.substr(colon + 2)));
       if (t && gnu_user && gnu_sys) add(l.number, *t, *gnu_user + *gnu_sys);
       gnu_user.reset(), gnu_sys.reset();
     }
