@@ -1351,10 +1351,19 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
     const std::string next = i + 1 < words.size() ? words[i + 1] : std::string();
     const std::string after = i + 2 < words.size() ? words[i + 2] : std::string();
     if (nodes != nullptr && !nodes->has_value()) {
-      // "2 nodes", "two machines", "2 servers", "4 hosts" (Horovod's word).
+      // "2 nodes", "two machines", "2 servers", "4 hosts" (Horovod's word) — a count of its own,
+      // not a timestamp's milliseconds before a logger named "Node" ("15:52:03,188 Node").
+      const auto standalone = [&] {
+        const size_t at = low_line.find(w + " " + next);
+        return at == std::string::npos || at == 0 ||
+               !(low_line[at - 1] == ',' || low_line[at - 1] == ':' || low_line[at - 1] == '.' ||
+                 is_digit(low_line[at - 1]));
+      };
       if (const auto c = small_count(w);
-          c && (next == "node" || next == "nodes" || next == "machine" || next == "machines" ||
-                next == "servers" || next == "hosts")) {
+          c &&
+          (next == "node" || next == "nodes" || next == "machine" || next == "machines" ||
+           next == "servers" || next == "hosts") &&
+          standalone()) {
         *nodes = c;
       }
       if (ends_with(w, "node") || ends_with(w, "nodes")) {

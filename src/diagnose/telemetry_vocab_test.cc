@@ -2677,5 +2677,20 @@ TEST(Scaling, AnEpochsDurationForOneEpochInASentence) {
   EXPECT_THROW(read_text("trained for 1 epoch\n"), Error);
 }
 
+TEST(Vocabulary, ATimestampsMillisecondsBeforeALoggersNameAreNoNodes) {
+  // mxnet#3695: "2016-11-02 15:52:03,188 Node Epoch[0] Batch [450]\tSpeed: 2160.01 samples/sec"
+  // (the logger is named "Node"): one run, not 188 nodes.
+  std::optional<int> nodes;
+  gpu_count_of("2016-11-02 15:52:03,188 Node Epoch[0] Batch [450]", &nodes);
+  EXPECT_FALSE(nodes);
+  gpu_count_of("trained on 2 nodes", &nodes);
+  EXPECT_EQ(nodes, 2);
+  EXPECT_EQ(diagnose_telemetry(
+                read_telemetry_files({pasted(
+                    "datalog_mxnet3695-speed-drops-2200-to-220-samples-per-sec-cutoff.txt")}))
+                .verdict,
+            Verdict::kUnknown);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
