@@ -548,7 +548,9 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     // each step the same work. Two scales are as likely a warm-up or a changed batch, and a
     // paste stating its batch per GPU says which.
     const auto step_of = [](const RunMeasure& m) { return m.scale / m.per_second; };
-    bool divided = (unit == "steps" || unit == "iterations") && !tel.batch_per_gpu_stated;
+    // Steps and iterations are counted in each GPU's batches (a run's steps times its GPUs).
+    const bool batches = unit == "steps" || unit == "iterations";
+    bool divided = batches && !tel.batch_per_gpu_stated;
     std::set<int> scales;
     for (size_t k = 0; k < runs.size(); ++k) {
       scales.insert(runs[k].scale);
@@ -559,8 +561,7 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     }
     // Two scales: divided where reading each GPU's batch as fixed would make the larger run
     // more than 1.2x as efficient per GPU (no data-parallel job gains so much by adding GPUs).
-    const bool superlinear = (unit == "steps" || unit == "iterations") &&
-                             !tel.batch_per_gpu_stated && scales.size() == 2 &&
+    const bool superlinear = batches && !tel.batch_per_gpu_stated && scales.size() == 2 &&
                              (runs.back().per_second / runs.back().scale) >
                                  1.2 * (runs.front().per_second / runs.front().scale);
     divided = (divided && scales.size() >= 3) || superlinear;
@@ -579,8 +580,6 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     const char* what = by_gpus ? "GPU" : "node";
     // Durations of the same work ("epochs", "runs") are shown as the durations they were.
     const bool durations = unit == "epochs" || unit == "runs";
-    // Steps and iterations are counted in each GPU's batches (a run's steps times its GPUs).
-    const bool batches = unit == "steps" || unit == "iterations";
     const auto measure = [&](double per_second) {
       return durations ? fmt::format("{} s", rate_text(1 / per_second))
                        : fmt::format("{} {}/s", rate_text(per_second), batches ? "batches" : unit);
@@ -1412,23 +1411,22 @@ std::optional<Diagnosis> judge_process_times(const Telemetry& tel) {
 std::optional<Diagnosis> judge_repeated_rates(const Telemetry& tel) {
   constexpr double kLags = 0.75;  // the slowest copy's share of the fastest's rate
   int points = 0, uneven = 0;
-  const Telemetry::RepeatedRate* worst = nullptr;
+  using Copy = std::pair<Origin, double>;
+  const Copy* lo = nullptr;  // the slowest and fastest copies of the most uneven point
+  const Copy* hi = nullptr;
   double worst_share = 1;
   for (const Telemetry::RepeatedRate& g : tel.repeated_rates) {
     if (g.copies.size() < 2) continue;
-    const auto [lo, hi] =
+    const auto [slowest, fastest] =
         std::minmax_element(g.copies.begin(), g.copies.end(),
-                            [](const auto& a, const auto& b) { return a.second < b.second; });
-    if (hi->second <= 0) continue;
+                            [](const Copy& a, const Copy& b) { return a.second < b.second; });
+    if (fastest->second <= 0) continue;
     ++points;
-    const double share = lo->second / hi->second;
+    const double share = slowest->second / fastest->second;
     if (share <= kLags) ++uneven;
-    if (share < worst_share) worst_share = share, worst = &g;
+    if (share < worst_share) worst_share = share, lo = &*slowest, hi = &*fastest;
   }
-  if (points < 2 || uneven < 2 || 2 * uneven < points || worst == nullptr) return std::nullopt;
-  const auto [lo, hi] =
-      std::minmax_element(worst->copies.begin(), worst->copies.end(),
-                          [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (points < 2 || uneven < 2 || 2 * uneven < points || lo == nullptr) return std::nullopt;
   Diagnosis d;
   d.verdict = Verdict::kRankImbalance;
   d.confidence = Confidence::kLow;

@@ -390,6 +390,15 @@ void settle_data_column(Telemetry& out, size_t first, int file, bool waits_have_
                    "wait, so each step is read as the two together"});
 }
 
+// What a loader setting tells of the run it labels, beside the label the caller chooses: its
+// threads (and whether of CPU work), its workers, and synthetic data.
+void take_setting(RunInfo& run, const LoaderSetting& setting) {
+  run.loader_threads = setting.threads;
+  run.compute_threads = setting.compute_threads;
+  run.loader_workers = setting.workers;
+  run.synthetic = run.synthetic || setting.synthetic;
+}
+
 }  // namespace
 
 // A duration as people type it in a table: "7m", "36 mins", "1 h 45 mins", "100 s",
@@ -1165,10 +1174,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (out.runs[static_cast<size_t>(current_run(line))].loader_setting == setting.label) return;
     RunInfo& now = run_at_same_scale(line);
     now.loader_setting = setting.label;
-    now.loader_threads = setting.threads;
-    now.compute_threads = setting.compute_threads;
-    now.loader_workers = setting.workers;
-    now.synthetic = now.synthetic || setting.synthetic;
+    take_setting(now, setting);
   };
   // A strategy of exchange heading what follows ("DDP Mode", "Distributed Strategy: fsdp",
   // "sharding_strategy: SHARD_GRAD_OP"): like a loader setting, a run at the same scale.
@@ -1317,11 +1323,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // one: snmn's "data reader: waiting  for data loading (IO slow)" — not a question ("Is it
     // still waiting for data loading?") nor a start ("waiting for data loading workers to
     // start").
-    const size_t waits_at =
-        std::min(low.find("waiting for data loading"), low.find("waiting  for data loading"));
-    const bool reader_waits = line.text.size() <= 80 && waits_at != std::string::npos &&
-                              waits_at >= 2 && low.rfind(": ", waits_at) != std::string::npos &&
-                              !says("?") && !says("start") && !says("begin");
+    const size_t waits_at = line.text.size() > 80 ? std::string::npos
+                                                  : std::min(low.find("waiting for data loading"),
+                                                             low.find("waiting  for data loading"));
+    const bool reader_waits = waits_at != std::string::npos && waits_at >= 2 &&
+                              low.rfind(": ", waits_at) != std::string::npos && !says("?") &&
+                              !says("start") && !says("begin");
     if (says("performance bottleneck on cpu or disk") || says("prefetch queue empty") ||
         reader_waits) {
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
@@ -2400,10 +2407,7 @@ bool read_setting_table(
     }
   }
   std::vector<std::string> labels, storage;
-  std::vector<bool> synthetic;              // per row: its setting is synthetic data
-  std::vector<std::optional<int>> threads;  // per row: its loader's threads, if named
-  std::vector<bool> compute_threads;        // ... and whether they are threads of CPU work
-  std::vector<std::optional<int>> workers;  // per row: its loader's workers, if named
+  std::vector<std::optional<LoaderSetting>> settings;  // per row: the setting it names, if any
   int named = 0;
   for (const auto& [line, c] : rows) {
     // "num_workers=2" from a "num_workers" column's "2"; a label cell as it is.
@@ -2423,10 +2427,7 @@ bool read_setting_table(
                      : c.empty()      ? std::string()
                                       : printable(c[0]));
     storage.push_back(printable(where));
-    synthetic.push_back(setting && setting->synthetic);
-    threads.push_back(setting ? setting->threads : std::nullopt);
-    compute_threads.push_back(setting && setting->compute_threads);
-    workers.push_back(setting ? setting->workers : std::nullopt);
+    settings.push_back(setting);
   }
   // Two rows, one of them naming its setting ("Unoptimized (workers=0) | 117", "Optimized |
   // 15"): the other is the same job without it — when its label says only that (another GPU
@@ -2456,10 +2457,7 @@ bool read_setting_table(
     run.line = line->number;
     run.group = group;
     run.loader_setting = labels[r];
-    run.loader_threads = threads[r];
-    run.compute_threads = compute_threads[r];
-    run.loader_workers = workers[r];
-    run.synthetic = synthetic[r];
+    if (settings[r]) take_setting(run, *settings[r]);
     run.storage = storage[r];
     add_table_run(std::move(run), kind, *v, file, line->number, out);
     found = true;

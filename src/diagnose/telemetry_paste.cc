@@ -840,16 +840,15 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
 // fields ("User time (seconds): 30730.48", "System time (seconds): 1021.2", "Elapsed (wall
 // clock) time (h:mm:ss or m:ss): 2:11:05"): each run's wall-clock time and its CPU time.
 
-// The command a line times: what follows "time " ("$ time python train.py --epochs 3"), or
-// GNU time -v's `Command being timed: "python train.py"`; empty when the line shows none.
-std::string timed_command(std::string_view text) {
-  text = trim(text);
+// The command a line (trimmed, and its words) times: what follows "time " ("$ time python
+// train.py --epochs 3"), or GNU time -v's `Command being timed: "python train.py"`; empty when
+// the line shows none.
+std::string timed_command(std::string_view text, const std::vector<std::string_view>& words) {
   if (text.starts_with("Command being timed:")) {
     std::string_view c = trim(text.substr(20));
     if (c.size() >= 2 && c.front() == '"' && c.back() == '"') c = c.substr(1, c.size() - 2);
     return std::string(c);
   }
-  const auto words = split_whitespace(text);
   for (size_t k = 0; k + 1 < words.size() && k < 3; ++k) {
     if (words[k] == "time") {
       return std::string(text.substr(static_cast<size_t>(words[k + 1].data() - text.data())));
@@ -878,8 +877,8 @@ bool scan_process_times(const std::vector<Line>& lines, PasteFiles& files, Telem
     if (real || user || sys) {
       if (l.number - first > 4) real.reset(), user.reset(), sys.reset();
     }
-    if (std::string c = timed_command(text); !c.empty()) command = std::move(c);
     const auto words = split_whitespace(text);
+    if (std::string c = timed_command(text, words); !c.empty()) command = std::move(c);
     if (words.size() == 2 && (words[0] == "real" || words[0] == "user" || words[0] == "sys")) {
       if (const auto s = telemetry::parse_duration(words[1]); s && words[1].back() == 's') {
         if (!real && !user && !sys) first = l.number;

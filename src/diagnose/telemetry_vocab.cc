@@ -1752,6 +1752,27 @@ bool names_model_tflops(const NamedValue& v) {
   return true;
 }
 
+namespace {
+
+// The words of lower-case text, runs of letters and digits ('_' joining them too where asked:
+// "ssd_mobilenet" is one word then), in order.
+std::vector<std::string> alnum_words(std::string_view low, bool underscore_joins) {
+  std::vector<std::string> words;
+  std::string word;
+  for (const char c : low) {
+    if (is_alpha(c) || is_digit(c) || (underscore_joins && c == '_')) {
+      word.push_back(c);
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
+}  // namespace
+
 bool names_storage(std::string_view text) {
   if (text.size() > kMaxPastedLineBytes) return false;
   const std::string low = lower(text);
@@ -1761,28 +1782,17 @@ bool names_storage(std::string_view text) {
       "nfs",   "ssd",     "ssds",  "hdd",      "hdds",    "nvme",    "fuse", "lustre",
       "tmpfs", "ramdisk", "hdfs",  "readtype", "gpfs",    "ceph",    "s3",   "gcs",
       "efs",   "ebs",     "cache", "cached",   "caching", "uncached"};
-  std::string word, previous;
-  bool found = false;
-  const auto flush = [&] {
-    if (word.empty()) return;
+  const std::vector<std::string> words = alnum_words(low, false);
+  for (size_t k = 0; k < words.size(); ++k) {
+    const std::string& word = words[k];
     const bool cache = word.find("cach") != std::string::npos;
     // "kv cache", "use_cache" (Hugging Face's generation flag): a model's cache, not the data's.
-    if (std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords) &&
-        !(cache && (previous == "kv" || previous == "use"))) {
-      found = true;
-    }
-    previous = std::move(word);
-    word.clear();
-  };
-  for (const char c : low) {
-    if (is_alpha(c) || is_digit(c)) {
-      word.push_back(c);
-    } else {
-      flush();
+    const bool models = cache && k > 0 && (words[k - 1] == "kv" || words[k - 1] == "use");
+    if (std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords) && !models) {
+      return true;
     }
   }
-  flush();
-  return found;
+  return false;
 }
 
 bool names_remote_storage(std::string_view text) {
@@ -1790,21 +1800,10 @@ bool names_remote_storage(std::string_view text) {
   static constexpr std::string_view kWords[] = {"nfs",   "s3",   "gcs",  "efs",      "lustre",
                                                 "gpfs",  "ceph", "hdfs", "gcsfuse",  "s3fs",
                                                 "minio", "hdd",  "hdds", "blobfuse", "goofys"};
-  std::string word;
-  bool found = false;
-  const auto flush = [&] {
-    found = found || std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords);
-    word.clear();
-  };
-  for (const char c : text) {
-    if (is_alpha(c) || is_digit(c) || c == '_') {
-      word.push_back(lower_char(c));
-    } else {
-      flush();
-    }
-  }
-  flush();
-  return found;
+  const std::vector<std::string> words = alnum_words(lower(text), true);
+  return std::any_of(words.begin(), words.end(), [](const std::string& w) {
+    return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
+  });
 }
 
 std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
