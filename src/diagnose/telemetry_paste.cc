@@ -3,6 +3,8 @@
 // tool's lines by their own shape, so several kinds may be mixed in one text, and a table cut
 // off mid-row keeps the rows before the cut.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "diagnose/telemetry_parse.h"
@@ -866,26 +868,30 @@ bool scan_process_times(const std::vector<Line>& lines, PasteFiles& files, Telem
     out.process_times.push_back(Telemetry::ProcessTimes{{file, line}, real, cpu, command});
     command.clear();
   };
+  // Seconds read so far, NaN where not (a sentinel, not an optional: GCC 12 warns an
+  // optional's value may be used uninitialized here); no number read is NaN.
+  constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+  const auto known = [](double v) { return !std::isnan(v); };
   // bash's three lines, in any order, within a few lines of one another.
-  std::optional<double> real, user, sys;
+  double real = kNone, user = kNone, sys = kNone;
+  const auto none_yet = [&] { return !known(real) && !known(user) && !known(sys); };
+  const auto forget = [&] { real = user = sys = kNone; };
   int64_t first = 0;
   // GNU time -v's fields.
-  std::optional<double> gnu_user, gnu_sys;
+  double gnu_user = kNone, gnu_sys = kNone;
   for (const Line& l : lines) {
     const std::string_view text = trim(l.text);
     if (text.empty()) continue;
-    if (real || user || sys) {
-      if (l.number - first > 4) real.reset(), user.reset(), sys.reset();
-    }
+    if (!none_yet() && l.number - first > 4) forget();
     const auto words = split_whitespace(text);
     if (std::string c = timed_command(text, words); !c.empty()) command = std::move(c);
     if (words.size() == 2 && (words[0] == "real" || words[0] == "user" || words[0] == "sys")) {
       if (const auto s = telemetry::parse_duration(words[1]); s && words[1].back() == 's') {
-        if (!real && !user && !sys) first = l.number;
-        (words[0] == "real" ? real : words[0] == "user" ? user : sys) = s;
-        if (real && user && sys) {
-          add(first, *real, *user + *sys);
-          real.reset(), user.reset(), sys.reset();
+        if (none_yet()) first = l.number;
+        (words[0] == "real" ? real : words[0] == "user" ? user : sys) = *s;
+        if (known(real) && known(user) && known(sys)) {
+          add(first, real, user + sys);
+          forget();
         }
         continue;
       }
@@ -908,15 +914,15 @@ bool scan_process_times(const std::vector<Line>& lines, PasteFiles& files, Telem
       if (!text.starts_with(name)) return std::nullopt;
       return parse_number(trim(text.substr(name.size())));
     };
-    if (const auto v = field("User time (seconds):")) gnu_user = v;
-    if (const auto v = field("System time (seconds):")) gnu_sys = v;
+    if (const auto v = field("User time (seconds):")) gnu_user = *v;
+    if (const auto v = field("System time (seconds):")) gnu_sys = *v;
     if (text.starts_with("Elapsed (wall clock) time")) {
       const size_t colon = text.find("):");
       const auto t = colon == std::string_view::npos
                          ? std::nullopt
                          : telemetry::parse_duration(trim(text.substr(colon + 2)));
-      if (t && gnu_user && gnu_sys) add(l.number, *t, *gnu_user + *gnu_sys);
-      gnu_user.reset(), gnu_sys.reset();
+      if (t && known(gnu_user) && known(gnu_sys)) add(l.number, *t, gnu_user + gnu_sys);
+      gnu_user = gnu_sys = kNone;
     }
   }
   return file >= 0;
