@@ -6,9 +6,10 @@ sampler to stoker's.
     torchrun --standalone --nproc-per-node 2 examples/imagefolder_ddp.py --data DATA --sampler torch
 
 Everything but the sampler line is plain torch/torchvision: torchvision.datasets.ImageFolder
-with its own transform, torch.utils.data.DataLoader with worker processes,
-DistributedDataParallel on gloo, the same loop and loss. After each epoch the ranks gather what they trained on and stoker.torch.audit checks the
-shards; rank 0 prints one line per epoch:
+with its own transform, torch.utils.data.DataLoader with worker processes (persistent, from a
+forkserver), DistributedDataParallel on gloo, the same loop and loss. After each epoch the
+ranks gather what they trained on and stoker.torch.audit checks the shards; rank 0 prints one
+line per epoch:
 
     epoch E: N samples over R ranks, D distinct, batches per rank [K, K], audit VERDICT (checks)
 
@@ -48,8 +49,13 @@ def main():
         sampler = stoker.torch.DistributedSampler(dataset, batch_size=args.batch_size, seed=1)
     else:
         sampler = torch.utils.data.DistributedSampler(dataset, seed=1)
+    # Workers started by a forkserver, once: a worker fork()ed from a rank whose gloo threads
+    # are running can inherit a lock one of them held and hang at its first batch (seen here
+    # once in CI at the second epoch's fork; pytorch/pytorch#130610 is the same race).
+    workers = {"multiprocessing_context": "forkserver", "persistent_workers": True}
     loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch_size, sampler=sampler,
-                                         num_workers=args.workers)
+                                         num_workers=args.workers,
+                                         **(workers if args.workers > 0 else {}))
 
     model = nn.parallel.DistributedDataParallel(
         nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, len(dataset.classes))))

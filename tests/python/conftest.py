@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -76,6 +78,62 @@ def torchrun() -> List[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "torch.distributed.run"]
 
 
+def run_torchrun(cmd: List[str], timeout: float, env: Optional[Dict[str, str]] = None,
+                 cwd: Optional[Path] = None) -> subprocess.CompletedProcess:
+    """Runs a training job's command line, torchrun's or one Python process's (text stdout and
+    stderr captured). A job still running after `timeout` s fails the test with every rank's
+    and DataLoader worker's Python stacks: each gets SIGABRT, which PYTHONFAULTHANDLER turns
+    into a dump of its threads on stderr, so a hang says where it hung; then every process of
+    the job is killed, leaving nothing behind."""
+    env = dict(os.environ if env is None else env, PYTHONFAULTHANDLER="1")
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # The job's first process (torchrun) stopped until its children have dumped, so that
+        # it does not end them first; one dump at a time, so that they do not interleave.
+        _signal(proc.pid, signal.SIGSTOP)
+        job = descendants(proc.pid)  # the ranks (each in a session of its own) and workers
+        for pid in job:
+            _signal(pid, signal.SIGABRT)
+            time.sleep(0.5)
+        _signal(proc.pid, signal.SIGABRT)  # delivered on SIGCONT: a one-process job's stacks
+        _signal(proc.pid, signal.SIGCONT)
+        time.sleep(1)
+        for pid in [proc.pid, *job, *descendants(proc.pid)]:
+            _signal(pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        raise AssertionError(f"the job (torchrun pid {proc.pid}) did not finish within {timeout} "
+                             f"s (a hang?); its output and its processes' stacks:\n{stdout}\n"
+                             f"{stderr[-30000:]}")
+    return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
+
+
+def descendants(pid: int) -> List[int]:
+    """The processes below `pid`: its children, theirs, and so on (from /proc)."""
+    children: Dict[int, List[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()  # after "pid (comm)"
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
 def launch(world_size: int, tmp_path: Path, args: Dict, timeout: float = 180,
            per_rank: Optional[List[Dict]] = None, max_restarts: int = 0) -> List[Dict]:
     """Runs dist_worker.py on `world_size` ranks started by torchrun (--standalone, gloo) and
@@ -88,13 +146,6 @@ def launch(world_size: int, tmp_path: Path, args: Dict, timeout: float = 180,
            f"--max-restarts={max_restarts}", "--monitor-interval=0.2", str(WORKER),
            json.dumps(worker_args)]
     env = dict(os.environ, OMP_NUM_THREADS="1", STOKER_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-    try:
-        log = proc.communicate(timeout=timeout)[0]
-    except subprocess.TimeoutExpired:
-        proc.terminate()  # torchrun stops its ranks on SIGTERM: none is left behind
-        log = proc.communicate(timeout=60)[0]
-        raise AssertionError(f"ranks did not finish within {timeout} s (hang?):\n{log}")
-    assert proc.returncode == 0, f"torchrun failed ({proc.returncode}):\n{log}"
+    done = run_torchrun(cmd, timeout, env)
+    assert done.returncode == 0, f"torchrun failed ({done.returncode}):\n{done.stdout}{done.stderr}"
     return [json.loads((out / f"rank{rank}.json").read_text()) for rank in range(world_size)]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 pytest.importorskip("torchvision", reason="the reference venv runs this file")
 pytest.importorskip("webdataset", reason="the reference venv runs this file")
 import clip_shards  # noqa: E402
+from conftest import run_torchrun  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "train_clip.py"
 EPOCH = re.compile(r"^epoch (\d+): (\d+) steps of (\d+), (\d+) pairs on rank 0, mean loss (\S+),",
@@ -43,8 +43,7 @@ def run(args, shards, loader, ranks=1):
     else:
         cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(ranks),
                "--master-port", str(29500 + os.getpid() % 1000)] + cmd
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
-                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    out = run_torchrun(cmd, timeout=900, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert out.returncode == 0, out.stderr[-4000:]
     epochs = EPOCH.findall(out.stdout)
     assert len(epochs) == 2, out.stdout

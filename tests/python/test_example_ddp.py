@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import stoker
-from conftest import stoker_bin, torchrun
+from conftest import run_torchrun, stoker_bin, torchrun
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -65,21 +65,12 @@ def run_job(tmp_path: Path, *args: str, timeout: float) -> str:
     cmd = [*torchrun(), "--standalone", "--nproc-per-node=2", str(EXAMPLES / "train_ddp.py"),
            *args]
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, env=dict(os.environ, OMP_NUM_THREADS="1"),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    try:
-        stdout, stderr = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        # SIGTERM, not SIGKILL: torchrun passes it on to every rank, so a hung job leaves no
-        # orphaned rank behind.
-        p.terminate()
-        stdout, stderr = p.communicate(timeout=60)
-        raise AssertionError(f"job hung for {timeout} s:\n{stdout}\n{stderr}")
-    print(stdout)
-    print(stderr, file=sys.stderr)
+    done = run_torchrun(cmd, timeout, dict(os.environ, OMP_NUM_THREADS="1"), cwd=tmp_path)
+    print(done.stdout)
+    print(done.stderr, file=sys.stderr)
     print(f"job took {time.monotonic() - t0:.1f} s")
-    assert p.returncode == 0, f"job failed ({p.returncode}):\n{stdout}\n{stderr}"
-    return stdout
+    assert done.returncode == 0, f"job failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return done.stdout
 
 
 @skip_training

@@ -6,14 +6,12 @@ so. One image per class, so the labels the ranks trained on name the samples."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("torchvision", reason="the reference venv runs this file")
-from conftest import synth, torchrun  # noqa: E402
+from conftest import run_torchrun, synth, torchrun  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "imagefolder_ddp.py"
 LINE = re.compile(r"^epoch (\d): (\d+) samples over 2 ranks, (\d+) distinct, batches per rank "
@@ -24,9 +22,8 @@ LINE = re.compile(r"^epoch (\d): (\d+) samples over 2 ranks, (\d+) distinct, bat
 @pytest.mark.parametrize("sampler", ["stoker", "torch"])
 def test_switching_the_sampler_gives_exactly_once_epochs(tmp_path, sampler):
     data = synth(tmp_path / "data", images=37, classes=37, width=48, height=40, seed=2)
-    out = subprocess.run(torchrun() + ["--standalone", "--nproc-per-node", "2", str(EXAMPLE),
-                                       "--data", str(data), "--sampler", sampler],
-                         capture_output=True, text=True, timeout=600)
+    out = run_torchrun(torchrun() + ["--standalone", "--nproc-per-node", "2", str(EXAMPLE),
+                                     "--data", str(data), "--sampler", sampler], timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     epochs = LINE.findall(out.stdout)
     assert len(epochs) == 2, out.stdout
