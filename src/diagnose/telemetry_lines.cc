@@ -527,6 +527,28 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   return parse_duration(rest);
 }
 
+// "49s per epoch using a single GPU vs. 82s using 4 GPUs" (nnUNet#795): the clause after the
+// comparison leaves out the unit its first term named. Its leading duration ("82s", "~70
+// seconds", "1 h 5 min"), followed by the scale it ran at, is the same kind of duration.
+std::optional<double> compared_duration(std::string_view clause) {
+  const std::string text = lower(in_english(clause));
+  const std::vector<std::string_view> words = split_whitespace(text);
+  std::string cell;
+  for (size_t take = 0; take < words.size() && take < 4; ++take) {
+    std::string_view w = words[take];
+    if (take == 0 && w.starts_with('~')) w.remove_prefix(1);
+    if (take) cell += ' ';
+    cell += w;
+    const bool unit = std::any_of(cell.begin(), cell.end(), [](char c) { return is_alpha(c); });
+    const std::string_view next = take + 1 < words.size() ? words[take + 1] : "";
+    if (unit && (next == "using" || next == "with" || next == "on" || next == "for") &&
+        gpu_count_of(clause).has_value()) {
+      return parse_duration(cell);
+    }
+  }
+  return std::nullopt;
+}
+
 // "CPU utilization was full", "the CPUs are maxed out", "CPU usage is always at peak", "100%
 // on all CPUs": the CPUs busy, said in words (the reader of a screenshot), read as 100 %.
 bool cpu_said_full(std::string_view line) {
@@ -1069,6 +1091,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   const bool summary = is_job_summary(lines);
   const size_t first_step = out.steps.size();
   bool found = false;
+  int64_t epoch_clause_line = -1;  // the line whose last clause read an epoch's duration
   struct LoneWait {
     int64_t line;
     double seconds;
@@ -1622,10 +1645,16 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     const bool setting_took = !workers_are_machines && values.size() == 2 &&
                               values[0].name.find("worker") != std::string::npos &&
                               values[1].name.empty() && duration_scale(values[1].unit);
-    if (const auto took = step.step || rate_here ? std::nullopt
-                          : setting_took         ? seconds_of(values[1])
-                                                 : run_duration(line.text, epoch);
-        took && *took > 0) {
+    std::optional<double> took;
+    if (!step.step && !rate_here) {
+      took = setting_took ? seconds_of(values[1]) : run_duration(line.text, epoch);
+      if (!took && line.number == epoch_clause_line) {
+        took = compared_duration(line.text);
+        epoch = took.has_value();
+      }
+    }
+    epoch_clause_line = took && epoch ? line.number : -1;
+    if (took && *took > 0) {
       // The same work at each scale: read as its rate, like a table's duration column.
       if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
       heading(line, gpus, nodes, flag);

@@ -2677,6 +2677,23 @@ TEST(Scaling, AnEpochsDurationForOneEpochInASentence) {
   EXPECT_THROW(read_text("trained for 1 epoch\n"), Error);
 }
 
+TEST(Scaling, TheComparedClauseKeepsTheEpochItLeftOut) {
+  // nnUNet#795: "takes around 49s per epoch using a single GPU vs. 82s using 4 GPUs".
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("scaling_nnunet795-dp-4xa100-82s-vs-1gpu-49s-per-epoch.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 4 GPUs: 49 s -> 82 s for the same epoch"));
+  // Only a clause right after an epoch's duration, with a unit and the scale it ran at.
+  EXPECT_THROW(read_text("The job takes 82s using 4 GPUs, which is long for such a small model "
+                         "on this machine\n"),
+               Error);
+  EXPECT_THAT(diagnose_telemetry(read_text("Our model trains in 2 min per epoch on one GPU, "
+                                           "but 5 min with 4 GPUs and it gets worse with more "
+                                           "of them\n"))
+                  .summary,
+              testing::HasSubstr("1 -> 4 GPUs: 120 s -> 300 s"));
+}
+
 TEST(Vocabulary, ATimestampsMillisecondsBeforeALoggersNameAreNoNodes) {
   // mxnet#3695: "2016-11-02 15:52:03,188 Node Epoch[0] Batch [450]\tSpeed: 2160.01 samples/sec"
   // (the logger is named "Node"): one run, not 188 nodes.
