@@ -1573,15 +1573,26 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
     while (before.size() < 6 && end > 0) {
       const size_t space = text.rfind(' ', end - 1);
       const size_t from = space == std::string::npos ? 0 : space + 1;
-      if (from < end) before.emplace_back(std::string_view(text).substr(from, end - from), from);
+      std::string_view word = std::string_view(text).substr(from, end - from);
+      // Markdown's emphasis around it: "**LOWER**".
+      while (!word.empty() && (word.front() == '*' || word.front() == '_')) word.remove_prefix(1);
+      while (!word.empty() && (word.back() == '*' || word.back() == '_')) word.remove_suffix(1);
+      if (!word.empty()) before.emplace_back(word, from);
       if (space == std::string::npos) break;
       end = space;
     }
+    // "the speed is 50% lower than": lower or higher said of a speed, a rate or a throughput.
+    const bool of_speed = std::any_of(before.begin(), before.end(), [](const auto& w) {
+      return w.first == "speed" || w.first == "throughput" || w.first == "performance" ||
+             w.first == "fps";
+    });
     std::optional<bool> slower;
     size_t comparative_at = than;
     for (size_t k = 0; k < before.size() && k < 3 && !slower; ++k) {
-      if (in(before[k].first, kSlower)) slower = true;
-      if (in(before[k].first, kFaster)) slower = false;
+      if (in(before[k].first, kSlower) || (of_speed && before[k].first == "lower")) slower = true;
+      if (in(before[k].first, kFaster) || (of_speed && before[k].first == "higher")) {
+        slower = false;
+      }
       if (!slower) continue;
       comparative_at = before[k].second;
       // "not faster", "isn't any faster": the larger is no faster, so the slower.
@@ -1598,8 +1609,17 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
     size_t left_from = comparative_at > 80 ? comparative_at - 80 : 0;
     const size_t clause = text.find_last_of(",;:", comparative_at);
     if (clause != std::string::npos && clause + 1 > left_from) left_from = clause + 1;
-    const Scale left =
-        scale_of(std::string_view(text).substr(left_from, comparative_at - left_from));
+    Scale left = scale_of(std::string_view(text).substr(left_from, comparative_at - left_from));
+    // "when multi_gpu_model is set to 2 GPU, the speed is up to 50% lower than with a single
+    // GPU" (keras#11342): a clause without its scale takes the one of the clause before it.
+    if (!left.gpus && !left.nodes && clause != std::string::npos && clause > 0 &&
+        text[clause] == ',') {
+      size_t previous = text.find_last_of(",;:.", clause - 1);
+      previous = previous == std::string::npos ? 0 : previous + 1;
+      if (clause - previous <= 80) {
+        left = scale_of(std::string_view(text).substr(previous, clause - previous));
+      }
+    }
     const Scale right = scale_of(std::string_view(text).substr(than + 6, 60));
     std::optional<bool> left_larger;
     if (left.nodes && right.nodes && *left.nodes != *right.nodes) {

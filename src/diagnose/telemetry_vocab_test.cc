@@ -2709,5 +2709,25 @@ TEST(Vocabulary, ATimestampsMillisecondsBeforeALoggersNameAreNoNodes) {
             Verdict::kUnknown);
 }
 
+TEST(Vocabulary, ASpeedLowerThanAnotherScalesIsTheSlower) {
+  // keras#11342: the speed "**LOWER** than with a single GPU", the scale in the clause before.
+  const std::string keras =
+      "Using the [MNIST example](https://github.com/keras-team/keras/blob/master/examples/"
+      "mnist_mlp.py) model, when multi_gpu_model is set to 2 GPU, the speed is up to 50% "
+      "**LOWER** than with a single GPU on the same system.";
+  EXPECT_EQ(larger_scale_slower(keras), true);
+  EXPECT_EQ(larger_scale_slower("with 4 GPUs the throughput is 3x higher than with 1 GPU"), false);
+  // Lower or higher of a time is no speed: nothing is read.
+  EXPECT_EQ(larger_scale_slower("with 4 GPUs the step time is lower than with 1 GPU"),
+            std::nullopt);
+  // The clause before names no scale either: nothing is read.
+  EXPECT_EQ(larger_scale_slower("After the upgrade, the speed is lower than with 1 GPU"),
+            std::nullopt);
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files({pasted(
+      "other_keras11342-multi-gpu-model-mnist-mlp-2x1070ti-100s-vs-63s-device-mapping.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("the larger run is the slower"));
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
