@@ -283,6 +283,16 @@ struct Telemetry {
   // make it faster. Looked for only in a paste whose runs name their loader's threads.
   bool storage_named = false;
   std::vector<ScalingClaim> claims;
+  // A sentence setting the first epoch's speed against a later one's ("on the first epoch,
+  // the training speed is only about 8 it/s, but ... increased to 30 it/s at the third
+  // epoch"): how many times slower the first epoch ran (its time over the later one's).
+  struct EpochsCompared {
+    Origin origin;
+    double first, later;  // the two values as the sentence gives them, in `unit`
+    std::string unit;     // a rate's ("iterations/s") or "s"
+    double first_slower_by = 0;
+  };
+  std::vector<EpochsCompared> epochs_compared;
   std::vector<BandwidthSample> bandwidths;
   // Lines in which a trainer says itself that its data loading could not keep up (darknet's
   // "Loaded: 1.17 seconds - performance bottleneck on CPU or Disk HDD/SSD", Caffe's "Data layer

@@ -549,6 +549,73 @@ std::optional<double> compared_duration(std::string_view clause) {
   return std::nullopt;
 }
 
+// A sentence setting the first epoch's speed against a later one's: "on the first epoch, the
+// training speed is only about 8 it/s, but it is continuously accelerating and increased to 30
+// it/s at the third epoch" (prototypical-networks#15), "the first epoch takes 950 s, the
+// following epochs 440 s". Two rates of one unit, or two durations; each value belongs to the
+// epoch its clause names (below). nullopt when the sentence does not name both epochs.
+std::optional<Telemetry::EpochsCompared> epochs_compared_in(std::string_view line) {
+  if (line.size() > kMaxPastedLineBytes) return std::nullopt;
+  const std::string text = lower(line);
+  const auto find_any = [&](std::initializer_list<std::string_view> phrases) {
+    for (const std::string_view p : phrases) {
+      if (const size_t at = text.find(p); at != std::string::npos) return at;
+    }
+    return std::string::npos;
+  };
+  const size_t first = find_any({"first epoch", "1st epoch"});
+  const size_t later = find_any({"second epoch", "third epoch", "2nd epoch", "3rd epoch",
+                                 "later epoch", "following epoch", "subsequent epoch", "next epoch",
+                                 "other epochs", "remaining epochs"});
+  if (first == std::string::npos || later == std::string::npos) return std::nullopt;
+  std::vector<NamedValue> rates, durations;
+  for (NamedValue& v : named_values(line)) {
+    const Meaning m = meaning_of(v);
+    if (m.quantity == Quantity::kRate && !m.rate_unit.empty()) {
+      v.unit = m.rate_unit;
+      rates.push_back(std::move(v));
+    } else if (duration_scale(v.unit)) {
+      v.value *= *duration_scale(v.unit);
+      v.unit = "s";
+      durations.push_back(std::move(v));
+    }
+  }
+  // A value's epoch: the one its clause names, else the one named last before it ("on the
+  // first epoch, the training speed is only about 8 it/s").
+  const auto epoch_of = [&](size_t column) -> std::optional<bool> {  // true: the first
+    size_t from = 0, to = text.size();
+    for (const std::string_view b : {",", ";", " but ", " while ", " whereas ", " and "}) {
+      const size_t before = text.rfind(b, column);
+      if (before != std::string::npos && before + b.size() > from) from = before + b.size();
+      const size_t after = text.find(b, column);
+      if (after != std::string::npos && after < to) to = after;
+    }
+    const bool has_first = first >= from && first < to, has_later = later >= from && later < to;
+    if (has_first != has_later) return has_first;
+    const bool first_before = first < column, later_before = later < column;
+    if (first_before && (!later_before || first > later)) return true;
+    if (later_before) return false;
+    return std::nullopt;
+  };
+  for (const std::vector<NamedValue>* values : {&rates, &durations}) {
+    if (values->size() != 2 || (*values)[0].unit != (*values)[1].unit) continue;
+    const NamedValue& a = (*values)[0];
+    const NamedValue& b = (*values)[1];
+    if (a.value <= 0 || b.value <= 0) continue;
+    const std::optional<bool> a_first = epoch_of(a.column), b_first = epoch_of(b.column);
+    if (!a_first || !b_first || *a_first == *b_first) continue;
+    const NamedValue& of_first = *a_first ? a : b;
+    const NamedValue& of_later = *a_first ? b : a;
+    Telemetry::EpochsCompared c;
+    c.first = of_first.value;
+    c.later = of_later.value;
+    c.unit = values == &rates ? of_first.unit + "/s" : "s";
+    c.first_slower_by = values == &rates ? c.later / c.first : c.first / c.later;
+    return c;
+  }
+  return std::nullopt;
+}
+
 // "CPU utilization was full", "the CPUs are maxed out", "CPU usage is always at peak", "100%
 // on all CPUs": the CPUs busy, said in words (the reader of a screenshot), read as 100 %.
 bool cpu_said_full(std::string_view line) {
@@ -1092,6 +1159,13 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   const size_t first_step = out.steps.size();
   bool found = false;
   int64_t epoch_clause_line = -1;  // the line whose last clause read an epoch's duration
+  for (const Line& l : pasted) {
+    if (auto c = epochs_compared_in(l.text)) {
+      c->origin = {files.of(TelemetryKind::kThroughput), l.number};
+      out.epochs_compared.push_back(std::move(*c));
+      found = true;
+    }
+  }
   struct LoneWait {
     int64_t line;
     double seconds;

@@ -1354,6 +1354,31 @@ std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
   return d;
 }
 
+// A sentence of the paste setting the first epoch against a later one, the first 3x slower or
+// more (2x when the later epoch takes a minute or more, as in first_epoch_cold): the page cache
+// filling, said in words. nullopt when no sentence says so.
+std::optional<Diagnosis> first_epoch_said_cold(const Telemetry& tel) {
+  for (const Telemetry::EpochsCompared& c : tel.epochs_compared) {
+    const bool whole_epochs = c.unit == "s" && c.later >= 60;
+    if (c.first_slower_by < (whole_epochs ? 2 : 3)) continue;
+    Diagnosis d;
+    d.verdict = Verdict::kIoBound;
+    d.confidence = Confidence::kLow;
+    d.summary = fmt::format(
+        "the paste says the first epoch ran {:.1f}x slower than a later one ({:.4g} {} against "
+        "{:.4g} {}): the data came from storage until the page cache held it — the job waits on "
+        "its storage whenever the data is not cached (another machine, a larger data set)",
+        c.first_slower_by, c.first, c.unit, c.later, c.unit);
+    d.evidence.push_back(tel.cite(c.origin));
+    d.fixes = fixes::io_bound();
+    d.next = {
+        "iostat -x 1 60 during the first epoch: %util near 100 or a long r_await is the "
+        "storage"};
+    return d;
+  }
+  return std::nullopt;
+}
+
 // The busiest disk of iostat -x rows: its mean %util, or nullopt without rows.
 std::optional<std::pair<std::string, double>> busiest_disk(const Telemetry& tel) {
   std::map<std::string, std::pair<double, int>> by_device;
@@ -1621,6 +1646,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
                  tel.steps.empty() && tel.rates.empty() ? high_mfu(tel) : std::nullopt) {
     // A trainer's MFU alone.
     d = *busy;
+  } else if (const auto said = tel.steps.empty() && tel.rates.empty() ? first_epoch_said_cold(tel)
+                                                                      : std::nullopt) {
+    d = *said;
   } else if (!tel.steps.empty() || !tel.rates.empty()) {
     // Step times without their wait, or rates: how fast, not why.
     d.verdict = Verdict::kUnknown;
@@ -1639,6 +1667,8 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       d = *stalls;
     } else if (fall) {
       d = *fall;
+    } else if (const auto said = first_epoch_said_cold(tel)) {
+      d = *said;
     } else if (const auto feeder = steps_only ? feeder_pace(tel) : std::nullopt) {
       d = *feeder;
     } else if (const auto busy = high_mfu(tel)) {

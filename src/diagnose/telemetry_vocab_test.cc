@@ -2729,5 +2729,36 @@ TEST(Vocabulary, ASpeedLowerThanAnotherScalesIsTheSlower) {
   EXPECT_THAT(d.summary, testing::HasSubstr("the larger run is the slower"));
 }
 
+TEST(Epochs, AFirstEpochSaidSeveralTimesSlowerThanALaterOneIsTheStorage) {
+  // prototypical-networks#15: "on the first epoch, the training speed is only about 8 it/s,
+  // but ... increased to 30 it/s at the third epoch" (the thread: images cached in memory).
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("datalog_protonets15-its-8-to-30-over-first-epochs.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kIoBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("3.8x slower than a later one (8 iterations/s "
+                                            "against 30 iterations/s)"));
+  // Durations: each belongs to the epoch named nearest to it, whichever comes first.
+  const Telemetry t = read_text(
+      "The following epochs take only 440 s each, while the first epoch took about 950 s "
+      "to finish\n");
+  ASSERT_EQ(t.epochs_compared.size(), 1u);
+  EXPECT_EQ(t.epochs_compared[0].first, 950);
+  EXPECT_EQ(t.epochs_compared[0].later, 440);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kIoBound);
+  // A first epoch faster than the later ones (keras#13582's "The first epoch lasts ~550 sec. and
+  // the second epoch ~1700 sec.") is no cold cache; nor is a first epoch 1.5x slower.
+  EXPECT_NE(diagnose_telemetry(read_text("The first epoch lasts ~550 sec. and the second epoch "
+                                         "~1700 sec.\n"))
+                .verdict,
+            Verdict::kIoBound);
+  EXPECT_NE(diagnose_telemetry(read_text("the first epoch runs at 20 it/s and the second epoch at "
+                                         "30 it/s\n"))
+                .verdict,
+            Verdict::kIoBound);
+  // One epoch named: nothing compared.
+  EXPECT_TRUE(read_text("the first epoch runs at 8 it/s, later it reaches 30 it/s\n")
+                  .epochs_compared.empty());
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
