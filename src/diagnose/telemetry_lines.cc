@@ -1574,7 +1574,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       if (const auto setting = loader_setting_of(line.text); setting && !is_prose(line.text)) {
         setting_heading(line, *setting);
       }
-      if (const auto strategy = exchange_setting_of(line.text); strategy && !is_prose(line.text)) {
+      // A strategy labelling its own line's measures ("horovod-bert:  global_step/sec: 1.03",
+      // byteps#32): the label before the first value.
+      const std::string_view label =
+          values.empty() ? line.text
+                         : line.text.substr(0, std::min(values[0].column, line.text.size()));
+      if (const auto strategy = exchange_setting_of(label); strategy && !is_prose(line.text)) {
         exchange_heading(line, *strategy);
       }
     }

@@ -1709,8 +1709,12 @@ std::optional<std::string> exchange_setting_of(std::string_view line) {
   }
   const std::string low = lower(line);
   // Most lines name none: one look for the letters every name below holds.
+  static constexpr std::array<std::string_view, 5> kLibraries = {"horovod", "byteps", "bagua",
+                                                                 "nccl", "gloo"};
   if (low.find("dp") == std::string::npos && low.find("zero") == std::string::npos &&
-      low.find("shard") == std::string::npos) {
+      low.find("shard") == std::string::npos &&
+      std::none_of(kLibraries.begin(), kLibraries.end(),
+                   [&](std::string_view l) { return low.find(l) != std::string::npos; })) {
     return std::nullopt;
   }
   std::set<std::string> named;
@@ -1730,6 +1734,12 @@ std::optional<std::string> exchange_setting_of(std::string_view line) {
     const std::string next = i + 1 < words.size() ? words[i + 1] : std::string();
     const std::string after = i + 2 < words.size() ? words[i + 2] : std::string();
     if (w == "ddp" || w == "fsdp") named.insert(w);
+    // The library or backend that exchanges the gradients ("horovod-bert:", "byteps:", "gloo").
+    for (const std::string_view l : kLibraries) {
+      if (w == l || (w.starts_with(l) && (w[l.size()] == '-' || w[l.size()] == '_'))) {
+        named.insert(std::string(l));
+      }
+    }
     // "zero-3", "zero3", "ZeRO stage 2", "zero_stage: 1".
     for (const std::string_view z : {"zero-", "zero", "zero_stage"}) {
       if (w.size() == z.size() + 1 && w.starts_with(z) && w.back() >= '0' && w.back() <= '3') {

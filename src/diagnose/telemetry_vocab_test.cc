@@ -2760,5 +2760,24 @@ TEST(Epochs, AFirstEpochSaidSeveralTimesSlowerThanALaterOneIsTheStorage) {
                   .epochs_compared.empty());
 }
 
+TEST(Exchange, TheLibraryThatExchangesLabelsItsLinesMeasures) {
+  // byteps#32: BERT on the same 4 V100s, "horovod-bert:  global_step/sec: 1.03465 ..." against
+  // "byteps:  global_step/sec: 1.56383 ...".
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("throughput_byteps32-bert-horovod-vs-byteps-4-v100.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1.5x faster under byteps (50 samples/s) than under "
+                                            "horovod (33.1 samples/s)"));
+  EXPECT_EQ(exchange_setting_of("horovod-bert:  "), "horovod");
+  EXPECT_EQ(exchange_setting_of("backend=gloo"), "gloo");
+  EXPECT_EQ(exchange_setting_of("horovodrun -np 4"), std::nullopt);  // a launcher, no label
+  EXPECT_EQ(exchange_setting_of("nccl vs gloo"), std::nullopt);      // two named: a comparison
+  // Within 1.5x: the exchange is not shown to matter.
+  EXPECT_NE(diagnose_telemetry(read_text("Using 4 GPUs\nhorovod: examples/sec: 40.0\nbyteps: "
+                                         "examples/sec: 50.0\n"))
+                .verdict,
+            Verdict::kCommunicationBound);
+}
+
 }  // namespace
 }  // namespace stoker::telemetry
