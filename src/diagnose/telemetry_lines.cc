@@ -529,10 +529,18 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
 
 // "49s per epoch using a single GPU vs. 82s using 4 GPUs" (nnUNet#795): the clause after the
 // comparison leaves out the unit its first term named. Its leading duration ("82s", "~70
-// seconds", "1 h 5 min"), followed by the scale it ran at, is the same kind of duration.
+// seconds", "1 h 5 min"), followed by the scale it ran at ("using 4 GPUs", "with 8 V100s",
+// "on 2 nodes"), is the same kind of duration; one that says it times more ("2 hours for all
+// 50 epochs using 4 GPUs", "in total") is not.
 std::optional<double> compared_duration(std::string_view clause) {
   const std::string text = lower(in_english(clause));
   const std::vector<std::string_view> words = split_whitespace(text);
+  for (const std::string_view w : words) {
+    if (w.starts_with("epochs") || w == "total" || w == "whole" || w == "all" ||
+        w.starts_with("run")) {
+      return std::nullopt;
+    }
+  }
   std::string cell;
   for (size_t take = 0; take < words.size() && take < 4; ++take) {
     std::string_view w = words[take];
@@ -541,10 +549,12 @@ std::optional<double> compared_duration(std::string_view clause) {
     cell += w;
     const bool unit = std::any_of(cell.begin(), cell.end(), [](char c) { return is_alpha(c); });
     const std::string_view next = take + 1 < words.size() ? words[take + 1] : "";
-    if (unit && (next == "using" || next == "with" || next == "on" || next == "for") &&
-        gpu_count_of(clause).has_value()) {
-      return parse_duration(cell);
+    if (!unit || (next != "using" && next != "with" && next != "on")) continue;
+    std::string scale;  // the few words after the preposition
+    for (size_t k = take + 2; k < words.size() && k < take + 6; ++k) {
+      scale += std::string(words[k]) + " ";
     }
+    return gpu_count_of(scale) ? parse_duration(cell) : std::nullopt;
   }
   return std::nullopt;
 }
@@ -557,9 +567,12 @@ std::optional<double> compared_duration(std::string_view clause) {
 std::optional<Telemetry::EpochsCompared> epochs_compared_in(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::string text = lower(line);
+  // The phrase as words of its own: "21st epoch" is no "1st epoch".
   const auto find_any = [&](std::initializer_list<std::string_view> phrases) {
     for (const std::string_view p : phrases) {
-      if (const size_t at = text.find(p); at != std::string::npos) return at;
+      for (size_t at = text.find(p); at != std::string::npos; at = text.find(p, at + 1)) {
+        if (at == 0 || !(is_alpha(text[at - 1]) || is_digit(text[at - 1]))) return at;
+      }
     }
     return std::string::npos;
   };
@@ -568,6 +581,12 @@ std::optional<Telemetry::EpochsCompared> epochs_compared_in(std::string_view lin
                                  "later epoch", "following epoch", "subsequent epoch", "next epoch",
                                  "other epochs", "remaining epochs"});
   if (first == std::string::npos || later == std::string::npos) return std::nullopt;
+  // A first epoch that also compiles, traces or warms up, a checkpoint's save, a benchmark
+  // beside the epochs: what the two values time is not the same epoch's work.
+  for (const std::string_view other :
+       {"compil", "xla", "jit", "warm", "trac", "checkpoint", "saving", "synthetic", "benchmark"}) {
+    if (text.find(other) != std::string::npos) return std::nullopt;
+  }
   std::vector<NamedValue> rates, durations;
   for (NamedValue& v : named_values(line)) {
     const Meaning m = meaning_of(v);
@@ -580,21 +599,37 @@ std::optional<Telemetry::EpochsCompared> epochs_compared_in(std::string_view lin
       durations.push_back(std::move(v));
     }
   }
-  // A value's epoch: the one its clause names, else the one named last before it ("on the
-  // first epoch, the training speed is only about 8 it/s").
-  const auto epoch_of = [&](size_t column) -> std::optional<bool> {  // true: the first
-    size_t from = 0, to = text.size();
-    for (const std::string_view b : {",", ";", " but ", " while ", " whereas ", " and "}) {
-      const size_t before = text.rfind(b, column);
-      if (before != std::string::npos && before + b.size() > from) from = before + b.size();
+  // A value's epoch: the one its clause names, else the one the clause just before it names
+  // ("on the first epoch, the training speed is only about 8 it/s").
+  static constexpr std::array<std::string_view, 6> kBreaks = {",",       ";",         " but ",
+                                                              " while ", " whereas ", " and "};
+  struct Clause {
+    size_t from = 0, to = 0;
+    size_t break_at = std::string::npos;  // where the break before it starts
+  };
+  const auto clause_around = [&](size_t column) {
+    Clause c{0, text.size()};
+    for (const std::string_view b : kBreaks) {
+      const size_t before = column == 0 ? std::string::npos : text.rfind(b, column - 1);
+      if (before != std::string::npos && before + b.size() <= column &&
+          before + b.size() > c.from) {
+        c.from = before + b.size();
+        c.break_at = before;
+      }
       const size_t after = text.find(b, column);
-      if (after != std::string::npos && after < to) to = after;
+      if (after != std::string::npos && after < c.to) c.to = after;
     }
-    const bool has_first = first >= from && first < to, has_later = later >= from && later < to;
-    if (has_first != has_later) return has_first;
-    const bool first_before = first < column, later_before = later < column;
-    if (first_before && (!later_before || first > later)) return true;
-    if (later_before) return false;
+    return c;
+  };
+  const auto epoch_of = [&](size_t column) -> std::optional<bool> {  // true: the first
+    for (int clause = 0; clause < 2; ++clause) {
+      const Clause c = clause_around(column);
+      const bool has_first = first >= c.from && first < c.to;
+      const bool has_later = later >= c.from && later < c.to;
+      if (has_first != has_later) return has_first;
+      if (has_first || c.break_at == std::string::npos || c.break_at == 0) return std::nullopt;
+      column = c.break_at - 1;  // the clause before
+    }
     return std::nullopt;
   };
   for (const std::vector<NamedValue>* values : {&rates, &durations}) {
@@ -1727,12 +1762,16 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     std::optional<double> took;
     if (!step.step && !rate_here) {
       took = setting_took ? seconds_of(values[1]) : run_duration(line.text, epoch);
+      const bool own = took.has_value();
       if (!took && line.number == epoch_clause_line) {
         took = compared_duration(line.text);
         epoch = took.has_value();
       }
+      // Only a clause that names its epoch opens a comparison: no chain of them.
+      epoch_clause_line = own && epoch ? line.number : -1;
+    } else {
+      epoch_clause_line = -1;
     }
-    epoch_clause_line = took && epoch ? line.number : -1;
     if (took && *took > 0) {
       // The same work at each scale: read as its rate, like a table's duration column.
       if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);

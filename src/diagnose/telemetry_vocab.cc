@@ -1570,7 +1570,7 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
     // The words before "than", nearest first (at most six).
     std::vector<std::pair<std::string_view, size_t>> before;  // word, where it starts
     size_t end = than;
-    while (before.size() < 6 && end > 0) {
+    while (before.size() < 9 && end > 0) {
       const size_t space = text.rfind(' ', end - 1);
       const size_t from = space == std::string::npos ? 0 : space + 1;
       std::string_view word = std::string_view(text).substr(from, end - from);
@@ -1581,18 +1581,27 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
       if (space == std::string::npos) break;
       end = space;
     }
-    // "the speed is 50% lower than": lower or higher said of a speed, a rate or a throughput.
-    const bool of_speed = std::any_of(before.begin(), before.end(), [](const auto& w) {
-      return w.first == "speed" || w.first == "throughput" || w.first == "performance" ||
-             w.first == "fps";
-    });
+    // "the speed is up to 50% lower than": lower or higher said of a speed, a throughput or a
+    // performance — the subject of its clause, within five words before it, no other quantity
+    // ("loss", "latency", "time") nearer.
+    const auto of_speed = [&](size_t k) {
+      for (size_t m = k + 1; m < before.size() && m <= k + 5; ++m) {
+        const std::string_view w = before[m].first;
+        if (w == "speed" || w == "throughput" || w == "performance" || w == "fps") return true;
+        if (w.ends_with(',') || w == "loss" || w == "latency" || w == "time" || w == "memory" ||
+            w == "error" || w == "accuracy" || w == "usage" || w == "utilization" ||
+            w == "utilisation" || w == "cost") {
+          return false;
+        }
+      }
+      return false;
+    };
     std::optional<bool> slower;
     size_t comparative_at = than;
     for (size_t k = 0; k < before.size() && k < 3 && !slower; ++k) {
-      if (in(before[k].first, kSlower) || (of_speed && before[k].first == "lower")) slower = true;
-      if (in(before[k].first, kFaster) || (of_speed && before[k].first == "higher")) {
-        slower = false;
-      }
+      const std::string_view w = before[k].first;
+      if (in(w, kSlower) || (w == "lower" && of_speed(k))) slower = true;
+      if (in(w, kFaster) || (w == "higher" && of_speed(k))) slower = false;
       if (!slower) continue;
       comparative_at = before[k].second;
       // "not faster", "isn't any faster": the larger is no faster, so the slower.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -87,27 +88,55 @@ def run_torchrun(cmd: List[str], timeout: float, env: Optional[Dict[str, str]] =
     the job is killed, leaving nothing behind."""
     env = dict(os.environ if env is None else env, PYTHONFAULTHANDLER="1")
     proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_no_core_files)
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         # The job's first process (torchrun) stopped until its children have dumped, so that
         # it does not end them first; one dump at a time, so that they do not interleave.
-        _signal(proc.pid, signal.SIGSTOP)
-        job = descendants(proc.pid)  # the ranks (each in a session of its own) and workers
-        for pid in job:
-            _signal(pid, signal.SIGABRT)
+        # Each process is held by a pidfd from here on: a pid that ends is never another's.
+        job = [_pidfd(pid) for pid in [proc.pid, *descendants(proc.pid)]]
+        _signal(job[0], signal.SIGSTOP)
+        for fd in job[1:]:  # the ranks (each in a session of its own) and their workers
+            _signal(fd, signal.SIGABRT)
             time.sleep(0.5)
-        _signal(proc.pid, signal.SIGABRT)  # delivered on SIGCONT: a one-process job's stacks
-        _signal(proc.pid, signal.SIGCONT)
+        _signal(job[0], signal.SIGABRT)  # delivered on SIGCONT: a one-process job's stacks
+        _signal(job[0], signal.SIGCONT)
         time.sleep(1)
-        for pid in [proc.pid, *job, *descendants(proc.pid)]:
-            _signal(pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
+        for fd in job:
+            _signal(fd, signal.SIGKILL)
+            if fd is not None:
+                os.close(fd)
+        try:
+            stdout, stderr = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:  # a process outside the job's tree holds its output
+            proc.kill()
+            stdout, stderr = "", "(the job's output is still held open by an orphaned process)"
         raise AssertionError(f"the job (torchrun pid {proc.pid}) did not finish within {timeout} "
                              f"s (a hang?); its output and its processes' stacks:\n{stdout}\n"
                              f"{stderr[-30000:]}")
     return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
+
+
+def _no_core_files() -> None:
+    """SIGABRT's dumps are the stacks on stderr, not core files in the job's folder."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _pidfd(pid: int) -> Optional[int]:
+    try:
+        return os.pidfd_open(pid)
+    except ProcessLookupError:
+        return None
+
+
+def _signal(pidfd: Optional[int], sig: int) -> None:
+    if pidfd is None:
+        return
+    try:
+        signal.pidfd_send_signal(pidfd, sig)
+    except ProcessLookupError:
+        pass
 
 
 def descendants(pid: int) -> List[int]:
@@ -125,13 +154,6 @@ def descendants(pid: int) -> List[int]:
             found.append(child)
             todo.append(child)
     return found
-
-
-def _signal(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except ProcessLookupError:
-        pass
 
 
 def launch(world_size: int, tmp_path: Path, args: Dict, timeout: float = 180,
