@@ -2749,7 +2749,7 @@ TEST(Epochs, AFirstEpochSaidSeveralTimesSlowerThanALaterOneIsTheStorage) {
   EXPECT_EQ(d.verdict, Verdict::kIoBound) << d.summary;
   EXPECT_THAT(d.summary, testing::HasSubstr("3.8x slower than a later one (8 iterations/s "
                                             "against 30 iterations/s)"));
-  // Durations: each belongs to the epoch named nearest to it, whichever comes first.
+  // Durations: each belongs to the epoch its clause names, whichever comes first.
   const Telemetry t = read_text(
       "The following epochs take only 440 s each, while the first epoch took about 950 s "
       "to finish\n");
