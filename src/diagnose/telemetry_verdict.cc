@@ -1289,6 +1289,25 @@ std::optional<Diagnosis> speed_that_falls(const Telemetry& tel) {
 // a first epoch several times slower than the steady ones after it is the page cache filling —
 // the data came from storage once and from memory since — the classic sign of a job waiting on
 // its storage. nullopt when the log does not show it.
+// A first epoch this many times slower than the steady ones is the page cache filling; against
+// epochs of a minute or more (whole epochs timed: a job's start costs seconds), the lower one.
+constexpr double kColdFirstEpoch = 3, kColdFirstWholeEpoch = 2, kWholeEpochSeconds = 60;
+
+// The verdict of a cold first epoch, `summary` saying what shows it.
+Diagnosis cold_page_cache(std::string summary) {
+  Diagnosis d;
+  d.verdict = Verdict::kIoBound;
+  d.confidence = Confidence::kLow;
+  d.summary = std::move(summary) +
+              ": the data came from storage until the page cache held it — the job waits on its "
+              "storage whenever the data is not cached (another machine, a larger data set)";
+  d.fixes = fixes::io_bound();
+  d.next = {
+      "iostat -x 1 60 during the first epoch: %util near 100 or a long r_await is the "
+      "storage"};
+  return d;
+}
+
 std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
   constexpr double kKerasStartSeconds = 60;  // Keras' first epoch traces its graph (below)
   std::vector<const StepSample*> epochs;
@@ -1326,7 +1345,7 @@ std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
   const double first = epochs.front()->step_seconds;
   // A job's start (workers, autotuning, compilation) costs seconds: against steps of a minute
   // or more (whole epochs timed), twice the steady time is already the data coming from storage.
-  const double cold = steady >= 60 ? 2 : 3;
+  const double cold = steady >= kWholeEpochSeconds ? kColdFirstWholeEpoch : kColdFirstEpoch;
   if (steady <= 0 || first < cold * steady) return std::nullopt;
   // Keras' first epoch also traces and compiles its graph, seconds to tens of seconds: the
   // extra time of the epoch ("1464/1464": its steps) must be more than that.
@@ -1337,20 +1356,11 @@ std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
       return std::nullopt;
     }
   }
-  Diagnosis d;
-  d.verdict = Verdict::kIoBound;
-  d.confidence = Confidence::kLow;
-  d.summary = fmt::format(
-      "the first epoch's steps take {:.1f}x the later ones' ({:.3g} s against {:.3g} s): the "
-      "data came from storage until the page cache held it — the job waits on its storage "
-      "whenever the data is not cached (another machine, a larger data set)",
-      first / steady, first, steady);
+  Diagnosis d = cold_page_cache(fmt::format(
+      "the first epoch's steps take {:.1f}x the later ones' ({:.3g} s against {:.3g} s)",
+      first / steady, first, steady));
   d.evidence.push_back(tel.cite(epochs.front()->origin));
   d.evidence.push_back(tel.cite(epochs.back()->origin));
-  d.fixes = fixes::io_bound();
-  d.next = {
-      "iostat -x 1 60 during the first epoch: %util near 100 or a long r_await is the "
-      "storage"};
   return d;
 }
 
@@ -1359,21 +1369,13 @@ std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
 // filling, said in words. nullopt when no sentence says so.
 std::optional<Diagnosis> first_epoch_said_cold(const Telemetry& tel) {
   for (const Telemetry::EpochsCompared& c : tel.epochs_compared) {
-    const bool whole_epochs = c.unit == "s" && c.later >= 60;
-    if (c.first_slower_by < (whole_epochs ? 2 : 3)) continue;
-    Diagnosis d;
-    d.verdict = Verdict::kIoBound;
-    d.confidence = Confidence::kLow;
-    d.summary = fmt::format(
+    const bool whole_epochs = c.unit == "s" && c.later >= kWholeEpochSeconds;
+    if (c.first_slower_by < (whole_epochs ? kColdFirstWholeEpoch : kColdFirstEpoch)) continue;
+    Diagnosis d = cold_page_cache(fmt::format(
         "the paste says the first epoch ran {:.1f}x slower than a later one ({:.4g} {} against "
-        "{:.4g} {}): the data came from storage until the page cache held it — the job waits on "
-        "its storage whenever the data is not cached (another machine, a larger data set)",
-        c.first_slower_by, c.first, c.unit, c.later, c.unit);
+        "{:.4g} {})",
+        c.first_slower_by, c.first, c.unit, c.later, c.unit));
     d.evidence.push_back(tel.cite(c.origin));
-    d.fixes = fixes::io_bound();
-    d.next = {
-        "iostat -x 1 60 during the first epoch: %util near 100 or a long r_await is the "
-        "storage"};
     return d;
   }
   return std::nullopt;
