@@ -147,11 +147,12 @@ ensure_jax_venv() {
 }
 
 # sanitizer_build DIR KIND [TARGET...]: the libraries and unit tests with STOKER_SANITIZE=KIND
-# (-O1 -g; no CLI, Python module or benchmarks). Without targets, everything in that build.
+# (-O1 and line tables, -g1: CMakeLists.txt; no CLI, Python module or benchmarks). Without
+# targets, everything in that build.
 sanitizer_build() {
   local dir=$1 kind=$2
   shift 2
-  configure "$dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+  configure "$dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1" \
     -DSTOKER_SANITIZE="$kind" -DSTOKER_PYTHON=OFF -DSTOKER_BENCHMARKS=OFF
   cmake --build "$dir" -j "$(nproc)" ${1:+--target "$@"}
 }
@@ -281,8 +282,9 @@ case "$cmd" in
     stage "C++ and command-line tests"
     ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
     stage "Python tests (venv: torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)'))"
-    # Against the installed wheel: no PYTHONPATH; the command is the venv's bin/stoker.
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python
+    # Against the installed wheel: no PYTHONPATH; the command is the venv's bin/stoker. The ten
+    # slowest tests are listed at the end: CI has 90 minutes, and this stage is the longest.
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider --durations=10 tests/python
     stage "Python tests against torchvision (reference venv)"
     ensure_reference_venv
     "$reference_venv/bin/python" -m pytest -q -p no:cacheprovider tests/python/test_fidelity.py \
