@@ -30,6 +30,12 @@ def wheel() -> Path:
     return found[-1]
 
 
+def project_version() -> str:
+    """The version CMakeLists.txt's project() line gives the package and the command."""
+    return next(line.split()[2] for line in (REPO / "CMakeLists.txt").read_text().splitlines()
+                if line.startswith("project(stoker VERSION"))
+
+
 def test_wheel_installs_and_works_in_a_new_venv(tmp_path):
     venv = tmp_path / "venv"
     base = getattr(sys, "_base_executable", sys.executable)
@@ -59,8 +65,7 @@ def test_wheel_installs_and_works_in_a_new_venv(tmp_path):
     ) % (str(venv), str(tmp_path / "data"))
     out = subprocess.run([str(py), "-c", script], env=env, cwd=tmp_path, check=True,
                          capture_output=True, text=True).stdout.split()
-    version = next(line.split()[2] for line in (REPO / "CMakeLists.txt").read_text().splitlines()
-                   if line.startswith("project(stoker VERSION"))
+    version = project_version()
     assert out[0] == version and out[1].startswith("2.") and out[2] == "9", out
 
 
@@ -88,8 +93,7 @@ def test_pip_installs_a_fresh_clone_with_build_isolation(tmp_path):
     r = subprocess.run([str(py), "-m", "pip", "install", "."], cwd=clone, env=env,
                        capture_output=True, text=True)
     assert r.returncode == 0, f"pip install .:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
-    version = next(line.split()[2] for line in (REPO / "CMakeLists.txt").read_text().splitlines()
-                   if line.startswith("project(stoker VERSION"))
+    version = project_version()
     # pip's own line for the wheel it built and installed ("Created wheel for stoker:
     # filename=stoker-<version>-cp311-cp311-linux_x86_64.whl size=... sha256=...").
     built = re.findall(r"Created wheel for stoker: filename=(\S+\.whl)", r.stdout)
