@@ -1395,8 +1395,13 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   // code states them ("every_n_iter=200"; 0: not stated).
   bool workers_are_machines = false;
   int every_n_iter = 0;
+  // The storage media its lines name one at a time: two or more, and each such line labels the
+  // runs it heads with where their data is read from ("from fast NVME disks, these are the
+  // results:" ... "via a MinIO server, the results are:"). One alone is where every run reads.
+  std::set<std::string> media;
   for (const Line& l : pasted) {
     if (l.text.size() > kMaxPastedLineBytes) continue;
+    if (auto m = storage_medium_of(l.text)) media.insert(std::move(*m));
     const std::string t = lower(l.text);
     for (const std::string_view w :
          {"scalingconfig", "use_gpu", "parameter server", "worker_hosts", "ps_hosts", "per worker",
@@ -1610,6 +1615,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // A tool's line or a short heading, not a sentence about the job ("For synthetic data,
     // scaling efficiency can not hit 90 % ..."); a longer one when it holds its run's measure
     // too ("Setup 1: `python loop.py --num_threads=1` leads to `per_iter_time: 2.317s`, ...").
+    if (media.size() >= 2) {
+      if (const auto medium = storage_medium_of(line.text);
+          medium && out.runs[static_cast<size_t>(current_run(line))].storage != *medium) {
+        run_at_same_scale(line).storage = *medium;
+      }
+    }
     if (trim(line.text).size() <= (values.empty() ? 100 : 160)) {
       if (const auto setting = loader_setting_of(line.text); setting && !is_prose(line.text)) {
         setting_heading(line, *setting);

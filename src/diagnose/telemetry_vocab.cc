@@ -850,7 +850,7 @@ std::string rate_unit_of(std::string_view text) {
         const bool word_start = at == 0 || !is_alpha(text[at - 1]);
         if (word_start && text.substr(at + thing.size(), per.size()) == per) {
           const size_t after = at + thing.size() + per.size();
-          if (after == text.size() || !is_alpha(text[after]) || per == "/s") {
+          if (after == text.size() || !is_alpha(text[after])) {
             return std::string(unit);
           }
         }
@@ -1843,6 +1843,38 @@ bool names_remote_storage(std::string_view text) {
   return std::any_of(words.begin(), words.end(), [](const std::string& w) {
     return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
   });
+}
+
+std::optional<std::string> storage_medium_of(std::string_view text) {
+  if (text.size() > kMaxPastedLineBytes) return std::nullopt;
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kMedia = {{
+      {"nvme", "nvme"},   {"ssd", "ssd"},       {"ssds", "ssd"},      {"hdd", "hdd"},
+      {"hdds", "hdd"},    {"nfs", "nfs"},       {"s3", "s3"},         {"s3fs", "s3"},
+      {"minio", "minio"}, {"gcs", "gcs"},       {"gcsfuse", "gcs"},   {"efs", "efs"},
+      {"ebs", "ebs"},     {"lustre", "lustre"}, {"gpfs", "gpfs"},     {"ceph", "ceph"},
+      {"hdfs", "hdfs"},   {"tmpfs", "tmpfs"},   {"ramdisk", "tmpfs"}, {"blobfuse", "azure blob"},
+      {"goofys", "s3"},
+  }};
+  std::string low = lower(text);
+  std::optional<std::string> medium;
+  // "local NVMe SSD" is one medium.
+  const auto name = [&](std::string_view m) {
+    if (medium && *medium != m) {
+      const bool nvme_ssd = (*medium == "nvme" && m == "ssd") || (*medium == "ssd" && m == "nvme");
+      if (!nvme_ssd) return false;
+      m = "nvme";
+    }
+    medium = std::string(m);
+    return true;
+  };
+  // "/dev/shm" is a path, not a word.
+  if (low.find("/dev/shm") != std::string::npos && !name("tmpfs")) return std::nullopt;
+  for (const std::string& word : alnum_words(low, true)) {
+    for (const auto& [w, m] : kMedia) {
+      if (word == w && !name(m)) return std::nullopt;
+    }
+  }
+  return medium;
 }
 
 std::optional<LoaderSetting> loader_setting_of(std::string_view line) {

@@ -118,6 +118,13 @@ bool names_storage(std::string_view text);
 // FUSE mount of a bucket (gcsfuse, s3fs, blobfuse), MinIO, an HDD.
 bool names_remote_storage(std::string_view text);
 
+// The one storage medium a line says data is read from, canonical ("nvme", "ssd", "hdd",
+// "nfs", "s3", "minio", "lustre", "tmpfs", ...): "Using the .beton file from SSD, ... 7 it/s",
+// "made available via a MinIO server, the results are:". Whole words ('_' joins one: an
+// "ssd_mobilenet" is a model); nullopt when it names none, or two kinds ("SSD vs HDD"
+// compares them). A cache is not a medium: whether data is cached is a state of any of them.
+std::optional<std::string> storage_medium_of(std::string_view text);
+
 // How the GPUs of a data-parallel job exchange, when a short line names one strategy: "DDP
 // Mode", "Distributed Strategy: fsdp", "ZeRO-3", "zero stage 2", "sharding_strategy:
 // SHARD_GRAD_OP", "HYBRID_SHARD" — canonical ("ddp", "fsdp", "zero-3", "shard_grad_op"). nullopt

@@ -1247,6 +1247,32 @@ TEST(LoaderSettings, WhereTheDataIsReadFromIsAStorageSetting) {
       "kv_cache | 1280 |\n");
 }
 
+TEST(LoaderSettings, TheSameLoaderFromTwoStoragesInProseIsAStorageComparison) {
+  // FFCV#250: one .beton file loaded alone (no model) "from SSD ... at around 7 it/s", and
+  // "from the HDD, data loading runs at around 1.2 it/s", one sentence each.
+  const Diagnosis ffcv = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_ffcv250-beton-nvme-cached-vs-hdd-loader-only-its.txt")}));
+  EXPECT_EQ(ffcv.verdict, Verdict::kIoBound) << ffcv.summary;
+  EXPECT_THAT(ffcv.summary, testing::HasSubstr("1.2 iterations/s with hdd"));
+  // DALI#5551: two lists of rates, each under the sentence that says where the files are
+  // ("from fast NVME disks", "via a MinIO server").
+  const Diagnosis dali = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_dali5551-tfrecord-vs-files-nvme-vs-minio-s3-images-per-sec.txt")}));
+  EXPECT_EQ(dali.verdict, Verdict::kIoBound) << dali.summary;
+  EXPECT_THAT(dali.summary, testing::HasSubstr("with minio"));
+  EXPECT_EQ(storage_medium_of("on a local NVMe SSD"), "nvme");
+  EXPECT_EQ(storage_medium_of("streaming from s3://bucket/train"), "s3");
+  EXPECT_EQ(storage_medium_of("copied to /dev/shm first"), "tmpfs");
+  EXPECT_EQ(storage_medium_of("SSD vs HDD"), std::nullopt);
+  EXPECT_EQ(storage_medium_of("model: ssd_mobilenet_v2_coco"), std::nullopt);
+  // One medium named is where every run reads: runs at two scales stay a scaling comparison.
+  const Telemetry one = read_text("The data is on NFS.\n1 GPU: 400 img/s\n8 GPUs: 1200 img/s\n");
+  for (const RunInfo& r : one.runs) EXPECT_EQ(r.storage, "");
+  // A source file's path is no rate ("examples/" is not "examples/s"): gsplat#1058's
+  // "`examples/simple_trainer.py:851`".
+  ExpectNothingPlaced("the GPU waits on the DataLoader at `examples/simple_trainer.py:851`\n");
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
