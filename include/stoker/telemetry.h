@@ -108,6 +108,9 @@ struct StepSample {
   bool data_upper_bound = false;  // data_seconds is at most the wait (a profile's epoch time
                                   // outside its batches)
   int run = 0;                    // Telemetry::runs index
+  // The line gives the step's phases as percentages of it ("time stat: data 0.1%, forward
+  // 0.9%, backward 49.7%"): step_seconds is 1 and data_seconds the wait's share, no seconds.
+  bool shares = false;
 };
 
 // One step's phases as a trainer's timers print them (Megatron's and DeepSpeed's "time (ms) |

@@ -1176,6 +1176,39 @@ std::vector<Line> arrow_parts(const Line& line) {
   return parts.size() >= 2 ? parts : std::vector<Line>{};
 }
 
+namespace {
+
+// The wait's share of the step (0.001 for "data 0.1%") when every value of a line is a
+// percentage, one of them names the wait, two or more the model's phases (forward, backward,
+// optimizer), and together they make at most the whole step.
+std::optional<double> wait_share_of_phases(const std::vector<NamedValue>& values) {
+  std::optional<double> wait;
+  int phases = 0;
+  double sum = 0;
+  for (const NamedValue& v : values) {
+    if (v.unit != "%" || v.name.empty() || !(v.value >= 0 && v.value <= 100)) return std::nullopt;
+    sum += v.value;
+    // What its name times, read as a duration ("time stat: data" is the line's label and the
+    // wait's name).
+    NamedValue timed = v;
+    timed.unit = "s";
+    if (const size_t colon = timed.name.rfind(':'); colon != std::string::npos) {
+      timed.name.erase(0, colon + 1);
+      while (!timed.name.empty() && timed.name.front() == '_') timed.name.erase(0, 1);
+    }
+    const Quantity q = meaning_of(timed).quantity;
+    if (q == Quantity::kDataWait) {
+      if (wait) return std::nullopt;
+      wait = v.value / 100;
+    }
+    phases += q == Quantity::kCompute;
+  }
+  if (!wait || phases < 2 || sum > 101) return std::nullopt;
+  return wait;
+}
+
+}  // namespace
+
 bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
   std::vector<Line> lines;
   lines.reserve(pasted.size());
@@ -1705,6 +1738,15 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         meaning_of(values[0]).quantity == Quantity::kDataWait && values[0].value > 0) {
       add_step(line, values[0].value * 100 / values[1].value, values[0].value, std::nullopt,
                std::nullopt);
+      has_samples();
+      continue;
+    }
+    // The step's phases as percentages of it, the wait among them ("time stat: data 0.1%,
+    // preproc 0.3%, forward 0.9%, loss 33.5%, backward 49.7%", sudo_rm_rf#27): the wait's share
+    // of a step whose seconds the line does not give.
+    if (const auto share = wait_share_of_phases(values)) {
+      add_step(line, 1, *share, std::nullopt, std::nullopt);
+      out.steps.back().shares = true;
       has_samples();
       continue;
     }

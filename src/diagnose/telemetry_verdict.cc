@@ -793,12 +793,17 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
                  : lines >= 3 || profile ? Confidence::kMedium
                                          : Confidence::kLow;
   const StepSample& cited = last_average != nullptr ? *last_average : *timed.back();
+  // Shares of a step whose seconds the log does not give: no seconds to show.
+  const bool shares = cited.shares;
   d.evidence.push_back(fmt::format(
-      "{}: steps of {:.3f} s waited {}{:.0f} % of the time for data ({})",
+      "{}: {} waited {}{:.0f} % of the time for data ({})",
       clocks    ? fmt::format("{} intervals of the log's clocks", intervals)
       : profile ? "profile"
-                : fmt::format("{} step lines", lines),
-      n.step_seconds, n.upper_bound ? "at most " : "", 100 * n.data_fraction,
+      : shares
+          ? fmt::format("{} line{} of the step's phases in percent", lines, lines == 1 ? "" : "s")
+          : fmt::format("{} step lines", lines),
+      shares ? std::string("steps") : fmt::format("steps of {:.3f} s", n.step_seconds),
+      n.upper_bound ? "at most " : "", 100 * n.data_fraction,
       clocks ? "the wall clock outside the training steps: waiting for data, validation, "
                "checkpoints"
       : n.upper_bound && profile

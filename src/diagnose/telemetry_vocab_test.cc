@@ -1273,6 +1273,23 @@ TEST(LoaderSettings, TheSameLoaderFromTwoStoragesInProseIsAStorageComparison) {
   ExpectNothingPlaced("the GPU waits on the DataLoader at `examples/simple_trainer.py:851`\n");
 }
 
+TEST(PastedLogs, TheStepsPhasesInPercentGiveTheWaitsShare) {
+  // sudo_rm_rf#27: "time stat: data 0.1%, preproc 0.3%, forward 0.9%, loss 33.5%, backward
+  // 49.7%": a wait of 0.1 % of the step.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("other_sudo-rm-rf27-time-stat-percent-breakdown.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  ASSERT_FALSE(d.evidence.empty());
+  EXPECT_THAT(d.evidence[0], testing::HasSubstr("in percent"));
+  EXPECT_THAT(d.evidence[0], testing::Not(testing::HasSubstr("steps of 1")));
+  // Most of it the wait: input-bound.
+  EXPECT_EQ(diagnose_telemetry(read_text("data_time 62%, forward 12%, backward 24%\n")).verdict,
+            Verdict::kInputBound);
+  // Shares that add up to more than the step, or with one phase only, are no breakdown of it.
+  ExpectNothingPlaced("data 60%, forward 70%, backward 80%\n");
+  ExpectNothingPlaced("GPU 0: data 3%, forward 97%\n");
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
