@@ -1290,6 +1290,19 @@ TEST(PastedLogs, TheStepsPhasesInPercentGiveTheWaitsShare) {
   ExpectNothingPlaced("GPU 0: data 3%, forward 97%\n");
 }
 
+TEST(Scaling, FairseqsWordsPerSecondAfterTheirNumberAreARate) {
+  // fairseq#789: "about 10K wps with 2 machines, while running on a single machine gives a
+  // speed of ~38K wps": the rate per node falls to a quarter.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_fairseq789-iwslt-2x4-titanx-10k-wps-vs-1node-38k-wps.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("38000 tokens/s -> 10000 tokens/s"));
+  const Telemetry t = read_text("speed 5200 wps\n");
+  ASSERT_EQ(t.rates.size(), 1u);
+  EXPECT_EQ(t.rates[0].unit, "tokens");
+  EXPECT_DOUBLE_EQ(t.rates[0].per_second, 5200);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
