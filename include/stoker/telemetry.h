@@ -281,6 +281,10 @@ struct Telemetry {
   // The paste states a batch per GPU ("batch 32 per GPU", "per-GPU batch size is fixed"): step
   // times at each scale then time that batch, whatever their trend.
   bool batch_per_gpu_stated = false;
+  // The paste counts its run in iterations ("I use 74000 iterations", "max_iters=40000"), the
+  // schedule of OpenMMLab's and Detectron2's trainers: each iteration one batch on every GPU, so
+  // a run's duration at each scale times the same steps, and more GPUs do more work in them.
+  bool run_in_iterations = false;
   // A line of the paste names storage read over a network or from a spinning disk
   // (names_remote_storage: S3, NFS, an HDD): what a loader's threads wait on when more of them
   // make it faster. Looked for only in a paste whose runs name their loader's threads.

@@ -570,9 +570,16 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     }
     const RunMeasure& small = runs.front();
     const RunMeasure& large = runs.back();
-    const double efficiency = (large.per_second / large.scale) / (small.per_second / small.scale);
+    // Runs counted in iterations time the same steps at each scale, each GPU's batch in every
+    // step: the larger run does its GPUs' times the work, so its efficiency is its speed's.
+    const bool same_steps = tel.run_in_iterations && unit == "runs";
+    const double efficiency =
+        same_steps ? large.per_second / small.per_second
+                   : (large.per_second / large.scale) / (small.per_second / small.scale);
     Diagnosis d;
-    d.confidence = Confidence::kMedium;
+    // That the iterations are the same and each GPU's batch too is the trainers' way, not
+    // something the paste shows.
+    d.confidence = same_steps ? Confidence::kLow : Confidence::kMedium;
     ScalingNumbers& n = d.numbers.scaling.emplace();
     n.scale_unit = by_gpus ? "gpus" : "nodes";
     n.unit = unit;
@@ -601,7 +608,11 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     // single GPU's (a batch per GPU, a benchmark's per-device input): its efficiency then is
     // the small run's duration over the large one's.
     const std::string per_gpu_work =
-        durations && unit == "runs" && large.per_second <= small.per_second
+        same_steps ? fmt::format(
+                         ", each run the same iterations of a batch on every {}: the larger "
+                         "does {:.3g}x the work",
+                         what, static_cast<double>(large.scale) / small.scale)
+        : durations && unit == "runs" && large.per_second <= small.per_second
             ? fmt::format(
                   ", if both runs did the same work; {:.0f} % if each {} did as much "
                   "work as the smaller run",
@@ -628,6 +639,11 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     if (efficiency >= th.scaling_healthy) {
       d.verdict = Verdict::kHealthy;
       d.summary = rates + ": the job scales";
+      if (same_steps) {
+        d.next = {
+            "the time of one iteration at each scale as the trainer's log prints it (and its "
+            "batch per GPU): about the same time says each GPU added does as much"};
+      }
       return d;
     }
     const auto& a = small.data_fraction;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <set>
 
@@ -494,6 +495,39 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
     if (rest == std::string::npos || rest > end + 24) continue;
     epoch = true;
     return parse_number(std::string_view(text).substr(at + 3, end - at - 3));
+  }
+  // "At 8 GPUs training time is around 30 minutes", "the estimated running time is even a
+  // little higher, up to 18 hours" (mmsegmentation#3170): a time said in a sentence to be a
+  // duration of minutes, hours or days, after a few words that hedge or compare.
+  for (const std::string_view is : {"time is ", "time was ", "time becomes ", "time goes up to "}) {
+    const size_t at = text.find(is);
+    if (at == std::string::npos || (at > 0 && is_alpha(text[at - 1]))) continue;
+    static constexpr std::string_view kHedges[] = {
+        "around", "about",  "approximately", "approx.", "roughly", "nearly", "almost", "even",
+        "a",      "little", "bit",           "higher",  "longer",  "up",     "to",     "over",
+        "still",  "only",   "just",          "now",     "already", "~"};
+    const std::vector<std::string_view> words =
+        split_whitespace(std::string_view(text).substr(at + is.size()));
+    size_t k = 0;
+    while (k < words.size() && k < 6) {
+      std::string_view w = words[k];
+      while (!w.empty() && (w.back() == ',' || w.back() == '.')) w.remove_suffix(1);
+      if (std::find(std::begin(kHedges), std::end(kHedges), w) == std::end(kHedges)) break;
+      ++k;
+    }
+    std::string cell;
+    for (size_t m = k; m < words.size() && m < k + 2; ++m) {
+      std::string_view w = words[m];
+      if (w.starts_with('~')) w.remove_prefix(1);
+      while (!w.empty() && (w.back() == ',' || w.back() == '.' || w.back() == ')')) {
+        w.remove_suffix(1);
+      }
+      cell += (cell.empty() ? "" : " ") + std::string(w);
+    }
+    // Minutes, hours or days: seconds alone are as often a step's.
+    const size_t unit = cell.find_first_of("hmd");
+    if (unit == std::string::npos || !is_digit(cell[0])) continue;
+    if (const auto d = parse_duration(cell)) return d;
   }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
@@ -1178,6 +1212,136 @@ std::vector<Line> arrow_parts(const Line& line) {
 
 namespace {
 
+// A list of two numbers or more in prose ("1, 2, and 4 GPUs", "(60, 36, 20 min"), with the
+// word right after its last number; [begin, end) in the text it was found in.
+struct NumberList {
+  size_t begin = 0, end = 0;
+  std::vector<double> values;
+  std::string word;
+};
+
+std::vector<NumberList> number_lists(std::string_view low) {
+  std::vector<NumberList> out;
+  const size_t n = low.size();
+  const auto number_at = [&](size_t i, size_t& e) -> std::optional<double> {
+    if (i >= n || !is_digit(low[i]) || (i > 0 && (is_alpha(low[i - 1]) || low[i - 1] == '.'))) {
+      return std::nullopt;
+    }
+    e = i;
+    while (e < n && (is_digit(low[e]) || (low[e] == '.' && e + 1 < n && is_digit(low[e + 1])))) {
+      ++e;
+    }
+    return parse_number(low.substr(i, e - i));
+  };
+  for (size_t i = 0; i < n;) {
+    size_t e = 0;
+    auto first = number_at(i, e);
+    if (!first) {
+      ++i;
+      continue;
+    }
+    NumberList list;
+    list.begin = i;
+    list.values.push_back(*first);
+    for (;;) {
+      // ", ", " and ", ", and ", " & ", "/" between the numbers of a list.
+      size_t k = e;
+      bool joined = false;
+      for (const std::string_view sep : {", and ", ", ", " and ", " & ", "/"}) {
+        if (low.substr(k, sep.size()) == sep) {
+          k += sep.size();
+          joined = true;
+          break;
+        }
+      }
+      size_t next_end = 0;
+      const auto next = joined ? number_at(k, next_end) : std::nullopt;
+      if (!next) break;
+      list.values.push_back(*next);
+      e = next_end;
+    }
+    list.end = e;
+    size_t w = e;
+    while (w < n && low[w] == ' ') ++w;
+    size_t we = w;
+    while (we < n && (is_alpha(low[we]) || low[we] == '/' || low[we] == '%')) ++we;
+    list.word = std::string(low.substr(w, we - w));
+    if (list.values.size() >= 2) out.push_back(std::move(list));
+    i = std::max(e, i + 1);
+  }
+  return out;
+}
+
+// A sentence giving the measures of several scales in one list, "respectively" ("Training
+// time for 1, 2, and 4 GPUs decreases. (60, 36, 20 min respectively)", yolov5#1860): one part
+// per scale, "1 gpu: 60 min" (the way a scale's own line says it), written into `store`; then
+// the line's clauses outside the two lists. Empty when the line has no such pair of lists.
+std::vector<Line> respectively_parts(const Line& line, std::deque<std::string>& store) {
+  const std::string low = lower(line.text);
+  const size_t said = low.find("respectively");
+  if (said == std::string::npos) return {};
+  const std::vector<NumberList> lists = number_lists(low);
+  const NumberList* scales = nullptr;
+  const NumberList* measures = nullptr;
+  std::string scale_word;
+  for (const NumberList& l : lists) {
+    std::optional<int> nodes;
+    const auto gpus = gpu_count_of(fmt::format("{} {}", l.values.back(), l.word), &nodes);
+    if ((gpus || nodes) && scales == nullptr) {
+      scales = &l;
+      scale_word = gpus ? "gpu" : "node";
+      continue;
+    }
+    const bool duration = parse_duration(fmt::format("1 {}", l.word)).has_value() &&
+                          !l.word.empty() && l.word.find_first_of("hmd") != std::string::npos;
+    const bool rate =
+        !l.word.empty() &&
+        meaning_of(NamedValue{"", l.word, 1, std::nullopt, 0}).quantity == Quantity::kRate;
+    if ((duration || rate) && measures == nullptr && l.end <= said + 16) measures = &l;
+  }
+  if (scales == nullptr || measures == nullptr ||
+      scales->values.size() != measures->values.size()) {
+    return {};
+  }
+  std::vector<Line> parts;
+  for (size_t k = 0; k < scales->values.size(); ++k) {
+    store.push_back(fmt::format("{:g} {}: {:g} {}", scales->values[k], scale_word,
+                                measures->values[k], measures->word));
+    parts.push_back(Line{line.number, store.back(), true});
+  }
+  // The line's other clauses ("At 8 GPUs training time is around 30 minutes.").
+  const size_t from = std::min(scales->begin, measures->begin);
+  const size_t to = std::max(scales->end, measures->end);
+  for (const Line& c : clauses_of(line)) {
+    const size_t begin = static_cast<size_t>(c.text.data() - line.text.data());
+    const size_t end = begin + c.text.size();
+    if (end <= from || begin >= to) parts.push_back(c);
+  }
+  return parts;
+}
+
+// "I use 74000 iterations", "trained for 40k iters": a count of a thousand iterations or more
+// that a run is said to use or train for.
+bool runs_iterations(std::string_view low) {
+  for (const std::string_view unit : {" iterations", " iters", "k iterations", "k iters"}) {
+    for (size_t at = low.find(unit); at != std::string_view::npos; at = low.find(unit, at + 1)) {
+      size_t b = at;
+      while (b > 0 && (is_digit(low[b - 1]) || low[b - 1] == ',')) --b;
+      if (b == at) continue;
+      std::string digits(low.substr(b, at - b));
+      std::erase(digits, ',');
+      const auto n = parse_number(digits);
+      const double count = unit.starts_with('k') ? n.value_or(0) * 1000 : n.value_or(0);
+      const std::string_view before = low.substr(0, b);
+      const bool run = before.ends_with("use ") || before.ends_with("for ") ||
+                       before.ends_with("train ") || before.ends_with("run ") ||
+                       before.ends_with("total of ");
+      if (count >= 1000 && run) return true;
+    }
+  }
+  return false;
+}
+
 // The wait's share of the step (0.001 for "data 0.1%") when every value of a line is a
 // percentage, one of them names the wait, two or more the model's phases (forward, backward,
 // optimizer), and together they make at most the whole step.
@@ -1210,11 +1374,14 @@ std::optional<double> wait_share_of_phases(const std::vector<NamedValue>& values
 }  // namespace
 
 bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
+  std::deque<std::string> written;  // the text of parts a line's "respectively" spells out
   std::vector<Line> lines;
   lines.reserve(pasted.size());
   for (const Line& l : pasted) {
     if (l.text.size() <= kMaxPastedLineBytes) {
-      if (auto parts = arrow_parts(l); !parts.empty()) {
+      auto parts = arrow_parts(l);
+      if (parts.empty()) parts = respectively_parts(l, written);
+      if (!parts.empty()) {
         for (Line& p : parts) lines.push_back(p);
         continue;
       }
@@ -1668,6 +1835,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
     }
     if ((says("per gpu") || says("per-gpu")) && says("batch")) out.batch_per_gpu_stated = true;
+    if (says("max_iters") || says("max_iter=") || runs_iterations(low)) {
+      out.run_in_iterations = true;
+    }
     if (says("synthetic") || says("dummy data") || says("fake data") || says("fake image") ||
         says("fake input") || says("random input") || says("random data")) {
       // "However, with synthetic data i see good scalability": the paste's runs are on its

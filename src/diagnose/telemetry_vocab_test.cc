@@ -1303,6 +1303,40 @@ TEST(Scaling, FairseqsWordsPerSecondAfterTheirNumberAreARate) {
   EXPECT_DOUBLE_EQ(t.rates[0].per_second, 5200);
 }
 
+TEST(Scaling, MeasuresListedRespectivelyAreOneRunPerScale) {
+  // yolov5#1860: "Training time for 1, 2, and 4 GPUs decreases. (60, 36, 20 min respectively).
+  // ... At 8 GPUs training time is around 30 minutes."
+  const Diagnosis yolo = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_yolov51860-2080ti-60-36-20-min-at-1-2-4-gpus-30-min-at-8.txt")}));
+  EXPECT_EQ(yolo.verdict, Verdict::kCommunicationBound) << yolo.summary;
+  EXPECT_THAT(yolo.summary, testing::HasSubstr("1 -> 8 GPUs: 3600 s -> 1800 s"));
+  // The scales after the measures, and rates.
+  const Telemetry t =
+      read_text("We measured 410, 760 and 1300 img/s on 1, 2 and 4 GPUs respectively.\n");
+  ASSERT_EQ(t.rates.size(), 3u);
+  EXPECT_EQ(t.runs[static_cast<size_t>(t.rates[2].run)].gpus, 4);
+  EXPECT_DOUBLE_EQ(t.rates[2].per_second, 1300);
+  // Lists of different lengths, or of no measure (a loss), are no runs.
+  ExpectNothingPlaced("It took 60 and 36 min on 1, 2 and 4 GPUs respectively.\n");
+  ExpectNothingPlaced("The loss is 0.5 and 0.3 on 1 and 2 GPUs respectively.\n");
+}
+
+TEST(Scaling, ARunCountedInIterationsDoesMoreWorkOnMoreGpus) {
+  // mmsegmentation#3170: "I use 74000 iterations ... the estimated running time is 17 hours",
+  // and on two GPUs "the estimated running time is even a little higher, up to 18 hours": each
+  // of the 74000 iterations is a batch on every GPU, twice the images in 6 % more time.
+  const Diagnosis mmseg = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_mmseg3170-upernet-swin-74000-iters-17h-1gpu-18h-2gpus.txt")}));
+  EXPECT_EQ(mmseg.verdict, Verdict::kHealthy) << mmseg.summary;
+  EXPECT_EQ(mmseg.confidence, Confidence::kLow);
+  EXPECT_THAT(mmseg.summary, testing::HasSubstr("94 % scaling efficiency"));
+  // Without the iterations the same durations are the same work done slower.
+  const Diagnosis same = diagnose_telemetry(
+      read_text("On one GPU the training time is 17 hours. On two GPUs the training time is "
+                "18 hours.\n"));
+  EXPECT_EQ(same.verdict, Verdict::kCommunicationBound) << same.summary;
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
