@@ -454,6 +454,39 @@ std::optional<double> parse_duration(std::string_view cell) {
 
 namespace {
 
+// The duration right after `at` in `text`, a few words of hedging first ("about 21 seconds",
+// "also ~70 s", "only 1 h 5 min"); `any_unit` allows seconds alone. nullopt when none.
+std::optional<double> duration_after(std::string_view text, size_t at, bool any_unit) {
+  static constexpr std::string_view kHedges[] = {
+      "around", "about",  "approximately", "approx.", "roughly", "nearly", "almost", "even",
+      "a",      "little", "bit",           "higher",  "longer",  "up",     "to",     "over",
+      "still",  "only",   "just",          "now",     "already", "also",   "~"};
+  const std::vector<std::string_view> words = split_whitespace(text.substr(at));
+  size_t k = 0;
+  while (k < words.size() && k < 6) {
+    std::string_view w = words[k];
+    while (!w.empty() && (w.back() == ',' || w.back() == '.')) w.remove_suffix(1);
+    if (std::find(std::begin(kHedges), std::end(kHedges), w) == std::end(kHedges)) break;
+    ++k;
+  }
+  std::string cell;
+  for (size_t m = k; m < words.size() && m < k + 2; ++m) {
+    std::string_view w = words[m];
+    if (w.starts_with('~')) w.remove_prefix(1);
+    while (!w.empty() && (w.back() == ',' || w.back() == '.' || w.back() == ')')) {
+      w.remove_suffix(1);
+    }
+    cell += (cell.empty() ? "" : " ") + std::string(w);
+  }
+  // A unit is needed ("takes 21" is a count); minutes, hours or days unless `any_unit`: seconds
+  // alone are as often a step's.
+  if (cell.empty() || !is_digit(cell[0]) ||
+      cell.find_first_of(any_unit ? "abcdefghijklmnopqrstuvwxyz" : "hmd") == std::string::npos) {
+    return std::nullopt;
+  }
+  return parse_duration(cell);
+}
+
 // "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
 // a name with "time" before a duration in minutes or hours (seconds alone are a step's time).
 std::optional<double> run_duration(std::string_view line, bool& epoch) {
@@ -502,32 +535,19 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   for (const std::string_view is : {"time is ", "time was ", "time becomes ", "time goes up to "}) {
     const size_t at = text.find(is);
     if (at == std::string::npos || (at > 0 && is_alpha(text[at - 1]))) continue;
-    static constexpr std::string_view kHedges[] = {
-        "around", "about",  "approximately", "approx.", "roughly", "nearly", "almost", "even",
-        "a",      "little", "bit",           "higher",  "longer",  "up",     "to",     "over",
-        "still",  "only",   "just",          "now",     "already", "~"};
-    const std::vector<std::string_view> words =
-        split_whitespace(std::string_view(text).substr(at + is.size()));
-    size_t k = 0;
-    while (k < words.size() && k < 6) {
-      std::string_view w = words[k];
-      while (!w.empty() && (w.back() == ',' || w.back() == '.')) w.remove_suffix(1);
-      if (std::find(std::begin(kHedges), std::end(kHedges), w) == std::end(kHedges)) break;
-      ++k;
+    // "the cost time is also 12 days" is the other side of a comparison: read with the side
+    // it refers to (compared_duration), not alone.
+    if (std::string_view(text).substr(at + is.size()).starts_with("also ")) continue;
+    if (const auto d = duration_after(text, at + is.size(), false)) return d;
+  }
+  // "each epoch takes 21 seconds with 1 GPU" (accelerate#71): an epoch's, in any unit.
+  for (const std::string_view takes : {"epoch takes ", "epoch took ", "epoch is taking "}) {
+    const size_t at = text.find(takes);
+    if (at == std::string::npos) continue;
+    if (const auto d = duration_after(text, at + takes.size(), true)) {
+      epoch = true;
+      return d;
     }
-    std::string cell;
-    for (size_t m = k; m < words.size() && m < k + 2; ++m) {
-      std::string_view w = words[m];
-      if (w.starts_with('~')) w.remove_prefix(1);
-      while (!w.empty() && (w.back() == ',' || w.back() == '.' || w.back() == ')')) {
-        w.remove_suffix(1);
-      }
-      cell += (cell.empty() ? "" : " ") + std::string(w);
-    }
-    // Minutes, hours or days: seconds alone are as often a step's.
-    const size_t unit = cell.find_first_of("hmd");
-    if (unit == std::string::npos || !is_digit(cell[0])) continue;
-    if (const auto d = parse_duration(cell)) return d;
   }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
@@ -561,8 +581,9 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   return parse_duration(rest);
 }
 
-// "49s per epoch using a single GPU vs. 82s using 4 GPUs" (nnUNet#795): the clause after the
-// comparison leaves out the unit its first term named. Its leading duration ("82s", "~70
+// "49s per epoch using a single GPU vs. 82s using 4 GPUs" (nnUNet#795), "each epoch takes 21
+// seconds with 1 GPU. When using 2 GPUs, it also takes 21 seconds" (accelerate#71): the clause
+// after the comparison leaves out the unit its first term named. Its leading duration ("82s", "~70
 // seconds", "1 h 5 min"), followed by the scale it ran at ("using 4 GPUs", "with 8 V100s",
 // "on 2 nodes"), is the same kind of duration; one that says it times more ("2 hours for all
 // 50 epochs using 4 GPUs", "in total") is not.
@@ -573,6 +594,14 @@ std::optional<double> compared_duration(std::string_view clause) {
     if (w.starts_with("epochs") || w == "total" || w == "whole" || w == "all" ||
         w.starts_with("run")) {
       return std::nullopt;
+    }
+  }
+  // "When using 2 GPUs, it also takes 21 seconds": a scale and what it takes.
+  if (gpu_count_of(text)) {
+    for (const std::string_view takes : {" takes ", " took "}) {
+      if (const size_t at = text.find(takes); at != std::string::npos) {
+        return duration_after(text, at + takes.size(), true);
+      }
     }
   }
   std::string cell;

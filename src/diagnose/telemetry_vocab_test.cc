@@ -1321,6 +1321,18 @@ TEST(Scaling, MeasuresListedRespectivelyAreOneRunPerScale) {
   ExpectNothingPlaced("The loss is 0.5 and 0.3 on 1 and 2 GPUs respectively.\n");
 }
 
+TEST(Scaling, AnEpochThatTakesAsLongOnTwoGpusInSentences) {
+  // accelerate#71: "each epoch takes 21 seconds with 1 GPU. When using 2 GPUs, it also takes 21
+  // seconds", beside "GPU utilization is ~100% in both GPUs": the comparison decides, not the
+  // look at the GPUs.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_accelerate71-nlp-example-2080ti-21s-epoch-1-vs-2-gpus.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 2 GPUs: 21 s -> 21 s for the same epoch"));
+  // "also" refers to another duration: alone, it is no run's.
+  ExpectNothingPlaced("On 4 GPUs the cost time is also 12 days.\n");
+}
+
 TEST(Scaling, ARunCountedInIterationsDoesMoreWorkOnMoreGpus) {
   // mmsegmentation#3170: "I use 74000 iterations ... the estimated running time is 17 hours",
   // and on two GPUs "the estimated running time is even a little higher, up to 18 hours": each
