@@ -290,6 +290,15 @@ struct Telemetry {
   // make it faster. Looked for only in a paste whose runs name their loader's threads.
   bool storage_named = false;
   std::vector<ScalingClaim> claims;
+  // A speedup the paste states for its larger scale, each said of synthetic data or of the
+  // job's own ("with synthetic data, my speedup is 1.97x, and with real imagenet data, the
+  // speedup is 1.45x", horovod#21).
+  struct SpeedupSaid {
+    Origin origin;
+    double times = 0;
+    bool synthetic = false;
+  };
+  std::vector<SpeedupSaid> speedups;
   // A sentence setting the first epoch's speed against a later one's ("on the first epoch,
   // the training speed is only about 8 it/s, but ... increased to 30 it/s at the third
   // epoch"): how many times slower the first epoch ran (its time over the later one's).

@@ -1271,6 +1271,33 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
   return d;
 }
 
+std::optional<Diagnosis> judge_speedups(const Telemetry& tel) {
+  const Telemetry::SpeedupSaid* synthetic = nullptr;
+  const Telemetry::SpeedupSaid* own = nullptr;
+  for (const auto& s : tel.speedups) {
+    (s.synthetic ? synthetic : own) = &s;
+  }
+  // Where synthetic data scales no better, the exchange limits both alike: not told here.
+  if (synthetic == nullptr || own == nullptr || own->times >= kSyntheticKept * synthetic->times) {
+    return std::nullopt;
+  }
+  Diagnosis d;
+  d.verdict = Verdict::kInputBound;
+  d.confidence = Confidence::kMedium;
+  d.summary = fmt::format(
+      "the same job speeds up {:.3g}x on synthetic data and {:.3g}x on its own data ({:.0f} % "
+      "of it): the exchange between GPUs is the same in both, what its own data adds is the "
+      "reading and decoding, which does not keep up at the larger scale",
+      synthetic->times, own->times, 100 * own->times / synthetic->times);
+  d.evidence.push_back(tel.cite(synthetic->origin));
+  if (own->origin.line != synthetic->origin.line) d.evidence.push_back(tel.cite(own->origin));
+  d.next = {
+      "the loop's data time per step at the larger scale, and the CPUs' load (top) while it "
+      "trains: busy means decoding, idle with iowait means reading"};
+  d.fixes = fixes::input_bound_cpu();
+  return d;
+}
+
 std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel) {
   if (tel.loader_warnings.empty()) return std::nullopt;
   Diagnosis d;

@@ -115,6 +115,10 @@ std::optional<Diagnosis> judge_forward_backward(const Telemetry& tel);
 // tell it from an input pipeline that does not scale. nullopt without such a sentence.
 std::optional<Diagnosis> judge_claims(const Telemetry& tel);
 
+// Speedups the paste states for one larger scale, on synthetic data and on its own: its own
+// well below the synthetic one is loading that does not keep up at that scale.
+std::optional<Diagnosis> judge_speedups(const Telemetry& tel);
+
 // Collective benchmarks (nccl-tests, a benchmark's "AllReduce ... Bandwidth: 5.08 GB/s"): the
 // bus bandwidth of each measured group at its largest messages. `communication-bound`, medium,
 // when one group runs 5x or more slower than another (the link it crosses sets the pace of the

@@ -2041,6 +2041,29 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       out.rates.push_back(std::move(r));
       meaningful = true;
     }
+    // Speedups said of synthetic data and of the job's own: each the data that the words
+    // nearest before it name.
+    if (says("speedup") || says("speed-up") || says("speed up")) {
+      for (const NamedValue& v : values) {
+        if (v.unit != "x" || !(v.value > 1 && v.value < 1000)) continue;
+        const std::string_view before = std::string_view(low).substr(0, v.column);
+        size_t synthetic_at = 0, real_at = 0;
+        for (const std::string_view w : {"synthetic", "dummy data", "fake data", "random data"}) {
+          if (const size_t at = before.rfind(w); at != std::string_view::npos) {
+            synthetic_at = std::max(synthetic_at, at + 1);
+          }
+        }
+        for (const std::string_view w : {"real", "own data", "actual data", "imagenet"}) {
+          if (const size_t at = before.rfind(w); at != std::string_view::npos) {
+            real_at = std::max(real_at, at + 1);
+          }
+        }
+        if (synthetic_at == 0 && real_at == 0) continue;
+        if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
+        out.speedups.push_back({{rates_file, line.number}, v.value, synthetic_at > real_at});
+        found = true;
+      }
+    }
     if (const auto slower = larger_scale_slower(line.text)) {
       if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
       out.claims.push_back(ScalingClaim{{rates_file, line.number}, *slower});

@@ -1614,6 +1614,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d = *bandwidth;
   } else if (memory) {
     d = *memory;
+  } else if (const auto speedups = telemetry::judge_speedups(tel)) {
+    // Speedups at one larger scale, on synthetic data and on the job's own.
+    d = *speedups;
   } else if (const auto claim = telemetry::judge_claims(tel)) {
     // Step times or rates of one scale at most, and the person's words comparing two.
     d = *claim;

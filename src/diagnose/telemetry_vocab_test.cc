@@ -1333,6 +1333,27 @@ TEST(Scaling, AnEpochThatTakesAsLongOnTwoGpusInSentences) {
   ExpectNothingPlaced("On 4 GPUs the cost time is also 12 days.\n");
 }
 
+TEST(Scaling, ASpeedupOnSyntheticDataAgainstOneOnTheJobsOwn) {
+  // horovod#21: "with synthetic data, my speedup is 1.97x, and with real imagenet data, the
+  // speedup is 1.45x": the exchange scales, the loading does not.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_horovod21-2-nodes-speedup-synthetic-1.97x-vs-imagenet-1.45x-prose.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1.97x on synthetic data and 1.45x on its own"));
+  // The order of the words does not matter; each speedup is the data named nearest before it.
+  const Telemetry t = read_text(
+      "On real data the speedup is 3.1x. With dummy data the speedup is 7.6x on 8 GPUs.\n");
+  ASSERT_EQ(t.speedups.size(), 2u);
+  EXPECT_FALSE(t.speedups[0].synthetic);
+  EXPECT_TRUE(t.speedups[1].synthetic);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kInputBound);
+  // Both alike: the loading keeps up, whatever limits the two.
+  EXPECT_NE(diagnose_telemetry(read_text("Speedup with synthetic data is 1.6x and with real data "
+                                         "it is 1.55x.\n"))
+                .verdict,
+            Verdict::kInputBound);
+}
+
 TEST(Scaling, ARunCountedInIterationsDoesMoreWorkOnMoreGpus) {
   // mmsegmentation#3170: "I use 74000 iterations ... the estimated running time is 17 hours",
   // and on two GPUs "the estimated running time is even a little higher, up to 18 hours": each
