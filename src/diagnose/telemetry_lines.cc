@@ -538,6 +538,13 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
     // "the cost time is also 12 days" is the other side of a comparison: read with the side
     // it refers to (compared_duration), not alone.
     if (std::string_view(text).substr(at + is.size()).starts_with("also ")) continue;
+    // What is left of a run ("the remaining time is 3 hours", "eta time is") is not its length.
+    const std::string_view before = std::string_view(text).substr(at > 24 ? at - 24 : 0, at);
+    if (before.find("remain") != std::string_view::npos ||
+        before.find("eta") != std::string_view::npos ||
+        before.find("left") != std::string_view::npos) {
+      continue;
+    }
     if (const auto d = duration_after(text, at + is.size(), false)) return d;
   }
   // "each epoch takes 21 seconds with 1 GPU" (accelerate#71): an epoch's, in any unit.

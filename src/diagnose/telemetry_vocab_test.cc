@@ -1331,6 +1331,8 @@ TEST(Scaling, AnEpochThatTakesAsLongOnTwoGpusInSentences) {
   EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 2 GPUs: 21 s -> 21 s for the same epoch"));
   // "also" refers to another duration: alone, it is no run's.
   ExpectNothingPlaced("On 4 GPUs the cost time is also 12 days.\n");
+  // What is left of a run is not its length.
+  ExpectNothingPlaced("On 4 GPUs the remaining time is 12 hours.\n");
 }
 
 TEST(Scaling, ASpeedupOnSyntheticDataAgainstOneOnTheJobsOwn) {
