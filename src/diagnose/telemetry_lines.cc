@@ -1848,15 +1848,17 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         listed_rate.clear();
       }
     }
-    // A tool's line or a short heading, not a sentence about the job ("For synthetic data,
-    // scaling efficiency can not hit 90 % ..."); a longer one when it holds its run's measure
-    // too ("Setup 1: `python loop.py --num_threads=1` leads to `per_iter_time: 2.317s`, ...").
+    // A line naming one of the paste's two storage media or more labels the runs it heads,
+    // sentence or not (media, above).
     if (media.size() >= 2) {
       if (const auto medium = storage_medium_of(line.text);
           medium && out.runs[static_cast<size_t>(current_run(line))].storage != *medium) {
         run_at_same_scale(line).storage = *medium;
       }
     }
+    // A tool's line or a short heading, not a sentence about the job ("For synthetic data,
+    // scaling efficiency can not hit 90 % ..."); a longer one when it holds its run's measure
+    // too ("Setup 1: `python loop.py --num_threads=1` leads to `per_iter_time: 2.317s`, ...").
     if (trim(line.text).size() <= (values.empty() ? 100 : 160)) {
       if (const auto setting = loader_setting_of(line.text); setting && !is_prose(line.text)) {
         setting_heading(line, *setting);

@@ -1836,27 +1836,42 @@ bool names_storage(std::string_view text) {
   return false;
 }
 
+namespace {
+
+// Words that name a storage medium, whole ('_' joining a word), each with its canonical name
+// and whether its reads wait on a network or a spinning disk: the one vocabulary of
+// names_remote_storage and storage_medium_of.
+struct StorageWord {
+  std::string_view word, medium;
+  bool remote;
+};
+constexpr std::array<StorageWord, 21> kStorageWords = {{
+    {"nvme", "nvme", false},     {"ssd", "ssd", false},
+    {"ssds", "ssd", false},      {"hdd", "hdd", true},
+    {"hdds", "hdd", true},       {"nfs", "nfs", true},
+    {"s3", "s3", true},          {"s3fs", "s3", true},
+    {"minio", "minio", true},    {"gcs", "gcs", true},
+    {"gcsfuse", "gcs", true},    {"efs", "efs", true},
+    {"ebs", "ebs", false},       {"lustre", "lustre", true},
+    {"gpfs", "gpfs", true},      {"ceph", "ceph", true},
+    {"hdfs", "hdfs", true},      {"tmpfs", "tmpfs", false},
+    {"ramdisk", "tmpfs", false}, {"blobfuse", "azure blob", true},
+    {"goofys", "s3", true},
+}};
+
+}  // namespace
+
 bool names_remote_storage(std::string_view text) {
   if (text.size() > kMaxPastedLineBytes) return false;
-  static constexpr std::string_view kWords[] = {"nfs",   "s3",   "gcs",  "efs",      "lustre",
-                                                "gpfs",  "ceph", "hdfs", "gcsfuse",  "s3fs",
-                                                "minio", "hdd",  "hdds", "blobfuse", "goofys"};
   const std::vector<std::string> words = alnum_words(lower(text), true);
   return std::any_of(words.begin(), words.end(), [](const std::string& w) {
-    return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
+    return std::any_of(kStorageWords.begin(), kStorageWords.end(),
+                       [&](const StorageWord& s) { return s.remote && s.word == w; });
   });
 }
 
 std::optional<std::string> storage_medium_of(std::string_view text) {
   if (text.size() > kMaxPastedLineBytes) return std::nullopt;
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kMedia = {{
-      {"nvme", "nvme"},   {"ssd", "ssd"},       {"ssds", "ssd"},      {"hdd", "hdd"},
-      {"hdds", "hdd"},    {"nfs", "nfs"},       {"s3", "s3"},         {"s3fs", "s3"},
-      {"minio", "minio"}, {"gcs", "gcs"},       {"gcsfuse", "gcs"},   {"efs", "efs"},
-      {"ebs", "ebs"},     {"lustre", "lustre"}, {"gpfs", "gpfs"},     {"ceph", "ceph"},
-      {"hdfs", "hdfs"},   {"tmpfs", "tmpfs"},   {"ramdisk", "tmpfs"}, {"blobfuse", "azure blob"},
-      {"goofys", "s3"},
-  }};
   std::string low = lower(text);
   std::optional<std::string> medium;
   // "local NVMe SSD" is one medium.
@@ -1872,8 +1887,8 @@ std::optional<std::string> storage_medium_of(std::string_view text) {
   // "/dev/shm" is a path, not a word.
   if (low.find("/dev/shm") != std::string::npos && !name("tmpfs")) return std::nullopt;
   for (const std::string& word : alnum_words(low, true)) {
-    for (const auto& [w, m] : kMedia) {
-      if (word == w && !name(m)) return std::nullopt;
+    for (const StorageWord& s : kStorageWords) {
+      if (word == s.word && !name(s.medium)) return std::nullopt;
     }
   }
   return medium;
