@@ -454,6 +454,14 @@ std::optional<double> parse_duration(std::string_view cell) {
 
 namespace {
 
+// Whether `unit` is that of a duration of a minute or longer ("min", "hours", "d"; not
+// "seconds", "ms"): seconds alone are as often a step's.
+bool minutes_or_longer(std::string_view unit) {
+  if (unit.empty()) return false;
+  const auto one = parse_duration(fmt::format("1 {}", unit));
+  return one && *one >= 60;
+}
+
 // The duration right after `at` in `text`, a few words of hedging first ("about 21 seconds",
 // "also ~70 s", "only 1 h 5 min"); `any_unit` allows seconds alone. nullopt when none.
 std::optional<double> duration_after(std::string_view text, size_t at, bool any_unit) {
@@ -478,12 +486,12 @@ std::optional<double> duration_after(std::string_view text, size_t at, bool any_
     }
     cell += (cell.empty() ? "" : " ") + std::string(w);
   }
-  // A unit is needed ("takes 21" is a count); minutes, hours or days unless `any_unit`: seconds
-  // alone are as often a step's.
-  if (cell.empty() || !is_digit(cell[0]) ||
-      cell.find_first_of(any_unit ? "abcdefghijklmnopqrstuvwxyz" : "hmd") == std::string::npos) {
-    return std::nullopt;
-  }
+  // A unit is needed ("takes 21" is a count); minutes, hours or days unless `any_unit`.
+  if (cell.empty() || !is_digit(cell[0])) return std::nullopt;
+  size_t u = 0;
+  while (u < cell.size() && (is_digit(cell[u]) || cell[u] == '.' || cell[u] == ' ')) ++u;
+  const std::string_view unit = std::string_view(cell).substr(u, cell.find(' ', u) - u);
+  if (unit.empty() || !(any_unit || minutes_or_longer(unit))) return std::nullopt;
   return parse_duration(cell);
 }
 
@@ -1328,8 +1336,7 @@ std::vector<Line> respectively_parts(const Line& line, std::deque<std::string>& 
       scale_word = gpus ? "gpu" : "node";
       continue;
     }
-    const bool duration = parse_duration(fmt::format("1 {}", l.word)).has_value() &&
-                          !l.word.empty() && l.word.find_first_of("hmd") != std::string::npos;
+    const bool duration = minutes_or_longer(l.word);
     const bool rate =
         !l.word.empty() &&
         meaning_of(NamedValue{"", l.word, 1, std::nullopt, 0}).quantity == Quantity::kRate;

@@ -1331,8 +1331,18 @@ TEST(Scaling, AnEpochThatTakesAsLongOnTwoGpusInSentences) {
   EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 2 GPUs: 21 s -> 21 s for the same epoch"));
   // "also" refers to another duration: alone, it is no run's.
   ExpectNothingPlaced("On 4 GPUs the cost time is also 12 days.\n");
-  // What is left of a run is not its length.
+  // What is left of a run is not its length, and seconds alone are as often a step's.
   ExpectNothingPlaced("On 4 GPUs the remaining time is 12 hours.\n");
+  for (const char* text : {"On 4 GPUs the training time is 30 seconds.\n",
+                           "It took 60, 36 seconds on 1, 2 GPUs respectively.\n"}) {
+    Telemetry t;
+    try {
+      t = read_text(text);
+    } catch (const Error&) {
+      continue;
+    }
+    EXPECT_TRUE(t.rates.empty()) << text;
+  }
 }
 
 TEST(Scaling, ASpeedupOnSyntheticDataAgainstOneOnTheJobsOwn) {
