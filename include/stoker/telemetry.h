@@ -146,6 +146,10 @@ struct BandwidthSample {
 struct ScalingClaim {
   Origin origin;
   bool larger_is_slower = false;  // more GPUs (or nodes) ran slower, or no faster ("not faster")
+  // The speed said to be the same at every scale ("no matter how many GPUs"), and whether the
+  // scales are machines or one machine's GPUs.
+  bool unchanged = false;
+  bool across_nodes = false;
 };
 
 // A rate a trainer or benchmark printed: "images/sec: 198.0", "total images/sec: 1743.2",

@@ -1256,12 +1256,38 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
                                   [](const ScalingClaim& c) { return !c.larger_is_slower; });
   if (slower == tel.claims.end() || faster) return std::nullopt;
   Diagnosis d;
+  // A speed the same on more of one machine's GPUs, where no sentence says a larger run is
+  // slower or spans machines: the GPUs added do no more work, so something they all share sets
+  // the pace. On one machine that is most often the CPUs preparing the batches; an exchange
+  // between GPUs that costs what they add would make the larger run slower, not the same.
+  const bool same_on_one_machine =
+      std::all_of(tel.claims.begin(), tel.claims.end(),
+                  [](const ScalingClaim& c) { return c.unchanged && !c.across_nodes; });
+  if (same_on_one_machine) {
+    d.verdict = Verdict::kInputBound;
+    d.confidence = Confidence::kLow;
+    d.summary =
+        "the paste says the job runs no faster on more GPUs of one machine: GPUs that add "
+        "nothing wait on something they share — most often the CPUs preparing the batches "
+        "(else the storage, or one process driving every GPU, as DataParallel does); likely, "
+        "not proven";
+    d.evidence.push_back(tel.cite(slower->origin));
+    d.fixes = fixes::input_bound_cpu();
+    d.next = {
+        "the loop's data time per step on one GPU and on all of them, and the CPUs' load (top) "
+        "while the larger run trains: a wait that grows, or CPUs at 100 %, is the input; "
+        "neither, the exchange between GPUs (NCCL_DEBUG=INFO, nvidia-smi topo -m)",
+        "the samples one epoch holds at each scale: a trainer that counts an epoch in each GPU's "
+        "own batches (XLM's epoch_size) does N times the work in the same time"};
+    return d;
+  }
   d.verdict = Verdict::kCommunicationBound;
   d.confidence = Confidence::kLow;
-  d.summary =
-      "the paste says the larger run is the slower, and nothing it shows times the wait for "
-      "data: what a larger scale adds is the exchange between GPUs, so communication is the "
-      "likely cause, not a proven one";
+  d.summary = fmt::format(
+      "the paste says the larger run is {}, and nothing it shows times the wait for data: what "
+      "a larger scale adds is the exchange between GPUs, so communication is the likely cause, "
+      "not a proven one",
+      slower->unchanged ? "no faster" : "the slower");
   d.evidence.push_back(tel.cite(slower->origin));
   d.fixes = fixes::communication_bound();
   d.next = {

@@ -2084,6 +2084,13 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
       out.claims.push_back(ScalingClaim{{rates_file, line.number}, *slower});
       found = true;
+    } else if (const auto unchanged_with = speed_unchanged_with(line.text)) {
+      if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
+      out.claims.push_back(ScalingClaim{.origin = {rates_file, line.number},
+                                        .larger_is_slower = true,
+                                        .unchanged = true,
+                                        .across_nodes = *unchanged_with == ScaleKind::kNodes});
+      found = true;
     }
     // A table of timers with a data row and the compute's rows but no total ("data loading:
     // 7402.723s", "forward pass: 35.420s", "backward pass: 190.336s", ...): the step is the

@@ -1643,6 +1643,104 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
   return std::nullopt;
 }
 
+std::optional<ScaleKind> speed_unchanged_with(std::string_view line) {
+  if (line.size() > kMaxPastedLineBytes) return std::nullopt;
+  const std::string text = lower(line);
+  const auto node_word = [](std::string_view w) {
+    return w == "node" || w == "nodes" || w == "machine" || w == "machines" || w == "servers" ||
+           w == "hosts";
+  };
+  const auto has = [](std::string_view s, std::string_view w) {
+    return s.find(w) != std::string_view::npos;
+  };
+  // Sentence by sentence: a point that ends one is followed by a space or the line's end
+  // ("1.5", "p2.16xlarge" and "images/sec." inside a word end none).
+  size_t from = 0;
+  while (from < text.size()) {
+    size_t end = text.find_first_of(".?!;", from);
+    while (end != std::string::npos && text[end] == '.' && end + 1 < text.size() &&
+           text[end + 1] != ' ') {
+      end = text.find_first_of(".?!;", end + 1);
+    }
+    if (end == std::string::npos) end = text.size();
+    const std::string_view s = std::string_view(text).substr(from, end - from);
+    from = end + 1;
+    // Said of the job's speed or its time, not of its memory or its loss.
+    const bool of_speed = has(s, "speed") || has(s, "throughput") || has(s, "time") ||
+                          has(s, "fast") || has(s, "slow") || has(s, "/s") || has(s, "/sec") ||
+                          has(s, "s/it") || has(s, "fps") || has(s, "per second");
+    if (!of_speed) continue;
+    const std::vector<std::string> words = words_of(s);
+    const auto word = [&](size_t k) { return k < words.size() ? words[k] : std::string(); };
+    std::optional<ScaleKind> counted, any_number_of, either;
+    for (size_t i = 0; i < words.size(); ++i) {
+      const std::string& w = words[i];
+      const auto c = small_count(w);
+      // "4 gpu cards", "2 machines": a larger scale the sentence runs at.
+      if (c && *c >= 2 && w != "a" && w != "single") {
+        if (gpu_word(word(i + 1))) counted = ScaleKind::kGpus;
+        if (node_word(word(i + 1))) counted = ScaleKind::kNodes;
+      }
+      // "no matter how many gpus", "regardless of the number of machines".
+      const bool any =
+          (w == "many" && i > 0 && words[i - 1] == "how" &&
+           (has(s, "no matter how many") || has(s, "regardless of how many"))) ||
+          (w == "number" && word(i + 1) == "of" &&
+           (has(s, "regardless of the number of") || has(s, "irrespective of the number of") ||
+            has(s, "independent of the number of")));
+      if (any) {
+        const std::string what = word(i + 1) == "of" ? word(i + 2) : word(i + 1);
+        if (gpu_word(what)) any_number_of = ScaleKind::kGpus;
+        if (node_word(what)) any_number_of = ScaleKind::kNodes;
+      }
+      // "on 1 GPU or 4 GPU", "with 1 or 4 gpus": the speed it states is either's.
+      if (c && word(i + 2) == "or" && gpu_word(word(i + 1)) && small_count(word(i + 3)) &&
+          gpu_word(word(i + 4))) {
+        either = ScaleKind::kGpus;
+      }
+      if (c && word(i + 1) == "or" && small_count(word(i + 2)) && gpu_word(word(i + 3))) {
+        either = ScaleKind::kGpus;
+      }
+    }
+    if (any_number_of) return any_number_of;
+    if (either) return either;
+    if (!counted) continue;
+    // "does not reduce at all", "no speedup", "the same speed": what the larger scale changed
+    // — unless the sentence varied something else beside it.
+    for (const std::string_view other : {"worker", "thread", "batch", "fp16", "amp", "precision",
+                                         "prefetch", "num_parallel", "version"}) {
+      if (has(s, other)) return std::nullopt;
+    }
+    bool unchanged = false;
+    for (size_t i = 0; i < words.size() && !unchanged; ++i) {
+      const std::string& w = words[i];
+      // "the same training speed"; "at the same time" is together, not as fast.
+      const bool together = i >= 2 && words[i - 2] == "at" && words[i - 1] == "the";
+      if ((w == "same" || w == "similar") && !together) {
+        for (size_t k = i + 1; k < words.size() && k <= i + 2; ++k) {
+          const std::string& n = words[k];
+          if (n == "speed" || n == "throughput" || n == "pace" || n == "performance" ||
+              n == "time") {
+            unchanged = true;
+          }
+        }
+      }
+      if (w == "not" || w == "no" || w.ends_with("n't")) {
+        for (size_t k = i + 1; k < words.size() && k <= i + 2; ++k) {
+          const std::string& n = words[k];
+          if (n == "reduce" || n == "decrease" || n == "improve" || n == "change" ||
+              n == "increase" || n == "accelerate" || n == "speedup" || n == "speed-up" ||
+              n == "improvement" || n == "gain" || (n == "speed" && word(k + 1) == "up")) {
+            unchanged = true;
+          }
+        }
+      }
+    }
+    if (unchanged) return counted;
+  }
+  return std::nullopt;
+}
+
 // Stems of the words loader_setting_of reads: workers, synthetic/random/fake/dummy data,
 // persistent, pin memory, prefetch, multiproc, CPUs, cores, nodes.
 constexpr std::string_view kSettingStems[] = {

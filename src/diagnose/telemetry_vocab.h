@@ -91,6 +91,14 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
 // true; nullopt when the line compares no two scales.
 std::optional<bool> larger_scale_slower(std::string_view line);
 
+// What a sentence says the job's speed does not change with: "the training speed remains about
+// 1 images/second no matter how many gpus are used" and "even with ddp on 4 gpu cards, the
+// training speed does not reduce at all" give kGpus, "the speed stays the same regardless of
+// the number of machines" kNodes; nullopt when no sentence says a speed is the same at two
+// scales (or names what else it varied: workers, threads, the batch, the precision).
+enum class ScaleKind { kGpus, kNodes };
+std::optional<ScaleKind> speed_unchanged_with(std::string_view line);
+
 // The GPU ids a line says the job runs on: "I'm using GPU 1 and 3", "using gpus 0,1",
 // "CUDA_VISIBLE_DEVICES=2,3 python train.py"; empty when it names none.
 std::vector<int> job_gpus_of(std::string_view line);

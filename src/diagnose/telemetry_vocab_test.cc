@@ -262,6 +262,38 @@ TEST(Vocabulary, ASentenceComparingTwoScalesSaysWhichWasSlower) {
   EXPECT_EQ(larger_scale_slower("webdataset loads the dataset slower than pytorch"), std::nullopt);
 }
 
+TEST(Vocabulary, ASentenceSayingTheSpeedIsTheSameAtAnyScaleSaysWhichScale) {
+  // gluoncv#820, speechbrain#990, mxnet-ssd's issue 12, tf#57890, mxnet#6450.
+  EXPECT_EQ(speed_unchanged_with("I've test the gluon mask-rcnn on 1/2/4 gpus, but the training "
+                                 "speed remains about 1 images/second no matter how many gpus "
+                                 "are used, and the gpu usage in nvidia-smi is very low too."),
+            ScaleKind::kGpus);
+  EXPECT_EQ(speed_unchanged_with("and even with ddp on 4 gpu cards, the training speed does not "
+                                 "reduce at all. I guess the cpu is the bottleneck?"),
+            ScaleKind::kGpus);
+  EXPECT_EQ(speed_unchanged_with("only 20 images/sec even I set batch_image =32 on 1 GPU or 4 "
+                                 "GPU even larger."),
+            ScaleKind::kGpus);
+  EXPECT_EQ(speed_unchanged_with("Tried with 4, 8, 12 machine it's just take same time it takes "
+                                 "for single machine."),
+            ScaleKind::kNodes);
+  EXPECT_EQ(speed_unchanged_with("The speed (samples/sec) stays relatively the same regardless "
+                                 "of the number of machines I have"),
+            ScaleKind::kNodes);
+  // What else the sentence varied, or no speed, or no scale: nothing is read.
+  EXPECT_EQ(speed_unchanged_with("This phenomenon exists no matter how many workers I choose, "
+                                 "the speed drops"),
+            std::nullopt);  // DALI#1325: workers, not GPUs
+  EXPECT_EQ(speed_unchanged_with("On 4 GPUs, changing num_workers does not change the speed."),
+            std::nullopt);
+  EXPECT_EQ(speed_unchanged_with("And I find that `--fp16` doesn't speed up the training either."),
+            std::nullopt);  // yolox#1383: no scale
+  EXPECT_EQ(speed_unchanged_with("With 8 GPUs all the ranks start at the same time, speed 2 it/s"),
+            std::nullopt);  // "at the same time": together, not as fast
+  EXPECT_EQ(speed_unchanged_with("no matter how many gpus I use, it runs out of memory"),
+            std::nullopt);  // said of memory
+}
+
 TEST(Vocabulary, ProseAndNumbersThatAreNotTimesAreNotRead) {
   for (const char* text : {
            "my training is slow, any idea? I have 8 GPUs and 64 cores, batch 256",
@@ -1380,6 +1412,25 @@ TEST(Scaling, ARunCountedInIterationsDoesMoreWorkOnMoreGpus) {
       read_text("On one GPU the training time is 17 hours. On two GPUs the training time is "
                 "18 hours.\n"));
   EXPECT_EQ(same.verdict, Verdict::kCommunicationBound) << same.summary;
+}
+
+TEST(PastedLogs, TheSameSpeedOnMoreGpusOfOneMachineIsWhatTheyShare) {
+  // gluoncv#820: "the training speed remains about 1 images/second no matter how many gpus
+  // are used" — the GPUs added do no more, so something they share sets the pace.
+  for (const char* name : {"scaling_gluoncv820-mask-rcnn-1img-s-at-1-2-4-gpus.txt",
+                           "scaling_speechbrain990-voxceleb-25h-epoch-1-or-4-gpus-local-ssd.txt"}) {
+    const Diagnosis d = diagnose_telemetry(read_telemetry_files({pasted(name)}));
+    EXPECT_EQ(d.verdict, Verdict::kInputBound) << name << ": " << d.summary;
+    EXPECT_EQ(d.confidence, Confidence::kLow) << name;
+    EXPECT_THAT(d.summary, testing::HasSubstr("no faster on more GPUs of one machine")) << name;
+    EXPECT_FALSE(d.next.empty()) << name;
+  }
+  // tf#57890: "Tried with 4, 8, 12 machine it's just take same time it takes for single
+  // machine" — across machines, each bringing its own CPUs: the network is what they add.
+  const Diagnosis machines = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_tf57890-mwms-tfrs-1-vs-2-machines-step-seconds-prose.txt")}));
+  EXPECT_EQ(machines.verdict, Verdict::kCommunicationBound) << machines.summary;
+  EXPECT_THAT(machines.summary, testing::HasSubstr("the larger run is no faster"));
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
