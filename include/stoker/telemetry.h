@@ -150,6 +150,13 @@ struct ScalingClaim {
   // scales are machines or one machine's GPUs.
   bool unchanged = false;
   bool across_nodes = false;
+  // The GPUs' utilisation said at each scale, where the sentence gives it ("95% on a single
+  // machine, ... only 63% when training on two machines"): percent at the smaller and larger.
+  struct Utilisation {
+    int smaller_scale = 0, larger_scale = 0;
+    double smaller = 0, larger = 0;
+  };
+  std::optional<Utilisation> utilisation;
 };
 
 // A rate a trainer or benchmark printed: "images/sec: 198.0", "total images/sec: 1743.2",

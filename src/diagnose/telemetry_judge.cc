@@ -1256,21 +1256,34 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
                                   [](const ScalingClaim& c) { return !c.larger_is_slower; });
   if (slower == tel.claims.end() || faster) return std::nullopt;
   Diagnosis d;
-  // A speed the same on more of one machine's GPUs, where no sentence says a larger run is
-  // slower or spans machines: the GPUs added do no more work, so something they all share sets
-  // the pace. On one machine that is most often the CPUs preparing the batches; an exchange
-  // between GPUs that costs what they add would make the larger run slower, not the same.
-  const bool same_on_one_machine =
-      std::all_of(tel.claims.begin(), tel.claims.end(),
-                  [](const ScalingClaim& c) { return c.unchanged && !c.across_nodes; });
-  if (same_on_one_machine) {
+  // The utilisation said at two scales, where a sentence gives it.
+  const auto said = std::find_if(tel.claims.begin(), tel.claims.end(),
+                                 [](const ScalingClaim& c) { return c.utilisation.has_value(); });
+  const std::string utilisation =
+      said == tel.claims.end()
+          ? std::string()
+          : fmt::format("the GPUs' utilisation falls from {:.0f} % on {} {}{} to {:.0f} % on {}",
+                        said->utilisation->smaller, said->utilisation->smaller_scale,
+                        said->across_nodes ? "machine" : "GPU",
+                        said->utilisation->smaller_scale == 1 ? "" : "s", said->utilisation->larger,
+                        said->utilisation->larger_scale);
+  // A speed the same, or a utilisation that falls, on more of one machine's GPUs, where no
+  // sentence says a larger run is slower or spans machines: the GPUs added do no more work (or
+  // wait more), so something they all share sets the pace. On one machine that is most often
+  // the CPUs preparing the batches; an exchange between GPUs that costs what they add would
+  // make the larger run slower, not the same, and NCCL's kernels count as busy while they wait.
+  const bool shared_on_one_machine = std::all_of(
+      tel.claims.begin(), tel.claims.end(),
+      [](const ScalingClaim& c) { return (c.unchanged || c.utilisation) && !c.across_nodes; });
+  if (shared_on_one_machine) {
     d.verdict = Verdict::kInputBound;
     d.confidence = Confidence::kLow;
-    d.summary =
-        "the paste says the job runs no faster on more GPUs of one machine: GPUs that add "
-        "nothing wait on something they share — most often the CPUs preparing the batches "
-        "(else the storage, or one process driving every GPU, as DataParallel does); likely, "
-        "not proven";
+    d.summary = fmt::format(
+        "{}: GPUs that add nothing wait on something they share — most often the CPUs "
+        "preparing the batches (else the storage, or one process driving every GPU, as "
+        "DataParallel does); likely, not proven",
+        utilisation.empty() ? "the paste says the job runs no faster on more GPUs of one machine"
+                            : "the paste says " + utilisation + " of one machine");
     d.evidence.push_back(tel.cite(slower->origin));
     d.fixes = fixes::input_bound_cpu();
     d.next = {
@@ -1284,10 +1297,12 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
   d.verdict = Verdict::kCommunicationBound;
   d.confidence = Confidence::kLow;
   d.summary = fmt::format(
-      "the paste says the larger run is {}, and nothing it shows times the wait for data: what "
-      "a larger scale adds is the exchange between GPUs, so communication is the likely cause, "
-      "not a proven one",
-      slower->unchanged ? "no faster" : "the slower");
+      "the paste says {}, and nothing it shows times the wait for data: what a larger scale "
+      "adds is the exchange between GPUs, so communication is the likely cause, not a proven "
+      "one",
+      !utilisation.empty() ? utilisation
+      : slower->unchanged  ? std::string("the larger run is no faster")
+                           : std::string("the larger run is the slower"));
   d.evidence.push_back(tel.cite(slower->origin));
   d.fixes = fixes::communication_bound();
   d.next = {

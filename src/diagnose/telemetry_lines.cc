@@ -1467,6 +1467,18 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                                  text.find("cuda_visible_devices") != std::string::npos)) {
       out.job_gpus = job_gpus_of(l.text);
     }
+    // The GPUs' utilisation at two scales, falling at the larger: the GPUs added wait more.
+    if (const auto at = utilisation_at_scales(l.text); at && at->larger <= at->smaller - 10) {
+      out.claims.push_back(
+          ScalingClaim{.origin = {files.of(TelemetryKind::kThroughput), l.number},
+                       .larger_is_slower = true,
+                       .across_nodes = at->kind == ScaleKind::kNodes,
+                       .utilisation = ScalingClaim::Utilisation{at->smaller_scale, at->larger_scale,
+                                                                at->smaller, at->larger}});
+      told_in_words.insert(l.number);
+      found = true;
+      continue;
+    }
     const auto told = one_against_rest(l.text, text);
     if (!told) continue;
     if (util_file < 0) util_file = files.of(TelemetryKind::kGpuPanel);

@@ -1643,6 +1643,30 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
   return std::nullopt;
 }
 
+namespace {
+
+// The sentences of a line: a point that ends one is followed by a space or the line's end
+// ("1.5", "p2.16xlarge" and "images/sec." inside a word end none).
+std::vector<std::string_view> sentences_of(std::string_view text) {
+  std::vector<std::string_view> sentences;
+  size_t from = 0;
+  while (from < text.size()) {
+    size_t end = text.find_first_of(".?!;", from);
+    while (end != std::string_view::npos && text[end] == '.' && end + 1 < text.size() &&
+           text[end + 1] != ' ') {
+      end = text.find_first_of(".?!;", end + 1);
+    }
+    if (end == std::string_view::npos) end = text.size();
+    sentences.push_back(text.substr(from, end - from));
+    from = end + 1;
+  }
+  return sentences;
+}
+
+bool has(std::string_view s, std::string_view w) { return s.find(w) != std::string_view::npos; }
+
+}  // namespace
+
 std::optional<ScaleKind> speed_unchanged_with(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::string text = lower(line);
@@ -1650,21 +1674,7 @@ std::optional<ScaleKind> speed_unchanged_with(std::string_view line) {
     return w == "node" || w == "nodes" || w == "machine" || w == "machines" || w == "servers" ||
            w == "hosts";
   };
-  const auto has = [](std::string_view s, std::string_view w) {
-    return s.find(w) != std::string_view::npos;
-  };
-  // Sentence by sentence: a point that ends one is followed by a space or the line's end
-  // ("1.5", "p2.16xlarge" and "images/sec." inside a word end none).
-  size_t from = 0;
-  while (from < text.size()) {
-    size_t end = text.find_first_of(".?!;", from);
-    while (end != std::string::npos && text[end] == '.' && end + 1 < text.size() &&
-           text[end + 1] != ' ') {
-      end = text.find_first_of(".?!;", end + 1);
-    }
-    if (end == std::string::npos) end = text.size();
-    const std::string_view s = std::string_view(text).substr(from, end - from);
-    from = end + 1;
+  for (const std::string_view s : sentences_of(text)) {
     // Said of the job's speed or its time, not of its memory or its loss.
     const bool of_speed = has(s, "speed") || has(s, "throughput") || has(s, "time") ||
                           has(s, "fast") || has(s, "slow") || has(s, "/s") || has(s, "/sec") ||
@@ -1737,6 +1747,65 @@ std::optional<ScaleKind> speed_unchanged_with(std::string_view line) {
       }
     }
     if (unchanged) return counted;
+  }
+  return std::nullopt;
+}
+
+std::optional<UtilisationAtScales> utilisation_at_scales(std::string_view line) {
+  if (line.size() > kMaxPastedLineBytes) return std::nullopt;
+  const std::string text = lower(line);
+  for (const std::string_view s : sentences_of(text)) {
+    // The GPUs' utilisation, not the CPUs' or their memory's.
+    if (!has(s, "gpu") || has(s, "cpu") || has(s, "memory") ||
+        !(has(s, "utili") || has(s, "usage") || has(s, "util "))) {
+      continue;
+    }
+    struct AtScale {
+      double percent;
+      Scale scale;
+    };
+    std::vector<AtScale> found;
+    for (size_t k = 0; k < s.size(); ++k) {
+      if (s[k] != '%') continue;
+      size_t b = k;
+      while (b > 0 && s[b - 1] == ' ') --b;
+      const size_t number_end = b;
+      while (b > 0 && (is_digit(s[b - 1]) || s[b - 1] == '.')) --b;
+      if (b == number_end) continue;
+      const auto percent = parse_number(s.substr(b, number_end - b));
+      if (!percent || *percent < 0 || *percent > 100) continue;
+      // The clause around it: back to a comma or "but", on to the next.
+      size_t from = 0, to = s.size();
+      for (const std::string_view cut : {",", " but ", " while ", " whereas ", " and "}) {
+        if (const size_t at = s.rfind(cut, b); at != std::string_view::npos) {
+          from = std::max(from, at + cut.size());
+        }
+        if (const size_t at = s.find(cut, k); at != std::string_view::npos) to = std::min(to, at);
+      }
+      const Scale scale = scale_of(s.substr(from, to - from));
+      if (scale.nodes || scale.gpus) found.push_back({*percent, scale});
+    }
+    if (found.size() < 2) continue;
+    const AtScale& first = found.front();
+    const AtScale& second = found.back();
+    const auto kind_of = [](const Scale& a, const Scale& b) -> std::optional<ScaleKind> {
+      if (a.nodes && b.nodes && *a.nodes != *b.nodes) return ScaleKind::kNodes;
+      if (a.gpus && b.gpus && *a.gpus != *b.gpus) return ScaleKind::kGpus;
+      return std::nullopt;
+    };
+    const auto kind = kind_of(first.scale, second.scale);
+    if (!kind) continue;
+    const auto count = [&](const Scale& c) {
+      return *kind == ScaleKind::kNodes ? *c.nodes : *c.gpus;
+    };
+    const bool first_smaller = count(first.scale) < count(second.scale);
+    const AtScale& small = first_smaller ? first : second;
+    const AtScale& large = first_smaller ? second : first;
+    return UtilisationAtScales{.smaller_scale = count(small.scale),
+                               .larger_scale = count(large.scale),
+                               .smaller = small.percent,
+                               .larger = large.percent,
+                               .kind = *kind};
   }
   return std::nullopt;
 }

@@ -99,6 +99,17 @@ std::optional<bool> larger_scale_slower(std::string_view line);
 enum class ScaleKind { kGpus, kNodes };
 std::optional<ScaleKind> speed_unchanged_with(std::string_view line);
 
+// The GPUs' utilisation a sentence gives at two scales: "The GPU utilization is around 95% on
+// a single machine, but it drops to only 63% when training on two machines" gives 1 machine at
+// 95 % and 2 at 63 %; each percentage takes the scale its clause names (clauses end at `,`
+// `but` `while` `whereas` `and`). nullopt when no sentence of the line gives two.
+struct UtilisationAtScales {
+  int smaller_scale = 0, larger_scale = 0;  // GPUs or machines
+  double smaller = 0, larger = 0;           // percent at each
+  ScaleKind kind = ScaleKind::kGpus;
+};
+std::optional<UtilisationAtScales> utilisation_at_scales(std::string_view line);
+
 // The GPU ids a line says the job runs on: "I'm using GPU 1 and 3", "using gpus 0,1",
 // "CUDA_VISIBLE_DEVICES=2,3 python train.py"; empty when it names none.
 std::vector<int> job_gpus_of(std::string_view line);

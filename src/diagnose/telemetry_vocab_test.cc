@@ -294,6 +294,32 @@ TEST(Vocabulary, ASentenceSayingTheSpeedIsTheSameAtAnyScaleSaysWhichScale) {
             std::nullopt);  // said of memory
 }
 
+TEST(Vocabulary, ASentenceGivingTheGpusUtilisationAtTwoScalesGivesBoth) {
+  // diffusers#5902.
+  const auto machines = utilisation_at_scales(
+      "The GPU utilization is around 95% on a single machine, but it drops to only 63% when "
+      "training on two machines.");
+  ASSERT_TRUE(machines);
+  EXPECT_EQ(machines->kind, ScaleKind::kNodes);
+  EXPECT_EQ(machines->smaller_scale, 1);
+  EXPECT_EQ(machines->larger_scale, 2);
+  EXPECT_EQ(machines->smaller, 95);
+  EXPECT_EQ(machines->larger, 63);
+  // The larger scale first.
+  const auto gpus =
+      utilisation_at_scales("with 4 GPUs the gpu util is only 45 %, while with 1 GPU it is 98%");
+  ASSERT_TRUE(gpus);
+  EXPECT_EQ(gpus->kind, ScaleKind::kGpus);
+  EXPECT_EQ(gpus->smaller_scale, 1);
+  EXPECT_EQ(gpus->larger, 45);
+  // The CPUs' or the memory's, or one scale's range: nothing.
+  EXPECT_EQ(utilisation_at_scales("CPU usage is 100% with 4 GPUs but 50% with 1 GPU"),
+            std::nullopt);
+  EXPECT_EQ(utilisation_at_scales("GPU memory usage is 90% on 8 GPUs and 20% on 1 GPU"),
+            std::nullopt);
+  EXPECT_EQ(utilisation_at_scales("my GPU util is 30% ~ 40% on 4 GPUs"), std::nullopt);
+}
+
 TEST(Vocabulary, ProseAndNumbersThatAreNotTimesAreNotRead) {
   for (const char* text : {
            "my training is slow, any idea? I have 8 GPUs and 64 cores, batch 256",
@@ -1431,6 +1457,24 @@ TEST(PastedLogs, TheSameSpeedOnMoreGpusOfOneMachineIsWhatTheyShare) {
       {pasted("scaling_tf57890-mwms-tfrs-1-vs-2-machines-step-seconds-prose.txt")}));
   EXPECT_EQ(machines.verdict, Verdict::kCommunicationBound) << machines.summary;
   EXPECT_THAT(machines.summary, testing::HasSubstr("the larger run is no faster"));
+}
+
+TEST(PastedLogs, AUtilisationThatFallsAtALargerScaleIsWhatTheScalesAdd) {
+  // diffusers#5902: "The GPU utilization is around 95% on a single machine, but it drops to
+  // only 63% when training on two machines" — not one look at a busy GPU: the second machine's
+  // network is what is new.
+  const Diagnosis machines = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_diffusers5902-sdxl-util-95pct-1node-63pct-2nodes.txt")}));
+  EXPECT_EQ(machines.verdict, Verdict::kCommunicationBound) << machines.summary;
+  EXPECT_THAT(machines.summary,
+              testing::HasSubstr("utilisation falls from 95 % on 1 machine to 63 % on 2"));
+  // On one machine the GPUs added share its CPUs.
+  const Diagnosis gpus = diagnose_telemetry(read_text(
+      "Training is slow. GPU utilization is 97% with 1 GPU, but only 40% with 4 GPUs.\n"));
+  EXPECT_EQ(gpus.verdict, Verdict::kInputBound) << gpus.summary;
+  EXPECT_EQ(gpus.confidence, Confidence::kLow);
+  EXPECT_THAT(gpus.summary, testing::HasSubstr("falls from 97 % on 1 GPU to 40 % on 4"));
+  EXPECT_FALSE(gpus.next.empty());
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
