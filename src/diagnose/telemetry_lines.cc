@@ -952,18 +952,6 @@ std::optional<OneAgainstRest> one_against_rest(std::string_view text, std::optio
   return told;
 }
 
-// The sentences of a paragraph, parted at ". ".
-std::vector<std::string_view> sentences_of(std::string_view text) {
-  std::vector<std::string_view> out;
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find(". ", start);
-    if (end == std::string_view::npos) end = text.size();
-    out.push_back(text.substr(start, end - start));
-    start = end + 2;
-  }
-  return out;
-}
-
 // The first sentence of a paragraph that sets one GPU against the rest; `text` is the line
 // lower-cased and in English.
 std::optional<OneAgainstRest> one_against_rest(std::string_view line, std::string_view text) {

@@ -1643,18 +1643,13 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
   return std::nullopt;
 }
 
-namespace {
-
-// The sentences of a line: a point that ends one is followed by a space or the line's end
-// ("1.5", "p2.16xlarge" and "images/sec." inside a word end none).
 std::vector<std::string_view> sentences_of(std::string_view text) {
   std::vector<std::string_view> sentences;
   size_t from = 0;
   while (from < text.size()) {
-    size_t end = text.find_first_of(".?!;", from);
-    while (end != std::string_view::npos && text[end] == '.' && end + 1 < text.size() &&
-           text[end + 1] != ' ') {
-      end = text.find_first_of(".?!;", end + 1);
+    size_t end = text.find_first_of(".?!", from);
+    while (end != std::string_view::npos && end + 1 < text.size() && text[end + 1] != ' ') {
+      end = text.find_first_of(".?!", end + 1);
     }
     if (end == std::string_view::npos) end = text.size();
     sentences.push_back(text.substr(from, end - from));
@@ -1662,6 +1657,8 @@ std::vector<std::string_view> sentences_of(std::string_view text) {
   }
   return sentences;
 }
+
+namespace {
 
 bool has(std::string_view s, std::string_view w) { return s.find(w) != std::string_view::npos; }
 

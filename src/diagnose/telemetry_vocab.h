@@ -91,6 +91,10 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
 // true; nullopt when the line compares no two scales.
 std::optional<bool> larger_scale_slower(std::string_view line);
 
+// The sentences of a paragraph: each ends at a `.`, `?` or `!` followed by a space or the
+// paragraph's end ("1.5", "p2.16xlarge" and "images/sec." inside a word end none).
+std::vector<std::string_view> sentences_of(std::string_view text);
+
 // What a sentence says the job's speed does not change with: "the training speed remains about
 // 1 images/second no matter how many gpus are used" and "even with ddp on 4 gpu cards, the
 // training speed does not reduce at all" give kGpus, "the speed stays the same regardless of
