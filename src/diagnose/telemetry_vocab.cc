@@ -1487,7 +1487,10 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       }
     }
     bool pending_x = false;
-    if (const auto g = glued_count(w, pending_x)) {
+    // "-4xGPU's within the node" (a list's dash glued on): the count after it.
+    const std::string_view glued =
+        w.size() > 2 && w[0] == '-' && is_digit(w[1]) ? std::string_view(w).substr(1) : w;
+    if (const auto g = glued_count(glued, pending_x)) {
       if (!pending_x || gpu_word(next)) found(g);
       continue;
     }

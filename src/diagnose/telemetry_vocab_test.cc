@@ -206,6 +206,9 @@ TEST(Vocabulary, GpuAndNodeCountsAsPeopleWriteThem) {
   // MXNet's and Keras' list of device ids; a line comparing two counts is no heading.
   EXPECT_EQ(gpus("python image_classification.py --model vgg16 --gpus 0,1,2,3"), 4);
   EXPECT_EQ(gpus("how to calculate `speed-up ratio` between 1GPU and 8GPU"), std::nullopt);
+  // A list's dash glued to a count (tf#36008): "-4xGPU's within the node total images/sec".
+  EXPECT_EQ(gpus("-4xGPU's within the node total images/sec:   ~4712"), 4);
+  EXPECT_EQ(gpus("-8xGPU's across the nodes total images/sec: ~7302"), 8);
   bool flag = false;
   EXPECT_EQ(gpu_count_of("python train.py --gpus 2 --batch-size 32", nullptr, &flag), 2);
   EXPECT_TRUE(flag);
