@@ -381,6 +381,13 @@ struct Telemetry {
   // Horovod's stall warning, per stalled op: the ranks the others wait for ("[missing ranks:
   // 0]").
   std::vector<std::pair<Origin, std::vector<int>>> missing_ranks;
+  // NCCL's INFO line saying it exchanges over TCP sockets, not InfiniBand or RoCE ("NET/Socket
+  // : Using [0]bond0", "Using network Socket"); whether its RDMA library failed to load
+  // ("Failed to open libibverbs"); and whether the paste shows the job spanning machines (two
+  // hosts in NCCL's lines, a channel "via NET/", or words such as "cross-node", "2 nodes").
+  std::optional<Origin> nccl_over_sockets;
+  bool nccl_without_verbs = false;
+  bool spans_machines = false;
   // The GPUs the paste says the job runs on ("I'm using GPU 1 and 3", CUDA_VISIBLE_DEVICES=1,3):
   // on a shared machine the others in a snapshot are someone else's. Empty when not said.
   std::vector<int> job_gpus;

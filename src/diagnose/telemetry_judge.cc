@@ -1312,6 +1312,37 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
   return d;
 }
 
+std::optional<Diagnosis> judge_nccl_transport(const Telemetry& tel) {
+  if (!tel.nccl_over_sockets) return std::nullopt;
+  Diagnosis d;
+  d.verdict = Verdict::kCommunicationBound;
+  d.confidence = Confidence::kLow;
+  const std::string why =
+      tel.nccl_without_verbs ? " (its InfiniBand/RoCE library, libibverbs, failed to load)" : "";
+  d.summary =
+      tel.spans_machines
+          ? fmt::format(
+                "NCCL exchanges between the job's machines over TCP sockets{}, not InfiniBand or "
+                "RoCE: every step's gradients cross an Ethernet link through the host's network "
+                "stack, several times slower than RDMA; communication is the likely limit, not a "
+                "proven one",
+                why)
+          : fmt::format(
+                "NCCL would exchange between machines over TCP sockets{}, not InfiniBand or "
+                "RoCE: if the job spans machines, every step's gradients cross an Ethernet link "
+                "through the host's network stack, the likely limit; on one machine NCCL does "
+                "not use the network and this says nothing",
+                why);
+  d.evidence.push_back(tel.cite(*tel.nccl_over_sockets));
+  d.fixes = fixes::communication_bound();
+  d.next = {
+      "nccl-tests' all_reduce_perf across the machines (its busbw against the link's rated "
+      "speed), and NCCL_DEBUG=INFO after installing the RDMA libraries (rdma-core) or setting "
+      "NCCL_IB_HCA / NCCL_SOCKET_IFNAME to the fast interface: 'via NET/IB' says the RDMA path "
+      "is used"};
+  return d;
+}
+
 std::optional<Diagnosis> judge_speedups(const Telemetry& tel) {
   const Telemetry::SpeedupSaid* synthetic = nullptr;
   const Telemetry::SpeedupSaid* own = nullptr;

@@ -1447,10 +1447,40 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   std::set<int64_t> told_in_words;  // lines whose utilisation one_against_rest read
   // Steps and waits told in sentences: read from the whole line, once, instead of its numbers.
   std::map<int64_t, ProseTiming> told_timing;
+  std::set<std::string> nccl_hosts;  // "host:pid:tid [0] NCCL INFO ...": the hosts named
   for (const Line& l : pasted) {
     if (l.text.size() > kMaxPastedLineBytes) continue;
     const std::string text = lower(in_english(l.text));
     if (const auto timing = prose_timing(text)) told_timing.emplace(l.number, *timing);
+    // NCCL's transport between machines, and whether the job spans machines.
+    if (const size_t nccl = text.starts_with("nccl ") ? 0 : text.find(" nccl ");
+        nccl != std::string::npos) {
+      if (text.find("net/socket", nccl) != std::string::npos ||
+          text.find("using network socket", nccl) != std::string::npos) {
+        if (!out.nccl_over_sockets) {
+          out.nccl_over_sockets = Origin{files.of(TelemetryKind::kTrainLog), l.number};
+        }
+        found = true;
+      }
+      if (text.find("failed to open libibverbs", nccl) != std::string::npos) {
+        out.nccl_without_verbs = true;
+      }
+      // A channel through the network joins ranks of two machines.
+      if (text.find(" via net/", nccl) != std::string::npos) out.spans_machines = true;
+      const std::string_view prefix = std::string_view(text).substr(0, nccl);
+      const auto head = split_char(
+          split_whitespace(prefix).empty() ? std::string_view() : split_whitespace(prefix).front(),
+          ':');
+      if (head.size() == 3 && !head[0].empty() && parse_index(head[1]) && parse_index(head[2])) {
+        nccl_hosts.insert(std::string(head[0]));
+      }
+    }
+    for (const std::string_view words :
+         {"cross-node", "cross node", "multi-node", "multinode", "multi node", "inter-node",
+          "internode", "across nodes", "between nodes", "two nodes", "2 nodes", "two machines",
+          "2 machines", "multiple nodes", "multiple machines"}) {
+      if (text.find(words) != std::string::npos) out.spans_machines = true;
+    }
     if (out.job_gpus.empty() && (text.find("gpu") != std::string::npos ||
                                  text.find("cuda_visible_devices") != std::string::npos)) {
       out.job_gpus = job_gpus_of(l.text);
@@ -1491,6 +1521,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                     told->rest_count == 1 ? "the other GPU" : "the other GPUs", told->rest_util,
                     told->counted ? "" : " (how many others is not said: read as two)")});
   }
+  if (nccl_hosts.size() >= 2) out.spans_machines = true;
   // Runs: the first starts with the text; a heading stating another GPU count starts the next
   // once the current one has samples.
   int run = -1;

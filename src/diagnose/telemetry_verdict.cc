@@ -1620,6 +1620,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto claim = telemetry::judge_claims(tel)) {
     // Step times or rates of one scale at most, and the person's words comparing two.
     d = *claim;
+  } else if (const auto transport = telemetry::judge_nccl_transport(tel)) {
+    // NCCL's own account of the link it exchanges over.
+    d = *transport;
   } else if (const auto stalled = telemetry::judge_stalled_collectives(tel)) {
     // Ranks waiting in a collective for another, by the framework's own account.
     d = *stalled;

@@ -1480,6 +1480,36 @@ TEST(PastedLogs, AUtilisationThatFallsAtALargerScaleIsWhatTheScalesAdd) {
   EXPECT_FALSE(gpus.next.empty());
 }
 
+TEST(PastedLogs, NcclOverSocketsBetweenMachinesIsTheLinkThatLimits) {
+  // areal#639: "Cross-node collective operations ... are 4-5x slower" beside "NCCL INFO
+  // NET/Socket : Using [0]bond0".
+  const Diagnosis areal = diagnose_telemetry(read_telemetry_files(
+      {pasted("other_areal639-nccl-net-socket-bond0-instead-of-roce-allreduce-1gb-370ms-vs-50ms-"
+              "cutoff.txt")}));
+  EXPECT_EQ(areal.verdict, Verdict::kCommunicationBound) << areal.summary;
+  EXPECT_EQ(areal.confidence, Confidence::kLow);
+  EXPECT_THAT(areal.summary, testing::HasSubstr("between the job's machines over TCP sockets"));
+  EXPECT_FALSE(areal.next.empty());
+  // detectron2#4730: one machine's NCCL start-up, libibverbs missing; the paste does not say
+  // the job spans machines, so the answer says what holds only if it does.
+  const Diagnosis one_host = diagnose_telemetry(read_telemetry_files(
+      {pasted("other_detectron2-4730-nccl-info-socket-transport-two-nodes-cutoff.txt")}));
+  EXPECT_EQ(one_host.verdict, Verdict::kCommunicationBound) << one_host.summary;
+  EXPECT_THAT(one_host.summary, testing::HasSubstr("libibverbs, failed to load"));
+  EXPECT_THAT(one_host.summary, testing::HasSubstr("if the job spans machines"));
+  // Two hosts in NCCL's own lines are two machines.
+  const Telemetry two = read_text(
+      "node-a:101:101 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+      "node-b:202:202 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n");
+  ASSERT_TRUE(two.nccl_over_sockets);
+  EXPECT_TRUE(two.spans_machines);
+  // InfiniBand is no socket: nothing is read.
+  EXPECT_THROW(read_text("node-a:101:101 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB "
+                         "ib0:10.0.0.1<0>\n"
+                         "node-a:101:101 [0] NCCL INFO Using network IB\n"),
+               Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
