@@ -253,8 +253,26 @@ std::string name_before(std::string_view line, size_t from, size_t to, std::stri
       } else if (is_unit_hint(inside)) {
         unit_hint = inside;
         s = s.substr(0, open);
+      } else if (inside.find('=') != std::string::npos && !trim(before).empty()) {
+        s = s.substr(0, open);  // "time per batch (num_workers=4)": the run's setting
       }
       strip_tail();
+    }
+  }
+  // A setting after the name ("avg time per batch for num workers=0"): the run's label (read
+  // as such from the whole line), not part of what the value is.
+  {
+    size_t k = s.size();
+    while (k > 0 && is_digit(s[k - 1])) --k;
+    if (k < s.size() && k > 0 && s[k - 1] == '=') {
+      const std::string low = lower(s.substr(0, k));
+      for (const std::string_view cut : {" for ", " with "}) {
+        if (const size_t at = low.rfind(cut); at != std::string::npos && at > 0) {
+          s = s.substr(0, at);
+          strip_tail();
+          break;
+        }
+      }
     }
   }
   // The last non-empty part between separators or runs of two spaces ("GPU utilization
@@ -582,6 +600,19 @@ std::vector<NamedValue> named_values(std::string_view line) {
       const size_t from = std::max(name_start, number_start > 64 ? number_start - 64 : 0);
       NamedValue note{name_before(line, from, number_start, hint), {}, 1, std::nullopt, 0};
       if (meaning_of(note).quantity != Quantity::kRate) {
+        i = j;
+        continue;
+      }
+    }
+    // A setting after a name ("for" or "with" it), a colon and the name's own value after it
+    // ("avg time per batch for num workers=0: 0.609"): part of the name, not a value; a
+    // setting alone before its value ("workers=0: 0.13s") is the value's label, read as one.
+    if (j + 1 < n && line[j] == ':' && number_start > 0 && line[number_start - 1] == '=') {
+      size_t u = j + 1;
+      while (u < n && is_blank(line[u])) ++u;
+      const std::string name = lower(line.substr(name_start, number_start - name_start));
+      if (u < n && starts_number(line, u) &&
+          (name.find(" for ") != std::string::npos || name.find(" with ") != std::string::npos)) {
         i = j;
         continue;
       }

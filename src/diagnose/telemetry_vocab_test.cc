@@ -1510,6 +1510,25 @@ TEST(PastedLogs, NcclOverSocketsBetweenMachinesIsTheLinkThatLimits) {
                Error);
 }
 
+TEST(PastedLogs, ASettingAfterTheNameOfATimeLabelsItsRun) {
+  // pytorch#81412: "avg time per batch for num workers=0: 0.6090951558124971" — the workers
+  // label the run, the time is the batch's.
+  const auto values = named_values("avg time per batch for num workers=0: 0.6090951558124971");
+  ASSERT_EQ(values.size(), 1u);
+  EXPECT_EQ(values[0].name, "avg_time_per_batch");
+  EXPECT_DOUBLE_EQ(values[0].value, 0.6090951558124971);
+  EXPECT_EQ(named_values("time per batch (num_workers=4): 0.38").at(0).name, "time_per_batch");
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_pytorch81412-dataloader-workers-0-8-large-numpy-batches-flat-"
+              "cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("with num_workers=0"));
+  // A setting alone before its value is its label (pytorch#123439: "workers=0: 0.13s").
+  const auto alone = named_values("workers=0: 0.13s");
+  ASSERT_FALSE(alone.empty());
+  EXPECT_EQ(alone.back().unit, "s");
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
