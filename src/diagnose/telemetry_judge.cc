@@ -1262,9 +1262,9 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
   const std::string utilisation =
       said == tel.claims.end()
           ? std::string()
-          : fmt::format("the GPUs' utilisation falls from {:.0f} % on {} {}{} to {:.0f} % on {}",
-                        said->utilisation->smaller, said->utilisation->smaller_scale,
-                        said->across_nodes ? "machine" : "GPU",
+          : fmt::format("the GPUs' utilisation{} falls from {:.0f} % on {} {}{} to {:.0f} % on {}",
+                        said->across_nodes ? "" : " on one machine", said->utilisation->smaller,
+                        said->utilisation->smaller_scale, said->across_nodes ? "machine" : "GPU",
                         said->utilisation->smaller_scale == 1 ? "" : "s", said->utilisation->larger,
                         said->utilisation->larger_scale);
   // A speed the same, or a utilisation that falls, on more of one machine's GPUs, where no
@@ -1283,7 +1283,7 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
         "preparing the batches (else the storage, or one process driving every GPU, as "
         "DataParallel does); likely, not proven",
         utilisation.empty() ? "the paste says the job runs no faster on more GPUs of one machine"
-                            : "the paste says " + utilisation + " of one machine");
+                            : "the paste says " + utilisation);
     d.evidence.push_back(tel.cite(slower->origin));
     d.fixes = fixes::input_bound_cpu();
     d.next = {
@@ -1313,26 +1313,15 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
 }
 
 std::optional<Diagnosis> judge_nccl_transport(const Telemetry& tel) {
-  if (!tel.nccl_over_sockets) return std::nullopt;
+  if (!tel.nccl_over_sockets || !tel.spans_machines) return std::nullopt;
   Diagnosis d;
   d.verdict = Verdict::kCommunicationBound;
   d.confidence = Confidence::kLow;
-  const std::string why =
-      tel.nccl_without_verbs ? " (its InfiniBand/RoCE library, libibverbs, failed to load)" : "";
-  d.summary =
-      tel.spans_machines
-          ? fmt::format(
-                "NCCL exchanges between the job's machines over TCP sockets{}, not InfiniBand or "
-                "RoCE: every step's gradients cross an Ethernet link through the host's network "
-                "stack, several times slower than RDMA; communication is the likely limit, not a "
-                "proven one",
-                why)
-          : fmt::format(
-                "NCCL would exchange between machines over TCP sockets{}, not InfiniBand or "
-                "RoCE: if the job spans machines, every step's gradients cross an Ethernet link "
-                "through the host's network stack, the likely limit; on one machine NCCL does "
-                "not use the network and this says nothing",
-                why);
+  d.summary = fmt::format(
+      "NCCL exchanges between the job's machines over TCP sockets{}, not InfiniBand or RoCE: "
+      "every step's gradients cross an Ethernet link through the host's network stack, several "
+      "times slower than RDMA; communication is the likely limit, not a proven one",
+      tel.nccl_without_verbs ? " (its InfiniBand/RoCE library, libibverbs, failed to load)" : "");
   d.evidence.push_back(tel.cite(*tel.nccl_over_sockets));
   d.fixes = fixes::communication_bound();
   d.next = {

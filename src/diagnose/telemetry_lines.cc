@@ -1455,8 +1455,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // NCCL's transport between machines, and whether the job spans machines.
     if (const size_t nccl = text.starts_with("nccl ") ? 0 : text.find(" nccl ");
         nccl != std::string::npos) {
-      if (text.find("net/socket", nccl) != std::string::npos ||
-          text.find("using network socket", nccl) != std::string::npos) {
+      // INFO lines only: a WARN's "NET/Socket : peer ... shutdown" is a failure, not a choice.
+      if (text.find("nccl info", nccl) != std::string::npos &&
+          (text.find("net/socket", nccl) != std::string::npos ||
+           text.find("using network socket", nccl) != std::string::npos)) {
         if (!out.nccl_over_sockets) {
           out.nccl_over_sockets = Origin{files.of(TelemetryKind::kTrainLog), l.number};
         }
@@ -1471,15 +1473,24 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       const auto head = split_char(
           split_whitespace(prefix).empty() ? std::string_view() : split_whitespace(prefix).front(),
           ':');
-      if (head.size() == 3 && !head[0].empty() && parse_index(head[1]) && parse_index(head[2])) {
+      // A host's name has a letter ("10:15:01" is a time of day).
+      if (head.size() == 3 && std::any_of(head[0].begin(), head[0].end(), is_alpha) &&
+          parse_index(head[1]) && parse_index(head[2])) {
         nccl_hosts.insert(std::string(head[0]));
       }
     }
+    // Words that span machines, on a line that does not deny it ("a single-node job, not
+    // multi-node").
+    const bool one_machine = text.find("single-node") != std::string::npos ||
+                             text.find("single node") != std::string::npos ||
+                             text.find("single machine") != std::string::npos ||
+                             text.find("one machine") != std::string::npos ||
+                             text.find("not multi") != std::string::npos;
     for (const std::string_view words :
          {"cross-node", "cross node", "multi-node", "multinode", "multi node", "inter-node",
           "internode", "across nodes", "between nodes", "two nodes", "2 nodes", "two machines",
           "2 machines", "multiple nodes", "multiple machines"}) {
-      if (text.find(words) != std::string::npos) out.spans_machines = true;
+      if (!one_machine && text.find(words) != std::string::npos) out.spans_machines = true;
     }
     if (out.job_gpus.empty() && (text.find("gpu") != std::string::npos ||
                                  text.find("cuda_visible_devices") != std::string::npos)) {

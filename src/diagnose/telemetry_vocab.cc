@@ -604,14 +604,19 @@ std::vector<NamedValue> named_values(std::string_view line) {
         continue;
       }
     }
-    // A setting after a name ("for" or "with" it), a colon and the name's own value after it
-    // ("avg time per batch for num workers=0: 0.609"): part of the name, not a value; a
+    // A setting after a name ("for" or "with" it), a colon and the name's own bare value after
+    // it ("avg time per batch for num workers=0: 0.609"): part of the name, not a value; a
     // setting alone before its value ("workers=0: 0.13s") is the value's label, read as one.
     if (j + 1 < n && line[j] == ':' && number_start > 0 && line[number_start - 1] == '=') {
       size_t u = j + 1;
       while (u < n && is_blank(line[u])) ++u;
       const std::string name = lower(line.substr(name_start, number_start - name_start));
-      if (u < n && starts_number(line, u) &&
+      // Only before a bare value: one with its unit ("Time taken for num_workers=4: 120.5s")
+      // is read as the setting's run already.
+      size_t v = u < n ? scan_number(line, u) : u;
+      while (v < n && is_blank(line[v])) ++v;
+      const bool unit = v < n && (is_alpha(line[v]) || line[v] == '%' || line[v] == '/');
+      if (u < n && starts_number(line, u) && !unit &&
           (name.find(" for ") != std::string::npos || name.find(" with ") != std::string::npos)) {
         i = j;
         continue;
@@ -1705,14 +1710,64 @@ std::optional<ScaleKind> speed_unchanged_with(std::string_view line) {
     return w == "node" || w == "nodes" || w == "machine" || w == "machines" || w == "servers" ||
            w == "hosts";
   };
+  const auto speed_word = [](std::string_view w) {
+    return w == "speed" || w == "throughput" || w == "time" || w == "fast" || w == "faster" ||
+           w == "slow" || w == "slower" || w == "fps" || w == "pace" || w == "performance";
+  };
   for (const std::string_view s : sentences_of(text)) {
-    // Said of the job's speed or its time, not of its memory or its loss.
-    const bool of_speed = has(s, "speed") || has(s, "throughput") || has(s, "time") ||
-                          has(s, "fast") || has(s, "slow") || has(s, "/s") || has(s, "/sec") ||
-                          has(s, "s/it") || has(s, "fps") || has(s, "per second");
-    if (!of_speed) continue;
     const std::vector<std::string> words = words_of(s);
     const auto word = [&](size_t k) { return k < words.size() ? words[k] : std::string(); };
+    // Said of the job's speed or its time, not of its memory or its loss: a speed's word, or a
+    // rate's unit outside a link ("images/sec", "it/s").
+    const bool rate_unit = !has(s, "http") && (has(s, "/s") || has(s, "s/it"));
+    if (!rate_unit && std::none_of(words.begin(), words.end(), speed_word)) continue;
+    // "the speed stays the same", "remains about 1 images/second", "does not reduce at all":
+    // words that say the speed did not change.
+    bool unchanged = false;
+    for (size_t i = 0; i < words.size() && !unchanged; ++i) {
+      const std::string& w = words[i];
+      const std::string& next = word(i + 1);
+      // A speed's subject within three words before a negation of change ("the training
+      // speed does not reduce"; "the loss does not decrease" is no speed).
+      const auto speed_before = [&](size_t within) {
+        for (size_t k = i; k-- > 0 && k + within >= i;) {
+          if (speed_word(words[k])) return true;
+        }
+        return false;
+      };
+      if ((w == "not" || w.ends_with("n't")) && speed_before(3)) {
+        for (const std::string& n : {next, word(i + 2)}) {
+          if (n == "reduce" || n == "decrease" || n == "improve" || n == "change" ||
+              n == "increase" || n == "accelerate" || n == "faster") {
+            unchanged = true;
+          }
+        }
+      }
+      if (w == "no" && (next == "speedup" || next == "speed-up" ||
+                        (next == "speed" && word(i + 2) == "up") || next == "faster")) {
+        unchanged = true;
+      }
+      // "the same speed", "at the same speed", "take same time it takes"; "at the same time"
+      // and "in the same time" are together and as much work, not as fast.
+      if (w == "same" || w == "similar") {
+        const bool at_or_in = (i >= 1 && (words[i - 1] == "at" || words[i - 1] == "in")) ||
+                              (i >= 2 && (words[i - 2] == "at" || words[i - 2] == "in")) ||
+                              (i >= 3 && words[i - 3] == "at");
+        if (next == "speed" || next == "throughput" || next == "pace" || next == "performance" ||
+            (next == "time" && !at_or_in)) {
+          unchanged = true;
+        }
+        // "the speed stays (relatively) the same", "is the same with": said of a speed.
+        if ((next.empty() || next == "as" || next == "regardless" || next == "no" ||
+             next == "with" || next == "on" || next == "for") &&
+            speed_before(6)) {
+          unchanged = true;
+        }
+      }
+      if ((w == "remains" || w == "remain" || w == "stays" || w == "stay") && speed_before(3)) {
+        unchanged = true;
+      }
+    }
     std::optional<ScaleKind> counted, any_number_of, either;
     for (size_t i = 0; i < words.size(); ++i) {
       const std::string& w = words[i];
@@ -1734,50 +1789,32 @@ std::optional<ScaleKind> speed_unchanged_with(std::string_view line) {
         if (gpu_word(what)) any_number_of = ScaleKind::kGpus;
         if (node_word(what)) any_number_of = ScaleKind::kNodes;
       }
-      // "on 1 GPU or 4 GPU", "with 1 or 4 gpus": the speed it states is either's.
-      if (c && word(i + 2) == "or" && gpu_word(word(i + 1)) && small_count(word(i + 3)) &&
-          gpu_word(word(i + 4))) {
-        either = ScaleKind::kGpus;
-      }
-      if (c && word(i + 1) == "or" && small_count(word(i + 2)) && gpu_word(word(i + 3))) {
+      // "on 1 GPU or 4 GPU", "with 1 or 4 gpus" beside a rate it states: either's rate.
+      if (c && ((word(i + 2) == "or" && gpu_word(word(i + 1)) && small_count(word(i + 3)) &&
+                 gpu_word(word(i + 4))) ||
+                (word(i + 1) == "or" && small_count(word(i + 2)) && gpu_word(word(i + 3))))) {
         either = ScaleKind::kGpus;
       }
     }
+    // A speed said alongside either scale, as one number for both, that no comparative sets
+    // apart ("4 is much faster").
+    if (either && rate_unit && std::none_of(words.begin(), words.end(), [](const std::string& w) {
+          return w == "faster" || w == "slower" || w == "than";
+        })) {
+      return either;
+    }
+    if (!unchanged) continue;
     if (any_number_of) return any_number_of;
-    if (either) return either;
     if (!counted) continue;
-    // "does not reduce at all", "no speedup", "the same speed": what the larger scale changed
-    // — unless the sentence varied something else beside it.
-    for (const std::string_view other : {"worker", "thread", "batch", "fp16", "amp", "precision",
-                                         "prefetch", "num_parallel", "version"}) {
-      if (has(s, other)) return std::nullopt;
-    }
-    bool unchanged = false;
-    for (size_t i = 0; i < words.size() && !unchanged; ++i) {
-      const std::string& w = words[i];
-      // "the same training speed"; "at the same time" is together, not as fast.
-      const bool together = i >= 2 && words[i - 2] == "at" && words[i - 1] == "the";
-      if ((w == "same" || w == "similar") && !together) {
-        for (size_t k = i + 1; k < words.size() && k <= i + 2; ++k) {
-          const std::string& n = words[k];
-          if (n == "speed" || n == "throughput" || n == "pace" || n == "performance" ||
-              n == "time") {
-            unchanged = true;
-          }
-        }
-      }
-      if (w == "not" || w == "no" || w.ends_with("n't")) {
-        for (size_t k = i + 1; k < words.size() && k <= i + 2; ++k) {
-          const std::string& n = words[k];
-          if (n == "reduce" || n == "decrease" || n == "improve" || n == "change" ||
-              n == "increase" || n == "accelerate" || n == "speedup" || n == "speed-up" ||
-              n == "improvement" || n == "gain" || (n == "speed" && word(k + 1) == "up")) {
-            unchanged = true;
-          }
-        }
+    // Unless the sentence varied something else beside the scale.
+    for (const std::string& w : words) {
+      if (w.starts_with("worker") || w == "threads" || w == "num_threads" || w == "batch" ||
+          w.starts_with("batch_size") || w == "fp16" || w == "amp" || w == "precision" ||
+          w.starts_with("prefetch") || w.starts_with("num_parallel") || w == "version") {
+        return std::nullopt;
       }
     }
-    if (unchanged) return counted;
+    return counted;
   }
   return std::nullopt;
 }
@@ -1786,9 +1823,10 @@ std::optional<UtilisationAtScales> utilisation_at_scales(std::string_view line) 
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::string text = lower(line);
   for (const std::string_view s : sentences_of(text)) {
-    // The GPUs' utilisation, not the CPUs' or their memory's.
-    if (!has(s, "gpu") || has(s, "cpu") || has(s, "memory") ||
-        !(has(s, "utili") || has(s, "usage") || has(s, "util "))) {
+    // The GPUs' utilisation, not the CPUs' or their memory's; one GPU against the others
+    // ("one GPU at 98 % while the other 7 show 10 %") is one look, read elsewhere.
+    if (!has(s, "gpu") || has(s, "cpu") || has(s, "mem") || has(s, "other") || has(s, "rest") ||
+        has(s, "remaining") || !(has(s, "utili") || has(s, "usage") || has(s, "util "))) {
       continue;
     }
     struct AtScale {
@@ -1796,8 +1834,12 @@ std::optional<UtilisationAtScales> utilisation_at_scales(std::string_view line) 
       Scale scale;
     };
     std::vector<AtScale> found;
-    for (size_t k = 0; k < s.size(); ++k) {
+    // The first few percentages, each in a clause of at most 80 characters either side: a
+    // line of many costs no more than a line of few.
+    int percentages = 0;
+    for (size_t k = 0; k < s.size() && percentages < 6; ++k) {
       if (s[k] != '%') continue;
+      ++percentages;
       size_t b = k;
       while (b > 0 && s[b - 1] == ' ') --b;
       const size_t number_end = b;
@@ -1806,14 +1848,24 @@ std::optional<UtilisationAtScales> utilisation_at_scales(std::string_view line) 
       const auto percent = parse_number(s.substr(b, number_end - b));
       if (!percent || *percent < 0 || *percent > 100) continue;
       // The clause around it: back to a comma or "but", on to the next.
-      size_t from = 0, to = s.size();
+      const size_t window_from = b > 80 ? b - 80 : 0;
+      size_t from = window_from, to = std::min(s.size(), k + 80);
+      const std::string_view window = s.substr(window_from, to - window_from);
       for (const std::string_view cut : {",", " but ", " while ", " whereas ", " and "}) {
-        if (const size_t at = s.rfind(cut, b); at != std::string_view::npos) {
-          from = std::max(from, at + cut.size());
+        if (const size_t at = window.rfind(cut, b - window_from); at != std::string_view::npos) {
+          from = std::max(from, window_from + at + cut.size());
         }
-        if (const size_t at = s.find(cut, k); at != std::string_view::npos) to = std::min(to, at);
+        if (const size_t at = window.find(cut, k - window_from); at != std::string_view::npos) {
+          to = std::min(to, window_from + at);
+        }
       }
-      const Scale scale = scale_of(s.substr(from, to - from));
+      const std::string_view clause = s.substr(from, to - from);
+      // A speed-up or a scaling efficiency in percent is no utilisation.
+      if (has(clause, "faster") || has(clause, "slower") || has(clause, "efficien") ||
+          has(clause, "speed")) {
+        continue;
+      }
+      const Scale scale = scale_of(clause);
       if (scale.nodes || scale.gpus) found.push_back({*percent, scale});
     }
     if (found.size() < 2) continue;

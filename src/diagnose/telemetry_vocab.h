@@ -92,7 +92,7 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
 std::optional<bool> larger_scale_slower(std::string_view line);
 
 // The sentences of a paragraph: each ends at a `.`, `?` or `!` followed by a space or the
-// paragraph's end ("1.5", "p2.16xlarge" and "images/sec." inside a word end none).
+// paragraph's end (the points of "1.5" and "p2.16xlarge" end none).
 std::vector<std::string_view> sentences_of(std::string_view text);
 
 // What a sentence says the job's speed does not change with: "the training speed remains about
