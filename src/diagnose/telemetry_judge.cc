@@ -1313,16 +1313,31 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
 }
 
 std::optional<Diagnosis> judge_nccl_transport(const Telemetry& tel) {
-  if (!tel.nccl_over_sockets || !tel.spans_machines) return std::nullopt;
+  if (!tel.nccl_over_sockets) return std::nullopt;
   Diagnosis d;
-  d.verdict = Verdict::kCommunicationBound;
   d.confidence = Confidence::kLow;
-  d.summary = fmt::format(
-      "NCCL exchanges between the job's machines over TCP sockets{}, not InfiniBand or RoCE: "
-      "every step's gradients cross an Ethernet link through the host's network stack, several "
-      "times slower than RDMA; communication is the likely limit, not a proven one",
+  const std::string sockets = fmt::format(
+      "over TCP sockets{}, not InfiniBand or RoCE",
       tel.nccl_without_verbs ? " (its InfiniBand/RoCE library, libibverbs, failed to load)" : "");
   d.evidence.push_back(tel.cite(*tel.nccl_over_sockets));
+  if (!tel.spans_machines) {
+    d.verdict = Verdict::kUnknown;
+    d.summary = fmt::format(
+        "NCCL would exchange between machines {}: if the job spans machines, every step's "
+        "gradients cross an Ethernet link through the host's network stack, the likely limit; "
+        "the paste does not show that it does (on one machine NCCL does not use the network)",
+        sockets);
+    d.next = {
+        "how many machines the job spans, and nccl-tests' all_reduce_perf across them (its busbw "
+        "against the link's rated speed)"};
+    return d;
+  }
+  d.verdict = Verdict::kCommunicationBound;
+  d.summary = fmt::format(
+      "NCCL exchanges between the job's machines {}: every step's gradients cross an Ethernet "
+      "link through the host's network stack, several times slower than RDMA; communication is "
+      "the likely limit, not a proven one",
+      sockets);
   d.fixes = fixes::communication_bound();
   d.next = {
       "nccl-tests' all_reduce_perf across the machines (its busbw against the link's rated "

@@ -114,9 +114,9 @@ std::optional<Diagnosis> judge_forward_backward(const Telemetry& tel);
 // (what a larger scale adds is the exchange between GPUs), naming the measurement that would
 // tell it from an input pipeline that does not scale. nullopt without such a sentence.
 std::optional<Diagnosis> judge_claims(const Telemetry& tel);
-// NCCL's INFO lines saying it exchanges over TCP sockets (no InfiniBand or RoCE), in a paste
-// that shows the job spanning machines: communication-bound with low confidence (on one machine
-// NCCL does not use the network: nullopt).
+// NCCL's INFO lines saying it exchanges over TCP sockets (no InfiniBand or RoCE):
+// communication-bound with low confidence in a paste that shows the job spanning machines, else
+// `unknown` saying what holds if it does (on one machine NCCL does not use the network).
 std::optional<Diagnosis> judge_nccl_transport(const Telemetry& tel);
 
 // Speedups the paste states for one larger scale, on synthetic data and on its own: its own

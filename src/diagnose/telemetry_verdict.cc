@@ -1633,7 +1633,8 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto timed = telemetry::judge_process_times(tel)) {
     // A shell's `time` of the job's runs: the CPU time each spent against its wall clock.
     d = *timed;
-  } else if (const auto transport = telemetry::judge_nccl_transport(tel)) {
+  } else if (const auto transport =
+                 tel.spans_machines ? telemetry::judge_nccl_transport(tel) : std::nullopt) {
     // NCCL's own account of the link it exchanges over between the job's machines.
     d = *transport;
   } else if (const auto spikes = waits_that_spike(tel)) {
@@ -1755,20 +1756,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
           t.gpus, t.nvlink_pairs, t.pairs,
           t.nvlink_pairs == 0 ? "; every pair goes through PCIe or the CPU interconnect" : "");
     }
-  } else if (tel.nccl_over_sockets) {
+  } else if (const auto transport = telemetry::judge_nccl_transport(tel)) {
     // NCCL's choice of sockets, in a paste that does not show the job spanning machines.
-    d.verdict = Verdict::kUnknown;
-    d.confidence = Confidence::kLow;
-    d.summary = fmt::format(
-        "NCCL would exchange between machines over TCP sockets{}, not InfiniBand or RoCE: if the "
-        "job spans machines, every step's gradients cross an Ethernet link through the host's "
-        "network stack, the likely limit; the paste does not show that it does (on one machine "
-        "NCCL does not use the network)",
-        tel.nccl_without_verbs ? " (its InfiniBand/RoCE library, libibverbs, failed to load)" : "");
-    d.evidence.push_back(tel.cite(*tel.nccl_over_sockets));
-    d.next = {
-        "how many machines the job spans, and nccl-tests' all_reduce_perf across them (its busbw "
-        "against the link's rated speed)"};
+    d = *transport;
   } else if (const auto profile = std::find_if(
                  tel.files.begin(), tel.files.end(),
                  [](const TelemetryFile& f) { return f.kind == TelemetryKind::kPythonProfiler; });
