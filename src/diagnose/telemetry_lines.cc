@@ -1469,10 +1469,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
       // A channel through the network joins ranks of two machines.
       if (text.find(" via net/", nccl) != std::string::npos) out.spans_machines = true;
-      const std::string_view prefix = std::string_view(text).substr(0, nccl);
-      const auto head = split_char(
-          split_whitespace(prefix).empty() ? std::string_view() : split_whitespace(prefix).front(),
-          ':');
+      const auto prefix = split_whitespace(std::string_view(text).substr(0, nccl));
+      const auto head = split_char(prefix.empty() ? std::string_view() : prefix.front(), ':');
       // A host's name has a letter ("10:15:01" is a time of day).
       if (head.size() == 3 && std::any_of(head[0].begin(), head[0].end(), is_alpha) &&
           parse_index(head[1]) && parse_index(head[2])) {
@@ -1480,17 +1478,18 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
     }
     // Words that span machines, on a line that does not deny it ("a single-node job, not
-    // multi-node").
-    const bool one_machine = text.find("single-node") != std::string::npos ||
-                             text.find("single node") != std::string::npos ||
-                             text.find("single machine") != std::string::npos ||
-                             text.find("one machine") != std::string::npos ||
-                             text.find("not multi") != std::string::npos;
-    for (const std::string_view words :
-         {"cross-node", "cross node", "multi-node", "multinode", "multi node", "inter-node",
-          "internode", "across nodes", "between nodes", "two nodes", "2 nodes", "two machines",
-          "2 machines", "multiple nodes", "multiple machines"}) {
-      if (!one_machine && text.find(words) != std::string::npos) out.spans_machines = true;
+    // multi-node"); looked for until one line has them.
+    if (!out.spans_machines && text.find("single-node") == std::string::npos &&
+        text.find("single node") == std::string::npos &&
+        text.find("single machine") == std::string::npos &&
+        text.find("one machine") == std::string::npos &&
+        text.find("not multi") == std::string::npos) {
+      for (const std::string_view words :
+           {"cross-node", "cross node", "multi-node", "multinode", "multi node", "inter-node",
+            "internode", "across nodes", "between nodes", "two nodes", "2 nodes", "two machines",
+            "2 machines", "multiple nodes", "multiple machines"}) {
+        if (text.find(words) != std::string::npos) out.spans_machines = true;
+      }
     }
     if (out.job_gpus.empty() && (text.find("gpu") != std::string::npos ||
                                  text.find("cuda_visible_devices") != std::string::npos)) {

@@ -610,14 +610,16 @@ std::vector<NamedValue> named_values(std::string_view line) {
     if (j + 1 < n && line[j] == ':' && number_start > 0 && line[number_start - 1] == '=') {
       size_t u = j + 1;
       while (u < n && is_blank(line[u])) ++u;
-      const std::string name = lower(line.substr(name_start, number_start - name_start));
       // Only before a bare value: one with its unit ("Time taken for num_workers=4: 120.5s")
       // is read as the setting's run already.
       size_t v = u < n ? scan_number(line, u) : u;
       while (v < n && is_blank(line[v])) ++v;
       const bool unit = v < n && (is_alpha(line[v]) || line[v] == '%' || line[v] == '/');
-      if (u < n && starts_number(line, u) && !unit &&
-          (name.find(" for ") != std::string::npos || name.find(" with ") != std::string::npos)) {
+      const auto after_for_or_with = [&] {
+        const std::string name = lower(line.substr(name_start, number_start - name_start));
+        return name.find(" for ") != std::string::npos || name.find(" with ") != std::string::npos;
+      };
+      if (u < n && starts_number(line, u) && !unit && after_for_or_with()) {
         i = j;
         continue;
       }
@@ -1324,6 +1326,13 @@ std::optional<int> glued_count(std::string_view w, bool& pending_x) {
   return std::nullopt;
 }
 
+// A word counting machines after its number: "2 nodes", "two machines", "2 servers", "4 hosts"
+// (Horovod's word).
+bool machine_word(std::string_view w) {
+  return w == "node" || w == "nodes" || w == "machine" || w == "machines" || w == "servers" ||
+         w == "hosts";
+}
+
 // The GPUs of a cloud instance type ("p3.16xlarge": 8 V100), for the types GPU jobs run on.
 std::optional<int> instance_gpus(std::string_view w) {
   static constexpr std::array<std::pair<std::string_view, int>, 20> kInstances = {{
@@ -1397,11 +1406,7 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
                !(low_line[at - 1] == ',' || low_line[at - 1] == ':' || low_line[at - 1] == '.' ||
                  is_digit(low_line[at - 1]));
       };
-      if (const auto c = small_count(w);
-          c &&
-          (next == "node" || next == "nodes" || next == "machine" || next == "machines" ||
-           next == "servers" || next == "hosts") &&
-          standalone()) {
+      if (const auto c = small_count(w); c && machine_word(next) && standalone()) {
         *nodes = c;
       }
       if (ends_with(w, "node") || ends_with(w, "nodes")) {
@@ -1697,19 +1702,9 @@ std::vector<std::string_view> sentences_of(std::string_view text) {
   return sentences;
 }
 
-namespace {
-
-bool has(std::string_view s, std::string_view w) { return s.find(w) != std::string_view::npos; }
-
-}  // namespace
-
 std::optional<ScaleKind> speed_unchanged_with(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::string text = lower(line);
-  const auto node_word = [](std::string_view w) {
-    return w == "node" || w == "nodes" || w == "machine" || w == "machines" || w == "servers" ||
-           w == "hosts";
-  };
   const auto speed_word = [](std::string_view w) {
     return w == "speed" || w == "throughput" || w == "time" || w == "fast" || w == "faster" ||
            w == "slow" || w == "slower" || w == "fps" || w == "pace" || w == "performance";
@@ -1719,7 +1714,7 @@ std::optional<ScaleKind> speed_unchanged_with(std::string_view line) {
     const auto word = [&](size_t k) { return k < words.size() ? words[k] : std::string(); };
     // Said of the job's speed or its time, not of its memory or its loss: a speed's word, or a
     // rate's unit outside a link ("images/sec", "it/s").
-    const bool rate_unit = !has(s, "http") && (has(s, "/s") || has(s, "s/it"));
+    const bool rate_unit = !contains(s, "http") && (contains(s, "/s") || contains(s, "s/it"));
     if (!rate_unit && std::none_of(words.begin(), words.end(), speed_word)) continue;
     // "the speed stays the same", "remains about 1 images/second", "does not reduce at all":
     // words that say the speed did not change.
@@ -1775,19 +1770,20 @@ std::optional<ScaleKind> speed_unchanged_with(std::string_view line) {
       // "4 gpu cards", "2 machines": a larger scale the sentence runs at.
       if (c && *c >= 2 && w != "a" && w != "single") {
         if (gpu_word(word(i + 1))) counted = ScaleKind::kGpus;
-        if (node_word(word(i + 1))) counted = ScaleKind::kNodes;
+        if (machine_word(word(i + 1))) counted = ScaleKind::kNodes;
       }
       // "no matter how many gpus", "regardless of the number of machines".
       const bool any =
           (w == "many" && i > 0 && words[i - 1] == "how" &&
-           (has(s, "no matter how many") || has(s, "regardless of how many"))) ||
+           (contains(s, "no matter how many") || contains(s, "regardless of how many"))) ||
           (w == "number" && word(i + 1) == "of" &&
-           (has(s, "regardless of the number of") || has(s, "irrespective of the number of") ||
-            has(s, "independent of the number of")));
+           (contains(s, "regardless of the number of") ||
+            contains(s, "irrespective of the number of") ||
+            contains(s, "independent of the number of")));
       if (any) {
         const std::string what = word(i + 1) == "of" ? word(i + 2) : word(i + 1);
         if (gpu_word(what)) any_number_of = ScaleKind::kGpus;
-        if (node_word(what)) any_number_of = ScaleKind::kNodes;
+        if (machine_word(what)) any_number_of = ScaleKind::kNodes;
       }
       // "on 1 GPU or 4 GPU", "with 1 or 4 gpus" beside a rate it states: either's rate.
       if (c && ((word(i + 2) == "or" && gpu_word(word(i + 1)) && small_count(word(i + 3)) &&
@@ -1825,8 +1821,9 @@ std::optional<UtilisationAtScales> utilisation_at_scales(std::string_view line) 
   for (const std::string_view s : sentences_of(text)) {
     // The GPUs' utilisation, not the CPUs' or their memory's; one GPU against the others
     // ("one GPU at 98 % while the other 7 show 10 %") is one look, read elsewhere.
-    if (!has(s, "gpu") || has(s, "cpu") || has(s, "mem") || has(s, "other") || has(s, "rest") ||
-        has(s, "remaining") || !(has(s, "utili") || has(s, "usage") || has(s, "util "))) {
+    if (!contains(s, "gpu") || contains(s, "cpu") || contains(s, "mem") || contains(s, "other") ||
+        contains(s, "rest") || contains(s, "remaining") ||
+        !(contains(s, "utili") || contains(s, "usage") || contains(s, "util "))) {
       continue;
     }
     struct AtScale {
@@ -1861,8 +1858,8 @@ std::optional<UtilisationAtScales> utilisation_at_scales(std::string_view line) 
       }
       const std::string_view clause = s.substr(from, to - from);
       // A speed-up or a scaling efficiency in percent is no utilisation.
-      if (has(clause, "faster") || has(clause, "slower") || has(clause, "efficien") ||
-          has(clause, "speed")) {
+      if (contains(clause, "faster") || contains(clause, "slower") ||
+          contains(clause, "efficien") || contains(clause, "speed")) {
         continue;
       }
       const Scale scale = scale_of(clause);
