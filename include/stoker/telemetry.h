@@ -51,11 +51,13 @@ enum class TelemetryKind {
   kCollectiveBench,    // nccl-tests tables, collective benchmarks' bandwidth lines
   kPythonProfiler,     // cProfile / profile tables (pstats' print_stats)
   kProcessTimes,       // a shell's `time` (real/user/sys), GNU time -v: a run's wall and CPU time
+  kInputProfile,       // a TPU or TensorFlow profiler's share of the step waiting for input
 };
 // "nvidia-smi-csv", "nvidia-smi-dmon", "mpstat", "sar", "vmstat", "stoker-stats",
 // "stoker-monitor", "nvidia-smi-table", "gpustat", "train-log", "lightning-profiler",
 // "torch-profiler", "nvidia-smi-topo", "iostat", "top", "throughput", "job-summary",
-// "gpu-panel", "dcgm-dmon", "collective-bench", "python-profiler", "process-times".
+// "gpu-panel", "dcgm-dmon", "collective-bench", "python-profiler", "process-times",
+// "input-profile".
 const char* to_string(TelemetryKind kind);
 
 // How a file's sample times are known.

@@ -1373,6 +1373,56 @@ bool runs_iterations(std::string_view low) {
   return false;
 }
 
+// A TPU or TensorFlow profiler's own share of the step spent waiting for input:
+// capture_tpu_profile's monitor ("Infeed percentage: 0.008% (avg), 0.008% (min), ..." beside
+// "Step time: 342ms (avg)") and the profiler's overview ("Your program is HIGHLY input-bound
+// because 68.8% of the total step time sampled is waiting for input"). Searched for in the
+// whole line: a monitor's output is often pasted as one line with literal "\n".
+struct ProfilerInputShare {
+  double share = 0;                    // of the step, 0 to 1
+  std::optional<double> step_seconds;  // the monitor's average step, when the line gives it
+};
+
+std::optional<ProfilerInputShare> profiler_input_share(std::string_view text) {
+  if (text.size() > kMaxPastedLineBytes) return std::nullopt;
+  const std::string t = lower(text);
+  // The number that ends right before `end` (a percentage's digits).
+  const auto number_before = [&](size_t end) -> std::optional<double> {
+    size_t begin = end;
+    while (begin > 0 && (is_digit(t[begin - 1]) || t[begin - 1] == '.')) --begin;
+    return parse_number(std::string_view(t).substr(begin, end - begin));
+  };
+  // The number that starts at the first digit after `from`, and where it ends.
+  const auto number_after = [&](size_t from, size_t* end) -> std::optional<double> {
+    size_t begin = from;
+    while (begin < t.size() && t[begin] == ' ') ++begin;
+    size_t stop = begin;
+    while (stop < t.size() && (is_digit(t[stop]) || t[stop] == '.')) ++stop;
+    *end = stop;
+    return parse_number(std::string_view(t).substr(begin, stop - begin));
+  };
+  std::optional<double> percent;
+  constexpr std::string_view kInfeed = "infeed percentage:";
+  constexpr std::string_view kOverview = "% of the total step time sampled is waiting for input";
+  if (const size_t at = t.find(kInfeed); at != std::string::npos) {
+    size_t end = 0;
+    percent = number_after(at + kInfeed.size(), &end);
+    if (end >= t.size() || t[end] != '%') percent.reset();
+  } else if (const size_t at = t.find(kOverview); at != std::string::npos) {
+    percent = number_before(at);
+  }
+  if (!percent || *percent < 0 || *percent > 100) return std::nullopt;
+  ProfilerInputShare found{*percent / 100, std::nullopt};
+  // The monitor's "Step time: 342ms (avg)", in milliseconds as it prints them.
+  constexpr std::string_view kStep = "step time:";
+  if (const size_t at = t.find(kStep); at != std::string::npos) {
+    size_t end = 0;
+    const auto ms = number_after(at + kStep.size(), &end);
+    if (ms && *ms > 0 && t.compare(end, 2, "ms") == 0) found.step_seconds = *ms / 1000;
+  }
+  return found;
+}
+
 // The wait's share of the step (0.001 for "data 0.1%") when every value of a line is a
 // percentage, one of them names the wait, two or more the model's phases (forward, backward,
 // optimizer), and together they make at most the whole step.
@@ -1995,6 +2045,29 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       add_step(line, values[0].value * 100 / values[1].value, values[0].value, std::nullopt,
                std::nullopt);
       has_samples();
+      continue;
+    }
+    if (const auto profiled = profiler_input_share(line.text)) {
+      // The profiler's own average over the steps it sampled: a profile's totals.
+      StepSample s;
+      s.origin = {files.of(TelemetryKind::kInputProfile), line.number};
+      s.time = static_cast<double>(order++);
+      s.step_seconds = profiled->step_seconds.value_or(1);
+      s.data_seconds = profiled->share * s.step_seconds;
+      s.average = true;
+      s.shares = !profiled->step_seconds;
+      s.run = current_run(line);
+      out.steps.push_back(s);
+      has_samples();
+      continue;
+    }
+    // The TPU monitor's idle time without its infeed share (its level 1, or a paste of its
+    // first lines): a TPU waiting in infeed counts as busy, so idle time cannot say whether the
+    // step waits for input. A measurement the verdict names, with the line that would decide.
+    if (says("tpu idle time")) {
+      out.unplaced.emplace_back(Origin{files.of(TelemetryKind::kInputProfile), line.number},
+                                std::string(kTpuIdleTime));
+      found = true;
       continue;
     }
     // The step's phases as percentages of it, the wait among them ("time stat: data 0.1%,

@@ -121,6 +121,8 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
 // taken for encode_key: 0.006"). Two or more make the paste read; fewer are prose's numbers.
 // Called only when nothing else was read. True when it read them.
 bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
+// The unplaced kind of a TPU monitor's idle time shown without its infeed share.
+inline constexpr std::string_view kTpuIdleTime = "TPU idle time";
 // The most of them kept (their kinds are counted, the first lines cited).
 constexpr size_t kMaxUnplaced = 64;
 

@@ -1319,7 +1319,8 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
         "dmon, dcgmi dmon, gpustat, mpstat, sar -u, vmstat, top, iostat, a training loop's step "
         "and data times (time/data_time, Time/Data, iter_time, bch/smp, s/it), throughput "
         "lines (images/sec, samples/s), Slurm jobstats or seff, a Lightning or torch.profiler "
-        "profile, topo -m, nccl-tests, stoker stats or monitor JSON lines{}; it starts with {}",
+        "profile, a TPU or TensorFlow profiler's infeed share, topo -m, nccl-tests, stoker stats "
+        "or monitor JSON lines{}; it starts with {}",
         name, skipped, telemetry::quote(first));
   }
 }

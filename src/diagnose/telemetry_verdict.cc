@@ -1805,6 +1805,16 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
         "the training loop's data time against its step time (PyTorch's ImageNet example prints "
         "'Time ... Data ...'; stoker.torch.watch(loader) times any DataLoader), and nvidia-smi "
         "dmon while it trains"};
+    if (kinds.size() == 1 && kinds.contains(std::string(telemetry::kTpuIdleTime))) {
+      d.summary =
+          "a TPU's idle time without its infeed share: a TPU that waits in infeed for the host's "
+          "batches counts as busy, so a low idle time does not say whether the step waits for "
+          "input";
+      d.next = {
+          "the monitor's infeed share (capture_tpu_profile --monitoring_level=2 prints "
+          "'Infeed percentage'), or the profiler's input-pipeline analysis ('... % of the total "
+          "step time sampled is waiting for input')"};
+    }
   } else {
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;

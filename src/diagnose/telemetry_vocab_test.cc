@@ -1599,6 +1599,36 @@ TEST(PastedLogs, ASettingAfterTheNameOfATimeLabelsItsRun) {
   EXPECT_EQ(alone.back().unit, "s");
 }
 
+TEST(PastedLogs, AProfilersInfeedShareIsTheWaitForInput) {
+  // pytorch/xla#1989: the TPU monitor pasted as one line with literal "\n": infeed 0.008 % of
+  // a 342 ms step, the device never waits for its batches (its 1.59 % MXU use is the model's).
+  const Telemetry tpu = read_telemetry_files(
+      {pasted("profiler_torchxla1989-tpu-v3-idle-0.001pct-mxu-1.59pct-infeed-0.008pct.txt")});
+  ASSERT_EQ(tpu.steps.size(), 1u);
+  EXPECT_EQ(tpu.files.at(0).kind, TelemetryKind::kInputProfile);
+  EXPECT_DOUBLE_EQ(tpu.steps[0].step_seconds, 0.342);
+  EXPECT_NEAR(tpu.steps[0].data_seconds, 0.00008 * 0.342, 1e-12);
+  const Diagnosis healthy = diagnose_telemetry(tpu);
+  EXPECT_EQ(healthy.verdict, Verdict::kHealthy) << healthy.summary;
+  EXPECT_EQ(healthy.confidence, Confidence::kHigh);
+  // The TensorFlow profiler's overview says its own share, in the words it prints.
+  const Diagnosis starved = diagnose_telemetry(read_text(
+      "* Your program is HIGHLY input-bound because 68.8% of the total step time sampled is "
+      "waiting for input. Therefore, you should first focus on reducing the input time\n"
+      "* 7.3 % of the total step time sampled is spent on All Others time.\n"));
+  EXPECT_EQ(starved.verdict, Verdict::kInputBound) << starved.summary;
+  EXPECT_THAT(starved.evidence.at(0), testing::HasSubstr("69 %"));
+  // tpu#156: idle time without the infeed share decides nothing; the answer names the line
+  // that would.
+  const Diagnosis idle = diagnose_telemetry(
+      read_telemetry_files({pasted("profiler_tpu156-host-idle-mxu-0.6pct.txt")}));
+  EXPECT_EQ(idle.verdict, Verdict::kUnknown) << idle.summary;
+  ASSERT_FALSE(idle.next.empty());
+  EXPECT_THAT(idle.next[0], testing::HasSubstr("Infeed percentage"));
+  // A percentage that is no share is not read as one.
+  EXPECT_THROW(read_text("Infeed percentage: 187% (avg)\n"), Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
