@@ -917,8 +917,9 @@ std::string rate_unit_of(std::string_view text) {
 // A duration per iteration ("5.95s/it", "57.29s/batch", Keras' "50ms/step", "3.5s/itr",
 // "1.2 sec/iter"): the seconds per unit; nullopt for other units.
 std::optional<double> per_iteration_scale(std::string_view u) {
-  static constexpr std::array<std::string_view, 9> kIterations = {
-      "it", "ite", "its", "itr", "iter", "iters", "iteration", "batch", "step"};
+  static constexpr std::array<std::string_view, 11> kIterations = {
+      "it",        "ite",   "its",  "itr",       "iter",      "iters",
+      "iteration", "batch", "step", "minibatch", "mini-batch"};
   const size_t slash = u.find('/');
   if (slash == std::string_view::npos) return std::nullopt;
   const auto scale = duration_scale(u.substr(0, slash));
@@ -1893,8 +1894,8 @@ std::optional<UtilisationAtScales> utilisation_at_scales(std::string_view line) 
 // Stems of the words loader_setting_of reads: workers, synthetic/random/fake/dummy data,
 // persistent, pin memory, prefetch, multiproc, CPUs, cores, nodes.
 constexpr std::string_view kSettingStems[] = {
-    "worker",   "synthetic", "random", "fake", "procs", "dummy",  "persist",       "pin",
-    "prefetch", "multiproc", "cpu",    "core", "node",  "thread", "parallel_calls"};
+    "worker",   "synthetic", "random", "fake", "procs", "dummy",  "persist",        "pin",
+    "prefetch", "multiproc", "cpu",    "core", "node",  "thread", "parallel_calls", "feed_dict"};
 
 std::vector<int> job_gpus_of(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return {};
@@ -2269,12 +2270,12 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
     size_t at = std::string::npos;
     for (const std::string_view w : words) at = std::min(at, text.find(w));
     if (at == std::string::npos) return;
-    // "pin_memory=False" names the setting off: the default, not a change worth a run.
-    if (std::any_of(off.begin(), off.end(),
-                    [&](std::string_view o) { return compact.find(o) != std::string::npos; })) {
-      return;
-    }
-    parts.push_back(negated_before(at) ? fmt::format("no {}", label) : std::string(label));
+    // "pin_memory=False" names the setting off: a run of its own beside one with it on.
+    const bool said_off = std::any_of(off.begin(), off.end(), [&](std::string_view o) {
+      return compact.find(o) != std::string::npos;
+    });
+    parts.push_back(said_off || negated_before(at) ? fmt::format("no {}", label)
+                                                   : std::string(label));
   };
   std::vector<std::string> parts;
   if (s.workers) parts.push_back(fmt::format("num_workers={}", *s.workers));
@@ -2291,6 +2292,9 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   flag({"prefetch_", "prefetch=", "--prefetch", "with prefetch"}, "prefetching", {}, parts);
   // verl's "Without multiproc" / "With multiproc": loading in worker processes or not.
   flag({"multiproc"}, "multiprocess loading", {}, parts);
+  // TensorFlow 1's feed_dict: each batch copied in from Python every step, against a queue,
+  // tf.data or a batch already on the device ("feed_dict=True: 102 ms/minibatch").
+  flag({"feed_dict"}, "feed_dict", {"feed_dict=false", "feed_dict:false"}, parts);
   if (s.synthetic) parts.emplace_back("synthetic data");
   if (parts.empty()) return std::nullopt;
   s.label = fmt::format("{}", fmt::join(parts, ", "));

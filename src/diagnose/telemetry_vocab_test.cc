@@ -623,7 +623,8 @@ TEST(LoaderSettings, TheSettingThatLabelsARunInAnyWords) {
             "num_workers=1, pinned memory, prefetching");
   EXPECT_EQ(loader_setting_of("-- Persistent worker + Pin memory")->label,
             "persistent workers, pinned memory");
-  EXPECT_EQ(loader_setting_of("num_workers=4, persistent_workers=false, ")->label, "num_workers=4");
+  EXPECT_EQ(loader_setting_of("num_workers=4, persistent_workers=false, ")->label,
+            "num_workers=4, no persistent workers");
   EXPECT_TRUE(loader_setting_of("GoTorch, random data")->synthetic);
   // Horovod's and BytePS's "worker" is a machine; a run on 8 GPUs names no loader setting.
   EXPECT_FALSE(loader_setting_of("synthetic - 1 worker 8 gpus")->workers);
@@ -953,7 +954,8 @@ TEST(LoaderSettings, WhatAReviewFoundReadWrong) {
   // A negation belongs to the setting it stands before; blanks around '=' change nothing.
   EXPECT_EQ(loader_setting_of("num_workers=4, pin_memory=True, no augmentation")->label,
             "num_workers=4, pinned memory");
-  EXPECT_EQ(loader_setting_of("num_workers=4, pin_memory = False")->label, "num_workers=4");
+  EXPECT_EQ(loader_setting_of("num_workers=4, pin_memory = False")->label,
+            "num_workers=4, no pinned memory");
   // Memory sizes are no machines and GPUs.
   EXPECT_FALSE(gpu_count_of("Mem: 900M/16G"));
   // A run's number is no compute time.
@@ -1627,6 +1629,22 @@ TEST(PastedLogs, AProfilersInfeedShareIsTheWaitForInput) {
   EXPECT_THAT(idle.next[0], testing::HasSubstr("Infeed percentage"));
   // A percentage that is no share is not read as one.
   EXPECT_THROW(read_text("Infeed percentage: 187% (avg)\n"), Error);
+}
+
+TEST(PastedLogs, ASettingSaidOffIsARunBesideTheOneWithItOn) {
+  // tensorflow#2919: the same forward pass fed from Python each step and from a variable already
+  // on the device, in "ms/minibatch".
+  const Diagnosis fed = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_tf2919-feeddict-102ms-vs-variable-28ms-per-minibatch.txt")}));
+  EXPECT_EQ(fed.verdict, Verdict::kInputBoundCpu) << fed.summary;
+  EXPECT_THAT(fed.summary, testing::HasSubstr("with no feed_dict"));
+  EXPECT_THAT(fed.summary, testing::HasSubstr("(3.6x)"));
+  EXPECT_EQ(loader_setting_of("pin_memory = False")->label, "no pinned memory");
+  // Off after on: two runs, whichever comes first.
+  const Diagnosis pinned = diagnose_telemetry(
+      read_text("pin_memory=True: 102 ms/batch\npin_memory=False: 28 ms/batch\n"));
+  EXPECT_EQ(pinned.verdict, Verdict::kInputBoundCpu) << pinned.summary;
+  EXPECT_THAT(pinned.summary, testing::HasSubstr("with no pinned memory"));
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
