@@ -672,6 +672,23 @@ constexpr int64_t kSettledAverageSteps = 500;
 // A step line this near an epoch's start may still carry the workers' start.
 constexpr int64_t kFirstIntervalSteps = 100;
 
+// The nearest line above `o` with text on it is a validation's (mmseg's "Iter(val) [363]",
+// "Validation: ...", "Evaluating ..."): a loader whose workers do not persist starts them again
+// after each validation, so the step line below it carries their start.
+bool follows_validation(const Telemetry& tel, const Origin& o) {
+  for (int64_t line = o.line - 1; line >= 1; --line) {
+    const std::string_view text = telemetry::trim(line_of(tel, {o.file, line}));
+    if (text.empty() || text.starts_with("```")) continue;
+    if (text.size() > telemetry::kMaxPastedLineBytes) return false;
+    const std::string low = telemetry::lower(text);
+    for (const std::string_view w : {"(val)", "validation", "evaluating", "evaluation"}) {
+      if (low.find(w) != std::string::npos) return true;
+    }
+    return false;
+  }
+  return false;
+}
+
 // The verdict from a training loop's own step times: how long each step waited for data.
 std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThresholds& th) {
   // Lines that time the step only ("5.95s/it") say nothing of the wait.
@@ -719,8 +736,9 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   }
   const int64_t first_counter =
       lines == 2 && second_line != nullptr ? step_counter(line_of(tel, first_line->origin)) : 0;
-  const bool counted_start = first_counter > 0 && first_counter <= kFirstIntervalSteps &&
-                             step_counter(line_of(tel, second_line->origin)) > first_counter;
+  const bool counted_start = (first_counter > 0 && first_counter <= kFirstIntervalSteps &&
+                              step_counter(line_of(tel, second_line->origin)) > first_counter) ||
+                             (lines == 2 && follows_validation(tel, first_line->origin));
   const bool workers_start = (lines >= 3 || counted_start) && stalled <= 1 && longest == first_line;
   // Late in an epoch the averages win when they show a wait the lines do not: the highest of
   // the last few (where each rank prints its own, every step waits for the slowest).

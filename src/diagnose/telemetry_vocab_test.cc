@@ -1647,6 +1647,20 @@ TEST(PastedLogs, ASettingSaidOffIsARunBesideTheOneWithItOn) {
   EXPECT_THAT(pinned.summary, testing::HasSubstr("with no pinned memory"));
 }
 
+TEST(PastedLogs, TheStepLineRightAfterAValidationCarriesTheWorkersStart) {
+  // DCNv4#54: mmseg's first interval after "Iter(val) [363]" waited 2.9 of 4.0 s (the workers
+  // started again), the next 0.064 of 1.18 s.
+  const Diagnosis after_val = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_dcnv4-54-mmseg-dcnv4-run-time-1-18s-data-0-06s-after-val-stall-cutoff."
+              "txt")}));
+  EXPECT_EQ(after_val.verdict, Verdict::kHealthy) << after_val.summary;
+  // The same two lines in mid-run, with nothing above them: each line's wait counts.
+  const Diagnosis mid_run = diagnose_telemetry(
+      read_text("Iter [1050/10000]\tlr: 3.756e-05, time: 3.998, data_time: 2.911, memory: 7199\n"
+                "Iter [1100/10000]\tlr: 3.913e-05, time: 1.181, data_time: 0.064, memory: 7199\n"));
+  EXPECT_EQ(mid_run.verdict, Verdict::kInputBound) << mid_run.summary;
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
