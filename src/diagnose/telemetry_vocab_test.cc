@@ -1661,6 +1661,21 @@ TEST(PastedLogs, TheStepLineRightAfterAValidationCarriesTheWorkersStart) {
   EXPECT_EQ(mid_run.verdict, Verdict::kInputBound) << mid_run.summary;
 }
 
+TEST(PastedLogs, TheDataAgainstTheNetworkInASentenceInChineseOrEnglish) {
+  // pysot#218: "载入数据要1.2s多，而网络才0.6s" (loading the data takes over 1.2 s, the network
+  // only 0.6 s): two thirds of the step wait for data.
+  const Diagnosis chinese = diagnose_telemetry(
+      read_telemetry_files({pasted("other_pysot218-data-load-1.2s-vs-network-0.6s.txt")}));
+  EXPECT_EQ(chinese.verdict, Verdict::kInputBound) << chinese.summary;
+  EXPECT_THAT(chinese.evidence.at(0), testing::HasSubstr("67 %"));
+  const Diagnosis english = diagnose_telemetry(
+      read_text("Loading the data takes more than 1.2s, while the network only takes 0.6s.\n"));
+  EXPECT_EQ(english.verdict, Verdict::kInputBound) << english.summary;
+  // Data parallel (数据并行) is no loading of data.
+  EXPECT_EQ(in_english("\xe6\x95\xb0\xe6\x8d\xae\xe5\xb9\xb6\xe8\xa1\x8c"),
+            "\xe6\x95\xb0\xe6\x8d\xae\xe5\xb9\xb6\xe8\xa1\x8c");
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
