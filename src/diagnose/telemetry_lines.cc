@@ -3584,7 +3584,7 @@ const char* header_measure(std::string_view cell) {
 
 bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   std::vector<std::pair<int64_t, std::string>> found;
-  size_t count = 0;
+  size_t count = 0, with_units = 0;
   // The columns of the table being read whose header names a measure, and its cell count.
   std::vector<const char*> measured;
   for (const Line& line : lines) {
@@ -3634,20 +3634,30 @@ bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
                               v.name.find("latency") != std::string::npos ||
                               v.name.find("duration") != std::string::npos ||
                               v.name.find("elapsed") != std::string::npos;
+      // A GPU's memory in percent ("GPU 0 memory is 100% full") is no utilisation.
       const bool utilisation =
-          v.unit == "%" &&
+          v.unit == "%" && v.name.find("mem") == std::string::npos &&
           (v.name.find("util") != std::string::npos || v.name.find("usage") != std::string::npos ||
            v.name.find("gpu") != std::string::npos || v.name.find("cpu") != std::string::npos);
       const bool rate = meaning_of(v).quantity == Quantity::kRate;
-      const bool measure = (!v.unit.empty() && seconds_of(v)) || rate || utilisation ||
+      // Stated: a duration's or rate's unit, a percentage named a utilisation or usage ("the
+      // other GPUs have 10%" may be their memory).
+      const bool with_unit = (!v.unit.empty() && seconds_of(v)) || rate ||
+                             (utilisation && (v.name.find("util") != std::string::npos ||
+                                              v.name.find("usage") != std::string::npos));
+      const bool measure = with_unit || utilisation ||
                            (v.unit.empty() && named_time && v.value != std::floor(v.value));
       if (!measure) continue;
       ++count;
+      with_units += with_unit;
       const char* kind = rate ? "rate" : utilisation ? "utilisation" : "duration";
       if (found.size() < kMaxUnplaced) found.emplace_back(line.number, kind);
     }
   }
-  if (count < 2) return false;
+  // One measurement is enough where its unit says what it is ("500 images per minute",
+  // "timing_s/adv: 10751.9"): the paste is read, and the answer says what would decide. A lone
+  // bare number under a name of time ("duration: 12.5") may be a count: two are needed.
+  if (count < 2 && with_units == 0) return false;
   const int file = files.of(TelemetryKind::kTrainLog);
   for (auto& [number, text] : found)
     out.unplaced.emplace_back(Origin{file, number}, std::move(text));
