@@ -1028,9 +1028,50 @@ std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
   }
   if (slow.size() < 2 || 2 * slow.size() > lines.size()) return steps_at_two_levels(tel, lines);
   Diagnosis d;
+  const double lost = (slow_sum - median * static_cast<double>(slow.size())) / all_sum;
+  // The slow steps each right after the loop's own periodic work (TensorFlow's "Saving
+  // checkpoint to path ...", "Recording summary at step 672"): that work is what took the time,
+  // not a batch that was not ready.
+  const auto after_periodic_work = [&](const StepSample* step) {
+    for (int64_t line = step->origin.line - 1; line >= 1 && line >= step->origin.line - 3; --line) {
+      const std::string low = telemetry::lower(line_of(tel, {step->origin.file, line}));
+      if (low.size() > telemetry::kMaxPastedLineBytes) return false;
+      for (const std::string_view w : {"checkpoint", "saving model", "model saved",
+                                       "recording summary", "evaluat", "validation"}) {
+        if (low.find(w) != std::string::npos) return true;
+      }
+      // Another step line above: the work before it was that step's.
+      if (std::any_of(lines.begin(), lines.end(), [&](const StepSample* other) {
+            return other->origin.file == step->origin.file && other->origin.line == line;
+          })) {
+        return false;
+      }
+    }
+    return false;
+  };
+  const auto periodic = std::count_if(slow.begin(), slow.end(), after_periodic_work);
+  if (3 * periodic >= 2 * static_cast<int64_t>(slow.size())) {
+    d.verdict = Verdict::kHealthy;
+    d.confidence = Confidence::kLow;
+    d.summary = fmt::format(
+        "{} of {} steps take {:.1f}x or more the median step of {:.3g} s ({:.0f} % of the time "
+        "shown), and {} of them come right after the loop's own periodic work (a checkpoint, a "
+        "summary, an evaluation): that work took the time, not the input; the other steps are "
+        "steady",
+        slow.size(), lines.size(), 2.0, median, 100 * lost, periodic);
+    const auto first = std::find_if(slow.begin(), slow.end(), after_periodic_work);
+    d.evidence.push_back(tel.cite((*first)->origin));
+    const auto steady = std::find_if(lines.begin(), lines.end(), [&](const StepSample* x) {
+      return x->step_seconds < 2 * median;
+    });
+    if (steady != lines.end()) d.evidence.push_back(tel.cite((*steady)->origin));
+    d.next = {
+        "the job with checkpoints and summaries less often (or written asynchronously), and "
+        "vmstat 1 during a save: swapping (si/so) or a slow checkpoint target makes it long"};
+    return d;
+  }
   d.verdict = Verdict::kInputBound;
   d.confidence = Confidence::kLow;
-  const double lost = (slow_sum - median * static_cast<double>(slow.size())) / all_sum;
   d.summary = fmt::format(
       "input-bound, probably: {} of {} steps take {:.1f}x or more the median step of {:.3g} s "
       "({:.0f} % of the time shown lost to them); a step's own work does not vary so, a batch "

@@ -1690,6 +1690,23 @@ TEST(PastedLogs, OneMeasurementWithItsUnitIsReadAndAnsweredWithWhatWouldDecide) 
   EXPECT_THROW(read_text("the other GPUs have 10% used\n"), Error);
 }
 
+TEST(PastedLogs, SlowStepsRightAfterCheckpointsAreTheCheckpoints) {
+  // models#3000: TensorFlow's "global step" lines take 200-650 s right after "Saving
+  // checkpoint" or "Recording summary", 2-3 s otherwise.
+  const Diagnosis saved = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_models3000-ssd-mobilenet-checkpoint-stalls-cutoff.txt")}));
+  EXPECT_EQ(saved.verdict, Verdict::kHealthy) << saved.summary;
+  EXPECT_THAT(saved.summary, testing::HasSubstr("5 of them come right after"));
+  ASSERT_EQ(saved.evidence.size(), 2u);
+  EXPECT_THAT(saved.evidence[1], testing::HasSubstr("(2.869 sec/step)"));
+  // The same steps without the saves between them stall on something else.
+  std::string bare;
+  for (const double s : {2.8, 2.7, 195.0, 2.3, 2.5, 1.8, 248.0, 2.4, 245.0, 10.1, 2.6, 2.2}) {
+    bare += fmt::format("INFO:tensorflow:global step 1: loss = 1.5 ({} sec/step)\n", s);
+  }
+  EXPECT_EQ(diagnose_telemetry(read_text(bare)).verdict, Verdict::kInputBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
