@@ -1707,6 +1707,20 @@ TEST(PastedLogs, SlowStepsRightAfterCheckpointsAreTheCheckpoints) {
   EXPECT_EQ(diagnose_telemetry(read_text(bare)).verdict, Verdict::kInputBound);
 }
 
+TEST(PastedLogs, AProgressBarPastedTwiceIsOneSampleOfItsSpeed) {
+  // ms-swift#8096: the bar's first line twice, then 16, 37, 53, 65 s/it: a start that never was
+  // steady, not a steady speed that fell.
+  const Diagnosis start = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_msswift8096-h100x8-zero3-qwen35-27b-tqdm-slowing.txt")}));
+  EXPECT_NE(start.verdict, Verdict::kInputBound) << start.summary;
+  // Three distinct lines at one speed, then a fall that stays: still a fall.
+  std::string fell;
+  for (const double s : {12.5, 12.6, 12.4, 40.0, 41.0, 40.5}) {
+    fell += fmt::format("Train: {}/3527 [00:15<12:16:56, {}s/it]\n", fell.size(), s);
+  }
+  EXPECT_EQ(diagnose_telemetry(read_text(fell)).verdict, Verdict::kInputBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
