@@ -1148,8 +1148,9 @@ bool synthetic_scaling_told(std::string_view low) {
 }
 
 // A log line's clock and its step counter, for logs that time nothing but print when
-// ("2022-04-12 17:36:17,986 INFO [train.py:794] (0/8) Epoch 0, batch 50, ..."): the time
-// between two such lines over the steps between them is the step.
+// ("2022-04-12 17:36:17,986 INFO [train.py:794] (0/8) Epoch 0, batch 50, ...", jiant's
+// "06/26 12:38:54 PM: Update 340556: task record, ..."): the time between two such lines over
+// the steps between them is the step.
 struct StampedCount {
   double seconds = 0;  // since 1970, from the line's date and time
   int64_t count = 0;   // the number after "batch", "step", "iter" or "iteration"
@@ -1179,9 +1180,28 @@ std::optional<StampedCount> stamped_count(std::string_view text) {
     }
     when = t;
   }
+  // "MM/DD HH:MM:SS AM|PM" at the line's start (jiant's logger): no year, which differences of
+  // a few lines do not need (a leap year, for 02/29).
+  if (const std::string_view t = text.substr(text.find_first_not_of("> ") == std::string::npos
+                                                 ? text.size()
+                                                 : text.find_first_not_of("> "));
+      !when && t.size() >= 17 && t[2] == '/' && t[5] == ' ' &&
+      (t.substr(14, 3) == " AM" || t.substr(14, 3) == " PM")) {
+    const auto mo = parse_index(t.substr(0, 2));
+    const auto d = parse_index(t.substr(3, 2));
+    const auto days = mo && d ? days_from_civil(2000, *mo, *d) : std::nullopt;
+    const auto clock = parse_clock(t.substr(6, 8));
+    if (days && clock && *clock < 13 * 3600) {
+      // 12 AM is midnight, 12 PM noon.
+      const double hour = std::floor(*clock / 3600);
+      const bool pm = t[15] == 'P';
+      const double shift = (hour == 12 ? -12 * 3600 : 0) + (pm ? 12 * 3600 : 0);
+      when = static_cast<double>(*days) * 86400 + *clock + shift;
+    }
+  }
   if (!when) return std::nullopt;
   const std::string low = lower(text);
-  for (const std::string_view word : {"batch", "iteration", "iter", "step"}) {
+  for (const std::string_view word : {"batch", "iteration", "iter", "step", "update"}) {
     for (size_t at = low.find(word); at != std::string::npos; at = low.find(word, at + 1)) {
       if (at > 0 && is_alpha(low[at - 1])) continue;
       size_t k = at + word.size();

@@ -1721,6 +1721,26 @@ TEST(PastedLogs, AProgressBarPastedTwiceIsOneSampleOfItsSpeed) {
   EXPECT_EQ(diagnose_telemetry(read_text(fell)).verdict, Verdict::kInputBound);
 }
 
+TEST(PastedLogs, JiantsClockAndUpdateCountTimeItsSteps) {
+  // jiant#1099: "06/26 12:38:54 PM: Update 340556: ..." then "12:39:04 PM: Update 340603":
+  // 10 s over 47 updates.
+  const Telemetry jiant =
+      read_telemetry_files({pasted("datalog_jiant1099-v100-bert-record-1gpu-baseline.txt")});
+  ASSERT_EQ(jiant.steps.size(), 1u);
+  EXPECT_NEAR(jiant.steps[0].step_seconds, 10.0 / 47, 1e-9);
+  EXPECT_FALSE(jiant.steps[0].has_data);
+  // Noon is 12 PM, midnight 12 AM: 11:59:50 AM to 12:00:10 PM is 20 s; 12:00:00 AM to
+  // 01:00:00 AM an hour.
+  const Telemetry noon = read_text(
+      "06/26 11:59:50 AM: Update 100: task record\n06/26 12:00:10 PM: Update 110: task record\n");
+  ASSERT_EQ(noon.steps.size(), 1u);
+  EXPECT_NEAR(noon.steps[0].step_seconds, 2.0, 1e-9);
+  const Telemetry night = read_text(
+      "06/26 12:00:00 AM: Update 100: task record\n06/26 01:00:00 AM: Update 200: task record\n");
+  ASSERT_EQ(night.steps.size(), 1u);
+  EXPECT_NEAR(night.steps[0].step_seconds, 36.0, 1e-9);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
