@@ -1180,6 +1180,18 @@ std::optional<StampedCount> stamped_count(std::string_view text) {
     }
     when = t;
   }
+  // glog's prefix at the line's start, "I0511 19:26:57.251538" (Caffe's solver, MXNet's and
+  // Paddle's C++ logs): a severity letter, month and day without a year, the clock.
+  if (!when && text.size() >= 21 && (text[0] == 'I' || text[0] == 'W' || text[0] == 'E') &&
+      text[5] == ' ' && text[8] == ':' && text[11] == ':' && text[14] == '.') {
+    const auto mo = parse_index(text.substr(1, 2));
+    const auto d = parse_index(text.substr(3, 2));
+    const auto days = mo && d ? days_from_civil(2000, *mo, *d) : std::nullopt;
+    size_t e = 15;
+    while (e < text.size() && is_digit(text[e])) ++e;
+    const auto clock = parse_clock(text.substr(6, e - 6));
+    if (days && clock) when = static_cast<double>(*days) * 86400 + *clock;
+  }
   // "MM/DD HH:MM:SS AM|PM" at the line's start (jiant's logger): no year, which differences of
   // a few lines do not need (a leap year, for 02/29).
   if (const std::string_view t = text.substr(text.find_first_not_of("> ") == std::string::npos
@@ -1214,6 +1226,12 @@ std::optional<StampedCount> stamped_count(std::string_view text) {
       if (e == k || e - k > 12 || (e < low.size() && (low[e] == '.' || is_alpha(low[e])))) {
         continue;
       }
+      // A duration is no counter: Caffe's "Prefetch batch: 5348 ms."
+      size_t u = e;
+      while (u < low.size() && low[u] == ' ') ++u;
+      size_t v = u;
+      while (v < low.size() && is_alpha(low[v])) ++v;
+      if (v > u && duration_scale(std::string_view(low).substr(u, v - u))) continue;
       return StampedCount{*when, std::stoll(low.substr(k, e - k))};
     }
   }

@@ -1721,7 +1721,7 @@ TEST(PastedLogs, AProgressBarPastedTwiceIsOneSampleOfItsSpeed) {
   EXPECT_EQ(diagnose_telemetry(read_text(fell)).verdict, Verdict::kInputBound);
 }
 
-TEST(PastedLogs, JiantsClockAndUpdateCountTimeItsSteps) {
+TEST(PastedLogs, ClocksWithoutAYearAndTheirCountersTimeTheSteps) {
   // jiant#1099: "06/26 12:38:54 PM: Update 340556: ..." then "12:39:04 PM: Update 340603":
   // 10 s over 47 updates.
   const Telemetry jiant =
@@ -1739,6 +1739,17 @@ TEST(PastedLogs, JiantsClockAndUpdateCountTimeItsSteps) {
       "06/26 12:00:00 AM: Update 100: task record\n06/26 01:00:00 AM: Update 200: task record\n");
   ASSERT_EQ(night.steps.size(), 1u);
   EXPECT_NEAR(night.steps[0].step_seconds, 36.0, 1e-9);
+  // glog's prefix (Caffe's solver): "I0511 19:26:57.251538 ... Iteration 940" to "I0511
+  // 19:46:44.235342 ... Iteration 950": 1187 s over 10 iterations.
+  const Telemetry caffe = read_telemetry_files(
+      {pasted("datalog_caffe584-ssd-solver-log-20min-per-10-iters-2x1080-cutoff.txt")});
+  ASSERT_FALSE(caffe.steps.empty());
+  EXPECT_NEAR(caffe.steps[0].step_seconds, (19 * 60 + 46.983804) / 10, 1e-6);
+  // A duration is no counter: "Prefetch batch: 5348 ms." times a batch.
+  EXPECT_TRUE(read_text("I1207 14:34:00.304049 17469 sgd_solver.cpp:138] Iteration 0, lr = 0.01\n"
+                        "I1207 14:34:02.271486 17490 annotated_data_layer.cpp:305] Prefetch "
+                        "batch: 5348 ms.\n")
+                  .steps.empty());
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
