@@ -355,8 +355,9 @@ struct Telemetry {
   std::vector<std::pair<Origin, double>> feeder_batch_seconds;
   // Measurements of a paste that no reader placed (durations, rates, utilisations under names
   // no rule weighs: "Time taken for loss_backward: 0.566"), each its line and its kind
-  // ("duration", "rate", "utilisation"): read only when nothing else was, to say what the paste
-  // measures and what it would take to judge.
+  // ("duration", "rate", "utilisation"; "TPU idle time", the TPU monitor's idle share without
+  // its infeed share): read only when nothing else was (the TPU's idle time: wherever it is),
+  // to say what the paste measures and what it would take to judge.
   std::vector<std::pair<Origin, std::string>> unplaced;
   // The loader timed alone beside the model (or the training) it feeds, in one unit, on one
   // line ("`T_loader` 383 img/s against `T_model` 41 img/s"): a loader that makes more than the

@@ -1182,8 +1182,9 @@ std::optional<StampedCount> stamped_count(std::string_view text) {
   }
   // glog's prefix at the line's start, "I0511 19:26:57.251538" (Caffe's solver, MXNet's and
   // Paddle's C++ logs): a severity letter, month and day without a year, the clock.
-  if (!when && text.size() >= 21 && (text[0] == 'I' || text[0] == 'W' || text[0] == 'E') &&
-      text[5] == ' ' && text[8] == ':' && text[11] == ':' && text[14] == '.') {
+  if (!when && text.size() >= 21 &&
+      (text[0] == 'I' || text[0] == 'W' || text[0] == 'E' || text[0] == 'F') && text[5] == ' ' &&
+      text[8] == ':' && text[11] == ':' && text[14] == '.') {
     const auto mo = parse_index(text.substr(1, 2));
     const auto d = parse_index(text.substr(3, 2));
     const auto days = mo && d ? days_from_civil(2000, *mo, *d) : std::nullopt;
@@ -1427,6 +1428,7 @@ std::optional<ProfilerInputShare> profiler_input_share(std::string_view text) {
   const std::string t = lower(text);
   // The number that ends right before `end` (a percentage's digits).
   const auto number_before = [&](size_t end) -> std::optional<double> {
+    while (end > 0 && t[end - 1] == ' ') --end;  // "68.8 % of the total"
     size_t begin = end;
     while (begin > 0 && (is_digit(t[begin - 1]) || t[begin - 1] == '.')) --begin;
     return parse_number(std::string_view(t).substr(begin, end - begin));
@@ -1446,6 +1448,7 @@ std::optional<ProfilerInputShare> profiler_input_share(std::string_view text) {
   if (const size_t at = t.find(kInfeed); at != std::string::npos) {
     size_t end = 0;
     percent = number_after(at + kInfeed.size(), &end);
+    while (end < t.size() && t[end] == ' ') ++end;  // "45.2 % (avg)"
     if (end >= t.size() || t[end] != '%') percent.reset();
   } else if (const size_t at = t.find(kOverview); at != std::string::npos) {
     percent = number_before(at);
@@ -2103,7 +2106,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // The TPU monitor's idle time without its infeed share (its level 1, or a paste of its
     // first lines): a TPU waiting in infeed counts as busy, so idle time cannot say whether the
     // step waits for input. A measurement the verdict names, with the line that would decide.
-    if (says("tpu idle time")) {
+    if (const size_t idle = low.find("tpu idle time");
+        idle != std::string::npos && low.find('%', idle) != std::string::npos &&
+        std::any_of(low.begin() + static_cast<std::ptrdiff_t>(idle), low.end(),
+                    [](char c) { return c >= '0' && c <= '9'; })) {
       out.unplaced.emplace_back(Origin{files.of(TelemetryKind::kInputProfile), line.number},
                                 std::string(kTpuIdleTime));
       found = true;

@@ -118,8 +118,9 @@ std::string collective_with_bandwidth(std::string_view text);
 bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
 // Measurements no other reader placed (Telemetry::unplaced): named values that state a duration,
 // a rate or a utilisation, or a duration under a name that says it times something ("Time
-// taken for encode_key: 0.006"). Two or more make the paste read; fewer are prose's numbers.
-// Called only when nothing else was read. True when it read them.
+// taken for encode_key: 0.006"). One whose unit says what it is (a duration's or rate's unit, a
+// percentage named a utilisation) makes the paste read, else two or more; fewer are prose's
+// numbers. Called only when nothing else was read. True when it read them.
 bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
 // The unplaced kind of a TPU monitor's idle time shown without its infeed share.
 inline constexpr std::string_view kTpuIdleTime = "TPU idle time";

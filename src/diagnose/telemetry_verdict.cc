@@ -681,10 +681,15 @@ bool follows_validation(const Telemetry& tel, const Origin& o) {
     if (text.empty() || text.starts_with("```")) continue;
     if (text.size() > telemetry::kMaxPastedLineBytes) return false;
     const std::string low = telemetry::lower(text);
-    for (const std::string_view w : {"(val)", "validation", "evaluating", "evaluation"}) {
-      if (low.find(w) != std::string::npos) return true;
-    }
-    return false;
+    if (low.find("(val)") != std::string::npos) return true;  // mmseg's "Iter(val) [363]"
+    // A validation's own log line, with its numbers ("Validation: loss 0.41, acc 0.88",
+    // "Evaluating: 100%| 50/50"), not a sentence about one ("I disabled validation to check:")
+    // nor a config line ("evaluation = dict(interval=4000)").
+    const bool named = low.find("validation") != std::string::npos ||
+                       low.find("evaluating") != std::string::npos ||
+                       low.find("evaluation") != std::string::npos;
+    return named && low.find('=') == std::string::npos && !low.ends_with(':') &&
+           std::any_of(low.begin(), low.end(), [](char c) { return c >= '0' && c <= '9'; });
   }
   return false;
 }
@@ -1032,33 +1037,39 @@ std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
   // The slow steps each right after the loop's own periodic work (TensorFlow's "Saving
   // checkpoint to path ...", "Recording summary at step 672"): that work is what took the time,
   // not a batch that was not ready.
+  bool evaluated = false;  // an evaluation among the periodic work found
   const auto after_periodic_work = [&](const StepSample* step) {
     for (int64_t line = step->origin.line - 1; line >= 1 && line >= step->origin.line - 3; --line) {
-      const std::string low = telemetry::lower(line_of(tel, {step->origin.file, line}));
-      if (low.size() > telemetry::kMaxPastedLineBytes) return false;
-      for (const std::string_view w : {"checkpoint", "saving model", "model saved",
-                                       "recording summary", "evaluat", "validation"}) {
-        if (low.find(w) != std::string::npos) return true;
-      }
-      // Another step line above: the work before it was that step's.
+      // Another step line above: the work before it was that step's (its own text, "best
+      // validation acc 0.72", is no work between the two).
       if (std::any_of(lines.begin(), lines.end(), [&](const StepSample* other) {
             return other->origin.file == step->origin.file && other->origin.line == line;
           })) {
         return false;
       }
+      const std::string low = telemetry::lower(line_of(tel, {step->origin.file, line}));
+      if (low.size() > telemetry::kMaxPastedLineBytes) return false;
+      for (const std::string_view w :
+           {"checkpoint", "saving model", "model saved", "recording summary", "snapshotting",
+            "evaluat", "validation", "testing net"}) {
+        if (low.find(w) != std::string::npos) {
+          evaluated = evaluated || w == "evaluat" || w == "validation" || w == "testing net";
+          return true;
+        }
+      }
     }
     return false;
   };
+  // Every slow step so explained: one stall without such work may be the input's.
   const auto periodic = std::count_if(slow.begin(), slow.end(), after_periodic_work);
-  if (3 * periodic >= 2 * static_cast<int64_t>(slow.size())) {
+  if (periodic == static_cast<int64_t>(slow.size())) {
     d.verdict = Verdict::kHealthy;
     d.confidence = Confidence::kLow;
     d.summary = fmt::format(
         "{} of {} steps take {:.1f}x or more the median step of {:.3g} s ({:.0f} % of the time "
-        "shown), and {} of them come right after the loop's own periodic work (a checkpoint, a "
-        "summary, an evaluation): that work took the time, not the input; the other steps are "
-        "steady",
-        slow.size(), lines.size(), 2.0, median, 100 * lost, periodic);
+        "shown), each right after the loop's own periodic work (a checkpoint, a summary, an "
+        "evaluation): that work took the time, not the input",
+        slow.size(), lines.size(), 2.0, median, 100 * lost);
     const auto first = std::find_if(slow.begin(), slow.end(), after_periodic_work);
     d.evidence.push_back(tel.cite((*first)->origin));
     const auto steady = std::find_if(lines.begin(), lines.end(), [&](const StepSample* x) {
@@ -1068,6 +1079,11 @@ std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
     d.next = {
         "the job with checkpoints and summaries less often (or written asynchronously), and "
         "vmstat 1 during a save: swapping (si/so) or a slow checkpoint target makes it long"};
+    if (evaluated) {
+      d.next.push_back(
+          "after an evaluation, a DataLoader's workers start again unless they persist "
+          "(persistent_workers=True): the step after it then waits for them");
+    }
     return d;
   }
   d.verdict = Verdict::kInputBound;
@@ -1123,12 +1139,30 @@ std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
   // A line pasted twice in a row (a progress bar redrawn, "1/3527 [00:15<12:16:56, 12.54s/it]"
   // copied with its echo) is one sample: two would make a start look steady. (Speeds of one
   // line, a sentence's "7.9 ms/it with GPU ON, and about 10 ms/it without", stay.)
+  // Only the next line (blank ones aside) and only a line with a counter ("1/3527"): the same
+  // speed a few lines on ("throughput: 245 img/s" under each epoch's heading) is another sample.
+  const auto counted = [](std::string_view text) {
+    for (size_t slash = text.find('/'); slash != std::string_view::npos;
+         slash = text.find('/', slash + 1)) {
+      if (slash > 0 && slash + 1 < text.size() && telemetry::is_digit(text[slash - 1]) &&
+          telemetry::is_digit(text[slash + 1])) {
+        return true;
+      }
+    }
+    return false;
+  };
+  const auto next_to = [&](const Origin& above, const Origin& below) {
+    if (above.file != below.file || below.line <= above.line) return false;
+    for (int64_t line = above.line + 1; line < below.line; ++line) {
+      if (!telemetry::trim(line_of(tel, {above.file, line})).empty()) return false;
+    }
+    return true;
+  };
   std::vector<std::pair<double, Origin>> once;
   for (const auto& sample : speed) {
-    const Origin& last = once.empty() ? sample.second : once.back().second;
-    if (last.file == sample.second.file && last.line != sample.second.line &&
-        line_of(tel, last) == line_of(tel, sample.second)) {
-      continue;
+    if (!once.empty() && next_to(once.back().second, sample.second)) {
+      const std::string_view text = line_of(tel, sample.second);
+      if (text == line_of(tel, once.back().second) && counted(text)) continue;
     }
     once.push_back(sample);
   }

@@ -65,6 +65,7 @@ size_t scan_number(std::string_view line, size_t i) {
 }
 
 bool starts_number(std::string_view line, size_t i) {
+  if (i >= line.size()) return false;
   const char c = line[i];
   const bool glued =
       i > 0 && (is_alpha(line[i - 1]) || is_digit(line[i - 1]) || line[i - 1] == '_' ||
@@ -2303,9 +2304,17 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   flag({"prefetch_", "prefetch=", "--prefetch", "with prefetch"}, "prefetching", {}, parts);
   // verl's "Without multiproc" / "With multiproc": loading in worker processes or not.
   flag({"multiproc"}, "multiprocess loading", {}, parts);
-  // TensorFlow 1's feed_dict: each batch copied in from Python every step, against a queue,
-  // tf.data or a batch already on the device ("feed_dict=True: 102 ms/minibatch").
-  flag({"feed_dict"}, "feed_dict", {"feed_dict=false", "feed_dict:false"}, parts);
+  // TensorFlow 1's feed_dict as a setting: each batch copied in from Python every step, against
+  // a queue, tf.data or a batch already on the device ("feed_dict=True: 102 ms/minibatch",
+  // "without feed_dict") — not the code every TF1 loop is written in ("sess.run(train_op,
+  // feed_dict={x: xb})").
+  if (compact.find("feed_dict=true") != std::string::npos ||
+      compact.find("feed_dict:true") != std::string::npos ||
+      compact.find("feed_dict=false") != std::string::npos ||
+      compact.find("feed_dict:false") != std::string::npos || has("with feed_dict") ||
+      has("without feed_dict") || has("w/o feed_dict") || has("no feed_dict")) {
+    flag({"feed_dict"}, "feed_dict", {"feed_dict=false", "feed_dict:false"}, parts);
+  }
   if (s.synthetic) parts.emplace_back("synthetic data");
   if (parts.empty()) return std::nullopt;
   s.label = fmt::format("{}", fmt::join(parts, ", "));
