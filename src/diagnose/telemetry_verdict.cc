@@ -1060,16 +1060,18 @@ std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
     }
     return false;
   };
+  const std::string slow_steps =
+      fmt::format("{} of {} steps take {:.1f}x or more the median step of {:.3g} s", slow.size(),
+                  lines.size(), 2.0, median);
   // Every slow step so explained: one stall without such work may be the input's.
   const auto periodic = std::count_if(slow.begin(), slow.end(), after_periodic_work);
   if (periodic == static_cast<int64_t>(slow.size())) {
     d.verdict = Verdict::kHealthy;
     d.confidence = Confidence::kLow;
     d.summary = fmt::format(
-        "{} of {} steps take {:.1f}x or more the median step of {:.3g} s ({:.0f} % of the time "
-        "shown), each right after the loop's own periodic work (a checkpoint, a summary, an "
-        "evaluation): that work took the time, not the input",
-        slow.size(), lines.size(), 2.0, median, 100 * lost);
+        "{} ({:.0f} % of the time shown), each right after the loop's own periodic work (a "
+        "checkpoint, a summary, an evaluation): that work took the time, not the input",
+        slow_steps, 100 * lost);
     const auto first = std::find_if(slow.begin(), slow.end(), after_periodic_work);
     d.evidence.push_back(tel.cite((*first)->origin));
     const auto steady = std::find_if(lines.begin(), lines.end(), [&](const StepSample* x) {
@@ -1089,10 +1091,10 @@ std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
   d.verdict = Verdict::kInputBound;
   d.confidence = Confidence::kLow;
   d.summary = fmt::format(
-      "input-bound, probably: {} of {} steps take {:.1f}x or more the median step of {:.3g} s "
-      "({:.0f} % of the time shown lost to them); a step's own work does not vary so, a batch "
-      "that was not ready does (or the loop's periodic work: checkpoints, evaluation)",
-      slow.size(), lines.size(), 2.0, median, 100 * lost);
+      "input-bound, probably: {} ({:.0f} % of the time shown lost to them); a step's own work "
+      "does not vary so, a batch that was not ready does (or the loop's periodic work: "
+      "checkpoints, evaluation)",
+      slow_steps, 100 * lost);
   d.evidence.push_back(tel.cite(slow.front()->origin));
   d.evidence.push_back(tel.cite(lines.front()->origin));
   d.next = {
