@@ -1180,29 +1180,31 @@ std::optional<StampedCount> stamped_count(std::string_view text) {
     }
     when = t;
   }
+  // Days since 1970 of a month and day printed without a year: differences of a few lines do
+  // not need one (a leap year, for 02/29).
+  const auto days_without_year = [](std::string_view month,
+                                    std::string_view day) -> std::optional<int64_t> {
+    const auto mo = parse_index(month);
+    const auto d = parse_index(day);
+    return mo && d ? days_from_civil(2000, *mo, *d) : std::nullopt;
+  };
   // glog's prefix at the line's start, "I0511 19:26:57.251538" (Caffe's solver, MXNet's and
   // Paddle's C++ logs): a severity letter, month and day without a year, the clock.
   if (!when && text.size() >= 21 &&
       (text[0] == 'I' || text[0] == 'W' || text[0] == 'E' || text[0] == 'F') && text[5] == ' ' &&
       text[8] == ':' && text[11] == ':' && text[14] == '.') {
-    const auto mo = parse_index(text.substr(1, 2));
-    const auto d = parse_index(text.substr(3, 2));
-    const auto days = mo && d ? days_from_civil(2000, *mo, *d) : std::nullopt;
+    const auto days = days_without_year(text.substr(1, 2), text.substr(3, 2));
     size_t e = 15;
     while (e < text.size() && is_digit(text[e])) ++e;
     const auto clock = parse_clock(text.substr(6, e - 6));
     if (days && clock) when = static_cast<double>(*days) * 86400 + *clock;
   }
-  // "MM/DD HH:MM:SS AM|PM" at the line's start (jiant's logger): no year, which differences of
-  // a few lines do not need (a leap year, for 02/29).
-  if (const std::string_view t = text.substr(text.find_first_not_of("> ") == std::string::npos
-                                                 ? text.size()
-                                                 : text.find_first_not_of("> "));
+  // "MM/DD HH:MM:SS AM|PM" at the line's start, after any quoting (jiant's logger).
+  const size_t start = std::min(text.find_first_not_of("> "), text.size());
+  if (const std::string_view t = text.substr(start);
       !when && t.size() >= 17 && t[2] == '/' && t[5] == ' ' &&
       (t.substr(14, 3) == " AM" || t.substr(14, 3) == " PM")) {
-    const auto mo = parse_index(t.substr(0, 2));
-    const auto d = parse_index(t.substr(3, 2));
-    const auto days = mo && d ? days_from_civil(2000, *mo, *d) : std::nullopt;
+    const auto days = days_without_year(t.substr(0, 2), t.substr(3, 2));
     const auto clock = parse_clock(t.substr(6, 8));
     if (days && clock && *clock < 13 * 3600) {
       // 12 AM is midnight, 12 PM noon.
@@ -1417,21 +1419,21 @@ bool runs_iterations(std::string_view low) {
 // capture_tpu_profile's monitor ("Infeed percentage: 0.008% (avg), 0.008% (min), ..." beside
 // "Step time: 342ms (avg)") and the profiler's overview ("Your program is HIGHLY input-bound
 // because 68.8% of the total step time sampled is waiting for input"). Searched for in the
-// whole line: a monitor's output is often pasted as one line with literal "\n".
+// whole line (lower-cased: the reader's own `low`): a monitor's output is often pasted as one
+// line with literal "\n".
 struct ProfilerInputShare {
   double share = 0;                    // of the step, 0 to 1
   std::optional<double> step_seconds;  // the monitor's average step, when the line gives it
 };
 
-std::optional<ProfilerInputShare> profiler_input_share(std::string_view text) {
-  if (text.size() > kMaxPastedLineBytes) return std::nullopt;
-  const std::string t = lower(text);
+std::optional<ProfilerInputShare> profiler_input_share(std::string_view t) {
+  if (t.size() > kMaxPastedLineBytes) return std::nullopt;
   // The number that ends right before `end` (a percentage's digits).
   const auto number_before = [&](size_t end) -> std::optional<double> {
     while (end > 0 && t[end - 1] == ' ') --end;  // "68.8 % of the total"
     size_t begin = end;
     while (begin > 0 && (is_digit(t[begin - 1]) || t[begin - 1] == '.')) --begin;
-    return parse_number(std::string_view(t).substr(begin, end - begin));
+    return parse_number(t.substr(begin, end - begin));
   };
   // The number that starts at the first digit after `from`, and where it ends.
   const auto number_after = [&](size_t from, size_t* end) -> std::optional<double> {
@@ -1440,7 +1442,7 @@ std::optional<ProfilerInputShare> profiler_input_share(std::string_view text) {
     size_t stop = begin;
     while (stop < t.size() && (is_digit(t[stop]) || t[stop] == '.')) ++stop;
     *end = stop;
-    return parse_number(std::string_view(t).substr(begin, stop - begin));
+    return parse_number(t.substr(begin, stop - begin));
   };
   std::optional<double> percent;
   constexpr std::string_view kInfeed = "infeed percentage:";
@@ -2089,7 +2091,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       has_samples();
       continue;
     }
-    if (const auto profiled = profiler_input_share(line.text)) {
+    if (const auto profiled = profiler_input_share(low)) {
       // The profiler's own average over the steps it sampled: a profile's totals.
       StepSample s;
       s.origin = {files.of(TelemetryKind::kInputProfile), line.number};
@@ -2108,8 +2110,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // step waits for input. A measurement the verdict names, with the line that would decide.
     if (const size_t idle = low.find("tpu idle time");
         idle != std::string::npos && low.find('%', idle) != std::string::npos &&
-        std::any_of(low.begin() + static_cast<std::ptrdiff_t>(idle), low.end(),
-                    [](char c) { return c >= '0' && c <= '9'; })) {
+        std::any_of(low.begin() + static_cast<std::ptrdiff_t>(idle), low.end(), is_digit)) {
       out.unplaced.emplace_back(Origin{files.of(TelemetryKind::kInputProfile), line.number},
                                 std::string(kTpuIdleTime));
       found = true;
@@ -3679,16 +3680,16 @@ bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
                               v.name.find("duration") != std::string::npos ||
                               v.name.find("elapsed") != std::string::npos;
       // A GPU's memory in percent ("GPU 0 memory is 100% full") is no utilisation.
-      const bool utilisation =
-          v.unit == "%" && v.name.find("mem") == std::string::npos &&
-          (v.name.find("util") != std::string::npos || v.name.find("usage") != std::string::npos ||
-           v.name.find("gpu") != std::string::npos || v.name.find("cpu") != std::string::npos);
+      const bool named_utilisation =
+          v.name.find("util") != std::string::npos || v.name.find("usage") != std::string::npos;
+      const bool utilisation = v.unit == "%" && v.name.find("mem") == std::string::npos &&
+                               (named_utilisation || v.name.find("gpu") != std::string::npos ||
+                                v.name.find("cpu") != std::string::npos);
       const bool rate = meaning_of(v).quantity == Quantity::kRate;
       // Stated: a duration's or rate's unit, a percentage named a utilisation or usage ("the
       // other GPUs have 10%" may be their memory).
-      const bool with_unit = (!v.unit.empty() && seconds_of(v)) || rate ||
-                             (utilisation && (v.name.find("util") != std::string::npos ||
-                                              v.name.find("usage") != std::string::npos));
+      const bool with_unit =
+          (!v.unit.empty() && seconds_of(v)) || rate || (utilisation && named_utilisation);
       const bool measure = with_unit || utilisation ||
                            (v.unit.empty() && named_time && v.value != std::floor(v.value));
       if (!measure) continue;

@@ -689,7 +689,7 @@ bool follows_validation(const Telemetry& tel, const Origin& o) {
                        low.find("evaluating") != std::string::npos ||
                        low.find("evaluation") != std::string::npos;
     return named && low.find('=') == std::string::npos && !low.ends_with(':') &&
-           std::any_of(low.begin(), low.end(), [](char c) { return c >= '0' && c <= '9'; });
+           std::any_of(low.begin(), low.end(), telemetry::is_digit);
   }
   return false;
 }
@@ -1141,18 +1141,9 @@ std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
   // A line pasted twice in a row (a progress bar redrawn, "1/3527 [00:15<12:16:56, 12.54s/it]"
   // copied with its echo) is one sample: two would make a start look steady. (Speeds of one
   // line, a sentence's "7.9 ms/it with GPU ON, and about 10 ms/it without", stay.)
-  // Only the next line (blank ones aside) and only a line with a counter ("1/3527"): the same
-  // speed a few lines on ("throughput: 245 img/s" under each epoch's heading) is another sample.
-  const auto counted = [](std::string_view text) {
-    for (size_t slash = text.find('/'); slash != std::string_view::npos;
-         slash = text.find('/', slash + 1)) {
-      if (slash > 0 && slash + 1 < text.size() && telemetry::is_digit(text[slash - 1]) &&
-          telemetry::is_digit(text[slash + 1])) {
-        return true;
-      }
-    }
-    return false;
-  };
+  // Only the next line (blank ones aside) and only a line with a counter ("1/3527",
+  // step_counter): the same speed a few lines on ("throughput: 245 img/s" under each epoch's
+  // heading) is another sample.
   const auto next_to = [&](const Origin& above, const Origin& below) {
     if (above.file != below.file || below.line <= above.line) return false;
     for (int64_t line = above.line + 1; line < below.line; ++line) {
@@ -1164,7 +1155,7 @@ std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
   for (const auto& sample : speed) {
     if (!once.empty() && next_to(once.back().second, sample.second)) {
       const std::string_view text = line_of(tel, sample.second);
-      if (text == line_of(tel, once.back().second) && counted(text)) continue;
+      if (text == line_of(tel, once.back().second) && step_counter(text) > 0) continue;
     }
     once.push_back(sample);
   }
