@@ -218,6 +218,10 @@ bool has_whole_word(std::string_view text, std::string_view word) {
   return false;
 }
 
+// Words after a rate saying it is one machine's of several, lower case.
+constexpr std::string_view kOneMachine[] = {"each machine", "each node", "each host",
+                                            "per machine",  "per node",  "per host"};
+
 // Words naming a data-parallel engine or its gradient exchange (Telemetry::data_parallel),
 // lower case.
 constexpr std::string_view kDataParallelWords[] = {"ddp",
@@ -1631,7 +1635,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   int run = -1;
   bool run_has_samples = false;
   int group = 0;
-  std::set<int> group_scales;
+  std::set<std::pair<int, int>> group_scales;  // (GPUs, nodes); 0 where unstated, 1 node
+  const auto scale_key = [](std::optional<int> gpus, std::optional<int> nodes) {
+    return std::pair<int, int>{gpus.value_or(0), nodes.value_or(1)};
+  };
   std::set<int> named_in_words;  // runs whose GPU count a heading stated in words
   const auto current_run = [&](const Line& at) {
     if (run < 0) {
@@ -1651,9 +1658,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       out.runs.push_back(new_run(files.name(), line.number));
       run = static_cast<int>(out.runs.size()) - 1;
       run_has_samples = false;
-      // A scale this series has already had starts the next series.
-      const int scale = gpus ? *gpus : *nodes;
-      if (group_scales.contains(scale)) ++group, group_scales.clear();
+      // A scale this series has already had starts the next series; the same GPUs on more
+      // nodes are a scale of their own ("Single node with 2 GPUs", "Two node with 1 GPUs
+      // each").
+      if (group_scales.contains(scale_key(gpus, nodes))) ++group, group_scales.clear();
       out.runs[static_cast<size_t>(run)].group = group;
     }
     // Before its first sample, the latest heading names the run (a machine's "4x V100" in the
@@ -1702,7 +1710,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   const auto has_samples = [&] {
     if (!run_has_samples && run >= 0) {
       const RunInfo& r = out.runs[static_cast<size_t>(run)];
-      if (r.gpus || r.nodes) group_scales.insert(r.gpus ? *r.gpus : *r.nodes);
+      if (r.gpus || r.nodes) group_scales.insert(scale_key(r.gpus, r.nodes));
     }
     run_has_samples = true;
     found = true;
@@ -2363,6 +2371,19 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         m.quantity = Quantity::kGpuUtilisation;
       }
       if (m.quantity == Quantity::kRate && !(step.step && m.rate_unit == "iterations")) {
+        // "111 samples/sec on each machine = 222 samples/sec" (mxnet#10247): one machine's
+        // rate before the job's; the job's is read.
+        if (const NamedValue* later = &v + 1; later != values.data() + values.size() &&
+                                              meaning_of(*later).quantity == Quantity::kRate &&
+                                              later->column > v.column) {
+          const std::string between =
+              lower(std::string_view(line.text).substr(v.column, later->column - v.column));
+          if (std::any_of(std::begin(kOneMachine), std::end(kOneMachine), [&](std::string_view w) {
+                return between.find(w) != std::string::npos;
+              })) {
+            continue;
+          }
+        }
         if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
         heading(line, gpus, nodes, flag);
         ThroughputSample r;

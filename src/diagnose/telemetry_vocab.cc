@@ -749,6 +749,16 @@ std::vector<NamedValue> named_values(std::string_view line) {
         j = after;
       }
     }
+    // "~4419.71 total img/sec" (Horovod's benchmark summary): the job's rate, its unit after
+    // the word "total".
+    if (v.unit.empty() && j < n && line[j] == ' ' && lower(line.substr(j + 1, 6)) == "total ") {
+      size_t after = j + 7;
+      if (std::string rate = scan_unit(line, after); !rate.empty() && rate_or_step_unit(rate)) {
+        v.name = v.name.empty() ? "total_rate" : "total_" + v.name;
+        v.unit = std::move(rate);
+        j = after;
+      }
+    }
     if (v.unit.empty() && !unit_hint.empty() && unit_hint != "count") v.unit = unit_hint;
     if (unit_hint == "count") v.name += "s";  // "gpu(s)" reads as "gpus"
     // Prose names a percentage after it: "seeing ~20% GPU utilization", "at 90% CPU usage"
@@ -1566,7 +1576,25 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
     if (const auto c = small_count(w)) {
       // "8 GPUs", "2 x V100", "single GPU", "a single V100", "3 V100 32G".
       if (gpu_word(next) || ((next == "x" || next == "*" || model_like(next)) && gpu_word(after))) {
-        if (!(w == "a" && !gpu_word(next)) && !fraction()) found(c);
+        if (!(w == "a" && !gpu_word(next)) && !fraction()) {
+          found(c);
+          // "2 nodes (each with 8 A100 GPUs)", "2 machines with 8 GPUs each", "8 GPUs per
+          // node": a count per node, which the nodes multiply (below).
+          const size_t gpu_at = gpu_word(next) ? i + 1 : i + 2;
+          const auto word_at = [&](size_t k) -> std::string {
+            return k < words.size() ? words[k] : std::string();
+          };
+          const auto a_machine = [&](size_t k) {
+            return machine_word(word_at(k)) || machine_word(word_at(k) + "s");
+          };
+          const std::string then = word_at(gpu_at + 1);
+          if ((i >= 1 && words[i - 1] == "each") ||
+              (i >= 2 && words[i - 2] == "each" && words[i - 1] == "with") || then == "each" ||
+              (then == "per" && a_machine(gpu_at + 2)) ||
+              (then == "in" && word_at(gpu_at + 2) == "each" && a_machine(gpu_at + 3))) {
+            per_node = true;
+          }
+        }
       } else if (next == "single" && gpu_word(after) && !fraction()) {
         found(1);
       }

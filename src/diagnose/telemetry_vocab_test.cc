@@ -234,6 +234,15 @@ TEST(Vocabulary, GpuAndNodeCountsAsPeopleWriteThem) {
   bool env_flag = false;
   EXPECT_EQ(gpu_count_of("CUDA_VISIBLE_DEVICES=0 python train.py", nullptr, &env_flag), 1);
   EXPECT_FALSE(env_flag);  // what the job sees beats a heading naming the machine
+  // A count per node beside the nodes: the job's GPUs are both (dlrm#356, mxnet#10247,
+  // horovod#288); a count per node without a node count is the count.
+  EXPECT_EQ(gpus("when using 2 nodes (each with 8 A100 GPUs again), the speed is 3 it/s"), 16);
+  EXPECT_EQ(gpus("Two node with 3 GPUs each: 300 samples/sec"), 6);
+  EXPECT_EQ(gpus("Multinode mode (2 nodes with 4 GPUs each):"), 8);
+  EXPECT_EQ(gpus("4 machines, 8 GPUs per machine"), 32);
+  EXPECT_EQ(gpus("2 servers with 4 V100 in each server"), 8);
+  EXPECT_EQ(gpus("8 GPUs per node"), 8);
+  EXPECT_EQ(gpus("2 nodes, 8 GPUs"), 8);  // not said to be each node's: as written
   std::optional<int> nodes;
   gpu_count_of("2node 8GPU", &nodes);
   EXPECT_EQ(nodes, 2);
@@ -1793,6 +1802,44 @@ TEST(PastedLogs, ClocksWithoutAYearAndTheirCountersTimeTheSteps) {
                         "I1207 14:34:02.271486 17490 annotated_data_layer.cpp:305] Prefetch "
                         "batch: 5348 ms.\n")
                   .steps.empty());
+}
+
+TEST(PastedLogs, OneNodeAgainstTwoInOneSentence) {
+  // dlrm#356: "With a single node and 8 A100 GPUs the training speed is roughly `18 it/s`;
+  // however, when using 2 nodes (each with 8 A100 GPUs again), ... about `3 it/s`": 8 GPUs
+  // against 16, each GPU's rate down to a sixth between machines.
+  const Telemetry t = read_telemetry_files(
+      {pasted("scaling_dlrm356-torchrec-1node-vs-2node-sparse-data-dist-ms.txt")});
+  ASSERT_GE(t.rates.size(), 2u);
+  EXPECT_EQ(t.runs[static_cast<size_t>(t.rates[0].run)].gpus, 8);
+  EXPECT_EQ(t.runs[static_cast<size_t>(t.rates[1].run)].gpus, 16);
+  EXPECT_EQ(t.runs[static_cast<size_t>(t.rates[1].run)].nodes, 2);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  // mxnet#10247: one machine's rate before the job's ("111 samples/sec on each machine = 222
+  // samples/sec"): the job's is read; the same GPU count on two nodes is a scale of its own,
+  // so the two-node rows continue the one-node series instead of starting another.
+  const Telemetry mx = read_text(
+      "Single node with 1 GPUs: 122 samples/sec\nSingle node with 2 GPUs: 234 samples/sec\n"
+      "Two node with 1 GPUs each: 111 samples/sec on each machine = 222 samples/sec\n"
+      "Two node with 2 GPUs each: 220 samples/sec on each machine = 440 samples/sec\n");
+  ASSERT_EQ(mx.rates.size(), 4u);
+  EXPECT_EQ(mx.rates[2].per_second, 222);
+  EXPECT_EQ(mx.rates[3].per_second, 440);
+  ASSERT_EQ(mx.runs.size(), 4u);
+  EXPECT_EQ(mx.runs[2].gpus, 2);
+  EXPECT_EQ(mx.runs[2].nodes, 2);
+  EXPECT_EQ(mx.runs[3].gpus, 4);
+  EXPECT_EQ(mx.runs[0].group, mx.runs[3].group);
+  // horovod#288's summary: "~4419.71 total img/sec" is the job's rate on its 8 GPUs.
+  const Telemetry hvd = read_text(
+      "1 GPU: ~641 img/sec\nMultinode mode (2 nodes with 4 GPUs each):\n~552.4 img/sec\n"
+      "~4419.71 total img/sec\n");
+  ASSERT_EQ(hvd.rates.size(), 3u);
+  EXPECT_TRUE(hvd.rates[2].total);
+  EXPECT_EQ(hvd.rates[2].per_second, 4419.71);
+  EXPECT_EQ(hvd.runs[static_cast<size_t>(hvd.rates[2].run)].gpus, 8);
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
