@@ -1250,7 +1250,7 @@ std::optional<Diagnosis> judge_models_at_one_pace(const Telemetry& tel) {
   return d;
 }
 
-std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
+std::optional<Diagnosis> judge_claims(const Telemetry& tel, std::string_view steps_keep_up) {
   const auto slower = std::find_if(tel.claims.begin(), tel.claims.end(),
                                    [](const ScalingClaim& c) { return c.larger_is_slower; });
   // Words that say both (one comparison slower, another faster) decide nothing.
@@ -1299,12 +1299,13 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel) {
   d.verdict = Verdict::kCommunicationBound;
   d.confidence = Confidence::kLow;
   d.summary = fmt::format(
-      "the paste says {}, and nothing it shows times the wait for data: what a larger scale "
-      "adds is the exchange between GPUs, so communication is the likely cause, not a proven "
-      "one",
+      "the paste says {}, and {}: what a larger scale adds is the exchange between GPUs, so "
+      "communication is the likely cause, not a proven one",
       !utilisation.empty() ? utilisation
       : slower->unchanged  ? std::string("the larger run is no faster")
-                           : std::string("the larger run is the slower"));
+                           : std::string("the larger run is the slower"),
+      steps_keep_up.empty() ? std::string("nothing it shows times the wait for data")
+                            : fmt::format("the steps it times keep up ({})", steps_keep_up));
   d.evidence.push_back(tel.cite(slower->origin));
   d.fixes = fixes::communication_bound();
   d.next = {

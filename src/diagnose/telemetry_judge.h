@@ -113,7 +113,9 @@ std::optional<Diagnosis> judge_forward_backward(const Telemetry& tel);
 // slower than 1 node"), when nothing measured decides: communication-bound, low confidence
 // (what a larger scale adds is the exchange between GPUs), naming the measurement that would
 // tell it from an input pipeline that does not scale. nullopt without such a sentence.
-std::optional<Diagnosis> judge_claims(const Telemetry& tel);
+// `steps_keep_up`: how little the step log's steps wait for data ("waiting for data 1 % of the
+// time"), where they do, said in place of "nothing times the wait".
+std::optional<Diagnosis> judge_claims(const Telemetry& tel, std::string_view steps_keep_up = {});
 // NCCL's INFO lines saying it exchanges over TCP sockets (no InfiniBand or RoCE):
 // communication-bound with low confidence in a paste that shows the job spanning machines, else
 // `unknown` saying what holds if it does (on one machine NCCL does not use the network).

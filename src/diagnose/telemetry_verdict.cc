@@ -1674,6 +1674,22 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d = *phases;
     if (steps) append(d, *steps);
     if (util) append(d, *util);
+  } else if (const auto claim =
+                 steps && steps->verdict == Verdict::kHealthy
+                     ? telemetry::judge_claims(
+                           tel, steps->numbers.steps
+                                    ? fmt::format("waiting for data {:.0f} % of the time",
+                                                  100 * steps->numbers.steps->data_fraction)
+                                    : std::string("waiting little for data"))
+                     : std::nullopt;
+             claim && claim->verdict == Verdict::kCommunicationBound) {
+    // Steps that wait little for data, and the person's words that the larger scale is the
+    // slower (fastreid#656: one card on each of several machines 66 times slower than one on
+    // one machine): the input keeps up where it is timed, so what the larger scale adds, the
+    // exchange, is the likely cause.
+    d = *claim;
+    append(d, *steps);
+    if (util) append(d, *util);
   } else if (steps) {
     // The loop's own data time measures the wait directly: it decides, the rest supports.
     d = *steps;

@@ -181,7 +181,7 @@ bool is_unit_hint(std::string_view s) {
 // over 1.2 s, the network only 0.6 s), and the full-width comma, colon and parentheses. Other
 // characters are kept.
 std::string in_english(std::string_view line) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 22> kWords = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kWords = {{
       {"\xef\xbc\x8c", ", "},  // full-width comma, colon and parentheses
       {"\xef\xbc\x9a", ": "},
       {"\xef\xbc\x88", " ("},
@@ -203,6 +203,11 @@ std::string in_english(std::string_view line) {
       {"\xe5\x8d\x95", " single "},
       {"\xe5\x8f\x8c", " dual "},
       {"\xe6\x9c\xba", " node "},
+      // "多机", "多卡", "多节点": several machines, cards, nodes ("多" alone is "many", "最多"
+      // "at most").
+      {"\xe5\xa4\x9a\xe6\x9c\xba", " multi node "},
+      {"\xe5\xa4\x9a\xe5\x8d\xa1", " multi card "},
+      {"\xe5\xa4\x9a\xe8\x8a\x82\xe7\x82\xb9", " multi node "},
       {"\xe8\x8a\x82\xe7\x82\xb9", " node "},
   }};
   std::string out;
@@ -1640,8 +1645,52 @@ Scale scale_of(std::string_view side) {
 
 }  // namespace
 
+namespace {
+// Chinese words saying a comparison is what should be, not what was: "正常" (normal), "应该"
+// and "应当" (should), "理论" (theory), "预期" and "期望" (expected), "本应" (ought to).
+constexpr std::string_view kExpectedZh[] = {"\xe6\xad\xa3\xe5\xb8\xb8", "\xe5\xba\x94\xe8\xaf\xa5",
+                                            "\xe5\xba\x94\xe5\xbd\x93", "\xe7\x90\x86\xe8\xae\xba",
+                                            "\xe9\xa2\x84\xe6\x9c\x9f", "\xe6\x9c\x9f\xe6\x9c\x9b",
+                                            "\xe6\x9c\xac\xe5\xba\x94"};
+}  // namespace
+
 std::optional<bool> larger_scale_slower(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
+  // Chinese compares "A 比 B 慢" (A is slower than B) or "快" (faster): fastreid#656's
+  // "多机单卡比单机单卡慢66倍" (one card on each of several machines is 66 times slower than
+  // one card on one machine). Read as the English sentence, each side in English, A from the
+  // clause's start.
+  static constexpr std::string_view kThan = "\xe6\xaf\x94", kSlow = "\xe6\x85\xa2",
+                                    kFast = "\xe5\xbf\xab";
+  if (const size_t than = line.find(kThan); than != std::string_view::npos) {
+    const size_t slow = line.find(kSlow, than), fast = line.find(kFast, than);
+    const size_t verb = std::min(slow, fast);
+    // Not what the person expected: "按正常情况，2个节点训练比单个节点要快很多" (normally two
+    // nodes would train much faster than one; llamafactory#5014), "应该" (should), "理论上"
+    // (in theory), "预期"/"期望" (expected), anywhere in the sentence before it.
+    size_t sentence = line.rfind("\xe3\x80\x82", than);  // the full stop
+    sentence = sentence == std::string_view::npos ? 0 : sentence + 3;
+    const std::string_view before = line.substr(sentence, than - sentence);
+    const bool expected =
+        std::any_of(std::begin(kExpectedZh), std::end(kExpectedZh),
+                    [&](std::string_view w) { return before.find(w) != std::string_view::npos; });
+    if (verb != std::string_view::npos && verb - than <= 60 && !expected) {
+      size_t from = 0;
+      // The clause's start: after the last comma, full stop or colon before "比" (ASCII or
+      // full width).
+      for (const std::string_view stop :
+           {",", ":", ";", "\xef\xbc\x8c", "\xef\xbc\x9a", "\xe3\x80\x82"}) {
+        if (const size_t at = line.rfind(stop, than); at != std::string_view::npos) {
+          from = std::max(from, at + stop.size());
+        }
+      }
+      const std::string english =
+          in_english(line.substr(from, than - from)) +
+          (verb == slow ? " is slower than " : " is faster than ") +
+          in_english(line.substr(than + kThan.size(), verb - than - kThan.size()));
+      if (const auto said = larger_scale_slower(english)) return said;
+    }
+  }
   const std::string text = lower(line);
   // "X is slower than Y", "X gives worse throughput than Y", "X is not any faster than Y": a
   // comparative up to three words before "than", turned round by a "not" just before it.

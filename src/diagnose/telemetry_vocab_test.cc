@@ -267,6 +267,13 @@ TEST(Vocabulary, ASentenceComparingTwoScalesSaysWhichWasSlower) {
   EXPECT_EQ(larger_scale_slower("8 GPUs is not faster than 1 GPU"), true);
   EXPECT_EQ(larger_scale_slower("with 2 GPUs it isn't any faster than with 1 GPU"), true);
   EXPECT_EQ(larger_scale_slower("more than 2 gpus: 8 GPUs is slower than 1 GPU"), true);
+  // Chinese "A 比 B 慢/快": fastreid#656's "多机单卡比单机单卡慢66倍" (one card on each of
+  // several machines 66 times slower than one card on one machine); "单机8卡比单机1卡快" (8 cards
+  // faster than 1); not what should be: "按正常情况，2个节点训练比单个节点要快很多" (normally two
+  // nodes train much faster than one, llamafactory#5014).
+  EXPECT_EQ(larger_scale_slower("问题描述：相同条件下，多机单卡比单机单卡慢66倍。"), true);
+  EXPECT_EQ(larger_scale_slower("单机8卡比单机1卡快"), false);
+  EXPECT_EQ(larger_scale_slower("按正常情况，2个节点训练比单个节点要快很多"), std::nullopt);
   EXPECT_EQ(larger_scale_slower("1 GPU is faster than 4 GPUs"), true);
   // No two scales: a machine against the paper, a loader against another.
   EXPECT_EQ(larger_scale_slower("my 8V100 machine is three/four times slower than this"),
@@ -1840,6 +1847,21 @@ TEST(PastedLogs, OneNodeAgainstTwoInOneSentence) {
   EXPECT_TRUE(hvd.rates[2].total);
   EXPECT_EQ(hvd.rates[2].per_second, 4419.71);
   EXPECT_EQ(hvd.runs[static_cast<size_t>(hvd.rates[2].run)].gpus, 8);
+}
+
+TEST(PastedLogs, WordsThatTheLargerScaleIsSlowerBesideStepsThatKeepUp) {
+  // fastreid#656: a step log of one machine waiting 1 % for data, and the words that several
+  // machines are 66 times slower: communication-bound (low), not the step log's healthy.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_fastreid656-multi-machine-vs-single-run-step-timing-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, testing::HasSubstr("the steps it times keep up (waiting for data 1 %"));
+  // The same step log without the words stays healthy.
+  const Diagnosis alone = diagnose_telemetry(read_text(
+      "[04/26 09:58:40 fastreid.utils.events]:  eta: 0:01:01  epoch/iter: 0/24  total_loss: "
+      "0.6677  time: 0.1291  data_time: 0.0008  lr: 1.22e-03  max_mem: 5871M\n"));
+  EXPECT_EQ(alone.verdict, Verdict::kHealthy) << alone.summary;
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
