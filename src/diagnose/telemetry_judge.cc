@@ -566,7 +566,16 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     const bool superlinear = batches && !tel.batch_per_gpu_stated && scales.size() >= 2 &&
                              (runs.back().per_second / runs.back().scale) >
                                  1.2 * (runs.front().per_second / runs.front().scale);
-    divided = (divided && scales.size() >= 3) || superlinear;
+    // The person's words that the larger run is the slower, beside step times that fall less
+    // than the GPUs grow: a slower job, so each step is the same work at both scales (a
+    // per-GPU batch would make the larger run the faster one).
+    const bool said_slower =
+        batches && !tel.batch_per_gpu_stated &&
+        std::any_of(tel.claims.begin(), tel.claims.end(),
+                    [](const ScalingClaim& c) { return c.larger_is_slower && !c.unchanged; }) &&
+        std::none_of(tel.claims.begin(), tel.claims.end(),
+                     [](const ScalingClaim& c) { return !c.larger_is_slower; });
+    divided = (divided && scales.size() >= 3) || superlinear || said_slower;
     if (divided) {
       for (RunMeasure& m : runs) m.per_second /= m.scale;
     }
@@ -630,6 +639,10 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
         100 * efficiency, what,
         !divided && batches ? fmt::format(", from {}: if each GPU's batch is the same in both runs",
                                           unit == "steps" ? "step times" : "iterations a second")
+        : divided && said_slower && !superlinear
+            ? fmt::format(", from {} of a larger run the paste calls the slower: each step the "
+                          "same work, divided among them",
+                          unit == "steps" ? "step times" : "iterations a second")
         : divided ? fmt::format(", from {} that {}: each step the same work, divided among them",
                                 unit == "steps" ? "step times" : "iterations a second",
                                 superlinear       ? "each GPU's batch kept would make "
