@@ -502,6 +502,25 @@ std::optional<double> duration_after(std::string_view text, size_t at, bool any_
 // "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
 // a name with "time" before a duration in minutes or hours (seconds alone are a step's time).
 std::optional<double> run_duration(std::string_view line, bool& epoch) {
+  // MLPerf's reference run_and_time.sh prints "RESULT,<benchmark>,<seed>,<seconds>,<user>,<start
+  // time>" when a run ends (grep's "file.log:" before it): the run's duration to train.
+  if (const size_t at = line.find("RESULT,");
+      at != std::string_view::npos && (at == 0 || line[at - 1] == ':')) {
+    std::vector<std::string_view> fields;
+    for (size_t from = at + 7; fields.size() < 5;) {
+      const size_t comma = line.find(',', from);
+      fields.push_back(
+          trim(line.substr(from, comma == std::string_view::npos ? comma : comma - from)));
+      if (comma == std::string_view::npos) break;
+      from = comma + 1;
+    }
+    if (fields.size() == 5 && !fields[0].empty() && is_alpha(fields[0][0]) && !fields[3].empty()) {
+      if (const auto seconds = parse_number(fields[2]); seconds && *seconds >= 0) {
+        epoch = false;
+        return seconds;
+      }
+    }
+  }
   // "= approx. 9 min per epoch", "8:30 per epoch", "2 h/epoch", "1x TITAN XP，260s/epoch", "it
   // takes ~70 second for 1 epoch" (fairseq#4452): an epoch's duration.
   const std::string text = lower(in_english(line));

@@ -1864,6 +1864,22 @@ TEST(PastedLogs, WordsThatTheLargerScaleIsSlowerBesideStepsThatKeepUp) {
   EXPECT_EQ(alone.verdict, Verdict::kHealthy) << alone.summary;
 }
 
+TEST(PastedLogs, MlperfResultLinesAreRunDurations) {
+  // MLPerf's run_and_time.sh: "RESULT,<benchmark>,<seed>,<seconds>,<user>,<start>", grepped out
+  // of ten run logs (mlperf training_results_v0.6#18): each a run's duration, 3 or 4 s.
+  const Telemetry t =
+      read_telemetry_files({pasted("other_mlperf06-18-gnmt-result-lines-3-4s-runs.txt")});
+  ASSERT_EQ(t.rates.size(), 10u);
+  EXPECT_EQ(t.rates[0].unit, "runs");
+  EXPECT_DOUBLE_EQ(1 / t.rates[0].per_second, 3);
+  EXPECT_DOUBLE_EQ(1 / t.rates[1].per_second, 4);
+  // A seed and a fractional duration; not a CSV row that merely starts with the word.
+  const Telemetry seeded = read_text("RESULT,resnet,3,5412.5,root,2019-05-01 10:00:00 AM\n");
+  ASSERT_EQ(seeded.rates.size(), 1u);
+  EXPECT_DOUBLE_EQ(1 / seeded.rates[0].per_second, 5412.5);
+  EXPECT_THROW(read_text("x RESULT,1,2,3,4,5\n"), Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
