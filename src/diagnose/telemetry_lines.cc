@@ -218,6 +218,11 @@ bool has_whole_word(std::string_view text, std::string_view word) {
   return false;
 }
 
+// Words of a sentence saying its rate is wished for or aimed at, not measured, lower case.
+constexpr std::string_view kWished[] = {"would be great", "would be nice", "would like to",
+                                        "hope to",        "our goal",      "the goal",
+                                        "target of",      "aim for",       "aim to"};
+
 // Words after a rate saying it is one machine's of several, lower case.
 constexpr std::string_view kOneMachine[] = {"each machine", "each node", "each host",
                                             "per machine",  "per node",  "per host"};
@@ -2390,6 +2395,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         m.quantity = Quantity::kGpuUtilisation;
       }
       if (m.quantity == Quantity::kRate && !(step.step && m.rate_unit == "iterations")) {
+        // "Would be great to get to >12000 w/s on 3 GPUs" (marian-dev#31): a rate wished for,
+        // not measured.
+        if (std::any_of(std::begin(kWished), std::end(kWished),
+                        [&](std::string_view w) { return says(w); })) {
+          continue;
+        }
         // "111 samples/sec on each machine = 222 samples/sec" (mxnet#10247): one machine's
         // rate before the job's; the job's is read.
         if (const NamedValue* later = &v + 1; later != values.data() + values.size() &&

@@ -887,15 +887,16 @@ bool contains(std::string_view s, std::string_view part) {
 // "images/sec", "img/s", "samples_per_second", "tokens/s/gpu", "it/s", "wps": the thing
 // counted per second, or empty.
 std::string rate_unit_of(std::string_view text) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kThings = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 26> kThings = {{
       {"images", "images"},    {"image", "images"},    {"imgs", "images"},
       {"im", "images"},                            // "1GPU: 111 im/s" (tf_cnn_benchmarks#29)
       {"pics", "images"},      {"pic", "images"},  // Horovod's examples: "440.6 pic/sec"
       {"img", "images"},       {"samples", "samples"}, {"sample", "samples"},
       {"examples", "samples"}, {"seqs", "samples"},    {"sentences", "samples"},
       {"tokens", "tokens"},    {"toks", "tokens"},     {"tok", "tokens"},
-      {"words", "tokens"},     {"its", "iterations"},  {"it", "iterations"},
-      {"steps", "iterations"}, {"step", "iterations"},  // TensorFlow's "global_step/sec"
+      {"words", "tokens"},     {"w", "tokens"},  // Marian's "4100 w/s" (words)
+      {"its", "iterations"},   {"it", "iterations"},   {"steps", "iterations"},
+      {"step", "iterations"},  // TensorFlow's "global_step/sec"
       {"iters", "iterations"}, {"iter", "iterations"}, {"batches", "iterations"},
       {"batch", "iterations"},  // Composer's "train mean 4.242 batch/s"
       {"ite", "iterations"},    // "1.26ite/s" (accelerate#192's table)

@@ -2196,6 +2196,18 @@ TEST(Scaling, CountsAsHeadersArrowsBetweenScalesAndModelsTimesTheirCount) {
   EXPECT_EQ(tf.runs[static_cast<size_t>(tf.rates[1].run)].gpus, 4);
   EXPECT_EQ(tf.runs[static_cast<size_t>(tf.rates[2].run)].gpus, 8);
   EXPECT_EQ(diagnose_telemetry(tf).verdict, Verdict::kCommunicationBound);
+  // marian-dev#31: words a second as Marian prints them ("4100 w/s") at 1, 2 and 3 GPUs; the
+  // last line's 12000 is a wish ("Would be great to get to >12000 w/s on 3 GPUs"), not a run.
+  const Telemetry marian = read_telemetry_files(
+      {pasted("scaling_mariandev31-async-sgd-1-2-3-titanx-words-per-sec.txt")});
+  ASSERT_EQ(marian.rates.size(), 3u);
+  EXPECT_EQ(marian.rates[0].unit, "tokens");
+  EXPECT_EQ(marian.rates[2].per_second, 9200);
+  EXPECT_EQ(marian.runs[static_cast<size_t>(marian.rates[2].run)].gpus, 3);
+  const Diagnosis words = diagnose_telemetry(marian);
+  EXPECT_EQ(words.verdict, Verdict::kCommunicationBound) << words.summary;
+  EXPECT_THAT(words.summary, testing::HasSubstr("75 % scaling efficiency"));
+  EXPECT_NE(meaning_of(NamedValue{"", "kw/s", 4100, std::nullopt, 0}).quantity, Quantity::kRate);
   // An arrow between two numbers without GPU counts is no comparison of scales.
   EXPECT_EQ(read_text("loss: 0.5 -> 0.4, 100 img/s\n").runs.size(), 1u);
   // TinyLlama#1: a "GPU" column of "2*RTX4090" and "1*RTX4090", speeds of "1.8k" tokens/s.
