@@ -961,6 +961,62 @@ std::optional<Diagnosis> waits_that_spike(const Telemetry& tel) {
 // median is no reference; the fast quarter is what a step's own work costs. Loader workers
 // that deliver in bursts (one or two workers, each slower than the step) make this pattern; a
 // regime change (all slow steps first, or last) does not. nullopt when the lines do not show it.
+// Slow steps each right after the loop's own periodic work (TensorFlow's "Saving checkpoint to
+// path ...", "Recording summary at step 672", nanoGPT's "saving checkpoint to out" after its
+// evaluation): that work is what took the time, not a batch that was not ready — `healthy`, low
+// confidence. nullopt when one of them follows no such work (that stall may be the input's).
+// `lines` are the step lines, `slow` the slow ones among them, `fast` a step's usual time.
+std::optional<Diagnosis> after_periodic_work(const Telemetry& tel,
+                                             const std::vector<const StepSample*>& lines,
+                                             const std::vector<const StepSample*>& slow,
+                                             double fast, const std::string& slow_steps,
+                                             double lost) {
+  bool evaluated = false;  // an evaluation among the periodic work found
+  const auto follows_work = [&](const StepSample* step) {
+    for (int64_t line = step->origin.line - 1; line >= 1 && line >= step->origin.line - 3; --line) {
+      // Another step line above: the work before it was that step's (its own text, "best
+      // validation acc 0.72", is no work between the two).
+      if (std::any_of(lines.begin(), lines.end(), [&](const StepSample* other) {
+            return other->origin.file == step->origin.file && other->origin.line == line;
+          })) {
+        return false;
+      }
+      const std::string low = telemetry::lower(line_of(tel, {step->origin.file, line}));
+      if (low.size() > telemetry::kMaxPastedLineBytes) return false;
+      for (const std::string_view w :
+           {"checkpoint", "saving model", "model saved", "recording summary", "snapshotting",
+            "evaluat", "validation", "testing net"}) {
+        if (low.find(w) != std::string::npos) {
+          evaluated = evaluated || w == "evaluat" || w == "validation" || w == "testing net";
+          return true;
+        }
+      }
+    }
+    return false;
+  };
+  if (slow.empty() || !std::all_of(slow.begin(), slow.end(), follows_work)) return std::nullopt;
+  Diagnosis d;
+  d.verdict = Verdict::kHealthy;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "{} ({:.0f} % of the time shown), each right after the loop's own periodic work (a "
+      "checkpoint, a summary, an evaluation): that work took the time, not the input",
+      slow_steps, 100 * lost);
+  d.evidence.push_back(tel.cite(slow.front()->origin));
+  const auto steady = std::find_if(lines.begin(), lines.end(),
+                                   [&](const StepSample* x) { return x->step_seconds < 2 * fast; });
+  if (steady != lines.end()) d.evidence.push_back(tel.cite((*steady)->origin));
+  d.next = {
+      "the job with checkpoints and summaries less often (or written asynchronously), and "
+      "vmstat 1 during a save: swapping (si/so) or a slow checkpoint target makes it long"};
+  if (evaluated) {
+    d.next.push_back(
+        "after an evaluation, a DataLoader's workers start again unless they persist "
+        "(persistent_workers=True): the step after it then waits for them");
+  }
+  return d;
+}
+
 std::optional<Diagnosis> steps_at_two_levels(const Telemetry& tel,
                                              const std::vector<const StepSample*>& all) {
   // The first step also carries the job's start (workers, compilation): not one of the levels.
@@ -987,6 +1043,17 @@ std::optional<Diagnosis> steps_at_two_levels(const Telemetry& tel,
     return std::nullopt;
   }
   const double lost = (slow_sum - fast * static_cast<double>(n_slow)) / all_sum;
+  std::vector<const StepSample*> slow;
+  for (const StepSample* s : lines) {
+    if (s->step_seconds >= 5 * fast) slow.push_back(s);
+  }
+  if (auto periodic = after_periodic_work(
+          tel, lines, slow, fast,
+          fmt::format("{} of {} steps take 5x or more the usual step of {:.3g} s", n_slow,
+                      lines.size(), fast),
+          lost)) {
+    return periodic;
+  }
   Diagnosis d;
   d.verdict = Verdict::kInputBound;
   d.confidence = Confidence::kLow;
@@ -1034,59 +1101,11 @@ std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
   if (slow.size() < 2 || 2 * slow.size() > lines.size()) return steps_at_two_levels(tel, lines);
   Diagnosis d;
   const double lost = (slow_sum - median * static_cast<double>(slow.size())) / all_sum;
-  // The slow steps each right after the loop's own periodic work (TensorFlow's "Saving
-  // checkpoint to path ...", "Recording summary at step 672"): that work is what took the time,
-  // not a batch that was not ready.
-  bool evaluated = false;  // an evaluation among the periodic work found
-  const auto after_periodic_work = [&](const StepSample* step) {
-    for (int64_t line = step->origin.line - 1; line >= 1 && line >= step->origin.line - 3; --line) {
-      // Another step line above: the work before it was that step's (its own text, "best
-      // validation acc 0.72", is no work between the two).
-      if (std::any_of(lines.begin(), lines.end(), [&](const StepSample* other) {
-            return other->origin.file == step->origin.file && other->origin.line == line;
-          })) {
-        return false;
-      }
-      const std::string low = telemetry::lower(line_of(tel, {step->origin.file, line}));
-      if (low.size() > telemetry::kMaxPastedLineBytes) return false;
-      for (const std::string_view w :
-           {"checkpoint", "saving model", "model saved", "recording summary", "snapshotting",
-            "evaluat", "validation", "testing net"}) {
-        if (low.find(w) != std::string::npos) {
-          evaluated = evaluated || w == "evaluat" || w == "validation" || w == "testing net";
-          return true;
-        }
-      }
-    }
-    return false;
-  };
   const std::string slow_steps =
       fmt::format("{} of {} steps take {:.1f}x or more the median step of {:.3g} s", slow.size(),
                   lines.size(), 2.0, median);
-  // Every slow step so explained: one stall without such work may be the input's.
-  const auto periodic = std::count_if(slow.begin(), slow.end(), after_periodic_work);
-  if (periodic == static_cast<int64_t>(slow.size())) {
-    d.verdict = Verdict::kHealthy;
-    d.confidence = Confidence::kLow;
-    d.summary = fmt::format(
-        "{} ({:.0f} % of the time shown), each right after the loop's own periodic work (a "
-        "checkpoint, a summary, an evaluation): that work took the time, not the input",
-        slow_steps, 100 * lost);
-    const auto first = std::find_if(slow.begin(), slow.end(), after_periodic_work);
-    d.evidence.push_back(tel.cite((*first)->origin));
-    const auto steady = std::find_if(lines.begin(), lines.end(), [&](const StepSample* x) {
-      return x->step_seconds < 2 * median;
-    });
-    if (steady != lines.end()) d.evidence.push_back(tel.cite((*steady)->origin));
-    d.next = {
-        "the job with checkpoints and summaries less often (or written asynchronously), and "
-        "vmstat 1 during a save: swapping (si/so) or a slow checkpoint target makes it long"};
-    if (evaluated) {
-      d.next.push_back(
-          "after an evaluation, a DataLoader's workers start again unless they persist "
-          "(persistent_workers=True): the step after it then waits for them");
-    }
-    return d;
+  if (auto periodic = after_periodic_work(tel, lines, slow, median, slow_steps, lost)) {
+    return periodic;
   }
   d.verdict = Verdict::kInputBound;
   d.confidence = Confidence::kLow;

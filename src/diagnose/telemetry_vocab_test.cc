@@ -1752,6 +1752,19 @@ TEST(PastedLogs, SlowStepsRightAfterCheckpointsAreTheCheckpoints) {
         fmt::format("INFO:tensorflow:global step {}: loss = 1.5 ({} sec/step)\n", k, times[k]);
   }
   EXPECT_EQ(diagnose_telemetry(read_text(one_unexplained)).verdict, Verdict::kInputBound);
+  // nanoGPT#673: steps at two levels, every other one 20 s against 0.92 s, each right after
+  // the evaluation's "step 2: train loss ..., val loss ..." and "saving checkpoint to out"; the
+  // same two levels without those lines take turns like a loader's bursts.
+  const Diagnosis nano = diagnose_telemetry(
+      read_telemetry_files({pasted("datalog_nanogpt673-iter-ms-mfu-eval-every-2-spikes.txt")}));
+  EXPECT_EQ(nano.verdict, Verdict::kHealthy) << nano.summary;
+  EXPECT_THAT(nano.summary, testing::HasSubstr("4 of 9 steps take 5x or more the usual step"));
+  std::string turns;
+  for (int k = 0; k < 10; ++k) {
+    turns +=
+        fmt::format("iter {}: loss 10.9, time {}ms, mfu 30.00%\n", k, k % 2 == 0 ? 20500.0 : 923.0);
+  }
+  EXPECT_EQ(diagnose_telemetry(read_text(turns)).verdict, Verdict::kInputBound);
   // A step line's own words ("best validation acc") are no work between two steps.
   std::string own;
   for (const double t : {0.50, 0.52, 1.60, 0.51, 0.50, 0.49, 1.70, 0.52, 0.50, 0.51}) {
