@@ -214,6 +214,18 @@ std::string in_english(std::string_view line) {
   out.reserve(line.size());
   for (size_t i = 0; i < line.size();) {
     bool replaced = false;
+    // "耗时" (time taken) glued to an English name is that name's time: PaddleVideo's table
+    // headers "batch耗时/s", "reader耗时/s" are batch_time and reader_time. Not after a name
+    // that already says it ("current_batch_cost_time耗时"), nor alone ("耗时：103.4s", a run's).
+    static constexpr std::string_view kTimeTaken = "\xe8\x80\x97\xe6\x97\xb6";
+    if (line.substr(i, kTimeTaken.size()) == kTimeTaken && !out.empty() && is_alpha(out.back())) {
+      const std::string tail =
+          lower(std::string_view(out).substr(out.size() - std::min<size_t>(4, out.size())));
+      if (tail != "time" && tail != "cost") out += "_time";
+      out += ' ';
+      i += kTimeTaken.size();
+      continue;
+    }
     if (static_cast<unsigned char>(line[i]) >= 0x80) {
       for (const auto& [word, english] : kWords) {
         if (line.substr(i, word.size()) == word) {
@@ -966,7 +978,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 87> kSynonyms = {{
+constexpr std::array<Synonym, 88> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -997,6 +1009,7 @@ constexpr std::array<Synonym, 87> kSynonyms = {{
     {"wait_time", Quantity::kDataWait, 0},
     {"waiting_time", Quantity::kDataWait, 0},     // a table's "Waiting time" column
     {"reader_cost", Quantity::kDataWait, 0},      // PaddlePaddle: reader_cost and batch_cost
+    {"reader_time", Quantity::kDataWait, 0},      // ... as a table's "reader耗时/s" names it
     {"data_cost", Quantity::kDataWait, 0},        // PaddleDetection: data_cost and batch_cost
     {"data_processing", Quantity::kDataWait, 0},  // NeMo-RL's step breakdown
     {"dl", Quantity::kDataWait, 0},

@@ -1712,6 +1712,16 @@ TEST(PastedLogs, TheDataAgainstTheNetworkInASentenceInChineseOrEnglish) {
   // Data parallel (数据并行) is no loading of data.
   EXPECT_EQ(in_english("\xe6\x95\xb0\xe6\x8d\xae\xe5\xb9\xb6\xe8\xa1\x8c"),
             "\xe6\x95\xb0\xe6\x8d\xae\xe5\xb9\xb6\xe8\xa1\x8c");
+  // "耗时" (time taken) glued to an English name is its time; not a second time after a name
+  // that says it, nor alone (a run's "耗时：103.4079s", Qwen#669).
+  EXPECT_EQ(in_english("| reader耗时/s |"), "| reader_time /s |");
+  EXPECT_EQ(in_english("current_batch_cost_time耗时： 0.87"), "current_batch_cost_time :  0.87");
+  EXPECT_EQ(in_english("耗时：103.4079s"), "耗时: 103.4079s");
+  // PaddleVideo#58: "| DALI | 2.083 | 1.804 |" under "| 加速方式 | batch耗时/s | reader耗时/s |":
+  // 1.804 s of each 2.083 s batch waits for the reader.
+  const Diagnosis paddle = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_paddlevideo58-dali-vs-dataloader-reader-cost-table.txt")}));
+  EXPECT_EQ(paddle.verdict, Verdict::kInputBound) << paddle.summary;
 }
 
 TEST(PastedLogs, OneMeasurementWithItsUnitIsReadAndAnsweredWithWhatWouldDecide) {
