@@ -20,6 +20,7 @@ struct LineReading {
   int step_priority = -1;
   bool step_without_data = false;
   bool step_is_total = false;      // "Total step time: 0.33s": its parts may follow on their lines
+  std::string step_unit;           // the step value's unit as printed ("ms", "s"; empty: none)
   bool data_is_remainder = false;  // data is the step less its compute ("Time 2.87 RUN 0.87")
   bool meaningful = false;         // anything the doctor reads
   std::string data_name;           // the wait's name as printed ("data", "loadertime")
@@ -93,7 +94,10 @@ LineReading read_step(const std::vector<NamedValue>& values) {
       r.step_avg = avg_seconds();
       r.step_priority = m.priority;
       r.step_without_data = m.quantity == Quantity::kStepWithoutData;
-      r.step_is_total = v.name.starts_with("total");
+      // CNTK's profiler times the whole "_Minibatch Iteration" above its parts ("__Get
+      // Minibatch", "__Forward + Backward", "__Gradient Aggregation").
+      r.step_is_total = v.name.starts_with("total") || v.name == "minibatch_iteration";
+      r.step_unit = v.unit;
     } else if (m.quantity == Quantity::kRate && m.rate_unit == "iterations" && !iteration) {
       iteration = seconds;
     }
@@ -1773,6 +1777,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   // out.steps index of a step read from a "total" line whose parts may follow; npos when none
   size_t total_step = std::string::npos;
   int64_t total_line = 0;
+  std::string total_unit;           // the unit its step was printed in
   bool total_without_data = false;  // the step above waits in addition to its time
   int64_t last_timer_line = 0;      // the last row of a table of timers below the wait
   int timed_phases = 0;             // compute timers (forward, backward, optimizer) below the wait
@@ -2181,6 +2186,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // "data_processing: 0.00s (0.4%)", NeMo-RL): the wait is part of the step above.
     if (step.data && !step.step && total_step != std::string::npos &&
         line.number - total_line <= 6 && !out.steps[total_step].has_data) {
+      // A wait printed without a unit below a total with one is in the total's unit (a paste
+      // cut off after CNTK's "__Get Minibatch :  0.044", its "ms" lost).
+      if (!step.data_has_unit && !total_unit.empty()) {
+        if (const auto scale = duration_scale(lower(total_unit))) *step.data *= *scale;
+      }
       out.steps[total_step].data_seconds = *step.data;
       out.steps[total_step].has_data = true;
       if (total_without_data) out.steps[total_step].step_seconds += *step.data;
@@ -2321,6 +2331,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       if ((step.step_is_total || step.step_without_data) && !step.data) {
         total_step = out.steps.size() - 1;
         total_line = line.number;
+        total_unit = step.step_unit;
         total_without_data = step.step_without_data;
       }
       meaningful = true;

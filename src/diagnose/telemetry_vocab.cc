@@ -978,7 +978,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 88> kSynonyms = {{
+constexpr std::array<Synonym, 90> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -1010,6 +1010,7 @@ constexpr std::array<Synonym, 88> kSynonyms = {{
     {"waiting_time", Quantity::kDataWait, 0},     // a table's "Waiting time" column
     {"reader_cost", Quantity::kDataWait, 0},      // PaddlePaddle: reader_cost and batch_cost
     {"reader_time", Quantity::kDataWait, 0},      // ... as a table's "reader耗时/s" names it
+    {"get_minibatch", Quantity::kDataWait, 0},    // CNTK's profiler: "__Get Minibatch"
     {"data_cost", Quantity::kDataWait, 0},        // PaddleDetection: data_cost and batch_cost
     {"data_processing", Quantity::kDataWait, 0},  // NeMo-RL's step breakdown
     {"dl", Quantity::kDataWait, 0},
@@ -1035,9 +1036,10 @@ constexpr std::array<Synonym, 88> kSynonyms = {{
     {"iter_time", Quantity::kStep, 4},
     {"itertime", Quantity::kStep, 4},
     {"iteration_time", Quantity::kStep, 4},
-    {"time_per_iteration", Quantity::kStep, 4},  // Megatron: "elapsed time per iteration (ms)"
-    {"time_per_step", Quantity::kStep, 4},       // OpenSeq2Seq: "time per step = 0:00:1.390"
-    {"time/step", Quantity::kStep, 4},           // CLIP4Clip: "Time/step: 44.222691"
+    {"minibatch_iteration", Quantity::kStep, 4},  // CNTK's profiler: "_Minibatch Iteration"
+    {"time_per_iteration", Quantity::kStep, 4},   // Megatron: "elapsed time per iteration (ms)"
+    {"time_per_step", Quantity::kStep, 4},        // OpenSeq2Seq: "time per step = 0:00:1.390"
+    {"time/step", Quantity::kStep, 4},            // CLIP4Clip: "Time/step: 44.222691"
     {"time_per_batch", Quantity::kStep, 4},
     {"time_per_iter", Quantity::kStep, 4},
     {"batch_time", Quantity::kStep, 4},
@@ -1167,8 +1169,10 @@ Meaning meaning_of(const NamedValue& v) {
   // Timers of a step's phases (Megatron's "backward-params-all-reduce", DeepSpeed's
   // "backward_allreduce_microstep", "forward-compute"): gradient exchange against compute.
   if (m.quantity == Quantity::kNone && !v.unit.empty() && seconds_of(v)) {
-    static constexpr std::array<std::string_view, 5> kExchange = {
-        "all_reduce", "allreduce", "reduce_scatter", "all_gather", "allgather"};
+    // CNTK's profiler: "__Gradient Aggregation".
+    static constexpr std::array<std::string_view, 6> kExchange = {
+        "all_reduce", "allreduce", "reduce_scatter",
+        "all_gather", "allgather", "gradient_aggregation"};
     // DeepSpeed's pipeline engine sums its exchanges in one timer, "comms: 74766.41".
     const bool exchange = name == "comms" || name == "comm_time" ||
                           std::any_of(kExchange.begin(), kExchange.end(),

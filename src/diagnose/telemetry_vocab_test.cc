@@ -1903,6 +1903,22 @@ TEST(PastedLogs, MlperfResultLinesAreRunDurations) {
   EXPECT_THROW(read_text("x RESULT,1,2,3,4,5\n"), Error);
 }
 
+TEST(PastedLogs, CntkProfilerTimesTheMinibatchAboveItsParts) {
+  // CNTK#1862: "_Minibatch Iteration : 136.605 ms ..." above "__Get Minibatch : 0.054 ms",
+  // "__Forward + Backward", "__Gradient Aggregation" per rank; the paste is cut off after rank
+  // 1's "__Get Minibatch : 0.044", whose "ms" is the total's.
+  const Telemetry t = read_telemetry_files(
+      {pasted("profiler_cntk1862-rc1-3node-minibatch-iteration-breakdown-cutoff.txt")});
+  ASSERT_EQ(t.steps.size(), 2u);
+  EXPECT_NEAR(t.steps[0].step_seconds, 0.136605, 1e-9);
+  EXPECT_NEAR(t.steps[0].data_seconds, 0.054e-3, 1e-12);
+  EXPECT_NEAR(t.steps[1].data_seconds, 0.044e-3, 1e-12);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  EXPECT_EQ(meaning_of(NamedValue{"gradient_aggregation", "ms", 44.763, std::nullopt, 0}).quantity,
+            Quantity::kCommunication);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
