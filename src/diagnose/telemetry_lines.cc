@@ -199,14 +199,17 @@ bool mentions(std::string_view text, std::string_view word) {
   return lower(text).find(word) != std::string::npos;
 }
 
-// Words saying the job spans machines or shards its model, whose every step exchanges
-// parameters or gradients across them ("multi-node", FSDP, ZeRO-3; a node count, "2 nodes", is
-// read with the line's GPU count). `low`: the line lower-cased.
+// Words saying the job spans machines, shards its model or runs TensorFlow's distributed runtime
+// (a parameter server's and its workers' jobs), whose every step exchanges parameters or
+// gradients across them ("multi-node", FSDP, ZeRO-3, tf_cnn_benchmarks' "Devices:
+// ['/job:worker/task:0/gpu:0']"; a node count, "2 nodes", is read with the line's GPU count; a
+// parameter server on the job's own machine, "--variable_update=parameter_server" alone, is not).
+// `low`: the line lower-cased.
 bool spans_nodes_or_shards(std::string_view low) {
   // fairseq names FSDP "fully_sharded" (--ddp-backend=fully_sharded).
   for (const std::string_view word :
        {"multi-node", "multinode", "multi node", "machines", "fsdp", "fully_sharded", "zero-3",
-        "zero3", "zero stage 3", "stage 3", "stage3"}) {
+        "zero3", "zero stage 3", "stage 3", "stage3", "/job:worker", "/job:ps", "--ps_hosts"}) {
     if (low.find(word) != std::string_view::npos) return true;
   }
   return false;

@@ -1316,12 +1316,12 @@ std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
 }
 
 std::optional<Diagnosis> steady_speed(const Telemetry& tel) {
-  // Across nodes, or sharding its model, a steady but slow job is as likely to wait on the
-  // exchange every step: an even pace says it does not wait on its input, not which of the two.
-  if (std::any_of(tel.runs.begin(), tel.runs.end(),
-                  [](const RunInfo& r) { return r.nodes.value_or(1) > 1 || r.exchange_heavy; })) {
-    return std::nullopt;
-  }
+  // Across nodes, sharding its model or through a parameter server, a steady but slow job is as
+  // likely to wait on the exchange every step: an even pace says it does not wait on its input
+  // in bursts, not which of the two sets it.
+  const bool exchanges = std::any_of(tel.runs.begin(), tel.runs.end(), [](const RunInfo& r) {
+    return r.nodes.value_or(1) > 1 || r.exchange_heavy;
+  });
   std::vector<std::pair<double, Origin>> speed = speed_series(tel);
   if (speed.size() < 9) return std::nullopt;
   std::vector<double> after_first;
@@ -1333,14 +1333,30 @@ std::optional<Diagnosis> steady_speed(const Telemetry& tel) {
     return std::nullopt;
   }
   Diagnosis d;
-  d.verdict = Verdict::kHealthy;
   d.confidence = Confidence::kLow;
+  const double spread = std::max(1 - sorted.front() / median, sorted.back() / median - 1);
+  if (exchanges) {
+    d.verdict = Verdict::kUnknown;
+    d.summary = fmt::format(
+        "a steady speed ({} lines within {:.0f} % of their median) in a job that exchanges "
+        "across machines, shards its model or goes through a parameter server every step: an "
+        "even pace says the input does not arrive in bursts, but the exchange may set it as "
+        "well as the GPU's work",
+        after_first.size(), 100 * spread);
+    d.evidence.push_back(tel.cite(speed.back().second));
+    d.next = {
+        "the same job on one GPU without the exchange (or its share of the step: NCCL_DEBUG=INFO "
+        "and a profiler's all-reduce or send/recv time): as fast per GPU, the GPU's work sets the "
+        "pace; faster, the exchange does"};
+    return d;
+  }
+  d.verdict = Verdict::kHealthy;
   d.summary = fmt::format(
       "a steady speed: {} lines within {:.0f} % of their median, no stalls, no fall: a loader "
       "that cannot keep up most often shows as steps that wait, so the GPU's work probably sets "
       "the pace (an input pipeline that is the limit can also run evenly: the loop's data time "
       "would tell)",
-      after_first.size(), 100 * std::max(1 - sorted.front() / median, sorted.back() / median - 1));
+      after_first.size(), 100 * spread);
   d.evidence.push_back(tel.cite(speed[1].second));
   d.evidence.push_back(tel.cite(speed.back().second));
   d.next = {

@@ -1919,6 +1919,20 @@ TEST(PastedLogs, CntkProfilerTimesTheMinibatchAboveItsParts) {
             Quantity::kCommunication);
 }
 
+TEST(PastedLogs, ASteadySpeedThroughAParameterServerIsNotYetHealthy) {
+  // tf_cnn_benchmarks#15: a worker and its parameter server on one host ("Devices:
+  // ['/job:worker/task:0/gpu:0']"), 234 images/s within 1 %: the exchange may set that pace.
+  const Diagnosis ps = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_tfbenchmarks15-ps-worker-same-host-trivial-234-img-s-cutoff.txt")}));
+  EXPECT_EQ(ps.verdict, Verdict::kUnknown) << ps.summary;
+  EXPECT_THAT(ps.summary, testing::HasSubstr("goes through a parameter server"));
+  // The same benchmark with its variables on the machine's own CPU is no distributed runtime
+  // (tensorflow-upstream#345, --variable_update=parameter_server on 2 GPUs): steady, healthy.
+  const Diagnosis local = diagnose_telemetry(
+      read_telemetry_files({pasted("tfbench_tensorflow-upstream345-rocm-2gpu-resnet50-fp16.txt")}));
+  EXPECT_EQ(local.verdict, Verdict::kHealthy) << local.summary;
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
