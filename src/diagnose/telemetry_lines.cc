@@ -61,6 +61,13 @@ LineReading read_step(const std::vector<NamedValue>& values) {
   // counter, a bare "seconds" is how long the step took.
   const bool step_seconds =
       named(values, "completed_step") && (named(values, "seconds") || named(values, "secs"));
+  // "Step 106 duration : 0.565" (tensorflow#18691's own timer): a duration after the step's
+  // counter is that step's.
+  const bool counted_duration = values.size() == 2 && values[1].name == "duration" &&
+                                (values[0].name == "step" || values[0].name == "iter" ||
+                                 values[0].name == "iteration" || values[0].name == "batch") &&
+                                values[0].unit.empty() &&
+                                values[0].value == std::floor(values[0].value);
   std::optional<double> iteration;  // the seconds of an "it/s" rate
   std::vector<double> steps;        // every step-like value of the line, in seconds
   for (const NamedValue& v : values) {
@@ -69,6 +76,7 @@ LineReading read_step(const std::vector<NamedValue>& values) {
     if (step_seconds && (v.name == "seconds" || v.name == "secs") && v.unit.empty()) {
       m.quantity = Quantity::kStep, m.priority = 2;
     }
+    if (counted_duration && v.name == "duration") m.quantity = Quantity::kStep, m.priority = 2;
     if (t_td && v.name == "td") m.quantity = Quantity::kDataWait;
     if (t_td && v.name == "t") m.quantity = Quantity::kStep, m.priority = 2;
     if (tts && m.quantity == Quantity::kStep) m.quantity = Quantity::kStepWithoutData;
@@ -536,10 +544,13 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   // "= approx. 9 min per epoch", "8:30 per epoch", "2 h/epoch", "1x TITAN XP，260s/epoch", "it
   // takes ~70 second for 1 epoch" (fairseq#4452): an epoch's duration.
   const std::string text = lower(in_english(line));
+  // "1x V100 (~21 min epoch)" (yolov3#405): a duration right before the word.
   for (const std::string_view per : {" per epoch", "/epoch", " for 1 epoch", " for one epoch",
-                                     " for an epoch", " for each epoch"}) {
+                                     " for an epoch", " for each epoch", " epoch"}) {
     const size_t at = text.find(per);
     if (at == std::string::npos) continue;
+    // Not "epochs" (a count: "10 epochs"), nor another word that starts so.
+    if (const size_t end = at + per.size(); end < text.size() && is_alpha(text[end])) continue;
     const std::vector<std::string_view> words =
         split_whitespace(std::string_view(text).substr(0, at));
     // The longest run of the last few words that is a duration ("1 h 45 min", "9 min", "8:30").
@@ -547,6 +558,8 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
       std::string cell;
       for (size_t k = words.size() - take; k < words.size(); ++k) {
         std::string_view w = words[k];
+        // "(~21 min epoch)": the note's parenthesis is not the duration's.
+        if (k == words.size() - take && w.starts_with('(')) w.remove_prefix(1);
         // "~70 second": about (a sentence's; a table's cells are read as its columns).
         if (w.starts_with('~') && text.find('|') == std::string::npos) w.remove_prefix(1);
         cell += std::string(w) + (k + 1 < words.size() ? " " : "");

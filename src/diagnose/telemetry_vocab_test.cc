@@ -1933,6 +1933,30 @@ TEST(PastedLogs, ASteadySpeedThroughAParameterServerIsNotYetHealthy) {
   EXPECT_EQ(local.verdict, Verdict::kHealthy) << local.summary;
 }
 
+TEST(PastedLogs, ADurationAfterTheStepsCounterIsThatStep) {
+  // tensorflow#18691: "Step 105 duration : 3.5233473777770996", then four steps of ~0.55 s
+  // (one of 0.04), again and again: the shuffle buffer refilling every fifth step.
+  const Telemetry t = read_telemetry_files(
+      {pasted("datalog_tensorflow18691-tfdata-shuffle-repeat-3s-step-every-5-steps.txt")});
+  ASSERT_GE(t.steps.size(), 11u);
+  EXPECT_NEAR(t.steps[0].step_seconds, 3.5233473777770996, 1e-12);
+  EXPECT_FALSE(t.steps[0].has_data);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kInputBound);
+  // Not after a count that is no step's: an epoch's duration is no step.
+  EXPECT_THROW(read_text("Epoch 3 duration : 120\n"), Error);
+}
+
+TEST(PastedLogs, ADurationRightBeforeTheWordEpochTimesAnEpoch) {
+  // yolov3#405: "- 1x V100 (~21 min epoch)", "- 2x V100 (~18 min epoch)": the same epoch on one
+  // GPU and two, 58 % of the rate per GPU kept.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("scaling_yolov3405-v100-1x-vs-2x-epoch-minutes.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1260 s -> 1080 s for the same epoch, 58 %"));
+  // A count of epochs is no duration: "trained 10 epochs" times nothing.
+  EXPECT_THROW(read_text("trained for 10 epochs\n"), Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
