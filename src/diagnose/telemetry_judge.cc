@@ -571,6 +571,7 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     // per-GPU batch would make the larger run the faster one).
     const bool said_slower =
         batches && !tel.batch_per_gpu_stated &&
+        runs.back().per_second > runs.front().per_second &&  // read so, the larger is faster
         std::any_of(tel.claims.begin(), tel.claims.end(),
                     [](const ScalingClaim& c) { return c.larger_is_slower && !c.unchanged; }) &&
         std::none_of(tel.claims.begin(), tel.claims.end(),

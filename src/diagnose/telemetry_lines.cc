@@ -218,6 +218,8 @@ bool spans_nodes_or_shards(std::string_view low) {
   for (const std::string_view word :
        {"multi-node", "multinode", "multi node", "machines", "fsdp", "fully_sharded", "zero-3",
         "zero3", "zero stage 3", "stage 3", "stage3", "/job:worker", "/job:ps", "--ps_hosts"}) {
+    // A TPU's devices are named under /job:worker too, with no parameter server.
+    if (word == "/job:worker" && low.find("tpu") != std::string_view::npos) continue;
     if (low.find(word) != std::string_view::npos) return true;
   }
   return false;
@@ -526,16 +528,10 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   // time>" when a run ends (grep's "file.log:" before it): the run's duration to train.
   if (const size_t at = line.find("RESULT,");
       at != std::string_view::npos && (at == 0 || line[at - 1] == ':')) {
-    std::vector<std::string_view> fields;
-    for (size_t from = at + 7; fields.size() < 5;) {
-      const size_t comma = line.find(',', from);
-      fields.push_back(
-          trim(line.substr(from, comma == std::string_view::npos ? comma : comma - from)));
-      if (comma == std::string_view::npos) break;
-      from = comma + 1;
-    }
-    if (fields.size() == 5 && !fields[0].empty() && is_alpha(fields[0][0]) && !fields[3].empty()) {
-      if (const auto seconds = parse_number(fields[2]); seconds && *seconds >= 0) {
+    const std::vector<std::string_view> fields = split_char(line.substr(at + 7), ',');
+    if (fields.size() >= 5 && !trim(fields[0]).empty() && is_alpha(trim(fields[0])[0]) &&
+        !trim(fields[3]).empty()) {
+      if (const auto seconds = parse_number(trim(fields[2])); seconds && *seconds >= 0) {
         epoch = false;
         return seconds;
       }
@@ -550,7 +546,16 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
     const size_t at = text.find(per);
     if (at == std::string::npos) continue;
     // Not "epochs" (a count: "10 epochs"), nor another word that starts so.
-    if (const size_t end = at + per.size(); end < text.size() && is_alpha(text[end])) continue;
+    const size_t end = at + per.size();
+    if (end < text.size() && is_alpha(text[end])) continue;
+    // The bare word is an epoch's duration only as "(~21 min epoch)": not "epoch 3" (a counter
+    // after a log's time of day, "12:30:01 epoch 3"; "after 2 hours epoch 3 had loss 0.5").
+    const bool bare = per == " epoch";
+    if (bare) {
+      size_t next = end;
+      while (next < text.size() && text[next] == ' ') ++next;
+      if (next < text.size() && (is_digit(text[next]) || text[next] == '#')) continue;
+    }
     const std::vector<std::string_view> words =
         split_whitespace(std::string_view(text).substr(0, at));
     // The longest run of the last few words that is a duration ("1 h 45 min", "9 min", "8:30").
@@ -564,8 +569,10 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
         if (w.starts_with('~') && text.find('|') == std::string::npos) w.remove_prefix(1);
         cell += std::string(w) + (k + 1 < words.size() ? " " : "");
       }
-      // A duration has a unit or a clock's colon: "3 per epoch" is a count.
-      if (std::none_of(cell.begin(), cell.end(), [](char c) { return is_alpha(c) || c == ':'; })) {
+      // A duration has a unit or a clock's colon: "3 per epoch" is a count. Before the bare
+      // word, a unit: a clock there is the log's time of day ("12:30:01 epoch done").
+      if (std::none_of(cell.begin(), cell.end(),
+                       [&](char c) { return is_alpha(c) || (c == ':' && !bare); })) {
         continue;
       }
       if (const auto d = parse_duration(cell)) {
@@ -2424,10 +2431,19 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       if (m.quantity == Quantity::kRate && !(step.step && m.rate_unit == "iterations")) {
         // "Would be great to get to >12000 w/s on 3 GPUs" (marian-dev#31): a rate wished for,
         // not measured.
-        if (std::any_of(std::begin(kWished), std::end(kWished),
-                        [&](std::string_view w) { return says(w); })) {
-          continue;
+        {
+          const std::string_view before = std::string_view(low).substr(0, v.column);
+          const size_t clause = before.find_last_of(",;.");
+          const std::string_view own =
+              clause == std::string_view::npos ? before : before.substr(clause + 1);
+          if (std::any_of(std::begin(kWished), std::end(kWished), [&](std::string_view w) {
+                return own.find(w) != std::string_view::npos;
+              })) {
+            continue;
+          }
         }
+        // iostat's "r/s ... w/s" are reads and writes a second, not Marian's words.
+        if (lower(v.unit) == "w/s" && (says("r/s") || says("rkb/s") || says("rmb/s"))) continue;
         // "111 samples/sec on each machine = 222 samples/sec" (mxnet#10247): one machine's
         // rate before the job's; the job's is read.
         if (const NamedValue* later = &v + 1; later != values.data() + values.size() &&
@@ -2435,8 +2451,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                                               later->column > v.column) {
           const std::string between =
               lower(std::string_view(line.text).substr(v.column, later->column - v.column));
+          // Right after the rate and its unit ("111 samples/sec on each machine"), not in the
+          // next scale's label ("| 2 nodes with 8 GPUs per node: 1500 img/s").
           if (std::any_of(std::begin(kOneMachine), std::end(kOneMachine), [&](std::string_view w) {
-                return between.find(w) != std::string::npos;
+                const size_t at = between.find(w);
+                return at != std::string::npos && at <= 32 &&
+                       between.substr(0, at).find_first_of(":|=") == std::string::npos;
               })) {
             continue;
           }

@@ -956,11 +956,6 @@ std::optional<Diagnosis> waits_that_spike(const Telemetry& tel) {
   return d;
 }
 
-// Step lines that time the step only, at two levels five times apart or more and taking turns
-// ("Time/step: 44.2", 4.8, 43.9, 3.8, 45.7, 3.7): half the steps or more can be slow, so the
-// median is no reference; the fast quarter is what a step's own work costs. Loader workers
-// that deliver in bursts (one or two workers, each slower than the step) make this pattern; a
-// regime change (all slow steps first, or last) does not. nullopt when the lines do not show it.
 // Slow steps each right after the loop's own periodic work (TensorFlow's "Saving checkpoint to
 // path ...", "Recording summary at step 672", nanoGPT's "saving checkpoint to out" after its
 // evaluation): that work is what took the time, not a batch that was not ready — `healthy`, low
@@ -1017,6 +1012,11 @@ std::optional<Diagnosis> after_periodic_work(const Telemetry& tel,
   return d;
 }
 
+// Step lines that time the step only, at two levels five times apart or more and taking turns
+// ("Time/step: 44.2", 4.8, 43.9, 3.8, 45.7, 3.7): half the steps or more can be slow, so the
+// median is no reference; the fast quarter is what a step's own work costs. Loader workers
+// that deliver in bursts (one or two workers, each slower than the step) make this pattern; a
+// regime change (all slow steps first, or last) does not. nullopt when the lines do not show it.
 std::optional<Diagnosis> steps_at_two_levels(const Telemetry& tel,
                                              const std::vector<const StepSample*>& all) {
   // The first step also carries the job's start (workers, compilation): not one of the levels.
@@ -1028,12 +1028,16 @@ std::optional<Diagnosis> steps_at_two_levels(const Telemetry& tel,
   if (fast <= 0) return std::nullopt;
   size_t n_fast = 0, n_slow = 0, turns = 0;
   double slow_sum = 0, all_sum = 0;
+  std::vector<const StepSample*> slow;
   int previous = 0;  // -1 fast, +1 slow
   for (const StepSample* s : lines) {
     all_sum += s->step_seconds;
     int level = 0;
     if (s->step_seconds <= 2 * fast) level = -1, ++n_fast;
-    if (s->step_seconds >= 5 * fast) level = 1, ++n_slow, slow_sum += s->step_seconds;
+    if (s->step_seconds >= 5 * fast) {
+      level = 1, ++n_slow, slow_sum += s->step_seconds;
+      slow.push_back(s);
+    }
     if (level != 0 && previous != 0 && level != previous) ++turns;
     if (level != 0) previous = level;
   }
@@ -1043,12 +1047,9 @@ std::optional<Diagnosis> steps_at_two_levels(const Telemetry& tel,
     return std::nullopt;
   }
   const double lost = (slow_sum - fast * static_cast<double>(n_slow)) / all_sum;
-  std::vector<const StepSample*> slow;
-  for (const StepSample* s : lines) {
-    if (s->step_seconds >= 5 * fast) slow.push_back(s);
-  }
+  // `all`: the first step line too, which bounds the work that comes before the second.
   if (auto periodic = after_periodic_work(
-          tel, lines, slow, fast,
+          tel, all, slow, fast,
           fmt::format("{} of {} steps take 5x or more the usual step of {:.3g} s", n_slow,
                       lines.size(), fast),
           lost)) {
@@ -1725,6 +1726,7 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d = *claim;
     append(d, *steps);
     if (util) append(d, *util);
+    if (ranks) append(d, *ranks);
   } else if (steps) {
     // The loop's own data time measures the wait directly: it decides, the rest supports.
     d = *steps;
@@ -1836,10 +1838,15 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       d = *feeder;
     } else if (const auto busy = high_mfu(tel)) {
       d = *busy;
-    } else if (const auto steady = steady_speed(tel)) {
+    } else if (const auto steady = steady_speed(tel);
+               steady && steady->verdict != Verdict::kUnknown) {
       d = *steady;
     } else if (const auto synthetic = steps_only ? std::nullopt : rates_on_synthetic_data(tel)) {
       d = *synthetic;
+    } else if (steady) {
+      // Steady through an exchange: the exchange may set the pace (after synthetic data, which
+      // says the input does not).
+      d = *steady;
     } else if (!steps_only) {
       const ThroughputSample& r = tel.rates.back();
       // Durations of a run or an epoch are kept as their rates; they are shown as durations.

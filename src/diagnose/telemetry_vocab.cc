@@ -1611,8 +1611,13 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
             return machine_word(word_at(k)) || machine_word(word_at(k) + "s");
           };
           const std::string then = word_at(gpu_at + 1);
+          // "8 GPUs each" ends its phrase; "8 GPUs, each with 80GB memory" or "each with batch
+          // size 32" says what each GPU has, not how many a node holds.
+          const std::string after_each = word_at(gpu_at + 2);
+          const bool each_after = then == "each" && after_each != "with" && after_each != "has" &&
+                                  after_each != "having" && after_each != "of";
           if ((i >= 1 && words[i - 1] == "each") ||
-              (i >= 2 && words[i - 2] == "each" && words[i - 1] == "with") || then == "each" ||
+              (i >= 2 && words[i - 2] == "each" && words[i - 1] == "with") || each_after ||
               (then == "per" && a_machine(gpu_at + 2)) ||
               (then == "in" && word_at(gpu_at + 2) == "each" && a_machine(gpu_at + 3))) {
             per_node = true;
@@ -1680,14 +1685,20 @@ std::optional<bool> larger_scale_slower(std::string_view line) {
   // clause's start.
   static constexpr std::string_view kThan = "\xe6\xaf\x94", kSlow = "\xe6\x85\xa2",
                                     kFast = "\xe5\xbf\xab";
-  if (const size_t than = line.find(kThan); than != std::string_view::npos) {
+  for (size_t than = line.find(kThan); than != std::string_view::npos;
+       than = line.find(kThan, than + kThan.size())) {
     const size_t slow = line.find(kSlow, than), fast = line.find(kFast, than);
     const size_t verb = std::min(slow, fast);
     // Not what the person expected: "按正常情况，2个节点训练比单个节点要快很多" (normally two
     // nodes would train much faster than one; llamafactory#5014), "应该" (should), "理论上"
-    // (in theory), "预期"/"期望" (expected), anywhere in the sentence before it.
+    // (in theory), "预期"/"期望" (expected), anywhere in the sentence before it — after its
+    // last "但" (but): "按理说多机应该更快，但多机比单机慢" observed the opposite.
     size_t sentence = line.rfind("\xe3\x80\x82", than);  // the full stop
     sentence = sentence == std::string_view::npos ? 0 : sentence + 3;
+    if (const size_t but = line.rfind("\xe4\xbd\x86", than);
+        but != std::string_view::npos && but >= sentence) {
+      sentence = but + 3;
+    }
     const std::string_view before = line.substr(sentence, than - sentence);
     const bool expected =
         std::any_of(std::begin(kExpectedZh), std::end(kExpectedZh),

@@ -243,6 +243,8 @@ TEST(Vocabulary, GpuAndNodeCountsAsPeopleWriteThem) {
   EXPECT_EQ(gpus("2 servers with 4 V100 in each server"), 8);
   EXPECT_EQ(gpus("8 GPUs per node"), 8);
   EXPECT_EQ(gpus("2 nodes, 8 GPUs"), 8);  // not said to be each node's: as written
+  EXPECT_EQ(gpus("we use 2 nodes and 8 GPUs, each with 80GB memory"), 8);
+  EXPECT_EQ(gpus("2 nodes, 8 GPUs each with batch size 32"), 8);
   std::optional<int> nodes;
   gpu_count_of("2node 8GPU", &nodes);
   EXPECT_EQ(nodes, 2);
@@ -274,6 +276,10 @@ TEST(Vocabulary, ASentenceComparingTwoScalesSaysWhichWasSlower) {
   EXPECT_EQ(larger_scale_slower("问题描述：相同条件下，多机单卡比单机单卡慢66倍。"), true);
   EXPECT_EQ(larger_scale_slower("单机8卡比单机1卡快"), false);
   EXPECT_EQ(larger_scale_slower("按正常情况，2个节点训练比单个节点要快很多"), std::nullopt);
+  // ... unless the sentence turns after "但" (but) to what was seen; "比如" (for example) is no
+  // comparison, the "比" after it is.
+  EXPECT_EQ(larger_scale_slower("按理说多机应该更快，但多机比单机慢"), true);
+  EXPECT_EQ(larger_scale_slower("比如多卡比单卡慢很多"), true);
   EXPECT_EQ(larger_scale_slower("1 GPU is faster than 4 GPUs"), true);
   // No two scales: a machine against the paper, a loader against another.
   EXPECT_EQ(larger_scale_slower("my 8V100 machine is three/four times slower than this"),
@@ -1953,8 +1959,12 @@ TEST(PastedLogs, ADurationRightBeforeTheWordEpochTimesAnEpoch) {
       read_telemetry_files({pasted("scaling_yolov3405-v100-1x-vs-2x-epoch-minutes.txt")}));
   EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
   EXPECT_THAT(d.summary, testing::HasSubstr("1260 s -> 1080 s for the same epoch, 58 %"));
-  // A count of epochs is no duration: "trained 10 epochs" times nothing.
+  // A count of epochs is no duration: "trained 10 epochs" times nothing. Nor is a log's time of
+  // day before "epoch 3", or a duration before the epoch's counter (a review's cases).
   EXPECT_THROW(read_text("trained for 10 epochs\n"), Error);
+  EXPECT_THROW(read_text("2023-01-01 12:30:01 epoch 3 iter 100 loss 0.5\n"), Error);
+  EXPECT_THROW(read_text("after 2 hours epoch 3 had loss 0.5\n"), Error);
+  EXPECT_THROW(read_text("1 GPU: 2023-01-01 09:00:01 epoch done\n"), Error);
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
@@ -2285,6 +2295,11 @@ TEST(Scaling, CountsAsHeadersArrowsBetweenScalesAndModelsTimesTheirCount) {
   EXPECT_EQ(words.verdict, Verdict::kCommunicationBound) << words.summary;
   EXPECT_THAT(words.summary, testing::HasSubstr("75 % scaling efficiency"));
   EXPECT_NE(meaning_of(NamedValue{"", "kw/s", 4100, std::nullopt, 0}).quantity, Quantity::kRate);
+  // A wish after a measured rate leaves the rate measured; iostat's w/s are writes.
+  const Diagnosis goal = diagnose_telemetry(
+      read_text("1 GPU: 400 img/s\n4 GPUs: 900 img/s; our goal is 1500 img/s\n"));
+  EXPECT_THAT(goal.summary, testing::HasSubstr("400 images/s -> 900 images/s, 56 %"));
+  EXPECT_TRUE(read_text("sda: 350.0 r/s 120.0 w/s, util 30%\n").rates.empty());
   // An arrow between two numbers without GPU counts is no comparison of scales.
   EXPECT_EQ(read_text("loss: 0.5 -> 0.4, 100 img/s\n").runs.size(), 1u);
   // TinyLlama#1: a "GPU" column of "2*RTX4090" and "1*RTX4090", speeds of "1.8k" tokens/s.
@@ -3248,6 +3263,12 @@ TEST(Scaling, IterationsASecondAreStepsOfEachGpusBatch) {
   EXPECT_EQ(pose.verdict, Verdict::kCommunicationBound) << pose.summary;
   EXPECT_THAT(pose.summary, testing::HasSubstr("27 % scaling efficiency"));
   EXPECT_THAT(pose.summary, testing::HasSubstr("a larger run the paste calls the slower"));
+  // Where each GPU's batch kept already makes the larger run the slower, the words agree with
+  // that reading: not divided again (17 %, not 4 %).
+  const Diagnosis agreed = diagnose_telemetry(read_text(
+      "I found it slower than only one gpu\npython train.py --gpus=1\nstep 1: 0.5 s/it\nstep 2: "
+      "0.5 s/it\npython train.py --gpus=4\nstep 1: 3.0 s/it\nstep 2: 3.0 s/it\n"));
+  EXPECT_THAT(agreed.summary, testing::HasSubstr("17 % scaling efficiency")) << agreed.summary;
   // imagen-pytorch#214: 1.8 it/s on one P4, 2.6 on two: divided too, 72 %.
   EXPECT_EQ(diagnose_telemetry(
                 read_telemetry_files(
