@@ -2449,13 +2449,13 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         if (const NamedValue* later = &v + 1; later != values.data() + values.size() &&
                                               meaning_of(*later).quantity == Quantity::kRate &&
                                               later->column > v.column) {
-          const std::string between =
-              lower(std::string_view(line.text).substr(v.column, later->column - v.column));
+          const std::string_view between =
+              std::string_view(low).substr(v.column, later->column - v.column);
           // Right after the rate and its unit ("111 samples/sec on each machine"), not in the
           // next scale's label ("| 2 nodes with 8 GPUs per node: 1500 img/s").
           if (std::any_of(std::begin(kOneMachine), std::end(kOneMachine), [&](std::string_view w) {
                 const size_t at = between.find(w);
-                return at != std::string::npos && at <= 32 &&
+                return at != std::string_view::npos && at <= 32 &&
                        between.substr(0, at).find_first_of(":|=") == std::string::npos;
               })) {
             continue;
