@@ -51,7 +51,8 @@ enum class TelemetryKind {
   kCollectiveBench,    // nccl-tests tables, collective benchmarks' bandwidth lines
   kPythonProfiler,     // cProfile / profile tables (pstats' print_stats)
   kProcessTimes,       // a shell's `time` (real/user/sys), GNU time -v: a run's wall and CPU time
-  kInputProfile,       // a TPU or TensorFlow profiler's share of the step waiting for input
+  kInputProfile,       // a TPU or TensorFlow profiler's share of the step waiting for input,
+                       // the DLIO benchmark's accelerator utilisation (AU)
 };
 // "nvidia-smi-csv", "nvidia-smi-dmon", "mpstat", "sar", "vmstat", "stoker-stats",
 // "stoker-monitor", "nvidia-smi-table", "gpustat", "train-log", "lightning-profiler",
@@ -394,6 +395,17 @@ struct Telemetry {
   // The GPUs the paste says the job runs on ("I'm using GPU 1 and 3", CUDA_VISIBLE_DEVICES=1,3):
   // on a shared machine the others in a snapshot are someone else's. Empty when not said.
   std::vector<int> job_gpus;
+  // The DLIO benchmark's accelerator utilisation (AU %, the emulated compute's share of the
+  // run's time) at each accelerator count a table gives, with the CPUs' idle share where a
+  // column gives it beside. DLIO emulates each step's compute and exchanges no gradients: the
+  // rest of its time is the wait for its input.
+  struct UtilisationAtScale {
+    Origin origin;
+    int accelerators = 0;
+    double percent = 0;
+    std::optional<double> cpu_idle;  // percent
+  };
+  std::vector<UtilisationAtScale> accelerator_utilisation;
 
   // "FILE:LINE: <the line>" (long lines shortened), for evidence.
   std::string cite(const Origin& origin) const;

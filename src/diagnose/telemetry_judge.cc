@@ -493,7 +493,70 @@ void fixed_cost_per_run(std::vector<ScalingNumbers> series, Diagnosis& worst) {
 
 }  // namespace
 
+namespace {
+
+// DLIO's accelerator utilisation at two accelerator counts or more (a table's rows). DLIO
+// emulates each step's compute for a fixed time and exchanges no gradients, so each
+// accelerator's samples a second follow its AU and the rest of its time is the wait for input:
+// the wait at the largest count decides as a step log's does (WaitThresholds), and so does a
+// wait that grows by 10 points or more from the smallest count; a CPU idle share of 15 % or
+// less beside it (the CPUs 85 % busy or more, a snapshot's "pinned") says what the input waits
+// on.
+std::optional<Diagnosis> judge_accelerator_utilisation(const Telemetry& tel,
+                                                       const TelemetryThresholds& th) {
+  std::vector<const Telemetry::UtilisationAtScale*> rows;
+  for (const auto& u : tel.accelerator_utilisation) rows.push_back(&u);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto* a, const auto* b) { return a->accelerators < b->accelerators; });
+  if (rows.size() < 2 || rows.front()->accelerators == rows.back()->accelerators) {
+    return std::nullopt;
+  }
+  const auto& small = *rows.front();
+  const auto& large = *rows.back();
+  const double a = 1 - small.percent / 100, b = 1 - large.percent / 100;
+  Diagnosis d;
+  d.confidence = Confidence::kMedium;
+  for (const auto* u : rows) {
+    d.evidence.push_back(fmt::format(
+        "{} accelerator{}: utilisation {:.1f} %, waiting for data {:.0f} % of the time{}",
+        u->accelerators, u->accelerators == 1 ? "" : "s", u->percent, 100 - u->percent,
+        u->cpu_idle ? fmt::format(", CPUs idle {:.0f} %", *u->cpu_idle) : std::string()));
+    d.evidence.push_back(tel.cite(u->origin));
+  }
+  const std::string falls = fmt::format(
+      "DLIO's accelerator utilisation {} from {:.1f} % on {} accelerators to {:.1f} % on {} "
+      "({:.0f} % scaling efficiency: DLIO emulates each step's compute for a fixed time and "
+      "exchanges no gradients, so the rest of its time, {:.0f} % -> {:.0f} %, is the wait for "
+      "its input)",
+      large.percent < small.percent ? "falls" : "goes", small.percent, small.accelerators,
+      large.percent, large.accelerators, 100 * large.percent / std::max(small.percent, 1e-9),
+      100 - small.percent, 100 - large.percent);
+  if (b - a < 0.1 && b < th.wait.healthy_below) {
+    d.verdict = Verdict::kHealthy;
+    d.summary = falls + ": the input keeps up at every count";
+    return d;
+  }
+  const bool cpus_pinned = large.cpu_idle && *large.cpu_idle <= 15;
+  d.verdict = cpus_pinned ? Verdict::kInputBoundCpu : Verdict::kInputBound;
+  d.summary = fmt::format(
+      "{}: the input pipeline does not keep up with more accelerators{}", falls,
+      cpus_pinned ? fmt::format("; the CPUs are {:.0f} % idle at {}: the processes that read and "
+                                "decode the samples have no cores left",
+                                *large.cpu_idle, large.accelerators)
+                  : std::string());
+  d.fixes = fixes::input_bound_cpu();
+  if (!cpus_pinned) {
+    d.next = {
+        "the CPUs' load (top, mpstat) and the disks' (iostat -x) during the largest run: cores "
+        "at 100 % are decoding the input, a disk at its rated rate or busy is the storage"};
+  }
+  return d;
+}
+
+}  // namespace
+
 std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThresholds& th) {
+  if (auto utilisation = judge_accelerator_utilisation(tel, th)) return utilisation;
   if (tel.runs.size() < 2) return std::nullopt;
   // Scale by GPUs when runs state them, else by nodes. Several series (two models, a table's
   // columns) are judged apart; the one that scales worst is the answer, the others evidence.

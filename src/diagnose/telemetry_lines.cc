@@ -1501,6 +1501,9 @@ std::optional<ProfilerInputShare> profiler_input_share(std::string_view t) {
   };
   std::optional<double> percent;
   constexpr std::string_view kInfeed = "infeed percentage:";
+  // DLIO's "[METRIC] Training Accelerator Utilization [AU] (%): 94.4286 (0.4908)": the emulated
+  // compute's share of the run; DLIO exchanges no gradients, so the rest waits for input.
+  constexpr std::string_view kDlio = "accelerator utilization [au] (%):";
   constexpr std::string_view kOverview = "% of the total step time sampled is waiting for input";
   if (const size_t at = t.find(kInfeed); at != std::string::npos) {
     size_t end = 0;
@@ -1509,6 +1512,10 @@ std::optional<ProfilerInputShare> profiler_input_share(std::string_view t) {
     if (end >= t.size() || t[end] != '%') percent.reset();
   } else if (const size_t at = t.find(kOverview); at != std::string::npos) {
     percent = number_before(at);
+  } else if (const size_t at = t.find(kDlio); at != std::string::npos) {
+    size_t end = 0;
+    const auto au = number_after(at + kDlio.size(), &end);
+    if (au && *au >= 0 && *au <= 100) percent = 100 - *au;
   }
   if (!percent || *percent < 0 || *percent > 100) return std::nullopt;
   ProfilerInputShare found{*percent / 100, std::nullopt};
@@ -2152,6 +2159,14 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       continue;
     }
     if (const auto profiled = profiler_input_share(low)) {
+      if (profiled->share == 1 && low.find("[au]") != std::string::npos) {
+        // DLIO's utilisation of exactly 0: nothing was timed (a run whose statistics were not
+        // collected prints 0 for every metric), no run that waited throughout.
+        out.unplaced.emplace_back(Origin{files.of(TelemetryKind::kInputProfile), line.number},
+                                  std::string(kDlioZeroUtilisation));
+        found = true;
+        continue;
+      }
       // The profiler's own average over the steps it sampled: a profile's totals.
       StepSample s;
       s.origin = {files.of(TelemetryKind::kInputProfile), line.number};
@@ -2678,10 +2693,12 @@ bool count_header(std::string_view cell, bool& nodes) {
     if (c.find(other) != std::string::npos) return false;
   }
   nodes = c.find("node") != std::string::npos;
-  // "card" is how BytePS's and Chinese tables count GPUs (卡).
+  // "card" is how BytePS's and Chinese tables count GPUs (卡); "-na" is mlpstorage's flag for
+  // the DLIO benchmark's simulated accelerators.
   return nodes || c.find("gpu") != std::string::npos || c.find("nproc") != std::string::npos ||
          c.find("world") != std::string::npos || c.find("ranks") != std::string::npos ||
-         c.find("card") != std::string::npos;
+         c.find("card") != std::string::npos || c.find("accelerator") != std::string::npos ||
+         c == "-na";
 }
 
 // The count a row's count cell states: "4", "4 GPU", "8 GPUs", "2 nodes", "8x"; nullopt for
@@ -3312,6 +3329,47 @@ std::optional<ColumnScale> column_scale(std::string_view cell, std::string_view 
 constexpr std::string_view kSetupWords[] = {"batch",  "size", "param",   "lr",    "learning rate",
                                             "memory", "mem",  "workers", "accum", "seq"};
 
+// The DLIO benchmark's accelerator utilisation by accelerator count, a row each ("-na | AU% |
+// ... | min CPU idle %" over "32 | 85.5 | ... | 0.00"): the AU column's header is "AU", "AU%",
+// "AU (%)" or names the accelerators' utilisation; a column whose header names the CPUs' idle
+// share gives it for the row. A row whose AU is no number (a run that failed, "?") is left out.
+bool read_utilisation_table(
+    const std::vector<std::string_view>& head,
+    const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
+    size_t count_column, PasteFiles& files, Telemetry& out) {
+  size_t au = head.size(), idle = head.size();
+  for (size_t k = 0; k < head.size(); ++k) {
+    std::string h;
+    for (const char c : lower(head[k])) {
+      if (c != ' ') h.push_back(c);
+    }
+    if (h == "au" || h == "au%" || h == "au(%)" ||
+        h.find("acceleratorutili") != std::string::npos) {
+      au = k;
+    } else if (h.find("cpu") != std::string::npos && h.find("idle") != std::string::npos) {
+      idle = k;
+    }
+  }
+  if (au == head.size()) return false;
+  bool found = false;
+  for (const auto& [line, c] : rows) {
+    if (c.size() <= std::max(au, count_column)) continue;
+    const auto percent = leading_number(c[au]);
+    const auto count = count_cell(c[count_column]);
+    if (!percent || *percent > 100 || !count) continue;
+    Telemetry::UtilisationAtScale u;
+    u.origin = {files.of(TelemetryKind::kInputProfile), line->number};
+    u.accelerators = *count;
+    u.percent = *percent;
+    if (idle < c.size()) {
+      if (const auto v = leading_number(c[idle]); v && *v <= 100) u.cpu_idle = v;
+    }
+    out.accelerator_utilisation.push_back(u);
+    found = true;
+  }
+  return found;
+}
+
 // A table with its scales as columns ("Configuration | Resolution | 1 GPU | 2 GPUs | 4 GPUs",
 // "| | # worker=0 | # worker=8 |"): each row a series of its own (a group, named by its other
 // cells), each scale column a run of it, measured by what its cells say (cell_kind). Needs two
@@ -3594,6 +3652,11 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         [&](const auto& c) { return c.size() > count_column && count_cell(c[count_column]); }, end,
         count_column);
     if (rows.size() < 2) continue;
+    if (read_utilisation_table(head, rows, count_column, files, out)) {
+      found = true;
+      i = end - 1;
+      continue;
+    }
     auto measures = measure_columns(head, rows.front().second, count_column);
     // Columns of bare numbers whose unit a sentence of the paste states ("the numbers in the
     // table mean examples/sec"): each a rate in it.

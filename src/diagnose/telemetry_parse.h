@@ -124,6 +124,9 @@ bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Teleme
 bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
 // The unplaced kind of a TPU monitor's idle time shown without its infeed share.
 inline constexpr std::string_view kTpuIdleTime = "TPU idle time";
+// The unplaced kind of the DLIO benchmark's accelerator utilisation printed as 0: no step was
+// timed (its statistics were not collected), not a wait for the whole run.
+inline constexpr std::string_view kDlioZeroUtilisation = "DLIO accelerator utilisation of 0 %";
 // The most of them kept (their kinds are counted, the first lines cited).
 constexpr size_t kMaxUnplaced = 64;
 

@@ -4,6 +4,7 @@
 // off mid-row keeps the rows before the cut.
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <map>
 
@@ -1132,6 +1133,24 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, PasteFiles& files, Telem
   return found;
 }
 
+// A box-drawing character (U+2500 to U+257F, three bytes in UTF-8) at the start of `text` as
+// the ASCII a table drawn without it uses: a vertical line '|', a horizontal one '-', a corner
+// or junction '+' (tabulate's "fancy_grid", rich's tables, hand-drawn summaries), so that one
+// table reader reads both; 0 when `text` starts with none.
+char box_drawing_as_ascii(std::string_view text) {
+  if (text.size() < 3 || text[0] != '\xe2' || (text[1] != '\x94' && text[1] != '\x95')) return 0;
+  const auto last = static_cast<unsigned char>(text[2]);
+  if ((last & 0xc0) != 0x80) return 0;  // no continuation byte: not UTF-8
+  const int code = 0x2500 + (text[1] == '\x95' ? 0x40 : 0) + (last - 0x80);
+  const auto one_of = [code](std::initializer_list<int> codes) {
+    return std::find(codes.begin(), codes.end(), code) != codes.end();
+  };
+  // Light, heavy, dashed and double lines.
+  if (one_of({0x2502, 0x2503, 0x2506, 0x2507, 0x250a, 0x250b, 0x254e, 0x254f, 0x2551})) return '|';
+  if (one_of({0x2500, 0x2501, 0x2504, 0x2505, 0x2508, 0x2509, 0x254c, 0x254d, 0x2550})) return '-';
+  return '+';
+}
+
 }  // namespace
 
 std::string strip_markdown(std::string_view content) {
@@ -1173,6 +1192,9 @@ std::string strip_markdown(std::string_view content) {
           cleaned += rest[++i];  // a Markdown escape: the character itself
         } else if (c == '*' && i + 1 < rest.size() && rest[i + 1] == '*') {
           ++i;  // **bold**
+        } else if (const char box = box_drawing_as_ascii(rest.substr(i)); box != 0) {
+          cleaned += box;
+          i += 2;
         } else {
           cleaned += c;
         }

@@ -1961,7 +1961,16 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
         "the training loop's data time against its step time (PyTorch's ImageNet example prints "
         "'Time ... Data ...'; stoker.torch.watch(loader) times any DataLoader), and nvidia-smi "
         "dmon while it trains"};
-    if (kinds.size() == 1 && kinds.contains(std::string(telemetry::kTpuIdleTime))) {
+    if (kinds.size() == 1 && kinds.contains(std::string(telemetry::kDlioZeroUtilisation))) {
+      d.summary =
+          "DLIO's accelerator utilisation printed as 0 %: a run that took steps and timed none "
+          "of them (its statistics were not collected: a failed run, or a DLIO release the "
+          "workload's configuration does not match), not one that waited throughout";
+      d.next = {
+          "the run again with the DLIO release its configuration is written for, so that its "
+          "[METRIC] block gives the accelerator utilisation, and top on its reader processes "
+          "meanwhile"};
+    } else if (kinds.size() == 1 && kinds.contains(std::string(telemetry::kTpuIdleTime))) {
       d.summary =
           "a TPU's idle time without its infeed share: a TPU that waits in infeed for the host's "
           "batches counts as busy, so a low idle time does not say whether the step waits for "

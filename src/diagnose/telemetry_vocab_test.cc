@@ -1967,6 +1967,66 @@ TEST(PastedLogs, ADurationRightBeforeTheWordEpochTimesAnEpoch) {
   EXPECT_THROW(read_text("1 GPU: 2023-01-01 09:00:01 epoch done\n"), Error);
 }
 
+TEST(PastedLogs, TheDlioBenchmarksAcceleratorUtilisation) {
+  // mlcommons/storage#490: a box-drawn table of DLIO's AU by simulated accelerators ("-na"),
+  // with the CPUs' minimum idle share; the failed 48- and 64-accelerator rows print "?".
+  const Diagnosis table = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_mlcommonsstorage490-dlio-retinanet-au-vs-accelerators-cpu-idle-zero.txt")}));
+  EXPECT_EQ(table.verdict, Verdict::kInputBoundCpu) << table.summary;
+  EXPECT_EQ(table.confidence, Confidence::kMedium);
+  EXPECT_THAT(table.summary, testing::HasSubstr("from 97.7 % on 2 accelerators to 85.5 % on 32"));
+  EXPECT_THAT(table.summary, testing::HasSubstr("CPUs are 0 % idle at 32"));
+  const Telemetry read = read_telemetry_files(
+      {pasted("scaling_mlcommonsstorage490-dlio-retinanet-au-vs-accelerators-cpu-idle-zero.txt")});
+  ASSERT_EQ(read.accelerator_utilisation.size(), 5u);  // 2 to 32; not the "?" rows
+  EXPECT_EQ(read.accelerator_utilisation[2].accelerators, 16);
+  EXPECT_DOUBLE_EQ(read.accelerator_utilisation[2].percent, 93.9);
+  EXPECT_EQ(read.accelerator_utilisation[2].cpu_idle, 50);
+  // The same table drawn with ASCII bars, the CPUs left idle at every count: the input still
+  // falls behind, and what holds it is not known.
+  const Diagnosis ascii = diagnose_telemetry(read_text(
+      "| -na | AU% | min CPU idle % |\n|---|---|---|\n| 2 | 97.7 | 90 |\n| 32 | 85.5 | 60 |\n"));
+  EXPECT_EQ(ascii.verdict, Verdict::kInputBound) << ascii.summary;
+  EXPECT_FALSE(ascii.next.empty());
+  // Utilisation that holds at every count: the input keeps up.
+  EXPECT_EQ(diagnose_telemetry(read_text("| accelerators | AU (%) |\n|---|---|\n| 4 | 98.1 |\n"
+                                         "| 16 | 96.0 |\n"))
+                .verdict,
+            Verdict::kHealthy);
+  // DLIO's own [METRIC] block, as its documentation shows it: AU 94.4 %, the rest the wait.
+  const Diagnosis block = diagnose_telemetry(
+      read_text("[METRIC] Number of Simulated Accelerators: 4\n"
+                "[METRIC] Training Accelerator Utilization [AU] (%): 94.4286 (0.4908)\n"
+                "[METRIC] Training Throughput (samples/second): 1903.7393 (9.8968)\n"
+                "[METRIC] Training I/O Throughput (MiB/second): 586.3437 (3.0482)\n"
+                "[METRIC] train_au_meet_expectation: success\n"));
+  EXPECT_EQ(block.verdict, Verdict::kHealthy) << block.summary;
+  EXPECT_THAT(block.summary, testing::HasSubstr("6 %"));
+  EXPECT_EQ(diagnose_telemetry(
+                read_text("[METRIC] Training Accelerator Utilization [AU] (%): 30.48 (1.2)\n"))
+                .verdict,
+            Verdict::kInputBound);
+  // mlcommons/storage#258: every metric 0 after thousands of steps — nothing was timed.
+  const Diagnosis zero = diagnose_telemetry(read_telemetry_files(
+      {pasted("other_mlcommonsstorage258-dlio-retinanet-metric-block-all-zero.txt")}));
+  EXPECT_EQ(zero.verdict, Verdict::kUnknown);
+  EXPECT_THAT(zero.summary, testing::HasSubstr("timed none of them"));
+}
+
+TEST(PastedLogs, BoxDrawnTablesReadAsTheirAsciiTwins) {
+  // tabulate's "fancy_grid" and rich's tables draw with U+2500-U+257F: read as '|', '-', '+'.
+  EXPECT_EQ(strip_markdown("\u250c\u2500\u2500\u252c\u2500\u2510\n\u2502 a \u2502 b \u2502\n"
+                           "\u255e\u2550\u256a\u2550\u2561\n\u2551 1 \u2503 2 \u2551"),
+            "+--+-+\n| a | b |\n+-+-+\n| 1 | 2 |");
+  // Other three-byte characters beginning with the same byte are left as they are.
+  EXPECT_EQ(strip_markdown("\u2014 \u20ac"), "\u2014 \u20ac");
+  const Telemetry boxed = read_text(
+      "\u2502 GPUs \u2502 img/sec \u2502\n\u251c\u2500\u2500\u253c\u2500\u2500\u2524\n"
+      "\u2502 1 \u2502 300 \u2502\n\u2502 8 \u2502 1200 \u2502\n");
+  EXPECT_EQ(boxed.runs.size(), 2u);
+  EXPECT_EQ(diagnose_telemetry(boxed).verdict, Verdict::kCommunicationBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
