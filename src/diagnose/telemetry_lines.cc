@@ -692,6 +692,8 @@ std::optional<double> compared_duration(std::string_view clause) {
   return std::nullopt;
 }
 
+std::vector<std::pair<size_t, double>> durations_at(std::string_view clause);
+
 // A sentence setting the first epoch's speed against a later one's: "on the first epoch, the
 // training speed is only about 8 it/s, but it is continuously accelerating and increased to 30
 // it/s at the third epoch" (prototypical-networks#15), "the first epoch takes 950 s, the
@@ -737,10 +739,22 @@ std::optional<Telemetry::EpochsCompared> epochs_compared_in(std::string_view lin
       durations.push_back(std::move(v));
     }
   }
+  // Durations in words that the vocabulary reads as bare numbers ("an epoch in 20-30 minutes on
+  // 8 V100", "less than 2 minutes per epoch"): a unit followed by more words.
+  if (durations.size() != 2) {
+    durations.clear();
+    for (const auto& [column, seconds] : durations_at(text)) {
+      NamedValue v;
+      v.value = seconds;
+      v.unit = "s";
+      v.column = column;
+      durations.push_back(std::move(v));
+    }
+  }
   // A value's epoch: the one its clause names, else the one the clause just before it names
   // ("on the first epoch, the training speed is only about 8 it/s").
-  static constexpr std::array<std::string_view, 6> kBreaks = {",",       ";",         " but ",
-                                                              " while ", " whereas ", " and "};
+  static constexpr std::array<std::string_view, 7> kBreaks = {
+      ",", ";", ". ", " but ", " while ", " whereas ", " and "};
   struct Clause {
     size_t from = 0, to = 0;
     size_t break_at = std::string::npos;  // where the break before it starts
@@ -759,16 +773,32 @@ std::optional<Telemetry::EpochsCompared> epochs_compared_in(std::string_view lin
     }
     return c;
   };
+  // Else the sentence around it, when that names one of the two ("my first epoch is extremely
+  // slow, i am doing an imagenet epoch in 20-30 minutes. from the second epoch and forth, i am
+  // getting much better speeds, less than 2 minutes per epoch": two lines of a paragraph).
+  const auto sentence_epoch = [&](size_t column) -> std::optional<bool> {
+    size_t from = 0, to = text.size();
+    for (const std::string_view end : {". ", "; "}) {
+      const size_t before = column == 0 ? std::string::npos : text.rfind(end, column - 1);
+      if (before != std::string::npos) from = std::max(from, before + end.size());
+      to = std::min(to, text.find(end, column));
+    }
+    const bool has_first = first >= from && first < to;
+    const bool has_later = later >= from && later < to;
+    if (has_first == has_later) return std::nullopt;
+    return has_first;
+  };
   const auto epoch_of = [&](size_t column) -> std::optional<bool> {  // true: the first
+    const size_t at = column;
     for (int clause = 0; clause < 2; ++clause) {
       const Clause c = clause_around(column);
       const bool has_first = first >= c.from && first < c.to;
       const bool has_later = later >= c.from && later < c.to;
       if (has_first != has_later) return has_first;
-      if (has_first || c.break_at == std::string::npos || c.break_at == 0) return std::nullopt;
+      if (has_first || c.break_at == std::string::npos || c.break_at == 0) break;
       column = c.break_at - 1;  // the clause before
     }
-    return std::nullopt;
+    return sentence_epoch(at);
   };
   for (const std::vector<NamedValue>* values : {&rates, &durations}) {
     if (values->size() != 2 || (*values)[0].unit != (*values)[1].unit) continue;
@@ -1073,28 +1103,57 @@ Subject subject_of(std::string_view clause) {
   return Subject::kNone;
 }
 
-// The durations of a clause ("1.2s", "42 seconds", "800 ms"), in seconds.
-std::vector<double> durations_in(std::string_view clause) {
-  std::vector<double> out;
+// The durations of a clause ("1.2s", "42 seconds", "800 ms"), in seconds, each with the column
+// of its first digit. A range ("20-30 minutes", "20 to 30 minutes") is its middle.
+std::vector<std::pair<size_t, double>> durations_at(std::string_view clause) {
+  std::vector<std::pair<size_t, double>> out;
   for (size_t i = 0; i < clause.size(); ++i) {
     if (!is_digit(clause[i]) ||
         (i > 0 && (is_digit(clause[i - 1]) || clause[i - 1] == '.' || is_alpha(clause[i - 1])))) {
       continue;
     }
+    const auto number_at = [&](size_t from, size_t& end) {
+      end = from;
+      while (end < clause.size() && (is_digit(clause[end]) || clause[end] == '.')) ++end;
+      return parse_number(clause.substr(from, end - from));
+    };
     size_t e = i;
-    while (e < clause.size() && (is_digit(clause[e]) || clause[e] == '.')) ++e;
+    auto value = number_at(i, e);
+    // A range's upper end: "-30", " to 30".
+    for (const std::string_view to : {"-", " to "}) {
+      if (clause.substr(e).starts_with(to) && e + to.size() < clause.size() &&
+          is_digit(clause[e + to.size()])) {
+        size_t upper_end = 0;
+        const auto upper = number_at(e + to.size(), upper_end);
+        if (value && upper && *upper > *value) {
+          value = (*value + *upper) / 2;
+          e = upper_end;
+        }
+        break;
+      }
+    }
     size_t u = e;
     while (u < clause.size() && clause[u] == ' ') ++u;
     size_t v = u;
     while (v < clause.size() && is_alpha(clause[v])) ++v;
-    const auto scale = duration_scale(clause.substr(u, v - u));
-    const auto value = parse_number(clause.substr(i, e - i));
+    const std::string_view unit = clause.substr(u, v - u);
+    auto scale = duration_scale(unit);
+    for (const std::string_view longer :
+         {"min", "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours"}) {
+      if (unit == longer) scale = longer.starts_with('m') ? 60.0 : 3600.0;
+    }
     // "0.5s/it" is a step's rate, read by the vocabulary.
     if (scale && value && *value > 0 && (v >= clause.size() || clause[v] != '/')) {
-      out.push_back(*value * *scale);
+      out.emplace_back(i, *value * *scale);
     }
-    i = v;
+    i = std::max(v, i + 1) - 1;
   }
+  return out;
+}
+
+std::vector<double> durations_in(std::string_view clause) {
+  std::vector<double> out;
+  for (const auto& [column, seconds] : durations_at(clause)) out.push_back(seconds);
   return out;
 }
 
@@ -1586,8 +1645,22 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   const size_t first_step = out.steps.size();
   bool found = false;
   int64_t epoch_clause_line = -1;  // the line whose last clause read an epoch's duration
-  for (const Line& l : pasted) {
-    if (auto c = epochs_compared_in(l.text)) {
+  for (size_t k = 0; k < pasted.size(); ++k) {
+    const Line& l = pasted[k];
+    auto c = epochs_compared_in(l.text);
+    // A line naming the first epoch and the next line a later one: one paragraph comparing
+    // them, read as its two sentences.
+    if (!c && k + 1 < pasted.size() && pasted[k + 1].number == l.number + 1 && is_prose(l.text) &&
+        is_prose(pasted[k + 1].text) &&
+        l.text.size() + pasted[k + 1].text.size() <= kMaxPastedLineBytes) {
+      std::string paragraph = std::string(trim(l.text));
+      while (!paragraph.empty() && paragraph.back() == '.') paragraph.pop_back();
+      paragraph += ". " + std::string(trim(pasted[k + 1].text));
+      if (!epochs_compared_in(l.text) && !epochs_compared_in(pasted[k + 1].text)) {
+        c = epochs_compared_in(paragraph);
+      }
+    }
+    if (c) {
       c->origin = {files.of(TelemetryKind::kThroughput), l.number};
       out.epochs_compared.push_back(std::move(*c));
       found = true;

@@ -3593,6 +3593,23 @@ TEST(Epochs, AFirstEpochSaidSeveralTimesSlowerThanALaterOneIsTheStorage) {
   // One epoch named: nothing compared.
   EXPECT_TRUE(read_text("the first epoch runs at 8 it/s, later it reaches 30 it/s\n")
                   .epochs_compared.empty());
+  // DALI#1415: two lines of one paragraph, a range of minutes in words ("an imagenet epoch in
+  // 20-30 minutes on 8Vx100 server." over "from the second epoch and forth, ... less than 2
+  // minutes per epoch"): its middle, 25 minutes, against 2.
+  const Telemetry dali = read_telemetry_files(
+      {pasted("throughput_dali1415-rn50-first-epoch-20-30min-later-under-2min-8xv100.txt")});
+  ASSERT_EQ(dali.epochs_compared.size(), 1u);
+  EXPECT_EQ(dali.epochs_compared[0].first, 1500);
+  EXPECT_EQ(dali.epochs_compared[0].later, 120);
+  EXPECT_EQ(diagnose_telemetry(dali).verdict, Verdict::kIoBound);
+  EXPECT_EQ(read_text("the first epoch takes 20 to 30 minutes, the second epoch 2 minutes\n")
+                .epochs_compared.at(0)
+                .first,
+            1500);
+  // Lines apart (a blank line between) are no paragraph.
+  EXPECT_TRUE(read_text("my first epoch is very slow, about 30 minutes on 8 GPUs.\n\nfrom the "
+                        "second epoch on it takes less than 2 minutes per epoch\n")
+                  .epochs_compared.empty());
   // A review's counter-examples: an ordinal inside a larger one, a first epoch that compiles,
   // a checkpoint's save after each epoch.
   for (const char* other :
