@@ -3128,6 +3128,52 @@ bool read_timer_table(
   return true;
 }
 
+// A table of timers turned on its side: each row names what it times in its first cell, each
+// column after it is a run (a setting tried: "OMP_NUM_THREADS | None | 1 | 1" over "time1 |
+// 0.816 | 0.75 | 0.711" and "datatime1 | 0.025 | 0.019 | 0.005", mmagic#707). Read as its
+// transpose by read_timer_table; a name's trailing digits number its row ("time1", "time2").
+bool read_timer_rows(const std::vector<std::string_view>& head,
+                     const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
+                     PasteFiles& files, Telemetry& out) {
+  if (head.size() < 3 || rows.empty()) return false;
+  std::vector<std::string> names;  // the first cells, without their trailing digits
+  std::vector<const std::vector<std::string_view>*> named_rows;
+  std::vector<const Line*> row_lines;
+  for (const auto& [line, c] : rows) {
+    if (c.empty()) continue;
+    std::string_view name = trim(c[0]);
+    while (!name.empty() && is_digit(name.back())) name.remove_suffix(1);
+    names.emplace_back(name);
+    named_rows.push_back(&c);
+    row_lines.push_back(line);
+  }
+  const std::vector<std::string_view> side(names.begin(), names.end());
+  // Column k of the table is row k of its transpose, cited at the first row that times.
+  std::vector<std::pair<const Line*, std::vector<std::string_view>>> columns;
+  for (size_t k = 1; k < head.size(); ++k) {
+    std::vector<std::string_view> cells;
+    for (const auto* c : named_rows) cells.push_back(k < c->size() ? (*c)[k] : std::string_view());
+    columns.emplace_back(row_lines.front(), std::move(cells));
+  }
+  // The row that times the step is the one to cite. The timers' cells are bare numbers: a unit
+  // in them ("133.48 ms  134.55 ms", VISSL's timers by host and CUDA event) is a table of
+  // named lines, which the vocabulary reads.
+  bool cited = false;
+  for (size_t r = 0; r < names.size(); ++r) {
+    const auto named = named_values(fmt::format("{}: 1 s", names[r]));
+    if (named.size() != 1 || meaning_of(named[0]).quantity == Quantity::kNone) continue;
+    for (size_t k = 1; k < named_rows[r]->size(); ++k) {
+      const std::string_view cell = trim((*named_rows[r])[k]);
+      if (!cell.empty() && !parse_number(cell)) return false;
+    }
+    if (!cited) {
+      for (auto& column : columns) column.first = row_lines[r];
+      cited = true;
+    }
+  }
+  return read_timer_table(side, columns, files, out);
+}
+
 // What a caption right above a table says its bare numbers are ("**Training time per epoch on
 // 100k samples**", "**QPS** (the higher, the better)"): durations of the same work, or a rate;
 // neither when the lines above say no such thing. Up to three non-blank lines above the header,
@@ -3711,7 +3757,8 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       } else if (read_setting_table(head, rows, files, next_group, out, caption)) {
         found = true;
         ++next_group;
-      } else if (read_timer_table(head, rows, files, out)) {
+      } else if (read_timer_table(head, rows, files, out) ||
+                 read_timer_rows(head, rows, files, out)) {
         found = true;
       } else if (read_model_table(head, rows, files, next_group, out)) {
         found = true;

@@ -2027,6 +2027,29 @@ TEST(PastedLogs, BoxDrawnTablesReadAsTheirAsciiTwins) {
   EXPECT_EQ(diagnose_telemetry(boxed).verdict, Verdict::kCommunicationBound);
 }
 
+TEST(PastedLogs, ATableOfTimersOnItsSideIsReadAsItsTranspose) {
+  // mmagic#707: thread settings in columns, "time1" and "datatime1" rows under them.
+  const Telemetry t = read_telemetry_files(
+      {pasted("throughput_mmagic707-lark-table-threads-vs-time-datatime-cutoff.txt")});
+  ASSERT_EQ(t.steps.size(), 5u);
+  EXPECT_DOUBLE_EQ(t.steps[0].step_seconds, 0.816);
+  EXPECT_DOUBLE_EQ(t.steps[0].data_seconds, 0.025);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  // A wait that is most of each step, whichever setting.
+  EXPECT_EQ(diagnose_telemetry(read_text("workers | 2 | 4 | 8\n-- | -- | -- | --\n"
+                                         "batch_time | 1.2 | 1.1 | 1.0\n"
+                                         "data_time | 0.9 | 0.8 | 0.7\n"))
+                .verdict,
+            Verdict::kInputBound);
+  // Cells with their units are named lines (VISSL's "read_sample:  133.48 ms  134.55 ms"), not
+  // bare timers: no transpose reads them as seconds.
+  const Telemetry vissl = read_text(
+      "Timer  Host  CudaEvent\nread_sample:  133.48 ms  134.55 ms\nforward:  97.38 ms  266.44 "
+      "ms\ntrain_step_total:  952.28 ms  950.72 ms\n");
+  for (const StepSample& s : vissl.steps) EXPECT_LT(s.step_seconds, 2) << s.step_seconds;
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
