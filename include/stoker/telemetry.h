@@ -406,6 +406,17 @@ struct Telemetry {
     std::optional<double> cpu_idle;  // percent
   };
   std::vector<UtilisationAtScale> accelerator_utilisation;
+  // PyTorch Lightning's warning that a loader has few workers ("The 'train_dataloader' does not
+  // have many workers which may be a bottleneck. Consider increasing the value of the
+  // `num_workers` argument` to `num_workers=31`"): printed from the loader's setting (2 workers
+  // or fewer on a machine with more CPUs), not from a measured wait. Which loader it names
+  // ("train_dataloader", "val dataloader 0") and the worker count it suggests (the CPUs).
+  struct FewWorkersWarning {
+    Origin origin;
+    std::string loader;
+    std::optional<int> suggested;
+  };
+  std::vector<FewWorkersWarning> few_workers_warnings;
 
   // "FILE:LINE: <the line>" (long lines shortened), for evidence.
   std::string cite(const Origin& origin) const;

@@ -523,6 +523,10 @@ std::optional<double> duration_after(std::string_view text, size_t at, bool any_
 
 // "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
 // a name with "time" before a duration in minutes or hours (seconds alone are a step's time).
+// Names of a whole run's wall-clock time.
+constexpr std::string_view kWholeRunTimes[] = {"runtime",   "run time",        "elapsed time",
+                                               "wall time", "wall-clock time", "wall clock time"};
+
 std::optional<double> run_duration(std::string_view line, bool& epoch) {
   // MLPerf's reference run_and_time.sh prints "RESULT,<benchmark>,<seed>,<seconds>,<user>,<start
   // time>" when a run ends (grep's "file.log:" before it): the run's duration to train.
@@ -643,8 +647,13 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
                          name.find("iter") == std::string::npos &&
                          name.find("step") == std::string::npos &&
                          name.find("batch") == std::string::npos;
+  // "runtime: 152 sec" (petastorm#432), "elapsed time: 95 s", "wall time": a whole run's by its
+  // name, in seconds too.
+  const bool whole_run = std::any_of(
+      std::begin(kWholeRunTimes), std::end(kWholeRunTimes),
+      [&](std::string_view w) { return name == w || name.ends_with(fmt::format(" {}", w)); });
   if (name.size() > 32 || !(names_a_time || names_a_scale) ||
-      (!time_cost && rest.find_first_of("hm:") == std::string_view::npos)) {
+      (!time_cost && !whole_run && rest.find_first_of("hm:") == std::string_view::npos)) {
     return std::nullopt;
   }
   epoch = time_cost || name.find("epoch") != std::string::npos;
@@ -1529,6 +1538,37 @@ bool runs_iterations(std::string_view low) {
   return false;
 }
 
+// PyTorch Lightning's warning that a loader has few workers (Telemetry::FewWorkersWarning), in
+// both of its wordings: "The dataloader, train dataloader, does not have many workers ...
+// (try 8 which is the number of cpus on this machine)" and "The 'train_dataloader' does not
+// have many workers ... to `num_workers=31`".
+std::optional<Telemetry::FewWorkersWarning> few_workers_warning(std::string_view line) {
+  constexpr std::string_view kWarning = "does not have many workers which may be a bottleneck";
+  const size_t at = line.find(kWarning);
+  if (at == std::string_view::npos || line.size() > kMaxPastedLineBytes) return std::nullopt;
+  Telemetry::FewWorkersWarning w;
+  std::string_view before = trim(line.substr(0, at));
+  if (before.ends_with(',')) before.remove_suffix(1);  // "The dataloader, train dataloader,"
+  if (const size_t comma = before.rfind(", "); comma != std::string_view::npos) {
+    w.loader = std::string(trim(before.substr(comma + 2)));
+  } else if (before.ends_with('\'')) {  // "The 'train_dataloader'"
+    before.remove_suffix(1);
+    if (const size_t open = before.rfind('\''); open != std::string_view::npos) {
+      w.loader = std::string(before.substr(open + 1));
+    }
+  }
+  const std::string_view rest = line.substr(at + kWarning.size());
+  for (const std::string_view suggests : {"(try ", "`num_workers="}) {
+    if (const size_t s = rest.find(suggests); s != std::string_view::npos) {
+      size_t end = s + suggests.size();
+      while (end < rest.size() && is_digit(rest[end])) ++end;
+      w.suggested = parse_index(rest.substr(s + suggests.size(), end - s - suggests.size()));
+      break;
+    }
+  }
+  return w;
+}
+
 // A TPU or TensorFlow profiler's own share of the step spent waiting for input:
 // capture_tpu_profile's monitor ("Infeed percentage: 0.008% (avg), 0.008% (min), ..." beside
 // "Step time: 342ms (avg)") and the profiler's overview ("Your program is HIGHLY input-bound
@@ -1663,6 +1703,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (c) {
       c->origin = {files.of(TelemetryKind::kThroughput), l.number};
       out.epochs_compared.push_back(std::move(*c));
+      found = true;
+    }
+    // Read from the whole line: its sentences name the loader, then the count it suggests.
+    if (auto warned = few_workers_warning(l.text)) {
+      warned->origin = {files.of(TelemetryKind::kTrainLog), l.number};
+      out.few_workers_warnings.push_back(std::move(*warned));
       found = true;
     }
   }

@@ -1932,6 +1932,26 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto pairs = telemetry::judge_forward_backward(tel)) {
     // Forward and backward timers alone, in a job not shown exchanging gradients.
     d = *pairs;
+  } else if (!tel.few_workers_warnings.empty()) {
+    // Lightning's warning alone: a setting that may starve the loop, nothing that shows it does.
+    const Telemetry::FewWorkersWarning& w = tel.few_workers_warnings.front();
+    d.verdict = Verdict::kUnknown;
+    d.confidence = Confidence::kLow;
+    d.summary = fmt::format(
+        "PyTorch Lightning warns that {} has few workers (it does so at 2 or fewer{}): a setting "
+        "under which decoding and augmentation run in one or two processes, suspect where the "
+        "samples are images or audio, but no measurement of a wait{}",
+        w.loader.empty() ? "a loader" : "the loader '" + w.loader + "'",
+        w.suggested ? fmt::format(", suggesting {} for this machine's CPUs", *w.suggested)
+                    : std::string(),
+        w.loader.find("train") == std::string::npos && !w.loader.empty()
+            ? fmt::format("; and '{}' is not the training loader", w.loader)
+            : std::string());
+    d.evidence.push_back(tel.cite(w.origin));
+    d.next = {
+        "the training loop's data time against its step time with num_workers as it is and "
+        "raised (Lightning's SimpleProfiler prints train_dataloader_next against "
+        "run_training_batch), and nvidia-smi dmon while it trains"};
   } else if (!tel.unplaced.empty()) {
     // Measurements no rule weighs: say what they are, and what would decide.
     d.verdict = Verdict::kUnknown;

@@ -2274,12 +2274,12 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   // "--num-workers 0", "nworkers=16") or before "loader workers" ("4 dataloader workers"). A
   // bare "workers" is a machine to Horovod and BytePS ("1 worker 8 gpus"): not read.
   // A table's column names it too: "num worker" (a row's "num worker=2"), "#workers",
-  // "# worker=8", "loader_procs" (a loader's subprocesses). A name inside a longer one is another
-  // setting: "io_workers=16" counts a process's I/O threads.
+  // "# worker=8", "loader_procs" (a loader's subprocesses), Petastorm's "workers_count = 3". A
+  // name inside a longer one is another setting: "io_workers=16" counts a process's I/O threads.
   for (const std::string_view name :
        {"num_workers", "num-workers", "num workers", "n_workers", "nworkers", "--workers",
         "workers=", "num worker", "num_worker", "#workers", "# workers", "#worker", "# worker",
-        "loader_procs"}) {
+        "loader_procs", "workers_count"}) {
     for (size_t at = text.find(name); at != std::string::npos && !s.workers;
          at = text.find(name, at + 1)) {
       if (name == "workers=" && at > 0 &&

@@ -2050,6 +2050,54 @@ TEST(PastedLogs, ATableOfTimersOnItsSideIsReadAsItsTranspose) {
   for (const StepSample& s : vissl.steps) EXPECT_LT(s.step_seconds, 2) << s.step_seconds;
 }
 
+TEST(PastedLogs, RuntimesUnderLoaderSettingsInANestedList) {
+  // petastorm#432: "* workers_count = 3 ==> (nVCPU - 1)" over "* runtime: 152 sec", 263 s with
+  // 4 workers, 320 s with 5, 303 s with 8 on 4 vCPUs.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("throughput_petastorm432-epoch-runtime-by-reader-pool-and-"
+                                   "workers-count-4-vcpu-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("152 s with num_workers=3"));
+  // "runtime", "elapsed time", "wall time" name a whole run, in seconds too; "time" alone in
+  // seconds is as often a step's.
+  for (const char* whole : {"runtime: 152 sec", "elapsed time: 95 s", "Wall time: 30.5s"}) {
+    EXPECT_TRUE(read_text(fmt::format("num_workers=2\n{}\nnum_workers=8\n{}\n", whole, whole))
+                    .rates.size() == 2u)
+        << whole;
+  }
+  EXPECT_TRUE(read_text("num_workers=2\ntime: 1.5 s\nnum_workers=8\ntime: 1.4 s\n").rates.empty());
+}
+
+TEST(PastedLogs, LightningsWarningOfFewWorkersIsASettingNotAWait) {
+  // NeMo#1204: "The dataloader, val dataloader 0, does not have many workers which may be a
+  // bottleneck. ... (try 32 which is the number of cpus on this machine)".
+  const Telemetry nemo = read_telemetry_files(
+      {pasted("other_nemo1204-lightning-val-dataloader-few-workers-warning-32-cpus.txt")});
+  ASSERT_EQ(nemo.few_workers_warnings.size(), 1u);
+  EXPECT_EQ(nemo.few_workers_warnings[0].loader, "val dataloader 0");
+  EXPECT_EQ(nemo.few_workers_warnings[0].suggested, 32);
+  const Diagnosis d = diagnose_telemetry(nemo);
+  EXPECT_EQ(d.verdict, Verdict::kUnknown);
+  EXPECT_THAT(d.summary, testing::HasSubstr("not the training loader"));
+  // Lightning 2.x's wording.
+  const Telemetry two = read_text(
+      "data_connector.py:424: The 'train_dataloader' does not have many workers which may be a "
+      "bottleneck. Consider increasing the value of the `num_workers` argument` to "
+      "`num_workers=31` in the `DataLoader` to improve performance.\n");
+  ASSERT_EQ(two.few_workers_warnings.size(), 1u);
+  EXPECT_EQ(two.few_workers_warnings[0].loader, "train_dataloader");
+  EXPECT_EQ(two.few_workers_warnings[0].suggested, 31);
+  EXPECT_THAT(diagnose_telemetry(two).summary,
+              testing::Not(testing::HasSubstr("not the training loader")));
+  // Beside a step log, the log's own wait decides.
+  EXPECT_EQ(diagnose_telemetry(
+                read_text("The 'train_dataloader' does not have many workers which may be a "
+                          "bottleneck.\nTime 0.50 (0.50)  Data 0.40 (0.40)\nTime 0.52 (0.51)  "
+                          "Data 0.41 (0.40)\nTime 0.49 (0.50)  Data 0.40 (0.40)\n"))
+                .verdict,
+            Verdict::kInputBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
