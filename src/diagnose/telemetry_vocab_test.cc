@@ -2098,6 +2098,17 @@ TEST(PastedLogs, LightningsWarningOfFewWorkersIsASettingNotAWait) {
             Verdict::kInputBound);
 }
 
+TEST(PastedLogs, FramesASecondNamedForWhatMadeThem) {
+  // datago#32: "Datago FPS 64.21", "Torch FPS 135.90": two loaders' rates, read.
+  const Telemetry t = read_telemetry_files(
+      {pasted("throughput_datago32-loader-benchmark-datago-64-fps-vs-torch-136-fps-nvme.txt")});
+  ASSERT_EQ(t.rates.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.rates[0].per_second, 64.21);
+  EXPECT_DOUBLE_EQ(t.rates[1].per_second, 135.9);
+  // A bare "fps = 10" is a setting (lerobot's dataset), not a rate.
+  EXPECT_THROW(read_text("fps = 10\nhorizon = 5\n"), Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
