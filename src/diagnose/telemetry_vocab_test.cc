@@ -2109,6 +2109,24 @@ TEST(PastedLogs, FramesASecondNamedForWhatMadeThem) {
   EXPECT_THROW(read_text("fps = 10\nhorizon = 5\n"), Error);
 }
 
+TEST(PastedLogs, BigGraphsBucketTrainsAndReadsItsPartitions) {
+  // PyTorch-BigGraph#233: "bucket 1 / 16 : Trained 16170701 edges in 94.40 s ...; io: 2.04 s
+  // for 5,539,194,424 bytes": the bucket's step is both, its wait the reads.
+  const Telemetry t = read_telemetry_files(
+      {pasted("datalog_pytorchbiggraph233-8gpu-3k-batch-bucket-94s-io-2s-cutoff.txt")});
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_DOUBLE_EQ(t.steps[0].step_seconds, 96.44);
+  EXPECT_DOUBLE_EQ(t.steps[0].data_seconds, 2.04);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kHealthy);
+  // Reads that take most of each bucket.
+  EXPECT_EQ(diagnose_telemetry(
+                read_text("( 0 , 0 ): bucket 1 / 4 : Trained 100 edges in 10.00 s ( 0.01 M/sec ); "
+                          "io: 30.00 s for 5 bytes\n( 0 , 1 ): bucket 2 / 4 : Trained 100 edges in "
+                          "10.50 s ( 0.01 M/sec ); io: 29.00 s for 5 bytes\n"))
+                .verdict,
+            Verdict::kInputBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
