@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <span>
 
 #include "diagnose/telemetry_parse.h"
 #include "diagnose/telemetry_vocab.h"
@@ -1275,11 +1276,17 @@ bool synthetic_scaling_told(std::string_view low) {
 // "06/26 12:38:54 PM: Update 340556: task record, ..."): the time between two such lines over
 // the steps between them is the step.
 struct StampedCount {
-  double seconds = 0;  // since 1970, from the line's date and time
-  int64_t count = 0;   // the number after "batch", "step", "iter" or "iteration"
+  double seconds = 0;   // since 1970, from the line's date and time
+  int64_t count = 0;    // the number after "batch", "step", "iter" or "iteration" (or "epoch")
+  std::string message;  // the line without its digits: lines of one message print it alike
 };
 
-std::optional<StampedCount> stamped_count(std::string_view text) {
+// The counter words of a step's line, and of an epoch's.
+constexpr std::string_view kStepCounters[] = {"batch", "iteration", "iter", "step", "update"};
+constexpr std::string_view kEpochCounter[] = {"epoch"};
+
+std::optional<StampedCount> stamped_count(
+    std::string_view text, std::span<const std::string_view> counters = kStepCounters) {
   // "YYYY-MM-DD HH:MM:SS[,.fff]" within the first 40 characters.
   std::optional<double> when;
   for (size_t i = 0; i + 19 <= text.size() && i < 40 && !when; ++i) {
@@ -1339,7 +1346,7 @@ std::optional<StampedCount> stamped_count(std::string_view text) {
   }
   if (!when) return std::nullopt;
   const std::string low = lower(text);
-  for (const std::string_view word : {"batch", "iteration", "iter", "step", "update"}) {
+  for (const std::string_view word : counters) {
     for (size_t at = low.find(word); at != std::string::npos; at = low.find(word, at + 1)) {
       if (at > 0 && is_alpha(low[at - 1])) continue;
       size_t k = at + word.size();
@@ -1358,7 +1365,10 @@ std::optional<StampedCount> stamped_count(std::string_view text) {
       size_t v = u;
       while (v < low.size() && is_alpha(low[v])) ++v;
       if (v > u && duration_scale(std::string_view(low).substr(u, v - u))) continue;
-      return StampedCount{*when, std::stoll(low.substr(k, e - k))};
+      std::string message;
+      std::copy_if(low.begin(), low.end(), std::back_inserter(message),
+                   [](char c) { return !is_digit(c); });
+      return StampedCount{*when, std::stoll(low.substr(k, e - k)), std::move(message)};
     }
   }
   return std::nullopt;
@@ -1946,6 +1956,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   std::vector<std::string> header;         // the names of the columns of bare numbers below
   std::optional<double> pending_data;      // a wait on a line of its own, before its step's line
   std::optional<StampedCount> last_stamp;  // the last line that printed its clock and its step
+  std::optional<StampedCount> last_epoch_stamp;  // ... its clock and its epoch
   int64_t pending_line = 0;
   Line pending_at;
   std::vector<TrainingClock> clocks;
@@ -2353,6 +2364,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       continue;
     }
     LineReading step = read_step(values);
+    std::optional<double> epoch_clock;  // this line's epoch's duration from its clock, if any
     // A line that times nothing but prints its clock and its step: the step from the last
     // such line.
     if (!step.step && !step.data &&
@@ -2367,6 +2379,17 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
           step.step_priority = 0;
         }
         last_stamp = stamp;
+      } else if (const auto epoch = stamped_count(line.text, kEpochCounter)) {
+        // An epoch's line with the log's clock and nothing timed ("2023-01-25 19:57:01,392
+        // paimon INFO ====> Epoch: 561", VITS): from the same message for the epoch before,
+        // that epoch's duration.
+        if (last_epoch_stamp && epoch->count == last_epoch_stamp->count + 1 &&
+            epoch->message == last_epoch_stamp->message &&
+            epoch->seconds > last_epoch_stamp->seconds &&
+            epoch->seconds - last_epoch_stamp->seconds < 7 * 86400) {
+          epoch_clock = epoch->seconds - last_epoch_stamp->seconds;
+        }
+        last_epoch_stamp = epoch;
       }
     }
     // A wait on a line without its step belongs to the step on a line just below: a table of
@@ -2425,7 +2448,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                               values[0].name.find("worker") != std::string::npos &&
                               values[1].name.empty() && duration_scale(values[1].unit);
     std::optional<double> took;
-    if (!step.step && !rate_here) {
+    if (epoch_clock) {
+      took = epoch_clock;
+      epoch = true;
+    } else if (!step.step && !rate_here) {
       took = setting_took ? seconds_of(values[1]) : run_duration(line.text, epoch);
       const bool own = took.has_value();
       if (!took && line.number == epoch_clause_line) {

@@ -2127,6 +2127,21 @@ TEST(PastedLogs, BigGraphsBucketTrainsAndReadsItsPartitions) {
             Verdict::kInputBound);
 }
 
+TEST(PastedLogs, EpochLinesStampedByTheLogsClock) {
+  // VITS#122: "====> Epoch: 560" ... "561" ... "562" ... "563" with the logger's clock: three
+  // epochs of about five minutes (the last one with a checkpoint's save).
+  const Telemetry t =
+      read_telemetry_files({pasted("datalog_vits122-a4000-epoch-timestamps-5min.txt")});
+  ASSERT_EQ(t.rates.size(), 3u);
+  EXPECT_EQ(t.rates[0].unit, "epochs");
+  EXPECT_NEAR(1 / t.rates[0].per_second, 297.002, 0.001);
+  EXPECT_NEAR(1 / t.rates[2].per_second, 305.643, 0.001);
+  // Two messages, one ending an epoch and one starting the next (PyTorch-BigGraph): no epoch.
+  EXPECT_THROW(read_text("2021-08-17 13:22:42,170 [Trainer-0] Finished epoch 49 / 90\n"
+                         "2021-08-17 13:22:43,256 [Trainer-0] Starting epoch 50 / 90\n"),
+               Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
