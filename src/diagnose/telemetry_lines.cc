@@ -3799,11 +3799,23 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     }
     // The count column: the first whose header names GPUs or nodes ("GPUs", "No. of GPUs",
     // "#GPUS" after a "Name" column).
+    // A table with both ("node_num | gpu_num | samples/s", DLPerf) counts its runs by GPUs, the
+    // nodes they are spread over beside them.
     bool by_nodes = false;
-    size_t count_column = head.size();
-    for (size_t k = 0; k < head.size() && count_column == head.size(); ++k) {
-      if (count_header(head[k], by_nodes)) count_column = k;
+    size_t count_column = head.size(), node_column = head.size();
+    for (size_t k = 0; k < head.size(); ++k) {
+      bool nodes = false;
+      if (!count_header(head[k], nodes)) continue;
+      if (nodes && node_column == head.size()) node_column = k;
+      if (!nodes && (count_column == head.size() || by_nodes)) {
+        count_column = k;
+        by_nodes = false;
+      } else if (count_column == head.size()) {
+        count_column = k;
+        by_nodes = nodes;
+      }
     }
+    if (!by_nodes && node_column == count_column) node_column = head.size();
     // "GPUs | 1 | 8": the first cell names what the bare numbers of the others count, the
     // scales as columns (read_transposed_table), not a column of counts.
     if (count_column == 0 && head.size() >= 3 &&
@@ -3946,7 +3958,9 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       for (const auto& [line, c] : rows) {
         if (c.size() <= column) continue;
         std::string name;
-        for (size_t k = 0; k < count_column; ++k) name += std::string(c[k]) + "|";
+        for (size_t k = 0; k < count_column; ++k) {
+          if (k != node_column) name += std::string(c[k]) + "|";  // nodes are part of the scale
+        }
         for (const size_t k : named_after) {
           if (k < c.size()) name += std::string(c[k]) + "|";
         }
@@ -3959,6 +3973,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         run.group = series.at(name);
         const int count = *count_cell(c[count_column]);
         (by_nodes ? run.nodes : run.gpus) = count;
+        if (!by_nodes && node_column < c.size()) run.nodes = count_cell(c[node_column]);
         add_table_run(std::move(run), kind, *v, file, line->number, out);
         found = true;
       }

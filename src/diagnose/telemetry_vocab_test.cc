@@ -2142,6 +2142,20 @@ TEST(PastedLogs, EpochLinesStampedByTheLogsClock) {
                Error);
 }
 
+TEST(PastedLogs, ATableCountingNodesAndGpusScalesByGpus) {
+  // DLPerf#54 (a diff's "+" rows): "node_num | gpu_num | samples/s | speedup", 1 to 8 GPUs on
+  // one node, 16 and 32 on 2 and 4: one series by GPUs, the nodes beside them.
+  const Telemetry t =
+      read_telemetry_files({pasted("scaling_dlperf54-paddle-rn50-fp16-nodali-1to32gpu.txt")});
+  ASSERT_EQ(t.runs.size(), 6u);
+  EXPECT_EQ(t.runs[5].gpus, 32);
+  EXPECT_EQ(t.runs[5].nodes, 4);
+  EXPECT_EQ(t.runs[0].group, t.runs[5].group);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_THAT(d.summary,
+              testing::HasSubstr("1 -> 32 GPUs: 597 samples/s -> 11432 samples/s, 60 %"));
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
