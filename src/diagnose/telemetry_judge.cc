@@ -1063,6 +1063,20 @@ std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel) {
   return d;
 }
 
+namespace {
+
+// Whether a line of the paste names storage read over a network or from a spinning disk.
+bool paste_names_remote_storage(const Telemetry& tel) {
+  for (const TelemetryFile& f : tel.files) {
+    for (const std::string& line : f.lines) {
+      if (names_remote_storage(line)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
   // The runs compared, all at one scale: at least one labelled by a loader setting.
   std::optional<int> scale;
@@ -1213,6 +1227,29 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
             "the CPUs while it loads (mpstat -P ALL 1 60): busy means decoding, idle with iowait "
             "or a remote store means reads"};
       }
+      return d;
+    }
+    // A cache turned on or grown, and no medium named anywhere in the paste: a cache of files
+    // saves their reads, one of decoded samples (mmcv's, OTX's) their decoding too, and the
+    // paste does not say which.
+    const auto cache_only = [](const std::string& where) {
+      const std::string low = telemetry::lower(where);
+      return low.find("cach") != std::string::npos && !storage_medium_of(where) &&
+             low.find("readtype") == std::string::npos && low.find("fuse") == std::string::npos;
+    };
+    if (storage && cache_only(slowest->storage) && cache_only(fastest->storage) &&
+        !paste_names_remote_storage(tel)) {
+      d.verdict = Verdict::kInputBound;
+      d.confidence = Confidence::kMedium;
+      d.summary = fmt::format(
+          "the rate follows the cache: {} with {}, {} with {} ({:.2g}x){}: at the slower setting "
+          "the steps wait for their input — a cache saves the reads of files and, where it holds "
+          "decoded samples, their decoding too; the paste does not say which",
+          measure(*slowest), slowest->label, measure(*fastest), fastest->label, gain, ceiling);
+      d.fixes = fixes::input_bound_cpu();
+      d.next = {
+          "the CPUs while it loads with the cache off (mpstat -P ALL 1 60): busy means decoding, "
+          "idle with iowait means reads"};
       return d;
     }
     d.verdict = storage ? Verdict::kIoBound : Verdict::kInputBoundCpu;

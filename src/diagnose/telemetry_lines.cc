@@ -3859,6 +3859,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       // once: a long log of aligned columns is one "table").
       // A row that is itself a count table's header ends it (a caption of two cells above
       // "GPUs  img/sec"): the scan resumes there.
+      // A first cell left blank under a filled one is a merged cell ("develop" over two rows).
       const auto rows = table_rows(
           lines, i,
           [&](const auto& c) {
@@ -3867,7 +3868,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
                    std::none_of(c.begin(), c.end(),
                                 [&](std::string_view cell) { return count_header(cell, nodes); });
           },
-          end);
+          end, 1);
       const ColumnKind caption = caption_kind(lines, i);
       if (read_transposed_table(head, rows, files, next_group, out, caption)) {
         found = true;

@@ -2156,6 +2156,21 @@ TEST(PastedLogs, ATableCountingNodesAndGpusScalesByGpus) {
               testing::HasSubstr("1 -> 32 GPUs: 597 samples/s -> 11432 samples/s, 60 %"));
 }
 
+TEST(PastedLogs, ACacheOfWhatTheStepsWaitForIsNoStorageMedium) {
+  // geti#2453: "Branch | Size | Cache | Data time | Iter time", a cache of decoded images on
+  // and off: the steps wait for their input, reads or decoding.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("throughput_geti2453-otx-data-vs-iter-time-cache-table.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("the rate follows the cache"));
+  // The same table in a paste that reads its files from NFS: the cache saves the reads.
+  EXPECT_EQ(diagnose_telemetry(read_text("The images are read from an NFS share.\n\n"
+                                         "| Cache | img/s |\n|---|---|\n| off | 100 |\n"
+                                         "| on | 300 |\n"))
+                .verdict,
+            Verdict::kIoBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
