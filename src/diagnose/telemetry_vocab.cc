@@ -1397,14 +1397,18 @@ std::optional<int> instance_gpus(std::string_view w) {
   return std::nullopt;
 }
 
-// "--nproc_per_node=8", "--gpus 4", "-np 8": the value of a launcher's GPU-count flag.
+// "--nproc_per_node=8", "--gpus 4", "-np 8", "--devices 2" (Lightning's and litgpt's CLI),
+// "--num_processes 4" (accelerate launch): the value of a launcher's GPU-count flag.
 std::optional<int> flag_count(const std::vector<std::string>& words, size_t i) {
-  static constexpr std::array<std::string_view, 10> kFlags = {
-      "--nproc_per_node", "--nproc-per-node", "--gpus", "--num_gpus", "--num-gpus",
-      "--ngpus",          "--n_gpus",         "--ngpu", "-np",        "--gpus-per-node"};
+  static constexpr std::array<std::string_view, 15> kFlags = {
+      "--nproc_per_node", "--nproc-per-node", "--gpus",
+      "--num_gpus",       "--num-gpus",       "--ngpus",
+      "--n_gpus",         "--ngpu",           "-np",
+      "--gpus-per-node",  "--devices",        "--trainer.devices",
+      "--num_processes",  "--num-processes",  "--trainer.gpus"};
   const std::string& w = words[i];
   // "--gpus 0,1,2,3" (MXNet, Keras): a list of device ids, as many GPUs as ids.
-  if (w == "--gpus" || w == "--gpu") {
+  if (w == "--gpus" || w == "--gpu" || w == "--devices") {
     size_t ids = 0;
     while (i + 1 + ids < words.size() && parse_index(words[i + 1 + ids])) ++ids;
     if (ids >= 2) return static_cast<int>(ids);

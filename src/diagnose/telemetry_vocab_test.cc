@@ -2171,6 +2171,18 @@ TEST(PastedLogs, ACacheOfWhatTheStepsWaitForIsNoStorageMedium) {
             Verdict::kIoBound);
 }
 
+TEST(PastedLogs, LightningsDevicesFlagCountsTheGpus) {
+  // litgpt#607: "python generate/base.py ... --devices 2 --strategy fsdp" above each run's
+  // "Token generation rate": 33.42 tokens/s on one GPU, 3.34 on four.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_litgpt607-fsdp-generate-tokens-per-sec-1-2-4-gpus.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 4 GPUs"));
+  EXPECT_EQ(gpu_count_of("accelerate launch --num_processes 8 train.py"), 8);
+  EXPECT_EQ(gpu_count_of("python fit.py --trainer.devices=4"), 4);
+  EXPECT_EQ(gpu_count_of("python train.py --devices 0,1,2"), 3);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
