@@ -769,6 +769,7 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
   // optional: GCC 12 warns an optional's value may be used uninitialized here).
   size_t busbw_column = std::string_view::npos;
   int tables = 0;
+  double kvstore_bytes = 0;  // MXNet's measure.py: the gradients' total size
   for (const Line& l : lines) {
     const std::string_view text = trim(l.text);
     // The header, with its '#' or without (pasted through a tool that took it for a comment).
@@ -798,6 +799,23 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
     if (const auto gbps = iperf_row_gbps(text)) {
       add(l, 0, *gbps, "iperf between two hosts");
       continue;
+    }
+    // MXNet's tools/bandwidth/measure.py: "num of arrays = 205, total size = 257.991328 MB",
+    // then "iter 1, 0.113931 sec, 2.264454 GB/sec per gpu, error 0.000000" (after logging's
+    // "INFO:root:") per round of the
+    // KVStore's push and pull of those gradients.
+    if (const size_t total = text.find("total size = "); total != std::string_view::npos) {
+      const auto parts = split_whitespace(text.substr(total + 13));
+      if (parts.size() >= 2) kvstore_bytes = bytes_of(parts[0], parts[1]).value_or(0);
+    }
+    if (const size_t per_gpu = text.find(" GB/sec per gpu");
+        per_gpu != std::string_view::npos && text.find("iter ") < per_gpu) {
+      size_t begin = per_gpu;
+      while (begin > 0 && (telemetry::is_digit(text[begin - 1]) || text[begin - 1] == '.')) --begin;
+      if (const auto gbps = parse_number(text.substr(begin, per_gpu - begin))) {
+        add(l, kvstore_bytes, *gbps, "KVStore push/pull (MXNet measure.py)");
+        continue;
+      }
     }
     // "AllReduce: [[0, 1]]  Bytes: 2.00000 GB  Time: 0.68834 s  Bandwidth: 5.08 GB/s".
     const std::string collective = telemetry::collective_with_bandwidth(text);

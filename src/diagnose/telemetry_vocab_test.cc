@@ -2183,6 +2183,17 @@ TEST(PastedLogs, LightningsDevicesFlagCountsTheGpus) {
   EXPECT_EQ(gpu_count_of("python train.py --devices 0,1,2"), 3);
 }
 
+TEST(PastedLogs, MxnetsKvstoreBandwidthMeasure) {
+  // mxnet#4062: tools/bandwidth/measure.py at 2.26-2.33 GB/s per GPU for ResNet-200's 258 MB of
+  // gradients (the docs' reference: about 11): the PCIe links trained at Gen1.
+  const Telemetry t =
+      read_telemetry_files({pasted("other_mxnet4062-kvstore-bandwidth-measure-2.3gbs.txt")});
+  ASSERT_EQ(t.bandwidths.size(), 5u);
+  EXPECT_DOUBLE_EQ(t.bandwidths[0].bus_gbps, 2.264454);
+  EXPECT_GT(t.bandwidths[0].bytes, 2.5e8);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kCommunicationBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
