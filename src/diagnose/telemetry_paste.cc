@@ -757,6 +757,18 @@ std::optional<double> iperf_row_gbps(std::string_view text) {
   return *value * scale / 8 / 1e9;
 }
 
+// The bytes of one element of an NCCL test's type ("char", "half", "float", "double", ...): 1
+// for a type it does not know (a lower bound).
+double element_bytes(std::string_view type) {
+  if (type == "half" || type == "float16" || type == "bfloat16") return 2;
+  if (type == "int" || type == "int32" || type == "uint32" || type == "float" ||
+      type == "float32") {
+    return 4;
+  }
+  if (type == "double" || type == "float64" || type == "int64" || type == "uint64") return 8;
+  return 1;
+}
+
 bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   int file = -1;
@@ -769,14 +781,18 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
   // optional: GCC 12 warns an optional's value may be used uninitialized here).
   size_t busbw_column = std::string_view::npos;
   int tables = 0;
-  double kvstore_bytes = 0;  // MXNet's measure.py: the gradients' total size
+  double kvstore_bytes = 0;      // MXNet's measure.py: the gradients' total size
+  bool counts_elements = false;  // the table's first column counts elements (NCCL 1), not bytes
   for (const Line& l : lines) {
     const std::string_view text = trim(l.text);
     // The header, with its '#' or without (pasted through a tool that took it for a comment).
     const auto header = split_whitespace(text.starts_with("#") ? text.substr(1) : text);
+    // NCCL 1's tests ("./build/test/single/all_reduce_test 10000000 2 0 1") count elements
+    // under "N", of the type beside them.
     if (const auto at = std::find(header.begin(), header.end(), "busbw");
-        at != header.end() && header[0] == "size") {
+        at != header.end() && (header[0] == "size" || header[0] == "N")) {
       busbw_column = static_cast<size_t>(at - header.begin());
+      counts_elements = header[0] == "N" && header.size() > 1 && header[1] == "type";
       ++tables;
       continue;
     }
@@ -784,8 +800,9 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
     if (busbw_column != std::string_view::npos) {
       const auto fields = split_whitespace(text);
       if (fields.size() > busbw_column) {
-        const auto size = parse_number(fields[0]);
+        auto size = parse_number(fields[0]);
         const auto bus = parse_number(fields[busbw_column]);
+        if (size && counts_elements) *size *= element_bytes(fields[1]);
         if (size && bus && *size >= 0 && *bus >= 0) {
           add(l, *size, *bus, fmt::format("nccl-tests table {}", tables));
           continue;

@@ -2194,6 +2194,23 @@ TEST(PastedLogs, MxnetsKvstoreBandwidthMeasure) {
   EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kCommunicationBound);
 }
 
+TEST(PastedLogs, NcclOnesTestsCountElements) {
+  // nccl#44: "./build/test/single/all_reduce_test 10000000 2 0 1", "N type op time algbw busbw"
+  // over "10000000 char sum 5.650 1.77 1.77": 10 MB at 1.77 GB/s between two Pascal Titan X.
+  const Telemetry t =
+      read_telemetry_files({pasted("other_nccl44-pascal-titanx-allreduce-test-1.77gbs.txt")});
+  ASSERT_EQ(t.bandwidths.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.bandwidths[0].bytes, 1e7);
+  EXPECT_DOUBLE_EQ(t.bandwidths[0].bus_gbps, 1.77);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kCommunicationBound);
+  // Floats are four bytes each.
+  const Telemetry floats = read_text(
+      "       N    type      op     time  algbw  busbw\n"
+      "10000000   float     sum    5.650   7.08   7.08\n");
+  ASSERT_EQ(floats.bandwidths.size(), 1u);
+  EXPECT_DOUBLE_EQ(floats.bandwidths[0].bytes, 4e7);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
