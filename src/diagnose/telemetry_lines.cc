@@ -3300,7 +3300,8 @@ ColumnKind caption_kind(const std::vector<Line>& lines, size_t header) {
       return k;
     }
     if (has("time per epoch") || has("epoch time") || has("training time") || has("time taken") ||
-        has("time per iteration") || has("lower is better") || has("the lower, the better")) {
+        has("time per iteration") || has("seconds per epoch") || has("minutes per epoch") ||
+        has("lower is better") || has("the lower, the better")) {
       k.duration = true;
       k.unit = has("epoch") ? "epochs" : "runs";
       return k;
@@ -3549,6 +3550,13 @@ std::optional<ColumnScale> column_scale(std::string_view cell, std::string_view 
   return std::nullopt;
 }
 
+// "4 workers", "1 worker": the count, nullopt for any other cell.
+std::optional<int> workers_counted(std::string_view cell) {
+  const auto words = split_whitespace(lower(cell));
+  if (words.size() != 2 || (words[1] != "worker" && words[1] != "workers")) return std::nullopt;
+  return parse_index(words[0]);
+}
+
 // Words of a table row that describe the setup, not a measure of it.
 constexpr std::string_view kSetupWords[] = {"batch",  "size", "param",   "lr",    "learning rate",
                                             "memory", "mem",  "workers", "accum", "seq"};
@@ -3606,6 +3614,13 @@ bool read_transposed_table(
   for (size_t k = 0; k < head.size(); ++k) {
     if (auto s = column_scale(head[k], k == 0 ? std::string_view() : head[0])) {
       scales.emplace_back(k, std::move(*s));
+    } else if (const auto n = caption.unit == "epochs" ? workers_counted(head[k]) : std::nullopt) {
+      // "filter type | 1 worker | 4 workers" under "avg. seconds per epoch" (kge#70): a loader's
+      // workers, which an epoch's time is taken over (Horovod's and a parameter server's
+      // workers are machines, counted beside images a second).
+      ColumnScale setting;
+      setting.loader_setting = fmt::format("num_workers={}", *n);
+      scales.emplace_back(k, std::move(setting));
     }
   }
   if (scales.size() < 2 || rows.empty()) return false;

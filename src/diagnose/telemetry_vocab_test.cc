@@ -2211,6 +2211,17 @@ TEST(PastedLogs, NcclOnesTestsCountElements) {
   EXPECT_DOUBLE_EQ(floats.bandwidths[0].bytes, 4e7);
 }
 
+TEST(PastedLogs, WorkersInColumnsUnderACaptionTimingEpochs) {
+  // kge#70: "30 samples; avg.  seconds per epoch; fb15k" over "filter type|1 worker|4 workers":
+  // the standard filter's 42 s with one worker, 19 s with four.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("throughput_kge70-epoch-seconds-by-filter-and-workers.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
+  // Workers as columns of a rate table are a parameter server's machines: no loader setting.
+  EXPECT_THROW(read_text("images/sec\n\nmodel|1 worker|4 workers\n-|-|-\nresnet|400|1400\n"),
+               Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
