@@ -1282,7 +1282,8 @@ struct StampedCount {
 };
 
 // The counter words of a step's line, and of an epoch's.
-constexpr std::string_view kStepCounters[] = {"batch", "iteration", "iter", "step", "update"};
+constexpr std::string_view kStepCounters[] = {"batch", "iteration", "iter",
+                                              "step",  "update",    "minibatch"};
 constexpr std::string_view kEpochCounter[] = {"epoch"};
 
 std::optional<StampedCount> stamped_count(

@@ -2222,6 +2222,16 @@ TEST(PastedLogs, WorkersInColumnsUnderACaptionTimingEpochs) {
                Error);
 }
 
+TEST(PastedLogs, CntksMinibatchCounterUnderTheLogsClock) {
+  // CNTK#2187: "2017-08-04 11:46:13,022 Epoch[   0] Minibatch[  10]: [Training]time=
+  // 0:00:22.375134, ..." every 10 minibatches: about 2.1 s a minibatch.
+  const Telemetry t = read_telemetry_files(
+      {pasted("datalog_cntk2187-lstm-python-api-21s-per-10-minibatches-cutoff.txt")});
+  ASSERT_FALSE(t.steps.empty());
+  EXPECT_NEAR(t.steps[0].step_seconds, 2.1502, 0.001);
+  EXPECT_FALSE(t.steps[0].has_data);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
