@@ -1549,6 +1549,38 @@ bool runs_iterations(std::string_view low) {
   return false;
 }
 
+// PaddlePaddle v1's timers (Stat.cpp, glog): "Stat=TrainBatch  TID=15120  total=22172.9
+// avg=221.728  max=432.781  min=145.168  count=100", in milliseconds.
+struct PaddleStat {
+  std::string name;
+  double total = 0, avg = 0, max = 0;
+  int64_t count = 0;
+};
+
+std::optional<PaddleStat> paddle_stat(std::string_view line) {
+  const size_t at = line.find("Stat=");
+  if (at == std::string_view::npos || line.size() > kMaxPastedLineBytes) return std::nullopt;
+  const std::vector<std::string_view> fields = split_whitespace(line.substr(at + 5));
+  if (fields.empty()) return std::nullopt;
+  PaddleStat stat;
+  stat.name = std::string(fields[0]);
+  std::optional<double> total, avg, max, count;
+  for (const std::string_view f : fields) {
+    const size_t eq = f.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = f.substr(0, eq);
+    const auto value = parse_number(f.substr(eq + 1));
+    if (key == "total") total = value;
+    if (key == "avg") avg = value;
+    if (key == "max") max = value;
+    if (key == "count") count = value;
+  }
+  if (!total || !avg || !max || !count || *count < 1) return std::nullopt;
+  stat.total = *total, stat.avg = *avg, stat.max = *max;
+  stat.count = static_cast<int64_t>(*count);
+  return stat;
+}
+
 // PyTorch-BigGraph's line for each bucket of an epoch: "( 3 , 3 ): bucket 1 / 16 : Trained
 // 16170701 edges in 94.40 s ( 0.17 M/sec ); Eval 2*0 edges in 0.00 s ( 0 M/sec ); io: 2.04 s
 // for 5,539,194,424 bytes ( 2716.74 MB/sec )" (PyTorch-BigGraph#233): the training's seconds and
@@ -1747,6 +1779,36 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       warned->origin = {files.of(TelemetryKind::kTrainLog), l.number};
       out.few_workers_warnings.push_back(std::move(*warned));
       found = true;
+    }
+  }
+  // PaddlePaddle v1's timers: its data provider fills batches on a thread of its own
+  // (PyDP2.getNextBatchInternal, its own TID) while the trainer runs TrainBatch, so the
+  // provider's time per batch is the loader timed alone beside the model. Its first call
+  // starts the provider (54 s of 54.5 in Paddle#713's 102 calls): left out, as a loader's start.
+  {
+    std::optional<std::pair<PaddleStat, int64_t>> provider, train;
+    for (const Line& l : pasted) {
+      const auto stat = paddle_stat(l.text);
+      if (!stat) continue;
+      const std::string name = lower(stat->name);
+      if (name.find("getnextbatch") != std::string::npos ||
+          name.find("dataprovider") != std::string::npos) {
+        provider.emplace(*stat, l.number);
+      } else if (name == "trainbatch") {
+        train.emplace(*stat, l.number);
+      }
+    }
+    if (provider && train && train->first.avg > 0) {
+      const PaddleStat& p = provider->first;
+      const double per_batch =
+          p.count > 1 ? (p.total - p.max) / static_cast<double>(p.count - 1) : p.avg;
+      if (per_batch > 0) {
+        out.loader_against_model.push_back({{files.of(TelemetryKind::kTrainLog), provider->second},
+                                            1000 / per_batch,
+                                            1000 / train->first.avg,
+                                            "iterations"});
+        found = true;
+      }
     }
   }
   struct LoneWait {
@@ -2164,6 +2226,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
       continue;
     }
+    // PaddlePaddle v1's timers are read together, above: no line of them is a step.
+    if (paddle_stat(line.text)) continue;
     // PyTorch-BigGraph's bucket line: the bucket's training and its partitions' reads.
     if (const auto bucket = biggraph_bucket(line.text)) {
       add_step(line, bucket->first + bucket->second, bucket->second, std::nullopt, std::nullopt);

@@ -2232,6 +2232,24 @@ TEST(PastedLogs, CntksMinibatchCounterUnderTheLogsClock) {
   EXPECT_FALSE(t.steps[0].has_data);
 }
 
+TEST(PastedLogs, PaddlesV1TimersSetTheProviderAgainstTheTrainer) {
+  // Paddle#713: PyDP2.getNextBatchInternal's 102 calls take 54.5 s, 54.4 of them its first;
+  // TrainBatch averages 221.7 ms. No "total=" is a step.
+  const Telemetry t =
+      read_telemetry_files({pasted("profiler_paddle713-vgg-gpu-stat-dataprovider-hidden.txt")});
+  EXPECT_TRUE(t.steps.empty());
+  ASSERT_EQ(t.loader_against_model.size(), 1u);
+  EXPECT_NEAR(t.loader_against_model[0].loader_per_second, 1000 / 1.8901, 0.1);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kHealthy);
+  // A provider slower than the trainer's batch.
+  EXPECT_EQ(diagnose_telemetry(
+                read_text("Stat=PyDP2.getNextBatchInternal TID=2 total=5000 avg=500 max=600 "
+                          "min=400 count=10\nStat=TrainBatch TID=1 total=2000 avg=200 max=250 "
+                          "min=150 count=10\n"))
+                .verdict,
+            Verdict::kInputBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
