@@ -1182,6 +1182,66 @@ std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
   return once;
 }
 
+// The speed in blocks the paste parts with a line of its own between them (a heading: "With
+// flair 0.4.1" above one log, "with flair 0.4.3 and 0.4.4" above the next), three lines or more
+// each, steady within (every line within 2x of its block's median) and 2x apart or more
+// between two of them: runs of the job under something that changed between them (a release,
+// a setting, a machine), not stalls or a fall within one. `unknown`, naming the two paces;
+// nullopt otherwise.
+std::optional<Diagnosis> paces_of_headed_blocks(const Telemetry& tel) {
+  const auto speed = speed_series(tel);
+  if (speed.size() < 6) return std::nullopt;
+  std::vector<std::vector<double>> blocks(1);
+  std::vector<Origin> starts{speed.front().second};
+  for (size_t k = 0; k < speed.size(); ++k) {
+    if (k > 0) {
+      const Origin& above = speed[k - 1].second;
+      const Origin& below = speed[k].second;
+      bool parted = above.file != below.file;
+      for (int64_t line = above.line + 1; line < below.line && !parted; ++line) {
+        parted = !telemetry::trim(line_of(tel, {above.file, line})).empty();
+      }
+      if (parted) {
+        blocks.emplace_back();
+        starts.push_back(below);
+      }
+    }
+    blocks.back().push_back(speed[k].first);
+  }
+  if (blocks.size() < 2) return std::nullopt;
+  std::vector<double> medians;
+  for (std::vector<double> b : blocks) {
+    if (b.size() < 3) return std::nullopt;
+    const double m = telemetry::median(b);
+    for (const double v : b) {
+      if (v > 2 * m || v < m / 2) return std::nullopt;
+    }
+    medians.push_back(m);
+  }
+  const auto [slow, fast] = std::minmax_element(medians.begin(), medians.end());
+  if (*fast < 2 * *slow) return std::nullopt;
+  Diagnosis d;
+  d.verdict = Verdict::kUnknown;
+  d.confidence = Confidence::kLow;
+  const bool steps = tel.rates.empty();
+  const auto pace = [&](double per_second) {
+    return steps ? fmt::format("{:.3g} s a step", 1 / per_second)
+                 : fmt::format("{:.4g} a second", per_second);
+  };
+  d.summary = fmt::format(
+      "{} blocks of steady {} under headings of their own, one at {}, another {:.1f}x slower at "
+      "{}: runs of the job under something that changed between them (a release, a setting, a "
+      "machine), not stalls within one run; what changed is the question",
+      blocks.size(), steps ? "steps" : "rates", pace(*fast), *fast / *slow, pace(*slow));
+  d.evidence.push_back(tel.cite(starts[static_cast<size_t>(fast - medians.begin())]));
+  d.evidence.push_back(tel.cite(starts[static_cast<size_t>(slow - medians.begin())]));
+  d.next = {
+      "the loop's data time against its step time in both runs (stoker.torch.watch(loader) "
+      "times a DataLoader): a wait that grew is the input, a step that grew without it the "
+      "model's work"};
+  return d;
+}
+
 // A feeder's seconds per batch (Telemetry::feeder_batch_seconds) against the steps' latest
 // time: a step cannot run faster than its batches are made. Close to it (80 % or more) is
 // input-bound, medium; under half, healthy, low (the feeder keeps ahead); between, input-bound,
@@ -1824,6 +1884,8 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     const bool steps_only = tel.rates.empty();
     if (const auto waits = steps_only ? waits_beside_steps(tel, th) : std::nullopt) {
       d = *waits;
+    } else if (const auto headed = paces_of_headed_blocks(tel)) {
+      d = *headed;
     } else if (fall && !steps_only) {
       d = *fall;
     } else if (const auto cold = steps_only ? first_epoch_cold(tel) : std::nullopt) {

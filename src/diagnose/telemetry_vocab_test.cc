@@ -2250,6 +2250,19 @@ TEST(PastedLogs, PaddlesV1TimersSetTheProviderAgainstTheTrainer) {
             Verdict::kInputBound);
 }
 
+TEST(PastedLogs, StepsInBlocksUnderHeadingsAreRunsNotStalls) {
+  // flair#1125: "With flair 0.4.1" over ten stamped lines, 397 iterations in 54 s; "with flair
+  // 0.4.3 and 0.4.4" over the same iterations in 7.5-8 minutes.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("datalog_flair1125-iter-timestamps-041-vs-043-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kUnknown) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("8.4x slower"));
+  // One log whose slow steps come among the fast ones stays stalls.
+  std::string one;
+  for (int k = 1; k <= 10; ++k) one += fmt::format("step {} time {}\n", k, k % 4 == 0 ? 3.0 : 1.0);
+  EXPECT_EQ(diagnose_telemetry(read_text(one)).verdict, Verdict::kInputBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
