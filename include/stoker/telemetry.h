@@ -404,6 +404,7 @@ struct Telemetry {
     int accelerators = 0;
     double percent = 0;
     std::optional<double> cpu_idle;  // percent
+    std::string series;              // the row's words (a workload's name): one series each
   };
   std::vector<UtilisationAtScale> accelerator_utilisation;
   // PyTorch Lightning's warning that a loader has few workers ("The 'train_dataloader' does not

@@ -504,45 +504,77 @@ namespace {
 // on.
 std::optional<Diagnosis> judge_accelerator_utilisation(const Telemetry& tel,
                                                        const TelemetryThresholds& th) {
-  std::vector<const Telemetry::UtilisationAtScale*> rows;
-  for (const auto& u : tel.accelerator_utilisation) rows.push_back(&u);
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const auto* a, const auto* b) { return a->accelerators < b->accelerators; });
-  if (rows.size() < 2 || rows.front()->accelerators == rows.back()->accelerators) {
-    return std::nullopt;
+  if (tel.accelerator_utilisation.empty()) return std::nullopt;
+  // Each workload's rows by accelerator count; the series that waits most at its largest count
+  // is the answer.
+  std::map<std::string, std::vector<const Telemetry::UtilisationAtScale*>> series;
+  for (const auto& u : tel.accelerator_utilisation) series[u.series].push_back(&u);
+  const Telemetry::UtilisationAtScale* small = nullptr;
+  const Telemetry::UtilisationAtScale* large = nullptr;
+  std::vector<const Telemetry::UtilisationAtScale*> shown;
+  for (auto& [name, rows] : series) {
+    std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
+      return a->accelerators < b->accelerators;
+    });
+    if (rows.front()->accelerators == rows.back()->accelerators) continue;
+    if (large == nullptr || rows.back()->percent < large->percent) {
+      small = rows.front(), large = rows.back(), shown = rows;
+    }
   }
-  const auto& small = *rows.front();
-  const auto& large = *rows.back();
-  const double a = 1 - small.percent / 100, b = 1 - large.percent / 100;
+  const auto accelerators = [](int n) {
+    return fmt::format("{} accelerator{}", n, n == 1 ? "" : "s");
+  };
   Diagnosis d;
   d.confidence = Confidence::kMedium;
-  for (const auto* u : rows) {
+  if (large == nullptr) {
+    // One count only (a table whose other rows failed): the wait of the row that waits most,
+    // judged as the [METRIC] line's.
+    const auto worst =
+        std::min_element(tel.accelerator_utilisation.begin(), tel.accelerator_utilisation.end(),
+                         [](const auto& a, const auto& b) { return a.percent < b.percent; });
+    const double wait = 1 - worst->percent / 100;
+    d.verdict = wait < th.wait.healthy_below ? Verdict::kHealthy : Verdict::kInputBound;
+    d.summary = fmt::format(
+        "DLIO's accelerator utilisation {:.1f} % on {}, waiting for input {:.0f} % of the time "
+        "(DLIO emulates each step's compute and exchanges no gradients): {}",
+        worst->percent, accelerators(worst->accelerators), 100 - worst->percent,
+        d.verdict == Verdict::kHealthy
+            ? "the input keeps up"
+            : fmt::format("input-bound{}", *mildly(wait, th.wait) ? ", mildly" : ""));
+    d.evidence.push_back(tel.cite(worst->origin));
+    if (d.verdict != Verdict::kHealthy) d.fixes = fixes::input_bound_cpu();
+    return d;
+  }
+  const double a = 1 - small->percent / 100, b = 1 - large->percent / 100;
+  for (const auto* u : shown) {
     d.evidence.push_back(fmt::format(
-        "{} accelerator{}: utilisation {:.1f} %, waiting for data {:.0f} % of the time{}",
-        u->accelerators, u->accelerators == 1 ? "" : "s", u->percent, 100 - u->percent,
+        "{}: utilisation {:.1f} %, waiting for data {:.0f} % of the time{}",
+        accelerators(u->accelerators), u->percent, 100 - u->percent,
         u->cpu_idle ? fmt::format(", CPUs idle {:.0f} %", *u->cpu_idle) : std::string()));
     d.evidence.push_back(tel.cite(u->origin));
   }
   const std::string falls = fmt::format(
-      "DLIO's accelerator utilisation {} from {:.1f} % on {} accelerators to {:.1f} % on {} "
-      "({:.0f} % scaling efficiency: DLIO emulates each step's compute for a fixed time and "
-      "exchanges no gradients, so the rest of its time, {:.0f} % -> {:.0f} %, is the wait for "
-      "its input)",
-      large.percent < small.percent ? "falls" : "goes", small.percent, small.accelerators,
-      large.percent, large.accelerators, 100 * large.percent / std::max(small.percent, 1e-9),
-      100 - small.percent, 100 - large.percent);
+      "DLIO's accelerator utilisation {} from {:.1f} % on {} to {:.1f} % on {} ({:.0f} % scaling "
+      "efficiency: DLIO emulates each step's compute for a fixed time and exchanges no "
+      "gradients, so the rest of its time, {:.0f} % -> {:.0f} %, is the wait for its input)",
+      large->percent < small->percent ? "falls" : "goes", small->percent,
+      accelerators(small->accelerators), large->percent, accelerators(large->accelerators),
+      100 * large->percent / std::max(small->percent, 1e-9), 100 - small->percent,
+      100 - large->percent);
   if (b - a < 0.1 && b < th.wait.healthy_below) {
     d.verdict = Verdict::kHealthy;
     d.summary = falls + ": the input keeps up at every count";
     return d;
   }
-  const bool cpus_pinned = large.cpu_idle && *large.cpu_idle <= 15;
+  const bool cpus_pinned = large->cpu_idle && *large->cpu_idle <= 15;
   d.verdict = cpus_pinned ? Verdict::kInputBoundCpu : Verdict::kInputBound;
   d.summary = fmt::format(
-      "{}: the input pipeline does not keep up with more accelerators{}", falls,
+      "{}: the input pipeline does not keep up{}{}", falls,
+      b - a >= 0.1 ? " with more accelerators"
+                   : fmt::format(", already on {}", accelerators(small->accelerators)),
       cpus_pinned ? fmt::format("; the CPUs are {:.0f} % idle at {}: the processes that read and "
                                 "decode the samples have no cores left",
-                                *large.cpu_idle, large.accelerators)
+                                *large->cpu_idle, large->accelerators)
                   : std::string());
   d.fixes = fixes::input_bound_cpu();
   if (!cpus_pinned) {

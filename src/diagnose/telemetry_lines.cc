@@ -522,12 +522,13 @@ std::optional<double> duration_after(std::string_view text, size_t at, bool any_
   return parse_duration(cell);
 }
 
-// "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
-// a name with "time" before a duration in minutes or hours (seconds alone are a step's time).
 // Names of a whole run's wall-clock time.
 constexpr std::string_view kWholeRunTimes[] = {"runtime",   "run time",        "elapsed time",
                                                "wall time", "wall-clock time", "wall clock time"};
 
+// "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
+// a name with "time" before a duration in minutes or hours (seconds alone are a step's time,
+// except under a name of a whole run's: "runtime: 152 sec").
 std::optional<double> run_duration(std::string_view line, bool& epoch) {
   // MLPerf's reference run_and_time.sh prints "RESULT,<benchmark>,<seed>,<seconds>,<user>,<start
   // time>" when a run ends (grep's "file.log:" before it): the run's duration to train.
@@ -702,7 +703,7 @@ std::optional<double> compared_duration(std::string_view clause) {
   return std::nullopt;
 }
 
-std::vector<std::pair<size_t, double>> durations_at(std::string_view clause);
+std::vector<std::pair<size_t, double>> durations_at(std::string_view clause, bool longer);
 
 // A sentence setting the first epoch's speed against a later one's: "on the first epoch, the
 // training speed is only about 8 it/s, but it is continuously accelerating and increased to 30
@@ -753,7 +754,7 @@ std::optional<Telemetry::EpochsCompared> epochs_compared_in(std::string_view lin
   // 8 V100", "less than 2 minutes per epoch"): a unit followed by more words.
   if (durations.size() != 2) {
     durations.clear();
-    for (const auto& [column, seconds] : durations_at(text)) {
+    for (const auto& [column, seconds] : durations_at(text, true)) {
       NamedValue v;
       v.value = seconds;
       v.unit = "s";
@@ -1114,8 +1115,10 @@ Subject subject_of(std::string_view clause) {
 }
 
 // The durations of a clause ("1.2s", "42 seconds", "800 ms"), in seconds, each with the column
-// of its first digit. A range ("20-30 minutes", "20 to 30 minutes") is its middle.
-std::vector<std::pair<size_t, double>> durations_at(std::string_view clause) {
+// of its first digit; with `longer`, minutes and hours too ("2 minutes per epoch"). A range
+// ("20-30 minutes", "20 to 30 minutes") is its middle. A unit glued to a digit is a name ("8
+// H100"), no unit.
+std::vector<std::pair<size_t, double>> durations_at(std::string_view clause, bool longer) {
   std::vector<std::pair<size_t, double>> out;
   for (size_t i = 0; i < clause.size(); ++i) {
     if (!is_digit(clause[i]) ||
@@ -1148,10 +1151,11 @@ std::vector<std::pair<size_t, double>> durations_at(std::string_view clause) {
     while (v < clause.size() && is_alpha(clause[v])) ++v;
     const std::string_view unit = clause.substr(u, v - u);
     auto scale = duration_scale(unit);
-    for (const std::string_view longer :
+    for (const std::string_view word :
          {"min", "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours"}) {
-      if (unit == longer) scale = longer.starts_with('m') ? 60.0 : 3600.0;
+      if (longer && unit == word) scale = word.starts_with('m') ? 60.0 : 3600.0;
     }
+    if (v < clause.size() && is_digit(clause[v])) scale.reset();
     // "0.5s/it" is a step's rate, read by the vocabulary.
     if (scale && value && *value > 0 && (v >= clause.size() || clause[v] != '/')) {
       out.emplace_back(i, *value * *scale);
@@ -1163,7 +1167,7 @@ std::vector<std::pair<size_t, double>> durations_at(std::string_view clause) {
 
 std::vector<double> durations_in(std::string_view clause) {
   std::vector<double> out;
-  for (const auto& [column, seconds] : durations_at(clause)) out.push_back(seconds);
+  for (const auto& [column, seconds] : durations_at(clause, false)) out.push_back(seconds);
   return out;
 }
 
@@ -1759,8 +1763,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     auto c = epochs_compared_in(l.text);
     // A line naming the first epoch and the next line a later one: one paragraph comparing
     // them, read as its two sentences.
-    if (!c && k + 1 < pasted.size() && pasted[k + 1].number == l.number + 1 && is_prose(l.text) &&
-        is_prose(pasted[k + 1].text) &&
+    const auto sentence = [](std::string_view text) {
+      return text.find('|') == std::string_view::npos && split_whitespace(text).size() >= 4;
+    };
+    if (!c && k + 1 < pasted.size() && pasted[k + 1].number == l.number + 1 && sentence(l.text) &&
+        sentence(pasted[k + 1].text) &&
         l.text.size() + pasted[k + 1].text.size() <= kMaxPastedLineBytes) {
       std::string paragraph = std::string(trim(l.text));
       while (!paragraph.empty() && paragraph.back() == '.') paragraph.pop_back();
@@ -2447,14 +2454,15 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       } else if (const auto epoch = stamped_count(line.text, kEpochCounter)) {
         // An epoch's line with the log's clock and nothing timed ("2023-01-25 19:57:01,392
         // paimon INFO ====> Epoch: 561", VITS): from the same message for the epoch before,
-        // that epoch's duration.
+        // that epoch's duration. Of several lines per epoch, each epoch's first is the one
+        // kept ("Epoch 1 [100/500]" ... "Epoch 1 [500/500]", then "Epoch 2 [100/500]").
         if (last_epoch_stamp && epoch->count == last_epoch_stamp->count + 1 &&
             epoch->message == last_epoch_stamp->message &&
             epoch->seconds > last_epoch_stamp->seconds &&
             epoch->seconds - last_epoch_stamp->seconds < 7 * 86400) {
           epoch_clock = epoch->seconds - last_epoch_stamp->seconds;
         }
-        last_epoch_stamp = epoch;
+        if (!last_epoch_stamp || epoch->count != last_epoch_stamp->count) last_epoch_stamp = epoch;
       }
     }
     // A wait on a line without its step belongs to the step on a line just below: a table of
@@ -3298,6 +3306,10 @@ bool read_timer_table(
   return true;
 }
 
+// Words of a table row that describe the setup, not a measure of it.
+constexpr std::string_view kSetupWords[] = {"batch",  "size", "param",   "lr",    "learning rate",
+                                            "memory", "mem",  "workers", "accum", "seq"};
+
 // A table of timers turned on its side: each row names what it times in its first cell, each
 // column after it is a run (a setting tried: "OMP_NUM_THREADS | None | 1 | 1" over "time1 |
 // 0.816 | 0.75 | 0.711" and "datatime1 | 0.025 | 0.019 | 0.005", mmagic#707). Read as its
@@ -3313,7 +3325,14 @@ bool read_timer_rows(const std::vector<std::string_view>& head,
     if (c.empty()) continue;
     std::string_view name = trim(c[0]);
     while (!name.empty() && is_digit(name.back())) name.remove_suffix(1);
-    names.emplace_back(name);
+    // A row of the setup ("batch | 64 | 128", "workers | 4 | 8") times nothing, whatever its
+    // name means on a log's line ("Batch 0.5" is ImageNet's step): not read as a timer.
+    const std::string low = lower(name);
+    const bool setup =
+        low.find("time") == std::string::npos &&
+        std::any_of(std::begin(kSetupWords), std::end(kSetupWords),
+                    [&](std::string_view w) { return low.find(w) != std::string::npos; });
+    names.emplace_back(setup ? std::string() : std::string(name));
     named_rows.push_back(&c);
     row_lines.push_back(line);
   }
@@ -3622,10 +3641,6 @@ std::optional<int> workers_counted(std::string_view cell) {
   return parse_index(words[0]);
 }
 
-// Words of a table row that describe the setup, not a measure of it.
-constexpr std::string_view kSetupWords[] = {"batch",  "size", "param",   "lr",    "learning rate",
-                                            "memory", "mem",  "workers", "accum", "seq"};
-
 // The DLIO benchmark's accelerator utilisation by accelerator count, a row each ("-na | AU% |
 // ... | min CPU idle %" over "32 | 85.5 | ... | 0.00"): the AU column's header is "AU", "AU%",
 // "AU (%)" or names the accelerators' utilisation; a column whose header names the CPUs' idle
@@ -3660,6 +3675,11 @@ bool read_utilisation_table(
     u.percent = *percent;
     if (idle < c.size()) {
       if (const auto v = leading_number(c[idle]); v && *v <= 100) u.cpu_idle = v;
+    }
+    // "| 1 | resnet50 | 60.0 |", "| 1 | unet3d | 99.0 |": a series per workload.
+    for (size_t k = 0; k < c.size(); ++k) {
+      if (k == au || k == count_column || k == idle || c[k].empty() || is_digit(c[k][0])) continue;
+      u.series += std::string(c[k]) + "|";
     }
     out.accelerator_utilisation.push_back(u);
     found = true;

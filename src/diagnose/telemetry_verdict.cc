@@ -1996,7 +1996,12 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d = *pairs;
   } else if (!tel.few_workers_warnings.empty()) {
     // Lightning's warning alone: a setting that may starve the loop, nothing that shows it does.
-    const Telemetry::FewWorkersWarning& w = tel.few_workers_warnings.front();
+    // The training loader's warning first: Lightning 1.x warns of the validation loader's before.
+    const auto train =
+        std::find_if(tel.few_workers_warnings.begin(), tel.few_workers_warnings.end(),
+                     [](const auto& w) { return w.loader.find("train") != std::string::npos; });
+    const Telemetry::FewWorkersWarning& w =
+        train != tel.few_workers_warnings.end() ? *train : tel.few_workers_warnings.front();
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;
     d.summary = fmt::format(

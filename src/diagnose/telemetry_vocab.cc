@@ -941,9 +941,6 @@ std::string rate_unit_of(std::string_view text) {
   if (text == "wps" || text == "tps" || text == "tgs")
     return "tokens";                       // fairseq, torchtitan, InternLM
   if (text == "ups") return "iterations";  // fairseq's updates/s
-  // "Torch FPS 135.90" (datago#32): frames, a loader's images or a video's, a second — named
-  // for what made them; a bare "fps" is as often a setting ("fps = 10", a video's rate).
-  if (text.size() > 4 && ends_with(text, "_fps")) return "samples";
   // "throughput: ~70", "8 card throughput": a rate of the job's samples, its unit unstated.
   if (text == "throughput" || ends_with(text, "_throughput")) return "samples";
   // CamelCase names lower-cased lose their word starts: DeepSpeed's "RunningAvgSamplesPerSec".

@@ -2098,17 +2098,6 @@ TEST(PastedLogs, LightningsWarningOfFewWorkersIsASettingNotAWait) {
             Verdict::kInputBound);
 }
 
-TEST(PastedLogs, FramesASecondNamedForWhatMadeThem) {
-  // datago#32: "Datago FPS 64.21", "Torch FPS 135.90": two loaders' rates, read.
-  const Telemetry t = read_telemetry_files(
-      {pasted("throughput_datago32-loader-benchmark-datago-64-fps-vs-torch-136-fps-nvme.txt")});
-  ASSERT_EQ(t.rates.size(), 2u);
-  EXPECT_DOUBLE_EQ(t.rates[0].per_second, 64.21);
-  EXPECT_DOUBLE_EQ(t.rates[1].per_second, 135.9);
-  // A bare "fps = 10" is a setting (lerobot's dataset), not a rate.
-  EXPECT_THROW(read_text("fps = 10\nhorizon = 5\n"), Error);
-}
-
 TEST(PastedLogs, BigGraphsBucketTrainsAndReadsItsPartitions) {
   // PyTorch-BigGraph#233: "bucket 1 / 16 : Trained 16170701 edges in 94.40 s ...; io: 2.04 s
   // for 5,539,194,424 bytes": the bucket's step is both, its wait the reads.
@@ -2261,6 +2250,60 @@ TEST(PastedLogs, StepsInBlocksUnderHeadingsAreRunsNotStalls) {
   std::string one;
   for (int k = 1; k <= 10; ++k) one += fmt::format("step {} time {}\n", k, k % 4 == 0 ? 3.0 : 1.0);
   EXPECT_EQ(diagnose_telemetry(read_text(one)).verdict, Verdict::kInputBound);
+}
+
+TEST(PastedLogs, WhatAReviewOfTheDlioEpochAndTimerReadersFound) {
+  // "8 H100" is no 8 hours, and a start's minutes are no step's.
+  EXPECT_TRUE(read_text("Each iteration takes about 2 seconds, with data loading on 8 H100 GPUs "
+                        "from a local NVMe disk.\n")
+                  .steps.empty());
+  EXPECT_TRUE(read_text("Each iteration takes about 2 seconds on the GPU, but loading the dataset "
+                        "takes 10 minutes before training starts.\n")
+                  .steps.empty());
+  // A table of runs whose setup rows ("batch", "workers") are no timers: the step is "time".
+  const Telemetry runs = read_text(
+      "| | run 1 | run 2 | run 3 |\n|---|---|---|---|\n| batch | 64 | 128 | 256 |\n"
+      "| workers | 4 | 8 | 16 |\n| time | 0.41 | 0.78 | 1.52 |\n| data | 0.20 | 0.35 | 0.70 |\n");
+  const Diagnosis judged = diagnose_telemetry(runs);
+  EXPECT_EQ(judged.verdict, Verdict::kInputBound) << judged.summary;
+  EXPECT_THAT(judged.summary, testing::HasSubstr("46 %"));
+  // Several lines per epoch: each epoch runs from its first line to the next epoch's.
+  std::string epochs;
+  for (int e = 1; e <= 3; ++e) {
+    for (int k = 1; k <= 5; ++k) {
+      const int t = (e - 1) * 500 + (k - 1) * 100;
+      epochs += fmt::format("2023-01-25 19:{:02}:{:02},123 INFO Epoch {} [{}/500] loss 0.15\n",
+                            t / 60, t % 60, e, k * 100);
+    }
+  }
+  const Telemetry stamped = read_text(epochs);
+  ASSERT_EQ(stamped.rates.size(), 2u);
+  EXPECT_NEAR(1 / stamped.rates[0].per_second, 500, 0.01);
+  // DLIO: a series per workload, and one count alone judged as its wait.
+  const Diagnosis workloads = diagnose_telemetry(
+      read_text("| -na | workload | AU% |\n|---|---|---|\n| 1 | resnet50 | 60.0 |\n"
+                "| 1 | unet3d | 99.0 |\n| 8 | resnet50 | 58.0 |\n| 8 | unet3d | 98.0 |\n"));
+  EXPECT_EQ(workloads.verdict, Verdict::kInputBound) << workloads.summary;
+  EXPECT_THAT(workloads.summary, testing::HasSubstr("from 60.0 % on 1 accelerator to 58.0 %"));
+  const Diagnosis one = diagnose_telemetry(read_text(
+      "| -na | AU% | samples/s |\n|---|---|---|\n| 8 | 50.0 | 1200 |\n| 48 | ? | 112 |\n"));
+  EXPECT_EQ(one.verdict, Verdict::kInputBound) << one.summary;
+  // Lightning's training loader's warning is named before the validation loader's.
+  EXPECT_THAT(
+      diagnose_telemetry(
+          read_text("UserWarning: The dataloader, val dataloader 0, does not have many workers "
+                    "which may be a bottleneck. Consider increasing the value of the "
+                    "`num_workers` argument` (try 32 which is the number of cpus on this "
+                    "machine) in the `DataLoader` init to improve performance.\nUserWarning: The "
+                    "dataloader, train dataloader, does not have many workers which may be a "
+                    "bottleneck.\n"))
+          .summary,
+      testing::HasSubstr("'train dataloader'"));
+  // Two short sentences on two lines.
+  EXPECT_EQ(read_text("The first epoch takes 40 minutes.\nThe second epoch takes only 4 "
+                      "minutes.\n")
+                .epochs_compared.size(),
+            1u);
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
