@@ -1264,10 +1264,14 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     // A cache turned on or grown, and no medium named anywhere in the paste: a cache of files
     // saves their reads, one of decoded samples (mmcv's, OTX's) their decoding too, and the
     // paste does not say which.
+    // (A cold page cache against a warm one is the disk's reads: "cold cache", "drop_caches".)
     const auto cache_only = [](const std::string& where) {
       const std::string low = telemetry::lower(where);
-      return low.find("cach") != std::string::npos && !storage_medium_of(where) &&
-             low.find("readtype") == std::string::npos && low.find("fuse") == std::string::npos;
+      bool files = !!storage_medium_of(where);
+      for (const std::string_view w : {"readtype", "fuse", "cold", "warm", "page cache", "drop"}) {
+        files = files || low.find(w) != std::string::npos;
+      }
+      return low.find("cach") != std::string::npos && !files;
     };
     if (storage && cache_only(slowest->storage) && cache_only(fastest->storage) &&
         !paste_names_remote_storage(tel)) {

@@ -1791,7 +1791,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   // PaddlePaddle v1's timers: its data provider fills batches on a thread of its own
   // (PyDP2.getNextBatchInternal, its own TID) while the trainer runs TrainBatch, so the
   // provider's time per batch is the loader timed alone beside the model. Its first call
-  // starts the provider (54 s of 54.5 in Paddle#713's 102 calls): left out, as a loader's start.
+  // starts the provider (54 s of 54.5 in Paddle#713's 102 calls): left out, as a loader's start,
+  // where it is ten times the other calls' mean or more.
   {
     std::optional<std::pair<PaddleStat, int64_t>> provider, train;
     for (const Line& l : pasted) {
@@ -1805,10 +1806,17 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         train.emplace(*stat, l.number);
       }
     }
+    if (train && !provider) {
+      // The trainer's batch without its provider's row: a duration no rule places.
+      out.unplaced.emplace_back(Origin{files.of(TelemetryKind::kTrainLog), train->second},
+                                "duration");
+      found = true;
+    }
     if (provider && train && train->first.avg > 0) {
       const PaddleStat& p = provider->first;
-      const double per_batch =
-          p.count > 1 ? (p.total - p.max) / static_cast<double>(p.count - 1) : p.avg;
+      const double rest = p.count > 1 ? (p.total - p.max) / static_cast<double>(p.count - 1) : 0;
+      // The provider's start: a first call ten times the others' mean or more.
+      const double per_batch = p.count > 1 && p.max > 10 * rest ? rest : p.avg;
       if (per_batch > 0) {
         out.loader_against_model.push_back({{files.of(TelemetryKind::kTrainLog), provider->second},
                                             1000 / per_batch,
@@ -3694,12 +3702,15 @@ bool read_utilisation_table(
 bool read_transposed_table(
     const std::vector<std::string_view>& head,
     const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
-    PasteFiles& files, int& next_group, Telemetry& out, const ColumnKind& caption) {
+    PasteFiles& files, int& next_group, Telemetry& out, const ColumnKind& caption,
+    bool workers_are_machines) {
   std::vector<std::pair<size_t, ColumnScale>> scales;
   for (size_t k = 0; k < head.size(); ++k) {
     if (auto s = column_scale(head[k], k == 0 ? std::string_view() : head[0])) {
       scales.emplace_back(k, std::move(*s));
-    } else if (const auto n = caption.unit == "epochs" ? workers_counted(head[k]) : std::nullopt) {
+    } else if (const auto n = caption.unit == "epochs" && !workers_are_machines
+                                  ? workers_counted(head[k])
+                                  : std::nullopt) {
       // "filter type | 1 worker | 4 workers" under "avg. seconds per epoch" (kge#70): a loader's
       // workers, which an epoch's time is taken over (Horovod's and a parameter server's
       // workers are machines, counted beside images a second).
@@ -3861,6 +3872,7 @@ bool read_paired_scale_table(
 // is a run, each measure column a series of its own. Without a count column, a table whose rows
 // name loader settings (read_setting_table).
 bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  std::optional<bool> workers_are_machines;  // looked for once, when a table needs it
   bool found = false;
   int next_group = 0;
   for (const RunInfo& r : out.runs) next_group = std::max(next_group, r.group + 1);
@@ -3901,13 +3913,20 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
     // "#GPUS" after a "Name" column).
     // A table with both ("node_num | gpu_num | samples/s", DLPerf) counts its runs by GPUs, the
     // nodes they are spread over beside them.
+    // A GPU column whose first row names the GPU, not a count ("nodes | GPU | img/s" over "1 |
+    // V100 | 2900"), is no scale.
+    std::vector<std::string_view> first_row;
+    for (size_t j = i + 1; j < lines.size() && j <= i + 3 && first_row.empty(); ++j) {
+      if (!rule_line(lines[j].text)) first_row = table_cells(lines[j].text);
+    }
     bool by_nodes = false;
     size_t count_column = head.size(), node_column = head.size();
     for (size_t k = 0; k < head.size(); ++k) {
       bool nodes = false;
       if (!count_header(head[k], nodes)) continue;
       if (nodes && node_column == head.size()) node_column = k;
-      if (!nodes && (count_column == head.size() || by_nodes)) {
+      const bool counts = first_row.size() != head.size() || count_cell(first_row[k]).has_value();
+      if (!nodes && counts && (count_column == head.size() || by_nodes)) {
         count_column = k;
         by_nodes = false;
       } else if (count_column == head.size()) {
@@ -3970,7 +3989,26 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
           },
           end, 1);
       const ColumnKind caption = caption_kind(lines, i);
-      if (read_transposed_table(head, rows, files, next_group, out, caption)) {
+      // A paste about a parameter server's or Horovod's workers counts machines by them.
+      if (!workers_are_machines) {
+        workers_are_machines = std::any_of(lines.begin(), lines.end(), [](const Line& l) {
+          const std::string low = lower(l.text);
+          return low.find("parameter server") != std::string::npos ||
+                 low.find("horovod") != std::string::npos ||
+                 low.find("machine") != std::string::npos ||
+                 low.find("/job:worker") != std::string::npos;
+        });
+      }
+      // Machines counted in columns ("1 worker | 2 workers") beside a parameter server: no
+      // setting of a loader, and no scale the table states in GPUs.
+      if (*workers_are_machines && std::any_of(head.begin(), head.end(), [](std::string_view h) {
+            return workers_counted(h).has_value();
+          })) {
+        i = end - 1;
+        continue;
+      }
+      if (read_transposed_table(head, rows, files, next_group, out, caption,
+                                *workers_are_machines)) {
         found = true;
       } else if (read_setting_table(head, rows, files, next_group, out, caption)) {
         found = true;

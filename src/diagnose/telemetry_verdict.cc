@@ -1197,10 +1197,25 @@ std::optional<Diagnosis> paces_of_headed_blocks(const Telemetry& tel) {
     if (k > 0) {
       const Origin& above = speed[k - 1].second;
       const Origin& below = speed[k].second;
-      bool parted = above.file != below.file;
-      for (int64_t line = above.line + 1; line < below.line && !parted; ++line) {
-        parted = !telemetry::trim(line_of(tel, {above.file, line})).empty();
+      // Parted by a heading: a line of words set apart by a blank line, not the loop's own
+      // periodic lines (an epoch's counter, a checkpoint's save, an evaluation), which part one
+      // run's log.
+      bool blank = false, heading = false;
+      for (int64_t line = above.line + 1; line < below.line; ++line) {
+        const std::string_view text = telemetry::trim(line_of(tel, {above.file, line}));
+        if (text.empty()) {
+          blank = true;
+          continue;
+        }
+        const std::string low = telemetry::lower(text);
+        bool periodic = false;
+        for (const std::string_view w :
+             {"epoch", "save", "saving", "checkpoint", "eval", "valid", "test", "snapshot"}) {
+          periodic = periodic || low.find(w) != std::string::npos;
+        }
+        heading = heading || !periodic;
       }
+      const bool parted = above.file != below.file || (blank && heading);
       if (parted) {
         blocks.emplace_back();
         starts.push_back(below);

@@ -2306,6 +2306,37 @@ TEST(PastedLogs, WhatAReviewOfTheDlioEpochAndTimerReadersFound) {
             1u);
 }
 
+TEST(PastedLogs, WhatASecondReviewOfThisSessionsReadersFound) {
+  // A checkpoint's line between a fast and a slow half parts no runs: the speed fell.
+  std::string fell;
+  for (int k = 0; k < 5; ++k) fell += "throughput 1000 samples/s\n";
+  fell += "Saving checkpoint to out/ckpt_50.pt\n";
+  for (int k = 0; k < 5; ++k) fell += "throughput 400 samples/s\n";
+  EXPECT_EQ(diagnose_telemetry(read_text(fell)).verdict, Verdict::kInputBound);
+  // A GPU column naming the GPU is no count: the nodes are the scale.
+  const Diagnosis nodes = diagnose_telemetry(
+      read_text("| nodes | GPU | img/s |\n|---|---|---|\n| 1 | V100 | 2900 |\n| 2 | V100 | 5600 |\n"
+                "| 4 | V100 | 6000 |\n"));
+  EXPECT_THAT(nodes.summary, testing::HasSubstr("1 -> 4 nodes"));
+  // Paddle's trainer timers without the provider's row: read, no step of 22 ks.
+  const Telemetry stat = read_text(
+      "Stat=forwardBackward TID=1 total=21833.5 avg=218.334 max=431.113 min=142.575 count=100\n"
+      "Stat=TrainBatch TID=1 total=22172.9 avg=221.728 max=432.781 min=145.168 count=100\n");
+  EXPECT_TRUE(stat.steps.empty());
+  EXPECT_EQ(diagnose_telemetry(stat).verdict, Verdict::kUnknown);
+  // A cold page cache against a warm one is the disk's reads.
+  EXPECT_EQ(diagnose_telemetry(read_text("| setting | img/s |\n|---|---|\n| cold cache | 300 |\n"
+                                         "| warm cache | 900 |\n"))
+                .verdict,
+            Verdict::kIoBound);
+  // Worker machines beside a parameter server are no loader's workers.
+  EXPECT_THROW(read_text("We run distributed TensorFlow with one parameter server and N worker "
+                         "machines.\nTraining time per epoch (seconds):\n\n| model | 1 worker | 2 "
+                         "workers | 4 workers |\n|---|---|---|---|\n| resnet50 | 1200 | 650 | "
+                         "400 |\n"),
+               Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
