@@ -3644,7 +3644,8 @@ std::optional<ColumnScale> column_scale(std::string_view cell, std::string_view 
 
 // "4 workers", "1 worker": the count, nullopt for any other cell.
 std::optional<int> workers_counted(std::string_view cell) {
-  const auto words = split_whitespace(lower(cell));
+  const std::string low = lower(cell);  // the words are views into it
+  const auto words = split_whitespace(low);
   if (words.size() != 2 || (words[1] != "worker" && words[1] != "workers")) return std::nullopt;
   return parse_index(words[0]);
 }
