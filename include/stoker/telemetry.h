@@ -299,10 +299,6 @@ struct Telemetry {
   // schedule of OpenMMLab's and Detectron2's trainers: each iteration one batch on every GPU, so
   // a run's duration at each scale times the same steps, and more GPUs do more work in them.
   bool run_in_iterations = false;
-  // A line of the paste names storage read over a network or from a spinning disk
-  // (names_remote_storage: S3, NFS, an HDD): what a loader's threads wait on when more of them
-  // make it faster. Looked for only in a paste whose runs name their loader's threads.
-  bool storage_named = false;
   std::vector<ScalingClaim> claims;
   // A speedup the paste states for its larger scale, each said of synthetic data or of the
   // job's own ("with synthetic data, my speedup is 1.97x, and with real imagenet data, the

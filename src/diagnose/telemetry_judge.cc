@@ -1097,7 +1097,8 @@ std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel) {
 
 namespace {
 
-// Whether a line of the paste names storage read over a network or from a spinning disk.
+// Whether a line of the paste names storage read over a network or from a spinning disk (S3,
+// NFS, an HDD): looked for only by the judgements it decides, not on every line of every log.
 bool paste_names_remote_storage(const Telemetry& tel) {
   for (const TelemetryFile& f : tel.files) {
     for (const std::string& line : f.lines) {
@@ -1239,7 +1240,7 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
         *slowest->threads != *fastest->threads && slowest->workers == fastest->workers) {
       const bool more_faster = *fastest->threads > *slowest->threads;
       const bool compute = slowest->compute_threads || fastest->compute_threads;
-      const bool reads = more_faster && !compute && tel.storage_named;
+      const bool reads = more_faster && !compute && paste_names_remote_storage(tel);
       d.verdict = !more_faster || compute ? Verdict::kInputBoundCpu
                   : reads                 ? Verdict::kIoBound
                                           : Verdict::kInputBound;

@@ -1348,15 +1348,6 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_line_profiler(lines, files, into);
   if (into.gpus.empty()) scan_query_noheader(lines, files, into);
   if (files.empty()) telemetry::scan_unplaced(lines, files, into);
-  // Whether the paste names its storage matters only to runs that differ in their loader's
-  // threads (judge_loader_settings): looked for then, not on every line of every log.
-  if (!into.storage_named && std::any_of(into.runs.begin(), into.runs.end(), [](const RunInfo& r) {
-        return r.loader_threads.has_value();
-      })) {
-    into.storage_named = std::any_of(lines.begin(), lines.end(), [](const Line& l) {
-      return telemetry::names_remote_storage(l.text);
-    });
-  }
   for (size_t f = first_file; f < into.files.size(); ++f) into.files[f].long_lines = long_lines;
   if (files.empty()) {
     std::string_view first;
