@@ -2081,12 +2081,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   for (const Line& l : pasted) {
     if (l.text.size() > kMaxPastedLineBytes) continue;
     if (auto m = storage_medium_of(l.text)) media.insert(std::move(*m));
-    const std::string t = lower(l.text);
-    for (const std::string_view w :
-         {"scalingconfig", "use_gpu", "parameter server", "worker_hosts", "ps_hosts", "per worker",
-          "separate machine", "worker is a machine", "worker is a node"}) {
-      workers_are_machines = workers_are_machines || t.find(w) != std::string::npos;
-    }
+    workers_are_machines = workers_are_machines || names_worker_machines(l.text);
     if (const size_t at = l.text.find("every_n_iter="); at != std::string_view::npos) {
       size_t end = at + 13;
       while (end < l.text.size() && is_digit(l.text[end])) ++end;
@@ -3993,11 +3988,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       // A paste about a parameter server's or Horovod's workers counts machines by them.
       if (!workers_are_machines) {
         workers_are_machines = std::any_of(lines.begin(), lines.end(), [](const Line& l) {
-          const std::string low = lower(l.text);
-          return low.find("parameter server") != std::string::npos ||
-                 low.find("horovod") != std::string::npos ||
-                 low.find("machine") != std::string::npos ||
-                 low.find("/job:worker") != std::string::npos;
+          return names_worker_machines(l.text);
         });
       }
       // Machines counted in columns ("1 worker | 2 workers") beside a parameter server: no

@@ -2229,6 +2229,13 @@ constexpr std::array<StorageWord, 21> kStorageWords = {{
     {"goofys", "s3", true},
 }};
 
+// Words that make a paste's workers machines or GPUs (names_worker_machines), found anywhere in
+// a lower-cased line.
+constexpr std::array<std::string_view, 12> kWorkerMachineWords = {
+    "scalingconfig",    "use_gpu",    "parameter server", "worker_hosts",
+    "ps_hosts",         "per worker", "separate machine", "worker is a machine",
+    "worker is a node", "horovod",    "machine",          "/job:worker"};
+
 }  // namespace
 
 bool names_remote_storage(std::string_view text) {
@@ -2238,6 +2245,13 @@ bool names_remote_storage(std::string_view text) {
     return std::any_of(kStorageWords.begin(), kStorageWords.end(),
                        [&](const StorageWord& s) { return s.remote && s.word == w; });
   });
+}
+
+bool names_worker_machines(std::string_view text) {
+  if (text.size() > kMaxPastedLineBytes) return false;
+  const std::string low = lower(text);
+  return std::any_of(kWorkerMachineWords.begin(), kWorkerMachineWords.end(),
+                     [&](std::string_view w) { return low.find(w) != std::string::npos; });
 }
 
 std::optional<std::string> storage_medium_of(std::string_view text) {

@@ -141,6 +141,12 @@ bool names_storage(std::string_view text);
 // FUSE mount of a bucket (gcsfuse, s3fs, blobfuse), MinIO, an HDD.
 bool names_remote_storage(std::string_view text);
 
+// Whether text says a job's "workers" are machines or GPUs, not a loader's processes: Ray
+// Train's ScalingConfig, a parameter server's or Horovod's workers, TensorFlow's /job:worker,
+// "each worker is a machine". Its "workers=4" lines and "1 worker | 2 workers" columns then
+// count machines.
+bool names_worker_machines(std::string_view text);
+
 // The one storage medium a line says data is read from, canonical ("nvme", "ssd", "hdd",
 // "nfs", "s3", "minio", "lustre", "tmpfs", ...): "Using the .beton file from SSD, ... 7 it/s",
 // "made available via a MinIO server, the results are:". Whole words ('_' joins one: an
