@@ -3771,6 +3771,11 @@ TEST(PastedLogs, WhatAReviewOfTheSecondSessionsReadersFound) {
   EXPECT_FALSE(names_remote_storage("model: ssd_mobilenet_v2_coco"));
   EXPECT_FALSE(names_remote_storage("Loading cached processed dataset at /root/.cache/x"));
   EXPECT_TRUE(names_remote_storage("streaming from s3://bucket/train"));
+  // Workers that are machines, in a key=value line's paste or a table's alike.
+  EXPECT_TRUE(names_worker_machines("trainer = TorchTrainer(fn, scaling_config=ScalingConfig("));
+  EXPECT_TRUE(names_worker_machines("2 workers and 1 Parameter Server"));
+  EXPECT_TRUE(names_worker_machines("/job:worker/replica:0/task:1/device:GPU:0"));
+  EXPECT_FALSE(names_worker_machines("DataLoader(num_workers=8, pin_memory=True)"));
   // Workers that change beside the threads: the workers' rule.
   const Diagnosis both =
       diagnose_telemetry(read_text("num_workers=2, OMP_NUM_THREADS=4: 310 img/s\nnum_workers=8, "
