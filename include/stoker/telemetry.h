@@ -142,6 +142,9 @@ struct BandwidthSample {
   double bytes = 0;     // the message size; 0 when not stated
   double bus_gbps = 0;  // bus bandwidth (nccl-tests' busbw), else the bandwidth stated, GB/s
   std::string group;    // what was measured: the table, or the ranks and collective named
+  // nccl-tests' "# Avg bus bandwidth : 92.34": the mean of a sweep's rows, small messages'
+  // latency-bound ones with the large, so no one link's rate.
+  bool sweep_average = false;
 };
 
 // A sentence comparing two scales of one job ("2 nodes is significantly slower than 1 node",

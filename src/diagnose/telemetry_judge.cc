@@ -1814,8 +1814,30 @@ std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThres
   return d;
 }
 
+// What decides a benchmark that shows no link's bandwidth: its rows of large messages.
+constexpr std::string_view kLargeMessageRows =
+    "the benchmark's rows at 64 MB and more (all_reduce_perf -b 8 -e 8G -f 2): their busbw "
+    "against the link's rate (NVLink hundreds of GB/s, InfiniBand tens per link)";
+
 std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel) {
   if (tel.bandwidths.empty()) return std::nullopt;
+  // A sweep's average alone: small messages' near-zero rows pull it down by how far the sweep
+  // reaches (-b 8 or -b 1M), so it may be a fast link's or a slow one's. Rows, where there
+  // are any, are read instead.
+  if (std::all_of(tel.bandwidths.begin(), tel.bandwidths.end(),
+                  [](const BandwidthSample& b) { return b.sweep_average; })) {
+    const BandwidthSample& b = tel.bandwidths.back();
+    Diagnosis d;
+    d.verdict = Verdict::kUnknown;
+    d.confidence = Confidence::kLow;
+    d.summary = fmt::format(
+        "{} is {:.3g} GB/s: a mean over every message size of the sweep, small ones' latency with "
+        "large ones' bandwidth, so it is no measure of the link without the sizes it spans",
+        b.group, b.bus_gbps);
+    d.evidence.push_back(tel.cite(b.origin));
+    d.next = {std::string(kLargeMessageRows)};
+    return d;
+  }
   // Each group at its largest messages (small ones measure latency, not the link).
   struct Group {
     std::string name;
@@ -1824,6 +1846,7 @@ std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel) {
   };
   std::map<std::string, Group> by_name;
   for (const BandwidthSample& b : tel.bandwidths) {
+    if (b.sweep_average) continue;
     Group& g = by_name[b.group];
     if (b.bytes > g.bytes || (b.bytes == g.bytes && b.bus_gbps > g.gbps)) {
       g = Group{b.group, b.bytes, b.bus_gbps, b.origin};
@@ -1836,6 +1859,25 @@ std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel) {
   }
   if (groups.empty()) {
     for (const auto& [name, g] : by_name) groups.push_back(g);
+  }
+  // Rows of small messages only (a sweep cut off at a few KB): each collective's time there is
+  // its latency, tens of microseconds on any fabric, so the bandwidth it works out to says
+  // nothing of the link's.
+  constexpr double kSmall = 1024.0 * 1024;
+  if (std::all_of(groups.begin(), groups.end(),
+                  [](const Group& g) { return g.bytes > 0 && g.bytes < kSmall; })) {
+    const auto largest = std::max_element(groups.begin(), groups.end(),
+                                          [](auto& a, auto& b) { return a.bytes < b.bytes; });
+    Diagnosis d;
+    d.verdict = Verdict::kUnknown;
+    d.confidence = Confidence::kLow;
+    d.summary = fmt::format(
+        "{} reaches only {:.0f} B messages ({:.3g} GB/s): at that size a collective's time is its "
+        "latency, not the link's bandwidth",
+        largest->name, largest->bytes, largest->gbps);
+    d.evidence.push_back(tel.cite(largest->origin));
+    d.next = {std::string(kLargeMessageRows)};
+    return d;
   }
   const auto slower = [](const Group& a, const Group& b) { return a.gbps < b.gbps; };
   const auto slow = std::min_element(groups.begin(), groups.end(), slower);

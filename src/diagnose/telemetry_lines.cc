@@ -522,6 +522,21 @@ std::optional<double> duration_after(std::string_view text, size_t at, bool any_
   return parse_duration(cell);
 }
 
+// A log record's message, after its logger's prefix: loguru's "2022-07-02 07:42:09.937 | INFO
+// | __main__:train:68 - time : 0:00:10.7" and Python logging's "2022-10-20 15:46:06,536 - INFO -
+// ..." (a date, a level, then " - "); the line itself when it has no such prefix.
+std::string_view log_message(std::string_view line) {
+  if (line.size() < 20 || !is_digit(line[0]) || line[4] != '-' || line[7] != '-') return line;
+  const std::string_view head = line.substr(0, 64);
+  for (const std::string_view level : {" INFO ", " WARNING ", " DEBUG ", " ERROR ", " WARN "}) {
+    const size_t at = head.find(level);
+    if (at == std::string_view::npos) continue;
+    const size_t dash = line.find(" - ", at + level.size() - 1);
+    return dash == std::string_view::npos ? line : line.substr(dash + 3);
+  }
+  return line;
+}
+
 // Names of a whole run's wall-clock time.
 constexpr std::string_view kWholeRunTimes[] = {"runtime",   "run time",        "elapsed time",
                                                "wall time", "wall-clock time", "wall clock time"};
@@ -625,6 +640,7 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
       return d;
     }
   }
+  line = log_message(line);
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
   // A run's settings, an arrow, its result ("- batch size = 32, nproc_per_node = 2 => Runtime:

@@ -769,14 +769,35 @@ double element_bytes(std::string_view type) {
   return 1;
 }
 
+// The column of a bus bandwidth in an nccl-tests row pasted without its header ("8  2  float  sum
+// -1  27.66  0.00  0.00  0 ..."): its size and count, a type and a reduction NCCL names, the root
+// (releases since 2.x) and the time, algbw and busbw; npos for any other line.
+size_t headerless_nccl_busbw(const std::vector<std::string_view>& fields) {
+  constexpr std::string_view kTypes[] = {"int8",    "uint8",   "int32",   "uint32", "int64",
+                                         "uint64",  "half",    "float",   "double", "bfloat16",
+                                         "float16", "float32", "float64", "char",   "int"};
+  constexpr std::string_view kOps[] = {"sum", "prod", "max", "min", "avg", "none", "mulsum"};
+  if (fields.size() < 7 || !parse_index(fields[0]) || !parse_index(fields[1]) ||
+      std::find(std::begin(kTypes), std::end(kTypes), fields[2]) == std::end(kTypes) ||
+      std::find(std::begin(kOps), std::end(kOps), fields[3]) == std::end(kOps)) {
+    return std::string_view::npos;
+  }
+  const bool root = fields[4] == "-1" || parse_index(fields[4]).has_value();
+  const size_t busbw = root ? 7 : 6;
+  return fields.size() > busbw ? busbw : std::string_view::npos;
+}
+
 bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   int file = -1;
-  const auto add = [&](const Line& l, double bytes, double gbps, std::string group) {
+  const auto add = [&](const Line& l, double bytes, double gbps, std::string group,
+                       bool sweep_average = false) {
     if (file < 0) file = files.of(TelemetryKind::kCollectiveBench);
-    out.bandwidths.push_back(BandwidthSample{{file, l.number}, bytes, gbps, std::move(group)});
+    out.bandwidths.push_back(
+        BandwidthSample{{file, l.number}, bytes, gbps, std::move(group), sweep_average});
     found = true;
   };
+  bool averaging = false;  // a command that averages the sweep's averages prints the next number
   // In a row's fields, from the table's header; npos outside a table (a sentinel, not an
   // optional: GCC 12 warns an optional's value may be used uninitialized here).
   size_t busbw_column = std::string_view::npos;
@@ -785,6 +806,28 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
   bool counts_elements = false;  // the table's first column counts elements (NCCL 1), not bytes
   for (const Line& l : lines) {
     const std::string_view text = trim(l.text);
+    // nccl-tests' last line, "# Avg bus bandwidth    : 92.3405" (an mpirun's "[1,0]<stdout>:"
+    // before it); and a shell's mean of many runs' ("grep "Avg bus" log | awk '{sum+=$6} END
+    // {print sum/NR}'"), the number on the line below the command.
+    if (const size_t avg = text.find("Avg bus"); avg != std::string_view::npos) {
+      const size_t colon = text.find(':', avg);
+      const auto value = colon == std::string_view::npos
+                             ? std::nullopt
+                             : parse_number(trim(text.substr(colon + 1)));
+      if (value && *value >= 0) {
+        add(l, 0, *value, "nccl-tests' Avg bus bandwidth", true);
+      } else {
+        averaging = text.find("awk") != std::string_view::npos;
+      }
+      continue;
+    }
+    if (averaging && !text.empty()) {
+      averaging = false;
+      if (const auto value = parse_number(text); value && *value >= 0) {
+        add(l, 0, *value, "the mean of nccl-tests' Avg bus bandwidth lines", true);
+        continue;
+      }
+    }
     // The header, with its '#' or without (pasted through a tool that took it for a comment).
     const auto header = split_whitespace(text.starts_with("#") ? text.substr(1) : text);
     // NCCL 1's tests ("./build/test/single/all_reduce_test 10000000 2 0 1") count elements
@@ -797,6 +840,13 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
       continue;
     }
     if (text.starts_with("#")) continue;
+    if (busbw_column == std::string_view::npos) {
+      busbw_column = headerless_nccl_busbw(split_whitespace(text));
+      if (busbw_column != std::string_view::npos) {
+        counts_elements = false;
+        ++tables;
+      }
+    }
     if (busbw_column != std::string_view::npos) {
       const auto fields = split_whitespace(text);
       if (fields.size() > busbw_column) {

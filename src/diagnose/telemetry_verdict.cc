@@ -1400,6 +1400,15 @@ std::optional<Diagnosis> steady_speed(const Telemetry& tel) {
   });
   std::vector<std::pair<double, Origin>> speed = speed_series(tel);
   if (speed.size() < 9) return std::nullopt;
+  // Whole epochs or runs timed: each averages thousands of steps, in which a loader's stalls
+  // even out, so an even pace of them says nothing of waits.
+  const Origin first = speed.front().second;
+  if (std::any_of(tel.rates.begin(), tel.rates.end(), [&](const ThroughputSample& r) {
+        return r.origin.file == first.file && r.origin.line == first.line &&
+               (r.unit == "epochs" || r.unit == "runs");
+      })) {
+    return std::nullopt;
+  }
   std::vector<double> after_first;
   for (size_t i = 1; i < speed.size(); ++i) after_first.push_back(speed[i].first);
   std::vector<double> sorted = after_first;

@@ -2337,6 +2337,48 @@ TEST(PastedLogs, WhatASecondReviewOfThisSessionsReadersFound) {
                Error);
 }
 
+TEST(PastedLogs, ACollectiveBenchOfSmallMessagesOrItsAverageShowsNoLinkRate) {
+  // nccl-tests rows pasted without their header, cut off at 512 B (nccl#1017): read, and at that
+  // size a collective's time is its latency, no link's rate.
+  const Telemetry rows = read_telemetry_files(
+      {pasted("throughput_nccl1017-h100-vm-allreduce-small-sizes-cutoff.txt")});
+  ASSERT_EQ(rows.bandwidths.size(), 7u);
+  EXPECT_EQ(rows.bandwidths.back().bytes, 512);
+  EXPECT_DOUBLE_EQ(rows.bandwidths.back().bus_gbps, 0.03);
+  const Diagnosis small = diagnose_telemetry(rows);
+  EXPECT_EQ(small.verdict, Verdict::kUnknown);
+  EXPECT_THAT(small.summary, testing::HasSubstr("only 512 B messages"));
+  // The sweep's "# Avg bus bandwidth" behind mpirun's prefix (aws-k8s-tester#503), and a shell's
+  // mean of fifty runs' (nccl#330): means over every size, no link's rate either.
+  const Diagnosis average = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_aws-k8s-tester503-multinode-nccl-avg-busbw-92.txt")}));
+  EXPECT_EQ(average.verdict, Verdict::kUnknown);
+  EXPECT_THAT(average.summary, testing::HasSubstr("Avg bus bandwidth is 92.3 GB/s"));
+  const Diagnosis runs = diagnose_telemetry(
+      read_telemetry_files({pasted("throughput_nccl330-gdr-roce-bond-avg-busbw-50-runs.txt")}));
+  EXPECT_EQ(runs.verdict, Verdict::kUnknown);
+  EXPECT_THAT(runs.summary, testing::HasSubstr("4.79 GB/s"));
+  // Beside the table's rows, the average is left out: the large messages' rows are read.
+  const Telemetry both = read_text(
+      "#  size  count  type  redop  root  time  algbw  busbw  #wrong\n"
+      "   1048576  262144  float  sum  -1  1200  0.87  1.64  0\n"
+      "   268435456  67108864  float  sum  -1  120000  2.24  4.19  0\n"
+      "# Avg bus bandwidth    : 1.2\n");
+  EXPECT_EQ(diagnose_telemetry(both).verdict, Verdict::kCommunicationBound);
+  EXPECT_THAT(diagnose_telemetry(both).summary, testing::HasSubstr("4.19 GB/s"));
+}
+
+TEST(PastedLogs, LogurusPrefixLeavesARunsTimeReadAndEvenEpochsSayNothingOfWaits) {
+  // loguru's "date | INFO | module:function:line - time : 0:00:10.736053" per rank and epoch
+  // (accelerate#485): each epoch's duration, and whole epochs that run evenly are no sign of a
+  // loader that keeps up (a loader's stalls even out over thousands of steps).
+  const Telemetry t =
+      read_telemetry_files({pasted("datalog_accelerate485-2gpu-epoch-time-per-rank-cutoff.txt")});
+  ASSERT_FALSE(t.rates.empty());
+  EXPECT_NEAR(1 / t.rates.front().per_second, 10.736053, 1e-6);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kUnknown);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
