@@ -522,6 +522,39 @@ std::optional<double> duration_after(std::string_view text, size_t at, bool any_
   return parse_duration(cell);
 }
 
+// A timer's row of statistics, "allreduce : min_elapsed 0.505 avg_elapsed 0.592 max_elapsed
+// 0.640" (jax#1009's benchmark of its phases), read as one timer under the row's label at its
+// average; nullopt for any other line. Values without a unit are seconds (milliseconds when
+// their names end in "_ms").
+std::optional<NamedValue> timer_statistics_row(std::string_view line,
+                                               const std::vector<NamedValue>& values) {
+  if (values.size() < 2) return std::nullopt;
+  const NamedValue* average = nullptr;
+  for (const NamedValue& v : values) {
+    const std::string_view n = v.name;
+    const bool stat = n.starts_with("min") || n.starts_with("max") || n.starts_with("avg") ||
+                      n.starts_with("mean") || n.starts_with("std") || n.starts_with("median");
+    const bool timed =
+        duration_scale(v.unit) ||
+        (v.unit.empty() && (n.find("elapsed") != n.npos || n.find("time") != n.npos));
+    if (!stat || !timed) return std::nullopt;
+    if (!average && (n.starts_with("avg") || n.starts_with("mean"))) average = &v;
+  }
+  const size_t colon = line.find(':');
+  if (!average || colon == std::string_view::npos || colon >= values.front().column) {
+    return std::nullopt;
+  }
+  const std::string_view label = trim(line.substr(0, colon));
+  if (label.empty() || label.size() > 40 || !std::all_of(label.begin(), label.end(), [](char c) {
+        return is_alpha(c) || is_digit(c) || c == '_';
+      })) {
+    return std::nullopt;
+  }
+  std::string unit = average->unit;
+  if (unit.empty()) unit = average->name.ends_with("_ms") ? "ms" : "s";
+  return NamedValue{lower(label), std::move(unit), average->value, std::nullopt, colon + 1};
+}
+
 // A log record's message, after its logger's prefix: loguru's "2022-07-02 07:42:09.937 | INFO
 // | __main__:train:68 - time : 0:00:10.7" and Python logging's "2022-10-20 15:46:06,536 - INFO -
 // ..." (a date, a level, then " - "); the line itself when it has no such prefix.
@@ -2065,6 +2098,21 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   // A table of timers closed by its total row once: the log's later tables end with theirs too,
   // and one that ends without it was cut short (a paste's last table): its sum is no step.
   bool timer_tables_have_total = false;
+  // A step's phases timed on rows of their own, one timer a row ("compute : ... avg 0.024",
+  // "allreduce : ... avg 0.592"): summed over the rows that follow one another, a phase sample
+  // when the block ends with both kinds timed.
+  PhaseSample phase_block;
+  int64_t phase_block_line = -1;  // the block's last row
+  const auto flush_phase_block = [&] {
+    if (phase_block.communication_seconds > 0 && phase_block.compute_seconds > 0) {
+      if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+      phase_block.origin = {steps_file, phase_block_line};
+      out.phases.push_back(phase_block);
+      has_samples();
+    }
+    phase_block = PhaseSample{};
+    phase_block_line = -1;
+  };
   const auto flush_timer_table = [&] {
     if (!pending_data || timed_phases == 0) return;
     if (!timer_tables_have_total) {
@@ -2190,6 +2238,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
     }
     std::vector<NamedValue> values = named_values(line.text);
+    if (auto row = timer_statistics_row(line.text, values)) values = {std::move(*row)};
     // TensorFlow's "step = 25 (1.798 sec)": the time since the previous line over the steps
     // since it is the step (the first line, and a rank's repeat of a counter, time none).
     {
@@ -2685,6 +2734,14 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         p.origin = {steps_file, line.number};
         out.phases.push_back(p);
         meaningful = true;
+      } else if (values.size() == 1 && !values[0].name.empty() && duration_scale(values[0].unit)) {
+        // One timer on the row: part of a block of rows, each a phase.
+        if (phase_block_line >= 0 && line.number != phase_block_line + 1) flush_phase_block();
+        phase_block.communication_seconds += p.communication_seconds;
+        phase_block.compute_seconds += p.compute_seconds;
+        phase_block_line = line.number;
+      } else if (phase_block_line >= 0) {
+        flush_phase_block();
       }
     }
     // Rates and utilisation.
@@ -2862,6 +2919,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
   }
   flush_timer_table();
+  flush_phase_block();
   // Pairs each on two lines, one pair right after another, time the layers of one step
   // (Caffe's "conv1 forward: 31.2 ms", "conv1 backward: 49.8 ms", "relu1 forward: ..."), not
   // steps; a pair on one line each ("forward: 207.71 | backward: 3509.10") is one step a line.

@@ -1179,9 +1179,10 @@ Meaning meaning_of(const NamedValue& v) {
                                       [&](std::string_view w) { return contains(name, w); });
     if (exchange) {
       m.quantity = Quantity::kCommunication;
-    } else if ((starts_with(name, "forward") || starts_with(name, "backward") ||
-                starts_with(name, "optimizer")) &&
-               !contains(name, "inner")) {
+    } else if (((starts_with(name, "forward") || starts_with(name, "backward") ||
+                 starts_with(name, "optimizer")) &&
+                !contains(name, "inner")) ||
+               name == "compute" || name == "compute_time") {
       m.quantity = Quantity::kCompute;
     }
     if (m.quantity != Quantity::kNone) return m;

@@ -2379,6 +2379,24 @@ TEST(PastedLogs, LogurusPrefixLeavesARunsTimeReadAndEvenEpochsSayNothingOfWaits)
   EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kUnknown);
 }
 
+TEST(PastedLogs, PhasesTimedOnRowsOfTheirOwnSetTheExchangeAgainstCompute) {
+  // jax#1009's benchmark: a row of statistics per phase, two blocks (1 and 16M parameters); the
+  // all-reduce's average against the compute's.
+  const Telemetry jax = read_telemetry_files(
+      {pasted("other_jax1009-8-nodes-x8-v100-mpi-allreduce-vs-compute-timings.txt")});
+  ASSERT_EQ(jax.phases.size(), 2u);
+  EXPECT_NEAR(jax.phases[1].communication_seconds, 0.592024, 1e-9);
+  EXPECT_NEAR(jax.phases[1].compute_seconds, 0.023782, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(jax).verdict, Verdict::kCommunicationBound);
+  // Rows that follow one another make one step; a blank line between parts them.
+  EXPECT_EQ(read_text("forward: 10 ms\nbackward: 20 ms\nallreduce: 100 ms\n").phases.size(), 1u);
+  EXPECT_TRUE(read_text("forward: 10 ms\nbackward: 20 ms\n\nallreduce: 100 ms\n").phases.empty());
+  // Statistics of something not timed are no timer's row.
+  EXPECT_TRUE(read_text("compute : min_loss 0.1 avg_loss 0.2 max_loss 0.3\nallreduce : "
+                        "min_elapsed 0.5 avg_elapsed 0.6 max_elapsed 0.7\n")
+                  .phases.empty());
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
