@@ -304,13 +304,15 @@ std::string name_before(std::string_view line, size_t from, size_t to, std::stri
       }
     }
   }
-  // The last non-empty part between separators or runs of two spaces ("GPU utilization
-  // [|||||   33%]" is named by the part before the bar).
+  // The last non-empty part between separators, runs of two spaces or a dash between blanks
+  // ("GPU utilization [|||||   33%]" is named by the part before the bar; DL4J's
+  // "o.d.o.l.PerformanceListener - ETL" by what follows its logger's name).
   std::string_view part;
   size_t end = s.size();
   for (size_t k = s.size(); k-- > 0;) {
     if (is_separator(s[k]) || s[k] == '(' || s[k] == ')' ||
-        (s[k] == ' ' && k + 1 < s.size() && s[k + 1] == ' ')) {
+        (s[k] == ' ' && k + 1 < s.size() && s[k + 1] == ' ') ||
+        (s[k] == '-' && k > 0 && k + 1 < s.size() && s[k - 1] == ' ' && s[k + 1] == ' ')) {
       part = trim(s.substr(k + 1, end - k - 1));
       if (!part.empty()) break;
       end = k;
@@ -978,7 +980,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 90> kSynonyms = {{
+constexpr std::array<Synonym, 91> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -1025,6 +1027,7 @@ constexpr std::array<Synonym, 90> kSynonyms = {{
     {"read_data", Quantity::kDataWait, 0},    // Blocks' timing table: "Read data  41.36  84.89%"
     {"loaded", Quantity::kDataWait, 0},       // darknet's "Loaded: 2.078771 seconds"
     {"rtime", Quantity::kDataWait, 0},        // pips' "rtime 0.06; itime 1.95"
+    {"etl", Quantity::kDataWait, 0},  // DL4J's PerformanceListener: "ETL: 0 ms; ... iteration time"
     // Habitat's PPO trainers: "env-time: 175.496s  pth-time: 90.586s" (since the start). The
     // environments' stepping is a reinforcement learner's input; the learner's own time is the
     // rest of its step.

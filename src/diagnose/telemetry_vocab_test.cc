@@ -2397,6 +2397,22 @@ TEST(PastedLogs, PhasesTimedOnRowsOfTheirOwnSetTheExchangeAgainstCompute) {
                   .phases.empty());
 }
 
+TEST(PastedLogs, DeepLearning4jsEtlTimeIsTheWaitForData) {
+  // DL4J's PerformanceListener (deeplearning4j#6603): "ETL: 0 ms" after the logger's name and a
+  // dash, the iterator's wait for the next batch, against its "iteration time".
+  const Telemetry zero =
+      read_telemetry_files({pasted("datalog_deeplearning4j6603-performancelistener-etl-0ms.txt")});
+  ASSERT_FALSE(zero.steps.empty());
+  EXPECT_DOUBLE_EQ(zero.steps.front().step_seconds, 0.133);
+  EXPECT_DOUBLE_EQ(zero.steps.front().data_seconds, 0);
+  EXPECT_EQ(diagnose_telemetry(zero).verdict, Verdict::kHealthy);
+  // deeplearning4j#6718: 15 of 30 s waiting on its iterator.
+  EXPECT_EQ(diagnose_telemetry(read_text("81148 [main] INFO  o.d.o.l.PerformanceListener - ETL: "
+                                         "15068 ms; iteration 0; iteration time: 30044 ms;\n"))
+                .verdict,
+            Verdict::kInputBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
