@@ -1175,7 +1175,22 @@ std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
   for (const auto& sample : speed) {
     if (!once.empty() && next_to(once.back().second, sample.second)) {
       const std::string_view text = line_of(tel, sample.second);
-      if (text == line_of(tel, once.back().second) && step_counter(text) > 0) continue;
+      const std::string_view above = line_of(tel, once.back().second);
+      if (text == above && step_counter(text) > 0) continue;
+      // MXNet's Speedometer prints a line per metric, the same batch and speed on each
+      // ("Batch [50] Speed: 875.63 samples/sec Train-accuracy=..." over "...
+      // Train-top_k_accuracy_2=..."): lines alike in their first half, the speed among it, and
+      // no rate after, are one sample.
+      const size_t alike = static_cast<size_t>(
+          std::mismatch(text.begin(), text.end(), above.begin(), above.end()).first - text.begin());
+      const auto rate_in = [](std::string_view rest) {
+        return rest.find("/s") != std::string_view::npos ||
+               rest.find("sec") != std::string_view::npos;
+      };
+      if (sample.first == once.back().first && alike >= text.size() / 2 &&
+          !rate_in(text.substr(alike)) && !rate_in(above.substr(alike))) {
+        continue;
+      }
     }
     once.push_back(sample);
   }

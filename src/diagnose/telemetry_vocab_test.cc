@@ -2413,6 +2413,15 @@ TEST(PastedLogs, DeepLearning4jsEtlTimeIsTheWaitForData) {
             Verdict::kInputBound);
 }
 
+TEST(PastedLogs, ASpeedometerLinePerMetricIsOneSampleOfTheSpeed) {
+  // mxnet#3228: each batch's speed printed twice, once per metric; five batches are no steady
+  // run of ten lines.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("throughput_mxnet3228-2gpu-speed-decline-cutoff.txt")}));
+  EXPECT_THAT(d.summary, testing::Not(testing::HasSubstr("a steady speed")));
+  EXPECT_EQ(d.verdict, Verdict::kUnknown);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
