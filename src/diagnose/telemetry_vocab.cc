@@ -540,6 +540,11 @@ std::vector<NamedValue> values_before_names(std::string_view line) {
     }
     for (; w < words.size(); ++w) {
       std::string_view word = words[w];
+      // tinygrad's device time on each of several GPUs, "0.26 ms HIP * 6": the count after the
+      // name is no part of it.
+      if (word == "*" && w + 2 == words.size() && parse_index(words[w + 1]) && !v.name.empty()) {
+        break;
+      }
       // The line's last word may close a code fence or a Markdown line ("GFLOPS```\\").
       if (comma == line.size() && w + 1 == words.size()) {
         while (!word.empty() && !is_alpha(word.back()) && !is_digit(word.back())) {

@@ -2422,6 +2422,26 @@ TEST(PastedLogs, ASpeedometerLinePerMetricIsOneSampleOfTheSpeed) {
   EXPECT_EQ(d.verdict, Verdict::kUnknown);
 }
 
+TEST(PastedLogs, TinygradsDeviceTimeBoundsTheWaitWhereItTakesMostOfTheStep) {
+  // tinygrad#10622: 324.64 of 326.49 ms on METAL, the rest Python's: a wait of at most that.
+  const Telemetry metal =
+      read_telemetry_files({pasted("datalog_tinygrad10622-hlb-cifar-metal-python-vs-gpu.txt")});
+  ASSERT_FALSE(metal.steps.empty());
+  EXPECT_TRUE(metal.steps.front().data_upper_bound);
+  EXPECT_NEAR(metal.steps.front().data_seconds, 0.00185, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(metal).verdict, Verdict::kHealthy);
+  // tinygrad#3150: "0.26 ms HIP * 6" is the device's, named so; 264 of 265 ms in Python is its
+  // dispatch as much as any wait: no bound.
+  const Telemetry hip =
+      read_telemetry_files({pasted("datalog_tinygrad3150-hlb-cifar-6gpu-python-vs-hip.txt")});
+  const auto values = named_values(
+      "345  264.63 ms run,  264.37 ms python,    0.26 ms HIP * 6,  487.50 loss, 0.000137 LR");
+  ASSERT_GE(values.size(), 3u);
+  EXPECT_EQ(values[2].name, "hip");
+  EXPECT_DOUBLE_EQ(values[2].value, 0.26);
+  EXPECT_EQ(diagnose_telemetry(hip).verdict, Verdict::kUnknown);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
