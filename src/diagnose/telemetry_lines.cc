@@ -3471,7 +3471,7 @@ ColumnKind caption_kind(const std::vector<Line>& lines, size_t header) {
     if (has("qps") || has("throughput") || has("samples/s") || has("images/s") || has("img/s") ||
         has("higher is better") || has("the higher, the better")) {
       k.rate = true;
-      k.unit = has("image") || has("img") ? "images" : "samples";
+      k.unit = has("token") ? "tokens" : has("image") || has("img") ? "images" : "samples";
       return k;
     }
     if (has("time per epoch") || has("epoch time") || has("training time") || has("time taken") ||
@@ -3955,6 +3955,83 @@ bool read_paired_scale_table(
 // per count ("nproc/ngpu | sec/batch/gpu" then "1 | 0.323", "4 | 0.381", "8 | 0.609"). Each row
 // is a run, each measure column a series of its own. Without a count column, a table whose rows
 // name loader settings (read_setting_table).
+namespace {
+
+// pandas aligns its columns with spaces.
+bool is_space(char c) { return c == ' '; }
+
+// Where each space-separated word of a line ends (one past its last character).
+std::vector<size_t> word_ends(std::string_view text) {
+  std::vector<size_t> ends;
+  for (size_t k = 0; k < text.size(); ++k) {
+    if (!is_space(text[k]) && (k + 1 == text.size() || is_space(text[k + 1]))) {
+      ends.push_back(k + 1);
+    }
+  }
+  return ends;
+}
+
+}  // namespace
+
+std::vector<Line> pandas_as_pipes(const std::vector<Line>& lines, std::deque<std::string>& store) {
+  std::vector<Line> out = lines;
+  for (size_t i = 0; i + 2 < lines.size(); ++i) {
+    const std::string_view header = lines[i].text;
+    const std::string_view first_word = trim(header).substr(0, 1);
+    if (first_word.empty() || is_digit(first_word[0]) ||
+        header.find('|') != std::string_view::npos || header.size() > 1000) {
+      continue;
+    }
+    // Rows numbered 0, 1, 2, ... whose words end where the first row's do.
+    std::vector<size_t> ends;
+    size_t end = i + 1;
+    for (; end < lines.size(); ++end) {
+      const std::string_view row = lines[end].text;
+      const auto words = split_whitespace(row);
+      if (words.empty() || parse_index(words[0]) != static_cast<int64_t>(end - i - 1)) break;
+      const std::vector<size_t> row_ends = word_ends(row);
+      if (end == i + 1) {
+        ends = row_ends;
+      } else if (row_ends != ends) {
+        break;
+      }
+    }
+    if (end - i - 1 < 2 || ends.size() < 3) continue;
+    // The header's words end where the columns do (past the index's), and none past the last.
+    const auto ends_word = [&](size_t e) {
+      return e <= header.size() && !is_space(header[e - 1]) &&
+             (e == header.size() || is_space(header[e]));
+    };
+    if (!std::all_of(ends.begin() + 1, ends.end(), ends_word) ||
+        header.find_last_not_of(' ') + 1 != ends.back()) {
+      continue;
+    }
+    const auto pipe_row = [&](std::string_view text, bool is_header) {
+      std::string pipe = "|";
+      for (size_t c = 1; c < ends.size(); ++c) {
+        size_t from = ends[c - 1];
+        // A header's first label may start over the index ("compiler model_name": the columns'
+        // own name before the first label): the word cut by the index's edge is not the label.
+        if (is_header && c == 1 && from < text.size() && !is_space(text[from - 1])) {
+          while (from < ends[c] && !is_space(text[from])) ++from;
+        }
+        const std::string_view cell =
+            from < text.size() ? trim(text.substr(from, ends[c] - from)) : std::string_view();
+        pipe += fmt::format(" {} |", cell);
+      }
+      return pipe;
+    };
+    store.push_back(pipe_row(header, true));
+    out[i].text = store.back();
+    for (size_t r = i + 1; r < end; ++r) {
+      store.push_back(pipe_row(lines[r].text, false));
+      out[r].text = store.back();
+    }
+    i = end - 1;
+  }
+  return out;
+}
+
 bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   std::optional<bool> workers_are_machines;  // looked for once, when a table needs it
   bool found = false;
@@ -4128,6 +4205,20 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
           kind.rate = true;
           kind.unit = unit;
           measures.emplace_back(k, kind);
+        }
+      }
+    }
+    // Columns of bare fractions under a caption that names a rate ("THROUGHPUT (tokens/s)" over
+    // pandas' "Num GPUS ... eager  inductor", lightning-thunder#21): each a rate in it. Whole
+    // numbers beside them are the runs' settings ("Seq Len", "Global BS").
+    if (measures.empty()) {
+      if (const ColumnKind caption = caption_kind(lines, i); caption.rate) {
+        for (size_t k = 0; k < head.size(); ++k) {
+          if (k == count_column || rows.front().second.size() <= k) continue;
+          const std::string_view cell = trim(rows.front().second[k]);
+          if (parse_number(cell) && cell.find('.') != std::string_view::npos) {
+            measures.emplace_back(k, caption);
+          }
         }
       }
     }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -133,6 +134,13 @@ constexpr size_t kMaxUnplaced = 64;
 // Tables whose rows are runs at different GPU (or node) counts, with rates or step times
 // (telemetry_lines.cc); true when any was found.
 bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
+
+// A pandas DataFrame as print() shows it ("compiler model_name  Num GPUS  ...  eager" over "0
+// phi-2  1 ...  228.394457"): each column right-aligned under its header, an index of row
+// numbers 0, 1, ... on the left. Returns `lines` with each such table rewritten as a pipe table
+// ("| model_name | Num GPUS | ... |", its cells the header's words over each column; no index)
+// for the table readers; the rewritten lines' text lives in `store`.
+std::vector<Line> pandas_as_pipes(const std::vector<Line>& lines, std::deque<std::string>& store);
 
 void parse_nvidia_smi_csv(const std::vector<Line>& lines, const Source& src);
 void parse_nvidia_smi_dmon(const std::vector<Line>& lines, const Source& src);

@@ -1387,7 +1387,10 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_nvidia_smi_table(lines, files, into);
   scan_gpustat(lines, files, into);
   telemetry::scan_named_values(lines, files, into);
-  telemetry::scan_run_tables(lines, files, into);
+  {
+    std::deque<std::string> store;
+    telemetry::scan_run_tables(telemetry::pandas_as_pipes(lines, store), files, into);
+  }
   scan_lightning_profiler(lines, files, into);
   scan_torch_profiler(lines, files, into);
   scan_topology(lines, files, into);

@@ -10,10 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <deque>
 #include <string>
 #include <vector>
 
 #include "diagnose/telemetry_judge.h"
+#include "diagnose/telemetry_parse.h"
 #include "diagnose/test_util.h"
 #include "stoker/diagnose.h"
 #include "stoker/error.h"
@@ -2440,6 +2442,31 @@ TEST(PastedLogs, TinygradsDeviceTimeBoundsTheWaitWhereItTakesMostOfTheStep) {
   EXPECT_EQ(values[2].name, "hip");
   EXPECT_DOUBLE_EQ(values[2].value, 0.26);
   EXPECT_EQ(diagnose_telemetry(hip).verdict, Verdict::kUnknown);
+}
+
+TEST(PastedLogs, APandasDataFrameIsReadAsATable) {
+  // print(df): every column right-aligned under its header, the columns' own name over the
+  // index, rows numbered from 0.
+  const std::string text =
+      "compiler model_name  Num GPUS   eager\n"
+      "0             phi-2         1  228.39\n"
+      "1             phi-2         4  254.05\n"
+      "after\n";
+  const auto lines = split_lines(text);
+  std::deque<std::string> store;
+  const auto pipes = pandas_as_pipes(lines, store);
+  ASSERT_EQ(pipes.size(), lines.size());
+  EXPECT_EQ(pipes[0].text, "| model_name | Num GPUS | eager |");
+  EXPECT_EQ(pipes[2].text, "| phi-2 | 4 | 254.05 |");
+  EXPECT_EQ(pipes[3].text, "after");
+  // Rows whose columns do not line up, or not numbered from 0, are no such table.
+  const auto ragged = split_lines("a  b\n0  12\n1  3456\n");
+  EXPECT_EQ(pandas_as_pipes(ragged, store)[1].text, "0  12");
+  // lightning-thunder#21: tokens/s under "THROUGHPUT (tokens/s)" at 1 and 4 GPUs, 90 %.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_lightningthunder21-phi2-1gpu-vs-4gpu-fsdp-tokens-per-s-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy);
+  EXPECT_THAT(d.summary, testing::HasSubstr("90 % scaling efficiency"));
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
