@@ -933,6 +933,64 @@ std::optional<GpuPeak> named_gpu_peak(const Telemetry& tel) {
   return GpuPeak{std::string((*named.begin())->name), (*named.begin())->tflops};
 }
 
+std::optional<double> named_model_billions(const Telemetry& tel) {
+  std::set<double> sizes;
+  for (const TelemetryFile& f : tel.files) {
+    for (const std::string& line : f.lines) {
+      if (line.size() > kMaxPastedLineBytes) continue;
+      const std::string low = lower(line);
+      for (const std::string_view w : {"moe", "mixtral", "experts", "inference", "generation",
+                                       "generate", "serving", "vllm", "prefill", "decode"}) {
+        if (low.find(w) != std::string::npos) return std::nullopt;
+      }
+      const std::vector<std::string_view> words = split_whitespace(low);
+      for (size_t k = 0; k < words.size(); ++k) {
+        std::string_view word = words[k];
+        while (!word.empty() && !is_alpha(word.back()) && !is_digit(word.back())) {
+          word.remove_suffix(1);
+        }
+        while (!word.empty() && !is_alpha(word.front()) && !is_digit(word.front())) {
+          word.remove_prefix(1);
+        }
+        // Its parts between '-' and '_': a size ("7b", "3.82b") among a name's, or alone where
+        // the words around it say it counts parameters ("parameters: 3.82B", "a 7B model").
+        std::vector<std::string_view> parts;
+        for (size_t from = 0; from <= word.size();) {
+          size_t to = word.find_first_of("-_", from);
+          if (to == std::string_view::npos) to = word.size();
+          parts.push_back(word.substr(from, to - from));
+          from = to + 1;
+        }
+        std::optional<double> size;
+        bool named = false, active = false;
+        for (const std::string_view part : parts) {
+          const bool billions = part.size() >= 2 && part.back() == 'b' && is_digit(part.front()) &&
+                                parse_number(part.substr(0, part.size() - 1));
+          if (billions && !size) {
+            size = parse_number(part.substr(0, part.size() - 1));
+          } else if (billions) {
+            active = true;  // "30b-a3b": a total and an active count
+          }
+          active = active ||
+                   (part.size() >= 3 && part[0] == 'a' && part.back() == 'b' && is_digit(part[1]));
+          named = named || (!part.empty() && is_alpha(part.front()));
+        }
+        if (active) return std::nullopt;
+        if (!size || *size < 0.1 || *size > 2000) continue;
+        const std::string_view before = k > 0 ? words[k - 1] : "";
+        const std::string_view after = k + 1 < words.size() ? words[k + 1] : "";
+        if (after.starts_with("token")) continue;  // "1B tokens": a count of tokens
+        const bool counts_parameters = before.starts_with("parameters") ||
+                                       before.starts_with("params") || after.starts_with("model") ||
+                                       after.starts_with("param");
+        if (named || counts_parameters) sizes.insert(*size);
+      }
+    }
+  }
+  if (sizes.size() != 1) return std::nullopt;
+  return *sizes.begin();
+}
+
 std::optional<Diagnosis> judge_against_reference(const Telemetry& tel) {
   if (tel.rates.empty()) return std::nullopt;
   bool resnet50 = false;

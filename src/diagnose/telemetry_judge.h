@@ -90,6 +90,13 @@ struct GpuPeak {
 };
 std::optional<GpuPeak> named_gpu_peak(const Telemetry& tel);
 
+// The parameters of the one dense model the paste names by its size ("Llama-2-7b-hf",
+// "Qwen2-7B", "Number of parameters: 3.82B", "a 13B model"), in billions: what a training
+// step's FLOPs per token are made of (about 6 per parameter). nullopt when it names none or
+// several sizes, a mixture of experts ("Mixtral-8x7B", "30B-A3B", "MoE": its active
+// parameters are fewer), or inference (generation, serving, prefill: 2 per parameter).
+std::optional<double> named_model_billions(const Telemetry& tel);
+
 // Runs of different models on one setup (RunInfo::model) of which three or more, of two
 // models or more, run within 2 % of one another: `input-bound`, medium (a step whose time does
 // not depend on the model waits for something else). nullopt otherwise.

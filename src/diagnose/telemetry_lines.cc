@@ -3600,10 +3600,13 @@ bool read_model_table(
     PasteFiles& files, int& next_group, Telemetry& out) {
   if (rows.size() < 3 || head.empty()) return false;
   const std::string first = lower(head[0]);
-  if (!(first == "model" || first == "models" || first == "network" || first == "backbone" ||
-        first == "arch" || first == "architecture")) {
-    return false;
-  }
+  // The first cell names what each row runs: a model, or a configuration of one job (its
+  // compiler, framework, backend: lightning-thunder's benchmark tables).
+  static constexpr std::array<std::string_view, 15> kRowNames = {
+      "model",        "models",         "network",   "backbone", "arch",
+      "architecture", "compiler",       "framework", "backend",  "executor",
+      "executors",    "implementation", "method",    "library",  "configuration"};
+  if (std::find(kRowNames.begin(), kRowNames.end(), first) == kRowNames.end()) return false;
   const auto measures = measure_columns(head, rows.front().second, 0);
   if (measures.empty()) return false;
   // A rate or a step time before a duration ("runtime" beside "sample/sec"): it states itself.
@@ -3613,6 +3616,10 @@ bool read_model_table(
   const int file = files.of(kind.step ? TelemetryKind::kTrainLog : TelemetryKind::kThroughput);
   bool found = false;
   std::map<std::string, int> setups;
+  // A paste that said its job reads synthetic data ("fake image and fake label") said it of the
+  // rows its table compares too.
+  const bool synthetic =
+      std::any_of(out.runs.begin(), out.runs.end(), [](const RunInfo& r) { return r.synthetic; });
   for (const auto& [line, c] : rows) {
     if (c.size() <= column || c[0].empty()) continue;
     const auto v = cell_measure(c[column], kind);
@@ -3629,6 +3636,7 @@ bool read_model_table(
     run.group =
         setups.try_emplace(setup, next_group + static_cast<int>(setups.size())).first->second;
     run.model = printable(c[0]);  // quoted in the verdict as it is
+    run.synthetic = synthetic;
     add_table_run(std::move(run), kind, *v, file, line->number, out);
     found = true;
   }

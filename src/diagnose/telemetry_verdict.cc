@@ -1367,12 +1367,28 @@ std::optional<Diagnosis> waits_beside_steps(const Telemetry& tel, const Telemetr
 // peak the trainer assumes for another GPU, a MoE's small expert GEMMs).
 constexpr double kBusyMfu = 35;
 std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
+  // A dense model's tokens a second per GPU, its size named (named_model_billions): training
+  // costs about 6 FLOPs per parameter per token (2 forward, 4 backward; attention's own a few
+  // percent more), so the rate times 6N is the model's TFLOP/s per GPU.
+  std::vector<std::pair<Origin, double>> from_tokens;
+  std::optional<double> billions;
+  if (tel.mfu.empty() && tel.model_tflops.empty()) {
+    billions = telemetry::named_model_billions(tel);
+    for (const ThroughputSample& r : tel.rates) {
+      if (billions && r.unit == "tokens" && r.per_gpu && !r.total) {
+        from_tokens.emplace_back(r.origin, 6 * *billions * 1e9 * r.per_second / 1e12);
+      }
+    }
+  }
   // TFLOP/s are a trainer's only beside its loop's steps or rates (not a matmul benchmark's).
   const std::optional<telemetry::GpuPeak> peak =
-      tel.mfu.empty() && !tel.model_tflops.empty() && (!tel.steps.empty() || !tel.rates.empty())
+      tel.mfu.empty() && (!tel.model_tflops.empty() || !from_tokens.empty()) &&
+              (!tel.steps.empty() || !tel.rates.empty())
           ? telemetry::named_gpu_peak(tel)
           : std::nullopt;
-  const std::vector<std::pair<Origin, double>>& lines = peak ? tel.model_tflops : tel.mfu;
+  const std::vector<std::pair<Origin, double>>& lines = !peak                  ? tel.mfu
+                                                        : !from_tokens.empty() ? from_tokens
+                                                                               : tel.model_tflops;
   if (lines.empty()) return std::nullopt;
   std::vector<double> after_first;
   for (size_t i = lines.size() > 1 ? 1 : 0; i < lines.size(); ++i) {
@@ -1388,12 +1404,19 @@ std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
   d.confidence = Confidence::kMedium;
   const std::string lines_text =
       fmt::format("median of {} line{}", after_first.size(), after_first.size() == 1 ? "" : "s");
+  const std::string what =
+      !from_tokens.empty()
+          ? fmt::format(
+                "{:.4g} TFLOP/s per GPU: 6 FLOPs per parameter per token of a {:g}B "
+                "model at its tokens/s per GPU, {}",
+                median, *billions, lines_text)
+          : fmt::format("{:.4g} TFLOP/s per GPU, {}", median, lines_text);
   d.summary =
       peak ? fmt::format(
-                 "the model's FLOPs run at {:.0f} % of the GPUs' peak ({:.4g} TFLOP/s per GPU, {}, "
-                 "against the {}'s {:.0f} dense BF16): the GPUs compute most of the time, which a "
-                 "job waiting for its input could not",
-                 m, median, lines_text, peak->name, peak->tflops)
+                 "the model's FLOPs run at {:.0f} % of the GPUs' peak ({}, against the {}'s "
+                 "{:.0f} dense BF16): the GPUs compute most of the time, which a job waiting for "
+                 "its input could not",
+                 m, what, peak->name, peak->tflops)
            : fmt::format(
                  "the model's FLOPs run at {:.0f} % of the GPUs' peak (MFU, {}): the GPUs compute "
                  "most of the time, which a job waiting for its input could not (the peak is the "

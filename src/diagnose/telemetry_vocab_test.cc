@@ -2469,6 +2469,31 @@ TEST(PastedLogs, APandasDataFrameIsReadAsATable) {
   EXPECT_THAT(d.summary, testing::HasSubstr("90 % scaling efficiency"));
 }
 
+TEST(PastedLogs, ADenseModelsTokensPerGpuAgainstTheGpusPeak) {
+  // The model's size as its name or a count of parameters states it; none where it is a
+  // mixture of experts, tokens are counted, or the job generates.
+  EXPECT_EQ(named_model_billions(read_text("## Llama-2-7b-hf on 8 H100\nstep 1 | 100 tokens/s\n")),
+            7);
+  EXPECT_EQ(named_model_billions(read_text("Number of parameters: 3.82B\nTokens/s: 22459.75\n")),
+            3.82);
+  EXPECT_FALSE(named_model_billions(read_text("Mixtral-8x7B: 3000 tokens/s\n")));
+  EXPECT_FALSE(named_model_billions(read_text("Qwen3-30B-A3B: 3000 tokens/s\n")));
+  EXPECT_FALSE(named_model_billions(read_text("trained on 1B tokens: 3000 tokens/s\n")));
+  EXPECT_FALSE(named_model_billions(read_text("Llama-2-7b inference: 3000 tokens/s\n")));
+  EXPECT_FALSE(named_model_billions(read_text("llama-7b against llama-13b: 3000 tokens/s\n")));
+  // lightning-thunder#940: Llama-2-7b at 9325-14265 tokens/s per GPU on H100s, its compilers
+  // a row each: about half the H100's dense peak, a GPU that computes.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_lightningthunder940-llama2-7b-8xh100-fsdp2-tokens-per-gpu-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy);
+  EXPECT_THAT(d.summary, testing::HasSubstr("of a 7B model"));
+  // The same model at a tenth of that rate says nothing of what limits it.
+  EXPECT_EQ(diagnose_telemetry(read_text("Llama-2-7b-hf on 8x H100\nstep 10 | 1400 tokens/s/gpu\n"
+                                         "step 20 | 1400 tokens/s/gpu\n"))
+                .verdict,
+            Verdict::kUnknown);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
