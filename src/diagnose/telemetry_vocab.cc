@@ -1472,11 +1472,17 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
         const std::string_view head = std::string_view(w).substr(0, w.find('n'));
         if (const auto c = parse_index(head); c && *c >= 1) *nodes = c;
       }
-      if (starts_with(w, "--nnodes=")) *nodes = small_count(std::string_view(w).substr(9));
-      // "nnodes = 2", "--nnodes 2" (torchrun's, as a run's settings list it).
-      if ((w == "nnodes" && next == "=") || w == "--nnodes") {
-        *nodes = small_count(w == "nnodes" ? after : next);
+      // torchrun's "--nnodes=2", Lightning's "--num_nodes 2" ("--trainer.num_nodes=2"),
+      // accelerate's "--num_machines 2".
+      for (const std::string_view f : {"--nnodes", "--num_nodes", "--num-nodes",
+                                       "--trainer.num_nodes", "--num_machines", "--num-machines"}) {
+        if (w == f) *nodes = small_count(next);
+        if (starts_with(w, f) && w.size() > f.size() && w[f.size()] == '=') {
+          *nodes = small_count(std::string_view(w).substr(f.size() + 1));
+        }
       }
+      // "nnodes = 2" (torchrun's, as a run's settings list it).
+      if (w == "nnodes" && next == "=") *nodes = small_count(after);
     }
     // Horovod's process count told as "np = 2" (mpirun's -np), torchrun's as "nproc_per_node =
     // 2" (ignite-examples#75): a GPU each.
@@ -1502,7 +1508,8 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       continue;
     }
     if (const auto f = flag_count(words, i)) {
-      per_node = w.find("per") != std::string::npos;  // --nproc_per_node, --gpus-per-node
+      // --nproc_per_node, --gpus-per-node; Lightning's --devices counts a node's GPUs too.
+      per_node = w.find("per") != std::string::npos || w.find("devices") != std::string::npos;
       found(f);
       if (from_flag != nullptr) *from_flag = true;
       continue;

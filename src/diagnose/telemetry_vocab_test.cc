@@ -2171,6 +2171,14 @@ TEST(PastedLogs, LightningsDevicesFlagCountsTheGpus) {
   EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 4 GPUs"));
   EXPECT_EQ(gpu_count_of("accelerate launch --num_processes 8 train.py"), 8);
   EXPECT_EQ(gpu_count_of("python fit.py --trainer.devices=4"), 4);
+  // Nodes by Lightning's and accelerate's flags; Lightning's devices are each node's.
+  std::optional<int> nodes;
+  EXPECT_EQ(gpu_count_of("python fit.py --trainer.devices=4 --trainer.num_nodes=2", &nodes), 8);
+  EXPECT_EQ(nodes, 2);
+  nodes.reset();
+  EXPECT_EQ(gpu_count_of("accelerate launch --num_machines 2 --num_processes 16 train.py", &nodes),
+            16);
+  EXPECT_EQ(nodes, 2);
   EXPECT_EQ(gpu_count_of("python train.py --devices 0,1,2"), 3);
 }
 
