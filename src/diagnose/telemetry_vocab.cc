@@ -586,6 +586,13 @@ std::vector<NamedValue> named_values(std::string_view line) {
       ++i;
       continue;
     }
+    // An index that ends a name before its colon ("GPUUtil/0: 94.606", tensorpack's monitor):
+    // part of the name, not a value.
+    if (number_start > name_start && line[number_start - 1] == '/' && j < n && line[j] == ':' &&
+        std::all_of(line.begin() + number_start, line.begin() + j, is_digit)) {
+      i = j;
+      continue;
+    }
     // Clock times ("8:29:46", "00:59<00:05") and counters ("24/1051", "[1/300]"): not values.
     if (j + 1 < n && (line[j] == ':' || line[j] == '/') && is_digit(line[j + 1])) {
       const bool pair = line[j] == '/';
@@ -1164,6 +1171,15 @@ Meaning meaning_of(const NamedValue& v) {
   // "CPU: 100%", "the cpu is almost 100% occupied": a percentage of the CPU is its use.
   if (m.quantity == Quantity::kNone && v.unit == "%" && name == "cpu") {
     m.quantity = Quantity::kCpuUtilisation;
+  }
+  // tensorpack's GPUUtilizationTracker, an epoch's mean per GPU: "GPUUtil/0: 94.606".
+  if (m.quantity == Quantity::kNone && (v.unit.empty() || v.unit == "%") &&
+      starts_with(name, "gpuutil/")) {
+    if (const auto k = parse_index(std::string_view(name).substr(8)); k && *k < 1024) {
+      m.quantity = Quantity::kGpuUtilisation;
+      m.gpu = *k;
+      return m;
+    }
   }
   // A percentage named by its GPU: "[GPU0 0%] [GPU1 0%]", "gpu_1: 35 %".
   if (m.quantity == Quantity::kNone && v.unit == "%" && starts_with(name, "gpu")) {

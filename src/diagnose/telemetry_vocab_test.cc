@@ -2502,6 +2502,18 @@ TEST(PastedLogs, ADenseModelsTokensPerGpuAgainstTheGpusPeak) {
             Verdict::kUnknown);
 }
 
+TEST(PastedLogs, TensorpacksGpuUtilIsTheGpusUse) {
+  // tensorpack's monitor at an epoch's end: "GPUUtil/0: 94.606", the index part of the name.
+  const auto values = named_values("[0119 15:39:22 @monitor.py:474] GPUUtil/0: 94.606");
+  ASSERT_FALSE(values.empty());
+  EXPECT_EQ(values.back().name, "gpuutil/0");
+  EXPECT_DOUBLE_EQ(values.back().value, 94.606);
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_tensorpack1383-fasterrcnn-epoch16-monitor-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy);
+  EXPECT_THAT(d.summary, testing::HasSubstr("95 %"));
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
