@@ -922,6 +922,82 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
   return found;
 }
 
+// ---- Chainer's PrintReport -------------------------------------------------------------------
+// Chainer's (and ESPnet 1's, ChainerMN's) LogReport as PrintReport prints it: a header of
+// names ("epoch  iteration  main/loss ... elapsed_time"), each row's values left-aligned under
+// them, blank where a value is missing (a validation's). Its elapsed_time is cumulative since
+// the trainer started: the difference between two rows is their epochs' (or, with an
+// iteration column, their steps') time.
+
+bool scan_print_report(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  bool found = false;
+  for (size_t h = 0; h + 2 < lines.size(); ++h) {
+    const std::string_view header = lines[h].text;
+    const auto names = split_whitespace(header);
+    if (names.size() < 2 || names[0] != "epoch" ||
+        std::find(names.begin(), names.end(), "elapsed_time") == names.end()) {
+      continue;
+    }
+    // Where each column starts: its name's first character.
+    const auto start_of = [&](std::string_view name) -> size_t {
+      const auto at = std::find(names.begin(), names.end(), name);
+      return at == names.end() ? std::string_view::npos
+                               : static_cast<size_t>(at->data() - header.data());
+    };
+    const size_t elapsed_at = start_of("elapsed_time");
+    const size_t iteration_at = start_of("iteration");
+    // The value that starts at a column's start.
+    const auto value_at = [](std::string_view row, size_t column) -> std::optional<double> {
+      if (column == std::string_view::npos || column >= row.size() ||
+          (column > 0 && row[column - 1] != ' ') || row[column] == ' ') {
+        return std::nullopt;
+      }
+      const size_t end = std::min(row.find(' ', column), row.size());
+      return parse_number(row.substr(column, end - column));
+    };
+    struct Row {
+      const Line* line;
+      double elapsed, iteration;
+    };
+    std::vector<Row> rows;
+    size_t r = h + 1;
+    for (; r < lines.size(); ++r) {
+      const std::string_view row = lines[r].text;
+      const auto words = split_whitespace(row);
+      if (words.empty() || !parse_index(words[0])) break;
+      const auto elapsed = value_at(row, elapsed_at);
+      const auto iteration = value_at(row, iteration_at);
+      if (!elapsed) continue;  // cut off before its last column
+      rows.push_back({&lines[r], *elapsed, iteration.value_or(0)});
+    }
+    if (rows.size() < 2) continue;
+    const bool steps = iteration_at != std::string_view::npos;
+    const int file = files.of(steps ? TelemetryKind::kTrainLog : TelemetryKind::kThroughput);
+    for (size_t k = 0; k < rows.size(); ++k) {
+      const double seconds = rows[k].elapsed - (k > 0 ? rows[k - 1].elapsed : 0);
+      const double iterations = rows[k].iteration - (k > 0 ? rows[k - 1].iteration : 0);
+      if (seconds <= 0 || (steps && iterations < 1)) continue;  // a restart, or rows out of order
+      if (steps) {
+        StepSample st;
+        st.origin = {file, rows[k].line->number};
+        st.time = static_cast<double>(out.steps.size());
+        st.step_seconds = seconds / iterations;
+        st.has_data = false;
+        out.steps.push_back(st);
+      } else {
+        ThroughputSample t;
+        t.origin = {file, rows[k].line->number};
+        t.per_second = 1 / seconds;
+        t.unit = "epochs";
+        out.rates.push_back(t);
+      }
+      found = true;
+    }
+    h = r - 1;
+  }
+  return found;
+}
+
 // ---- a shell's `time` and GNU time -v ---------------------------------------------------------
 // bash's and ksh's three lines ("real    44m45.176s", "user  4366m26.973s", "sys    182m31.383s"),
 // zsh's one ("python dqn.py  31.98s user 1.76s system 94% cpu 35.960 total") and GNU time -v's
@@ -1397,6 +1473,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_cpu_summaries(lines, files, into);
   scan_collective_bench(lines, files, into);
   scan_process_times(lines, files, into);
+  scan_print_report(lines, files, into);
   scan_cprofile(lines, files, into);
   scan_line_profiler(lines, files, into);
   if (into.gpus.empty()) scan_query_noheader(lines, files, into);

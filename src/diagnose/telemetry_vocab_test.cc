@@ -2514,6 +2514,25 @@ TEST(PastedLogs, TensorpacksGpuUtilIsTheGpusUse) {
   EXPECT_THAT(d.summary, testing::HasSubstr("95 %"));
 }
 
+TEST(PastedLogs, ChainersPrintReportTimesEpochsByTheDifferencesOfItsElapsedTime) {
+  // ChainerMN's MNIST example (chainermn#94): cumulative elapsed_time a row, one epoch each.
+  const Telemetry epochs = read_telemetry_files(
+      {pasted("datalog_chainermn94-mnist-serialiterator-epoch-times-cutoff.txt")});
+  ASSERT_GE(epochs.rates.size(), 8u);
+  EXPECT_EQ(epochs.rates[1].unit, "epochs");
+  EXPECT_NEAR(1 / epochs.rates[1].per_second, 6.25958 - 3.51585, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(epochs).verdict, Verdict::kUnknown);
+  // With an iteration column, each row's steps: the seconds between rows over the iterations.
+  const Telemetry steps = read_text(
+      "epoch       iteration   main/loss   validation/main/loss  elapsed_time\n"
+      "0           100         624.802                           45.8984\n"
+      "0           200         300.1                             95.8984\n"
+      "1           300         200.2       180.5                 146.8984\n");
+  ASSERT_EQ(steps.steps.size(), 3u);
+  EXPECT_NEAR(steps.steps[1].step_seconds, 0.5, 1e-9);
+  EXPECT_NEAR(steps.steps[2].step_seconds, 0.51, 1e-9);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
