@@ -1100,6 +1100,14 @@ std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
     if (s->step_seconds >= 2 * median) slow.push_back(s), slow_sum += s->step_seconds;
   }
   if (slow.size() < 2 || 2 * slow.size() > lines.size()) return steps_at_two_levels(tel, lines);
+  // Slow steps that are the log's first lines, each no slower than the one before ("iter 0 ...
+  // time 7961.94ms", "iter 1 ... 248.63ms", then 22 ms: nanoGPT#392 compiling): the job's start
+  // (a compile, cuDNN's autotuning, the workers' first batches), not stalls among its steps.
+  bool warm_up = true;
+  for (size_t k = 0; k < slow.size() && warm_up; ++k) {
+    warm_up = slow[k] == lines[k] && (k == 0 || slow[k]->step_seconds <= slow[k - 1]->step_seconds);
+  }
+  if (warm_up) return std::nullopt;
   Diagnosis d;
   const double lost = (slow_sum - median * static_cast<double>(slow.size())) / all_sum;
   const std::string slow_steps =

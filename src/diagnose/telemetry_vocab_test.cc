@@ -2533,6 +2533,18 @@ TEST(PastedLogs, ChainersPrintReportTimesEpochsByTheDifferencesOfItsElapsedTime)
   EXPECT_NEAR(steps.steps[2].step_seconds, 0.51, 1e-9);
 }
 
+TEST(PastedLogs, SlowFirstStepsAreTheJobsStartNotStalls) {
+  // nanoGPT#392 with --compile: 7962 ms, then 249 ms, then 22 ms steps: compiling, not a loader.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_nanogpt392-shakespeare-char-compile-iter-time-mfu.txt")}));
+  EXPECT_NE(d.verdict, Verdict::kInputBound);
+  // Slow steps after the start are still stalls.
+  std::string log = "iter 0: time 8000ms\n";
+  for (int k = 1; k <= 12; ++k)
+    log += fmt::format("iter {}: time {}ms\n", k, k % 5 == 0 ? 300 : 22);
+  EXPECT_EQ(diagnose_telemetry(read_text(log)).verdict, Verdict::kInputBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
