@@ -939,9 +939,14 @@ std::optional<double> named_model_billions(const Telemetry& tel) {
     for (const std::string& line : f.lines) {
       if (line.size() > kMaxPastedLineBytes) continue;
       const std::string low = lower(line);
-      for (const std::string_view w : {"moe", "mixtral", "experts", "inference", "generation",
-                                       "generate", "serving", "vllm", "prefill", "decode"}) {
-        if (low.find(w) != std::string::npos) return std::nullopt;
+      // Whole words: "decode" is not "LlamaDecoderLayer". LoRA trains a few adapters: its
+      // backward skips the weights' gradients (about 4 FLOPs per parameter, not 6).
+      for (const std::string& w : alnum_words(low, false)) {
+        for (const std::string_view other :
+             {"moe", "mixtral", "experts", "inference", "generation", "generate", "serving", "vllm",
+              "prefill", "decode", "decoding", "lora", "qlora", "peft"}) {
+          if (w == other) return std::nullopt;
+        }
       }
       const std::vector<std::string_view> words = split_whitespace(low);
       for (size_t k = 0; k < words.size(); ++k) {
@@ -961,10 +966,19 @@ std::optional<double> named_model_billions(const Telemetry& tel) {
           parts.push_back(word.substr(from, to - from));
           from = to + 1;
         }
+        // A GPU's UUID ("GPU-8f2c4e1a-013b-4c5d-..."), a hash: hex, no model's name.
+        const bool hash = std::any_of(parts.begin(), parts.end(), [](std::string_view part) {
+          return part.size() >= 8 && std::all_of(part.begin(), part.end(), [](char c) {
+                   return is_digit(c) || (c >= 'a' && c <= 'f');
+                 });
+        });
+        if (word.starts_with("gpu-") || word.starts_with("mig-") || hash) continue;
         std::optional<double> size;
         bool named = false, active = false;
         for (const std::string_view part : parts) {
+          // "7b", "3.82b", "0.5b"; not "013b" (a leading zero before a digit).
           const bool billions = part.size() >= 2 && part.back() == 'b' && is_digit(part.front()) &&
+                                !(part[0] == '0' && part.size() > 2 && is_digit(part[1])) &&
                                 parse_number(part.substr(0, part.size() - 1));
           if (billions && !size) {
             size = parse_number(part.substr(0, part.size() - 1));

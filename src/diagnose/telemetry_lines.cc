@@ -136,7 +136,8 @@ LineReading read_step(const std::vector<NamedValue>& values) {
                                                                "amd",   "gpu", "opencl", "webgpu"};
   if (r.step && !r.data) {
     for (const NamedValue& v : values) {
-      if (std::find(kDevices.begin(), kDevices.end(), v.name) != kDevices.end()) {
+      if (std::find(kDevices.begin(), kDevices.end(), v.name) != kDevices.end() &&
+          duration_scale(v.unit)) {
         if (const auto device = seconds_of(v);
             device && *device <= *r.step && *device >= 0.85 * *r.step) {
           r.data = *r.step - *device;
@@ -546,8 +547,12 @@ std::optional<NamedValue> timer_statistics_row(std::string_view line,
   const NamedValue* average = nullptr;
   for (const NamedValue& v : values) {
     const std::string_view n = v.name;
-    const bool stat = n.starts_with("min") || n.starts_with("max") || n.starts_with("avg") ||
-                      n.starts_with("mean") || n.starts_with("std") || n.starts_with("median");
+    // "min", "min_elapsed", not "minibatch" or "minutes".
+    const auto stat_named = [&](std::string_view w) {
+      return n.starts_with(w) && (n.size() == w.size() || n[w.size()] == '_');
+    };
+    const bool stat = stat_named("min") || stat_named("max") || stat_named("avg") ||
+                      stat_named("mean") || stat_named("std") || stat_named("median");
     const bool timed =
         duration_scale(v.unit) ||
         (v.unit.empty() && (n.find("elapsed") != n.npos || n.find("time") != n.npos));
@@ -567,6 +572,13 @@ std::optional<NamedValue> timer_statistics_row(std::string_view line,
   std::string unit = average->unit;
   if (unit.empty()) unit = average->name.ends_with("_ms") ? "ms" : "s";
   return NamedValue{lower(label), std::move(unit), average->value, std::nullopt, colon + 1};
+}
+
+// Words that name what is left of a run ("Remaining time", "eta", "time left"), not its length.
+bool names_time_left(std::string_view words) {
+  return words.find("remain") != std::string_view::npos ||
+         words.find("eta") != std::string_view::npos ||
+         words.find("left") != std::string_view::npos;
 }
 
 // A log record's message, after its logger's prefix: loguru's "2022-07-02 07:42:09.937 | INFO
@@ -670,12 +682,7 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
     // it refers to (compared_duration), not alone.
     if (std::string_view(text).substr(at + is.size()).starts_with("also ")) continue;
     // What is left of a run ("the remaining time is 3 hours", "eta time is") is not its length.
-    const std::string_view before = std::string_view(text).substr(at > 24 ? at - 24 : 0, at);
-    if (before.find("remain") != std::string_view::npos ||
-        before.find("eta") != std::string_view::npos ||
-        before.find("left") != std::string_view::npos) {
-      continue;
-    }
+    if (names_time_left(std::string_view(text).substr(at > 24 ? at - 24 : 0, at))) continue;
     if (const auto d = duration_after(text, at + is.size(), false)) return d;
   }
   // "each epoch takes 21 seconds with 1 GPU" (accelerate#71): an epoch's, in any unit.
@@ -699,6 +706,7 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
     }
   }
   const std::string name = lower(trim(named));
+  if (names_time_left(name)) return std::nullopt;
   const std::string_view rest = trim(line.substr(colon + 1));
   // "Training time: 1h 45m", and a scale's own line, "2 gpu: 0.203h" (yolov5#282).
   // "duration:  0:03:23.520224" (a clock after "duration") names one too.
@@ -3601,12 +3609,19 @@ bool read_model_table(
   if (rows.size() < 3 || head.empty()) return false;
   const std::string first = lower(head[0]);
   // The first cell names what each row runs: a model, or a configuration of one job (its
-  // compiler, framework, backend: lightning-thunder's benchmark tables).
-  static constexpr std::array<std::string_view, 15> kRowNames = {
-      "model",        "models",         "network",   "backbone", "arch",
-      "architecture", "compiler",       "framework", "backend",  "executor",
-      "executors",    "implementation", "method",    "library",  "configuration"};
-  if (std::find(kRowNames.begin(), kRowNames.end(), first) == kRowNames.end()) return false;
+  // compiler, framework, backend: lightning-thunder's benchmark tables). Configurations at one
+  // pace are what a compute-bound job looks like: only models are compared for it
+  // (judge_models_at_one_pace reads RunInfo::model).
+  static constexpr std::array<std::string_view, 6> kModels = {"model",    "models", "network",
+                                                              "backbone", "arch",   "architecture"};
+  static constexpr std::array<std::string_view, 9> kConfigurations = {
+      "compiler",       "framework", "backend", "executor",     "executors",
+      "implementation", "method",    "library", "configuration"};
+  const bool models = std::find(kModels.begin(), kModels.end(), first) != kModels.end();
+  if (!models &&
+      std::find(kConfigurations.begin(), kConfigurations.end(), first) == kConfigurations.end()) {
+    return false;
+  }
   const auto measures = measure_columns(head, rows.front().second, 0);
   if (measures.empty()) return false;
   // A rate or a step time before a duration ("runtime" beside "sample/sec"): it states itself.
@@ -3635,7 +3650,7 @@ bool read_model_table(
     run.line = line->number;
     run.group =
         setups.try_emplace(setup, next_group + static_cast<int>(setups.size())).first->second;
-    run.model = printable(c[0]);  // quoted in the verdict as it is
+    if (models) run.model = printable(c[0]);  // quoted in the verdict as it is
     run.synthetic = synthetic;
     add_table_run(std::move(run), kind, *v, file, line->number, out);
     found = true;
@@ -3981,6 +3996,11 @@ std::vector<size_t> word_ends(std::string_view text) {
 
 }  // namespace
 
+// Words of a column's header that name a quantity other than a rate.
+constexpr std::string_view kNotRates[] = {"eff",  "loss", "acc",  "speedup", "ratio", "scal",
+                                          "mem",  "%",    "err",  "time",    "lr",    "batch",
+                                          "size", "len",  "step", "epoch"};
+
 std::vector<Line> pandas_as_pipes(const std::vector<Line>& lines, std::deque<std::string>& store) {
   std::vector<Line> out = lines;
   for (size_t i = 0; i + 2 < lines.size(); ++i) {
@@ -4005,6 +4025,17 @@ std::vector<Line> pandas_as_pipes(const std::vector<Line>& lines, std::deque<std
       }
     }
     if (end - i - 1 < 2 || ends.size() < 3) continue;
+    // Over the index, nothing (a default RangeIndex), or the columns' own name followed by the
+    // first label after one space ("compiler model_name"): a table whose first column has a
+    // header of its own ("num_workers  epoch_time" over "0  120.3") is no DataFrame's.
+    const size_t first_label = header.find_first_not_of(' ');
+    if (first_label < ends[0]) {
+      const size_t name_end = header.find(' ', first_label);
+      if (name_end == std::string_view::npos || name_end <= ends[0] ||
+          name_end + 1 >= header.size() || header[name_end + 1] == ' ') {
+        continue;
+      }
+    }
     // The header's words end where the columns do (past the index's), and none past the last.
     const auto ends_word = [&](size_t e) {
       return e <= header.size() && !is_space(header[e - 1]) &&
@@ -4224,7 +4255,12 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         for (size_t k = 0; k < head.size(); ++k) {
           if (k == count_column || rows.front().second.size() <= k) continue;
           const std::string_view cell = trim(rows.front().second[k]);
-          if (parse_number(cell) && cell.find('.') != std::string_view::npos) {
+          // A column named for another quantity ("efficiency", "loss", "speedup") is no rate.
+          const std::string name = lower(head[k]);
+          const bool other =
+              std::any_of(std::begin(kNotRates), std::end(kNotRates),
+                          [&](std::string_view w) { return name.find(w) != std::string::npos; });
+          if (!other && parse_number(cell) && cell.find('.') != std::string_view::npos) {
             measures.emplace_back(k, caption);
           }
         }

@@ -757,28 +757,38 @@ std::optional<double> iperf_row_gbps(std::string_view text) {
   return *value * scale / 8 / 1e9;
 }
 
+// The types NCCL's tests name, with the bytes of one element: what a row's count is in bytes,
+// and what marks a row pasted without its header.
+struct NcclType {
+  std::string_view name;
+  double bytes;
+};
+constexpr NcclType kNcclTypes[] = {{"int8", 1},    {"uint8", 1},    {"char", 1},    {"half", 2},
+                                   {"float16", 2}, {"bfloat16", 2}, {"int", 4},     {"int32", 4},
+                                   {"uint32", 4},  {"float", 4},    {"float32", 4}, {"double", 8},
+                                   {"float64", 8}, {"int64", 8},    {"uint64", 8}};
+
+const NcclType* nccl_type(std::string_view name) {
+  for (const NcclType& t : kNcclTypes) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
 // The bytes of one element of an NCCL test's type ("char", "half", "float", "double", ...): 1
 // for a type it does not know (a lower bound).
 double element_bytes(std::string_view type) {
-  if (type == "half" || type == "float16" || type == "bfloat16") return 2;
-  if (type == "int" || type == "int32" || type == "uint32" || type == "float" ||
-      type == "float32") {
-    return 4;
-  }
-  if (type == "double" || type == "float64" || type == "int64" || type == "uint64") return 8;
-  return 1;
+  const NcclType* t = nccl_type(type);
+  return t ? t->bytes : 1;
 }
 
 // The column of a bus bandwidth in an nccl-tests row pasted without its header ("8  2  float  sum
 // -1  27.66  0.00  0.00  0 ..."): its size and count, a type and a reduction NCCL names, the root
 // (releases since 2.x) and the time, algbw and busbw; npos for any other line.
 size_t headerless_nccl_busbw(const std::vector<std::string_view>& fields) {
-  constexpr std::string_view kTypes[] = {"int8",    "uint8",   "int32",   "uint32", "int64",
-                                         "uint64",  "half",    "float",   "double", "bfloat16",
-                                         "float16", "float32", "float64", "char",   "int"};
   constexpr std::string_view kOps[] = {"sum", "prod", "max", "min", "avg", "none", "mulsum"};
   if (fields.size() < 7 || !parse_index(fields[0]) || !parse_index(fields[1]) ||
-      std::find(std::begin(kTypes), std::end(kTypes), fields[2]) == std::end(kTypes) ||
+      nccl_type(fields[2]) == nullptr ||
       std::find(std::begin(kOps), std::end(kOps), fields[3]) == std::end(kOps)) {
     return std::string_view::npos;
   }
@@ -970,13 +980,19 @@ bool scan_print_report(const std::vector<Line>& lines, PasteFiles& files, Teleme
       if (!elapsed) continue;  // cut off before its last column
       rows.push_back({&lines[r], *elapsed, iteration.value_or(0)});
     }
-    if (rows.size() < 2) continue;
+    // Chainer's elapsed_time only grows; a logger printing each epoch's own time is another's.
+    if (rows.size() < 2 ||
+        std::adjacent_find(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+          return b.elapsed < a.elapsed;
+        }) != rows.end()) {
+      continue;
+    }
     const bool steps = iteration_at != std::string_view::npos;
     const int file = files.of(steps ? TelemetryKind::kTrainLog : TelemetryKind::kThroughput);
     for (size_t k = 0; k < rows.size(); ++k) {
       const double seconds = rows[k].elapsed - (k > 0 ? rows[k - 1].elapsed : 0);
       const double iterations = rows[k].iteration - (k > 0 ? rows[k - 1].iteration : 0);
-      if (seconds <= 0 || (steps && iterations < 1)) continue;  // a restart, or rows out of order
+      if (seconds <= 0 || (steps && iterations < 1)) continue;  // rows out of order
       if (steps) {
         StepSample st;
         st.origin = {file, rows[k].line->number};

@@ -1187,16 +1187,25 @@ std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
       if (text == above && step_counter(text) > 0) continue;
       // MXNet's Speedometer prints a line per metric, the same batch and speed on each
       // ("Batch [50] Speed: 875.63 samples/sec Train-accuracy=..." over "...
-      // Train-top_k_accuracy_2=..."): lines alike in their first half, the speed among it, and
-      // no rate after, are one sample.
+      // Train-top_k_accuracy_2=..."): lines alike in their first half, the speed among it, are
+      // one sample.
       const size_t alike = static_cast<size_t>(
           std::mismatch(text.begin(), text.end(), above.begin(), above.end()).first - text.begin());
+      // After the part alike, no rate and no counter ("... | step 100" below "... | step 200"
+      // are two steps at a rounded speed).
       const auto rate_in = [](std::string_view rest) {
-        return rest.find("/s") != std::string_view::npos ||
-               rest.find("sec") != std::string_view::npos;
+        const std::string low = telemetry::lower(rest);
+        for (const std::string_view w : {"/s", "sec", "step", "iter", "batch", "epoch"}) {
+          if (low.find(w) != std::string::npos) return true;
+        }
+        return false;
       };
-      if (sample.first == once.back().first && alike >= text.size() / 2 &&
-          !rate_in(text.substr(alike)) && !rate_in(above.substr(alike))) {
+      // The lines part at a word, another metric's name, not at a number (a counter).
+      const auto word_at = [&](std::string_view line) {
+        return alike < line.size() && telemetry::is_alpha(line[alike]);
+      };
+      if (sample.first == once.back().first && alike >= text.size() / 2 && word_at(text) &&
+          word_at(above) && !rate_in(text.substr(alike)) && !rate_in(above.substr(alike))) {
         continue;
       }
     }

@@ -245,6 +245,17 @@ namespace {
 
 // The name in line[from, to): the last separator-delimited part before the number, without
 // ':' / '=', quotes and a trailing "(ms)"-style unit (returned in `unit_hint`), normalised.
+// A dash between blanks at `k` right after a dotted logger's name ("o.d.o.l.PerformanceListener
+// - ETL"): what follows is the message. Not after a plain word ("Train - time", "Validation -
+// time": the word qualifies the name).
+bool after_logger_name(std::string_view s, size_t k) {
+  if (k < 2 || k + 1 >= s.size() || s[k - 1] != ' ' || s[k + 1] != ' ') return false;
+  const std::string_view before = s.substr(0, k - 1);
+  const size_t start = before.find_last_of(' ');
+  const std::string_view word = start == std::string_view::npos ? before : before.substr(start + 1);
+  return word.find('.') != std::string_view::npos && word.back() != '.';
+}
+
 std::string name_before(std::string_view line, size_t from, size_t to, std::string& unit_hint) {
   const std::string english = in_english(line.substr(from, to - from));
   std::string_view s = english;
@@ -304,15 +315,15 @@ std::string name_before(std::string_view line, size_t from, size_t to, std::stri
       }
     }
   }
-  // The last non-empty part between separators, runs of two spaces or a dash between blanks
-  // ("GPU utilization [|||||   33%]" is named by the part before the bar; DL4J's
+  // The last non-empty part between separators, runs of two spaces or a dash after a logger's
+  // name ("GPU utilization [|||||   33%]" is named by the part before the bar; DL4J's
   // "o.d.o.l.PerformanceListener - ETL" by what follows its logger's name).
   std::string_view part;
   size_t end = s.size();
   for (size_t k = s.size(); k-- > 0;) {
     if (is_separator(s[k]) || s[k] == '(' || s[k] == ')' ||
         (s[k] == ' ' && k + 1 < s.size() && s[k + 1] == ' ') ||
-        (s[k] == '-' && k > 0 && k + 1 < s.size() && s[k - 1] == ' ' && s[k + 1] == ' ')) {
+        (s[k] == '-' && after_logger_name(s, k))) {
       part = trim(s.substr(k + 1, end - k - 1));
       if (!part.empty()) break;
       end = k;
@@ -1525,7 +1536,10 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
     }
     if (const auto f = flag_count(words, i)) {
       // --nproc_per_node, --gpus-per-node; Lightning's --devices counts a node's GPUs too.
-      per_node = w.find("per") != std::string::npos || w.find("devices") != std::string::npos;
+      // DeepSpeed's and Detectron2's --num_gpus / --num-gpus beside --num_nodes / --num-machines
+      // are each node's as well.
+      per_node = w.find("per") != std::string::npos || w.find("devices") != std::string::npos ||
+                 starts_with(w, "--num_gpus") || starts_with(w, "--num-gpus");
       found(f);
       if (from_flag != nullptr) *from_flag = true;
       continue;
@@ -2195,10 +2209,6 @@ bool names_model_tflops(const NamedValue& v) {
   return true;
 }
 
-namespace {
-
-// The words of lower-case text, runs of letters and digits ('_' joining them too where asked:
-// "ssd_mobilenet" is one word then), in order.
 std::vector<std::string> alnum_words(std::string_view low, bool underscore_joins) {
   std::vector<std::string> words;
   std::string word;
@@ -2213,8 +2223,6 @@ std::vector<std::string> alnum_words(std::string_view low, bool underscore_joins
   if (!word.empty()) words.push_back(std::move(word));
   return words;
 }
-
-}  // namespace
 
 bool names_storage(std::string_view text) {
   if (text.size() > kMaxPastedLineBytes) return false;
@@ -2262,11 +2270,11 @@ constexpr std::array<StorageWord, 21> kStorageWords = {{
 }};
 
 // Words that make a paste's workers machines or GPUs (names_worker_machines), found anywhere in
-// a lower-cased line.
+// a lower-cased line ("worker machines", not "on my machine").
 constexpr std::array<std::string_view, 12> kWorkerMachineWords = {
     "scalingconfig",    "use_gpu",    "parameter server", "worker_hosts",
     "ps_hosts",         "per worker", "separate machine", "worker is a machine",
-    "worker is a node", "horovod",    "machine",          "/job:worker"};
+    "worker is a node", "horovod",    "worker machine",   "/job:worker"};
 
 }  // namespace
 

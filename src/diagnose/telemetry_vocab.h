@@ -131,6 +131,10 @@ struct LoaderSetting {
 };
 std::optional<LoaderSetting> loader_setting_of(std::string_view line);
 
+// The words of lower-case text, runs of letters and digits ('_' joining them too where asked:
+// "ssd_mobilenet" is one word then), in order.
+std::vector<std::string> alnum_words(std::string_view low, bool underscore_joins);
+
 // Whether text names where or how data is read, in whole words: a file system or disk (NFS,
 // SSD, NVMe, Lustre, tmpfs, /dev/shm), a cache on or off ("NO_CACHE", "cached"; not an LLM's
 // "kv cache" or "use_cache"), a FUSE mount, object storage (S3, GCS), Alluxio's "readtype".

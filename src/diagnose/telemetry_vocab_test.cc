@@ -2545,6 +2545,62 @@ TEST(PastedLogs, SlowFirstStepsAreTheJobsStartNotStalls) {
   EXPECT_EQ(diagnose_telemetry(read_text(log)).verdict, Verdict::kInputBound);
 }
 
+TEST(PastedLogs, WhatTheThirdReviewOfTheDoctorsReadersFound) {
+  // Frameworks at one pace are a compute-bound job's look, not models at one pace.
+  EXPECT_NE(diagnose_telemetry(read_text("| Framework | images/sec |\n|---|---|\n| PyTorch | 1203 "
+                                         "|\n| TensorFlow | 1210 |\n| MXNet | 1198 |\n"))
+                .verdict,
+            Verdict::kInputBound);
+  // A right-aligned table whose first column counts 0, 1, 2 under a header of its own is no
+  // DataFrame: its first column stays.
+  const auto workers = split_lines(
+      "num_workers  epoch_time\n          0       120.3\n          1        65.2\n"
+      "          2        33.1\n");
+  std::deque<std::string> store;
+  EXPECT_EQ(pandas_as_pipes(workers, store)[1].text, workers[1].text);
+  // "on my machine" makes no workers machines.
+  EXPECT_FALSE(names_worker_machines("DataLoader benchmark on my machine"));
+  EXPECT_EQ(diagnose_telemetry(read_text("DataLoader benchmark on my machine\nnum_workers=0: "
+                                         "120.5s\nnum_workers=8: 33.9s\n"))
+                .verdict,
+            Verdict::kInputBoundCpu);
+  // A GPU's index is no device time: ROMP's RUN still bounds the wait.
+  std::string romp;
+  for (int k = 1; k <= 6; ++k) romp += fmt::format("GPU 0 Epoch {} Time 2.87 RUN 0.87\n", k);
+  EXPECT_EQ(diagnose_telemetry(read_text(romp)).verdict, Verdict::kInputBound);
+  // A plain word before a dash qualifies the name; a dotted logger's name does not.
+  EXPECT_EQ(named_values("Validation - time: 12.0s").front().name, "validation_time");
+  EXPECT_EQ(named_values("o.d.o.l.PerformanceListener - ETL: 0 ms").front().name, "etl");
+  // A column named for another quantity under a caption naming a rate is no rate.
+  EXPECT_THROW(read_text("Throughput scaling of our job (higher is better):\n| GPUs | efficiency "
+                         "| loss |\n|---|---|---|\n| 1 | 1.00 | 2.1 |\n| 2 | 0.95 | 2.1 |\n"),
+               Error);
+  // A GPU's UUID names no model's size; nor does a decoder layer's class make a paste inference.
+  EXPECT_FALSE(named_model_billions(
+      read_text("GPU 0: NVIDIA H100 (UUID: GPU-8f2c4e1a-013b-4c5d-9e8f-1a2b3c4d5e6f)\nstep 1 | "
+                "100 tokens/s\n")));
+  EXPECT_EQ(named_model_billions(read_text(
+                "Llama-2-7b-hf, FSDP wrapping LlamaDecoderLayer\nstep 1 | 100 tokens/s\n")),
+            7);
+  EXPECT_FALSE(named_model_billions(read_text("Llama-2-7b-hf with LoRA: 3000 tokens/s\n")));
+  // Steps at a rounded speed, their counters after it, are steps, not a line per metric.
+  std::string rounded;
+  for (int k = 1; k <= 10; ++k) {
+    rounded += fmt::format("Speed: 512 img/s | loss 1.2687 | step {}00\n", k);
+  }
+  EXPECT_EQ(diagnose_telemetry(read_text(rounded)).verdict, Verdict::kHealthy);
+  // What is left of a run, behind a logger's prefix, is not its length.
+  EXPECT_THROW(read_text("2023-05-01 10:00:00,000 - INFO - Remaining time: 1:23:45\n"), Error);
+  // An elapsed_time that falls is each epoch's own, not Chainer's cumulative one.
+  EXPECT_THROW(read_text("epoch  loss  elapsed_time\n1  0.5  300.2\n2  0.4  61.0\n3  0.3  60.4\n"),
+               Error);
+  // DeepSpeed's and Detectron2's GPUs beside their nodes are each node's.
+  std::optional<int> nodes;
+  EXPECT_EQ(gpu_count_of("deepspeed --num_nodes 2 --num_gpus 8 train.py", &nodes), 16);
+  nodes.reset();
+  EXPECT_EQ(gpu_count_of("python train_net.py --num-gpus 8 --num-machines 2", &nodes), 16);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
