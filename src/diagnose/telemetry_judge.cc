@@ -1893,22 +1893,28 @@ constexpr std::string_view kLargeMessageRows =
 
 std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel) {
   if (tel.bandwidths.empty()) return std::nullopt;
+  // A benchmark that shows no link's bandwidth: `unknown`, its rows of large messages decide.
+  const auto no_link_rate = [&](std::string summary, const Origin& cited) {
+    Diagnosis d;
+    d.verdict = Verdict::kUnknown;
+    d.confidence = Confidence::kLow;
+    d.summary = std::move(summary);
+    d.evidence.push_back(tel.cite(cited));
+    d.next = {std::string(kLargeMessageRows)};
+    return d;
+  };
   // A sweep's average alone: small messages' near-zero rows pull it down by how far the sweep
   // reaches (-b 8 or -b 1M), so it may be a fast link's or a slow one's. Rows, where there
   // are any, are read instead.
   if (std::all_of(tel.bandwidths.begin(), tel.bandwidths.end(),
                   [](const BandwidthSample& b) { return b.sweep_average; })) {
     const BandwidthSample& b = tel.bandwidths.back();
-    Diagnosis d;
-    d.verdict = Verdict::kUnknown;
-    d.confidence = Confidence::kLow;
-    d.summary = fmt::format(
-        "{} is {:.3g} GB/s: a mean over every message size of the sweep, small ones' latency with "
-        "large ones' bandwidth, so it is no measure of the link without the sizes it spans",
-        b.group, b.bus_gbps);
-    d.evidence.push_back(tel.cite(b.origin));
-    d.next = {std::string(kLargeMessageRows)};
-    return d;
+    return no_link_rate(
+        fmt::format("{} is {:.3g} GB/s: a mean over every message size of the sweep, small ones' "
+                    "latency with large ones' bandwidth, so it is no measure of the link without "
+                    "the sizes it spans",
+                    b.group, b.bus_gbps),
+        b.origin);
   }
   // Each group at its largest messages (small ones measure latency, not the link).
   struct Group {
@@ -1940,16 +1946,11 @@ std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel) {
                   [](const Group& g) { return g.bytes > 0 && g.bytes < kSmall; })) {
     const auto largest = std::max_element(groups.begin(), groups.end(),
                                           [](auto& a, auto& b) { return a.bytes < b.bytes; });
-    Diagnosis d;
-    d.verdict = Verdict::kUnknown;
-    d.confidence = Confidence::kLow;
-    d.summary = fmt::format(
-        "{} reaches only {:.0f} B messages ({:.3g} GB/s): at that size a collective's time is its "
-        "latency, not the link's bandwidth",
-        largest->name, largest->bytes, largest->gbps);
-    d.evidence.push_back(tel.cite(largest->origin));
-    d.next = {std::string(kLargeMessageRows)};
-    return d;
+    return no_link_rate(
+        fmt::format("{} reaches only {:.0f} B messages ({:.3g} GB/s): at that size a collective's "
+                    "time is its latency, not the link's bandwidth",
+                    largest->name, largest->bytes, largest->gbps),
+        largest->origin);
   }
   const auto slower = [](const Group& a, const Group& b) { return a.gbps < b.gbps; };
   const auto slow = std::min_element(groups.begin(), groups.end(), slower);
