@@ -939,14 +939,17 @@ std::optional<double> named_model_billions(const Telemetry& tel) {
     for (const std::string& line : f.lines) {
       if (line.size() > kMaxPastedLineBytes) continue;
       const std::string low = lower(line);
-      // Whole words: "decode" is not "LlamaDecoderLayer". LoRA trains a few adapters: its
-      // backward skips the weights' gradients (about 4 FLOPs per parameter, not 6).
+      // Words, by their stems: "generated", "decoding", "Qwen2MoeForCausalLM", "JetMoE",
+      // "LoraConfig" — not "LlamaDecoderLayer". LoRA trains a few adapters: its backward skips
+      // the weights' gradients (about 4 FLOPs per parameter, not 6).
       for (const std::string& w : alnum_words(low, false)) {
-        for (const std::string_view other :
-             {"moe", "mixtral", "experts", "inference", "generation", "generate", "serving", "vllm",
-              "prefill", "decode", "decoding", "lora", "qlora", "peft"}) {
-          if (w == other) return std::nullopt;
-        }
+        const bool other =
+            w.starts_with("generat") || (w.starts_with("decod") && !w.starts_with("decoder")) ||
+            w.find("moe") != std::string::npos || w.starts_with("lora") || w.starts_with("qlora") ||
+            w.starts_with("peft") || w.starts_with("inferenc") || w.starts_with("serving") ||
+            w.starts_with("vllm") || w.starts_with("prefill") || w.starts_with("mixtral") ||
+            w == "experts";
+        if (other) return std::nullopt;
       }
       const std::vector<std::string_view> words = split_whitespace(low);
       for (size_t k = 0; k < words.size(); ++k) {
@@ -967,10 +970,12 @@ std::optional<double> named_model_billions(const Telemetry& tel) {
           from = to + 1;
         }
         // A GPU's UUID ("GPU-8f2c4e1a-013b-4c5d-..."), a hash: hex, no model's name.
+        // Hex of 8 or more with a letter a-f in it (a date stamp, "20240315", is none).
         const bool hash = std::any_of(parts.begin(), parts.end(), [](std::string_view part) {
-          return part.size() >= 8 && std::all_of(part.begin(), part.end(), [](char c) {
-                   return is_digit(c) || (c >= 'a' && c <= 'f');
-                 });
+          return part.size() >= 8 &&
+                 std::all_of(part.begin(), part.end(),
+                             [](char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); }) &&
+                 std::any_of(part.begin(), part.end(), [](char c) { return c >= 'a' && c <= 'f'; });
         });
         if (word.starts_with("gpu-") || word.starts_with("mig-") || hash) continue;
         std::optional<double> size;

@@ -552,12 +552,16 @@ std::optional<NamedValue> timer_statistics_row(std::string_view line,
       return n.starts_with(w) && (n.size() == w.size() || n[w.size()] == '_');
     };
     const bool stat = stat_named("min") || stat_named("max") || stat_named("avg") ||
-                      stat_named("mean") || stat_named("std") || stat_named("median");
+                      stat_named("mean") || stat_named("std") || stat_named("median") ||
+                      stat_named("minimum") || stat_named("maximum") || stat_named("stddev") ||
+                      stat_named("average");
     const bool timed =
         duration_scale(v.unit) ||
         (v.unit.empty() && (n.find("elapsed") != n.npos || n.find("time") != n.npos));
     if (!stat || !timed) return std::nullopt;
-    if (!average && (n.starts_with("avg") || n.starts_with("mean"))) average = &v;
+    if (!average && (stat_named("avg") || stat_named("mean") || stat_named("average"))) {
+      average = &v;
+    }
   }
   const size_t colon = line.find(':');
   if (!average || colon == std::string_view::npos || colon >= values.front().column) {
@@ -575,10 +579,11 @@ std::optional<NamedValue> timer_statistics_row(std::string_view line,
 }
 
 // Words that name what is left of a run ("Remaining time", "eta", "time left"), not its length.
-bool names_time_left(std::string_view words) {
-  return words.find("remain") != std::string_view::npos ||
-         words.find("eta") != std::string_view::npos ||
-         words.find("left") != std::string_view::npos;
+bool names_time_left(std::string_view text) {
+  for (const std::string& w : alnum_words(lower(text), false)) {
+    if (w.starts_with("remain") || w == "eta" || w == "left") return true;
+  }
+  return false;
 }
 
 // A log record's message, after its logger's prefix: loguru's "2022-07-02 07:42:09.937 | INFO
@@ -3996,10 +4001,11 @@ std::vector<size_t> word_ends(std::string_view text) {
 
 }  // namespace
 
-// Words of a column's header that name a quantity other than a rate.
-constexpr std::string_view kNotRates[] = {"eff",  "loss", "acc",  "speedup", "ratio", "scal",
-                                          "mem",  "%",    "err",  "time",    "lr",    "batch",
-                                          "size", "len",  "step", "epoch"};
+// Words of a column's header that name a quantity other than a rate (whole words: "steps/s"
+// and "Accelerate" name none).
+constexpr std::string_view kNotRates[] = {
+    "eff", "efficiency", "loss", "acc", "accuracy", "speedup", "ratio", "scaling", "mem",  "memory",
+    "err", "error",      "time", "lr",  "batch",    "size",    "len",   "length",  "step", "epoch"};
 
 std::vector<Line> pandas_as_pipes(const std::vector<Line>& lines, std::deque<std::string>& store) {
   std::vector<Line> out = lines;
@@ -4025,16 +4031,14 @@ std::vector<Line> pandas_as_pipes(const std::vector<Line>& lines, std::deque<std
       }
     }
     if (end - i - 1 < 2 || ends.size() < 3) continue;
-    // Over the index, nothing (a default RangeIndex), or the columns' own name followed by the
-    // first label after one space ("compiler model_name"): a table whose first column has a
-    // header of its own ("num_workers  epoch_time" over "0  120.3") is no DataFrame's.
+    // Over the index, nothing (a default RangeIndex), or the columns' own name reaching past it
+    // ("compiler model_name"): a table whose first column has a header of its own, ending where
+    // its values do ("num_workers  epoch_time" over "          0       120.3"), is no
+    // DataFrame's.
     const size_t first_label = header.find_first_not_of(' ');
     if (first_label < ends[0]) {
       const size_t name_end = header.find(' ', first_label);
-      if (name_end == std::string_view::npos || name_end <= ends[0] ||
-          name_end + 1 >= header.size() || header[name_end + 1] == ' ') {
-        continue;
-      }
+      if (name_end == std::string_view::npos || name_end <= ends[0]) continue;
     }
     // The header's words end where the columns do (past the index's), and none past the last.
     const auto ends_word = [&](size_t e) {
@@ -4256,10 +4260,12 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
           if (k == count_column || rows.front().second.size() <= k) continue;
           const std::string_view cell = trim(rows.front().second[k]);
           // A column named for another quantity ("efficiency", "loss", "speedup") is no rate.
-          const std::string name = lower(head[k]);
-          const bool other =
-              std::any_of(std::begin(kNotRates), std::end(kNotRates),
-                          [&](std::string_view w) { return name.find(w) != std::string::npos; });
+          const std::vector<std::string> words = alnum_words(lower(head[k]), false);
+          const bool other = head[k].find('%') != std::string_view::npos ||
+                             std::any_of(words.begin(), words.end(), [](const std::string& w) {
+                               return std::find(std::begin(kNotRates), std::end(kNotRates), w) !=
+                                      std::end(kNotRates);
+                             });
           if (!other && parse_number(cell) && cell.find('.') != std::string_view::npos) {
             measures.emplace_back(k, caption);
           }

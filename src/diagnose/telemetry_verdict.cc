@@ -1191,21 +1191,29 @@ std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
       // one sample.
       const size_t alike = static_cast<size_t>(
           std::mismatch(text.begin(), text.end(), above.begin(), above.end()).first - text.begin());
-      // After the part alike, no rate and no counter ("... | step 100" below "... | step 200"
-      // are two steps at a rounded speed).
+      // After the part alike, no rate; and the lines part at another metric's name, or at a
+      // number that no counter names ("... | step 100" below "... | step 200" are two steps at
+      // a rounded speed; each rank's copy of one step parts at its jitter or loss).
       const auto rate_in = [](std::string_view rest) {
-        const std::string low = telemetry::lower(rest);
-        for (const std::string_view w : {"/s", "sec", "step", "iter", "batch", "epoch"}) {
-          if (low.find(w) != std::string::npos) return true;
+        return rest.find("/s") != std::string_view::npos ||
+               rest.find("sec") != std::string_view::npos;
+      };
+      const auto counted_here = [&] {
+        std::string_view before = text.substr(0, alike);
+        while (!before.empty() && (telemetry::is_digit(before.back()) || before.back() == ' ' ||
+                                   before.back() == ':' || before.back() == '=' ||
+                                   before.back() == '[' || before.back() == '#')) {
+          before.remove_suffix(1);
+        }
+        const std::string low = telemetry::lower(before);
+        for (const std::string_view w : {"step", "iter", "iteration", "batch", "epoch"}) {
+          if (low.ends_with(w)) return true;
         }
         return false;
       };
-      // The lines part at a word, another metric's name, not at a number (a counter).
-      const auto word_at = [&](std::string_view line) {
-        return alike < line.size() && telemetry::is_alpha(line[alike]);
-      };
-      if (sample.first == once.back().first && alike >= text.size() / 2 && word_at(text) &&
-          word_at(above) && !rate_in(text.substr(alike)) && !rate_in(above.substr(alike))) {
+      if (sample.first == once.back().first && alike >= text.size() / 2 && alike < text.size() &&
+          alike < above.size() && !counted_here() && !rate_in(text.substr(alike)) &&
+          !rate_in(above.substr(alike))) {
         continue;
       }
     }

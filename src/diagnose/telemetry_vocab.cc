@@ -246,13 +246,19 @@ namespace {
 // The name in line[from, to): the last separator-delimited part before the number, without
 // ':' / '=', quotes and a trailing "(ms)"-style unit (returned in `unit_hint`), normalised.
 // A dash between blanks at `k` right after a dotted logger's name ("o.d.o.l.PerformanceListener
-// - ETL"): what follows is the message. Not after a plain word ("Train - time", "Validation -
-// time": the word qualifies the name).
+// - ETL") or a log record's level ("INFO - data: 0.6s"): what follows is the message. Not after
+// a plain word ("Train - time", "Validation - time": the word qualifies the name).
 bool after_logger_name(std::string_view s, size_t k) {
   if (k < 2 || k + 1 >= s.size() || s[k - 1] != ' ' || s[k + 1] != ' ') return false;
   const std::string_view before = s.substr(0, k - 1);
   const size_t start = before.find_last_of(' ');
   const std::string_view word = start == std::string_view::npos ? before : before.substr(start + 1);
+  if (word.empty()) return false;
+  // A log record's level before its message ("INFO - data: 0.6s", "__main__ - INFO - ...").
+  const std::string level = lower(word);
+  for (const std::string_view l : {"info", "debug", "warning", "warn", "error", "critical"}) {
+    if (level == l) return true;
+  }
   return word.find('.') != std::string_view::npos && word.back() != '.';
 }
 
@@ -2270,11 +2276,11 @@ constexpr std::array<StorageWord, 21> kStorageWords = {{
 }};
 
 // Words that make a paste's workers machines or GPUs (names_worker_machines), found anywhere in
-// a lower-cased line ("worker machines", not "on my machine").
-constexpr std::array<std::string_view, 12> kWorkerMachineWords = {
-    "scalingconfig",    "use_gpu",    "parameter server", "worker_hosts",
-    "ps_hosts",         "per worker", "separate machine", "worker is a machine",
-    "worker is a node", "horovod",    "worker machine",   "/job:worker"};
+// a lower-cased line ("worker machines", "one worker per machine", not "on my machine").
+constexpr std::array<std::string_view, 15> kWorkerMachineWords = {
+    "scalingconfig",  "use_gpu",          "parameter server",    "worker_hosts",     "ps_hosts",
+    "per worker",     "separate machine", "worker is a machine", "worker is a node", "horovod",
+    "worker machine", "machines",         "per machine",         "each machine",     "/job:worker"};
 
 }  // namespace
 

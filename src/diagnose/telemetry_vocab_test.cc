@@ -2554,8 +2554,8 @@ TEST(PastedLogs, WhatTheThirdReviewOfTheDoctorsReadersFound) {
   // A right-aligned table whose first column counts 0, 1, 2 under a header of its own is no
   // DataFrame: its first column stays.
   const auto workers = split_lines(
-      "num_workers  epoch_time\n          0       120.3\n          1        65.2\n"
-      "          2        33.1\n");
+      "num_workers  epoch_time  images_per_sec\n          0       120.3           400.1\n"
+      "          1        65.2           740.0\n          2        33.1          1450.2\n");
   std::deque<std::string> store;
   EXPECT_EQ(pandas_as_pipes(workers, store)[1].text, workers[1].text);
   // "on my machine" makes no workers machines.
@@ -2592,8 +2592,32 @@ TEST(PastedLogs, WhatTheThirdReviewOfTheDoctorsReadersFound) {
   // What is left of a run, behind a logger's prefix, is not its length.
   EXPECT_THROW(read_text("2023-05-01 10:00:00,000 - INFO - Remaining time: 1:23:45\n"), Error);
   // An elapsed_time that falls is each epoch's own, not Chainer's cumulative one.
-  EXPECT_THROW(read_text("epoch  loss  elapsed_time\n1  0.5  300.2\n2  0.4  61.0\n3  0.3  60.4\n"),
+  EXPECT_THROW(read_text("epoch  loss  elapsed_time\n1      0.5   300.2\n2      0.4   61.0\n3      "
+                         "0.3   60.4\n"),
                Error);
+  EXPECT_EQ(read_text("epoch  loss  elapsed_time\n1      0.5   30.2\n2      0.4   61.0\n3      "
+                      "0.3   90.4\n")
+                .rates.size(),
+            3u);
+  // A log record's level before a dash is the logger's, not the name's.
+  EXPECT_EQ(named_values("INFO - data: 0.6s step: 1.0s").front().name, "data");
+  // Generation, a mixture of experts and LoRA by their words' stems.
+  EXPECT_FALSE(
+      named_model_billions(read_text("Generated 4096 tokens with Llama-2-7b: 3000 tokens/s\n")));
+  EXPECT_FALSE(named_model_billions(read_text("JetMoE-8B: 3000 tokens/s\n")));
+  EXPECT_FALSE(named_model_billions(read_text("Llama-2-7b, LoraConfig(r=8): 3000 tokens/s\n")));
+  EXPECT_EQ(named_model_billions(read_text("llama-7b-20240315: 3000 tokens/s\n")), 7);
+  // Workers that are machines, in the plural or one per machine.
+  EXPECT_TRUE(names_worker_machines("Epoch time when adding machines (one worker per machine):"));
+  // Each rank's copy of one step (its loss apart) is one sample; steps apart are not.
+  std::string ranks;
+  for (int step = 1; step <= 5; ++step) {
+    for (int rank = 0; rank < 2; ++rank) {
+      ranks +=
+          fmt::format("{}\timages/sec: 210.3 +/- 0.0 (jitter = 0.0)\t7.8{}\n", step * 10, rank);
+    }
+  }
+  EXPECT_NE(diagnose_telemetry(read_text(ranks)).verdict, Verdict::kHealthy);
   // DeepSpeed's and Detectron2's GPUs beside their nodes are each node's.
   std::optional<int> nodes;
   EXPECT_EQ(gpu_count_of("deepspeed --num_nodes 2 --num_gpus 8 train.py", &nodes), 16);
