@@ -608,7 +608,7 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
     // the same at every scale, which a table beside rates often belies (a batch grown with the
     // GPUs and the same step count): with rates, the durations are left out.
     const auto duration = [](const std::vector<RunMeasure>& runs) {
-      return runs.front().unit == "epochs" || runs.front().unit == "runs";
+      return whole_durations(runs.front().unit);
     };
     if (!std::all_of(series.begin(), series.end(), duration)) std::erase_if(series, duration);
     std::vector<ScalingNumbers> judged;
@@ -693,7 +693,7 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     n.efficiency = efficiency;
     const char* what = by_gpus ? "GPU" : "node";
     // Durations of the same work ("epochs", "runs") are shown as the durations they were.
-    const bool durations = unit == "epochs" || unit == "runs";
+    const bool durations = whole_durations(unit);
     const auto measure = [&](double per_second) {
       return durations ? fmt::format("{} s", rate_text(1 / per_second))
                        : fmt::format("{} {}/s", rate_text(per_second), batches ? "batches" : unit);
@@ -1147,7 +1147,7 @@ std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel) {
   const double gain = rate[fastest] / rate[slowest];
   if (gain < kExchangeMatters) return std::nullopt;
   const std::string unit = runs.front().unit;
-  const bool durations = unit == "epochs" || unit == "runs";
+  const bool durations = whole_durations(unit);
   const auto measure = [&](const std::string& name) {
     return durations
                ? fmt::format("{} s", rate_text(1 / rate[name]))
@@ -1246,7 +1246,7 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
   if (settings.size() < 2) return std::nullopt;
   for (Setting& x : settings) x.per_second = median(x.rates);
   const std::string unit = runs.front().unit;
-  const bool durations = unit == "epochs" || unit == "runs";
+  const bool durations = whole_durations(unit);
   const auto measure = [&](const Setting& x) {
     return durations ? fmt::format("{} s", rate_text(1 / x.per_second))
                      : fmt::format("{} {}/s", rate_text(x.per_second),

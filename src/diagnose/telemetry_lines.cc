@@ -3979,10 +3979,6 @@ bool read_paired_scale_table(
 
 }  // namespace
 
-// Tables of runs: a header with a GPU (or node) count column and measure columns, then one row
-// per count ("nproc/ngpu | sec/batch/gpu" then "1 | 0.323", "4 | 0.381", "8 | 0.609"). Each row
-// is a run, each measure column a series of its own. Without a count column, a table whose rows
-// name loader settings (read_setting_table).
 namespace {
 
 // pandas aligns its columns with spaces.
@@ -4075,6 +4071,10 @@ std::vector<Line> pandas_as_pipes(const std::vector<Line>& lines, std::deque<std
   return out;
 }
 
+// Tables of runs: a header with a GPU (or node) count column and measure columns, then one row
+// per count ("nproc/ngpu | sec/batch/gpu" then "1 | 0.323", "4 | 0.381", "8 | 0.609"). Each row
+// is a run, each measure column a series of its own. Without a count column, a table whose rows
+// name loader settings (read_setting_table).
 bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   std::optional<bool> workers_are_machines;  // looked for once, when a table needs it
   bool found = false;

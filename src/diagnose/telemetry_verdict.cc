@@ -1468,7 +1468,7 @@ std::optional<Diagnosis> steady_speed(const Telemetry& tel) {
   const Origin first = speed.front().second;
   if (std::any_of(tel.rates.begin(), tel.rates.end(), [&](const ThroughputSample& r) {
         return r.origin.file == first.file && r.origin.line == first.line &&
-               (r.unit == "epochs" || r.unit == "runs");
+               telemetry::whole_durations(r.unit);
       })) {
     return std::nullopt;
   }
@@ -1999,7 +1999,7 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     } else if (!steps_only) {
       const ThroughputSample& r = tel.rates.back();
       // Durations of a run or an epoch are kept as their rates; they are shown as durations.
-      const bool duration = r.unit == "runs" || r.unit == "epochs";
+      const bool duration = telemetry::whole_durations(r.unit);
       d.summary = duration ? fmt::format(
                                  "a duration alone ({:.4g} s {}): how long the job ran, not what "
                                  "limits it",
