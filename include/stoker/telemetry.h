@@ -375,6 +375,10 @@ struct Telemetry {
   // "Estimates: 129.32TFLOPs", "tflops=93.48"): against the peak of the GPU the paste names,
   // the same share as mfu.
   std::vector<std::pair<Origin, double>> model_tflops;
+  // A scaling efficiency the paste states, in percent ("Scaling efficiency 41.8%"): which of
+  // two readings of its step times the person used, each GPU's batch fixed or one batch
+  // divided among the GPUs.
+  std::vector<std::pair<Origin, double>> stated_scaling_efficiency;
   // A progress bar standing at its start, without a rate yet ("0%|   | 0/46617 [00:00<?,
   // ?it/s]"), that no later line of the paste moves: the loop still waits for its first batch.
   std::optional<Origin> first_batch_pending;

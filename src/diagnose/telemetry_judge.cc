@@ -671,7 +671,19 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
                     [](const ScalingClaim& c) { return c.larger_is_slower && !c.unchanged; }) &&
         std::none_of(tel.claims.begin(), tel.claims.end(),
                      [](const ScalingClaim& c) { return !c.larger_is_slower; });
-    divided = (divided && scales.size() >= 3) || superlinear || said_slower;
+    // An efficiency the paste states for its two scales, which one reading gives (within 3
+    // points) and the other does not, says which reading is the person's.
+    std::optional<bool> stated_divided;
+    if (batches && scales.size() == 2 && !tel.stated_scaling_efficiency.empty()) {
+      const double kept = 100 * (runs.back().per_second / runs.back().scale) /
+                          (runs.front().per_second / runs.front().scale);
+      const double split = kept * runs.front().scale / runs.back().scale;
+      const double said = tel.stated_scaling_efficiency.back().second;
+      if (std::abs(said - split) <= 3 && std::abs(said - kept) > 3) stated_divided = true;
+      if (std::abs(said - kept) <= 3 && std::abs(said - split) > 3) stated_divided = false;
+    }
+    divided =
+        stated_divided.value_or((divided && scales.size() >= 3) || superlinear || said_slower);
     if (divided) {
       for (RunMeasure& m : runs) m.per_second /= m.scale;
     }
@@ -733,8 +745,15 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
         : per_gpu_work.empty() ? " for the same work"
                                : "",
         100 * efficiency, what,
-        !divided && batches ? fmt::format(", from {}: if each GPU's batch is the same in both runs",
-                                          unit == "steps" ? "step times" : "iterations a second")
+        stated_divided && batches
+            ? fmt::format(", from {} read as the paste's own {:.3g} % reads them: {}",
+                          unit == "steps" ? "step times" : "iterations a second",
+                          tel.stated_scaling_efficiency.back().second,
+                          *stated_divided ? "each step the same work, divided among them"
+                                          : "each GPU's batch the same in both runs")
+        : !divided && batches
+            ? fmt::format(", from {}: if each GPU's batch is the same in both runs",
+                          unit == "steps" ? "step times" : "iterations a second")
         : divided && said_slower && !superlinear
             ? fmt::format(", from {} of a larger run the paste calls the slower: each step the "
                           "same work, divided among them",
@@ -1144,8 +1163,6 @@ std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel) {
     if (slowest.empty() || rate[name] < rate[slowest]) slowest = name;
     if (fastest.empty() || rate[name] > rate[fastest]) fastest = name;
   }
-  const double gain = rate[fastest] / rate[slowest];
-  if (gain < kExchangeMatters) return std::nullopt;
   const std::string unit = runs.front().unit;
   const bool durations = whole_durations(unit);
   const auto measure = [&](const std::string& name) {
@@ -1154,21 +1171,71 @@ std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel) {
                : fmt::format("{} {}/s", rate_text(rate[name]), unit == "steps" ? "batches" : unit);
   };
   Diagnosis d;
-  d.verdict = Verdict::kCommunicationBound;
   d.confidence = Confidence::kLow;
-  for (const std::string& name : {slowest, fastest}) {
-    d.evidence.push_back(fmt::format("{}: {}", name, measure(name)));
-    d.evidence.push_back(tel.cite(cited.at(name)));
-  }
-  d.summary = fmt::format(
-      "the same job on the same GPUs runs {:.2g}x faster under {} ({}) than under {} ({}): how "
-      "the GPUs exchange gradients and parameters sets its pace, not the input (a strategy "
-      "that also offloads to the CPU or recomputes is slower for that too)",
-      gain, fastest, measure(fastest), slowest, measure(slowest));
   d.next = {
       "a profile of one step under each (torch.profiler): the time in NCCL all-gather and "
       "reduce-scatter against the model's kernels"};
-  d.fixes = fixes::communication_bound();
+  const double gain = rate[fastest] / rate[slowest];
+  if (gain >= kExchangeMatters) {
+    d.verdict = Verdict::kCommunicationBound;
+    for (const std::string& name : {slowest, fastest}) {
+      d.evidence.push_back(fmt::format("{}: {}", name, measure(name)));
+      d.evidence.push_back(tel.cite(cited.at(name)));
+    }
+    d.summary = fmt::format(
+        "the same job on the same GPUs runs {:.2g}x faster under {} ({}) than under {} ({}): how "
+        "the GPUs exchange gradients and parameters sets its pace, not the input (a strategy "
+        "that also offloads to the CPU or recomputes is slower for that too)",
+        gain, fastest, measure(fastest), slowest, measure(slowest));
+    d.fixes = fixes::communication_bound();
+    return d;
+  }
+  // How much of the model each strategy shards, and so exchanges each step beyond DDP's
+  // all-reduce of the gradients: the optimizer state (ZeRO-1), the gradients too (ZeRO-2,
+  // FSDP's SHARD_GRAD_OP), the parameters too, gathered again for the forward and the backward
+  // (ZeRO-3, FSDP's full sharding, its default). -1: a library or backend, no rank.
+  const auto sharded = [](const std::string& name) {
+    if (name == "ddp" || name == "no_shard" || name == "zero-0") return 0;
+    if (name == "zero-1") return 1;
+    if (name == "zero-2" || name == "shard_grad_op") return 2;
+    if (name == "zero-3" || name == "full_shard" || name == "hybrid_shard" || name == "fsdp") {
+      return 3;
+    }
+    return -1;
+  };
+  std::string most, least;
+  for (const auto& [name, r] : rate) {
+    const int s = sharded(name);
+    if (s < 0) return std::nullopt;
+    if (most.empty() || s > sharded(most) || (s == sharded(most) && r < rate[most])) most = name;
+    if (least.empty() || s < sharded(least) || (s == sharded(least) && r > rate[least])) {
+      least = name;
+    }
+  }
+  if (sharded(most) == sharded(least)) return std::nullopt;
+  const double cost = rate[least] / rate[most];
+  for (const std::string& name : {most, least}) {
+    d.evidence.push_back(fmt::format("{}: {}", name, measure(name)));
+    d.evidence.push_back(tel.cite(cited.at(name)));
+  }
+  if (cost >= kExchangeExposed) {
+    d.verdict = Verdict::kCommunicationBound;
+    d.summary = fmt::format(
+        "the same job on the same GPUs runs {:.2g}x slower under {} ({}), which shards more of "
+        "the model and so exchanges more each step, than under {} ({}): the exchange is not "
+        "hidden behind the compute",
+        cost, most, measure(most), least, measure(least));
+    d.fixes = fixes::communication_bound();
+    return d;
+  }
+  d.verdict = Verdict::kHealthy;
+  d.summary = fmt::format(
+      "the same job on the same GPUs runs under {} ({}) {} its pace under {} ({}), though {} "
+      "shards more of the model and so exchanges more each step: the extra exchange hides "
+      "behind the compute, which sets the pace",
+      most, measure(most),
+      cost > 1 ? fmt::format("within {:.0f} % of", 100 * (cost - 1)) : std::string("at or above"),
+      least, measure(least), most);
   return d;
 }
 

@@ -69,8 +69,13 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel);
 // Runs of one job at one scale under different strategies of exchange (RunInfo::
 // exchange_setting: DDP, FSDP, ZeRO stages, FSDP's sharding) whose rates differ by
 // kExchangeMatters or more: `communication-bound`, low (the model and the GPUs are the same;
-// how they exchange is what changed). nullopt otherwise, or beside loader settings.
+// how they exchange is what changed). Between strategies that shard more or less of the model
+// (DDP, then ZeRO-1, -2, -3 and FSDP's full sharding), the one that exchanges the most slower
+// than the one that exchanges the least by kExchangeExposed or more is `communication-bound`
+// too; not slower by that, `healthy`, low (its extra exchange hides behind the compute).
+// nullopt otherwise, or beside loader settings.
 constexpr double kExchangeMatters = 1.5;
+constexpr double kExchangeExposed = 1.2;
 std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel);
 
 // The loader timed alone against the model it feeds (Telemetry::loader_against_model, the

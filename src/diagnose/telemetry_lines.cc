@@ -2407,7 +2407,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       const std::string_view label =
           values.empty() ? line.text
                          : line.text.substr(0, std::min(values[0].column, line.text.size()));
-      if (const auto strategy = exchange_setting_of(label); strategy && !is_prose(line.text)) {
+      // A short heading whose one number is the strategy's own ("ZeRO Stage=1:"): the whole
+      // line.
+      const bool short_heading = values.size() <= 1 && trim(line.text).size() <= 40;
+      if (const auto strategy = exchange_setting_of(short_heading ? line.text : label);
+          strategy && !is_prose(line.text)) {
         exchange_heading(line, *strategy);
       }
     }
@@ -2779,6 +2783,13 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
           (v.unit == "%" || (v.unit.empty() && v.value > 1)) && v.value > 0 && v.value <= 100) {
         if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
         out.mfu.emplace_back(Origin{steps_file, line.number}, v.value);
+        meaningful = true;
+        continue;
+      }
+      if ((v.name == "scaling_efficiency" || v.name.ends_with("_scaling_efficiency")) &&
+          v.unit == "%" && v.value > 0 && v.value <= 200) {
+        if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+        out.stated_scaling_efficiency.emplace_back(Origin{steps_file, line.number}, v.value);
         meaningful = true;
         continue;
       }
@@ -3194,6 +3205,19 @@ std::vector<std::pair<size_t, ColumnKind>> measure_columns(
       header.push_back(head[k][c]);
     }
     ColumnKind kind = column_kind(header);
+    // "Mean throughput" over "27,941 tok/s (1,746/GPU)": a header that names no unit, a cell
+    // whose first value does.
+    if (kind.rate && kind.unit == "samples" && lower(header).find("sample") == std::string::npos &&
+        first_row.size() > k) {
+      // Read as a rate's value, so that its thousands read whole.
+      if (const auto values = named_values(fmt::format("rate: {}", without_about(first_row[k])));
+          !values.empty()) {
+        if (const Meaning m = meaning_of(values[0]);
+            m.quantity == Quantity::kRate && !m.rate_unit.empty()) {
+          kind.unit = m.rate_unit;
+        }
+      }
+    }
     if (!(kind.rate || kind.step || kind.duration) && first_row.size() > k) {
       const auto values = named_values(without_about(first_row[k]));
       if (values.size() == 1) {
@@ -3260,6 +3284,12 @@ std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind
   }
   std::string_view rest;
   auto v = leading_number(cell, &rest);
+  // "27,941 tok/s": thousands parted by commas, groups of exactly three digits.
+  while (v && rest.size() >= 4 && rest[0] == ',' && is_digit(rest[1]) && is_digit(rest[2]) &&
+         is_digit(rest[3]) && (rest.size() == 4 || !is_digit(rest[4])) && *v == std::floor(*v)) {
+    *v = *v * 1000 + (rest[1] - '0') * 100 + (rest[2] - '0') * 10 + (rest[3] - '0');
+    rest = trim(rest.substr(4));
+  }
   // "1.8k": thousands.
   if (v && (rest == "k" || rest == "K")) *v *= 1e3;
   // "12037.3 * 4": a rate per GPU times the GPUs, the whole run's rate.
@@ -3619,9 +3649,9 @@ bool read_model_table(
   // (judge_models_at_one_pace reads RunInfo::model).
   static constexpr std::array<std::string_view, 6> kModels = {"model",    "models", "network",
                                                               "backbone", "arch",   "architecture"};
-  static constexpr std::array<std::string_view, 9> kConfigurations = {
-      "compiler",       "framework", "backend", "executor",     "executors",
-      "implementation", "method",    "library", "configuration"};
+  static constexpr std::array<std::string_view, 11> kConfigurations = {
+      "compiler", "framework", "backend", "executor",      "executors", "implementation",
+      "method",   "library",   "config",  "configuration", "strategy"};
   const bool models = std::find(kModels.begin(), kModels.end(), first) != kModels.end();
   if (!models &&
       std::find(kConfigurations.begin(), kConfigurations.end(), first) == kConfigurations.end()) {
@@ -3656,6 +3686,9 @@ bool read_model_table(
     run.group =
         setups.try_emplace(setup, next_group + static_cast<int>(setups.size())).first->second;
     if (models) run.model = printable(c[0]);  // quoted in the verdict as it is
+    // A configuration named by how the GPUs exchange ("ZeRO-3 leaf, TP1/EP1"): the strategies
+    // compared (judge_exchange_settings).
+    if (!models) run.exchange_setting = exchange_setting_of(c[0]).value_or("");
     run.synthetic = synthetic;
     add_table_run(std::move(run), kind, *v, file, line->number, out);
     found = true;

@@ -301,6 +301,11 @@ std::string name_before(std::string_view line, size_t from, size_t to, std::stri
         s = s.substr(0, open);
       } else if (inside.find('=') != std::string::npos && !trim(before).empty()) {
         s = s.substr(0, open);  // "time per batch (num_workers=4)": the run's setting
+      } else if (const auto words = split_whitespace(inside);
+                 words.size() == 2 && parse_index(words[0]) && !trim(before).empty() &&
+                 (words[1].starts_with("gpu") || words[1].starts_with("node") ||
+                  words[1].starts_with("card") || words[1].starts_with("rank"))) {
+        s = s.substr(0, open);  // "DDP step time (2 GPUs) 26.36ms": the run's scale
       }
       strip_tail();
     }
@@ -722,14 +727,15 @@ std::vector<NamedValue> named_values(std::string_view line) {
       continue;
     }
     // "tok/sec: 529,882", "wps: 1,786": thousands parted by commas, in a value after its name's
-    // ':' or '=' (not a CSV row's "100,512") — a whole number of one to three digits (not led
-    // by a zero), then groups of exactly three, the last not followed by another digit or a
-    // comma and digit ("1,200,3" is no number); three groups or more led by three digits are a
-    // list ("310,305,298,301").
+    // ':' or '=', or in a table's cell ("| 27,941 tok/s (1,746/GPU) |"), not a CSV row's
+    // "100,512" — a whole number of one to three digits (not led by a zero), then groups of
+    // exactly three, the last not followed by another digit or a comma and digit ("1,200,3" is
+    // no number); three groups or more led by three digits are a list ("310,305,298,301").
     size_t named_at = number_start;
     while (named_at > 0 && is_blank(line[named_at - 1])) --named_at;
     const bool after_name =
-        named_at > 0 && (line[named_at - 1] == ':' || line[named_at - 1] == '=');
+        named_at > 0 &&
+        (line[named_at - 1] == ':' || line[named_at - 1] == '=' || line[named_at - 1] == '|');
     if (after_name && j - number_start <= 3 && line[number_start] != '0' &&
         std::all_of(line.begin() + static_cast<std::ptrdiff_t>(number_start),
                     line.begin() + static_cast<std::ptrdiff_t>(j), is_digit)) {
@@ -1163,6 +1169,21 @@ Meaning meaning_of(const NamedValue& v) {
       m.quantity = Quantity::kCompute;
     }
     return m;
+  }
+  // "Communication time per step 11.24ms", "Compute time per step 15.12ms": a step's phases,
+  // though their names end in the step's own.
+  if (!v.unit.empty() && seconds_of(v)) {
+    const auto led_by = [&](std::string_view w) {
+      return name == w || (starts_with(name, w) && name[w.size()] == '_');
+    };
+    if (led_by("communication_time") || led_by("comm_time")) {
+      m.quantity = Quantity::kCommunication;
+      return m;
+    }
+    if (led_by("compute_time") || led_by("computation_time")) {
+      m.quantity = Quantity::kCompute;
+      return m;
+    }
   }
   for (const Synonym& s : kSynonyms) {
     if (name == s.name) {
@@ -2135,9 +2156,9 @@ std::optional<int> count_ending_at(std::string_view text, size_t at) {
 
 std::optional<std::string> exchange_setting_of(std::string_view line) {
   if (line.size() > 100) return std::nullopt;
-  // A heading holds few digits ("ZeRO-3", "zero_stage=2"); a log line many (most lines of a long
-  // log are passed over here, without a lower-case copy).
-  if (std::count_if(line.begin(), line.end(), [](char c) { return is_digit(c); }) > 3) {
+  // A heading holds few digits ("ZeRO-3", "zero_stage=2", "ZeRO-1, TP1DP16/EP8"); a log line many
+  // (most lines of a long log are passed over here, without a lower-case copy).
+  if (std::count_if(line.begin(), line.end(), [](char c) { return is_digit(c); }) > 6) {
     return std::nullopt;
   }
   const std::string low = lower(line);
@@ -2155,7 +2176,10 @@ std::optional<std::string> exchange_setting_of(std::string_view line) {
   // ("zero_stage=2").
   std::vector<std::string> words;
   for (std::string w : words_of(low)) {
-    while (!w.empty() && (w.back() == '.' || w.back() == ')' || w.back() == '(')) w.pop_back();
+    while (!w.empty() && (w.back() == '.' || w.back() == ')' || w.back() == '(' ||
+                          w.back() == ':' || w.back() == ',')) {
+      w.pop_back();
+    }
     if (const size_t eq = w.find('='); eq != std::string::npos) {
       words.push_back(w.substr(0, eq));
       w = w.substr(eq + 1);

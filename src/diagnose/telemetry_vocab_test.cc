@@ -2625,6 +2625,71 @@ TEST(PastedLogs, WhatTheThirdReviewOfTheDoctorsReadersFound) {
   EXPECT_EQ(gpu_count_of("python train_net.py --num-gpus 8 --num-machines 2", &nodes), 16);
 }
 
+TEST(PastedLogs, StrategiesThatShardMoreOfTheModelAgainstLess) {
+  // BELLE#402: "ZeRO Stage=1:" ... "训练速度 8.5batch/s" over ZeRO-2's and ZeRO-3's blocks; the
+  // heading's one number is the stage.
+  Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("throughput_belle402-zero-stage-1-2-3-batch-per-sec.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("2.3x faster under zero-1"));
+  EXPECT_EQ(exchange_setting_of("ZeRO Stage=1:"), "zero-1");
+  // DeepSpeed#8064: a table's "Config" cells name the stage ("ZeRO-1, TP1DP16/EP8"), its rate
+  // cells count thousands with commas in the unit the cell names ("27,941 tok/s (1,746/GPU)").
+  const Telemetry t = read_telemetry_files(
+      {pasted("throughput_deepspeed8064-zero3-vs-zero1-tp-ep-tokens-per-sec.txt")});
+  std::vector<double> rates;
+  for (const ThroughputSample& r : t.rates) {
+    if (r.run > 0) rates.push_back(r.per_second);
+    if (r.run > 0) EXPECT_EQ(r.unit, "tokens");
+  }
+  EXPECT_EQ(rates, (std::vector<double>{27941, 57414, 33477}));
+  d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("under zero-3 (27941 tokens/s)"));
+  // oumi#207: FSDP within 6 % of DDP's samples/s: the extra exchange hides behind the compute.
+  d = diagnose_telemetry(
+      read_telemetry_files({pasted("throughput_oumi207-fsdp-vs-ddp-mfu-samples-per-sec.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("within 6 % of its pace under ddp"));
+  const auto verdict_of = [](const std::string& text) {
+    return diagnose_telemetry(read_text(text)).verdict;
+  };
+  // The more-sharded strategy 1.3x slower: its exchange is exposed; faster: hidden.
+  EXPECT_EQ(verdict_of("DDP:\nthroughput: 1300 tokens/s\nZeRO-3:\nthroughput: 1000 tokens/s\n"),
+            Verdict::kCommunicationBound);
+  EXPECT_EQ(verdict_of("DDP:\nthroughput: 1000 tokens/s\nZeRO-3:\nthroughput: 1100 tokens/s\n"),
+            Verdict::kHealthy);
+  // Libraries have no order of sharding: close rates under them say nothing.
+  EXPECT_EQ(verdict_of("Horovod:\nthroughput: 1300 tokens/s\nBytePS:\nthroughput: 1000 "
+                       "tokens/s\n"),
+            Verdict::kUnknown);
+  // The same stage in every row is no comparison.
+  EXPECT_NE(verdict_of("ZeRO-2:\nthroughput: 1300 tokens/s\nthroughput: 1000 tokens/s\n"),
+            Verdict::kHealthy);
+}
+
+TEST(PastedLogs, AStepsPhasesAndTheScalingEfficiencyThePasteStates) {
+  // dev.to's "DDP is not always faster": the 2-GPU step's compute and communication on lines
+  // of their own (not steps, though named "... time per step"), its scale in parentheses, and
+  // the scaling efficiency the author computed from one batch divided among the GPUs.
+  const Telemetry t =
+      read_telemetry_files({pasted("throughput_devto-ddp-not-always-faster-2xt4-step-time.txt")});
+  ASSERT_EQ(t.steps.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.steps[1].step_seconds, 0.02636);
+  ASSERT_EQ(t.phases.size(), 1u);
+  EXPECT_DOUBLE_EQ(t.phases[0].communication_seconds, 0.01124);
+  EXPECT_DOUBLE_EQ(t.phases[0].compute_seconds, 0.01512);
+  ASSERT_EQ(t.stated_scaling_efficiency.size(), 1u);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("42 % scaling efficiency"));
+  EXPECT_EQ(named_values("DDP step time (2 GPUs) 26.36ms").front().name, "ddp_step_time");
+  // The same step times with an efficiency that reads each GPU's batch as kept: 84 %.
+  const std::string kept =
+      "Single GPU step time 22.03ms\nDDP step time (2 GPUs) 26.36ms\nScaling efficiency 84%\n";
+  EXPECT_EQ(diagnose_telemetry(read_text(kept)).verdict, Verdict::kHealthy);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
