@@ -2119,6 +2119,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   int64_t total_line = 0;
   std::string total_unit;           // the unit its step was printed in
   bool total_without_data = false;  // the step above waits in addition to its time
+  int64_t total_reach = 6;          // how many lines below it its wait may come
   int64_t last_timer_line = 0;      // the last row of a table of timers below the wait
   int timed_phases = 0;             // compute timers (forward, backward, optimizer) below the wait
   double timers_seconds = 0;        // the seconds of every timer below the wait
@@ -2570,7 +2571,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // A breakdown below its total ("Total step time: 0.33s", "policy_training: 0.32s (99.5%)",
     // "data_processing: 0.00s (0.4%)", NeMo-RL): the wait is part of the step above.
     if (step.data && !step.step && total_step != std::string::npos &&
-        line.number - total_line <= 6 && !out.steps[total_step].has_data) {
+        line.number - total_line <= total_reach && (total_reach > 1 || values.size() == 1) &&
+        !out.steps[total_step].has_data) {
       // A wait printed without a unit below a total with one is in the total's unit (a paste
       // cut off after CNTK's "__Get Minibatch :  0.044", its "ms" lost).
       if (!step.data_has_unit && !total_unit.empty()) {
@@ -2715,12 +2717,16 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       waits_without_unit += step.data && !step.data_has_unit;
       if (step.data_is_remainder) out.steps.back().data_upper_bound = true;
       total_step = std::string::npos;
-      // A step without its wait (darknet's) takes the wait on a line just below as well.
-      if ((step.step_is_total || step.step_without_data) && !step.data) {
+      // A step without its wait (darknet's) takes the wait on a line just below as well; any
+      // other step a wait alone on the very next line (Coqui TTS's "| > step_time: 1.23120"
+      // over "| > loader_time: 0.00170", one value a line; not Megatron's timers line, whose
+      // batch-generator belongs to the iteration below it).
+      if (!step.data) {
         total_step = out.steps.size() - 1;
         total_line = line.number;
         total_unit = step.step_unit;
         total_without_data = step.step_without_data;
+        total_reach = step.step_is_total || step.step_without_data ? 6 : 1;
       }
       meaningful = true;
     }

@@ -698,14 +698,21 @@ std::vector<NamedValue> named_values(std::string_view line) {
       while (v < n && is_alpha(line[v])) ++v;
       size_t close = v;
       while (close < n && close < v + 24 && line[close] != ')' && line[close] != '(') ++close;
-      const bool window = duration_scale(lower(line.substr(u, v - u))).has_value() ||
-                          lower(line.substr(u, v - u)).starts_with("min") ||
-                          lower(line.substr(u, v - u)).starts_with("hour");
+      const std::string word = lower(line.substr(u, v - u));
+      const bool window =
+          duration_scale(word).has_value() || word.starts_with("min") || word.starts_with("hour");
+      // HugeCTR's "Time(1000 iters): 5.381177s": the time of that many steps; the value read is
+      // one step's.
+      static constexpr std::array<std::string_view, 9> kSteps = {
+          "iter", "iters", "iteration", "iterations", "step", "steps", "batch", "batches", "its"};
+      const auto steps = std::find(kSteps.begin(), kSteps.end(), word) != kSteps.end()
+                             ? parse_number(line.substr(number_start, j - number_start))
+                             : std::nullopt;
       size_t after = close + 1;
       while (after < n && is_blank(line[after])) ++after;
       size_t at = after + 1;
       while (at < n && is_blank(line[at])) ++at;
-      if (window && close < n && line[close] == ')' && after < n &&
+      if ((window || (steps && *steps >= 1)) && close < n && line[close] == ')' && after < n &&
           (line[after] == ':' || line[after] == '=') && starts_number(line, at)) {
         const size_t end = scan_number(line, at);
         size_t unit_end = end;
@@ -714,7 +721,8 @@ std::vector<NamedValue> named_values(std::string_view line) {
           std::string hint;
           std::string name = name_before(line, name_start, number_start - 1, hint);
           if (unit.empty()) unit = hint;
-          out.push_back(NamedValue{std::move(name), std::move(unit), *v, std::nullopt, at});
+          out.push_back(NamedValue{std::move(name), std::move(unit), window ? *v : *v / *steps,
+                                   std::nullopt, at});
           if (!out.back().name.empty()) last_named = out.size() - 1;
           i = name_start = label_start = unit_end;
           continue;

@@ -2690,6 +2690,28 @@ TEST(PastedLogs, AStepsPhasesAndTheScalingEfficiencyThePasteStates) {
   EXPECT_EQ(diagnose_telemetry(read_text(kept)).verdict, Verdict::kHealthy);
 }
 
+TEST(PastedLogs, AWaitOnTheLineBelowItsStepAndTheTimeOfAWindowOfSteps) {
+  // Coqui TTS#976 prints one value a line: "| > step_time: 1.23120  (1.23022)" over
+  // "| > loader_time: 0.00170  (0.00163)", the loader's time that step's wait.
+  Telemetry t =
+      read_telemetry_files({pasted("datalog_coquitts976-hifigan-step-time-loader-time.txt")});
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_TRUE(t.steps[0].has_data);
+  EXPECT_DOUBLE_EQ(t.steps[0].data_seconds, 0.0017);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kHealthy);
+  // A wait two lines below a step that is no total is not its own.
+  t = read_text("step_time: 1.2\nloss: 0.5\nloader_time: 0.9\n");
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_FALSE(t.steps[0].has_data);
+  // HugeCTR#186: "Time(1000 iters): 5.381177s" is 1000 steps' time, 5.38 ms each.
+  t = read_telemetry_files(
+      {pasted("datalog_hugectr186-dlrm-terabyte-time-per-1000-iters-cutoff.txt")});
+  ASSERT_FALSE(t.steps.empty());
+  EXPECT_NEAR(t.steps[0].step_seconds, 0.005381177, 1e-12);
+  // A window of time is how a value was averaged, not a count.
+  EXPECT_EQ(named_values("GPU utilization(1min): 55%").front().value, 55);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
