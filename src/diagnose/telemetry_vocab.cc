@@ -2097,8 +2097,9 @@ std::optional<UtilisationAtScales> utilisation_at_scales(std::string_view line) 
 // Stems of the words loader_setting_of reads: workers, synthetic/random/fake/dummy data,
 // persistent, pin memory, prefetch, multiproc, CPUs, cores, nodes.
 constexpr std::string_view kSettingStems[] = {
-    "worker",   "synthetic", "random", "fake", "procs", "dummy",  "persist",        "pin",
-    "prefetch", "multiproc", "cpu",    "core", "node",  "thread", "parallel_calls", "feed_dict"};
+    "worker",  "synthetic", "random",         "fake",      "procs",  "dummy",
+    "persist", "pin",       "prefetch",       "multiproc", "cpu",    "core",
+    "node",    "thread",    "parallel_calls", "feed_dict", "process"};
 
 std::vector<int> job_gpus_of(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return {};
@@ -2390,12 +2391,19 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
   }
   if (!s.workers) {
     for (const std::string_view after :
-         {" dataloader workers", " data loader workers", " loader workers", " data workers"}) {
+         {" dataloader workers", " data loader workers", " loader workers", " data workers",
+          " loader subprocesses", " loader processes", " dataloader processes",
+          " data loader processes"}) {
       if (const size_t at = text.find(after); at != std::string::npos) {
         s.workers = count_ending_at(text, at);
       }
       if (s.workers) break;
     }
+  }
+  // Loading in the training process itself: no workers ("in-process loader", pocket-tts#263).
+  if (!s.workers && (has("in-process loader") || has("in-process data loader") ||
+                     has("in-process loading") || has("in-process data loading"))) {
+    s.workers = 0;
   }
   // A count of workers heading the line or after "with" ("Zero workers: about 33 seconds per
   // Epoch", "Loading with 8 workers: 100%|"), on a line about loading or epochs that names no

@@ -2712,6 +2712,18 @@ TEST(PastedLogs, AWaitOnTheLineBelowItsStepAndTheTimeOfAWindowOfSteps) {
   EXPECT_EQ(named_values("GPU utilization(1min): 55%").front().value, 55);
 }
 
+TEST(PastedLogs, ALoaderInTheTrainingProcessAgainstLoaderSubprocesses) {
+  // pocket-tts#263: "main (`a61b787`, in-process loader) | 0.79 | 3.17" against "this branch (3
+  // loader subprocesses) | 1.34 | 5.36": the rate follows where the loading runs.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_pockettts263-inprocess-vs-subprocess-loader-steps-per-sec.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("with num_workers=0"));
+  EXPECT_EQ(loader_setting_of("this branch (3 loader subprocesses)")->workers, 3);
+  EXPECT_EQ(loader_setting_of("main (in-process loader)")->workers, 0);
+  EXPECT_FALSE(loader_setting_of("spawned 3 processes for the model"));
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
