@@ -3162,7 +3162,8 @@ ColumnKind column_kind(std::string_view cell) {
     k.rate = true;
     k.unit = m.rate_unit;
   } else if (c.find("/s") != std::string::npos || c.find("throughput") != std::string::npos ||
-             c == "speed" || c.starts_with("speed (") || c.starts_with("speed(")) {
+             c == "speed" || c.starts_with("speed (") || c.starts_with("speed(") || c == "sps" ||
+             c.ends_with(" sps")) {
     // "tokens/s/gpu", "image per gpu/s": the unit its words name, else samples (MXNet's
     // "Speed" is its samples/sec; a "speedup" is a ratio).
     k.rate = true;
@@ -3177,7 +3178,8 @@ ColumnKind column_kind(std::string_view cell) {
              c.find("s/batch") != std::string::npos || c.find("step time") != std::string::npos ||
              (c.find("time per") != std::string::npos &&
               c.find("time per epoch") == std::string::npos) ||
-             c.find("iter time") != std::string::npos || c.find("ms/") != std::string::npos) {
+             c.find("iter time") != std::string::npos || c.find("ms/") != std::string::npos ||
+             c == "step ms" || c == "step (ms)" || c == "iter ms" || c == "iter (ms)") {
     k.step = true;
     k.ms = c.find("ms") != std::string::npos;
   } else if (c.find("time") != std::string::npos || c.find("duration") != std::string::npos) {
@@ -3655,9 +3657,10 @@ bool read_model_table(
   // (judge_models_at_one_pace reads RunInfo::model).
   static constexpr std::array<std::string_view, 6> kModels = {"model",    "models", "network",
                                                               "backbone", "arch",   "architecture"};
-  static constexpr std::array<std::string_view, 11> kConfigurations = {
-      "compiler", "framework", "backend", "executor",      "executors", "implementation",
-      "method",   "library",   "config",  "configuration", "strategy"};
+  static constexpr std::array<std::string_view, 15> kConfigurations = {
+      "compiler",       "framework", "backend", "executor", "executors",
+      "implementation", "method",    "library", "config",   "configuration",
+      "strategy",       "setup",     "cell",    "variant",  "experiment"};
   const bool models = std::find(kModels.begin(), kModels.end(), first) != kModels.end();
   if (!models &&
       std::find(kConfigurations.begin(), kConfigurations.end(), first) == kConfigurations.end()) {

@@ -248,8 +248,8 @@ TEST(PastedLogs, StepsThatStallAmongSteadyOnesAreProbablyTheLoader) {
   // A running average settling since the start (Tacotron's sec/step, tacotron#96: 195.7,
   // 99.9, 69.1, ... 15.1) falls line after line: a trend, no stalls; the feeder's pace decides.
   const Diagnosis trend = diagnose_paste("datalog_tacotron96-k80-sec-per-step-cutoff.txt");
-  EXPECT_EQ(trend.verdict, Verdict::kHealthy) << trend.summary;
-  EXPECT_THAT(trend.summary, HasSubstr("feeder"));
+  EXPECT_NE(trend.summary.find("feeder"), std::string::npos) << trend.summary;
+  EXPECT_EQ(trend.confidence, Confidence::kLow);
   // Steady steps say nothing of the wait.
   std::string steady;
   for (int i = 0; i < 8; ++i) steady += "step " + std::to_string(i) + " | 1.2s/it\n";

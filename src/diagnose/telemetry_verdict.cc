@@ -1012,6 +1012,28 @@ std::optional<Diagnosis> after_periodic_work(const Telemetry& tel,
   return d;
 }
 
+// The step lines that time the step only, of one run: the run that has the most of them (a
+// table's rows, a run each, are runs to compare, not one run's steps).
+std::vector<const StepSample*> step_series(const Telemetry& tel) {
+  const auto timed = [](const StepSample& s) {
+    return !s.has_data && !s.average && s.step_seconds > 0;
+  };
+  std::map<int, size_t> steps_of_run;
+  for (const StepSample& s : tel.steps) {
+    if (timed(s)) ++steps_of_run[s.run];
+  }
+  std::vector<const StepSample*> series;
+  if (steps_of_run.empty()) return series;
+  const int run =
+      std::max_element(steps_of_run.begin(), steps_of_run.end(), [](const auto& a, const auto& b) {
+        return a.second < b.second;
+      })->first;
+  for (const StepSample& s : tel.steps) {
+    if (timed(s) && s.run == run) series.push_back(&s);
+  }
+  return series;
+}
+
 // Step lines that time the step only, at two levels five times apart or more and taking turns
 // ("Time/step: 44.2", 4.8, 43.9, 3.8, 45.7, 3.7): half the steps or more can be slow, so the
 // median is no reference; the fast quarter is what a step's own work costs. Loader workers
@@ -1077,10 +1099,7 @@ std::optional<Diagnosis> steps_at_two_levels(const Telemetry& tel,
 // (or the loop's own periodic work: a checkpoint, an evaluation, a log flush). nullopt when the
 // log does not show it.
 std::optional<Diagnosis> steps_that_stall(const Telemetry& tel) {
-  std::vector<const StepSample*> lines;
-  for (const StepSample& s : tel.steps) {
-    if (!s.has_data && !s.average && s.step_seconds > 0) lines.push_back(&s);
-  }
+  const std::vector<const StepSample*> lines = step_series(tel);
   if (lines.size() < 6) return std::nullopt;
   std::vector<double> seconds;
   for (const StepSample* s : lines) seconds.push_back(s->step_seconds);
@@ -1160,11 +1179,7 @@ std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
     }
   }
   if (speed.empty()) {
-    for (const StepSample& s : tel.steps) {
-      if (!s.has_data && !s.average && s.step_seconds > 0) {
-        speed.emplace_back(1 / s.step_seconds, s.origin);
-      }
-    }
+    for (const StepSample* s : step_series(tel)) speed.emplace_back(1 / s->step_seconds, s->origin);
   }
   // A line pasted twice in a row (a progress bar redrawn, "1/3527 [00:15<12:16:56, 12.54s/it]"
   // copied with its echo) is one sample: two would make a start look steady. (Speeds of one
@@ -1306,16 +1321,49 @@ std::optional<Diagnosis> feeder_pace(const Telemetry& tel) {
   const auto& [origin, per_batch] = tel.feeder_batch_seconds.back();
   const StepSample& last = tel.steps.back();
   if (last.step_seconds <= 0) return std::nullopt;
-  const double share = per_batch / last.step_seconds;
+  double step = last.step_seconds;
+  // Tacotron's sec/step is the mean of its last 100 steps: in its first 100, a series that falls
+  // line after line is the mean since the start, its first step's wait for the feeder's first
+  // batches among it. The steps after the first line's took, each, what the two means imply
+  // (Step 1 at 222.339 s, Step 11 at 21.385 s: (11 x 21.385 - 222.339) / 10 = 1.29 s).
+  const std::vector<const StepSample*> series = step_series(tel);
+  if (series.size() >= 3 && series.back() == &last &&
+      std::is_sorted(series.begin(), series.end(), [](const StepSample* a, const StepSample* b) {
+        return a->step_seconds > b->step_seconds;
+      })) {
+    const StepSample& before = *series.front();
+    // The step's own count, "Step      11 [21.385 sec/step, ...]".
+    const auto count = [&](const StepSample& s) -> int64_t {
+      for (const telemetry::NamedValue& v : telemetry::named_values(line_of(tel, s.origin))) {
+        if (v.name == "step" && v.unit.empty() && v.value >= 1 && v.value == std::floor(v.value)) {
+          return static_cast<int64_t>(v.value);
+        }
+      }
+      return 0;
+    };
+    const int64_t n = count(last);
+    const int64_t m = count(before);
+    if (m > 0 && n > m && n <= 100) {
+      const double own = (static_cast<double>(n) * last.step_seconds -
+                          static_cast<double>(m) * before.step_seconds) /
+                         static_cast<double>(n - m);
+      if (own > 0) step = own;
+    }
+  }
+  const double share = per_batch / step;
   Diagnosis d;
   d.evidence.push_back(tel.cite(origin));
   d.evidence.push_back(tel.cite(last.origin));
-  const std::string pace =
-      fmt::format("the feeder makes a batch every {:.3g} s, a step takes {:.3g} s ({:.0f} %)",
-                  per_batch, last.step_seconds, 100 * share);
+  const std::string pace = fmt::format(
+      "the feeder makes a batch every {:.3g} s, a step takes {:.3g} s ({}{:.0f} %)", per_batch,
+      step,
+      step != last.step_seconds ? "the mean of those after the first, from the running mean; " : "",
+      100 * share);
   if (share >= 0.8) {
     d.verdict = Verdict::kInputBound;
-    d.confidence = Confidence::kMedium;
+    // Low from the running mean: its first steps drew from the queue the feeder's first fill
+    // had made, and that fill may have carried its start.
+    d.confidence = step != last.step_seconds ? Confidence::kLow : Confidence::kMedium;
     d.summary = pace + ": the steps run at the pace their batches are made";
     d.fixes = fixes::input_bound_cpu();
     d.next = {
