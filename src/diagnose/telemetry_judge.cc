@@ -132,6 +132,19 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
         });
       });
       d.confidence = idle_hold_job && own_processes ? Confidence::kMedium : Confidence::kLow;
+      // The busy GPU's own process on each idle one with a CUDA context's memory only
+      // (deepmd-kit#1218: PID 12238 with 2333 MiB on GPU 0, 189 MiB on GPU 1): one process
+      // that opened every visible GPU and computes on one.
+      const bool context_only =
+          !busy_pids.empty() && std::all_of(idle.begin(), idle.end(), [&](const SnapshotGpu* g) {
+            bool seen = false;
+            for (const GpuProcess& p : tel.processes) {
+              if (p.origin.file != g->file || p.gpu != g->gpu) continue;
+              if (!busy_pids.contains(p.pid) || p.memory_mib.value_or(0) >= 256) return false;
+              seen = true;
+            }
+            return seen;
+          });
       d.summary = fmt::format(
           "only {} computes ({:.0f} %) while {} {} at {:.0f} % {}: the second scaling failure "
           "if this is a multi-GPU job (every rank on one GPU, unsharded data, or a DataParallel "
@@ -139,11 +152,14 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
           gpu_list(busy), busy[0]->util, gpu_list(idle), idle.size() == 1 ? "sits" : "sit",
           mean_util(idle),
           idle_hold_job       ? "holding memory"
+          : context_only      ? "holding only a context of its process"
           : memory_seen(idle) ? "with no work of the job on them"
                               : "(what they hold not shown)",
           idle_hold_job
               ? ", or a framework that reserves memory on every visible GPU (TensorFlow, JAX)"
-              : "",
+          : context_only ? ", which one process opening every visible GPU and computing on one "
+                           "looks like (TensorFlow does so unless told otherwise)"
+                         : "",
           look);
       d.next = {
           "how the job is started: one process per GPU (torchrun --nproc-per-node=N), "

@@ -188,16 +188,33 @@ bool scan_nvidia_smi_table(const std::vector<Line>& lines, PasteFiles& files, Te
       in_processes = true;
       continue;
     }
-    if (in_processes) {
+    // A process row, under its table's header or cut from it with its borders ("0   N/A  N/A
+    // 12238      C   ...python     2333MiB": GPU, GI, CI, PID, type, name, memory, a shape no
+    // other line has).
+    const auto headerless_process = [&] {
+      const auto w = split_whitespace(t);
+      const auto na_or_index = [](std::string_view v) { return v == "N/A" || parse_index(v); };
+      return w.size() >= 7 && parse_index(w[0]) && na_or_index(w[1]) && na_or_index(w[2]) &&
+             parse_index(w[3]) && is_process_type(w[4]);
+    };
+    if (in_processes || headerless_process()) {
       if (auto p = process_row(t)) {
         if (file < 0) file = files.of(TelemetryKind::kNvidiaSmiTable);
         p->origin = {file, line.number};
         out.processes.push_back(std::move(*p));
       }
-      continue;
+      if (in_processes) continue;
     }
     // A name row: "|   0  Tesla V100-PCIE...  Off  | 00000000:2D:00.0 Off |  0 |".
-    if (boxed && c.size() >= 2 && t.find("MiB") == std::string_view::npos &&
+    // Or the first of a paste cut just inside its left border (" 0  NVIDIA GeForce ...  Off  |
+    // 00000000:01:00.0 Off |  N/A |"): an index, a name, and the bus id's cell.
+    const auto cut_name_row = [&] {
+      if (boxed || c.size() < 3) return false;
+      const auto first = split_whitespace(c[0]);
+      return first.size() >= 2 && parse_index(first[0]) && !first[1].empty() &&
+             telemetry::is_alpha(first[1][0]) && trim(c[1]).find(':') != std::string_view::npos;
+    };
+    if ((boxed || cut_name_row()) && c.size() >= 2 && t.find("MiB") == std::string_view::npos &&
         t.find("GPU  Name") == std::string_view::npos) {
       const auto first = split_whitespace(c[0]);
       if (first.size() >= 2) {

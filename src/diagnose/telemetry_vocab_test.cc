@@ -2754,6 +2754,27 @@ TEST(PastedLogs, TacotronsRunningMeanAgainstItsFeeder) {
   EXPECT_EQ(diagnose_telemetry(read_text(level)).verdict, Verdict::kHealthy);
 }
 
+TEST(PastedLogs, AnNvidiaSmiTableCutInsideItsLeftBorderWithItsProcessRows) {
+  // deepmd-kit#1218: the paste starts at " 0  NVIDIA GeForce ...  Off  | 00000000:01:00.0 Off |",
+  // and its process rows come without their header: PID 12238 holds 2333 MiB on the busy GPU 0
+  // and 189 MiB, a context, on the idle GPU 1.
+  const Telemetry t =
+      read_telemetry_files({pasted("nvsmi_deepmd-kit1218-gpu0-99pct-gpu1-idle-same-pid.txt")});
+  EXPECT_FALSE(t.files[0].gpus_guessed);
+  ASSERT_EQ(t.processes.size(), 2u);
+  EXPECT_EQ(t.processes[1].gpu, 1);
+  EXPECT_EQ(t.processes[1].pid, 12238);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kRankImbalance) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, testing::HasSubstr("holding only a context of its process"));
+  // A line of numbers and words is no process row without a process's type.
+  EXPECT_TRUE(read_text("| 0 NVIDIA A100 | 00000000:01:00.0 Off | 0 |\n"
+                        "| N/A 30C P0 50W / 400W | 1000MiB / 40960MiB | 99% Default |\n"
+                        "0   1   2   3   X   python   100MiB\n")
+                  .processes.empty());
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
