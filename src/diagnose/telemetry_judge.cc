@@ -639,7 +639,16 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
       }
     }
     if (!worst) continue;
-    if (worst->verdict == Verdict::kCommunicationBound) fixed_cost_per_run(judged, *worst);
+    // Series of different models scale with their compute per step: a heavier model hides a
+    // per-step exchange behind more of it, so that short runs scale worst points to the
+    // exchange there, not to a cost each run pays.
+    std::set<std::string> models;
+    for (const RunInfo& r : tel.runs) {
+      if (!r.model.empty()) models.insert(r.model);
+    }
+    if (worst->verdict == Verdict::kCommunicationBound && models.size() < 2) {
+      fixed_cost_per_run(judged, *worst);
+    }
     for (const std::string& o : others) worst->evidence.push_back("another series: " + o);
     return worst;
   }

@@ -3053,9 +3053,33 @@ std::vector<std::string_view> table_cells(std::string_view row) {
 namespace {
 
 // A header cell naming the GPU (or node) count of each row.
+// "Single GPU", "Dual GPU", "Two nodes": a count in a word before what it counts; nullopt for
+// any other cell.
+std::optional<int> count_in_words(std::string_view cell) {
+  const std::string low = lower(trim(cell));
+  const auto words = split_whitespace(low);
+  if (words.size() != 2) return std::nullopt;
+  static constexpr std::array<std::pair<std::string_view, int>, 8> kCounts = {{{"single", 1},
+                                                                               {"one", 1},
+                                                                               {"dual", 2},
+                                                                               {"two", 2},
+                                                                               {"quad", 4},
+                                                                               {"four", 4},
+                                                                               {"eight", 8},
+                                                                               {"sixteen", 16}}};
+  for (const auto& [word, n] : kCounts) {
+    if (words[0] != word) continue;
+    for (const std::string_view unit : {"gpu", "gpus", "card", "cards", "node", "nodes"}) {
+      if (words[1] == unit) return n;
+    }
+  }
+  return std::nullopt;
+}
+
 bool count_header(std::string_view cell, bool& nodes) {
   const std::string c = lower(cell);
   if (c.empty() || c.size() > 24) return false;
+  if (count_in_words(c)) return false;  // "Single GPU": one scale, not a column of counts
   for (char ch : c) {
     if (ch >= '0' && ch <= '9') return false;
   }
@@ -3078,6 +3102,10 @@ bool count_header(std::string_view cell, bool& nodes) {
 // the GPU it counts ("8 GPUs", "8xA10G", "2*RTX4090"), not a bare number or nodes.
 std::optional<int> count_cell(std::string_view cell, bool* names_gpu = nullptr) {
   if (names_gpu != nullptr) *names_gpu = false;
+  if (const auto n = count_in_words(cell)) {
+    if (names_gpu != nullptr) *names_gpu = lower(cell).find("node") == std::string::npos;
+    return n;
+  }
   size_t end = 0;
   while (end < cell.size() && is_digit(cell[end])) ++end;
   const auto n = parse_index(cell.substr(0, end));
@@ -3384,13 +3412,16 @@ bool read_timer_table(
     const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
     PasteFiles& files, Telemetry& out) {
   if (rows.size() < 2) return false;
-  // Rows of ranks ("rank  data_time  step_time") are one step seen from each rank: no series of
-  // steps.
-  if (std::any_of(head.begin(), head.end(), [](std::string_view h) {
-        const std::string c = lower(trim(h));
-        return c == "rank" || c == "ranks" || c == "gpu" || c == "device";
-      })) {
-    return false;
+  // Rows of ranks ("rank  data_time  step_time", a GPU's index in each row) are one step seen
+  // from each rank: no series of steps. A GPU column that names the machine ("T4 * 4") is no
+  // rank's.
+  for (size_t k = 0; k < head.size(); ++k) {
+    const std::string c = lower(trim(head[k]));
+    const bool ranks = c == "rank" || c == "ranks" || c == "gpu" || c == "device";
+    const auto& first = rows.front().second;
+    if (ranks && (c.starts_with("rank") || k >= first.size() || parse_index(trim(first[k])))) {
+      return false;
+    }
   }
   std::optional<size_t> wait;
   std::vector<std::pair<size_t, Meaning>> steps;
@@ -3641,6 +3672,14 @@ bool read_setting_table(
   return found;
 }
 
+// A table's first header cell naming the models its rows run ("Model", "Backbone").
+bool names_models(std::string_view header) {
+  static constexpr std::array<std::string_view, 6> kModels = {"model",    "models", "network",
+                                                              "backbone", "arch",   "architecture"};
+  const std::string h = lower(trim(header));
+  return std::find(kModels.begin(), kModels.end(), h) != kModels.end();
+}
+
 // A table comparing models, under a header whose first cell names them ("Model | Input size |
 // Batch size per gpu | MMPose (s/iter)"): each row a run of its model, with the first measure
 // column (a rate or a step time before a duration); rows whose other cells are the same (one
@@ -3655,13 +3694,11 @@ bool read_model_table(
   // compiler, framework, backend: lightning-thunder's benchmark tables). Configurations at one
   // pace are what a compute-bound job looks like: only models are compared for it
   // (judge_models_at_one_pace reads RunInfo::model).
-  static constexpr std::array<std::string_view, 6> kModels = {"model",    "models", "network",
-                                                              "backbone", "arch",   "architecture"};
   static constexpr std::array<std::string_view, 15> kConfigurations = {
       "compiler",       "framework", "backend", "executor", "executors",
       "implementation", "method",    "library", "config",   "configuration",
       "strategy",       "setup",     "cell",    "variant",  "experiment"};
-  const bool models = std::find(kModels.begin(), kModels.end(), first) != kModels.end();
+  const bool models = names_models(first);
   if (!models &&
       std::find(kConfigurations.begin(), kConfigurations.end(), first) == kConfigurations.end()) {
     return false;
@@ -3924,6 +3961,7 @@ bool read_transposed_table(
       run.gpus = scale->gpus;
       run.nodes = scale->nodes;
       run.loader_setting = scale->loader_setting;
+      if (!head.empty() && names_models(head[0]) && !c.empty()) run.model = printable(c[0]);
       add_table_run(std::move(run), m.first, m.second, file, line->number, out);
     }
     ++next_group;
@@ -4175,7 +4213,7 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       if (!nodes && counts && (count_column == head.size() || by_nodes)) {
         count_column = k;
         by_nodes = false;
-      } else if (count_column == head.size()) {
+      } else if (count_column == head.size() && (nodes || counts)) {
         count_column = k;
         by_nodes = nodes;
       }

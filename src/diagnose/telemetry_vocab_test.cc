@@ -2775,6 +2775,41 @@ TEST(PastedLogs, AnNvidiaSmiTableCutInsideItsLeftBorderWithItsProcessRows) {
                   .processes.empty());
 }
 
+TEST(PastedLogs, ModelsByTheirTimeOnASingleAndADualGpu) {
+  // ahjavid's multi-GPU analysis: "| Model | Parameters | Single GPU | Dual GPU | Speedup |",
+  // a small CNN at 45 min on one GPU and 68 on two, ViT-Large at 48 hrs and 28. Rows of
+  // different models: the small ones scale worst because a per-step exchange weighs most
+  // beside little compute, not because each run pays a fixed cost.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_ahjavid-multigpu-analysis-2x4070tisuper-phb-model-size.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 2 GPUs: 2700 s -> 4080 s"));
+  // The counts in words are the columns' scales; "dual core" counts no GPU.
+  EXPECT_THAT(
+      diagnose_telemetry(
+          read_text("| Job | Single GPU | Dual GPU |\n|---|---|---|\n| a | 10 min | 6 min |\n"))
+          .summary,
+      testing::HasSubstr("1 -> 2 GPUs"));
+  EXPECT_THROW(
+      read_text("| Job | Single core | Dual core |\n|---|---|---|\n| a | 45 min | 68 min |\n"),
+      Error);
+}
+
+TEST(PastedLogs, ATimeAndDataTimeTableWithAColumnNamingTheMachine) {
+  // UniverseNet#6: "| Method | Backbone | GPU | time | data_time |" over "| UniverseNet | R2-50 |
+  // T4 * 4 | 2.2383 | 0.0174 |": each row a step and its wait; "T4 * 4" is no rank.
+  const Telemetry t =
+      read_telemetry_files({pasted("throughput_universenet6-time-data-time-t4-v100.txt")});
+  ASSERT_EQ(t.steps.size(), 5u);
+  EXPECT_TRUE(t.steps[0].has_data);
+  EXPECT_DOUBLE_EQ(t.steps[0].data_seconds, 0.0174);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kHealthy);
+  // A GPU column of indices is each rank's view of one step: no series.
+  EXPECT_TRUE(read_text("| gpu | time | data_time |\n|---|---|---|\n| 0 | 1.0 | 0.1 |\n| 1 | 1.0 | "
+                        "0.9 |\n")
+                  .steps.empty());
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
