@@ -201,6 +201,10 @@ struct RunInfo {
   // How the GPUs exchange, when a paste compares strategies of one job on the same GPUs
   // ("ddp", "fsdp", "zero-3", "shard_grad_op"); empty when none is named.
   std::string exchange_setting;
+  // The link between the GPUs a run is labelled with, when a paste compares runs with and
+  // without it ("w/ NVlink", "w/o NVlink", "NCCL_P2P_DISABLE=1"): "nvlink", "no nvlink", "p2p",
+  // "no p2p"; empty when none is named.
+  std::string link_setting;
   // The model a table's row names when a paste compares models on one setup ("Resnet_50 |
   // 256x192 | 64 | 0.88"); empty when none.
   std::string model;

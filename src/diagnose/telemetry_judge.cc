@@ -1264,6 +1264,75 @@ std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel) {
   return d;
 }
 
+std::optional<Diagnosis> judge_link_settings(const Telemetry& tel) {
+  std::optional<int> scale;
+  std::vector<std::pair<size_t, int>> labelled;
+  for (size_t r = 0; r < tel.runs.size(); ++r) {
+    const RunInfo& info = tel.runs[r];
+    if (info.gpus && scale && *info.gpus != *scale) return std::nullopt;
+    if (info.gpus) scale = info.gpus;
+    if (!info.loader_setting.empty() || !info.storage.empty() || info.synthetic) {
+      return std::nullopt;
+    }
+    if (!info.link_setting.empty()) labelled.emplace_back(r, 1);
+  }
+  const std::vector<RunMeasure> runs =
+      in_first_shared_unit(tel, RunSamples(tel), labelled,
+                           [](const std::vector<RunMeasure>& m) { return m.size() >= 2; });
+  // The median rate of each strategy's runs with the link and without it.
+  std::map<std::pair<std::string, std::string>, std::vector<double>> rates;
+  std::map<std::pair<std::string, std::string>, Origin> cited;
+  for (const RunMeasure& m : runs) {
+    const std::pair key{m.info->exchange_setting, m.info->link_setting};
+    rates[key].push_back(m.per_second);
+    cited.emplace(key, m.cited);
+  }
+  for (const auto& [key, on_rates] : rates) {
+    const auto& [strategy, link] = key;
+    if (link.starts_with("no ")) continue;
+    const auto off = rates.find({strategy, "no " + link});
+    if (off == rates.end()) continue;
+    const double with = median(on_rates), without = median(off->second);
+    const double cost = with / without;
+    if (cost < 1 / kExchangeExposed) return std::nullopt;  // faster without the link: not it
+    const std::string unit = runs.front().unit;
+    const auto measure = [&](double per_second) {
+      return whole_durations(unit) ? fmt::format("{} s", rate_text(1 / per_second))
+                                   : fmt::format("{} {}/s", rate_text(per_second),
+                                                 unit == "steps" ? "batches" : unit);
+    };
+    const std::string name = link == "nvlink" ? "NVLink" : "P2P";
+    Diagnosis d;
+    d.evidence.push_back(fmt::format("with {}: {}", name, measure(with)));
+    d.evidence.push_back(tel.cite(cited.at(key)));
+    d.evidence.push_back(fmt::format("without {}: {}", name, measure(without)));
+    d.evidence.push_back(tel.cite(cited.at(off->first)));
+    d.next = {
+        "nccl-tests' all_reduce_perf both ways (NCCL_P2P_DISABLE=1 for the path without): the "
+        "bus bandwidth each link gives the exchange"};
+    if (cost >= kExchangeExposed) {
+      d.verdict = Verdict::kCommunicationBound;
+      d.confidence = Confidence::kMedium;
+      d.summary = fmt::format(
+          "the same job{} runs {:.2g}x slower without {} ({}) than with it ({}): only the "
+          "exchange between the GPUs crosses that link, so the exchange sets the pace",
+          strategy.empty() ? "" : fmt::format(" under {}", strategy), cost, name, measure(without),
+          measure(with));
+      d.fixes = fixes::communication_bound();
+      return d;
+    }
+    d.verdict = Verdict::kHealthy;
+    d.confidence = Confidence::kLow;
+    d.summary = fmt::format(
+        "the same job{} runs within {:.0f} % without {} ({}) of its pace with it ({}): the "
+        "exchange between the GPUs hides behind the compute, which sets the pace",
+        strategy.empty() ? "" : fmt::format(" under {}", strategy), 100 * std::max(0.0, cost - 1),
+        name, measure(without), measure(with));
+    return d;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // Whether a line of the paste names storage read over a network or from a spinning disk (S3,

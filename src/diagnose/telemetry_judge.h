@@ -78,6 +78,13 @@ constexpr double kExchangeMatters = 1.5;
 constexpr double kExchangeExposed = 1.2;
 std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel);
 
+// Runs of one job at one scale, with and without a link between the GPUs (RunInfo::
+// link_setting: NVLink, P2P), under one strategy of exchange: kExchangeExposed or more slower
+// without it is `communication-bound`, medium (the link is all that changed, and only the
+// exchange crosses it); less than that, `healthy`, low. nullopt otherwise, or beside loader
+// settings.
+std::optional<Diagnosis> judge_link_settings(const Telemetry& tel);
+
 // The loader timed alone against the model it feeds (Telemetry::loader_against_model, the
 // last such line): healthy when the loader makes at least kLoaderMargin times what the model
 // takes, input-bound below it; medium confidence (what a loader makes alone it may not make

@@ -2072,6 +2072,14 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (out.runs[static_cast<size_t>(current_run(line))].exchange_setting == strategy) return;
     run_at_same_scale(line).exchange_setting = strategy;
   };
+  // A link between the GPUs on or off heading what follows ("DDP w/o NVLink:"), with the
+  // strategy the heading also names.
+  const auto link_heading = [&](const Line& line, std::string_view text, const std::string& link) {
+    if (out.runs[static_cast<size_t>(current_run(line))].link_setting == link) return;
+    RunInfo& r = run_at_same_scale(line);
+    r.link_setting = link;
+    if (const auto strategy = exchange_setting_of(text)) r.exchange_setting = *strategy;
+  };
   int64_t order = 0;
   // A sample of the current run: the run has begun (a heading after it starts the next).
   const auto has_samples = [&] {
@@ -2414,6 +2422,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       if (const auto strategy = exchange_setting_of(short_heading ? line.text : label);
           strategy && !is_prose(line.text)) {
         exchange_heading(line, *strategy);
+      }
+      // Only a short heading names a link: NCCL's own lines name P2P at every channel.
+      if (const auto link = short_heading ? link_setting_of(line.text) : std::nullopt) {
+        link_heading(line, line.text, *link);
       }
     }
     if ((says("per gpu") || says("per-gpu")) && says("batch")) out.batch_per_gpu_stated = true;
@@ -3694,10 +3706,10 @@ bool read_model_table(
   // compiler, framework, backend: lightning-thunder's benchmark tables). Configurations at one
   // pace are what a compute-bound job looks like: only models are compared for it
   // (judge_models_at_one_pace reads RunInfo::model).
-  static constexpr std::array<std::string_view, 15> kConfigurations = {
-      "compiler",       "framework", "backend", "executor", "executors",
-      "implementation", "method",    "library", "config",   "configuration",
-      "strategy",       "setup",     "cell",    "variant",  "experiment"};
+  static constexpr std::array<std::string_view, 16> kConfigurations = {
+      "compiler", "framework", "backend",    "executor",      "executors", "implementation",
+      "method",   "library",   "config",     "configuration", "strategy",  "setup",
+      "cell",     "variant",   "experiment", "type"};
   const bool models = names_models(first);
   if (!models &&
       std::find(kConfigurations.begin(), kConfigurations.end(), first) == kConfigurations.end()) {
@@ -3735,6 +3747,7 @@ bool read_model_table(
     // A configuration named by how the GPUs exchange ("ZeRO-3 leaf, TP1/EP1"): the strategies
     // compared (judge_exchange_settings).
     if (!models) run.exchange_setting = exchange_setting_of(c[0]).value_or("");
+    if (!models) run.link_setting = link_setting_of(c[0]).value_or("");
     run.synthetic = synthetic;
     add_table_run(std::move(run), kind, *v, file, line->number, out);
     found = true;

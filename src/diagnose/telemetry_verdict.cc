@@ -1893,6 +1893,10 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     // Runs under different strategies of exchange: what people try when they suspect it.
     d = *exchange;
     if (util) append(d, *util);
+  } else if (const auto link = steps ? std::nullopt : telemetry::judge_link_settings(tel)) {
+    // Runs with and without a link between the GPUs.
+    d = *link;
+    if (util) append(d, *util);
   } else if (const auto loader = steps || gpus_mostly_idle(util, th)
                                      ? std::nullopt
                                      : telemetry::judge_loader_against_model(tel)) {

@@ -2189,6 +2189,8 @@ std::optional<std::string> exchange_setting_of(std::string_view line) {
                           w.back() == ':' || w.back() == ',')) {
       w.pop_back();
     }
+    // "2:DDP" (a table's GPUs before the strategy): the part after the colon.
+    if (const size_t colon = w.rfind(':'); colon != std::string::npos) w.erase(0, colon + 1);
     if (const size_t eq = w.find('='); eq != std::string::npos) {
       words.push_back(w.substr(0, eq));
       w = w.substr(eq + 1);
@@ -2222,6 +2224,34 @@ std::optional<std::string> exchange_setting_of(std::string_view line) {
   }
   if (named.size() != 1) return std::nullopt;
   return *named.begin();
+}
+
+std::optional<std::string> link_setting_of(std::string_view label) {
+  if (label.size() > 100) return std::nullopt;
+  const std::string low = lower(label);
+  // Off: a negation just before the link's name, or "off" or "disabled" after it.
+  const auto off_at = [&](size_t at, size_t length) {
+    const size_t from = at > 12 ? at - 12 : 0;
+    const std::string_view before = std::string_view(low).substr(from, at - from);
+    for (const std::string_view w : {"w/o", "without", "no ", "no-", "disable"}) {
+      if (before.find(w) != std::string_view::npos) return true;
+    }
+    const std::string_view next = trim(std::string_view(low).substr(at + length));
+    return next.starts_with("off") || next.starts_with("disable");
+  };
+  if (const size_t at = low.find("nvlink"); at != std::string::npos) {
+    return std::string(off_at(at, 6) ? "no nvlink" : "nvlink");
+  }
+  std::string compact;
+  for (const char c : low) {
+    if (c != ' ') compact.push_back(c);
+  }
+  if (compact.find("p2p_disable=1") != std::string::npos) return std::string("no p2p");
+  if (compact.find("p2p_disable=0") != std::string::npos) return std::string("p2p");
+  if (const size_t at = low.find("p2p"); at != std::string::npos) {
+    return std::string(off_at(at, 3) ? "no p2p" : "p2p");
+  }
+  return std::nullopt;
 }
 
 bool names_model_tflops(const NamedValue& v) {

@@ -164,6 +164,12 @@ std::optional<std::string> storage_medium_of(std::string_view text);
 // when it names none, or several ("DDP vs FSDP" compares them).
 std::optional<std::string> exchange_setting_of(std::string_view line);
 
+// The link between the GPUs a short label names, on or off: "w/ NVlink" is "nvlink", "w/o
+// NVlink", "without nvlink", "NVLink disabled" are "no nvlink"; "NCCL_P2P_DISABLE=1", "P2P
+// disabled" are "no p2p", "NCCL_P2P_DISABLE=0" is "p2p". nullopt for a longer line or one
+// naming neither.
+std::optional<std::string> link_setting_of(std::string_view label);
+
 // Whether a value is the model's TFLOP/s per GPU as a trainer prints it: named "tflops",
 // "tflop/s", "TFLOP/s/GPU", "tflops_per_gpu" (or ending so: "..._metrics_tflops"), or a value in
 // the unit ("Estimates: 129.32TFLOPs"). Totals, peaks and theoretical figures are not.

@@ -2810,6 +2810,34 @@ TEST(PastedLogs, ATimeAndDataTimeTableWithAColumnNamingTheMachine) {
                   .steps.empty());
 }
 
+TEST(PastedLogs, TheSameJobWithAndWithoutALinkBetweenItsGpus) {
+  // transformers#9824: "| 2:DDP w/ NVlink | 101 |" against "| 2:DDP w/o NVlink | 131 |" (and
+  // "2:DP w/ NVlink | 110"): without NVLink the same DDP job is 1.3x slower.
+  const Telemetry t =
+      read_telemetry_files({pasted("scaling_transformers9824-dp-ddp-nvlink-2gpu.txt")});
+  Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kMedium);
+  EXPECT_THAT(d.summary, testing::HasSubstr("1.3x slower without NVLink (131 s)"));
+  EXPECT_EQ(link_setting_of("2:DDP w/o NVlink"), "no nvlink");
+  EXPECT_EQ(link_setting_of("NVLink disabled"), "no nvlink");
+  EXPECT_EQ(link_setting_of("NCCL_P2P_DISABLE=1"), "no p2p");
+  EXPECT_EQ(link_setting_of("with P2P"), "p2p");
+  EXPECT_EQ(link_setting_of("DDP"), std::nullopt);
+  EXPECT_EQ(exchange_setting_of("2:DDP w/ NVlink"), "ddp");
+  // Headings too; a link that barely matters is no limit.
+  d =
+      diagnose_telemetry(read_text("DDP with NVLink:\nthroughput: 1000 samples/s\nthroughput: 1010 "
+                                   "samples/s\n\nDDP w/o NVLink:\nthroughput: 950 "
+                                   "samples/s\nthroughput: 960 samples/s\n"));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  // NCCL's own lines name P2P at every channel: no run of their own.
+  const Telemetry nccl = read_text(
+      "node1:123:456 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC\nthroughput: 1000 "
+      "samples/s\n");
+  for (const RunInfo& r : nccl.runs) EXPECT_EQ(r.link_setting, "");
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
