@@ -53,12 +53,13 @@ enum class TelemetryKind {
   kProcessTimes,       // a shell's `time` (real/user/sys), GNU time -v: a run's wall and CPU time
   kInputProfile,       // a TPU or TensorFlow profiler's share of the step waiting for input,
                        // the DLIO benchmark's accelerator utilisation (AU)
+  kPaddleProfiler,     // PaddlePaddle's profiling report: each operator's total time
 };
 // "nvidia-smi-csv", "nvidia-smi-dmon", "mpstat", "sar", "vmstat", "stoker-stats",
 // "stoker-monitor", "nvidia-smi-table", "gpustat", "train-log", "lightning-profiler",
 // "torch-profiler", "nvidia-smi-topo", "iostat", "top", "throughput", "job-summary",
 // "gpu-panel", "dcgm-dmon", "collective-bench", "python-profiler", "process-times",
-// "input-profile".
+// "input-profile", "paddle-profiler".
 const char* to_string(TelemetryKind kind);
 
 // How a file's sample times are known.

@@ -443,6 +443,81 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
   return true;
 }
 
+// PaddlePaddle's profiler report ("------> Profiling Report <------", "Time unit: ms", then
+// "Event  Calls  Total  Min.  Max.  Ave." or "Event  Calls  Total  CPU Time (Ratio)  GPU Time
+// (Ratio)" over a row per operator, "thread0::send  391  400535  354.304 ..."), sorted by total
+// time. Fluid's operators run one after another, none inside another, so their totals add up:
+// the reader's (read, a py_reader's or buffered reader's) are the wait for data, the exchange's
+// (send, recv, the barriers, allreduce, broadcast, NCCL's and the c_ collectives) communication,
+// the rest compute. A table cut off keeps the rows shown (the largest). One sample, a profile's
+// totals: a step with its wait where a reader's row shows, the step's phases where an
+// exchange's does; with compute rows only, a measurement no rule places. Returns false without
+// such a table.
+bool scan_paddle_profiler(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  bool found = false;
+  double unit = 1e-3;  // "Time unit: ms", Fluid's default
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view t = trim(lines[i].text);
+    if (t.starts_with("Time unit:")) {
+      if (const auto scale = telemetry::duration_scale(trim(t.substr(10)))) unit = *scale;
+      continue;
+    }
+    const auto head = split_whitespace(t);
+    if (head.size() < 3 || head[0] != "Event" || head[1] != "Calls" || head[2] != "Total") {
+      continue;
+    }
+    double data = 0, exchange = 0, compute = 0;
+    int64_t last = lines[i].number;
+    for (size_t j = i + 1; j < lines.size(); ++j) {
+      const auto row = split_whitespace(lines[j].text);
+      if (row.size() < 3 || !parse_index(row[1])) break;
+      const auto total = parse_number(row[2]);
+      if (!total || *total < 0) break;
+      std::string name = lower(row[0]);
+      if (const size_t scope = name.rfind("::"); scope != std::string::npos)
+        name.erase(0, scope + 2);
+      const auto has = [&](std::string_view w) { return name.find(w) != std::string::npos; };
+      if (name == "read" || has("reader") || name == "feed") {
+        data += *total;
+      } else if (name == "send" || name == "recv" || has("barrier") || has("allreduce") ||
+                 has("all_reduce") || name == "broadcast" || has("nccl") ||
+                 name.starts_with("c_") || has("listen_and_serv") || has("allgather")) {
+        exchange += *total;
+      } else {
+        compute += *total;
+      }
+      last = lines[j].number;
+    }
+    const double whole = data + exchange + compute;
+    if (whole <= 0) continue;
+    const int file = files.of(TelemetryKind::kPaddleProfiler);
+    // Compute alone: measurements no rule places (the wait for data happens outside the ops
+    // shown, in a reader's own thread, or in rows cut off).
+    if (data <= 0 && exchange <= 0) {
+      out.unplaced.emplace_back(Origin{file, last}, "operator profile");
+      found = true;
+      continue;
+    }
+    if (data > 0) {
+      StepSample s;
+      s.origin = {file, last};
+      s.step_seconds = whole * unit;
+      s.data_seconds = data * unit;
+      s.average = true;
+      out.steps.push_back(s);
+    }
+    if (exchange > 0) {
+      PhaseSample p;
+      p.origin = {file, last};
+      p.communication_seconds = exchange * unit;
+      p.compute_seconds = compute * unit;
+      out.phases.push_back(p);
+    }
+    found = true;
+  }
+  return found;
+}
+
 // A function of a cProfile row that fetches the next batch or an item of it: the DataLoader's
 // __next__ (and _next_data), its fetchers, a dataset's __getitem__, MXNet's io.py next, a
 // loop's own next_batch / get_batch / load_batch, a queue's get (a prefetch queue waited on).
@@ -1502,6 +1577,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   }
   scan_lightning_profiler(lines, files, into);
   scan_torch_profiler(lines, files, into);
+  scan_paddle_profiler(lines, files, into);
   scan_topology(lines, files, into);
   scan_cpu_summaries(lines, files, into);
   scan_collective_bench(lines, files, into);

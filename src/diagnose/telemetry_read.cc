@@ -16,7 +16,7 @@ namespace {
 
 using telemetry::Line;
 
-constexpr std::array<std::pair<TelemetryKind, const char*>, 23> kKindNames = {{
+constexpr std::array<std::pair<TelemetryKind, const char*>, 24> kKindNames = {{
     {TelemetryKind::kNvidiaSmiCsv, "nvidia-smi-csv"},
     {TelemetryKind::kNvidiaSmiDmon, "nvidia-smi-dmon"},
     {TelemetryKind::kMpstat, "mpstat"},
@@ -40,6 +40,7 @@ constexpr std::array<std::pair<TelemetryKind, const char*>, 23> kKindNames = {{
     {TelemetryKind::kPythonProfiler, "python-profiler"},
     {TelemetryKind::kProcessTimes, "process-times"},
     {TelemetryKind::kInputProfile, "input-profile"},
+    {TelemetryKind::kPaddleProfiler, "paddle-profiler"},
 }};
 
 // A --query-gpu header: comma-separated query names (lowercase, digits, '.', '_'), each with an

@@ -2838,6 +2838,31 @@ TEST(PastedLogs, TheSameJobWithAndWithoutALinkBetweenItsGpus) {
   for (const RunInfo& r : nccl.runs) EXPECT_EQ(r.link_setting, "");
 }
 
+TEST(PastedLogs, PaddlePaddlesProfilingReportByWhatItsOperatorsDo) {
+  // Paddle#8119: "thread0::send  391  400535 ..." above the compute operators (13039.2,
+  // 9707.2, ...): the exchange is 91 % of the operators' time.
+  Telemetry t =
+      read_telemetry_files({pasted("profiler_paddle8119-fluid-dist-vgg16-send-op-cutoff.txt")});
+  ASSERT_EQ(t.phases.size(), 1u);
+  EXPECT_NEAR(t.phases[0].communication_seconds, 400.535, 1e-9);
+  Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  // Paddle#17482: the reader's "read" op, 236470 ms, most of the operators' time.
+  d = diagnose_telemetry(
+      read_telemetry_files({pasted("profiler_paddle17482-ctr-2gpu-read-op-80pct-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  // Paddle#7944: send is a quarter of the CPU trainer's operators: not what limits it.
+  d = diagnose_telemetry(read_telemetry_files(
+      {pasted("profiler_paddle7944-fluid-dist-cpu-20trainers-send-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kUnknown) << d.summary;
+  // PaddlePaddle/models#697: compute operators only, read and placed by no rule.
+  t = read_telemetry_files(
+      {pasted("profiler_paddlemodels697-transformer-op-profile-titanx-cutoff.txt")});
+  EXPECT_TRUE(t.phases.empty());
+  EXPECT_TRUE(t.steps.empty());
+  EXPECT_EQ(t.unplaced.size(), 1u);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
