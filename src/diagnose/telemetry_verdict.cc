@@ -2206,6 +2206,31 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
           "'Infeed percentage'), or the profiler's input-pipeline analysis ('... % of the total "
           "step time sampled is waiting for input')"};
     }
+  } else if (const auto disk = busiest_disk(tel)) {
+    // iostat's device rows alone: a disk at its limit is what a job reading from it waits on,
+    // though whether this job's steps wait, only their data time says.
+    d.confidence = Confidence::kLow;
+    for (const DiskSample& s : tel.disks) {
+      if (s.device == disk->first && d.evidence.size() < 3)
+        d.evidence.push_back(tel.cite(s.origin));
+    }
+    d.next = {
+        "the loop's data time against its step time while iostat -x 1 runs: steps that wait "
+        "while the disk is at its limit are the storage's"};
+    if (disk->second >= 80) {
+      d.verdict = Verdict::kIoBound;
+      d.summary = fmt::format(
+          "iostat shows {} {:.0f} % busy: storage at its limit, which a job reading its data "
+          "from it waits on",
+          disk->first, disk->second);
+      d.fixes = fixes::io_bound();
+    } else {
+      d.verdict = Verdict::kUnknown;
+      d.summary = fmt::format(
+          "iostat shows {} at most {:.0f} % busy: not the storage, but the disks alone do not "
+          "say what else limits the job",
+          disk->first, disk->second);
+    }
   } else {
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;

@@ -2863,6 +2863,24 @@ TEST(PastedLogs, PaddlePaddlesProfilingReportByWhatItsOperatorsDo) {
   EXPECT_EQ(t.unplaced.size(), 1u);
 }
 
+TEST(PastedLogs, IostatsDeviceRowsAlone) {
+  // A blog's `iostat -x` of an HDD under small random reads: sda at 93.4 %util, 38.86 ms
+  // r_await, 9.45 MB/s. Alone, a disk at its limit is what a job reading from it waits on.
+  Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("other_saucejiang-iostat-hdd-small-file-reads.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kIoBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, testing::HasSubstr("sda 93 % busy"));
+  // An idle disk says it is not the storage, and nothing more.
+  d = diagnose_telemetry(read_text(
+      "Device r/s rMB/s rrqm/s %rrqm r_await rareq-sz w/s wMB/s wrqm/s %wrqm w_await wareq-sz d/s "
+      "dMB/s drqm/s %drqm d_await dareq-sz f/s f_await aqu-sz %util\nsda 12.50 1.45 0.50 3.65 "
+      "0.86 25.31 4.50 0.94 2.50 8.12 0.78 21.33 0.00 0.00 0.00 0.00 0.00 0.00 0.00 0.00 0.08 "
+      "3.40\n"));
+  EXPECT_EQ(d.verdict, Verdict::kUnknown) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("not the storage"));
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
