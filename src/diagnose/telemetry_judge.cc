@@ -358,6 +358,14 @@ struct RunMeasure {
   Origin cited;
 };
 
+// A run's measure as the paste gave it: the duration of its work ("epochs", "runs") in seconds,
+// else its rate, counted in batches where `as_batches` (step times, a loop's iterations).
+std::string measure_text(const std::string& unit, double per_second, bool as_batches) {
+  return whole_durations(unit)
+             ? fmt::format("{} s", rate_text(1 / per_second))
+             : fmt::format("{} {}/s", rate_text(per_second), as_batches ? "batches" : unit);
+}
+
 // Each run's rate samples and step samples (indices into Telemetry::rates and ::steps), built
 // once: a table of many rows is as many runs, and each must not read every sample.
 struct RunSamples {
@@ -731,10 +739,7 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     const char* what = by_gpus ? "GPU" : "node";
     // Durations of the same work ("epochs", "runs") are shown as the durations they were.
     const bool durations = whole_durations(unit);
-    const auto measure = [&](double per_second) {
-      return durations ? fmt::format("{} s", rate_text(1 / per_second))
-                       : fmt::format("{} {}/s", rate_text(per_second), batches ? "batches" : unit);
-    };
+    const auto measure = [&](double per_second) { return measure_text(unit, per_second, batches); };
     for (const RunMeasure& m : runs) {
       n.runs.push_back(ScalingRun{.source = printable(m.info->source),
                                   .line = m.info->line,
@@ -1189,11 +1194,8 @@ std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel) {
     if (fastest.empty() || rate[name] > rate[fastest]) fastest = name;
   }
   const std::string unit = runs.front().unit;
-  const bool durations = whole_durations(unit);
   const auto measure = [&](const std::string& name) {
-    return durations
-               ? fmt::format("{} s", rate_text(1 / rate[name]))
-               : fmt::format("{} {}/s", rate_text(rate[name]), unit == "steps" ? "batches" : unit);
+    return measure_text(unit, rate[name], unit == "steps");
   };
   Diagnosis d;
   d.confidence = Confidence::kLow;
@@ -1297,9 +1299,7 @@ std::optional<Diagnosis> judge_link_settings(const Telemetry& tel) {
     if (cost < 1 / kExchangeExposed) return std::nullopt;  // faster without the link: not it
     const std::string unit = runs.front().unit;
     const auto measure = [&](double per_second) {
-      return whole_durations(unit) ? fmt::format("{} s", rate_text(1 / per_second))
-                                   : fmt::format("{} {}/s", rate_text(per_second),
-                                                 unit == "steps" ? "batches" : unit);
+      return measure_text(unit, per_second, unit == "steps");
     };
     const std::string name = link == "nvlink" ? "NVLink" : "P2P";
     Diagnosis d;
@@ -1407,11 +1407,8 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
   if (settings.size() < 2) return std::nullopt;
   for (Setting& x : settings) x.per_second = median(x.rates);
   const std::string unit = runs.front().unit;
-  const bool durations = whole_durations(unit);
   const auto measure = [&](const Setting& x) {
-    return durations ? fmt::format("{} s", rate_text(1 / x.per_second))
-                     : fmt::format("{} {}/s", rate_text(x.per_second),
-                                   unit == "steps" ? "batches" : unit);
+    return measure_text(unit, x.per_second, unit == "steps");
   };
   const Setting* slowest = nullptr;
   const Setting* fastest = nullptr;
