@@ -158,7 +158,8 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
           idle_hold_job
               ? ", or a framework that reserves memory on every visible GPU (TensorFlow, JAX)"
           : context_only ? ", which one process opening every visible GPU and computing on one "
-                           "looks like (TensorFlow does so unless told otherwise)"
+                           "looks like (TensorFlow with memory growth on, or a script that "
+                           "touches every device)"
                          : "",
           look);
       d.next = {
@@ -1250,7 +1251,8 @@ std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel) {
     d.summary = fmt::format(
         "the same job on the same GPUs runs {:.2g}x slower under {} ({}), which shards more of "
         "the model and so exchanges more each step, than under {} ({}): the exchange is not "
-        "hidden behind the compute",
+        "hidden behind the compute (a strategy that also offloads to the CPU or recomputes is "
+        "slower for that too)",
         cost, most, measure(most), least, measure(least));
     d.fixes = fixes::communication_bound();
     return d;

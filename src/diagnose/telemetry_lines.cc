@@ -2075,10 +2075,13 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   // A link between the GPUs on or off heading what follows ("DDP w/o NVLink:"), with the
   // strategy the heading also names.
   const auto link_heading = [&](const Line& line, std::string_view text, const std::string& link) {
-    if (out.runs[static_cast<size_t>(current_run(line))].link_setting == link) return;
+    const RunInfo& now = out.runs[static_cast<size_t>(current_run(line))];
+    if (now.link_setting == link) return;
+    // A heading that names the link alone ("w/o NVLink:") keeps the strategy of the run before.
+    const std::string strategy = exchange_setting_of(text).value_or(now.exchange_setting);
     RunInfo& r = run_at_same_scale(line);
     r.link_setting = link;
-    if (const auto strategy = exchange_setting_of(text)) r.exchange_setting = *strategy;
+    r.exchange_setting = strategy;
   };
   int64_t order = 0;
   // A sample of the current run: the run has begun (a heading after it starts the next).
@@ -2424,7 +2427,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         exchange_heading(line, *strategy);
       }
       // Only a short heading names a link: NCCL's own lines name P2P at every channel.
-      if (const auto link = short_heading ? link_setting_of(line.text) : std::nullopt) {
+      if (const auto link = short_heading ? link_setting_of(line.text) : std::nullopt;
+          link && !is_prose(line.text)) {
         link_heading(line, line.text, *link);
       }
     }
@@ -2582,8 +2586,25 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // Megatron's timers ("batch-generator: 1.2") before its "elapsed time per iteration".
     // A breakdown below its total ("Total step time: 0.33s", "policy_training: 0.32s (99.5%)",
     // "data_processing: 0.00s (0.4%)", NeMo-RL): the wait is part of the step above.
+    // Below a step that is no total, a wait alone on the next line is that step's unless a step
+    // follows it at once: a log printing each wait before its step ("data_time" then
+    // "step_time"), cut to start at a step line.
+    const auto step_follows = [&] {
+      const auto at = static_cast<size_t>(&line - lines.data());
+      for (size_t k = at + 1; k < lines.size(); ++k) {
+        if (trim(lines[k].text).empty()) continue;
+        if (lines[k].text.size() > kMaxPastedLineBytes) return false;
+        const auto next = named_values(lines[k].text);
+        return std::any_of(next.begin(), next.end(), [](const NamedValue& v) {
+          const Quantity q = meaning_of(v).quantity;
+          return q == Quantity::kStep || q == Quantity::kStepWithoutData;
+        });
+      }
+      return false;
+    };
     if (step.data && !step.step && total_step != std::string::npos &&
-        line.number - total_line <= total_reach && (total_reach > 1 || values.size() == 1) &&
+        line.number - total_line <= total_reach &&
+        (total_reach > 1 || (values.size() == 1 && !step_follows())) &&
         !out.steps[total_step].has_data) {
       // A wait printed without a unit below a total with one is in the total's unit (a paste
       // cut off after CNTK's "__Get Minibatch :  0.044", its "ms" lost).
@@ -3064,7 +3085,6 @@ std::vector<std::string_view> table_cells(std::string_view row) {
 
 namespace {
 
-// A header cell naming the GPU (or node) count of each row.
 // "Single GPU", "Dual GPU", "Two nodes": a count in a word before what it counts; nullopt for
 // any other cell.
 std::optional<int> count_in_words(std::string_view cell) {
@@ -3088,6 +3108,7 @@ std::optional<int> count_in_words(std::string_view cell) {
   return std::nullopt;
 }
 
+// A header cell naming the GPU (or node) count of each row.
 bool count_header(std::string_view cell, bool& nodes) {
   const std::string c = lower(cell);
   if (c.empty() || c.size() > 24) return false;
@@ -3332,9 +3353,11 @@ std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind
   }
   std::string_view rest;
   auto v = leading_number(cell, &rest);
-  // "27,941 tok/s": thousands parted by commas, groups of exactly three digits.
-  while (v && rest.size() >= 4 && rest[0] == ',' && is_digit(rest[1]) && is_digit(rest[2]) &&
-         is_digit(rest[3]) && (rest.size() == 4 || !is_digit(rest[4])) && *v == std::floor(*v)) {
+  // "27,941 tok/s": thousands parted by commas, a whole number of one to three digits not led
+  // by a zero ("0,512" is no number with thousands), then groups of exactly three digits.
+  const bool leads_thousands = v && *v >= 1 && *v < 1000 && *v == std::floor(*v);
+  while (leads_thousands && rest.size() >= 4 && rest[0] == ',' && is_digit(rest[1]) &&
+         is_digit(rest[2]) && is_digit(rest[3]) && (rest.size() == 4 || !is_digit(rest[4]))) {
     *v = *v * 1000 + (rest[1] - '0') * 100 + (rest[2] - '0') * 10 + (rest[3] - '0');
     rest = trim(rest.substr(4));
   }
@@ -3424,14 +3447,24 @@ bool read_timer_table(
     const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
     PasteFiles& files, Telemetry& out) {
   if (rows.size() < 2) return false;
-  // Rows of ranks ("rank  data_time  step_time", a GPU's index in each row) are one step seen
-  // from each rank: no series of steps. A GPU column that names the machine ("T4 * 4") is no
-  // rank's.
+  // Rows of ranks ("rank  data_time  step_time", a GPU's index in each row: "0", "GPU0",
+  // "cuda:1") are one step seen from each rank: no series of steps. A GPU column that names the
+  // machine ("T4 * 4") is no rank's.
+  const auto index_cell = [](std::string_view cell) {
+    std::string c = lower(trim(cell));
+    for (const std::string_view prefix : {"cuda:", "gpu", "rank", "device"}) {
+      if (c.starts_with(prefix)) {
+        c.erase(0, prefix.size());
+        break;
+      }
+    }
+    return parse_index(trim(c)).has_value();
+  };
   for (size_t k = 0; k < head.size(); ++k) {
     const std::string c = lower(trim(head[k]));
     const bool ranks = c == "rank" || c == "ranks" || c == "gpu" || c == "device";
     const auto& first = rows.front().second;
-    if (ranks && (c.starts_with("rank") || k >= first.size() || parse_index(trim(first[k])))) {
+    if (ranks && (c.starts_with("rank") || k >= first.size() || index_cell(first[k]))) {
       return false;
     }
   }
@@ -3711,6 +3744,18 @@ bool read_model_table(
       "method",   "library",   "config",     "configuration", "strategy",  "setup",
       "cell",     "variant",   "experiment", "type"};
   const bool models = names_models(first);
+  // Rows that name a step's phases ("| Type | Time (ms) |" over "Forward", "Data loading"): one
+  // step's breakdown, not configurations to compare.
+  if (!models && std::any_of(rows.begin(), rows.end(), [](const auto& row) {
+        if (row.second.empty()) return false;
+        const auto named = named_values(fmt::format("{}: 1 s", trim(row.second[0])));
+        if (named.size() != 1) return false;
+        const Quantity q = meaning_of(named[0]).quantity;
+        return q == Quantity::kDataWait || q == Quantity::kStep || q == Quantity::kCompute ||
+               q == Quantity::kCommunication || q == Quantity::kStepWithoutData;
+      })) {
+    return false;
+  }
   if (!models &&
       std::find(kConfigurations.begin(), kConfigurations.end(), first) == kConfigurations.end()) {
     return false;

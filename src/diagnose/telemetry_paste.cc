@@ -446,7 +446,8 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
 // PaddlePaddle's profiler report ("------> Profiling Report <------", "Time unit: ms", then
 // "Event  Calls  Total  Min.  Max.  Ave." or "Event  Calls  Total  CPU Time (Ratio)  GPU Time
 // (Ratio)" over a row per operator, "thread0::send  391  400535  354.304 ..."), sorted by total
-// time. Fluid's operators run one after another, none inside another, so their totals add up:
+// time. Fluid's operators run one after another, none inside another (the parts 'OpDetail'
+// prints under each, "conv2d/compute", are left out), so their totals add up:
 // the reader's (read, a py_reader's or buffered reader's) are the wait for data, the exchange's
 // (send, recv, the barriers, allreduce, broadcast, NCCL's and the c_ collectives) communication,
 // the rest compute. A table cut off keeps the rows shown (the largest). One sample, a profile's
@@ -474,8 +475,18 @@ bool scan_paddle_profiler(const std::vector<Line>& lines, PasteFiles& files, Tel
       const auto total = parse_number(row[2]);
       if (!total || *total < 0) break;
       std::string name = lower(row[0]);
-      if (const size_t scope = name.rfind("::"); scope != std::string::npos)
+      if (const size_t scope = name.rfind("::"); scope != std::string::npos) {
         name.erase(0, scope + 2);
+      }
+      // An operator's parts under it (tracer_option 'OpDetail': "conv2d/compute",
+      // "conv2d/infer_shape", indented): its total holds them already.
+      const std::string_view text = lines[j].text;
+      if (name.find('/') != std::string::npos ||
+          (!text.empty() && (text[0] == ' ' || text[0] == '\t') && !lines[i].text.empty() &&
+           lines[i].text[0] != ' ' && lines[i].text[0] != '\t')) {
+        last = lines[j].number;
+        continue;
+      }
       const auto has = [&](std::string_view w) { return name.find(w) != std::string::npos; };
       if (name == "read" || has("reader") || name == "feed") {
         data += *total;

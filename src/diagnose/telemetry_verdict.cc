@@ -1731,6 +1731,60 @@ std::optional<std::pair<std::string, double>> busiest_disk(const Telemetry& tel)
   return best;
 }
 
+// iostat's device rows alone, the busiest device by its mean %util (without iostat's first
+// report, which averages since boot, where there are later ones): at 80 % or more with reads
+// that queue (r_await 5 ms or more, or not shown) a disk at its limit, which a job reading from
+// it waits on — `io-bound`, low (whether this job's steps wait, their data time says); an NVMe
+// drive's or an array's %util near 100 with sub-millisecond reads is no limit. Otherwise
+// `unknown`. nullopt without device rows.
+std::optional<Diagnosis> disk_alone(const Telemetry& tel) {
+  std::map<std::string, std::vector<const DiskSample*>> devices;
+  for (const DiskSample& s : tel.disks) devices[s.device].push_back(&s);
+  if (devices.empty()) return std::nullopt;
+  std::string busiest;
+  double util = -1;
+  std::optional<double> read_await;
+  for (const auto& [name, rows] : devices) {
+    const size_t from = rows.size() > 1 ? 1 : 0;
+    double sum = 0, waited = 0;
+    int timed = 0;
+    for (size_t k = from; k < rows.size(); ++k) {
+      sum += rows[k]->util;
+      if (rows[k]->read_await) waited += *rows[k]->read_await, ++timed;
+    }
+    const double mean = sum / static_cast<double>(rows.size() - from);
+    if (mean > util) {
+      busiest = name, util = mean;
+      read_await = timed > 0 ? std::optional<double>(waited / timed) : std::nullopt;
+    }
+  }
+  Diagnosis d;
+  d.confidence = Confidence::kLow;
+  for (const DiskSample* s : devices[busiest]) {
+    if (d.evidence.size() < 3) d.evidence.push_back(tel.cite(s->origin));
+  }
+  d.next = {
+      "the loop's data time against its step time while iostat -x 1 runs: steps that wait "
+      "while the disk is at its limit are the storage's"};
+  const std::string reads =
+      read_await ? fmt::format(", reads waiting {:.3g} ms", *read_await) : std::string();
+  if (util >= 80 && (!read_await || *read_await >= 5)) {
+    d.verdict = Verdict::kIoBound;
+    d.summary = fmt::format(
+        "iostat shows {} {:.0f} % busy{}: storage at its limit, which a job reading its data from "
+        "it waits on",
+        busiest, util, reads);
+    d.fixes = fixes::io_bound();
+    return d;
+  }
+  d.verdict = Verdict::kUnknown;
+  d.summary = fmt::format(
+      "iostat shows {} {:.0f} % busy{}: not storage at its limit, and the disks alone do not say "
+      "what else limits the job",
+      busiest, util, reads);
+  return d;
+}
+
 // The cause is decided, so the view that would decide it is no longer asked for; a verdict
 // still held with low confidence (a few step lines) asks for more of them.
 void decided_next(Diagnosis& d) {
@@ -1828,6 +1882,14 @@ bool gpus_mostly_idle(const std::optional<Diagnosis>& util, const TelemetryThres
          util->numbers.utilisation->gpu_util_mean < th.gpu_low;
 }
 
+// A `healthy` answer because an exchange costs little ("the compute sets the pace") beside GPUs
+// seen mostly idle: the exchange is ruled out, the compute is not what the GPUs show; other
+// rules answer.
+bool compute_sets_pace_of_idle_gpus(const Diagnosis& d, const std::optional<Diagnosis>& util,
+                                    const TelemetryThresholds& th) {
+  return d.verdict == Verdict::kHealthy && gpus_mostly_idle(util, th);
+}
+
 // Rates alone, every one of a run the paste says reads synthetic data ("fake image and fake
 // label", tf_cnn_benchmarks without --data_dir): no input pipeline runs in them, so whatever
 // their speed, it is the model's and the framework's.
@@ -1889,11 +1951,13 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     // Runs under different loader settings: what people try when they suspect the loader.
     d = *settings;
     if (util) append(d, *util);
-  } else if (const auto exchange = steps ? std::nullopt : telemetry::judge_exchange_settings(tel)) {
+  } else if (const auto exchange = steps ? std::nullopt : telemetry::judge_exchange_settings(tel);
+             exchange && !compute_sets_pace_of_idle_gpus(*exchange, util, th)) {
     // Runs under different strategies of exchange: what people try when they suspect it.
     d = *exchange;
     if (util) append(d, *util);
-  } else if (const auto link = steps ? std::nullopt : telemetry::judge_link_settings(tel)) {
+  } else if (const auto link = steps ? std::nullopt : telemetry::judge_link_settings(tel);
+             link && !compute_sets_pace_of_idle_gpus(*link, util, th)) {
     // Runs with and without a link between the GPUs.
     d = *link;
     if (util) append(d, *util);
@@ -2206,31 +2270,8 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
           "'Infeed percentage'), or the profiler's input-pipeline analysis ('... % of the total "
           "step time sampled is waiting for input')"};
     }
-  } else if (const auto disk = busiest_disk(tel)) {
-    // iostat's device rows alone: a disk at its limit is what a job reading from it waits on,
-    // though whether this job's steps wait, only their data time says.
-    d.confidence = Confidence::kLow;
-    for (const DiskSample& s : tel.disks) {
-      if (s.device == disk->first && d.evidence.size() < 3)
-        d.evidence.push_back(tel.cite(s.origin));
-    }
-    d.next = {
-        "the loop's data time against its step time while iostat -x 1 runs: steps that wait "
-        "while the disk is at its limit are the storage's"};
-    if (disk->second >= 80) {
-      d.verdict = Verdict::kIoBound;
-      d.summary = fmt::format(
-          "iostat shows {} {:.0f} % busy: storage at its limit, which a job reading its data "
-          "from it waits on",
-          disk->first, disk->second);
-      d.fixes = fixes::io_bound();
-    } else {
-      d.verdict = Verdict::kUnknown;
-      d.summary = fmt::format(
-          "iostat shows {} at most {:.0f} % busy: not the storage, but the disks alone do not "
-          "say what else limits the job",
-          disk->first, disk->second);
-    }
+  } else if (const auto disk = disk_alone(tel)) {
+    d = *disk;
   } else {
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;

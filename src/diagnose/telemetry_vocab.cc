@@ -701,8 +701,10 @@ std::vector<NamedValue> named_values(std::string_view line) {
       const std::string word = lower(line.substr(u, v - u));
       const bool window =
           duration_scale(word).has_value() || word.starts_with("min") || word.starts_with("hour");
-      // HugeCTR's "Time(1000 iters): 5.381177s": the time of that many steps; the value read is
-      // one step's.
+      // HugeCTR's "Time(1000 iters): 5.381177s": the time of that many steps, the value read one
+      // step's — a duration only, under a name that is no mean ("Avg step time (100 steps):
+      // 0.52s" and "Throughput (100 iters): 1234 samples/s" are averaged over the window, read
+      // as they are).
       static constexpr std::array<std::string_view, 9> kSteps = {
           "iter", "iters", "iteration", "iterations", "step", "steps", "batch", "batches", "its"};
       const auto steps = std::find(kSteps.begin(), kSteps.end(), word) != kSteps.end()
@@ -721,8 +723,13 @@ std::vector<NamedValue> named_values(std::string_view line) {
           std::string hint;
           std::string name = name_before(line, name_start, number_start - 1, hint);
           if (unit.empty()) unit = hint;
-          out.push_back(NamedValue{std::move(name), std::move(unit), window ? *v : *v / *steps,
-                                   std::nullopt, at});
+          NamedValue read{std::move(name), std::move(unit), *v, std::nullopt, at};
+          const bool mean = read.name.find("avg") != std::string::npos ||
+                            read.name.find("mean") != std::string::npos ||
+                            read.name.find("average") != std::string::npos ||
+                            read.name.find("per_") != std::string::npos;
+          if (!window && !mean && duration_scale(read.unit)) read.value /= *steps;
+          out.push_back(std::move(read));
           if (!out.back().name.empty()) last_named = out.size() - 1;
           i = name_start = label_start = unit_end;
           continue;
@@ -2229,14 +2236,22 @@ std::optional<std::string> exchange_setting_of(std::string_view line) {
 std::optional<std::string> link_setting_of(std::string_view label) {
   if (label.size() > 100) return std::nullopt;
   const std::string low = lower(label);
-  // Off: a negation just before the link's name, or "off" or "disabled" after it.
+  // Off: a negation just before the link's name, within its clause ("IB disabled, NVLink" is
+  // NVLink on), or "off" or "disabled" after it ("NVLink: off").
   const auto off_at = [&](size_t at, size_t length) {
-    const size_t from = at > 12 ? at - 12 : 0;
+    size_t from = at > 12 ? at - 12 : 0;
+    if (const size_t clause = low.find_last_of(",;(", at);
+        clause != std::string::npos && clause >= from && clause < at) {
+      from = clause + 1;
+    }
     const std::string_view before = std::string_view(low).substr(from, at - from);
     for (const std::string_view w : {"w/o", "without", "no ", "no-", "disable"}) {
       if (before.find(w) != std::string_view::npos) return true;
     }
-    const std::string_view next = trim(std::string_view(low).substr(at + length));
+    std::string_view next = std::string_view(low).substr(at + length);
+    while (!next.empty() && (next.front() == ' ' || next.front() == ':' || next.front() == '=')) {
+      next.remove_prefix(1);
+    }
     return next.starts_with("off") || next.starts_with("disable");
   };
   if (const size_t at = low.find("nvlink"); at != std::string::npos) {
@@ -2246,8 +2261,12 @@ std::optional<std::string> link_setting_of(std::string_view label) {
   for (const char c : low) {
     if (c != ' ') compact.push_back(c);
   }
-  if (compact.find("p2p_disable=1") != std::string::npos) return std::string("no p2p");
-  if (compact.find("p2p_disable=0") != std::string::npos) return std::string("p2p");
+  // NCCL's variable: set to 1 or true (or named alone, as set) disables P2P; 0 or false does not.
+  if (const size_t at = compact.find("p2p_disable"); at != std::string::npos) {
+    std::string_view value = std::string_view(compact).substr(at + 11);
+    if (!value.empty() && (value.front() == '=' || value.front() == ':')) value.remove_prefix(1);
+    return std::string(value.starts_with("0") || value.starts_with("false") ? "p2p" : "no p2p");
+  }
   if (const size_t at = low.find("p2p"); at != std::string::npos) {
     return std::string(off_at(at, 3) ? "no p2p" : "p2p");
   }

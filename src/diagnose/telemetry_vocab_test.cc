@@ -2878,7 +2878,68 @@ TEST(PastedLogs, IostatsDeviceRowsAlone) {
       "0.86 25.31 4.50 0.94 2.50 8.12 0.78 21.33 0.00 0.00 0.00 0.00 0.00 0.00 0.00 0.00 0.08 "
       "3.40\n"));
   EXPECT_EQ(d.verdict, Verdict::kUnknown) << d.summary;
-  EXPECT_THAT(d.summary, testing::HasSubstr("not the storage"));
+  EXPECT_THAT(d.summary, testing::HasSubstr("not storage at its limit"));
+}
+
+TEST(PastedLogs, WhatTheReviewOfStrategiesLinksAndReportsFound) {
+  // A window of steps divides a summed time only: a rate or a mean over it is read as it is.
+  EXPECT_EQ(named_values("Throughput (100 iters): 1234 samples/s").front().value, 1234);
+  EXPECT_EQ(named_values("Avg step time (100 steps): 0.52s").front().value, 0.52);
+  // Strategies (or a link) that cost the same beside idle GPUs: no "the compute sets the pace".
+  std::string idle = "DDP:\nthroughput: 410 samples/s\nFSDP:\nthroughput: 400 samples/s\n";
+  for (int gpu = 0; gpu < 2; ++gpu) {
+    idle += fmt::format(
+        "|   {}  Tesla V100-SXM2...  On   | 00000000:00:1{}.0 Off |                    0 |\n"
+        "| N/A   40C    P0    60W / 300W |  12000MiB / 16160MiB |     2{}%      Default |\n",
+        gpu, gpu, gpu);
+  }
+  EXPECT_NE(diagnose_telemetry(read_text(idle)).verdict, Verdict::kHealthy);
+  // Waits printed before their steps, in a paste cut to start at a step line: each wait is the
+  // step's below it.
+  const Telemetry first = read_text(
+      "step_time: 0.50\ndata_time: 4.5\nstep_time: 5.0\ndata_time: 0.1\nstep_time: 0.6\n");
+  ASSERT_EQ(first.steps.size(), 3u);
+  EXPECT_FALSE(first.steps[0].has_data);
+  EXPECT_NEAR(first.steps[1].data_seconds, 4.5, 1e-12);
+  // Paddle's 'OpDetail' parts under an operator are in its total already.
+  const Telemetry detail = read_text(
+      "Event                            Calls       Total       Min.        Max.        Ave.\n"
+      "thread0::read                    10          400         1           100         40\n"
+      "thread0::conv2d                  10          600         1           100         60\n"
+      "  thread0::conv2d/compute        10          500         1           100         50\n"
+      "thread0::send                    10          10          1           1           1\n");
+  ASSERT_EQ(detail.steps.size(), 1u);
+  EXPECT_NEAR(detail.steps[0].data_seconds / detail.steps[0].step_seconds, 400.0 / 1010, 1e-9);
+  // A GPU column of "GPU0", "GPU1": each rank's view of one step, no series of steps.
+  EXPECT_TRUE(read_text("| GPU | data_time | step_time |\n|---|---|---|\n| GPU0 | 0.1 | 1.0 |\n| "
+                        "GPU1 | 2.0 | 3.0 |\n")
+                  .steps.empty());
+  // A link named off after a colon, NCCL's variable set, and a negation in another clause.
+  EXPECT_EQ(link_setting_of("NVLink: off"), "no nvlink");
+  EXPECT_EQ(link_setting_of("NCCL_P2P_DISABLE=true"), "no p2p");
+  EXPECT_EQ(link_setting_of("NCCL_P2P_DISABLE=0"), "p2p");
+  EXPECT_EQ(link_setting_of("IB disabled, NVLink"), "nvlink");
+  // An NVMe drive near 100 %util with sub-millisecond reads is not storage at its limit.
+  EXPECT_EQ(diagnose_telemetry(
+                read_text("Device r/s rMB/s rrqm/s %rrqm r_await rareq-sz w/s wMB/s wrqm/s %wrqm "
+                          "w_await wareq-sz d/s dMB/s drqm/s %drqm d_await dareq-sz f/s f_await "
+                          "aqu-sz %util\nnvme0n1 38200.50 945 14.50 3.65 0.20 25.31 4.50 0.94 "
+                          "235.50 98.12 0.78 213.33 0.00 0.00 0.00 0.00 0.00 0.00 0.00 0.00 0.03 "
+                          "92.40\n"))
+                .verdict,
+            Verdict::kUnknown);
+  // A cell's "0,512" is no number with thousands.
+  const Telemetry cells = read_text(
+      "| Config | Throughput |\n|---|---|\n| ZeRO-1 | 0,512 tok/s |\n| ZeRO-2 | 0,400 tok/s |\n| "
+      "ZeRO-3 | 0,300 tok/s |\n");
+  for (const ThroughputSample& r : cells.rates) EXPECT_LT(r.per_second, 1000);
+  // A step's phases under a "Type" header are one step's breakdown, not configurations.
+  for (const RunInfo& r :
+       read_text("| Type | Time (ms) |\n|---|---|\n| Forward | 100 |\n| Backward "
+                 "| 200 |\n| Data loading | 300 |\n")
+           .runs) {
+    EXPECT_EQ(r.line, 3);  // no run per row
+  }
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
