@@ -1699,11 +1699,11 @@ std::optional<Telemetry::FewWorkersWarning> few_workers_warning(std::string_view
   std::string_view before = trim(line.substr(0, at));
   if (before.ends_with(',')) before.remove_suffix(1);  // "The dataloader, train dataloader,"
   if (const size_t comma = before.rfind(", "); comma != std::string_view::npos) {
-    w.loader = std::string(trim(before.substr(comma + 2)));
-  } else if (before.ends_with('\'')) {  // "The 'train_dataloader'"
+    w.loader = printable(trim(before.substr(comma + 2)));  // quoted in the verdict as it is
+  } else if (before.ends_with('\'')) {                     // "The 'train_dataloader'"
     before.remove_suffix(1);
     if (const size_t open = before.rfind('\''); open != std::string_view::npos) {
-      w.loader = std::string(before.substr(open + 1));
+      w.loader = printable(before.substr(open + 1));
     }
   }
   const std::string_view rest = line.substr(at + kWarning.size());

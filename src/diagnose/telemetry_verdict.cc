@@ -1741,7 +1741,8 @@ std::optional<Diagnosis> disk_alone(const Telemetry& tel) {
   std::map<std::string, std::vector<const DiskSample*>> devices;
   for (const DiskSample& s : tel.disks) devices[s.device].push_back(&s);
   if (devices.empty()) return std::nullopt;
-  std::string busiest;
+  std::string busiest;  // printable: quoted in the verdict
+  const std::vector<const DiskSample*>* busiest_rows = nullptr;
   double util = -1;
   std::optional<double> read_await;
   for (const auto& [name, rows] : devices) {
@@ -1754,13 +1755,13 @@ std::optional<Diagnosis> disk_alone(const Telemetry& tel) {
     }
     const double mean = sum / static_cast<double>(rows.size() - from);
     if (mean > util) {
-      busiest = name, util = mean;
+      busiest = telemetry::printable(name), busiest_rows = &rows, util = mean;
       read_await = timed > 0 ? std::optional<double>(waited / timed) : std::nullopt;
     }
   }
   Diagnosis d;
   d.confidence = Confidence::kLow;
-  for (const DiskSample* s : devices[busiest]) {
+  for (const DiskSample* s : *busiest_rows) {
     if (d.evidence.size() < 3) d.evidence.push_back(tel.cite(s->origin));
   }
   d.next = {

@@ -308,6 +308,19 @@ TEST(TelemetryVerdict, QuotedLinesAreValidJson) {
   EXPECT_NE(json.find("gpu-?t?.csv:3: 1, caf\xc3\xa9, 1 %"), std::string::npos) << json;
 }
 
+TEST(TelemetryVerdict, ALoaderNameQuotedFromAWarningIsValidJson) {
+  // Fuzz finding: the loader a Lightning warning names, quoted in the summary, kept a byte that
+  // is not UTF-8 and made to_json(d).dump() throw.
+  const Diagnosis d = diagnose_telemetry(parse(
+      "UserWarning: The dataloader, va\x9a dataloader 0, does not have many workers which may be "
+      "a bottleneck. Consider increasing the value of the `num_workers` argument` (try 32 which "
+      "is the number of cpus on this machine) in the `DataLoader` init to improve performance.\n",
+      "warning.txt"));
+  std::string json;
+  ASSERT_NO_THROW(json = to_json(d).dump());
+  EXPECT_NE(json.find("'va? dataloader 0'"), std::string::npos) << json;
+}
+
 // ---- series -------------------------------------------------------------------------------------
 
 TEST(TelemetrySeries, GpuAndCpuOverTime) {
