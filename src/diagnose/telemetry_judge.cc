@@ -1162,14 +1162,32 @@ std::optional<Diagnosis> judge_loader_against_model(const Telemetry& tel) {
   return d;
 }
 
-std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel) {
-  // The runs compared, all at one scale, two strategies at least.
+namespace {
+
+// Whether every run that states its GPUs states the same count: runs compared at one scale.
+bool runs_at_one_scale(const Telemetry& tel) {
   std::optional<int> scale;
+  for (const RunInfo& r : tel.runs) {
+    if (r.gpus && scale && *r.gpus != *scale) return false;
+    if (r.gpus) scale = r.gpus;
+  }
+  return true;
+}
+
+// A run labelled by its loader: a setting of it, where its data is read, or synthetic data.
+bool loader_labelled(const RunInfo& r) {
+  return !r.loader_setting.empty() || !r.storage.empty() || r.synthetic;
+}
+
+}  // namespace
+
+std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel) {
+  // The runs compared, all at one scale, none labelled by its loader, two strategies at least.
+  if (!runs_at_one_scale(tel) || std::any_of(tel.runs.begin(), tel.runs.end(), loader_labelled)) {
+    return std::nullopt;
+  }
   std::set<std::string> strategies;
   for (const RunInfo& r : tel.runs) {
-    if (r.gpus && scale && *r.gpus != *scale) return std::nullopt;
-    if (r.gpus) scale = r.gpus;
-    if (!r.loader_setting.empty() || !r.storage.empty() || r.synthetic) return std::nullopt;
     if (!r.exchange_setting.empty()) strategies.insert(r.exchange_setting);
   }
   if (strategies.size() < 2) return std::nullopt;
@@ -1269,16 +1287,12 @@ std::optional<Diagnosis> judge_exchange_settings(const Telemetry& tel) {
 }
 
 std::optional<Diagnosis> judge_link_settings(const Telemetry& tel) {
-  std::optional<int> scale;
+  if (!runs_at_one_scale(tel) || std::any_of(tel.runs.begin(), tel.runs.end(), loader_labelled)) {
+    return std::nullopt;
+  }
   std::vector<std::pair<size_t, int>> labelled;
   for (size_t r = 0; r < tel.runs.size(); ++r) {
-    const RunInfo& info = tel.runs[r];
-    if (info.gpus && scale && *info.gpus != *scale) return std::nullopt;
-    if (info.gpus) scale = info.gpus;
-    if (!info.loader_setting.empty() || !info.storage.empty() || info.synthetic) {
-      return std::nullopt;
-    }
-    if (!info.link_setting.empty()) labelled.emplace_back(r, 1);
+    if (!tel.runs[r].link_setting.empty()) labelled.emplace_back(r, 1);
   }
   const std::vector<RunMeasure> runs =
       in_first_shared_unit(tel, RunSamples(tel), labelled,
@@ -1351,15 +1365,10 @@ bool paste_names_remote_storage(const Telemetry& tel) {
 }  // namespace
 
 std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
-  // The runs compared, all at one scale: at least one labelled by a loader setting.
-  std::optional<int> scale;
-  bool labelled = false;
-  for (const RunInfo& r : tel.runs) {
-    if (r.gpus && scale && *r.gpus != *scale) return std::nullopt;
-    if (r.gpus) scale = r.gpus;
-    labelled = labelled || !r.loader_setting.empty() || !r.storage.empty() || r.synthetic;
+  // The runs compared, all at one scale: at least one labelled by its loader.
+  if (!runs_at_one_scale(tel) || std::none_of(tel.runs.begin(), tel.runs.end(), loader_labelled)) {
+    return std::nullopt;
   }
-  if (!labelled) return std::nullopt;
   // The first unit two runs or more have; runs without it are passed over.
   std::vector<std::pair<size_t, int>> all;
   for (size_t r = 0; r < tel.runs.size(); ++r) all.emplace_back(r, 1);

@@ -87,6 +87,13 @@ bool is_process_type(std::string_view t) {
   return t == "C" || t == "G" || t == "C+G" || t == "M" || t == "M+C";
 }
 
+// A process row's tokens with MIG's GI and CI columns after the GPU: "0  N/A N/A  1234  C ...".
+bool gi_ci_columns(const std::vector<std::string_view>& t) {
+  const auto na_or_index = [](std::string_view v) { return v == "N/A" || parse_index(v); };
+  return t.size() >= 7 && na_or_index(t[1]) && na_or_index(t[2]) && parse_index(t[3]) &&
+         is_process_type(t[4]);
+}
+
 // "|  0  N/A N/A  1234  C  python  9584MiB |": GPU, [GI CI,] PID, type, name, memory.
 std::optional<GpuProcess> process_row(std::string_view text) {
   const auto c = cells(text);
@@ -95,12 +102,7 @@ std::optional<GpuProcess> process_row(std::string_view text) {
   if (t.size() < 5) return std::nullopt;
   const auto gpu = parse_index(t[0]);
   if (!gpu) return std::nullopt;
-  const auto na_or_index = [](std::string_view v) { return v == "N/A" || parse_index(v); };
-  size_t pid_at = 1;
-  if (t.size() >= 7 && na_or_index(t[1]) && na_or_index(t[2]) && parse_index(t[3]) &&
-      is_process_type(t[4])) {
-    pid_at = 3;
-  }
+  const size_t pid_at = gi_ci_columns(t) ? 3 : 1;
   const size_t type_at = pid_at + 1;
   // GPU [GI CI] PID type, a name of one token or more, then the memory.
   if (type_at + 2 >= t.size()) return std::nullopt;
@@ -192,10 +194,9 @@ bool scan_nvidia_smi_table(const std::vector<Line>& lines, PasteFiles& files, Te
     // 12238      C   ...python     2333MiB": GPU, GI, CI, PID, type, name, memory, a shape no
     // other line has).
     const auto headerless_process = [&] {
+      if (t.empty() || t[0] < '0' || t[0] > '9') return false;  // most lines: no GPU index
       const auto w = split_whitespace(t);
-      const auto na_or_index = [](std::string_view v) { return v == "N/A" || parse_index(v); };
-      return w.size() >= 7 && parse_index(w[0]) && na_or_index(w[1]) && na_or_index(w[2]) &&
-             parse_index(w[3]) && is_process_type(w[4]);
+      return parse_index(w[0]) && gi_ci_columns(w);
     };
     if (in_processes || headerless_process()) {
       if (auto p = process_row(t)) {
