@@ -1806,6 +1806,62 @@ std::optional<double> wait_share_of_phases(const std::vector<NamedValue>& values
   return wait;
 }
 
+// A table whose header gives its column's unit ("| Type | Time (ms) |" over "| Data loading |
+// 300 |"): each row that names a step's phase gets the unit in its bare number's cell, so the
+// row reads as the line a logger would have printed ("Data loading 300 ms"). Other rows (runs,
+// models, settings) are left to the table readers.
+std::vector<Line> with_header_units(const std::vector<Line>& lines,
+                                    std::deque<std::string>& store) {
+  std::vector<Line> out = lines;
+  std::vector<std::string> units;  // of the current table's columns; empty outside a table
+  for (size_t k = 0; k < out.size(); ++k) {
+    const std::string_view text = out[k].text;
+    if (text.find('|') == std::string_view::npos) {
+      units.clear();
+      continue;
+    }
+    if (k + 1 < out.size() && rule_line(out[k + 1].text) && !rule_line(text)) {
+      units.clear();
+      for (const std::string_view cell : table_cells(text)) {
+        std::string unit;
+        const std::string low = lower(cell);
+        for (const std::string_view u : {"ms", "s", "sec", "us"}) {
+          for (const std::string& written :
+               {fmt::format("({})", u), fmt::format("[{}]", u), fmt::format("/{}", u)}) {
+            if (low.ends_with(written) && low.size() > written.size()) unit = u == "sec" ? "s" : u;
+          }
+        }
+        units.push_back(unit);
+      }
+      continue;
+    }
+    if (units.empty() || rule_line(text)) continue;
+    const auto cells = table_cells(text);
+    if (cells.size() > units.size() || cells.size() < 2) continue;
+    const auto named = named_values(fmt::format("{}: 1 s", cells[0]));
+    if (named.size() != 1) continue;
+    const Quantity q = meaning_of(named[0]).quantity;
+    if (q != Quantity::kDataWait && q != Quantity::kStep && q != Quantity::kCompute &&
+        q != Quantity::kCommunication && q != Quantity::kStepWithoutData) {
+      continue;
+    }
+    std::string row = "|";
+    bool changed = false;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      row += fmt::format(" {}", cells[c]);
+      if (c > 0 && !units[c].empty() && parse_number(cells[c])) {
+        row += fmt::format(" {}", units[c]);
+        changed = true;
+      }
+      row += " |";
+    }
+    if (!changed) continue;
+    store.push_back(std::move(row));
+    out[k].text = store.back();
+  }
+  return out;
+}
+
 }  // namespace
 
 bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
@@ -1830,6 +1886,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       lines.push_back(l);
     }
   }
+  lines = with_header_units(lines, written);
   const bool summary = is_job_summary(lines);
   const size_t first_step = out.steps.size();
   bool found = false;
@@ -3049,8 +3106,6 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   return found;
 }
 
-// A table's rule: markdown's "|---|:---:|", tabulate's and prettytable's "+------+----+" and
-// "+======+" — no cells.
 bool rule_line(std::string_view t) {
   t = trim(t);
   return !t.empty() && t.find_first_not_of("-|:+= \t") == std::string_view::npos &&

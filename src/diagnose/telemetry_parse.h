@@ -109,6 +109,10 @@ class PasteFiles {
 // columns (torch.profiler's tables, aligned runs tables), trimmed.
 std::vector<std::string_view> table_cells(std::string_view row);
 
+// A table's rule: markdown's "|---|:---:|", tabulate's and prettytable's "+------+----+" and
+// "+======+" — no cells.
+bool rule_line(std::string_view t);
+
 // The collective a benchmark's line measures when it states its bandwidth ("AllReduce: [[0, 1]]
 // ... Bandwidth: 5.08 GB/s" is "allreduce"); empty for any other line. Its "Time:" is the
 // collective's, not a training step's.

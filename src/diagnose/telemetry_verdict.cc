@@ -824,7 +824,7 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
       : profile ? "profile"
       : shares
           ? fmt::format("{} line{} of the step's phases in percent", lines, lines == 1 ? "" : "s")
-          : fmt::format("{} step lines", lines),
+          : fmt::format("{} step line{}", lines, lines == 1 ? "" : "s"),
       shares ? std::string("steps") : fmt::format("steps of {:.3f} s", n.step_seconds),
       n.upper_bound ? "at most " : "", 100 * n.data_fraction,
       clocks ? "the wall clock outside the training steps: waiting for data, validation, "

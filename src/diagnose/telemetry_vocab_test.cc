@@ -2942,6 +2942,32 @@ TEST(PastedLogs, WhatTheReviewOfStrategiesLinksAndReportsFound) {
   }
 }
 
+TEST(PastedLogs, AHeaderGivesItsUnitToThePhasesBelowIt) {
+  // "Time (ms)" is the unit of the bare numbers below it: 300 ms of loading in a step of 620
+  // ms, not a 300-second batch.
+  const Telemetry t = read_text(
+      "| Type | Time (ms) |\n|---|---|\n| Data loading | 300 |\n| Forward | 100 |\n| Backward | "
+      "200 |\n| Optimizer | 20 |\n");
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_NEAR(t.steps[0].data_seconds, 0.3, 1e-9);
+  EXPECT_NEAR(t.steps[0].step_seconds, 0.62, 1e-9);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kInputBound);
+  EXPECT_NE(d.summary.find("48 %"), std::string::npos) << d.summary;
+  // A cell with its own unit keeps it; seconds in brackets are seconds.
+  const Telemetry own = read_text(
+      "| Phase | Duration [s] |\n|---|---|\n| data | 0.05 |\n| forward | 250 ms |\n| step "
+      "| 0.5 |\n");
+  ASSERT_EQ(own.steps.size(), 1u);
+  EXPECT_NEAR(own.steps[0].data_seconds, 0.05, 1e-9);
+  EXPECT_NEAR(own.steps[0].step_seconds, 0.5, 1e-9);
+  // Rows of runs under a unit header are the table readers', not phases.
+  const Telemetry runs = read_text(
+      "| Model | Step (ms) |\n|---|---|\n| ResNet-50 | 300 |\n| ViT-B | 400 |\n| BERT | 500 "
+      "|\n");
+  for (const StepSample& s : runs.steps) EXPECT_LT(s.step_seconds, 1.0);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
