@@ -1806,6 +1806,54 @@ std::optional<double> wait_share_of_phases(const std::vector<NamedValue>& values
   return wait;
 }
 
+// Megatron-LM's block of timers, one a line with their "(min, max)" across ranks in ms
+// (named_values reads each: a wait's minimum, any other's maximum). The timers nest:
+// batch-generator (and its data-iterator and broadcast-data) runs inside forward-backward,
+// the optimizer's parts inside "optimizer"; grads-all-reduce and the optimizer follow
+// forward-backward. So the step is forward-backward + grads-all-reduce + optimizer, and
+// batch-generator its wait, not the sum of the rows.
+struct MinMaxBlock {
+  int64_t first = 0, last = 0;  // the block's lines
+  int64_t cited = 0;            // the wait's line
+  double step_seconds = 0, data_seconds = 0;
+};
+
+std::vector<MinMaxBlock> min_max_blocks(const std::vector<Line>& lines) {
+  std::vector<MinMaxBlock> out;
+  for (size_t k = 0; k < lines.size();) {
+    std::map<std::string, std::pair<double, int64_t>> timers;  // seconds, line
+    size_t end = k;
+    for (; end < lines.size() && lines[end].text.size() <= kMaxPastedLineBytes; ++end) {
+      if (end > k && lines[end].number != lines[end - 1].number + 1) break;
+      const auto v = named_values(lines[end].text);
+      if (v.size() != 1 || v[0].unit != "ms" ||
+          lines[end].text.find("...") == std::string_view::npos ||
+          lines[end].text.find(", ") == std::string_view::npos) {
+        break;
+      }
+      timers.emplace(v[0].name, std::pair{*seconds_of(v[0]), lines[end].number});
+    }
+    if (end == k) {
+      ++k;
+      continue;
+    }
+    const auto fb = timers.find("forward_backward");
+    const auto wait = timers.find("batch_generator");
+    if (fb != timers.end() && wait != timers.end()) {
+      MinMaxBlock b{lines[k].number, lines[end - 1].number, wait->second.second, fb->second.first,
+                    wait->second.first};
+      for (const std::string_view after : {"grads_all_reduce", "optimizer"}) {
+        if (const auto t = timers.find(std::string(after)); t != timers.end()) {
+          b.step_seconds += t->second.first;
+        }
+      }
+      out.push_back(b);
+    }
+    k = end;
+  }
+  return out;
+}
+
 // A table whose header gives its column's unit ("| Type | Time (ms) |" over "| Data loading |
 // 300 |"): each row that names a step's phase gets the unit in its bare number's cell, so the
 // row reads as the line a logger would have printed ("Data loading 300 ms"). Other rows (runs,
@@ -1969,6 +2017,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   std::set<int64_t> told_in_words;  // lines whose utilisation one_against_rest read
   // Steps and waits told in sentences: read from the whole line, once, instead of its numbers.
   std::map<int64_t, ProseTiming> told_timing;
+  const std::vector<MinMaxBlock> timer_blocks = min_max_blocks(lines);
   std::set<std::string> nccl_hosts;  // "host:pid:tid [0] NCCL INFO ...": the hosts named
   for (const Line& l : pasted) {
     if (l.text.size() > kMaxPastedLineBytes) continue;
@@ -2310,6 +2359,16 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
       out.loader_warnings.push_back(Origin{steps_file, line.number});
       found = true;
+    }
+    if (const auto block = std::find_if(
+            timer_blocks.begin(), timer_blocks.end(),
+            [&](const MinMaxBlock& b) { return b.first <= line.number && line.number <= b.last; });
+        block != timer_blocks.end()) {
+      if (line.number == block->cited) {
+        add_step(line, block->step_seconds, block->data_seconds, std::nullopt, std::nullopt);
+        has_samples();
+      }
+      continue;
     }
     if (const auto told = told_timing.find(line.number); told != told_timing.end()) {
       if (told->second.step > 0) {

@@ -2276,7 +2276,38 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else {
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;
-    d.summary = "no samples: the logs hold no GPU, CPU or stoker stats lines";
+    // What was read, though no rule weighs it alone: said, so that the answer is not taken for
+    // a paste that was not read.
+    std::vector<std::string> read;
+    const auto count = [&](size_t n, std::string_view one, std::string_view many) {
+      if (n > 0) read.push_back(fmt::format("{} {}", n, n == 1 ? one : many));
+    };
+    count(tel.mfu.size(), "MFU figure", "MFU figures");
+    count(tel.model_tflops.size(), "TFLOP/s figure", "TFLOP/s figures");
+    count(tel.rates.size(), "rate", "rates");
+    count(tel.steps.size(), "step time", "step times");
+    count(tel.processes.size(), "GPU process", "GPU processes");
+    count(tel.memory.size(), "GPU memory reading", "GPU memory readings");
+    count(tel.feeder_batch_seconds.size(), "feeder's batch time", "feeder's batch times");
+    if (read.empty()) {
+      d.summary = "no samples: the logs hold no GPU, CPU or stoker stats lines";
+    } else {
+      std::string listed;
+      for (const std::string& r : read) listed += (listed.empty() ? "" : ", ") + r;
+      d.summary = fmt::format(
+          "read {}, but nothing a rule weighs alone: no wait for data against a step, no GPU or "
+          "CPU use over time, no run at another scale or setting to compare them with",
+          listed);
+      if (!tel.mfu.empty()) {
+        std::vector<double> mfu;
+        for (const auto& [origin, value] : tel.mfu) mfu.push_back(value);
+        d.summary += fmt::format(
+            " (an MFU of {:.0f} % — under the {:.0f} % at which the GPUs compute most of the "
+            "time — says nothing of why: a small model, small per-GPU batches, an exchange, or "
+            "a wait)",
+            telemetry::median(mfu), kBusyMfu);
+      }
+    }
     d.next = collect_more();
   }
   // Where nothing else decides, what the GPU should do with the model: ResNet-50 at a third

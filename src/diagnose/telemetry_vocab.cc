@@ -586,12 +586,43 @@ std::vector<NamedValue> values_before_names(std::string_view line) {
   return out;
 }
 
+// Megatron-LM's timers logged as "(min, max) time across ranks (ms):", one a line with dot
+// leaders ("    batch-generator ....................: (408.98, 817.78)"): always
+// milliseconds, whether or not the header was pasted. Of the two, a wait's minimum is the time
+// every rank spent in it (a rank that arrives early waits longer and delays no one), any other
+// timer's maximum the slowest rank's, which the others wait for. Empty for other lines.
+std::vector<NamedValue> min_max_timer(std::string_view line) {
+  const size_t dots = line.find("...");
+  if (dots == std::string_view::npos) return {};
+  const std::string_view name = trim(line.substr(0, dots));
+  if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
+        return is_alpha(c) || is_digit(c) || c == '-' || c == '_' || c == ' ';
+      })) {
+    return {};
+  }
+  size_t k = dots;
+  while (k < line.size() && line[k] == '.') ++k;
+  if (k >= line.size() || line[k] != ':') return {};
+  for (++k; k < line.size() && is_blank(line[k]);) ++k;
+  size_t end = 0;
+  const std::vector<double> pair = average_group(line, k, end);
+  if (pair.size() != 2 || pair[0] > pair[1] ||
+      line.substr(k, end - k).find(',') == std::string_view::npos) {
+    return {};
+  }
+  std::string hint;
+  NamedValue v{name_before(name, 0, name.size(), hint), "ms", pair[1], std::nullopt, k + 1};
+  if (meaning_of(v).quantity == Quantity::kDataWait) v.value = pair[0];
+  return {v};
+}
+
 }  // namespace
 
 std::vector<NamedValue> named_values(std::string_view line) {
   std::vector<NamedValue> out;
   if (line.size() > kMaxPastedLineBytes) return out;
   if (auto before = values_before_names(line); !before.empty()) return before;
+  if (auto timer = min_max_timer(line); !timer.empty()) return timer;
   const size_t n = line.size();
   size_t name_start = 0;
   size_t last_named = 0;   // index in `out` of the last value with a name

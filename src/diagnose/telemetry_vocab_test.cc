@@ -2968,6 +2968,38 @@ TEST(PastedLogs, AHeaderGivesItsUnitToThePhasesBelowIt) {
   for (const StepSample& s : runs.steps) EXPECT_LT(s.step_seconds, 1.0);
 }
 
+TEST(PastedLogs, MegatronsMinMaxTimersNestTheirWaitInTheStep) {
+  // bigcode Megatron-LM#28: "(min, max)" across ranks in ms, the header cut. batch-generator runs
+  // inside forward-backward: the step is forward-backward + grads-all-reduce + optimizer (the
+  // slowest rank's), the wait batch-generator's minimum (what every rank spent in it).
+  const Telemetry t = read_telemetry_files(
+      {pasted("profiler_bigcodemegatron28-ul2-timers-batch-generator-broadcast-data.txt")});
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_NEAR(t.steps[0].data_seconds, 0.40898, 1e-9);
+  EXPECT_NEAR(t.steps[0].step_seconds, 5.17715 + 0.19363 + 0.07313, 1e-9);
+  EXPECT_EQ(t.steps[0].origin.line, 5);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy);
+  EXPECT_NE(d.summary.find("8 %"), std::string::npos) << d.summary;
+  // Each row alone: ms, whatever the header.
+  const auto row = named_values("    grads-all-reduce .....................: (193.33, 193.63)");
+  ASSERT_EQ(row.size(), 1u);
+  EXPECT_EQ(row[0].name, "grads_all_reduce");
+  EXPECT_EQ(row[0].unit, "ms");
+  EXPECT_DOUBLE_EQ(row[0].value, 193.63);
+  // Dots that lead to no pair are no such timer.
+  EXPECT_NE(named_values("Throughput ........: 123.4 img/s")[0].unit, "ms");
+}
+
+TEST(PastedLogs, WhatWasReadIsSaidWhereNoRuleWeighsIt) {
+  // marin#6044: MFU figures alone, under the share at which GPUs are busy.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_marin6044-tpu-v4-1024-moe-toks-step-time-mfu.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kUnknown);
+  EXPECT_NE(d.summary.find("read 2 MFU figures"), std::string::npos) << d.summary;
+  EXPECT_NE(d.summary.find("MFU of 12 %"), std::string::npos) << d.summary;
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
