@@ -357,6 +357,7 @@ struct RunMeasure {
   std::string unit;
   std::optional<double> data_fraction;
   Origin cited;
+  bool per_gpu = false;  // per_second is a rate per GPU times the scale
 };
 
 // A run's measure as the paste gave it: the duration of its work ("epochs", "runs") in seconds,
@@ -421,7 +422,7 @@ std::optional<RunMeasure> measure_run(const Telemetry& tel, const RunSamples& sa
     m.per_second = median(total), m.cited = total_at;
   } else if (!per_gpu.empty()) {
     // Per GPU times the GPUs (by nodes: the GPUs per node taken as equal in every run).
-    m.per_second = median(per_gpu) * scale, m.cited = per_gpu_at;
+    m.per_second = median(per_gpu) * scale, m.cited = per_gpu_at, m.per_gpu = true;
   } else if (!plain.empty() && unit == "iterations") {
     // A loop's iterations a second are its steps, each GPU's batch in each (DDP's processes):
     // read like step times.
@@ -435,7 +436,8 @@ std::optional<RunMeasure> measure_run(const Telemetry& tel, const RunSamples& sa
 }
 
 // The measures of `runs` (Telemetry::runs indices, each with its scale) in the first unit
-// (images, then samples, tokens, iterations, step times, then durations) in which `enough`
+// (images, then samples, tokens, the model's TFLOP/s per GPU, iterations, step times, then
+// durations) in which `enough`
 // accepts them; empty when no unit does. Runs without that unit are left out.
 template <typename Enough>
 std::vector<RunMeasure> in_first_shared_unit(const Telemetry& tel, const RunSamples& samples,
@@ -443,7 +445,7 @@ std::vector<RunMeasure> in_first_shared_unit(const Telemetry& tel, const RunSamp
                                              Enough enough) {
   std::vector<RunMeasure> measured;
   for (const char* unit :
-       {"images", "samples", "tokens", "iterations", "steps", "epochs", "runs"}) {
+       {"images", "samples", "tokens", "TFLOP", "iterations", "steps", "epochs", "runs"}) {
     measured.clear();
     for (const auto& [r, scale] : runs) {
       if (auto m = measure_run(tel, samples, r, scale, unit)) measured.push_back(std::move(*m));
@@ -740,7 +742,15 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     const char* what = by_gpus ? "GPU" : "node";
     // Durations of the same work ("epochs", "runs") are shown as the durations they were.
     const bool durations = whole_durations(unit);
-    const auto measure = [&](double per_second) { return measure_text(unit, per_second, batches); };
+    // Rates per GPU compared by nodes are shown per GPU: their product with the nodes is no
+    // rate the job had (the GPUs per node unknown).
+    const bool shown_per_gpu =
+        !by_gpus &&
+        std::all_of(runs.begin(), runs.end(), [](const RunMeasure& m) { return m.per_gpu; });
+    const auto measure = [&](const RunMeasure& m) {
+      return shown_per_gpu ? measure_text(unit, m.per_second / m.scale, batches) + " per GPU"
+                           : measure_text(unit, m.per_second, batches);
+    };
     for (const RunMeasure& m : runs) {
       n.runs.push_back(ScalingRun{.source = printable(m.info->source),
                                   .line = m.info->line,
@@ -748,7 +758,7 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
                                   .per_second = m.per_second,
                                   .data_fraction = m.data_fraction});
       d.evidence.push_back(fmt::format(
-          "{} {}{}: {}{}", m.scale, what, m.scale == 1 ? "" : "s", measure(m.per_second),
+          "{} {}{}: {}{}", m.scale, what, m.scale == 1 ? "" : "s", measure(m),
           m.data_fraction
               ? fmt::format(", waiting for data {:.0f} % of each step", 100 * *m.data_fraction)
               : std::string()));
@@ -770,12 +780,12 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
             : std::string();
     const std::string rates = fmt::format(
         "{} -> {} {}s: {} -> {}{}, {:.0f} % scaling efficiency (the rate per {} kept{}{})",
-        small.scale, large.scale, what, measure(small.per_second), measure(large.per_second),
+        small.scale, large.scale, what, measure(small), measure(large),
         !durations             ? ""
         : unit == "epochs"     ? " for the same epoch"
         : per_gpu_work.empty() ? " for the same work"
                                : "",
-        100 * efficiency, what,
+        100 * efficiency, shown_per_gpu ? "GPU" : what,
         stated_divided && batches
             ? fmt::format(", from {} read as the paste's own {:.3g} % reads them: {}",
                           unit == "steps" ? "step times" : "iterations a second",

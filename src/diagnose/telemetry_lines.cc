@@ -2954,6 +2954,20 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
         out.model_tflops.emplace_back(Origin{steps_file, line.number}, v.value);
         meaningful = true;
+        // At a scale the line names, said per GPU ("32 nodes -> 413 TFLOP/s per GPU"): a rate
+        // per GPU of the run at that scale, which runs at other scales are compared with.
+        if ((gpus || nodes) && (says("per gpu") || says("/gpu") || says("per_gpu") ||
+                                says("per device") || says("/device"))) {
+          if (rates_file < 0) rates_file = files.of(TelemetryKind::kThroughput);
+          heading(line, gpus, nodes, flag);
+          ThroughputSample r;
+          r.origin = {rates_file, line.number};
+          r.per_second = v.value;
+          r.unit = "TFLOP";
+          r.per_gpu = true;
+          r.run = current_run(line);
+          out.rates.push_back(std::move(r));
+        }
         continue;
       }
       Meaning m = meaning_of(v);

@@ -2296,8 +2296,8 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       for (const std::string& r : read) listed += (listed.empty() ? "" : ", ") + r;
       d.summary = fmt::format(
           "read {}, but nothing a rule weighs alone: no wait for data against a step, no GPU or "
-          "CPU use over time, no run at another scale or setting to compare them with",
-          listed);
+          "CPU use over time, no run at another scale or setting to compare {} with",
+          listed, read.size() == 1 && read[0].starts_with("1 ") ? "it" : "them");
       if (!tel.mfu.empty()) {
         std::vector<double> mfu;
         for (const auto& [origin, value] : tel.mfu) mfu.push_back(value);

@@ -78,12 +78,12 @@ bool starts_number(std::string_view line, size_t i) {
 // Units read after a space ("87 %", "1234 MiB", "198.0 images/sec"); a unit glued to its
 // number ("0.5s", "8558Mb", "5.95s/it") may be any short run of letters, '%' and '/'.
 // "wps", "tps", "tgs": fairseq's words, and tokens (per GPU), per second ("10K wps").
-constexpr std::array<std::string_view, 26> kSpacedUnits = {
+constexpr std::array<std::string_view, 28> kSpacedUnits = {
     "%",         "s",           "ms",       "sec",          "secs",     "seconds",
     "mib",       "mb",          "gb",       "gib",          "w",        "s/it",
     "sec/it",    "it/s",        "img/s",    "img/sec",      "images/s", "images/sec",
     "samples/s", "samples/sec", "tokens/s", "examples/sec", "fps",      "wps",
-    "tps",       "tgs"};
+    "tps",       "tgs",         "tflops",   "tflop/s"};
 
 bool unit_char(char c) { return is_alpha(c) || c == '%' || c == '/'; }
 

@@ -3000,6 +3000,20 @@ TEST(PastedLogs, WhatWasReadIsSaidWhereNoRuleWeighsIt) {
   EXPECT_NE(d.summary.find("MFU of 12 %"), std::string::npos) << d.summary;
 }
 
+TEST(PastedLogs, TflopsPerGpuAtTwoScalesAreAScalingComparison) {
+  // swiss-ai Megatron-LM#29: the model's TFLOP/s per GPU at 16 and 32 nodes ("pre" for "per").
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_megatron-lm29-swissai-llama8b-16-vs-32-nodes-tflops.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy);
+  ASSERT_TRUE(d.numbers.scaling);
+  EXPECT_NEAR(d.numbers.scaling->efficiency, 413.0 / 430, 1e-9);
+  // Shown per GPU: a rate per GPU times the nodes is no rate the job had.
+  EXPECT_NE(d.summary.find("430 TFLOP/s per GPU -> 413 TFLOP/s per GPU"), std::string::npos)
+      << d.summary;
+  // Without "per GPU" the figure may be the job's total: no run's rate.
+  EXPECT_TRUE(read_text("32 nodes: 5000 TFLOP/s\n16 nodes: 2600 TFLOP/s\n").rates.empty());
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
