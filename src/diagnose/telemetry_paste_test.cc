@@ -789,6 +789,26 @@ TEST(PastedLogs, WholeLogsPastedAsBlocksAmongProse) {
   EXPECT_EQ(t.gpus[1].origin.line, 11);
 }
 
+TEST(PastedLogs, ACsvThatATableFollowsIsOnePartOfAPaste) {
+  // OneFlow#4806: the comment starts with nvidia-smi's CSV and goes on, after a blank line,
+  // with the trainer's table: a paste read part by part, not a CSV with a bad row.
+  const Telemetry t = read_text(
+      "utilization.gpu [%], memory.used [MiB]\n"
+      "100 %, 15618 MiB\n"
+      "99 %, 15670 MiB\n"
+      "\n"
+      "| batches  | samples | throughput | latency |\n"
+      "| -------- | ------- | ---------- | ------- |\n"
+      "| 10       | 5120    | 25.06352   | 20.42810 |\n");
+  EXPECT_EQ(t.files[0].kind, TelemetryKind::kNvidiaSmiCsv);
+  ASSERT_EQ(t.gpus.size(), 2u);
+  EXPECT_EQ(t.gpus[1].util, 99);
+  // A row with commas but not the header's count stays a CSV's error.
+  EXPECT_THROW(
+      read_text("utilization.gpu [%], memory.used [MiB]\n100 %, 15618 MiB\n\n99 %, 1 MiB, 3\n"),
+      std::exception);
+}
+
 TEST(PastedLogs, OneProcessAtAHundredPercentIsOneCore) {
   const Diagnosis d = diagnose_telemetry(read_text(
       "top - 10:00:01 up 3 days,  1 user,  load average: 1.02, 1.00, 0.98\n"

@@ -149,7 +149,21 @@ std::optional<TelemetryKind> detect_whole(std::string_view content) {
           (tokens[0] == "r" && tokens.size() > 1 && tokens[1] == "b")) {
         return TelemetryKind::kVmstat;
       }
-      if (is_query_header(text)) return TelemetryKind::kNvidiaSmiCsv;
+      if (is_query_header(text)) {
+        // The whole file, unless a part without commas follows a blank line: a pasted comment
+        // that goes on with a table or a log below its CSV, read part by part (read_pasted).
+        bool blank = false;
+        for (const Line& after : lines) {
+          if (after.number <= line.number) continue;
+          const std::string_view t = telemetry::trim(after.text);
+          if (t.empty()) {
+            blank = true;
+          } else if (blank && t.find(',') == std::string_view::npos) {
+            return std::nullopt;
+          }
+        }
+        return TelemetryKind::kNvidiaSmiCsv;
+      }
       if (tokens[0] != "Linux") {
         if (const auto kind = sysstat_header(text)) return *kind;
         break;
