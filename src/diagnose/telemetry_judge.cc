@@ -363,6 +363,7 @@ struct RunMeasure {
 // A run's measure as the paste gave it: the duration of its work ("epochs", "runs") in seconds,
 // else its rate, counted in batches where `as_batches` (step times, a loop's iterations).
 std::string measure_text(const std::string& unit, double per_second, bool as_batches) {
+  if (unit == "speedup") return fmt::format("{:.3g}x", per_second);
   return whole_durations(unit)
              ? fmt::format("{} s", rate_text(1 / per_second))
              : fmt::format("{} {}/s", rate_text(per_second), as_batches ? "batches" : unit);
@@ -436,16 +437,16 @@ std::optional<RunMeasure> measure_run(const Telemetry& tel, const RunSamples& sa
 }
 
 // The measures of `runs` (Telemetry::runs indices, each with its scale) in the first unit
-// (images, then samples, tokens, the model's TFLOP/s per GPU, iterations, step times, then
-// durations) in which `enough`
-// accepts them; empty when no unit does. Runs without that unit are left out.
+// (images, then samples, tokens, the model's TFLOP/s per GPU, iterations, step times,
+// durations, then speedups over a reference run) in which `enough` accepts them; empty when no
+// unit does. Runs without that unit are left out.
 template <typename Enough>
 std::vector<RunMeasure> in_first_shared_unit(const Telemetry& tel, const RunSamples& samples,
                                              const std::vector<std::pair<size_t, int>>& runs,
                                              Enough enough) {
   std::vector<RunMeasure> measured;
-  for (const char* unit :
-       {"images", "samples", "tokens", "TFLOP", "iterations", "steps", "epochs", "runs"}) {
+  for (const char* unit : {"images", "samples", "tokens", "TFLOP", "iterations", "steps", "epochs",
+                           "runs", "speedup"}) {
     measured.clear();
     for (const auto& [r, scale] : runs) {
       if (auto m = measure_run(tel, samples, r, scale, unit)) measured.push_back(std::move(*m));

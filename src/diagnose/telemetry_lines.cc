@@ -69,6 +69,8 @@ LineReading read_step(const std::vector<NamedValue>& values) {
                                  values[0].name == "iteration" || values[0].name == "batch") &&
                                 values[0].unit.empty() &&
                                 values[0].value == std::floor(values[0].value);
+  const bool optimizer_step =
+      named(values, "forward") && named(values, "backward") && named(values, "step");
   std::optional<double> iteration;  // the seconds of an "it/s" rate
   std::vector<double> steps;        // every step-like value of the line, in seconds
   for (const NamedValue& v : values) {
@@ -81,6 +83,9 @@ LineReading read_step(const std::vector<NamedValue>& values) {
     if (t_td && v.name == "td") m.quantity = Quantity::kDataWait;
     if (t_td && v.name == "t") m.quantity = Quantity::kStep, m.priority = 2;
     if (tts && m.quantity == Quantity::kStep) m.quantity = Quantity::kStepWithoutData;
+    // DeepSpeed's timers ("forward: 648.32 | backward: 2160.50 | ... | step: 1376.68"): beside
+    // the forward and the backward, "step" times the optimizer's step, a phase.
+    if (optimizer_step && v.name == "step") m.quantity = Quantity::kCompute;
     const auto seconds = seconds_of(v);
     if (!seconds) continue;
     const auto avg_seconds = [&]() -> std::optional<double> {
@@ -2702,9 +2707,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // Megatron's timers ("batch-generator: 1.2") before its "elapsed time per iteration".
     // A breakdown below its total ("Total step time: 0.33s", "policy_training: 0.32s (99.5%)",
     // "data_processing: 0.00s (0.4%)", NeMo-RL): the wait is part of the step above.
-    // Below a step that is no total, a wait alone on the next line is that step's unless a step
-    // follows it at once: a log printing each wait before its step ("data_time" then
-    // "step_time"), cut to start at a step line.
+    // Below a step that is no total, a wait alone on the next line (or beside the step's
+    // phases only) is that step's unless a step follows it at once: a log printing each wait
+    // before its step ("data_time" then "step_time"), cut to start at a step line.
     const auto step_follows = [&] {
       const auto at = static_cast<size_t>(&line - lines.data());
       for (size_t k = at + 1; k < lines.size(); ++k) {
@@ -2718,9 +2723,15 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
       return false;
     };
+    // Megatron's and DeepSpeed's timers line prints below its iteration's line ("time (ms) |
+    // forward: 656.14 | ... | batch generator: 1.22"): its wait beside the step's phases.
+    const bool beside_phases = std::all_of(values.begin(), values.end(), [](const NamedValue& v) {
+      const Quantity q = meaning_of(v).quantity;
+      return q == Quantity::kDataWait || q == Quantity::kCompute || q == Quantity::kCommunication;
+    });
     if (step.data && !step.step && total_step != std::string::npos &&
         line.number - total_line <= total_reach &&
-        (total_reach > 1 || (values.size() == 1 && !step_follows())) &&
+        (total_reach > 1 || ((values.size() == 1 || beside_phases) && !step_follows())) &&
         !out.steps[total_step].has_data) {
       // A wait printed without a unit below a total with one is in the total's unit (a paste
       // cut off after CNTK's "__Get Minibatch :  0.044", its "ms" lost).
@@ -3347,7 +3358,13 @@ ColumnKind column_kind(std::string_view cell) {
   const Meaning m = meaning_of(probe);
   k.per_gpu = c.find("/gpu") != std::string::npos || c.find("per gpu") != std::string::npos ||
               c.find("per_gpu") != std::string::npos;
-  if (!m.rate_unit.empty()) {
+  if (c.find("speedup") != std::string::npos || c.find("speed-up") != std::string::npos ||
+      c.find("speed up") != std::string::npos || c.find("acceleration") != std::string::npos) {
+    // "Speedup", "Acceleration Rate" over "1.98 X": each run's rate as a multiple of the
+    // reference run's — a rate in a unit of its own.
+    k.rate = true;
+    k.unit = "speedup";
+  } else if (!m.rate_unit.empty()) {
     k.rate = true;
     k.unit = m.rate_unit;
   } else if (c.find("/s") != std::string::npos || c.find("throughput") != std::string::npos ||
@@ -3427,6 +3444,11 @@ std::vector<std::pair<size_t, ColumnKind>> measure_columns(
       }
     }
     if (kind.rate || kind.step || kind.duration) measures.emplace_back(k, kind);
+  }
+  // A speedup beside a measure of its own is that measure's ratio: the measure is read.
+  if (std::any_of(measures.begin(), measures.end(),
+                  [](const auto& m) { return m.second.unit != "speedup"; })) {
+    std::erase_if(measures, [](const auto& m) { return m.second.unit == "speedup"; });
   }
   return measures;
 }

@@ -3014,6 +3014,33 @@ TEST(PastedLogs, TflopsPerGpuAtTwoScalesAreAScalingComparison) {
   EXPECT_TRUE(read_text("32 nodes: 5000 TFLOP/s\n16 nodes: 2600 TFLOP/s\n").rates.empty());
 }
 
+TEST(PastedLogs, ATimersLineBelowItsIterationIsThatIterationsWhereNoneFollows) {
+  // DeepSpeed#3742, cut after one iteration: "time (ms) | forward: 656.14 | ... | batch
+  // generator: 1.22" right below the iteration's line, no iteration line after it.
+  const Telemetry t = read_telemetry_files(
+      {pasted("datalog_deepspeed3742-bf16-timers-batch-generator-cutoff.txt")});
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_NEAR(t.steps[0].step_seconds, 4.3017, 1e-9);
+  EXPECT_NEAR(t.steps[0].data_seconds, 0.00122, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kHealthy);
+}
+
+TEST(PastedLogs, ASpeedupColumnBesideGpuCountsIsAScalingComparison) {
+  // PaddleSpeech's benchmark: "| # of GPU | Acceleration Rate |" over "| 8 | 6.95 X |".
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_paddlespeechdocs-benchmark-1-2-4-8-v100-acceleration.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy);
+  ASSERT_TRUE(d.numbers.scaling);
+  EXPECT_NEAR(d.numbers.scaling->efficiency, 6.95 / 8, 1e-9);
+  EXPECT_NE(d.summary.find("1x -> 6.95x"), std::string::npos) << d.summary;
+  // Beside a rate column, the rate decides.
+  const Diagnosis both = diagnose_telemetry(
+      read_text("| GPUs | img/s | Speedup |\n|---|---|---|\n| 1 | 100 | 1.0x |\n| 8 | 400 | "
+                "4.0x |\n"));
+  ASSERT_TRUE(both.numbers.scaling);
+  EXPECT_NE(both.summary.find("100 images/s -> 400 images/s"), std::string::npos) << both.summary;
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
