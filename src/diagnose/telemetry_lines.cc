@@ -3674,6 +3674,11 @@ bool read_timer_table(
   return true;
 }
 
+// Words of a table row's name that say it times one step.
+constexpr std::string_view kStepRowWords[] = {"per step",      "training step",  "step time",
+                                              "per iteration", "iteration time", "per iter",
+                                              "per batch",     "batch time"};
+
 // Words of a table row that describe the setup, not a measure of it.
 constexpr std::string_view kSetupWords[] = {"batch",  "size", "param",   "lr",    "learning rate",
                                             "memory", "mem",  "workers", "accum", "seq"};
@@ -4139,24 +4144,35 @@ bool read_transposed_table(
       const ColumnKind k = cell_kind(s.first < c.size() ? c[s.first] : "", ColumnKind{});
       return k.rate || k.duration;
     });
+    // A row named as one step's time ("time per training step | 0.725 seconds | 0.741
+    // seconds") times a step, each GPU's batch in it; one named as an epoch's times epochs.
+    const bool step_row =
+        std::any_of(std::begin(kStepRowWords), std::end(kStepRowWords),
+                    [&](std::string_view w) { return label.find(w) != std::string::npos; });
+    const bool epoch_row = !step_row && label.find("epoch") != std::string::npos;
     std::vector<std::pair<const ColumnScale*, std::pair<ColumnKind, double>>> measured;
     for (const auto& [k, scale] : scales) {
       if (k >= c.size()) continue;
-      const ColumnKind kind = cell_kind(c[k], stated || setup_row ? ColumnKind{} : caption);
+      ColumnKind kind = cell_kind(c[k], stated || setup_row ? ColumnKind{} : caption);
+      if (kind.duration && epoch_row) kind.unit = "epochs";
       // One kind of measure along the row (an epoch's time beside a whole run's is no series),
       // one cell per scale.
       const auto same_scale = [&](const auto& m) {
         return m.first->gpus == scale.gpus && m.first->nodes == scale.nodes &&
                m.first->loader_setting == scale.loader_setting;
       };
+      ColumnKind as_read = kind;
+      if (kind.duration && step_row) as_read = ColumnKind{.step = true};
       if (!(kind.rate || kind.duration) ||
-          (!measured.empty() && (measured.front().second.first.unit != kind.unit)) ||
+          (!measured.empty() && (measured.front().second.first.unit != as_read.unit ||
+                                 measured.front().second.first.step != as_read.step)) ||
           std::any_of(measured.begin(), measured.end(), same_scale)) {
         continue;
       }
       const auto epoch = epoch_duration(c[k]);
       if (const auto v = cell_measure(epoch ? std::string_view(*epoch) : c[k], kind)) {
-        measured.push_back({&scale, {kind, *v}});
+        // A step's time is kept as its seconds (cell_measure gives a duration's rate).
+        measured.push_back({&scale, {as_read, as_read.step ? 1 / *v : *v}});
       }
     }
     if (measured.size() < 2) continue;

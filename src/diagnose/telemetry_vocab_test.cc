@@ -3041,6 +3041,21 @@ TEST(PastedLogs, ASpeedupColumnBesideGpuCountsIsAScalingComparison) {
   EXPECT_NE(both.summary.find("100 images/s -> 400 images/s"), std::string::npos) << both.summary;
 }
 
+TEST(PastedLogs, ARowNamedAsAStepsTimeTimesSteps) {
+  // pytorch-frame#474: "time per training step | 0.725 seconds | 0.741 seconds" under "four
+  // GPUs | single GPU": each GPU's batch in one step, not the same work at both scales.
+  const Telemetry t =
+      read_telemetry_files({pasted("scaling_pytorch-frame474-trompt-4xl4-vs-1gpu.txt")});
+  ASSERT_EQ(t.steps.size(), 2u);
+  EXPECT_NEAR(t.steps[0].step_seconds, 0.725, 1e-9);
+  ASSERT_EQ(t.rates.size(), 2u);
+  EXPECT_EQ(t.rates[0].unit, "epochs");  // "time per training epoch"
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy);
+  ASSERT_TRUE(d.numbers.scaling);
+  EXPECT_NEAR(d.numbers.scaling->efficiency, 0.741 / 0.725, 1e-9);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
