@@ -648,10 +648,10 @@ const std::vector<std::string>& telemetry::collect_more() {
 
 namespace {
 
-// How far into its epoch a step line is: the largest "N/M" counter on it with N <= M
-// ("Epoch: [1][30786/34406]"); 0 when it shows none.
-int64_t step_counter(std::string_view text) {
-  int64_t best = 0;
+// The "N/M" counters of a line whose count is at most its total ("[ 0/131135]", "[1][20/5961]"),
+// as (N, M), in order.
+std::vector<std::pair<int64_t, int64_t>> counters_of(std::string_view text) {
+  std::vector<std::pair<int64_t, int64_t>> out;
   for (size_t slash = text.find('/'); slash != std::string_view::npos;
        slash = text.find('/', slash + 1)) {
     size_t a = slash;
@@ -661,9 +661,24 @@ int64_t step_counter(std::string_view text) {
     if (a == slash || b == slash + 1 || slash - a > 12 || b - slash > 13) continue;
     const int64_t n = std::stoll(std::string(text.substr(a, slash - a)));
     const int64_t m = std::stoll(std::string(text.substr(slash + 1, b - slash - 1)));
-    if (n <= m) best = std::max(best, n);
+    if (n <= m) out.emplace_back(n, m);
   }
+  return out;
+}
+
+// How far into its epoch a step line is: the largest "N/M" counter on it with N <= M
+// ("Epoch: [1][30786/34406]"); 0 when it shows none.
+int64_t step_counter(std::string_view text) {
+  int64_t best = 0;
+  for (const auto& [n, m] : counters_of(text)) best = std::max(best, n);
   return best;
+}
+
+// The first "N/M" counter of a line whose count is at most its total ("[ 0/131135]"), as
+// (N, M); nullopt when the line has none.
+std::optional<std::pair<int64_t, int64_t>> counter_at(std::string_view text) {
+  const auto all = counters_of(text);
+  return all.empty() ? std::nullopt : std::optional(all.front());
 }
 
 // Running averages this many steps into an epoch carry the workers' start as a rounding
@@ -767,6 +782,57 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
       averaged.average = true;
       last_average = &averaged;
     }
+  }
+  // One line, the epoch's first step ("[ 0/131135] ... time: 19.4891 data: 2.0020"): its step
+  // and its wait carry the job's start (CUDA's setup, cuDNN's autotuning, the workers' first
+  // batches), not the pace — unless even that first batch was there at once (a wait under 1 %
+  // of the step: SparK's "data: 0.0002s"), which says the loader was ready.
+  if (lines == 1 && first_line != nullptr && last_average == nullptr &&
+      first_line->data_seconds >= 0.01 * first_line->step_seconds) {
+    if (const auto at = counter_at(line_of(tel, first_line->origin));
+        at && at->first <= 1 && at->second >= kFirstIntervalSteps) {
+      Diagnosis d;
+      d.verdict = Verdict::kUnknown;
+      d.confidence = Confidence::kLow;
+      d.summary = fmt::format(
+          "one step line, the epoch's first (step {} of {}): its {:.3g} s step and {:.3g} s "
+          "wait carry the job's start — CUDA's setup, cuDNN's autotuning, the loader's workers "
+          "starting — not the pace it will keep",
+          at->first, at->second, first_line->step_seconds, first_line->data_seconds);
+      d.evidence.push_back(tel.cite(first_line->origin));
+      d.next = {
+          "the same log a few hundred steps later: the step and data times of the steady "
+          "state"};
+      return d;
+    }
+  }
+  // Running averages late in an epoch twice the printed steps or more, their wait under half of
+  // the difference: steps between the printed ones take seconds, and the wait for data is not
+  // what the printing process spends them on. In a job of several processes that is the
+  // exchange waiting for a slower one — its loader, or its GPU.
+  if (lines >= 3 && last_average != nullptr && !stalls_between && step_sum > 0 &&
+      last_average->step_seconds >= 2 * step_sum / static_cast<double>(lines) &&
+      last_average->data_seconds <
+          0.5 * (last_average->step_seconds - step_sum / static_cast<double>(lines)) &&
+      step_counter(line_of(tel, last_average->origin)) >= kSettledAverageSteps) {
+    const double printed = step_sum / static_cast<double>(lines);
+    Diagnosis d;
+    d.verdict = Verdict::kUnknown;
+    d.confidence = Confidence::kLow;
+    d.summary = fmt::format(
+        "the printed steps take {:.3g} s, but the running average is {:.3g} s after {} steps: "
+        "steps between the printed ones take seconds, and the average wait for data ({:.3g} s) "
+        "covers {:.0f} % of the difference — where several processes train, the one that prints "
+        "waits in the exchange for a slower one (its loader, or its GPU), which this log does "
+        "not show",
+        printed, last_average->step_seconds, step_counter(line_of(tel, last_average->origin)),
+        last_average->data_seconds,
+        100 * std::min(1.0, last_average->data_seconds / (last_average->step_seconds - printed)));
+    d.evidence.push_back(tel.cite(last_average->origin));
+    d.next = {
+        "every rank's step and data times (or the log of another rank), and the slow steps "
+        "themselves (print every step for a while): which rank waits, and for what"};
+    return d;
   }
   if (lines >= 3 && !stalls_between) last_average = nullptr;
   // Two lines are enough to leave out the first when it alone waited (the workers starting:

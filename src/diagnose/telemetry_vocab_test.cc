@@ -3056,6 +3056,31 @@ TEST(PastedLogs, ARowNamedAsAStepsTimeTimesSteps) {
   EXPECT_NEAR(d.numbers.scaling->efficiency, 0.741 / 0.725, 1e-9);
 }
 
+TEST(PastedLogs, TheEpochsFirstStepAloneIsTheJobsStart) {
+  // UniAdapter#1: one line, step 0 of 131135, 19.5 s with a 2 s wait: the job's start.
+  const Diagnosis first = diagnose_telemetry(
+      read_telemetry_files({pasted("datalog_uniadapter1-first-iter-eta-29-days.txt")}));
+  EXPECT_EQ(first.verdict, Verdict::kUnknown);
+  EXPECT_NE(first.summary.find("step 0 of 131135"), std::string::npos) << first.summary;
+  // A first batch that was there at once still says the loader was ready.
+  EXPECT_EQ(diagnose_telemetry(read_text("Epoch 0: [  0/313] iter: 14.7s data: 0.0002s\n")).verdict,
+            Verdict::kHealthy);
+}
+
+TEST(PastedLogs, RunningAveragesFarAboveThePrintedStepsAreStallsTheWaitDoesNotExplain) {
+  // MoCo#38: printed steps of 0.43 s with no wait, their running average 1.64 s 3600 steps in,
+  // the average wait 0.22 s: the steps between the printed ones stall on something else.
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("datalog_moco38-epoch34-time-avg-vs-current-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kUnknown);
+  EXPECT_NE(d.summary.find("running average is 1.65 s"), std::string::npos) << d.summary;
+  // Where the average wait explains the gap, the averages' wait decides (examples#387).
+  EXPECT_EQ(diagnose_telemetry(read_telemetry_files({pasted(
+                                   "train-log_examples387-imagenet-resnet18-spaces-cutoff.txt")}))
+                .verdict,
+            Verdict::kInputBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
