@@ -1309,38 +1309,38 @@ std::vector<std::pair<double, Origin>> speed_series(const Telemetry& tel) {
 // between two of them: runs of the job under something that changed between them (a release,
 // a setting, a machine), not stalls or a fall within one. `unknown`, naming the two paces;
 // nullopt otherwise.
+// Two samples of a speed parted by a heading: another file, or a line of words set apart by a
+// blank line between them, not the loop's own periodic lines (an epoch's counter, a
+// checkpoint's save, an evaluation), which part one run's log.
+bool parted_by_heading(const Telemetry& tel, const Origin& above, const Origin& below) {
+  if (above.file != below.file) return true;
+  bool blank = false, heading = false;
+  for (int64_t line = above.line + 1; line < below.line; ++line) {
+    const std::string_view text = telemetry::trim(line_of(tel, {above.file, line}));
+    if (text.empty()) {
+      blank = true;
+      continue;
+    }
+    const std::string low = telemetry::lower(text);
+    bool periodic = false;
+    for (const std::string_view w :
+         {"epoch", "save", "saving", "checkpoint", "eval", "valid", "test", "snapshot"}) {
+      periodic = periodic || low.find(w) != std::string::npos;
+    }
+    heading = heading || !periodic;
+  }
+  return blank && heading;
+}
+
 std::optional<Diagnosis> paces_of_headed_blocks(const Telemetry& tel) {
   const auto speed = speed_series(tel);
   if (speed.size() < 6) return std::nullopt;
   std::vector<std::vector<double>> blocks(1);
   std::vector<Origin> starts{speed.front().second};
   for (size_t k = 0; k < speed.size(); ++k) {
-    if (k > 0) {
-      const Origin& above = speed[k - 1].second;
-      const Origin& below = speed[k].second;
-      // Parted by a heading: a line of words set apart by a blank line, not the loop's own
-      // periodic lines (an epoch's counter, a checkpoint's save, an evaluation), which part one
-      // run's log.
-      bool blank = false, heading = false;
-      for (int64_t line = above.line + 1; line < below.line; ++line) {
-        const std::string_view text = telemetry::trim(line_of(tel, {above.file, line}));
-        if (text.empty()) {
-          blank = true;
-          continue;
-        }
-        const std::string low = telemetry::lower(text);
-        bool periodic = false;
-        for (const std::string_view w :
-             {"epoch", "save", "saving", "checkpoint", "eval", "valid", "test", "snapshot"}) {
-          periodic = periodic || low.find(w) != std::string::npos;
-        }
-        heading = heading || !periodic;
-      }
-      const bool parted = above.file != below.file || (blank && heading);
-      if (parted) {
-        blocks.emplace_back();
-        starts.push_back(below);
-      }
+    if (k > 0 && parted_by_heading(tel, speed[k - 1].second, speed[k].second)) {
+      blocks.emplace_back();
+      starts.push_back(speed[k].second);
     }
     blocks.back().push_back(speed[k].first);
   }
@@ -1661,6 +1661,26 @@ std::optional<Diagnosis> speed_that_falls(const Telemetry& tel) {
       const double fallen = after[after.size() / 2];
       // Lines that keep falling after the fall are a decline, not a new level.
       if (after.front() < 0.6 * fallen) return std::nullopt;
+      // A fall at a heading (nnue-pytorch#342's "* large:" above the larger network's runs) is
+      // another run under what the heading names, not a fall within one.
+      for (size_t i = k; i <= settle; ++i) {
+        if (!parted_by_heading(tel, speed[i - 1].second, speed[i].second)) continue;
+        Diagnosis d;
+        d.verdict = Verdict::kUnknown;
+        d.confidence = Confidence::kLow;
+        d.summary = fmt::format(
+            "the speed fell from {:.4g} to {:.4g} per second ({:.0f} %) at a heading: another "
+            "run under what the heading names (a model, a setting, a release), not a fall within "
+            "one run; what changed is the question",
+            steady, fallen, 100 * fallen / steady);
+        d.evidence.push_back(tel.cite(speed[i - 1].second));
+        d.evidence.push_back(tel.cite(speed[i].second));
+        d.next = {
+            "the loop's data time against its step time in both runs (stoker.torch.watch(loader) "
+            "times a DataLoader): a wait that grew is the input, a step that grew without it the "
+            "model's work"};
+        return d;
+      }
       Diagnosis d;
       d.verdict = Verdict::kInputBound;
       d.confidence = Confidence::kLow;
@@ -1710,6 +1730,7 @@ Diagnosis cold_page_cache(std::string summary) {
 
 std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
   constexpr double kKerasStartSeconds = 60;  // Keras' first epoch traces its graph (below)
+  constexpr double kJobStartSeconds = 10;    // a job's start: workers, compiling, autotuning
   std::vector<const StepSample*> epochs;
   std::optional<int> last_epoch;
   bool keras = false;  // Keras' progress lines, each under its "Epoch N/M"
@@ -1753,6 +1774,16 @@ std::optional<Diagnosis> first_epoch_cold(const Telemetry& tel) {
     const std::string_view text = telemetry::trim(line_of(tel, epochs.front()->origin));
     const auto steps = telemetry::parse_index(text.substr(0, text.find('/')));
     if (!steps || (first - steady) * static_cast<double>(*steps) < kKerasStartSeconds) {
+      return std::nullopt;
+    }
+  }
+  // Whole epochs timed ("0 epoch time: 0.559627"): an extra time of seconds is the job's start
+  // (a JIT's compile, the GPU's setup), not a data set read from storage once.
+  {
+    const std::string head = telemetry::lower(line_of(tel, epochs.front()->origin));
+    if ((head.find("epoch time") != std::string::npos ||
+         head.find("epoch_time") != std::string::npos) &&
+        first - steady < kJobStartSeconds) {
       return std::nullopt;
     }
   }

@@ -3081,6 +3081,33 @@ TEST(PastedLogs, RunningAveragesFarAboveThePrintedStepsAreStallsTheWaitDoesNotEx
             Verdict::kInputBound);
 }
 
+TEST(PastedLogs, AFallAtAHeadingIsAnotherRun) {
+  // nnue-pytorch#342: a small network's bars at ~160 it/s, then under "* large:" the larger
+  // network's at ~81 it/s: another run, not a fall within one.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_nnue-pytorch342-lightning-epoch-its-two-commits.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kUnknown);
+  EXPECT_NE(d.summary.find("at a heading"), std::string::npos) << d.summary;
+  // The same fall without the heading is one run's.
+  EXPECT_EQ(diagnose_telemetry(read_text("rate: 160 samples/s\nrate: 162 samples/s\nrate: 158 "
+                                         "samples/s\nrate: 161 samples/s\nrate: 80 samples/s\n"
+                                         "rate: 81 samples/s\nrate: 82 samples/s\n"))
+                .verdict,
+            Verdict::kInputBound);
+}
+
+TEST(PastedLogs, AWholeFirstEpochSecondsLongerIsTheJobsStartNotTheCache) {
+  // "0 epoch time: 1.203086" then ~0.01 s epochs (jax#1797): a compile's second, no data set
+  // read from storage.
+  std::string log = "0 epoch time: 1.203086\n";
+  for (int k = 1; k < 8; ++k) log += fmt::format("{} epoch time: 0.0110{}\n", k, k);
+  EXPECT_NE(diagnose_telemetry(read_text(log)).verdict, Verdict::kIoBound);
+  // Minutes longer is the page cache.
+  std::string cold = "0 epoch time: 900.5\n";
+  for (int k = 1; k < 8; ++k) cold += fmt::format("{} epoch time: 100.{}\n", k, k);
+  EXPECT_EQ(diagnose_telemetry(read_text(cold)).verdict, Verdict::kIoBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
