@@ -1430,6 +1430,20 @@ std::optional<StampedCount> stamped_count(
       when = static_cast<double>(*days) * 86400 + *clock + shift;
     }
   }
+  // "04/04/2021 15:34:47" at the line's start: the month first unless the first part cannot be
+  // one (a day over 12 first: "25/04/2021"). Differences of a few lines on one day, which is what
+  // is read, do not depend on it.
+  if (const std::string_view t = text.substr(start);
+      !when && t.size() >= 19 && t[2] == '/' && t[5] == '/' && t[10] == ' ' && t[13] == ':') {
+    const auto a = parse_index(t.substr(0, 2));
+    const auto b = parse_index(t.substr(3, 2));
+    const auto y = parse_index(t.substr(6, 4));
+    const bool day_first = a && *a > 12;
+    const auto days =
+        a && b && y ? days_from_civil(*y, day_first ? *b : *a, day_first ? *a : *b) : std::nullopt;
+    const auto clock = parse_clock(t.substr(11, 8));
+    if (days && clock) when = static_cast<double>(*days) * 86400 + *clock;
+  }
   if (!when) return std::nullopt;
   const std::string low = lower(text);
   for (const std::string_view word : counters) {

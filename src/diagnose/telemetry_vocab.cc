@@ -1061,7 +1061,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 91> kSynonyms = {{
+constexpr std::array<Synonym, 93> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -1109,6 +1109,8 @@ constexpr std::array<Synonym, 91> kSynonyms = {{
     {"loaded", Quantity::kDataWait, 0},       // darknet's "Loaded: 2.078771 seconds"
     {"rtime", Quantity::kDataWait, 0},        // pips' "rtime 0.06; itime 1.95"
     {"etl", Quantity::kDataWait, 0},  // DL4J's PerformanceListener: "ETL: 0 ms; ... iteration time"
+    // PySlowFast's json_stats: "dt": the iteration, "dt_data" its wait, "dt_net" the rest.
+    {"dt_data", Quantity::kDataWait, 0},
     // Habitat's PPO trainers: "env-time: 175.496s  pth-time: 90.586s" (since the start). The
     // environments' stepping is a reinforcement learner's input; the learner's own time is the
     // rest of its step.
@@ -1147,6 +1149,7 @@ constexpr std::array<Synonym, 91> kSynonyms = {{
     {"totaltime", Quantity::kStep, 1},
     {"updt_s", Quantity::kStepWithoutData, 1},
     {"pth_time", Quantity::kStepWithoutData, 1},
+    {"dt_net", Quantity::kStepWithoutData, 1},
     {"iteration_without_data", Quantity::kStepWithoutData, 1},  // darknet's "0.76 seconds,"
     {"gpu_utilization", Quantity::kGpuUtilisation, 0},
     {"gpu_utilisation", Quantity::kGpuUtilisation, 0},

@@ -3108,6 +3108,27 @@ TEST(PastedLogs, AWholeFirstEpochSecondsLongerIsTheJobsStartNotTheCache) {
   EXPECT_EQ(diagnose_telemetry(read_text(cold)).verdict, Verdict::kIoBound);
 }
 
+TEST(PastedLogs, PySlowFastsJsonStatsAndAClockWithTheMonthFirst) {
+  // SlowFast#625: "dt" the iteration, "dt_data" its wait, "dt_net" the rest.
+  const Telemetry t =
+      read_telemetry_files({pasted("datalog_slowfast625-ava-json-stats-dt-data-vs-net.txt")});
+  ASSERT_EQ(t.steps.size(), 2u);
+  EXPECT_NEAR(t.steps[0].data_seconds, 0.00628, 1e-9);
+  EXPECT_NEAR(t.steps[0].step_seconds, 0.00628 + 4.98658, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kHealthy);
+  // A forum post's "04/04/2021 15:34:47 | epoch: 2/100, batch: 1/5004": the steps between two
+  // stamped counters.
+  const Telemetry stamped = read_telemetry_files(
+      {pasted("datalog_pytorchforum117049-imagenet-dp-4gpu-later-batches-slower-cutoff.txt")});
+  ASSERT_GE(stamped.steps.size(), 2u);
+  EXPECT_NEAR(stamped.steps[0].step_seconds, 0.6, 1e-9);  // 60 s for 100 batches
+  // A day first where the first part cannot be a month.
+  const Telemetry day_first =
+      read_text("25/04/2021 23:59:30 | batch: 1/50\n26/04/2021 00:00:30 | batch: 11/50\n");
+  ASSERT_EQ(day_first.steps.size(), 1u);
+  EXPECT_NEAR(day_first.steps[0].step_seconds, 6.0, 1e-9);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
