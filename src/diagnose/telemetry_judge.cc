@@ -2076,8 +2076,46 @@ constexpr std::string_view kLargeMessageRows =
     "the benchmark's rows at 64 MB and more (all_reduce_perf -b 8 -e 8G -f 2): their busbw "
     "against the link's rate (NVLink hundreds of GB/s, InfiniBand tens per link)";
 
+// GPU-to-GPU copies under this (GB/s, one way) are under what one PCIe 3.0 x16 link carries
+// (about 12): a path through the CPU's host bridge, or lanes cut to x8 or x4.
+constexpr double kWeakPeerCopyGbps = 8;
+
 std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel) {
   if (tel.bandwidths.empty()) return std::nullopt;
+  // CUDA's p2pBandwidthLatencyTest alone: the GPUs' copies to each other, one way, P2P on.
+  if (std::all_of(tel.bandwidths.begin(), tel.bandwidths.end(), [](const BandwidthSample& b) {
+        return b.group.starts_with("p2pBandwidthLatencyTest");
+      })) {
+    const BandwidthSample* slow = nullptr;
+    for (const BandwidthSample& b : tel.bandwidths) {
+      if (b.group.find("unidirectional P2P=Enabled") == std::string::npos) continue;
+      if (slow == nullptr || b.bus_gbps < slow->bus_gbps) slow = &b;
+    }
+    if (slow == nullptr) slow = &tel.bandwidths.front();
+    Diagnosis d;
+    d.confidence = Confidence::kLow;
+    d.evidence.push_back(tel.cite(slow->origin));
+    if (slow->bus_gbps < kWeakPeerCopyGbps) {
+      d.verdict = Verdict::kCommunicationBound;
+      d.summary = fmt::format(
+          "{} copies {:.3g} GB/s: under what one PCIe 3.0 x16 link carries (about 12 GB/s) — "
+          "the path between the GPUs (through the CPU's host bridge, or lanes cut to x8 or x4) "
+          "limits every gradient exchange between them",
+          slow->group, slow->bus_gbps);
+      d.fixes = fixes::communication_bound();
+      d.next = {
+          "nvidia-smi topo -m and lspci -vv (each GPU's link width and speed, LnkSta), and the "
+          "job's speed on one GPU against two: the share of the step the exchange takes"};
+    } else {
+      d.verdict = Verdict::kUnknown;
+      d.summary = fmt::format(
+          "the GPUs copy to each other at {:.3g} GB/s or more (the slowest pair, one way): a PCIe "
+          "link's rate or better, not what limits a job; its own step and data times would say",
+          slow->bus_gbps);
+      d.next = collect_more();
+    }
+    return d;
+  }
   // A benchmark that shows no link's bandwidth: `unknown`, its rows of large messages decide.
   const auto no_link_rate = [&](std::string summary, const Origin& cited) {
     Diagnosis d;

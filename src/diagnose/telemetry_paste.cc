@@ -918,6 +918,9 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
   int tables = 0;
   double kvstore_bytes = 0;      // MXNet's measure.py: the gradients' total size
   bool counts_elements = false;  // the table's first column counts elements (NCCL 1), not bytes
+  std::string p2p_matrix;        // the p2pBandwidthLatencyTest matrix being read, by its title
+  int p2p_matrix_rows = 0;       // its rows still to read; 0 outside one
+  int p2p_matrices = 0;
   for (const Line& l : lines) {
     const std::string_view text = trim(l.text);
     // nccl-tests' last line, "# Avg bus bandwidth    : 92.3405" (an mpirun's "[1,0]<stdout>:"
@@ -973,6 +976,36 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
         }
       }
       if (!text.empty()) busbw_column = std::string_view::npos;  // the table ended
+    }
+    // CUDA's p2pBandwidthLatencyTest (BusGrind): "P2P Bandwidth Matrix (GB/s) - Unidirectional,
+    // P2P=Enabled" (or "Unidirectional P2P=Enabled Bandwidth Matrix (GB/s)"), a "D\D 0 1" row,
+    // then a row per GPU: its copies to each other GPU. The diagonal is a GPU's own memory, no
+    // link.
+    if (p2p_matrix_rows > 0) {
+      const auto fields = split_whitespace(text);
+      const auto from = fields.empty() ? std::nullopt : parse_index(fields[0]);
+      if (fields.size() >= 3 && from) {
+        for (size_t k = 1; k < fields.size(); ++k) {
+          const auto gbps = parse_number(fields[k]);
+          if (!gbps || static_cast<int>(k - 1) == *from) continue;
+          add(l, 0, *gbps, fmt::format("{} GPU{} -> GPU{}", p2p_matrix, *from, k - 1));
+        }
+        --p2p_matrix_rows;
+        continue;
+      }
+      if (text.find("D\\D") != std::string_view::npos) continue;
+      p2p_matrix_rows = 0;
+    }
+    if (text.find("Bandwidth Matrix") != std::string_view::npos &&
+        text.find("GB/s") != std::string_view::npos) {
+      const std::string low = telemetry::lower(text);
+      p2p_matrix = fmt::format(
+          "p2pBandwidthLatencyTest {} P2P=",
+          low.find("bidirectional") != std::string::npos ? "bidirectional" : "unidirectional");
+      p2p_matrix += low.find("p2p=disabled") != std::string::npos ? "Disabled" : "Enabled";
+      p2p_matrix += fmt::format(" (matrix {})", ++p2p_matrices);
+      p2p_matrix_rows = 64;  // at most a machine's GPUs, counted down as rows are read
+      continue;
     }
     // iperf's and iperf3's interval rows between two hosts: "[  3]  0.0-10.0 sec  5.60 GBytes
     // 4.80 Gbits/sec" (byteps#163), "[  5]   0.00-10.00  sec  1.10 GBytes   943 Mbits/sec

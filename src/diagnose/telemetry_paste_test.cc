@@ -809,6 +809,24 @@ TEST(PastedLogs, ACsvThatATableFollowsIsOnePartOfAPaste) {
       std::exception);
 }
 
+TEST(PastedLogs, APeerCopyMatrixUnderAPcieLinksRateIsTheExchangesLimit) {
+  // level1techs#185531: BusGrind's matrix, 3.32 GB/s between two GPUs behind a host bridge.
+  const Telemetry t = read_telemetry_files(
+      {pasted("other_level1techsforum185531-2x3070ti-p2p-bandwidth-busgrind-topo.txt")});
+  ASSERT_EQ(t.bandwidths.size(), 8u);  // four matrices of two GPUs, no diagonal
+  EXPECT_EQ(t.bandwidths[0].bus_gbps, 3.32);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound);
+  EXPECT_NE(d.summary.find("3.32 GB/s"), std::string::npos) << d.summary;
+  // NVLink-class copies are no limit.
+  EXPECT_EQ(diagnose_telemetry(read_text("Unidirectional P2P=Enabled Bandwidth Matrix (GB/s)\n"
+                                         "   D\\D     0      1\n"
+                                         "     0 770.13  48.35\n"
+                                         "     1  48.36 771.27\n"))
+                .verdict,
+            Verdict::kUnknown);
+}
+
 TEST(PastedLogs, OneProcessAtAHundredPercentIsOneCore) {
   const Diagnosis d = diagnose_telemetry(read_text(
       "top - 10:00:01 up 3 days,  1 user,  load average: 1.02, 1.00, 0.98\n"
