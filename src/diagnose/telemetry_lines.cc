@@ -4393,6 +4393,47 @@ std::vector<Line> pandas_as_pipes(const std::vector<Line>& lines, std::deque<std
 // per count ("nproc/ngpu | sec/batch/gpu" then "1 | 0.323", "4 | 0.381", "8 | 0.609"). Each row
 // is a run, each measure column a series of its own. Without a count column, a table whose rows
 // name loader settings (read_setting_table).
+bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  bool found = false;
+  for (size_t i = 0; i + 2 < lines.size(); ++i) {
+    if (lines[i].text.size() > kMaxPastedLineBytes || !rule_line(lines[i + 1].text) ||
+        rule_line(lines[i].text)) {
+      continue;
+    }
+    const auto head = table_cells(lines[i].text);
+    std::vector<size_t> columns;
+    for (size_t k = 0; k < head.size(); ++k) {
+      const std::string h = lower(head[k]);
+      if (h.find("efficiency") == std::string::npos) continue;
+      // A GPU's, a CPU's or memory's efficiency, or the model's FLOPs, are no scaling's.
+      bool other = false;
+      for (const std::string_view w : {"cpu", "mem", "mfu", "flop", "energy", "power", "compute"}) {
+        other = other || h.find(w) != std::string::npos;
+      }
+      if (!other) columns.push_back(k);
+    }
+    if (columns.empty()) continue;
+    for (size_t j = i + 2; j < lines.size(); ++j) {
+      if (lines[j].text.size() > kMaxPastedLineBytes ||
+          lines[j].text.find('|') == std::string_view::npos) {
+        break;
+      }
+      const auto cells = table_cells(lines[j].text);
+      for (const size_t k : columns) {
+        if (k >= cells.size()) continue;
+        std::string_view cell = trim(cells[k]);
+        if (!cell.ends_with('%')) continue;
+        const auto v = parse_number(trim(cell.substr(0, cell.size() - 1)));
+        if (!v || *v <= 0 || *v > 200) continue;
+        out.stated_scaling_efficiency.emplace_back(
+            Origin{files.of(TelemetryKind::kThroughput), lines[j].number}, *v);
+        found = true;
+      }
+    }
+  }
+  return found;
+}
+
 bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   std::optional<bool> workers_are_machines;  // looked for once, when a table needs it
   bool found = false;

@@ -139,6 +139,11 @@ constexpr size_t kMaxUnplaced = 64;
 // (telemetry_lines.cc); true when any was found.
 bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
 
+// A table column of scaling efficiencies as the paste states them ("| 8 GPU efficiency |" over
+// "| 95.4% |"): each row's, in Telemetry::stated_scaling_efficiency. A CPU's, memory's or the
+// model's FLOPs' efficiency is none.
+bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
+
 // A pandas DataFrame as print() shows it ("compiler model_name  Num GPUS  ...  eager" over "0
 // phi-2  1 ...  228.394457"): each column right-aligned under its header, an index of row
 // numbers 0, 1, ... on the left. Returns `lines` with each such table rewritten as a pipe table

@@ -1620,6 +1620,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
     std::deque<std::string> store;
     telemetry::scan_run_tables(telemetry::pandas_as_pipes(lines, store), files, into);
   }
+  telemetry::scan_stated_efficiency(lines, files, into);
   scan_lightning_profiler(lines, files, into);
   scan_torch_profiler(lines, files, into);
   scan_paddle_profiler(lines, files, into);

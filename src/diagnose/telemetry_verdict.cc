@@ -2028,6 +2028,61 @@ std::optional<Diagnosis> rates_on_synthetic_data(const Telemetry& tel) {
 
 }  // namespace
 
+namespace {
+
+// Scaling efficiencies the paste states (a table's "8 GPU efficiency" column, a line's "scaling
+// efficiency 41.8%") where it gives no runs to measure them from: the lowest against the same
+// bar as a measured one. Below it, the exchange is the likely cause (nothing times the wait).
+std::optional<Diagnosis> stated_efficiency(const Telemetry& tel, const TelemetryThresholds& th) {
+  if (tel.stated_scaling_efficiency.empty()) return std::nullopt;
+  const auto low =
+      std::min_element(tel.stated_scaling_efficiency.begin(), tel.stated_scaling_efficiency.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto high =
+      std::max_element(tel.stated_scaling_efficiency.begin(), tel.stated_scaling_efficiency.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  const std::string stated =
+      low->second == high->second
+          ? fmt::format("the paste states a scaling efficiency of {:.3g} %", low->second)
+          : fmt::format("the paste states scaling efficiencies of {:.3g} to {:.3g} %", low->second,
+                        high->second);
+  // Stated of synthetic data ("Synthetic metrics" above horovod#779's table), they say the
+  // exchange scales; the job's own data, its loading, is not in them.
+  const TelemetryFile& file = tel.files[static_cast<size_t>(low->first.file)];
+  const bool synthetic = std::any_of(file.lines.begin(), file.lines.end(), [](const auto& line) {
+    return telemetry::lower(line).find("synthetic") != std::string::npos;
+  });
+  Diagnosis d;
+  d.confidence = Confidence::kLow;
+  d.evidence.push_back(tel.cite(low->first));
+  if (synthetic) {
+    d.verdict = Verdict::kUnknown;
+    d.summary = stated +
+                " on synthetic data: the exchange between GPUs keeps up at that scale; the job's "
+                "own data, its reading and decoding, is not in them";
+    d.next = {"the same runs on the job's own data: their rate against the synthetic one's"};
+    return d;
+  }
+  if (low->second >= 100 * th.scaling_healthy) {
+    d.verdict = Verdict::kHealthy;
+    d.summary = stated + ": the job scales (as stated; no runs here to measure it from)";
+    d.next = {"the runs' own rates at each scale, and the loop's data time on the real data"};
+  } else {
+    d.verdict = Verdict::kCommunicationBound;
+    d.summary = fmt::format(
+        "{} (under {:.0f} %): nothing here times the wait for data, so the exchange between "
+        "GPUs is the likely cause, not a proven one",
+        stated, 100 * th.scaling_healthy);
+    d.next = {
+        "the loop's data time per step at each scale: if it grows with the GPUs, the input is "
+        "the cause; if not, the interconnect (NCCL_DEBUG=INFO, nvidia-smi topo -m)"};
+    d.fixes = fixes::communication_bound();
+  }
+  return d;
+}
+
+}  // namespace
+
 Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th) {
   const auto util = diagnose_utilisation(tel, th);
   const auto ranks = diagnose_ranks(tel, th);
@@ -2041,6 +2096,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     d = *scaling;
     if (steps) append(d, *steps);
     if (util) append(d, *util);
+  } else if (const auto stated = steps || util ? std::nullopt : stated_efficiency(tel, th)) {
+    // Scaling efficiencies the paste states, no runs to measure them from.
+    d = *stated;
   } else if (const auto same = steps ? std::nullopt : telemetry::judge_models_at_one_pace(tel)) {
     // Models that differ, steps that do not: what sets their pace is not the model.
     d = *same;

@@ -3129,6 +3129,20 @@ TEST(PastedLogs, PySlowFastsJsonStatsAndAClockWithTheMonthFirst) {
   EXPECT_NEAR(day_first.steps[0].step_seconds, 6.0, 1e-9);
 }
 
+TEST(PastedLogs, ScalingEfficienciesATableStatesWithoutItsRuns) {
+  // A blog's "8 GPU efficiency" column, 95.4-98.0 %: stated, no runs to measure them from.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_willgpaikblog-ddp-bench-weak-scaling-v100-a100-synthetic.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy);
+  EXPECT_NE(d.summary.find("95.4 to 98 %"), std::string::npos) << d.summary;
+  const std::string table = "| Model | 8 GPU efficiency |\n|---|---|\n| ResNet | 61.0% |\n";
+  EXPECT_EQ(diagnose_telemetry(read_text(table)).verdict, Verdict::kCommunicationBound);
+  // Of synthetic data they leave the job's own loading out.
+  EXPECT_EQ(diagnose_telemetry(read_text("Synthetic data:\n" + table)).verdict, Verdict::kUnknown);
+  // A CPU's efficiency is no scaling's.
+  EXPECT_THROW(read_text("| Job | CPU Efficiency |\n|---|---|\n| 42 | 61.0% |\n"), Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
