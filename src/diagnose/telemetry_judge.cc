@@ -2091,9 +2091,18 @@ std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel) {
       if (b.group.find("unidirectional P2P=Enabled") == std::string::npos) continue;
       if (slow == nullptr || b.bus_gbps < slow->bus_gbps) slow = &b;
     }
-    if (slow == nullptr) slow = &tel.bandwidths.front();
     Diagnosis d;
     d.confidence = Confidence::kLow;
+    if (slow == nullptr) {
+      // Copies both ways at once, or with P2P off (through the host): no link's one-way rate.
+      d.verdict = Verdict::kUnknown;
+      d.summary =
+          "p2pBandwidthLatencyTest's matrices without its one-way copies with P2P on: what the "
+          "link between the GPUs carries is the unidirectional P2P=Enabled matrix";
+      d.evidence.push_back(tel.cite(tel.bandwidths.front().origin));
+      d.next = {"the test's 'Unidirectional P2P=Enabled Bandwidth Matrix (GB/s)'"};
+      return d;
+    }
     d.evidence.push_back(tel.cite(slow->origin));
     if (slow->bus_gbps < kWeakPeerCopyGbps) {
       d.verdict = Verdict::kCommunicationBound;

@@ -674,11 +674,13 @@ int64_t step_counter(std::string_view text) {
   return best;
 }
 
-// The first "N/M" counter of a line whose count is at most its total ("[ 0/131135]"), as
-// (N, M); nullopt when the line has none.
-std::optional<std::pair<int64_t, int64_t>> counter_at(std::string_view text) {
+// The step's "N/M" counter of a line, as (N, M): of several, the one with the largest total
+// ("Epoch 1/100 step 2500/5000": the step's, not the epoch's); nullopt when the line has none.
+std::optional<std::pair<int64_t, int64_t>> step_counter_at(std::string_view text) {
   const auto all = counters_of(text);
-  return all.empty() ? std::nullopt : std::optional(all.front());
+  if (all.empty()) return std::nullopt;
+  return *std::max_element(all.begin(), all.end(),
+                           [](const auto& a, const auto& b) { return a.second < b.second; });
 }
 
 // Running averages this many steps into an epoch carry the workers' start as a rounding
@@ -789,7 +791,7 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   // of the step: SparK's "data: 0.0002s"), which says the loader was ready.
   if (lines == 1 && first_line != nullptr && last_average == nullptr &&
       first_line->data_seconds >= 0.01 * first_line->step_seconds) {
-    if (const auto at = counter_at(line_of(tel, first_line->origin));
+    if (const auto at = step_counter_at(line_of(tel, first_line->origin));
         at && at->first <= 1 && at->second >= kFirstIntervalSteps) {
       Diagnosis d;
       d.verdict = Verdict::kUnknown;
@@ -2453,14 +2455,22 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
           "read {}, but nothing a rule weighs alone: no wait for data against a step, no GPU or "
           "CPU use over time, no run at another scale or setting to compare {} with",
           listed, read.size() == 1 && read[0].starts_with("1 ") ? "it" : "them");
-      if (!tel.mfu.empty()) {
-        std::vector<double> mfu;
-        for (const auto& [origin, value] : tel.mfu) mfu.push_back(value);
+      // The MFU as high_mfu reads it: the lines after the first (a warm-up), under its bar.
+      std::vector<double> mfu;
+      for (size_t k = tel.mfu.size() > 1 ? 1 : 0; k < tel.mfu.size(); ++k) {
+        mfu.push_back(tel.mfu[k].second);
+      }
+      if (!mfu.empty() && telemetry::median(mfu) < kBusyMfu) {
+        const auto [least, most] =
+            std::minmax_element(tel.mfu.begin(), tel.mfu.end(),
+                                [](const auto& a, const auto& b) { return a.second < b.second; });
         d.summary += fmt::format(
-            " (an MFU of {:.0f} % — under the {:.0f} % at which the GPUs compute most of the "
-            "time — says nothing of why: a small model, small per-GPU batches, an exchange, or "
-            "a wait)",
-            telemetry::median(mfu), kBusyMfu);
+            " ({} — under the {:.0f} % at which the GPUs compute most of the time — says "
+            "nothing of why: a small model, small per-GPU batches, an exchange, or a wait)",
+            least->second == most->second
+                ? fmt::format("an MFU of {:.2g} %", least->second)
+                : fmt::format("MFU figures of {:.2g} to {:.2g} %", least->second, most->second),
+            kBusyMfu);
       }
     }
     d.next = collect_more();
