@@ -4074,7 +4074,7 @@ std::optional<int> workers_counted(std::string_view cell) {
 bool read_utilisation_table(
     const std::vector<std::string_view>& head,
     const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
-    size_t count_column, PasteFiles& files, Telemetry& out) {
+    std::optional<size_t> count_column, PasteFiles& files, Telemetry& out) {
   size_t au = head.size(), idle = head.size();
   for (size_t k = 0; k < head.size(); ++k) {
     std::string h;
@@ -4091,9 +4091,16 @@ bool read_utilisation_table(
   if (au == head.size()) return false;
   bool found = false;
   for (const auto& [line, c] : rows) {
-    if (c.size() <= std::max(au, count_column)) continue;
+    if (c.size() <= std::max(au, count_column.value_or(0))) continue;
     const auto percent = leading_number(c[au]);
-    const auto count = count_cell(c[count_column]);
+    // Without a count column ("Without patch, 1x H100 | ... | 59.37"), one accelerator's run
+    // each, or as many as a "1x H100" in the row's first cell says.
+    std::optional<int> count = 1;
+    if (count_column) {
+      count = count_cell(c[*count_column]);
+    } else if (const size_t comma = c[0].rfind(','); comma != std::string_view::npos) {
+      if (const auto n = count_cell(trim(c[0].substr(comma + 1)))) count = n;
+    }
     if (!percent || *percent > 100 || !count) continue;
     Telemetry::UtilisationAtScale u;
     u.origin = {files.of(TelemetryKind::kInputProfile), line->number};
@@ -4105,6 +4112,8 @@ bool read_utilisation_table(
     // "| 1 | resnet50 | 60.0 |", "| 1 | unet3d | 99.0 |": a series per workload.
     for (size_t k = 0; k < c.size(); ++k) {
       if (k == au || k == count_column || k == idle || c[k].empty() || is_digit(c[k][0])) continue;
+      // Without a count column the first cell names the run, not a series of counts.
+      if (!count_column && k == 0) continue;
       u.series += std::string(c[k]) + "|";
     }
     out.accelerator_utilisation.push_back(u);
@@ -4568,6 +4577,8 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       }
       if (read_transposed_table(head, rows, files, next_group, out, caption,
                                 *workers_are_machines)) {
+        found = true;
+      } else if (read_utilisation_table(head, rows, std::nullopt, files, out)) {
         found = true;
       } else if (read_setting_table(head, rows, files, next_group, out, caption)) {
         found = true;

@@ -3143,6 +3143,19 @@ TEST(PastedLogs, ScalingEfficienciesATableStatesWithoutItsRuns) {
   EXPECT_THROW(read_text("| Job | CPU Efficiency |\n|---|---|\n| 42 | 61.0% |\n"), Error);
 }
 
+TEST(PastedLogs, DliosUtilisationInATableOfRunsWithoutACountColumn) {
+  // dlio_benchmark#194: "Test | Throughput (MB/s) | AU (%) | # reader threads" over
+  // "Without   patch, 1x H100 | 115.6499 | 59.3728 | 4".
+  const Telemetry t = read_telemetry_files(
+      {pasted("throughput_dlio_benchmark194-tfreader-au-before-after-patch.txt")});
+  ASSERT_EQ(t.accelerator_utilisation.size(), 2u);
+  EXPECT_EQ(t.accelerator_utilisation[0].accelerators, 1);
+  EXPECT_NEAR(t.accelerator_utilisation[0].percent, 59.3728, 1e-9);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kInputBound);
+  EXPECT_NE(d.summary.find("59.4 %"), std::string::npos) << d.summary;
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
