@@ -20,14 +20,7 @@ std::optional<int64_t> banner_date(std::string_view banner) {
       const auto d = parse_index(t.substr(8, 2));
       if (y && m && d) return days_from_civil(*y, *m, *d);
     }
-    if ((t.size() == 8 || t.size() == 10) && t[2] == '/' && t[5] == '/') {
-      const auto a = parse_index(t.substr(0, 2));
-      const auto b = parse_index(t.substr(3, 2));
-      auto y = parse_index(t.substr(6));
-      if (!a || !b || !y) continue;
-      if (t.size() == 8) *y += 2000;
-      return *a > 12 ? days_from_civil(*y, *b, *a) : days_from_civil(*y, *a, *b);
-    }
+    if (const auto days = slashed_date_days(t)) return days;
   }
   return std::nullopt;
 }

@@ -69,8 +69,18 @@ LineReading read_step(const std::vector<NamedValue>& values) {
                                  values[0].name == "iteration" || values[0].name == "batch") &&
                                 values[0].unit.empty() &&
                                 values[0].value == std::floor(values[0].value);
+  // DeepSpeed's timers ("forward: 648.32 | backward: 2160.50 | ... | step: 1376.68"): beside a
+  // forward and a backward that together take longer, "step" times the optimizer's step.
+  const auto seconds_named = [&](std::string_view name) -> std::optional<double> {
+    for (const NamedValue& v : values) {
+      if (v.name == name) return seconds_of(v);
+    }
+    return std::nullopt;
+  };
+  const auto forward = seconds_named("forward"), backward = seconds_named("backward");
+  const auto optimizer_step_time = seconds_named("step");
   const bool optimizer_step =
-      named(values, "forward") && named(values, "backward") && named(values, "step");
+      forward && backward && optimizer_step_time && *optimizer_step_time < *forward + *backward;
   std::optional<double> iteration;  // the seconds of an "it/s" rate
   std::vector<double> steps;        // every step-like value of the line, in seconds
   for (const NamedValue& v : values) {
@@ -83,8 +93,6 @@ LineReading read_step(const std::vector<NamedValue>& values) {
     if (t_td && v.name == "td") m.quantity = Quantity::kDataWait;
     if (t_td && v.name == "t") m.quantity = Quantity::kStep, m.priority = 2;
     if (tts && m.quantity == Quantity::kStep) m.quantity = Quantity::kStepWithoutData;
-    // DeepSpeed's timers ("forward: 648.32 | backward: 2160.50 | ... | step: 1376.68"): beside
-    // the forward and the backward, "step" times the optimizer's step, a phase.
     if (optimizer_step && v.name == "step") m.quantity = Quantity::kCompute;
     const auto seconds = seconds_of(v);
     if (!seconds) continue;
@@ -1434,13 +1442,8 @@ std::optional<StampedCount> stamped_count(
   // one (a day over 12 first: "25/04/2021"). Differences of a few lines on one day, which is what
   // is read, do not depend on it.
   if (const std::string_view t = text.substr(start);
-      !when && t.size() >= 19 && t[2] == '/' && t[5] == '/' && t[10] == ' ' && t[13] == ':') {
-    const auto a = parse_index(t.substr(0, 2));
-    const auto b = parse_index(t.substr(3, 2));
-    const auto y = parse_index(t.substr(6, 4));
-    const bool day_first = a && *a > 12;
-    const auto days =
-        a && b && y ? days_from_civil(*y, day_first ? *b : *a, day_first ? *a : *b) : std::nullopt;
+      !when && t.size() >= 19 && t[10] == ' ' && t[13] == ':') {
+    const auto days = slashed_date_days(t.substr(0, 10));
     const auto clock = parse_clock(t.substr(11, 8));
     if (days && clock) when = static_cast<double>(*days) * 86400 + *clock;
   }
@@ -1858,7 +1861,7 @@ std::vector<MinMaxBlock> min_max_blocks(const std::vector<Line>& lines) {
     }
     const auto fb = timers.find("forward_backward");
     const auto wait = timers.find("batch_generator");
-    if (fb != timers.end() && wait != timers.end()) {
+    if (fb != timers.end() && wait != timers.end() && fb->second.first > 0) {
       MinMaxBlock b{lines[k].number, lines[end - 1].number, wait->second.second, fb->second.first,
                     wait->second.first};
       for (const std::string_view after : {"grads_all_reduce", "optimizer"}) {
@@ -1874,9 +1877,9 @@ std::vector<MinMaxBlock> min_max_blocks(const std::vector<Line>& lines) {
 }
 
 // A table whose header gives its column's unit ("| Type | Time (ms) |" over "| Data loading |
-// 300 |"): each row that names a step's phase gets the unit in its bare number's cell, so the
-// row reads as the line a logger would have printed ("Data loading 300 ms"). Other rows (runs,
-// models, settings) are left to the table readers.
+// 300 |", or a rate's, "img/s"): each row that names a step's phase gets the unit in its bare
+// number's cell, so the row reads as the line a logger would have printed ("Data loading 300
+// ms"). Other rows (runs, models, settings) are left to the table readers.
 std::vector<Line> with_header_units(const std::vector<Line>& lines,
                                     std::deque<std::string>& store) {
   std::vector<Line> out = lines;
@@ -1892,11 +1895,18 @@ std::vector<Line> with_header_units(const std::vector<Line>& lines,
       for (const std::string_view cell : table_cells(text)) {
         std::string unit;
         const std::string low = lower(cell);
+        // "(ms)", "[s]"; not "img/s", a rate's unit.
         for (const std::string_view u : {"ms", "s", "sec", "us"}) {
-          for (const std::string& written :
-               {fmt::format("({})", u), fmt::format("[{}]", u), fmt::format("/{}", u)}) {
+          for (const std::string& written : {fmt::format("({})", u), fmt::format("[{}]", u)}) {
             if (low.ends_with(written) && low.size() > written.size()) unit = u == "sec" ? "s" : u;
           }
+        }
+        // A rate's header ("Throughput img/s"): its numbers are rates, whatever a row is named
+        // ("| Data loading | 5000 |" is no 5000-second wait).
+        if (const auto words = split_whitespace(low);
+            unit.empty() && !words.empty() && words.back().find("/s") != std::string_view::npos &&
+            !words.back().starts_with("/")) {
+          unit = std::string(words.back());
         }
         units.push_back(unit);
       }
@@ -3364,6 +3374,15 @@ std::string_view without_about(std::string_view cell) {
   return cell;
 }
 
+// The number a cell starts with ("2.713 ± 4.199", "about 990 images/s"), and the rest of it.
+std::optional<double> leading_number(std::string_view cell, std::string_view* rest = nullptr) {
+  cell = without_about(cell);
+  size_t end = 0;
+  while (end < cell.size() && (is_digit(cell[end]) || cell[end] == '.')) ++end;
+  if (rest != nullptr) *rest = trim(cell.substr(end));
+  return parse_number(cell.substr(0, end));
+}
+
 ColumnKind column_kind(std::string_view cell) {
   ColumnKind k;
   const std::string c = lower(cell);
@@ -3372,8 +3391,23 @@ ColumnKind column_kind(std::string_view cell) {
   const Meaning m = meaning_of(probe);
   k.per_gpu = c.find("/gpu") != std::string::npos || c.find("per gpu") != std::string::npos ||
               c.find("per_gpu") != std::string::npos;
-  if (c.find("speedup") != std::string::npos || c.find("speed-up") != std::string::npos ||
-      c.find("speed up") != std::string::npos || c.find("acceleration") != std::string::npos) {
+  const bool speedup =
+      c.find("speedup") != std::string::npos || c.find("speed-up") != std::string::npos ||
+      c.find("speed up") != std::string::npos || c.find("acceleration") != std::string::npos;
+  // A speedup of one thing over another ("Speedup (TF32 to mixed precision)") is no scaling's.
+  const auto has_word = [&](std::string_view w) {
+    for (size_t at = c.find(w); at != std::string::npos; at = c.find(w, at + 1)) {
+      const bool starts = at == 0 || !is_alpha(c[at - 1]);
+      const bool ends = at + w.size() == c.size() || !is_alpha(c[at + w.size()]);
+      if (starts && ends) return true;
+    }
+    return false;
+  };
+  if (speedup && (has_word("to") || has_word("vs") || has_word("over") || has_word("precision") ||
+                  has_word("amp") || has_word("fp16"))) {
+    return k;
+  }
+  if (speedup) {
     // "Speedup", "Acceleration Rate" over "1.98 X": each run's rate as a multiple of the
     // reference run's — a rate in a unit of its own.
     k.rate = true;
@@ -3459,11 +3493,16 @@ std::vector<std::pair<size_t, ColumnKind>> measure_columns(
     }
     if (kind.rate || kind.step || kind.duration) measures.emplace_back(k, kind);
   }
-  // A speedup beside a measure of its own is that measure's ratio: the measure is read.
-  if (std::any_of(measures.begin(), measures.end(),
-                  [](const auto& m) { return m.second.unit != "speedup"; })) {
-    std::erase_if(measures, [](const auto& m) { return m.second.unit == "speedup"; });
-  }
+  // A speedup beside a measure of its own is that measure's ratio: the measure is read. Alone,
+  // it is over the table's first run, which must then show 1x.
+  const bool other_measure = std::any_of(measures.begin(), measures.end(),
+                                         [](const auto& m) { return m.second.unit != "speedup"; });
+  std::erase_if(measures, [&](const auto& m) {
+    if (m.second.unit != "speedup") return false;
+    const auto first =
+        m.first < first_row.size() ? leading_number(first_row[m.first]) : std::optional<double>();
+    return other_measure || !first || *first < 0.95 || *first > 1.05;
+  });
   return measures;
 }
 
@@ -3496,15 +3535,6 @@ std::string stated_rate_unit(const std::vector<Line>& lines) {
     }
   }
   return {};
-}
-
-// The number a cell starts with ("2.713 ± 4.199", "about 990 images/s"), and the rest of it.
-std::optional<double> leading_number(std::string_view cell, std::string_view* rest = nullptr) {
-  cell = without_about(cell);
-  size_t end = 0;
-  while (end < cell.size() && (is_digit(cell[end]) || cell[end] == '.')) ++end;
-  if (rest != nullptr) *rest = trim(cell.substr(end));
-  return parse_number(cell.substr(0, end));
 }
 
 // The number a measure cell holds: a rate or step time as written ("150", "11.4 samples/sec"),
@@ -4398,10 +4428,6 @@ std::vector<Line> pandas_as_pipes(const std::vector<Line>& lines, std::deque<std
   return out;
 }
 
-// Tables of runs: a header with a GPU (or node) count column and measure columns, then one row
-// per count ("nproc/ngpu | sec/batch/gpu" then "1 | 0.323", "4 | 0.381", "8 | 0.609"). Each row
-// is a run, each measure column a series of its own. Without a count column, a table whose rows
-// name loader settings (read_setting_table).
 bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   for (size_t i = 0; i + 2 < lines.size(); ++i) {
@@ -4414,12 +4440,18 @@ bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, T
     for (size_t k = 0; k < head.size(); ++k) {
       const std::string h = lower(head[k]);
       if (h.find("efficiency") == std::string::npos) continue;
-      // A GPU's, a CPU's or memory's efficiency, or the model's FLOPs, are no scaling's.
+      // A scaling's: the header says so or names the scale ("8 GPU efficiency"); a CPU's,
+      // memory's, a kernel's ("Warp Execution Efficiency") or the FLOPs' are not.
       bool other = false;
-      for (const std::string_view w : {"cpu", "mem", "mfu", "flop", "energy", "power", "compute"}) {
+      for (const std::string_view w : {"cpu", "mem", "mfu", "flop", "energy", "power", "compute",
+                                       "warp", "load", "store", "kernel"}) {
         other = other || h.find(w) != std::string::npos;
       }
-      if (!other) columns.push_back(k);
+      bool scaling = false;
+      for (const std::string_view w : {"scal", "parallel", "weak", "strong", "gpu", "node"}) {
+        scaling = scaling || h.find(w) != std::string::npos;
+      }
+      if (!other && scaling) columns.push_back(k);
     }
     if (columns.empty()) continue;
     for (size_t j = i + 2; j < lines.size(); ++j) {
@@ -4443,6 +4475,10 @@ bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, T
   return found;
 }
 
+// Tables of runs: a header with a GPU (or node) count column and measure columns, then one row
+// per count ("nproc/ngpu | sec/batch/gpu" then "1 | 0.323", "4 | 0.381", "8 | 0.609"). Each row
+// is a run, each measure column a series of its own. Without a count column, a table whose rows
+// name loader settings (read_setting_table).
 bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   std::optional<bool> workers_are_machines;  // looked for once, when a table needs it
   bool found = false;

@@ -54,6 +54,9 @@ constexpr size_t kLoneWaitsToJudge = 5;
 
 // Days since 1970-01-01 of a proleptic Gregorian date; nullopt for an invalid date.
 std::optional<int64_t> days_from_civil(int64_t y, int m, int d);
+// "04/04/2021" or "04/04/21": days since 1970-01-01, the month first unless the first part
+// cannot be one (over 12: "25/04/2021"); nullopt for anything else.
+std::optional<int64_t> slashed_date_days(std::string_view text);
 // "HH:MM:SS" or "HH:MM:SS.fff" -> seconds since midnight; nullopt when malformed.
 std::optional<double> parse_clock(std::string_view s);
 

@@ -987,7 +987,9 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
       if (fields.size() >= 3 && from) {
         for (size_t k = 1; k < fields.size(); ++k) {
           const auto gbps = parse_number(fields[k]);
-          if (!gbps || static_cast<int>(k - 1) == *from) continue;
+          if (!gbps || !std::isfinite(*gbps) || *gbps <= 0 || static_cast<int>(k - 1) == *from) {
+            continue;
+          }
           add(l, 0, *gbps, fmt::format("{} GPU{} -> GPU{}", p2p_matrix, *from, k - 1));
         }
         --p2p_matrix_rows;

@@ -91,6 +91,16 @@ std::optional<int64_t> days_from_civil(int64_t y, int m, int d) {
   return era * 146097 + doe - 719468;
 }
 
+std::optional<int64_t> slashed_date_days(std::string_view t) {
+  if ((t.size() != 8 && t.size() != 10) || t[2] != '/' || t[5] != '/') return std::nullopt;
+  const auto a = parse_index(t.substr(0, 2));
+  const auto b = parse_index(t.substr(3, 2));
+  auto y = parse_index(t.substr(6));
+  if (!a || !b || !y) return std::nullopt;
+  if (t.size() == 8) *y += 2000;
+  return *a > 12 ? days_from_civil(*y, *b, *a) : days_from_civil(*y, *a, *b);
+}
+
 std::optional<double> parse_clock(std::string_view s) {
   // HH:MM:SS[.fff]
   if (s.size() < 8 || s[2] != ':' || s[5] != ':') return std::nullopt;

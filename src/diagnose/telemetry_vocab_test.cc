@@ -3138,7 +3138,15 @@ TEST(PastedLogs, ScalingEfficienciesATableStatesWithoutItsRuns) {
   const std::string table = "| Model | 8 GPU efficiency |\n|---|---|\n| ResNet | 61.0% |\n";
   EXPECT_EQ(diagnose_telemetry(read_text(table)).verdict, Verdict::kCommunicationBound);
   // Of synthetic data they leave the job's own loading out.
-  EXPECT_EQ(diagnose_telemetry(read_text("Synthetic data:\n" + table)).verdict, Verdict::kUnknown);
+  // Of synthetic data: under the bar, the exchange (it cannot wait on the input); over it, the
+  // job's own loading is left out.
+  EXPECT_EQ(diagnose_telemetry(read_text("Synthetic data:\n" + table)).verdict,
+            Verdict::kCommunicationBound);
+  EXPECT_EQ(diagnose_telemetry(
+                read_text("Synthetic data:\n| Model | 8 GPU efficiency |\n|---|---|\n| ResNet | "
+                          "95.0% |\n"))
+                .verdict,
+            Verdict::kUnknown);
   // A CPU's efficiency is no scaling's.
   EXPECT_THROW(read_text("| Job | CPU Efficiency |\n|---|---|\n| 42 | 61.0% |\n"), Error);
 }
@@ -3154,6 +3162,50 @@ TEST(PastedLogs, DliosUtilisationInATableOfRunsWithoutACountColumn) {
   const Diagnosis d = diagnose_telemetry(t);
   EXPECT_EQ(d.verdict, Verdict::kInputBound);
   EXPECT_NE(d.summary.find("59.4 %"), std::string::npos) << d.summary;
+}
+
+TEST(PastedLogs, WhatTheCodeReviewOfHeldOut33sReadersFound) {
+  // A kernel's efficiencies are no scaling's.
+  EXPECT_THROW(read_text("nvprof metrics:\n\n| Kernel | Warp Execution Efficiency | Global Load "
+                         "Efficiency |\n|---|---|---|\n| sgemm | 99.8% | 45.2% |\n| elementwise "
+                         "| 62.1% | 25.0% |\n"),
+               Error);
+  // A speedup of one thing over another, and one whose first run is not 1x, scale nothing.
+  for (const char* text :
+       {"| GPUs | Speedup (TF32 to mixed precision) |\n|---|---|\n| 1 | 2.10x |\n| 8 | 2.02x |\n",
+        "| GPUs | Speedup |\n|---|---|\n| 1 | 2.10x |\n| 8 | 2.02x |\n"}) {
+    EXPECT_THROW(read_text(text), Error) << text;
+  }
+  // A rate's header gives its numbers no seconds.
+  EXPECT_NE(diagnose_telemetry(read_text("| Stage | Throughput img/s |\n|---|---|\n| Data loading "
+                                         "| 5000 |\n| Training step | 800 |\n"))
+                .verdict,
+            Verdict::kInputBound);
+  // The step's counter, not the epoch's: 30 steps into its epoch, the average still holds the
+  // start.
+  EXPECT_EQ(
+      diagnose_telemetry(
+          read_text("Epoch: [600/1000][ 10/5005]\tTime  0.300 ( 1.500)\tData  0.010 ( 0.050)\n"
+                    "Epoch: [600/1000][ 20/5005]\tTime  0.310 ( 0.950)\tData  0.010 ( 0.040)\n"
+                    "Epoch: [600/1000][ 30/5005]\tTime  0.305 ( 0.760)\tData  0.010 ( 0.030)\n"))
+          .verdict,
+      Verdict::kHealthy);
+  // A "step" longer than forward and backward together is the whole step, not the optimizer's.
+  const Telemetry whole = read_text(
+      "step 100 | forward: 0.12s | backward: 0.30s | step: 0.50s | data: 0.20s\n"
+      "step 200 | forward: 0.12s | backward: 0.30s | step: 0.50s | data: 0.20s\n"
+      "step 300 | forward: 0.12s | backward: 0.30s | step: 0.50s | data: 0.20s\n");
+  ASSERT_EQ(whole.steps.size(), 3u);
+  EXPECT_NEAR(whole.steps[0].step_seconds, 0.5, 1e-12);
+  // No copy of a negative or zero rate.
+  EXPECT_THROW(
+      read_text("Unidirectional P2P=Enabled Bandwidth Matrix (GB/s)\n   D\\D     0      1\n"
+                "     0 770.13  -5\n     1  0 771.27\n"),
+      Error);
+  // Megatron's timers at (0, 0) time no step.
+  EXPECT_TRUE(read_text("    forward-backward ....: (0.00, 0.00)\n"
+                        "    batch-generator .....: (0.00, 0.00)\n")
+                  .steps.empty());
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
