@@ -40,6 +40,14 @@ bool named(const std::vector<NamedValue>& values, std::string_view name) {
   return value_named(values, name).has_value();
 }
 
+// The value named `name` on a line in seconds, if it has one and a duration's unit.
+std::optional<double> seconds_named(const std::vector<NamedValue>& values, std::string_view name) {
+  for (const NamedValue& v : values) {
+    if (v.name == name) return seconds_of(v);
+  }
+  return std::nullopt;
+}
+
 // The step and data wait of one line. ESPnet prints the data wait as iter_time beside the
 // step's train_time (YOLOX's iter_time is the step): the names next to it decide.
 LineReading read_step(const std::vector<NamedValue>& values) {
@@ -71,14 +79,9 @@ LineReading read_step(const std::vector<NamedValue>& values) {
                                 values[0].value == std::floor(values[0].value);
   // DeepSpeed's timers ("forward: 648.32 | backward: 2160.50 | ... | step: 1376.68"): beside a
   // forward and a backward that together take longer, "step" times the optimizer's step.
-  const auto seconds_named = [&](std::string_view name) -> std::optional<double> {
-    for (const NamedValue& v : values) {
-      if (v.name == name) return seconds_of(v);
-    }
-    return std::nullopt;
-  };
-  const auto forward = seconds_named("forward"), backward = seconds_named("backward");
-  const auto optimizer_step_time = seconds_named("step");
+  const auto forward = seconds_named(values, "forward");
+  const auto backward = seconds_named(values, "backward");
+  const auto optimizer_step_time = seconds_named(values, "step");
   const bool optimizer_step =
       forward && backward && optimizer_step_time && *optimizer_step_time < *forward + *backward;
   std::optional<double> iteration;  // the seconds of an "it/s" rate
@@ -1876,6 +1879,16 @@ std::vector<MinMaxBlock> min_max_blocks(const std::vector<Line>& lines) {
   return out;
 }
 
+// A table's first cell that names a step's phase or the whole step ("Data loading", "Forward",
+// "Iteration total"), read as a timer's name would be.
+bool names_step_phase(std::string_view cell) {
+  const auto named = named_values(fmt::format("{}: 1 s", trim(cell)));
+  if (named.size() != 1) return false;
+  const Quantity q = meaning_of(named[0]).quantity;
+  return q == Quantity::kDataWait || q == Quantity::kStep || q == Quantity::kCompute ||
+         q == Quantity::kCommunication || q == Quantity::kStepWithoutData;
+}
+
 // A table whose header gives its column's unit ("| Type | Time (ms) |" over "| Data loading |
 // 300 |", or a rate's, "img/s"): each row that names a step's phase gets the unit in its bare
 // number's cell, so the row reads as the line a logger would have printed ("Data loading 300
@@ -1915,13 +1928,7 @@ std::vector<Line> with_header_units(const std::vector<Line>& lines,
     if (units.empty() || rule_line(text)) continue;
     const auto cells = table_cells(text);
     if (cells.size() > units.size() || cells.size() < 2) continue;
-    const auto named = named_values(fmt::format("{}: 1 s", cells[0]));
-    if (named.size() != 1) continue;
-    const Quantity q = meaning_of(named[0]).quantity;
-    if (q != Quantity::kDataWait && q != Quantity::kStep && q != Quantity::kCompute &&
-        q != Quantity::kCommunication && q != Quantity::kStepWithoutData) {
-      continue;
-    }
+    if (!names_step_phase(cells[0])) continue;
     std::string row = "|";
     bool changed = false;
     for (size_t c = 0; c < cells.size(); ++c) {
@@ -3383,6 +3390,9 @@ std::optional<double> leading_number(std::string_view cell, std::string_view* re
   return parse_number(cell.substr(0, end));
 }
 
+// Words of a speedup's header that say it sets one thing against another, not scales.
+constexpr std::string_view kComparedWords[] = {"to", "vs", "over", "precision", "amp", "fp16"};
+
 ColumnKind column_kind(std::string_view cell) {
   ColumnKind k;
   const std::string c = lower(cell);
@@ -3395,16 +3405,8 @@ ColumnKind column_kind(std::string_view cell) {
       c.find("speedup") != std::string::npos || c.find("speed-up") != std::string::npos ||
       c.find("speed up") != std::string::npos || c.find("acceleration") != std::string::npos;
   // A speedup of one thing over another ("Speedup (TF32 to mixed precision)") is no scaling's.
-  const auto has_word = [&](std::string_view w) {
-    for (size_t at = c.find(w); at != std::string::npos; at = c.find(w, at + 1)) {
-      const bool starts = at == 0 || !is_alpha(c[at - 1]);
-      const bool ends = at + w.size() == c.size() || !is_alpha(c[at + w.size()]);
-      if (starts && ends) return true;
-    }
-    return false;
-  };
-  if (speedup && (has_word("to") || has_word("vs") || has_word("over") || has_word("precision") ||
-                  has_word("amp") || has_word("fp16"))) {
+  if (speedup && std::any_of(std::begin(kComparedWords), std::end(kComparedWords),
+                             [&](std::string_view w) { return has_whole_word(c, w); })) {
     return k;
   }
   if (speedup) {
@@ -3946,12 +3948,7 @@ bool read_model_table(
   // Rows that name a step's phases ("| Type | Time (ms) |" over "Forward", "Data loading"): one
   // step's breakdown, not configurations to compare.
   if (!models && std::any_of(rows.begin(), rows.end(), [](const auto& row) {
-        if (row.second.empty()) return false;
-        const auto named = named_values(fmt::format("{}: 1 s", trim(row.second[0])));
-        if (named.size() != 1) return false;
-        const Quantity q = meaning_of(named[0]).quantity;
-        return q == Quantity::kDataWait || q == Quantity::kStep || q == Quantity::kCompute ||
-               q == Quantity::kCommunication || q == Quantity::kStepWithoutData;
+        return !row.second.empty() && names_step_phase(row.second[0]);
       })) {
     return false;
   }
