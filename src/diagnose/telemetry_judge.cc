@@ -1328,7 +1328,9 @@ std::optional<Diagnosis> judge_link_settings(const Telemetry& tel) {
     const auto measure = [&](double per_second) {
       return measure_text(unit, per_second, unit == "steps");
     };
-    const std::string name = link == "nvlink" ? "NVLink" : "P2P";
+    const std::string name = link == "nvlink"       ? "NVLink"
+                             : link == "infiniband" ? "InfiniBand"
+                                                    : "P2P";
     Diagnosis d;
     d.evidence.push_back(fmt::format("with {}: {}", name, measure(with)));
     d.evidence.push_back(tel.cite(cited.at(key)));

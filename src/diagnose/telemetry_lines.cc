@@ -4048,6 +4048,7 @@ ColumnKind cell_kind(std::string_view cell, const ColumnKind& caption) {
 struct ColumnScale {
   std::optional<int> gpus, nodes;
   std::string loader_setting;
+  std::string link_setting;  // "DDP (Ethernet)" | "DDP (InfiniBand)": the link between machines
 };
 // `counted`: what the table's first header cell says its other header cells count ("#workers
 // | 1 | 2 | 4", "GPUs | 1 | 8"), empty when it says nothing.
@@ -4081,6 +4082,10 @@ std::optional<ColumnScale> column_scale(std::string_view cell, std::string_view 
   }
   if (const auto setting = loader_setting_of(cell); setting && setting->workers) {
     s.loader_setting = setting->label;
+    return s;
+  }
+  if (const auto link = link_setting_of(cell)) {
+    s.link_setting = *link;
     return s;
   }
   return std::nullopt;
@@ -4209,7 +4214,8 @@ bool read_transposed_table(
       // one cell per scale.
       const auto same_scale = [&](const auto& m) {
         return m.first->gpus == scale.gpus && m.first->nodes == scale.nodes &&
-               m.first->loader_setting == scale.loader_setting;
+               m.first->loader_setting == scale.loader_setting &&
+               m.first->link_setting == scale.link_setting;
       };
       ColumnKind as_read = kind;
       if (kind.duration && step_row) as_read = ColumnKind{.step = true};
@@ -4235,6 +4241,7 @@ bool read_transposed_table(
       run.gpus = scale->gpus;
       run.nodes = scale->nodes;
       run.loader_setting = scale->loader_setting;
+      run.link_setting = scale->link_setting;
       if (!head.empty() && names_models(head[0]) && !c.empty()) run.model = printable(c[0]);
       add_table_run(std::move(run), m.first, m.second, file, line->number, out);
     }

@@ -2304,6 +2304,24 @@ std::optional<std::string> link_setting_of(std::string_view label) {
   if (const size_t at = low.find("p2p"); at != std::string::npos) {
     return std::string(off_at(at, 3) ? "no p2p" : "p2p");
   }
+  // Between machines: InfiniBand (RDMA, RoCE) against Ethernet's TCP sockets, named as words
+  // of their own ("DDP (Ethernet)", "DDP (InfiniBand)", "IB disabled").
+  const auto word_at = [&](std::string_view w) -> size_t {
+    for (size_t at = low.find(w); at != std::string::npos; at = low.find(w, at + 1)) {
+      const bool starts = at == 0 || !is_alpha(low[at - 1]);
+      const bool ends = at + w.size() == low.size() || !is_alpha(low[at + w.size()]);
+      if (starts && ends) return at;
+    }
+    return std::string::npos;
+  };
+  for (const std::string_view w : {"infiniband", "ib", "rdma", "roce"}) {
+    if (const size_t at = word_at(w); at != std::string::npos) {
+      return std::string(off_at(at, w.size()) ? "no infiniband" : "infiniband");
+    }
+  }
+  for (const std::string_view w : {"ethernet", "tcp"}) {
+    if (word_at(w) != std::string::npos) return std::string("no infiniband");
+  }
   return std::nullopt;
 }
 

@@ -3208,6 +3208,20 @@ TEST(PastedLogs, WhatTheCodeReviewOfHeldOut33sReadersFound) {
                   .steps.empty());
 }
 
+TEST(PastedLogs, InfinibandAgainstEthernetIsALinkSetting) {
+  EXPECT_EQ(link_setting_of("DDP (InfiniBand)"), "infiniband");
+  EXPECT_EQ(link_setting_of("DDP (Ethernet)"), "no infiniband");
+  EXPECT_EQ(link_setting_of("IB disabled"), "no infiniband");
+  EXPECT_EQ(link_setting_of("RoCE"), "infiniband");
+  EXPECT_FALSE(link_setting_of("ribbon tcpdump"));  // words of their own only
+  // A table with the settings in its columns (a write-up's "DDP (Ethernet) | DDP (InfiniBand)"
+  // over "Training time (CIFAR-10, 2 GPUs) | Baseline | 37.7s | **18.1s**").
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_aihpcmu-ddp-ethernet-vs-infiniband-2gpu-cifar10.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound);
+  EXPECT_NE(d.summary.find("2.1x slower without InfiniBand"), std::string::npos) << d.summary;
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
