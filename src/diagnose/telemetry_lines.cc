@@ -1850,12 +1850,8 @@ std::vector<MinMaxBlock> min_max_blocks(const std::vector<Line>& lines) {
     size_t end = k;
     for (; end < lines.size() && lines[end].text.size() <= kMaxPastedLineBytes; ++end) {
       if (end > k && lines[end].number != lines[end - 1].number + 1) break;
-      const auto v = named_values(lines[end].text);
-      if (v.size() != 1 || v[0].unit != "ms" ||
-          lines[end].text.find("...") == std::string_view::npos ||
-          lines[end].text.find(", ") == std::string_view::npos) {
-        break;
-      }
+      const auto v = min_max_timer(lines[end].text);
+      if (v.empty()) break;
       timers.emplace(v[0].name, std::pair{*seconds_of(v[0]), lines[end].number});
     }
     if (end == k) {

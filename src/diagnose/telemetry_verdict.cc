@@ -1507,6 +1507,13 @@ std::optional<Diagnosis> waits_beside_steps(const Telemetry& tel, const Telemetr
 // waiting on its input could not. A low MFU says nothing of why (a small model, an old GPU, a
 // peak the trainer assumes for another GPU, a MoE's small expert GEMMs).
 constexpr double kBusyMfu = 35;
+
+// A trainer's figures per line without the first (a warm-up), unless it is the only one.
+std::vector<double> after_warm_up(const std::vector<std::pair<Origin, double>>& lines) {
+  std::vector<double> out;
+  for (size_t i = lines.size() > 1 ? 1 : 0; i < lines.size(); ++i) out.push_back(lines[i].second);
+  return out;
+}
 std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
   // A dense model's tokens a second per GPU, its size named (named_model_billions): training
   // costs about 6 FLOPs per parameter per token (2 forward, 4 backward; attention's own a few
@@ -1531,10 +1538,7 @@ std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
                                                         : !from_tokens.empty() ? from_tokens
                                                                                : tel.model_tflops;
   if (lines.empty()) return std::nullopt;
-  std::vector<double> after_first;
-  for (size_t i = lines.size() > 1 ? 1 : 0; i < lines.size(); ++i) {
-    after_first.push_back(lines[i].second);
-  }
+  const std::vector<double> after_first = after_warm_up(lines);
   const double median = telemetry::median(after_first);
   // TFLOP/s above the GPU's peak are several GPUs' (a job's total), not one's.
   if (peak && median > peak->tflops) return std::nullopt;
@@ -2465,12 +2469,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
           "read {}, but nothing a rule weighs alone: no wait for data against a step, no GPU or "
           "CPU use over time, no run at another scale or setting to compare {} with",
           listed, read.size() == 1 && read[0].starts_with("1 ") ? "it" : "them");
-      // The MFU as high_mfu reads it: the lines after the first (a warm-up), under its bar.
-      std::vector<double> mfu;
-      for (size_t k = tel.mfu.size() > 1 ? 1 : 0; k < tel.mfu.size(); ++k) {
-        mfu.push_back(tel.mfu[k].second);
-      }
-      if (!mfu.empty() && telemetry::median(mfu) < kBusyMfu) {
+      // The MFU as high_mfu reads it, under its bar.
+      if (const auto mfu = after_warm_up(tel.mfu);
+          !mfu.empty() && telemetry::median(mfu) < kBusyMfu) {
         const auto [least, most] =
             std::minmax_element(tel.mfu.begin(), tel.mfu.end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; });

@@ -586,11 +586,8 @@ std::vector<NamedValue> values_before_names(std::string_view line) {
   return out;
 }
 
-// Megatron-LM's timers logged as "(min, max) time across ranks (ms):", one a line with dot
-// leaders ("    batch-generator ....................: (408.98, 817.78)"): always
-// milliseconds, whether or not the header was pasted. Of the two, a wait's minimum is the time
-// every rank spent in it (a rank that arrives early waits longer and delays no one), any other
-// timer's maximum the slowest rank's, which the others wait for. Empty for other lines.
+}  // namespace
+
 std::vector<NamedValue> min_max_timer(std::string_view line) {
   const size_t dots = line.find("...");
   if (dots == std::string_view::npos) return {};
@@ -615,8 +612,6 @@ std::vector<NamedValue> min_max_timer(std::string_view line) {
   if (meaning_of(v).quantity == Quantity::kDataWait) v.value = pair[0];
   return {v};
 }
-
-}  // namespace
 
 std::vector<NamedValue> named_values(std::string_view line) {
   std::vector<NamedValue> out;

@@ -36,6 +36,13 @@ struct NamedValue {
 // are skipped; a number with no name before it (a rate after a comma) has an empty name.
 std::vector<NamedValue> named_values(std::string_view line);
 
+// Megatron-LM's timers logged as "(min, max) time across ranks (ms):", one a line with dot
+// leaders ("    batch-generator ....................: (408.98, 817.78)"): always
+// milliseconds, whether or not the header was pasted. Of the two, a wait's minimum is the time
+// every rank spent in it (a rank that arrives early waits longer and delays no one), any other
+// timer's maximum the slowest rank's, which the others wait for. Empty for other lines.
+std::vector<NamedValue> min_max_timer(std::string_view line);
+
 // The Chinese words of pasted text that the reader knows, in English ("单卡" is " single  card
 // "); other characters are kept.
 std::string in_english(std::string_view line);
