@@ -2584,8 +2584,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (says("max_iters") || says("max_iter=") || runs_iterations(low)) {
       out.run_in_iterations = true;
     }
-    if (says("synthetic") || says("dummy data") || says("fake data") || says("fake image") ||
-        says("fake input") || says("random input") || says("random data")) {
+    if (says_synthetic_data(low)) {
       // "However, with synthetic data i see good scalability": the paste's runs are on its
       // data, set against synthetic runs it does not show.
       if (synthetic_scales_said(low)) {
@@ -2843,7 +2842,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         if (v.unit != "x" || !(v.value > 1 && v.value < 1000)) continue;
         const std::string_view before = std::string_view(low).substr(0, v.column);
         size_t synthetic_at = 0, real_at = 0;
-        for (const std::string_view w : {"synthetic", "dummy data", "fake data", "random data"}) {
+        for (const std::string_view w : kSyntheticDataWords) {
           if (const size_t at = before.rfind(w); at != std::string_view::npos) {
             synthetic_at = std::max(synthetic_at, at + 1);
           }

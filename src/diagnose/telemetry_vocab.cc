@@ -2133,9 +2133,14 @@ std::optional<UtilisationAtScales> utilisation_at_scales(std::string_view line) 
 // Stems of the words loader_setting_of reads: workers, synthetic/random/fake/dummy data,
 // persistent, pin memory, prefetch, multiproc, CPUs, cores, nodes.
 constexpr std::string_view kSettingStems[] = {
-    "worker",  "synthetic", "random",         "fake",      "procs",  "dummy",
-    "persist", "pin",       "prefetch",       "multiproc", "cpu",    "core",
-    "node",    "thread",    "parallel_calls", "feed_dict", "process"};
+    "worker",  "synth",  "random",         "fake",      "procs",  "dummy",
+    "persist", "pin",    "prefetch",       "multiproc", "cpu",    "core",
+    "node",    "thread", "parallel_calls", "feed_dict", "process"};
+
+bool says_synthetic_data(std::string_view low) {
+  return std::any_of(std::begin(kSyntheticDataWords), std::end(kSyntheticDataWords),
+                     [&](std::string_view w) { return low.find(w) != std::string_view::npos; });
+}
 
 std::vector<int> job_gpus_of(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return {};
@@ -2565,8 +2570,7 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
     }
     if (cpu_nodes) break;
   }
-  s.synthetic = has("synthetic") || has("random data") || has("fake data") || has("dummy data") ||
-                has("random input");
+  s.synthetic = says_synthetic_data(text);
   // Without blanks, for values: "pin_memory = False" is "pin_memory=false".
   std::string compact;
   for (const char c : text) {

@@ -138,6 +138,13 @@ struct LoaderSetting {
 };
 std::optional<LoaderSetting> loader_setting_of(std::string_view line);
 
+// The words by which lower-case text names data that is not loaded at all: synthetic data
+// ("synthethic" too, a common misspelling of a heading), dummy, fake or random data.
+inline constexpr std::string_view kSyntheticDataWords[] = {
+    "synthetic",  "synthethic", "dummy data",   "fake data",
+    "fake image", "fake input", "random input", "random data"};
+bool says_synthetic_data(std::string_view low);
+
 // The words of lower-case text, runs of letters and digits ('_' joining them too where asked:
 // "ssd_mobilenet" is one word then), in order.
 std::vector<std::string> alnum_words(std::string_view low, bool underscore_joins);
