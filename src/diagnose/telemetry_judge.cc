@@ -2082,6 +2082,12 @@ constexpr std::string_view kLargeMessageRows =
 // (about 12): a path through the CPU's host bridge, or lanes cut to x8 or x4.
 constexpr double kWeakPeerCopyGbps = 8;
 
+// A collective's bus bandwidth at 1 GB messages and more from this (GB/s) is NVLink's class
+// (NVLink 3 and later, or NVSwitch; 8 InfiniBand NDR rails reach it too): no PCIe or single
+// network link carries it, and no data-parallel job's exchange waits long on it. Between 5
+// and this the link may be a fast network's or a slow NVLink's: the benchmark alone cannot say.
+constexpr double kNvlinkClassGbps = 100;
+
 std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel) {
   if (tel.bandwidths.empty()) return std::nullopt;
   // CUDA's p2pBandwidthLatencyTest alone: the GPUs' copies to each other, one way, P2P on.
@@ -2228,6 +2234,14 @@ std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel) {
         "it",
         slow->name, slow->gbps, size_text(slow->bytes));
     d.fixes = fixes::communication_bound();
+  } else if (slow->gbps >= kNvlinkClassGbps && slow->bytes >= 1e9) {
+    d.verdict = Verdict::kHealthy;
+    d.summary = fmt::format(
+        "the interconnect is fast: {} at {:.3g} GB/s{}, NVLink-class, so exchanging gradients over "
+        "it is not what slows a job; the job's own step and data times would say whether its "
+        "input keeps up",
+        slow->name, slow->gbps, size_text(slow->bytes));
+    d.next = collect_more();
   } else {
     d.verdict = Verdict::kUnknown;
     d.summary = fmt::format(

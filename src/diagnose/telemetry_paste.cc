@@ -921,6 +921,8 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
   std::string p2p_matrix;        // the p2pBandwidthLatencyTest matrix being read, by its title
   int p2p_matrix_rows = 0;       // its rows still to read; 0 outside one
   int p2p_matrices = 0;
+  std::string bench_collective;    // all_reduce_bench.py's collective, from its heading line
+  double bench_payload_bytes = 0;  // ... and its payload
   for (const Line& l : lines) {
     const std::string_view text = trim(l.text);
     // nccl-tests' last line, "# Avg bus bandwidth    : 92.3405" (an mpirun's "[1,0]<stdout>:"
@@ -1030,6 +1032,30 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
       while (begin > 0 && (telemetry::is_digit(text[begin - 1]) || text[begin - 1] == '.')) --begin;
       if (const auto gbps = parse_number(text.substr(begin, per_gpu - begin))) {
         add(l, kvstore_bytes, *gbps, "KVStore push/pull (MXNet measure.py)");
+        continue;
+      }
+    }
+    // ml-engineering's all_reduce_bench.py: "The average bandwidth of all_reduce with a 4.0GB
+    // payload (50 trials, 16 ranks):", then " algbw: 180.776 GBps (1446.2 Gbps)" and " busbw:
+    // 338.955 GBps (2711.6 Gbps)": the bus bandwidth, like nccl-tests', at that payload.
+    if (const size_t with = text.find(" with a ");
+        text.starts_with("The average bandwidth of ") && with != std::string_view::npos) {
+      const std::string_view payload = text.substr(with + 8, text.find(" payload") - with - 8);
+      size_t digits = 0;
+      while (digits < payload.size() &&
+             (telemetry::is_digit(payload[digits]) || payload[digits] == '.')) {
+        ++digits;
+      }
+      bench_payload_bytes = bytes_of(payload.substr(0, digits), payload.substr(digits)).value_or(0);
+      bench_collective = std::string(text.substr(25, with - 25));
+      continue;
+    }
+    if (text.starts_with("busbw:") && !bench_collective.empty()) {
+      const auto f = split_whitespace(text.substr(6));
+      const auto value = f.size() >= 2 ? parse_number(f[0]) : std::nullopt;
+      if (value && *value >= 0 && (f[1] == "GBps" || f[1] == "Gbps")) {
+        add(l, bench_payload_bytes, f[1] == "GBps" ? *value : *value / 8,
+            fmt::format("all_reduce_bench's {} busbw", telemetry::printable(bench_collective)));
         continue;
       }
     }

@@ -4567,6 +4567,35 @@ TEST(Bandwidth, IperfBetweenTwoHosts) {
   EXPECT_TRUE(read_text("[  3] step 0.0-10.0 sec loss 5.60\n").bandwidths.empty());
 }
 
+TEST(Bandwidth, NvlinkClassAtLargeMessagesIsNotWhatSlowsAJob) {
+  // multi-node-training-guide#7: ml-engineering's all_reduce_bench.py over 16 ranks, 339 GB/s
+  // of bus bandwidth at a 4 GB payload.
+  const Telemetry bench = read_telemetry_files(
+      {pasted("other_multinodetrainingguide7-torch-allreduce-busbw-16-ranks.txt")});
+  ASSERT_EQ(bench.bandwidths.size(), 1u);
+  EXPECT_DOUBLE_EQ(bench.bandwidths[0].bus_gbps, 338.955);
+  EXPECT_DOUBLE_EQ(bench.bandwidths[0].bytes, 4.0 * 1024 * 1024 * 1024);
+  const Diagnosis d = diagnose_telemetry(bench);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("all_reduce_bench's all_reduce busbw at 339 GB/s"));
+  // CoreWeave's GB200 NVL72 all_reduce_perf: 835 GB/s at 8.59 GB.
+  EXPECT_EQ(diagnose_telemetry(read_telemetry_files({pasted(
+                                   "throughput_coreweave-nccl-tests43-gb200-nvl72-allreduce-"
+                                   "busbw.txt")}))
+                .verdict,
+            Verdict::kHealthy);
+  // A fast network's rate, or the same rate at messages too small to tell: `unknown`.
+  EXPECT_EQ(diagnose_telemetry(read_text("The average bandwidth of all_reduce with a 4.0GB payload "
+                                         "(5 trials, 16 ranks):\n algbw: 22.000 GBps (176.0 "
+                                         "Gbps)\n busbw: 41.250 GBps (330.0 Gbps)\n"))
+                .verdict,
+            Verdict::kUnknown);
+  EXPECT_EQ(diagnose_telemetry(read_text("The average bandwidth of all_reduce with a 256MB payload "
+                                         "(5 trials, 8 ranks):\n busbw: 150.0 GBps\n"))
+                .verdict,
+            Verdict::kUnknown);
+}
+
 TEST(ProcessTimes, AShellsTimeOfRunsOfOneJob) {
   // LPSDA#1: bash's `time` before and after a change to the data loading: 44m45s of wall clock
   // with 4366m of user time (102 CPUs busy), then 15m with 105m.
