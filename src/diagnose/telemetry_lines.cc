@@ -1523,6 +1523,58 @@ std::vector<Line> arrow_parts(const Line& line) {
   return parts.size() >= 2 ? parts : std::vector<Line>{};
 }
 
+// A line giving rates at two scales or more, each beside its own ("1200 images/sec on 1 GPU and
+// 3000 images/sec on 4 GPUs", open_lm#21's "~2.5K tokens/sec/GPU on 256 A100s for OpenLM-7B,
+// and ~9.5K tokens/sec/GPU on 128 A100s for OpenLM-1B"), parted after each scale where a
+// clause ends (". ", "; ", ", ", " and "), so that each part is read as a line of its own;
+// empty when the line is not one such.
+std::vector<Line> rate_scale_parts(const Line& line) {
+  const std::string low = lower(line.text);
+  if (low.find('|') != std::string::npos) return {};  // a table's row: its columns say it
+  static constexpr std::string_view kEnds[] = {". ", "; ", ", ", " and "};
+  struct Piece {
+    size_t begin, end;
+  };
+  std::vector<Piece> pieces;
+  size_t start = 0;
+  for (size_t i = 0; i < low.size(); ++i) {
+    for (const std::string_view e : kEnds) {
+      if (low.compare(i, e.size(), e) == 0) {  // "1,200" is one number: a blank follows a break
+        pieces.push_back({start, i});
+        start = i + e.size();
+        i = start - 1;
+        break;
+      }
+    }
+  }
+  pieces.push_back({start, low.size()});
+  if (pieces.size() < 2) return {};
+  std::vector<Line> parts;
+  std::set<std::pair<int, int>> scales;
+  size_t part_begin = 0;
+  for (const Piece& p : pieces) {
+    // The rate and its scale in one piece ("I got 2.94 steps/sec" after "For 2 nodes," is
+    // another shape, read clause by clause).
+    const std::string_view text = line.text.substr(p.begin, p.end - p.begin);
+    const std::vector<NamedValue> values = named_values(text);
+    std::optional<int> nodes;
+    const std::optional<int> gpus = gpu_count_of(text, &nodes, nullptr);
+    if ((gpus || nodes) && std::any_of(values.begin(), values.end(), [](const NamedValue& v) {
+          return meaning_of(v).quantity == Quantity::kRate;
+        })) {
+      parts.push_back(Line{line.number, line.text.substr(part_begin, p.end - part_begin), true});
+      scales.insert({gpus.value_or(0), nodes.value_or(0)});
+      part_begin = p.end;
+    }
+  }
+  if (parts.size() < 2 || scales.size() < 2) return {};
+  // What follows the last scale is a line of its own (a remark, or a scale said otherwise).
+  if (part_begin < line.text.size()) {
+    parts.push_back(Line{line.number, line.text.substr(part_begin), true});
+  }
+  return parts;
+}
+
 namespace {
 
 // A list of two numbers or more in prose ("1, 2, and 4 GPUs", "(60, 36, 20 min"), with the
@@ -1952,6 +2004,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (l.text.size() <= kMaxPastedLineBytes) {
       auto parts = arrow_parts(l);
       if (parts.empty()) parts = respectively_parts(l, written);
+      if (parts.empty()) parts = rate_scale_parts(l);
       if (!parts.empty()) {
         for (Line& p : parts) lines.push_back(p);
         continue;
@@ -2140,6 +2193,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   int run = -1;
   bool run_has_samples = false;
   int group = 0;
+  // The model size the line names beside its scale ("on 256 A100s for OpenLM-7B"), and the
+  // series of each size: runs of one model are compared with each other only.
+  std::string line_model;
+  std::map<std::string, int> model_groups;
   std::set<std::pair<int, int>> group_scales;  // (GPUs, nodes); 0 where unstated, 1 node
   const auto scale_key = [](std::optional<int> gpus, std::optional<int> nodes) {
     return std::pair<int, int>{gpus.value_or(0), nodes.value_or(1)};
@@ -2158,7 +2215,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     const int r = current_run(line);
     RunInfo& info = out.runs[static_cast<size_t>(r)];
     const bool other = (gpus && info.gpus && *gpus != *info.gpus) ||
-                       (nodes && info.nodes && *nodes != *info.nodes);
+                       (nodes && info.nodes && *nodes != *info.nodes) ||
+                       (!line_model.empty() && !info.model.empty() && line_model != info.model);
     if (run_has_samples && (other || (!info.gpus && gpus))) {
       out.runs.push_back(new_run(files.name(), line.number));
       run = static_cast<int>(out.runs.size()) - 1;
@@ -2177,6 +2235,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       if (!flag) named_in_words.insert(run);
     }
     if (nodes && (!now.nodes || !run_has_samples)) now.nodes = nodes;
+    if (!line_model.empty() && now.model.empty()) {
+      const auto [at, added] = model_groups.emplace(line_model, group);
+      if (added && model_groups.size() > 1) at->second = ++group, group_scales.clear();
+      now.model = line_model;
+      now.group = at->second;
+    }
   };
   // The run a setting's heading labels: the current one, or — once the current one has
   // samples — a new run at the same scale (the same GPUs, nodes and series).
@@ -2521,6 +2585,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     std::optional<int> nodes;
     bool flag = false;
     const std::optional<int> gpus = gpu_count_of(line.text, &nodes, &flag);
+    line_model = model_size_of(low);
     // "Total images/sec result:" above "1 GPU : 3861.48", "2 GPU : 7831.85": a heading naming a
     // rate, then a line per scale with its bare number, read in the heading's unit.
     if (values.empty() && trim(line.text).ends_with(':') && trim(line.text).size() <= 64) {

@@ -2137,6 +2137,28 @@ constexpr std::string_view kSettingStems[] = {
     "persist", "pin",    "prefetch",       "multiproc", "cpu",    "core",
     "node",    "thread", "parallel_calls", "feed_dict", "process"};
 
+std::string model_size_of(std::string_view low) {
+  std::string size;
+  for (std::string_view w : split_whitespace(low)) {
+    while (!w.empty() && std::string_view(".,;:)]").find(w.back()) != std::string_view::npos) {
+      w.remove_suffix(1);
+    }
+    // The size after a name's last dash ("openlm-7b", "llama-2-13b") or alone ("7b").
+    if (const size_t dash = w.find_last_of("-_("); dash != std::string_view::npos) {
+      w.remove_prefix(dash + 1);
+    }
+    if (w.size() < 2 || w.back() != 'b' || !is_digit(w.front())) continue;
+    const std::string_view number = w.substr(0, w.size() - 1);
+    if (number.find_first_not_of("0123456789.") != std::string_view::npos || number.back() == '.') {
+      continue;
+    }
+    std::string here = std::string(number) + "B";
+    if (!size.empty() && size != here) return {};
+    size = std::move(here);
+  }
+  return size;
+}
+
 bool says_synthetic_data(std::string_view low) {
   return std::any_of(std::begin(kSyntheticDataWords), std::end(kSyntheticDataWords),
                      [&](std::string_view w) { return low.find(w) != std::string_view::npos; });

@@ -138,6 +138,11 @@ struct LoaderSetting {
 };
 std::optional<LoaderSetting> loader_setting_of(std::string_view line);
 
+// The size of the model lower-case text names, in billions of parameters, as it writes it
+// ("openlm-7b", "7b model", "llama-2-13b,", "1.3b"): "7B", "13B", "1.3B"; empty when it names
+// none or several different ones.
+std::string model_size_of(std::string_view low);
+
 // The words by which lower-case text names data that is not loaded at all: synthetic data
 // ("synthethic" too, a common misspelling of a heading), dummy, fake or random data.
 inline constexpr std::string_view kSyntheticDataWords[] = {

@@ -3233,6 +3233,36 @@ TEST(PastedLogs, AMisspeltSyntheticHeadingStillNamesTheRunWithoutLoading) {
   EXPECT_FALSE(loader_setting_of("Speech synthesis, num_workers=4").value().synthetic);
 }
 
+TEST(PastedLogs, RatesAtSeveralScalesOnOneLineEachBesideItsOwn) {
+  // open_lm#21: "~2.5K tokens/sec/GPU on 256 A100s for OpenLM-7B, and ~9.5K tokens/sec/GPU on
+  // 128 A100s for OpenLM-1B. ~11.5K tokens/sec/GPU on 32 A100s for 1B. 7B model gets ~2700
+  // tokens/sec/GPU on one node": each rate a run of its own, the two models' series apart.
+  const Telemetry t =
+      read_telemetry_files({pasted("scaling_open_lm21-tokens-per-sec-per-gpu-1b-7b-nodes.txt")});
+  ASSERT_EQ(t.runs.size(), 4u);
+  ASSERT_EQ(t.rates.size(), 4u);
+  for (size_t r = 0; r < 4; ++r) EXPECT_EQ(t.rates[r].run, static_cast<int>(r));
+  EXPECT_EQ(t.runs[0].model, "7B");
+  EXPECT_EQ(t.runs[1].model, "1B");
+  EXPECT_EQ(t.runs[1].group, t.runs[2].group);
+  EXPECT_EQ(t.runs[0].group, t.runs[3].group);
+  EXPECT_NE(t.runs[0].group, t.runs[1].group);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("32 -> 128 GPUs"));
+  EXPECT_THAT(d.summary, testing::HasSubstr("83 % scaling efficiency"));
+  // A rate and its scale in one piece each, joined by "and".
+  const Diagnosis two = diagnose_telemetry(
+      read_text("I get 1200 images/sec on 1 GPU and 3000 images/sec on 4 GPUs\n"));
+  EXPECT_THAT(two.summary, testing::HasSubstr("1 -> 4 GPUs: 1200 images/s -> 3000 images/s"));
+  EXPECT_EQ(model_size_of("we get 2.5k tokens/sec/gpu for openlm-7b,"), "7B");
+  EXPECT_EQ(model_size_of("llama-2-13b on 8 gpus"), "13B");
+  EXPECT_EQ(model_size_of("a 1.3b model"), "1.3B");
+  EXPECT_EQ(model_size_of("7b against 13b"), "");
+  EXPECT_EQ(model_size_of("batch 64, fp16, 4.5b"), "4.5B");
+  EXPECT_EQ(model_size_of("b 64 on 8 gpus, b200"), "");
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
