@@ -891,6 +891,21 @@ std::vector<NamedValue> named_values(std::string_view line) {
         i = name_start = label_start = k + 1;
         continue;
       }
+      // TensorFlow's fully_connected_feed.py, "Step 100: loss = 2.22 (0.012 sec)": after a
+      // metric of the step its counter names first, the step's own time in seconds (no
+      // metric's average has a unit).
+      const bool counted_first = out.size() >= 2 && out.front().name == "step" &&
+                                 out.front().unit.empty() && !out.front().average &&
+                                 out.front().value == std::floor(out.front().value);
+      const auto took = counted_first && last.unit.empty() && !last.name.empty()
+                            ? interval_in_parentheses(line, k)
+                            : std::nullopt;
+      if (took) {
+        out.push_back(NamedValue{"time", "s", *took, std::nullopt, k});
+        while (k < n && line[k] != ')') ++k;
+        i = name_start = label_start = k + 1;
+        continue;
+      }
     }
     const std::vector<double> group =
         counter_then_rate ? std::vector<double>() : average_group(line, k, end);

@@ -3263,6 +3263,25 @@ TEST(PastedLogs, RatesAtSeveralScalesOnOneLineEachBesideItsOwn) {
   EXPECT_EQ(model_size_of("b 64 on 8 gpus, b200"), "");
 }
 
+TEST(PastedLogs, TensorflowsFullyConnectedFeedTimesEachStepInParentheses) {
+  // tensorflow#838: fully_connected_preloaded.py's "Step 100: loss = 2.22 (0.012 sec)" on the
+  // CPU, then "Step 100: loss = 2.13 (2.797 sec)" on the GPU: the step's own time.
+  const auto v = named_values("Step 100: loss = 2.22 (0.012 sec)");
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[1].name, "loss");
+  EXPECT_FALSE(v[1].average);
+  EXPECT_EQ(v[2].name, "time");
+  EXPECT_DOUBLE_EQ(v[2].value, 0.012);
+  const Telemetry t = read_telemetry_files(
+      {pasted("datalog_tensorflow838-fully-connected-preloaded-cpu-vs-gpu-step-time.txt")});
+  ASSERT_EQ(t.steps.size(), 4u);
+  EXPECT_DOUBLE_EQ(t.steps[3].step_seconds, 2.797);
+  EXPECT_FALSE(t.steps[3].has_data);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kUnknown);
+  // Without the counter first, a metric's unitless average stays one ("loss 2.2 (2.4)").
+  EXPECT_DOUBLE_EQ(named_values("loss 2.2 (2.4)").at(0).average.value_or(0), 2.4);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
