@@ -1426,8 +1426,9 @@ std::optional<StampedCount> stamped_count(
     const auto clock = parse_clock(text.substr(6, e - 6));
     if (days && clock) when = static_cast<double>(*days) * 86400 + *clock;
   }
-  // "MM/DD HH:MM:SS AM|PM" at the line's start, after any quoting (jiant's logger).
-  const size_t start = std::min(text.find_first_not_of("> "), text.size());
+  // "MM/DD HH:MM:SS AM|PM" at the line's start, after any quoting (jiant's logger) or a
+  // bracket (SuperPoint's "[06/13/2020 07:27:10 INFO] Iter 1000: ...").
+  const size_t start = std::min(text.find_first_not_of("> ["), text.size());
   if (const std::string_view t = text.substr(start);
       !when && t.size() >= 17 && t[2] == '/' && t[5] == ' ' &&
       (t.substr(14, 3) == " AM" || t.substr(14, 3) == " PM")) {

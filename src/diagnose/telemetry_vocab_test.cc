@@ -3127,6 +3127,11 @@ TEST(PastedLogs, PySlowFastsJsonStatsAndAClockWithTheMonthFirst) {
       read_text("25/04/2021 23:59:30 | batch: 1/50\n26/04/2021 00:00:30 | batch: 11/50\n");
   ASSERT_EQ(day_first.steps.size(), 1u);
   EXPECT_NEAR(day_first.steps[0].step_seconds, 6.0, 1e-9);
+  // SuperPoint#152: the stamp in brackets, "[06/13/2020 08:08:42 INFO] Iter 2000: loss ...".
+  const Telemetry bracketed = read_telemetry_files(
+      {pasted("datalog_superpoint152-magicpoint-coco-iter-timestamps-cutoff.txt")});
+  ASSERT_GE(bracketed.steps.size(), 2u);
+  EXPECT_NEAR(bracketed.steps[1].step_seconds, 0.909, 1e-9);  // 909 s for 1000 iterations
 }
 
 TEST(PastedLogs, ScalingEfficienciesATableStatesWithoutItsRuns) {
