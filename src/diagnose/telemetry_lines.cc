@@ -526,7 +526,8 @@ std::optional<double> duration_after(std::string_view text, size_t at, bool any_
   static constexpr std::string_view kHedges[] = {
       "around", "about",  "approximately", "approx.", "roughly", "nearly", "almost", "even",
       "a",      "little", "bit",           "higher",  "longer",  "up",     "to",     "over",
-      "still",  "only",   "just",          "now",     "already", "also",   "~"};
+      "still",  "only",   "just",          "now",     "already", "also",   "~",      "on",
+      "an",     "avg",    "average",       "of"};  // "on an avg 55 s", "an average of"
   const std::vector<std::string_view> words = split_whitespace(text.substr(at));
   size_t k = 0;
   while (k < words.size() && k < 6) {

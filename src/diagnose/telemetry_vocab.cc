@@ -1630,11 +1630,24 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       if (from_flag != nullptr) *from_flag = true;
       continue;
     }
-    // "#of gpus=1, 191 img/sec", "ngpu=8": a count named in the text, not a launcher's flag.
+    // "#of gpus=1, 191 img/sec", "ngpu=8": a count named in the text, not a launcher's flag;
+    // spaced too, "nGPU =4", "ngpus = 2" (deepspeech.torch#40).
+    const auto count_key = [](std::string_view key) {
+      return key == "gpus" || key == "gpu" || key == "ngpu" || key == "ngpus" ||
+             key == "num_gpus" || key == "n_gpu" || key == "n_gpus" || key == "nproc_per_node";
+    };
+    if (count_key(w) && w != "gpus" && w != "gpu" && (next == "=" || starts_with(next, "="))) {
+      const std::string_view value =
+          next == "=" ? std::string_view(after) : std::string_view(next).substr(1);
+      if (const auto c = small_count(value)) {
+        found(c);
+        i += next == "=" ? 2 : 1;
+        continue;
+      }
+    }
     if (const size_t eq = w.find('='); eq != std::string::npos) {
       const std::string_view key = std::string_view(w).substr(0, eq);
-      if (key == "gpus" || key == "gpu" || key == "ngpu" || key == "ngpus" || key == "num_gpus" ||
-          key == "n_gpu" || key == "n_gpus" || key == "nproc_per_node") {
+      if (count_key(key)) {
         found(small_count(std::string_view(w).substr(eq + 1)));
         continue;
       }

@@ -3287,6 +3287,17 @@ TEST(PastedLogs, TensorflowsFullyConnectedFeedTimesEachStepInParentheses) {
   EXPECT_DOUBLE_EQ(named_values("loss 2.2 (2.4)").at(0).average.value_or(0), 2.4);
 }
 
+TEST(PastedLogs, ACountNamedWithSpacesAndAnEpochTakenOnAverage) {
+  // deepspeech.torch#40: "- nGPU =4" over "epoch takes on an avg 55 s", "- nGPU =1" over 48 s.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_deepspeech-torch40-an4-epoch-time-1-vs-4-gpus.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 4 GPUs: 48 s -> 55 s for the same epoch"));
+  EXPECT_EQ(gpu_count_of("nGPU = 2"), 2);
+  EXPECT_EQ(gpu_count_of("ngpus =8 on one machine"), 8);
+  EXPECT_EQ(gpu_count_of("gpu = 0"), std::nullopt);  // a device's id
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
