@@ -1859,6 +1859,21 @@ std::optional<ProfilerInputShare> profiler_input_share(std::string_view t) {
 // The wait's share of the step (0.001 for "data 0.1%") when every value of a line is a
 // percentage, one of them names the wait, two or more the model's phases (forward, backward,
 // optimizer), and together they make at most the whole step.
+// ST-GCN's processor and the skeleton recognisers built on it (2s-AGCN, MS-G3D, CTR-GCN) print
+// at each epoch's end "[ Mon Jun 11 04:18:30 2018 ] \tTime consumption: [Data]07%,
+// [Network]93%": the epoch's share of time fetching batches against running the model (the
+// neural network, not an interconnect). The wait's share; nullopt for any other line.
+std::optional<double> st_gcn_share(std::string_view low) {
+  const size_t at = low.find("time consumption: [data]");
+  if (at == std::string_view::npos || low.find("[network]", at) == std::string_view::npos) {
+    return std::nullopt;
+  }
+  const std::string_view number = low.substr(at + 24, low.find('%', at) - at - 24);
+  const auto share = parse_number(trim(number));
+  if (!share || *share < 0 || *share > 100) return std::nullopt;
+  return *share / 100;
+}
+
 std::optional<double> wait_share_of_phases(const std::vector<NamedValue>& values) {
   std::optional<double> wait;
   int phases = 0;
@@ -2759,7 +2774,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // The step's phases as percentages of it, the wait among them ("time stat: data 0.1%,
     // preproc 0.3%, forward 0.9%, loss 33.5%, backward 49.7%", sudo_rm_rf#27): the wait's share
     // of a step whose seconds the line does not give.
-    if (const auto share = wait_share_of_phases(values)) {
+    std::optional<double> share = wait_share_of_phases(values);
+    if (!share) share = st_gcn_share(low);
+    if (share) {
       add_step(line, 1, *share, std::nullopt, std::nullopt);
       out.steps.back().shares = true;
       has_samples();

@@ -3289,13 +3289,30 @@ TEST(PastedLogs, TensorflowsFullyConnectedFeedTimesEachStepInParentheses) {
 
 TEST(PastedLogs, ACountNamedWithSpacesAndAnEpochTakenOnAverage) {
   // deepspeech.torch#40: "- nGPU =4" over "epoch takes on an avg 55 s", "- nGPU =1" over 48 s.
-  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
-      {pasted("scaling_deepspeech-torch40-an4-epoch-time-1-vs-4-gpus.txt")}));
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("scaling_deepspeech-torch40-an4-epoch-time-1-vs-4-gpus.txt")}));
   EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
   EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 4 GPUs: 48 s -> 55 s for the same epoch"));
   EXPECT_EQ(gpu_count_of("nGPU = 2"), 2);
   EXPECT_EQ(gpu_count_of("ngpus =8 on one machine"), 8);
   EXPECT_EQ(gpu_count_of("gpu = 0"), std::nullopt);  // a device's id
+}
+
+TEST(PastedLogs, StGcnsTimeConsumptionIsTheEpochsShareWaitingForData) {
+  // MS-G3D#27: "[ Fri Nov 13 20:57:22 2020 ] \tTime consumption: [Data]00%, [Network]99%" at
+  // each epoch's end; mmskeleton#48's "[Data]07%, [Network]93%".
+  const Telemetry t = read_telemetry_files(
+      {pasted("datalog_msg3d27-kinetics-skeleton-epoch-hours-data-0pct-cutoff.txt")});
+  ASSERT_EQ(t.steps.size(), 3u);
+  EXPECT_TRUE(t.steps[0].shares);
+  EXPECT_DOUBLE_EQ(t.steps[0].data_seconds, 0.0);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kHealthy);
+  const Telemetry high = read_text(
+      "[ Mon Jun 11 04:18:30 2018 ] \tTime consumption: [Data]64%, [Network]36%\n"
+      "[ Mon Jun 11 04:38:30 2018 ] \tTime consumption: [Data]61%, [Network]39%\n");
+  ASSERT_EQ(high.steps.size(), 2u);
+  EXPECT_DOUBLE_EQ(high.steps[0].data_seconds, 0.64);
+  EXPECT_EQ(diagnose_telemetry(high).verdict, Verdict::kInputBound);
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
