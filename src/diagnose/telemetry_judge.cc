@@ -170,6 +170,20 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
       d.fixes = fixes::rank_imbalance();
       return d;
     }
+    // Several GPUs busy, each holding the job, and the idle ones holding no memory at all: no
+    // rank runs on those (a rank's CUDA context alone takes hundreds of MiB), so they are not
+    // the job's, and the job's own GPUs are all busy.
+    if (memory_seen(idle) && std::all_of(idle.begin(), idle.end(), empty) &&
+        std::all_of(busy.begin(), busy.end(), holds_job)) {
+      d.verdict = Verdict::kHealthy;
+      d.summary = fmt::format(
+          "{} busy ({:.0f} %), each holding the job's memory; {} idle with no memory in use: no "
+          "rank runs there, so they are not the job's, and the job's own GPUs keep busy ({})",
+          gpu_list(busy), mean_util(busy), gpu_list(idle), look);
+      d.next = {kDmonWhileTraining};
+      d.fixes.clear();
+      return d;
+    }
     d.summary = fmt::format(
         "{} at {:.0f} % while {} are busy ({:.0f} %): in a synchronous (DDP) job a busy reading "
         "can be a rank spinning in a collective, waiting for the idle one: a straggling rank "

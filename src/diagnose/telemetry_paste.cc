@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "diagnose/telemetry_parse.h"
 #include "diagnose/telemetry_vocab.h"
@@ -300,6 +301,133 @@ bool scan_gpustat(const std::vector<Line>& lines, PasteFiles& files, Telemetry& 
     }
   }
   return file >= 0;
+}
+
+// ---- GPU tables made by hand or by a monitoring script ------------------------------------
+// A pipe table (Markdown or not) with a column of GPU indices and one of their utilisation,
+// "| GPU ID | Model | Temp | Power | Memory Used | Memory Total | GPU Util |", in Chinese too
+// ("| GPU ID | 型号 | ... | 显存使用 | 显存总量 | GPU利用率 |"): a snapshot of each GPU, its
+// memory where columns give it. Not a table of runs: a column naming a rate or a time makes
+// the first column a count of GPUs, and so do indices that neither start at 0 nor follow on.
+
+namespace {
+
+struct GpuTableColumns {
+  size_t index = 0, util = 0;
+  std::optional<size_t> used, total;
+};
+
+std::optional<GpuTableColumns> gpu_table_header(const std::vector<std::string_view>& cells) {
+  std::optional<size_t> index, util, used, total;
+  constexpr std::string_view kMemory = "\xe6\x98\xbe\xe5\xad\x98";  // 显存, GPU memory
+  for (size_t k = 0; k < cells.size(); ++k) {
+    const std::string raw(trim(cells[k]));
+    const std::string c = telemetry::lower(trim(telemetry::in_english(raw)));
+    const auto has = [&](std::string_view w) { return c.find(w) != std::string::npos; };
+    const bool memory = has("mem") || raw.find(kMemory) != std::string::npos;
+    if (c == "gpu" || c == "gpu id" || c == "gpu index" || c == "gpu #" || c == "index" ||
+        c == "#" || c == "id" || c == "device" || c == "gpu no." || c == "gpu no") {
+      if (!index) index = k;
+    } else if (has("util") && !memory && !has("cpu")) {
+      if (util) return std::nullopt;  // two: which is the GPU's is not said
+      util = k;
+    } else if (memory && (has("used") || has("usage") ||
+                          raw.find("\xe4\xbd\xbf\xe7\x94\xa8") != std::string::npos)) {  // 使用
+      used = k;
+    } else if (memory && (has("total") ||
+                          raw.find("\xe6\x80\xbb\xe9\x87\x8f") != std::string::npos)) {  // 总量
+      total = k;
+    } else if (const telemetry::Quantity q =
+                   telemetry::meaning_of(telemetry::NamedValue{c, "", 1, std::nullopt, 0}).quantity;
+               q == telemetry::Quantity::kRate || q == telemetry::Quantity::kStep ||
+               telemetry::duration_scale(c)) {
+      return std::nullopt;  // a table of runs: its first column counts GPUs
+    }
+  }
+  if (!index || !util) return std::nullopt;
+  return GpuTableColumns{*index, *util, used, total};
+}
+
+// "31108 MB", "32768 MB (95%)", "12.3 GiB": MiB.
+std::optional<double> table_mib(std::string_view cell) {
+  const auto f = split_whitespace(cell.substr(0, cell.find('(')));
+  if (f.empty() || f.size() > 2) return std::nullopt;
+  std::string_view number = f[0], unit = f.size() == 2 ? f[1] : std::string_view();
+  if (unit.empty()) {
+    const size_t at = number.find_first_not_of("0123456789.");
+    if (at != std::string_view::npos) unit = number.substr(at), number = number.substr(0, at);
+  }
+  const auto v = parse_number(number);
+  const std::string u = telemetry::lower(unit);
+  if (!v || *v < 0) return std::nullopt;
+  if (u == "mb" || u == "mib") return *v;
+  if (u == "gb" || u == "gib") return *v * 1024;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool scan_gpu_table(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  struct Row {
+    int64_t line;
+    int gpu;
+    double util;
+    std::optional<double> used, total;
+  };
+  bool found = false;
+  std::optional<GpuTableColumns> columns;
+  std::vector<Row> rows;
+  const auto flush = [&] {
+    std::set<int> gpus;
+    for (const Row& r : rows) gpus.insert(r.gpu);
+    const bool follow_on =
+        !gpus.empty() && *gpus.rbegin() - *gpus.begin() + 1 == static_cast<int>(gpus.size());
+    if (gpus.size() == rows.size() && (gpus.contains(0) || follow_on)) {
+      const int file = files.of(TelemetryKind::kGpuPanel);
+      for (const Row& r : rows) {
+        GpuSample s;
+        s.origin = {file, r.line};
+        s.gpu = r.gpu;
+        s.util = r.util;
+        s.memory_used_mib = r.used;
+        s.memory_total_mib = r.total;
+        out.gpus.push_back(s);
+      }
+      found = true;
+    }
+    rows.clear();
+    columns.reset();
+  };
+  for (const Line& line : lines) {
+    std::string_view t = trim(line.text);
+    if (t.size() > kMaxPastedLineBytes || t.find('|') == std::string_view::npos) {
+      flush();
+      continue;
+    }
+    if (t.front() == '|') t.remove_prefix(1);
+    if (!t.empty() && t.back() == '|') t.remove_suffix(1);
+    const auto cells = split_char(t, '|');
+    if (!columns) {
+      columns = gpu_table_header(cells);
+      continue;
+    }
+    if (t.find_first_not_of("-:| ") == std::string_view::npos) continue;  // "|---|---|"
+    const auto cell = [&](std::optional<size_t> k) {
+      return k && *k < cells.size() ? trim(cells[*k]) : std::string_view();
+    };
+    const auto gpu = parse_index(cell(columns->index));
+    std::string_view util = cell(columns->util);
+    if (!util.empty() && util.back() == '%') util = trim(util.substr(0, util.size() - 1));
+    const auto value = parse_number(util);
+    if (!gpu || *gpu > 1024 || !value || *value < 0 || *value > 100) {
+      flush();
+      continue;
+    }
+    rows.push_back(Row{line.number, static_cast<int>(*gpu), *value, table_mib(cell(columns->used)),
+                       table_mib(cell(columns->total))});
+  }
+  flush();
+  return found;
 }
 
 // ---- PyTorch Lightning profiler ------------------------------------------------------------
@@ -1643,6 +1771,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_whole_log_blocks(lines, name, files, into);
   scan_nvidia_smi_table(lines, files, into);
   scan_gpustat(lines, files, into);
+  scan_gpu_table(lines, files, into);
   telemetry::scan_named_values(lines, files, into);
   {
     std::deque<std::string> store;

@@ -3315,6 +3315,29 @@ TEST(PastedLogs, StGcnsTimeConsumptionIsTheEpochsShareWaitingForData) {
   EXPECT_EQ(diagnose_telemetry(high).verdict, Verdict::kInputBound);
 }
 
+TEST(PastedLogs, AMarkdownTableOfGpusWithTheirUtilisation) {
+  // A BEVFusion write-up's table in Chinese headers ("GPU利用率", "显存使用"): six V100S at
+  // 97-100 % holding 31 GB each, two idle with 4 MB: not the job's GPUs.
+  const Telemetry t =
+      read_telemetry_files({pasted("nvsmi_bevproject-bevfusion-6xv100s-workers0-util-97-100.txt")});
+  ASSERT_EQ(t.gpus.size(), 8u);
+  EXPECT_DOUBLE_EQ(t.gpus[1].util, 100);
+  EXPECT_DOUBLE_EQ(t.gpus[1].memory_used_mib.value_or(0), 31218);
+  EXPECT_DOUBLE_EQ(t.gpus[7].memory_total_mib.value_or(0), 32768);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("GPUs 6-7 idle with no memory in use"));
+  // Idle GPUs that hold memory are ranks: one that lags holds the others back.
+  const Diagnosis held = diagnose_telemetry(
+      read_text("| GPU | Memory Used | GPU Util |\n|---|---|---|\n| 0 | 30000 MiB | 99% |\n"
+                "| 1 | 30000 MiB | 98% |\n| 2 | 29000 MiB | 0% |\n| 3 | 29000 MiB | 0% |\n"));
+  EXPECT_EQ(held.verdict, Verdict::kRankImbalance) << held.summary;
+  // A table of runs: its first column counts GPUs.
+  const Telemetry runs = read_text(
+      "| GPU | img/s | GPU Util |\n|---|---|---|\n| 1 | 400 | 99% |\n| 2 | 780 | 97% |\n");
+  EXPECT_TRUE(runs.gpus.empty());
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
