@@ -1046,6 +1046,7 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
   int tables = 0;
   double kvstore_bytes = 0;      // MXNet's measure.py: the gradients' total size
   bool counts_elements = false;  // the table's first column counts elements (NCCL 1), not bytes
+  std::string row_label;         // the header's column before the size, where there is one
   std::string p2p_matrix;        // the p2pBandwidthLatencyTest matrix being read, by its title
   int p2p_matrix_rows = 0;       // its rows still to read; 0 outside one
   int p2p_matrices = 0;
@@ -1079,29 +1080,45 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
     const auto header = split_whitespace(text.starts_with("#") ? text.substr(1) : text);
     // NCCL 1's tests ("./build/test/single/all_reduce_test 10000000 2 0 1") count elements
     // under "N", of the type beside them.
+    // A column before the size labels each row with what it compares (nccl#527's "p4dn  size
+    // count ...": the node count of each row).
     if (const auto at = std::find(header.begin(), header.end(), "busbw");
-        at != header.end() && (header[0] == "size" || header[0] == "N")) {
+        at != header.end() &&
+        (header[0] == "size" || header[0] == "N" || (header.size() > 2 && header[1] == "size"))) {
       busbw_column = static_cast<size_t>(at - header.begin());
       counts_elements = header[0] == "N" && header.size() > 1 && header[1] == "type";
+      row_label =
+          header[0] == "size" || header[0] == "N" ? std::string() : telemetry::printable(header[0]);
       ++tables;
       continue;
     }
     if (text.starts_with("#")) continue;
+    // The units' line under a header pasted without its '#': "(B)  (elements)  (us)  (GB/s)".
+    if (const auto f = split_whitespace(text);
+        busbw_column != std::string_view::npos && !f.empty() &&
+        std::all_of(f.begin(), f.end(), [](std::string_view w) { return w.starts_with('('); })) {
+      continue;
+    }
     if (busbw_column == std::string_view::npos) {
       busbw_column = headerless_nccl_busbw(split_whitespace(text));
       if (busbw_column != std::string_view::npos) {
         counts_elements = false;
+        row_label.clear();
         ++tables;
       }
     }
     if (busbw_column != std::string_view::npos) {
       const auto fields = split_whitespace(text);
       if (fields.size() > busbw_column) {
-        auto size = parse_number(fields[0]);
+        const size_t at_size = row_label.empty() ? 0 : 1;
+        auto size = parse_number(fields[at_size]);
         const auto bus = parse_number(fields[busbw_column]);
         if (size && counts_elements) *size *= element_bytes(fields[1]);
         if (size && bus && *size >= 0 && *bus >= 0) {
-          add(l, *size, *bus, fmt::format("nccl-tests table {}", tables));
+          add(l, *size, *bus,
+              row_label.empty() ? fmt::format("nccl-tests table {}", tables)
+                                : fmt::format("nccl-tests table {} at {} {}", tables, row_label,
+                                              telemetry::printable(fields[0])));
           continue;
         }
       }

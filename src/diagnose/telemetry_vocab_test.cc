@@ -4672,6 +4672,20 @@ TEST(Bandwidth, IperfBetweenTwoHosts) {
   EXPECT_TRUE(read_text("[  3] step 0.0-10.0 sec loss 5.60\n").bandwidths.empty());
 }
 
+TEST(Bandwidth, AColumnBeforeTheSizeLabelsEachRow) {
+  // nccl#527: "p4dn  size  count  type  redop  time  algbw  busbw  error ..." without its '#',
+  // the units' line under it, then a row per node count: 231 GB/s on one p4dn, 29.6 on four.
+  const Telemetry t =
+      read_telemetry_files({pasted("scaling_nccl527-p4dn-1-to-4-nodes-allreduce-busbw-table.txt")});
+  ASSERT_EQ(t.bandwidths.size(), 4u);
+  EXPECT_EQ(t.bandwidths[3].group, "nccl-tests table 1 at p4dn 4");
+  EXPECT_DOUBLE_EQ(t.bandwidths[3].bus_gbps, 29.61);
+  EXPECT_DOUBLE_EQ(t.bandwidths[3].bytes, 1073741824);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("8x slower"));
+}
+
 TEST(Bandwidth, NvlinkClassAtLargeMessagesIsNotWhatSlowsAJob) {
   // multi-node-training-guide#7: ml-engineering's all_reduce_bench.py over 16 ranks, 339 GB/s
   // of bus bandwidth at a 4 GB payload.
