@@ -8,14 +8,11 @@
 #include <string_view>
 #include <vector>
 
+#include "diagnose/telemetry_parse.h"
 #include "stoker/diagnose.h"
 #include "stoker/telemetry.h"
 
 namespace stoker::telemetry {
-
-// Whether a rate's unit counts whole epochs or runs: a duration of the same work, kept as its
-// rate (ThroughputSample::unit, RunMeasure's).
-inline bool whole_durations(std::string_view unit) { return unit == "epochs" || unit == "runs"; }
 
 // One GPU in a snapshot: its utilisation (the mean of its few samples) and what it holds.
 struct SnapshotGpu {

@@ -495,7 +495,7 @@ std::optional<double> parse_duration(std::string_view cell) {
     } else if (unit == "h" || unit == "hr" || unit == "hrs" || unit == "hour" || unit == "hours") {
       scale = 3600;
     } else if (unit == "m" || unit == "min" || unit == "mins" || unit == "minute" ||
-               unit == "minutes") {
+               unit == "minutes" || unit == "mn") {  // "30mn", French usage
       scale = 60;
     } else if (unit == "s" || unit == "sec" || unit == "secs" || unit == "second" ||
                unit == "seconds" || unit.empty()) {
@@ -540,7 +540,9 @@ std::optional<double> duration_after(std::string_view text, size_t at, bool any_
   for (size_t m = k; m < words.size() && m < k + 2; ++m) {
     std::string_view w = words[m];
     if (w.starts_with('~')) w.remove_prefix(1);
-    while (!w.empty() && (w.back() == ',' || w.back() == '.' || w.back() == ')')) {
+    // "50+ mn": at least, read as said.
+    while (!w.empty() &&
+           (w.back() == ',' || w.back() == '.' || w.back() == ')' || (w.back() == '+' && m == k))) {
       w.remove_suffix(1);
     }
     cell += (cell.empty() ? "" : " ") + std::string(w);
@@ -716,6 +718,16 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
       return d;
     }
   }
+  // "running this on a single GPU takes around 30mn" (tf-slim's users, as a clause of its own
+  // beside "while running on 4 GPUs takes 50+ mn"): a run at the scale the clause names, in
+  // minutes or longer (seconds are as often a step's).
+  if (std::optional<int> nodes; gpu_count_of(text, &nodes).has_value() || nodes) {
+    for (const std::string_view takes : {" takes ", " took ", " take "}) {
+      const size_t at = text.find(takes);
+      if (at == std::string::npos) continue;
+      if (const auto d = duration_after(text, at + takes.size() - 1, false)) return d;
+    }
+  }
   line = log_message(line);
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
@@ -727,9 +739,24 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
       named = named.substr(at + arrow.size());
     }
   }
+  // A list's marker and a note in parentheses are not the name ("+ 8x 3090 (headless): ~25
+  // hours" names 8x 3090).
+  named = trim(named);
+  if (named.size() > 2 && (named[0] == '+' || named[0] == '-' || named[0] == '*') &&
+      named[1] == ' ') {
+    named.remove_prefix(2);
+  }
+  if (const size_t open = named.find(" (");
+      open != std::string_view::npos && named.ends_with(')')) {
+    named = named.substr(0, open);
+  }
   const std::string name = lower(trim(named));
   if (names_time_left(name)) return std::nullopt;
-  const std::string_view rest = trim(line.substr(colon + 1));
+  std::string_view rest = trim(line.substr(colon + 1));
+  // "~16 hours", "about 2 h": how long, hedged.
+  for (const std::string_view hedge : {"~", "about ", "around ", "approx. ", "approximately "}) {
+    if (rest.starts_with(hedge)) rest = trim(rest.substr(hedge.size()));
+  }
   // "Training time: 1h 45m", and a scale's own line, "2 gpu: 0.203h" (yolov5#282).
   // "duration:  0:03:23.520224" (a clock after "duration") names one too.
   const bool names_a_time =
@@ -2013,6 +2040,42 @@ std::vector<Line> with_header_units(const std::vector<Line>& lines,
 
 }  // namespace
 
+namespace {
+
+// A paste's list of runs timed by how long they took, then a list of runs by their rate
+// (deep-learning-models#2: "training took 6 hrs" on 8, 16 and 64 GPUs, then "740 img/sec" on 1
+// GPU up to 64): two series, even where the second starts at scales the first did not have.
+// Runs labelled by a model keep their model's series.
+void separate_durations_from_rates(Telemetry& out, size_t first_run, size_t first_rate) {
+  std::map<size_t, bool> durations;  // run -> whether its first rate is a whole duration
+  for (size_t k = first_rate; k < out.rates.size(); ++k) {
+    durations.emplace(static_cast<size_t>(out.rates[k].run), whole_durations(out.rates[k].unit));
+  }
+  const auto kinds =
+      std::count_if(durations.begin(), durations.end(), [](const auto& d) { return d.second; });
+  if (kinds == 0 || kinds == static_cast<std::ptrdiff_t>(durations.size()) ||
+      std::any_of(out.runs.begin() + static_cast<std::ptrdiff_t>(first_run), out.runs.end(),
+                  [](const RunInfo& r) { return !r.model.empty(); })) {
+    return;
+  }
+  // The series again, in order: the next starts where the kind changes or a scale repeats.
+  int group = out.runs[first_run].group;
+  std::set<std::pair<int, int>> scales;
+  std::optional<bool> kind;
+  for (size_t r = first_run; r < out.runs.size(); ++r) {
+    RunInfo& run = out.runs[r];
+    if (const auto k = durations.find(r); k != durations.end()) {
+      const std::pair<int, int> scale{run.gpus.value_or(0), run.nodes.value_or(1)};
+      if ((kind && *kind != k->second) || scales.contains(scale)) ++group, scales.clear();
+      kind = k->second;
+      scales.insert(scale);
+    }
+    run.group = group;
+  }
+}
+
+}  // namespace
+
 bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telemetry& out) {
   std::deque<std::string> written;  // the text of parts a line's "respectively" spells out
   std::vector<Line> lines;
@@ -2039,6 +2102,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   lines = with_header_units(lines, written);
   const bool summary = is_job_summary(lines);
   const size_t first_step = out.steps.size();
+  const size_t first_run = out.runs.size(), first_rate = out.rates.size();
   bool found = false;
   int64_t epoch_clause_line = -1;  // the line whose last clause read an epoch's duration
   for (size_t k = 0; k < pasted.size(); ++k) {
@@ -3297,6 +3361,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       training_share_of(clocks, current_run(clocks.front().line), order, files, out)) {
     found = true;
   }
+  separate_durations_from_rates(out, first_run, first_rate);
   return found;
 }
 

@@ -19,6 +19,10 @@
 
 namespace stoker::telemetry {
 
+// Whether a rate's unit counts whole epochs or runs: a duration of the same work, kept as its
+// rate (ThroughputSample::unit, RunMeasure's).
+inline bool whole_durations(std::string_view unit) { return unit == "epochs" || unit == "runs"; }
+
 struct Line {
   int64_t number = 0;     // 1-based
   std::string_view text;  // without the line break, '\r' and trailing spaces

@@ -440,11 +440,18 @@ TEST(PastedLogs, AStepAndItsWaitToldInASentence) {
   EXPECT_NEAR(share("Loading a batch takes 800 ms and a training step takes 0.2 s.\n"), 0.8, 1e-9);
   EXPECT_NEAR(share("An iteration takes 2s and data loading takes 0.1s.\n"), 0.05, 1e-9);
   // A duration without both a step and a wait is no step: "loading the data takes 3 hours".
-  for (const char* text : {"Loading the data takes 3 hours before training starts.\n",
-                           "Training takes 10 hours in total on 8 GPUs, which seems slow.\n"}) {
-    Telemetry none;
-    EXPECT_THROW(parse_telemetry(text, "msg.txt", none), Error) << text;
-  }
+  Telemetry none;
+  EXPECT_THROW(
+      parse_telemetry("Loading the data takes 3 hours before training starts.\n", "msg.txt", none),
+      Error);
+  // Said of a scale, it is how long a run took there: no step either.
+  Telemetry run;
+  parse_telemetry("Training takes 10 hours in total on 8 GPUs, which seems slow.\n", "msg.txt",
+                  run);
+  EXPECT_TRUE(run.steps.empty());
+  ASSERT_EQ(run.rates.size(), 1u);
+  EXPECT_EQ(run.rates[0].unit, "runs");
+  EXPECT_EQ(diagnose_telemetry(run).verdict, Verdict::kUnknown);
 }
 
 TEST(PastedLogs, ASteadySpeedOnOneNodeIsProbablyTheGpusPace) {

@@ -2226,10 +2226,15 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto spikes = waits_that_spike(tel)) {
     // Waits without their steps, a few of them long: the loader's rounds.
     d = *spikes;
-  } else if (const auto long_waits = tel.steps.empty() && tel.rates.empty()
-                                         ? waits_longer_than_any_step(tel)
-                                         : std::nullopt) {
-    // Waits for one batch longer than a GPU's step of any model takes.
+  } else if (const auto long_waits =
+                 tel.steps.empty() && std::all_of(tel.rates.begin(), tel.rates.end(),
+                                                  [](const ThroughputSample& r) {
+                                                    return telemetry::whole_durations(r.unit);
+                                                  })
+                     ? waits_longer_than_any_step(tel)
+                     : std::nullopt) {
+    // Waits for one batch longer than a GPU's step of any model takes (beside how long a run
+    // or an epoch took, which says nothing of its steps).
     d = *long_waits;
   } else if (!tel.lone_waits.empty() && tel.steps.empty() && tel.rates.empty()) {
     d.verdict = Verdict::kUnknown;
@@ -2256,7 +2261,13 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     // Stalls among steady steps and a first epoch that is cold say more than a speed that
     // falls, which says more than a rate or step times alone.
     const auto fall = speed_that_falls(tel);
-    const bool steps_only = tel.rates.empty();
+    // How long a run or an epoch took beside step lines says nothing of the steps: they are
+    // judged as steps.
+    const bool steps_only =
+        tel.rates.empty() ||
+        (!tel.steps.empty() &&
+         std::all_of(tel.rates.begin(), tel.rates.end(),
+                     [](const ThroughputSample& r) { return telemetry::whole_durations(r.unit); }));
     if (const auto waits = steps_only ? waits_beside_steps(tel, th) : std::nullopt) {
       d = *waits;
     } else if (const auto headed = paces_of_headed_blocks(tel)) {

@@ -1606,8 +1606,10 @@ std::optional<int> gpu_count_of(std::string_view line, std::optional<int>* nodes
       i += 2;
       continue;
     }
-    if ((w == "gpus" || w == "gpus:") && small_count(next) && words.size() <= 4) {
-      found(small_count(next));  // "GPUs: 8" (a job summary's field)
+    // "GPUs: 8" (a job summary's field); not "8 GPUs: 25 hours", a count before its word.
+    if ((w == "gpus" || w == "gpus:") && small_count(next) && words.size() <= 4 &&
+        (i == 0 || !small_count(words[i - 1]))) {
+      found(small_count(next));
       continue;
     }
     // "CUDA_VISIBLE_DEVICES=0,1 python train.py": as many GPUs as the ids it lists, which the

@@ -3338,6 +3338,32 @@ TEST(PastedLogs, AMarkdownTableOfGpusWithTheirUtilisation) {
   EXPECT_TRUE(runs.gpus.empty());
 }
 
+TEST(PastedLogs, RunTimesSaidOfEachScale) {
+  // policy-agnostic-rl#6: "+ Single 3090 (headless): ~16 hours", "+ 8x 3090 (headless): ~25
+  // hours": a list's marker, a note and a hedge around each run's time.
+  const Diagnosis rl = diagnose_telemetry(
+      read_telemetry_files({pasted("scaling_policyagnosticrl6-1x-vs-8x3090-runtime.txt")}));
+  EXPECT_EQ(rl.verdict, Verdict::kCommunicationBound) << rl.summary;
+  EXPECT_THAT(rl.summary, testing::HasSubstr("1 -> 8 GPUs: 57600 s -> 90000 s"));
+  // A count before its word is no job summary's "GPUs: 8".
+  EXPECT_EQ(gpu_count_of("8 GPUs: 25 hours"), 8);
+  EXPECT_EQ(gpu_count_of("GPUs: 8"), 8);
+  // TF-Slim on Stack Overflow: "running this on a single GPU (Tesla M40) takes around 30mn,
+  // while running on 4 GPUs takes 50+ mn".
+  const Telemetry slim = read_telemetry_files(
+      {pasted("scaling_so43216684-tfslim-resnet50-4gpu-slower-than-1gpu.txt")});
+  ASSERT_EQ(slim.rates.size(), 2u);
+  EXPECT_DOUBLE_EQ(1 / slim.rates[0].per_second, 1800);
+  EXPECT_DOUBLE_EQ(1 / slim.rates[1].per_second, 3000);
+  // How long a run took beside step lines leaves the steps to be judged (dora_iclr24#1: an
+  // epoch "took about 8 days" on two A100s, batches that wait 1198 s every tenth).
+  EXPECT_EQ(diagnose_telemetry(read_telemetry_files({pasted(
+                                   "datalog_dora_iclr24-1-dino-video-frames-1198s-every-10th-"
+                                   "batch.txt")}))
+                .verdict,
+            Verdict::kInputBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
@@ -4593,7 +4619,9 @@ TEST(Scaling, NodesTimesGpusAndAScalesGluedCount) {
   EXPECT_EQ(gpu_count_of("2 x 8 V100"), 16);
   EXPECT_EQ(gpu_count_of("2 x V100"), 2);
   EXPECT_EQ(gpu_count_of("3 x 224 x 224 images on 8 GPUs"), 8);
-  // deep-learning-models#2: "1x2 GPU: 1481.3 img/sec" is the 2 GPUs' rate, not each GPU's.
+  // deep-learning-models#2: "1x2 GPU: 1481.3 img/sec" is the 2 GPUs' rate, not each GPU's; the
+  // runs' times above the rates ("training took 6 hrs" on 8, 16 and 64 GPUs) are a series of
+  // their own.
   const Diagnosis aws = diagnose_telemetry(read_telemetry_files(
       {pasted("scaling_deep-learning-models2-aws-p3-imgsec-by-gpu-count-cutoff.txt")}));
   EXPECT_THAT(aws.summary,
