@@ -3453,6 +3453,15 @@ std::optional<int> count_cell(std::string_view cell, bool* names_gpu = nullptr) 
     if (names_gpu != nullptr) *names_gpu = lower(cell).find("node") == std::string::npos;
     return n;
   }
+  // "A100单机8卡（1x8）" (FlagPerf's configuration column: A100s, one machine, 8 cards): the
+  // count its words give, of the cards they name.
+  if (!cell.empty() && !is_digit(cell.front()) && cell.size() <= 48 &&
+      lower(in_english(cell)).find(" card") != std::string::npos) {
+    if (const auto g = gpu_count_of(cell)) {
+      if (names_gpu != nullptr) *names_gpu = true;
+      return g;
+    }
+  }
   size_t end = 0;
   while (end < cell.size() && is_digit(cell[end])) ++end;
   const auto n = parse_index(cell.substr(0, end));
@@ -3542,6 +3551,7 @@ ColumnKind column_kind(std::string_view cell) {
   const std::string c = lower(cell);
   NamedValue probe;
   probe.name = c;
+  probe.value = 1;  // a rate is positive: the header's name, read as one
   const Meaning m = meaning_of(probe);
   k.per_gpu = c.find("/gpu") != std::string::npos || c.find("per gpu") != std::string::npos ||
               c.find("per_gpu") != std::string::npos;
@@ -3561,6 +3571,8 @@ ColumnKind column_kind(std::string_view cell) {
   } else if (!m.rate_unit.empty()) {
     k.rate = true;
     k.unit = m.rate_unit;
+    if (c.find("(k ") != std::string::npos) k.multiplier = 1e3;
+    if (c.find("(m ") != std::string::npos) k.multiplier = 1e6;
   } else if (c.find("/s") != std::string::npos || c.find("throughput") != std::string::npos ||
              c == "speed" || c.starts_with("speed (") || c.starts_with("speed(") || c == "sps" ||
              c.ends_with(" sps")) {

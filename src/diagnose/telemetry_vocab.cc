@@ -1034,6 +1034,9 @@ std::string rate_unit_of(std::string_view text) {
   if (text == "wps" || text == "tps" || text == "tgs")
     return "tokens";                       // fairseq, torchtitan, InternLM
   if (text == "ups") return "iterations";  // fairseq's updates/s
+  // FlagPerf's throughputs (samples/s): the whole run's with evaluation, training's, and the
+  // model's own steps without loading.
+  if (text == "p_whole" || text == "p_train" || text == "p_core") return "samples";
   // "throughput: ~70", "8 card throughput": a rate of the job's samples, its unit unstated.
   if (text == "throughput" || ends_with(text, "_throughput")) return "samples";
   // CamelCase names lower-cased lose their word starts: DeepSpeed's "RunningAvgSamplesPerSec".

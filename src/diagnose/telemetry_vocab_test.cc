@@ -3364,6 +3364,21 @@ TEST(PastedLogs, RunTimesSaidOfEachScale) {
             Verdict::kInputBound);
 }
 
+TEST(PastedLogs, FlagPerfsTableOfThroughputsByConfiguration) {
+  // FlagPerf#480: "| A100单机单卡（1x1） | fp32 | ... | 9.6 | 14.2 | 14.2 |" under "配置 | ... |
+  // p_whole | p_train | p_core", then 1x8 at 68.6, 97.5 and 97.6 (a diff's rows).
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_flagperf480-gpt2-a100-1x1-vs-1x8-pwhole-ptrain-pcore.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 8 GPUs"));
+  EXPECT_EQ(meaning_of(NamedValue{"p_train", "", 1, std::nullopt, 0}).rate_unit, "samples");
+  // A100单机8卡（1x8）: A100s, one machine, 8 cards.
+  EXPECT_EQ(gpu_count_of("A100\xe5\x8d\x95\xe6\x9c\xba"
+                         "8\xe5\x8d\xa1\xef\xbc\x88"
+                         "1x8\xef\xbc\x89"),
+            8);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
