@@ -1701,15 +1701,25 @@ std::optional<Diagnosis> judge_claims(const Telemetry& tel, std::string_view ste
   const bool shared_on_one_machine = std::all_of(
       tel.claims.begin(), tel.claims.end(),
       [](const ScalingClaim& c) { return (c.unchanged || c.utilisation) && !c.across_nodes; });
-  if (shared_on_one_machine) {
+  // One GPU alone idle half its time or more (so#46364010: 45 % on one K80, 15 % each on four,
+  // the larger run slower): with no exchange there, it waits for its batches, and more GPUs
+  // share the same supply (four at 15 % do about the work of one at 45 %).
+  const bool idle_alone =
+      said != tel.claims.end() && !said->across_nodes && said->utilisation->smaller_scale == 1 &&
+      said->utilisation->smaller < 50 && said->utilisation->larger < said->utilisation->smaller;
+  if (shared_on_one_machine || idle_alone) {
     d.verdict = Verdict::kInputBound;
     d.confidence = Confidence::kLow;
     d.summary = fmt::format(
-        "{}: GPUs that add nothing wait on something they share — most often the CPUs "
+        "{}{}: GPUs that add nothing wait on something they share — most often the CPUs "
         "preparing the batches (else the storage, or one process driving every GPU, as "
         "DataParallel does); likely, not proven",
         utilisation.empty() ? "the paste says the job runs no faster on more GPUs of one machine"
-                            : "the paste says " + utilisation);
+                            : "the paste says " + utilisation,
+        idle_alone ? fmt::format("; one GPU alone, with no exchange at all, already idles {:.0f} "
+                                 "% of its time",
+                                 100 - said->utilisation->smaller)
+                   : std::string());
     d.evidence.push_back(tel.cite(slower->origin));
     d.fixes = fixes::input_bound_cpu();
     d.next = {

@@ -1558,6 +1558,21 @@ TEST(PastedLogs, AUtilisationThatFallsAtALargerScaleIsWhatTheScalesAdd) {
   EXPECT_FALSE(gpus.next.empty());
 }
 
+TEST(PastedLogs, OneGpuAloneAlreadyIdleWaitsForItsInput) {
+  // so#46364010: the Dataset API run "considerably slower" on 4 K80s than on 1, "gpu-utilization
+  // to be around 15% each, while with a single GPU it is around 45%".
+  const Diagnosis d = diagnose_telemetry(
+      read_telemetry_files({pasted("other_so46364010-tf-dataset-api-4xk80-util-15pct.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("already idles 55 % of its time"));
+  // Busy alone and slower on more GPUs: the exchange is what the larger run adds.
+  EXPECT_EQ(diagnose_telemetry(read_text("Training on 4 GPUs is slower than on a single GPU. GPU "
+                                         "utilization is 95% with 1 GPU, but only 40% with 4 "
+                                         "GPUs.\n"))
+                .verdict,
+            Verdict::kCommunicationBound);
+}
+
 TEST(PastedLogs, NcclOverSocketsBetweenMachinesIsTheLinkThatLimits) {
   // areal#639: "Cross-node collective operations ... are 4-5x slower" beside "NCCL INFO
   // NET/Socket : Using [0]bond0".
