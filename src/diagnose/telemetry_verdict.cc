@@ -711,6 +711,37 @@ bool follows_validation(const Telemetry& tel, const Origin& o) {
   return false;
 }
 
+// The epoch and the step within it that a line names as values ("epoch": 2, "iter": 50 in
+// mmdetection's JSON log; "Epoch 2 step 50"); nullopt where it names not both.
+std::optional<std::pair<int64_t, int64_t>> epoch_and_step_named(std::string_view text) {
+  std::optional<int64_t> epoch, step;
+  for (const telemetry::NamedValue& v : telemetry::named_values(text)) {
+    if (!v.unit.empty() || v.value < 0 || v.value != std::floor(v.value) || v.value > 1e12) {
+      continue;
+    }
+    if (v.name == "epoch" && !epoch) epoch = static_cast<int64_t>(v.value);
+    if ((v.name == "iter" || v.name == "iteration" || v.name == "step" || v.name == "batch") &&
+        !step) {
+      step = static_cast<int64_t>(v.value);
+    }
+  }
+  if (!epoch || !step) return std::nullopt;
+  return std::pair{*epoch, *step};
+}
+
+// Whether step line `s` is its epoch's first logged interval, the line before it `before` late
+// in the epoch before (a step counter that starts again: "[2][ 50/1051]" after
+// "[1][1050/1051]"; mmdetection#6093's JSON "epoch": 2, "iter": 50 after "epoch": 1, "iter":
+// 1800): a loader whose workers do not persist starts them again there.
+bool starts_an_epoch_again(const Telemetry& tel, const StepSample& s, const StepSample& before) {
+  const std::string_view text = line_of(tel, s.origin), above = line_of(tel, before.origin);
+  const auto at = step_counter_at(text), was = step_counter_at(above);
+  if (at && was) return at->first <= kFirstIntervalSteps && was->first > at->first;
+  const auto now = epoch_and_step_named(text), then = epoch_and_step_named(above);
+  return now && then && now->first > then->first && now->second <= kFirstIntervalSteps &&
+         then->second > now->second;
+}
+
 // The verdict from a training loop's own step times: how long each step waited for data.
 std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThresholds& th) {
   // Lines that time the step only ("5.95s/it") say nothing of the wait.
@@ -761,7 +792,17 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   const bool counted_start = (first_counter > 0 && first_counter <= kFirstIntervalSteps &&
                               step_counter(line_of(tel, second_line->origin)) > first_counter) ||
                              (lines == 2 && follows_validation(tel, first_line->origin));
-  const bool workers_start = (lines >= 3 || counted_start) && stalled <= 1 && longest == first_line;
+  // ... or where the one line that waited starts an epoch again, the line before it the last
+  // epoch's.
+  const StepSample* before_longest = nullptr;
+  for (const StepSample* s : timed) {
+    if (s == longest) break;
+    if (!s->average) before_longest = s;
+  }
+  const bool workers_start =
+      (lines >= 3 || counted_start) && stalled <= 1 &&
+      (longest == first_line || (lines >= 3 && before_longest != nullptr &&
+                                 starts_an_epoch_again(tel, *longest, *before_longest)));
   // Late in an epoch the averages win when they show a wait the lines do not: the highest of
   // the last few (where each rank prints its own, every step waits for the slowest).
   bool stalls_between = false;

@@ -3394,6 +3394,21 @@ TEST(PastedLogs, FlagPerfsTableOfThroughputsByConfiguration) {
             8);
 }
 
+TEST(PastedLogs, AWaitWhereAnEpochStartsAgainIsTheWorkersStarting) {
+  // mmdetection#6093: YOLOX's JSON log, "epoch": 1, "iter": 1800 at 0.05 s of 0.54, then
+  // "epoch": 2, "iter": 50 at 1.94 s of 2.48 (the workers started again), then 0.02 of 0.55.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_mmdetection6093-yolox-epoch-boundary-data-time-json.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("only 6 %"));
+  // The same wait in mid-epoch is the job's.
+  const Diagnosis mid = diagnose_telemetry(
+      read_text("{\"epoch\": 2, \"iter\": 1750, \"data_time\": 0.04, \"time\": 0.54}\n"
+                "{\"epoch\": 2, \"iter\": 1800, \"data_time\": 1.94, \"time\": 2.48}\n"
+                "{\"epoch\": 2, \"iter\": 1850, \"data_time\": 0.02, \"time\": 0.55}\n"));
+  EXPECT_EQ(mid.verdict, Verdict::kInputBound) << mid.summary;
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
