@@ -1406,8 +1406,9 @@ struct StampedCount {
 };
 
 // The counter words of a step's line, and of an epoch's.
-constexpr std::string_view kStepCounters[] = {"batch", "iteration", "iter",
-                                              "step",  "update",    "minibatch"};
+// Kaldi's DDP trainer counts "Device (1) processing 1100/4724(23.28%)".
+constexpr std::string_view kStepCounters[] = {"batch",  "iteration", "iter",      "step",
+                                              "update", "minibatch", "processing"};
 constexpr std::string_view kEpochCounter[] = {"epoch"};
 
 std::optional<StampedCount> stamped_count(

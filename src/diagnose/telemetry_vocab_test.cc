@@ -3142,6 +3142,12 @@ TEST(PastedLogs, PySlowFastsJsonStatsAndAClockWithTheMonthFirst) {
       read_text("25/04/2021 23:59:30 | batch: 1/50\n26/04/2021 00:00:30 | batch: 11/50\n");
   ASSERT_EQ(day_first.steps.size(), 1u);
   EXPECT_NEAR(day_first.steps[0].step_seconds, 6.0, 1e-9);
+  // Kaldi#3940's DDP trainer: "2020-02-19 13:55:10,646 INFO [ddp_train.py:160] Device (1)
+  // processing 1100/4724(23.285351%) ...", then device 0 at 1200 after 44.6 s.
+  const Telemetry kaldi =
+      read_telemetry_files({pasted("datalog_kaldi3940-ddp-2gpu-device-progress-log.txt")});
+  ASSERT_EQ(kaldi.steps.size(), 1u);
+  EXPECT_NEAR(kaldi.steps[0].step_seconds, 0.44605, 1e-9);
   // SuperPoint#152: the stamp in brackets, "[06/13/2020 08:08:42 INFO] Iter 2000: loss ...".
   const Telemetry bracketed = read_telemetry_files(
       {pasted("datalog_superpoint152-magicpoint-coco-iter-timestamps-cutoff.txt")});
