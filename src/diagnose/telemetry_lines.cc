@@ -2634,6 +2634,29 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       }
       continue;
     }
+    // Later releases list the ranks that have submitted instead: "allreduce.layer1.0.conv1.weight
+    // [ready ranks: 5, 1, 4, 7, 2, 3]" (horovod#334). The missing are those below the highest
+    // ready rank that are not ready (one above it would not show).
+    if (const size_t at = low.find("[ready ranks:"); at != std::string::npos) {
+      std::set<int> ready;
+      const size_t close = low.find(']', at);
+      for (const auto part : split_char(
+               std::string_view(low).substr(
+                   at + 13, close == std::string::npos ? std::string::npos : close - at - 13),
+               ',')) {
+        if (const auto r = parse_index(trim(part)); r && *r < 4096) ready.insert(*r);
+      }
+      std::vector<int> missing;
+      for (int r = 0; !ready.empty() && r < *ready.rbegin(); ++r) {
+        if (!ready.contains(r)) missing.push_back(r);
+      }
+      if (!missing.empty()) {
+        if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+        out.missing_ranks.emplace_back(Origin{steps_file, line.number}, std::move(missing));
+        found = true;
+      }
+      continue;
+    }
     // PaddlePaddle v1's timers are read together, above: no line of them is a step.
     if (paddle_stat(line.text)) continue;
     // PyTorch-BigGraph's bucket line: the bucket's training and its partitions' reads.

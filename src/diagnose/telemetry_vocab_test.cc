@@ -865,6 +865,13 @@ TEST(PastedLogs, HorovodsStallWarningNamesTheRankTheOthersWaitFor) {
                                    "HorovodAllreduce_b_0 [missing ranks: 2]\n"));
   EXPECT_EQ(varied.verdict, Verdict::kRankImbalance) << varied.summary;
   EXPECT_EQ(varied.confidence, Confidence::kLow);
+  // Later releases list the ready ranks instead (horovod#334: "[ready ranks: 5, 1, 4, 7, 2, 3]"
+  // after tqdm's bar): 0 and 6 are missing.
+  const Telemetry ready = read_telemetry_files(
+      {pasted("datalog_horovod334-resnet50-stall-ranks-0-6-missing-22s-per-it-cutoff.txt")});
+  ASSERT_FALSE(ready.missing_ranks.empty());
+  EXPECT_THAT(ready.missing_ranks[0].second, testing::ElementsAre(0, 6));
+  EXPECT_THAT(diagnose_telemetry(ready).summary, testing::HasSubstr("ranks 0, 6 are missing"));
 }
 
 TEST(Scaling, MachinesSlashGpusAndRatesSaidPerGpuInTheProse) {
