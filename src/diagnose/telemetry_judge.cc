@@ -1952,6 +1952,31 @@ std::optional<Diagnosis> judge_process_times(const Telemetry& tel) {
         "times a DataLoader)"};
     return d;
   }
+  // `time` of file-system commands only (fluid#1127's "time cp alluxio-2.6.2-bin.tar.gz
+  // /dev/null", 1.6 min; azhpc-images#217's "time ls" on NFS, 0.64 s), the CPUs idle through
+  // them: the command waited on the storage, as a loader reading from it would.
+  const auto file_command = [&](const Times& t) {
+    constexpr std::string_view kFileCommands[] = {"cp",    "cat",   "ls",   "dd",     "tar",
+                                                  "rsync", "find",  "du",   "md5sum", "stat",
+                                                  "touch", "mkdir", "head", "wc"};
+    const std::string p = program(t.command);
+    return std::find(std::begin(kFileCommands), std::end(kFileCommands), p) !=
+           std::end(kFileCommands);
+  };
+  if (std::all_of(tel.process_times.begin(), tel.process_times.end(), file_command) &&
+      slow.real_seconds >= 0.3 && busy(slow) <= 0.1) {
+    d.verdict = Verdict::kIoBound;
+    d.summary = fmt::format(
+        "`{}` took {} of wall clock with {:.2g} CPUs busy: a file-system command that waits, not "
+        "computes — the storage (or the network to it) is slow, and a loader reading from it "
+        "waits the same",
+        program(slow.command), clock(slow.real_seconds), busy(slow));
+    d.fixes = fixes::io_bound();
+    d.next = {
+        "the same read from local disk or /dev/shm, and the file's size over the time (MB/s) "
+        "against what the loader needs per second"};
+    return d;
+  }
   d.verdict = Verdict::kUnknown;
   d.summary = fmt::format(
       "process times only ({} run{}; the longest {} of wall clock, {:.3g} CPUs busy on "

@@ -4801,6 +4801,25 @@ TEST(Bandwidth, NvlinkClassAtLargeMessagesIsNotWhatSlowsAJob) {
             Verdict::kUnknown);
 }
 
+TEST(ProcessTimes, FileSystemCommandsThatWaitAreTheStorage) {
+  // fluid#1127: "time cp alluxio-2.6.2-bin.tar.gz /dev/null" on Alluxio over Lustre, 1m36s of
+  // wall clock with 1 s of CPU time.
+  const Diagnosis cp = diagnose_telemetry(
+      read_telemetry_files({pasted("cpu_fluid1127-alluxio-lustre-time-cp.txt")}));
+  EXPECT_EQ(cp.verdict, Verdict::kIoBound) << cp.summary;
+  EXPECT_THAT(cp.summary, testing::HasSubstr("`cp` took 1.61 min"));
+  // A training run's time is no file-system command's.
+  EXPECT_EQ(diagnose_telemetry(read_text("$ time python train.py\n\nreal    1m36.357s\n"
+                                         "user    0m0.014s\nsys     0m1.047s\n"))
+                .verdict,
+            Verdict::kUnknown);
+  // Nor a quick listing.
+  EXPECT_EQ(diagnose_telemetry(read_text("$ time ls /data/\na.txt\n\nreal    0m0.004s\n"
+                                         "user    0m0.001s\nsys     0m0.002s\n"))
+                .verdict,
+            Verdict::kUnknown);
+}
+
 TEST(ProcessTimes, AShellsTimeOfRunsOfOneJob) {
   // LPSDA#1: bash's `time` before and after a change to the data loading: 44m45s of wall clock
   // with 4366m of user time (102 CPUs busy), then 15m with 105m.
