@@ -1026,59 +1026,9 @@ std::optional<double> named_model_billions(const Telemetry& tel) {
             w == "experts";
         if (other) return std::nullopt;
       }
-      const std::vector<std::string_view> words = split_whitespace(low);
-      for (size_t k = 0; k < words.size(); ++k) {
-        std::string_view word = words[k];
-        while (!word.empty() && !is_alpha(word.back()) && !is_digit(word.back())) {
-          word.remove_suffix(1);
-        }
-        while (!word.empty() && !is_alpha(word.front()) && !is_digit(word.front())) {
-          word.remove_prefix(1);
-        }
-        // Its parts between '-' and '_': a size ("7b", "3.82b") among a name's, or alone where
-        // the words around it say it counts parameters ("parameters: 3.82B", "a 7B model").
-        std::vector<std::string_view> parts;
-        for (size_t from = 0; from <= word.size();) {
-          size_t to = word.find_first_of("-_", from);
-          if (to == std::string_view::npos) to = word.size();
-          parts.push_back(word.substr(from, to - from));
-          from = to + 1;
-        }
-        // A GPU's UUID ("GPU-8f2c4e1a-013b-4c5d-..."), a hash: hex, no model's name.
-        // Hex of 8 or more with a letter a-f in it (a date stamp, "20240315", is none).
-        const bool hash = std::any_of(parts.begin(), parts.end(), [](std::string_view part) {
-          return part.size() >= 8 &&
-                 std::all_of(part.begin(), part.end(),
-                             [](char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); }) &&
-                 std::any_of(part.begin(), part.end(), [](char c) { return c >= 'a' && c <= 'f'; });
-        });
-        if (word.starts_with("gpu-") || word.starts_with("mig-") || hash) continue;
-        std::optional<double> size;
-        bool named = false, active = false;
-        for (const std::string_view part : parts) {
-          // "7b", "3.82b", "0.5b"; not "013b" (a leading zero before a digit).
-          const bool billions = part.size() >= 2 && part.back() == 'b' && is_digit(part.front()) &&
-                                !(part[0] == '0' && part.size() > 2 && is_digit(part[1])) &&
-                                parse_number(part.substr(0, part.size() - 1));
-          if (billions && !size) {
-            size = parse_number(part.substr(0, part.size() - 1));
-          } else if (billions) {
-            active = true;  // "30b-a3b": a total and an active count
-          }
-          active = active ||
-                   (part.size() >= 3 && part[0] == 'a' && part.back() == 'b' && is_digit(part[1]));
-          named = named || (!part.empty() && is_alpha(part.front()));
-        }
-        if (active) return std::nullopt;
-        if (!size || *size < 0.1 || *size > 2000) continue;
-        const std::string_view before = k > 0 ? words[k - 1] : "";
-        const std::string_view after = k + 1 < words.size() ? words[k + 1] : "";
-        if (after.starts_with("token")) continue;  // "1B tokens": a count of tokens
-        const bool counts_parameters = before.starts_with("parameters") ||
-                                       before.starts_with("params") || after.starts_with("model") ||
-                                       after.starts_with("param");
-        if (named || counts_parameters) sizes.insert(*size);
-      }
+      const ModelSizes named = model_sizes_named(low);
+      if (named.active) return std::nullopt;
+      sizes.insert(named.billions.begin(), named.billions.end());
     }
   }
   if (sizes.size() != 1) return std::nullopt;

@@ -2277,7 +2277,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   int group = 0;
   // The model size the line names beside its scale ("on 256 A100s for OpenLM-7B"), and the
   // series of each size: runs of one model are compared with each other only.
-  std::string line_model;
+  std::string line_model, last_model;
   std::map<std::string, int> model_groups;
   std::set<std::pair<int, int>> group_scales;  // (GPUs, nodes); 0 where unstated, 1 node
   const auto scale_key = [](std::optional<int> gpus, std::optional<int> nodes) {
@@ -2317,12 +2317,16 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       if (!flag) named_in_words.insert(run);
     }
     if (nodes && (!now.nodes || !run_has_samples)) now.nodes = nodes;
-    if (!line_model.empty() && now.model.empty()) {
-      const auto [at, added] = model_groups.emplace(line_model, group);
+    // A run its line names no model for belongs to the series of the last one named ("for
+    // OpenLM-1B. ~11.5K tokens/sec/GPU on 32 A100s for 1B": a bare size is no model's name).
+    const std::string& model = line_model.empty() ? last_model : line_model;
+    if (!model.empty() && now.model.empty()) {
+      const auto [at, added] = model_groups.emplace(model, group);
       if (added && model_groups.size() > 1) at->second = ++group, group_scales.clear();
-      now.model = line_model;
+      now.model = model;
       now.group = at->second;
     }
+    if (!line_model.empty()) last_model = line_model;
   };
   // The run a setting's heading labels: the current one, or — once the current one has
   // samples — a new run at the same scale (the same GPUs, nodes and series).
@@ -2501,6 +2505,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (line.text.size() > kMaxPastedLineBytes) continue;
     if (!collective_with_bandwidth(line.text).empty()) continue;  // a benchmark's collective
     const std::string low = lower(line.text);
+    line_model = model_size_of(low);  // before any sample of the line heads its run
     const auto says = [&](std::string_view word) { return low.find(word) != std::string::npos; };
     // A heading in words ("Before the fix:", "After:") starts another excerpt: the same counters
     // below it are another run's, not another process's.
@@ -2690,7 +2695,6 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     std::optional<int> nodes;
     bool flag = false;
     const std::optional<int> gpus = gpu_count_of(line.text, &nodes, &flag);
-    line_model = model_size_of(low);
     // "Total images/sec result:" above "1 GPU : 3861.48", "2 GPU : 7831.85": a heading naming a
     // rate, then a line per scale with its bare number, read in the heading's unit.
     if (values.empty() && trim(line.text).ends_with(':') && trim(line.text).size() <= 64) {

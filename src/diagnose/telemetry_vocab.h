@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -138,9 +139,19 @@ struct LoaderSetting {
 };
 std::optional<LoaderSetting> loader_setting_of(std::string_view line);
 
-// The size of the model lower-case text names, in billions of parameters, as it writes it
-// ("openlm-7b", "7b model", "llama-2-13b,", "1.3b"): "7B", "13B", "1.3B"; empty when it names
-// none or several different ones.
+// The sizes of models lower-case text names, in billions of parameters: a size among a name's
+// parts between '-' and '_' ("openlm-7b", "llama-2-13b", "qwen2.5-0.5b"), or alone where the
+// words beside it say it counts parameters ("a 7B model", "parameters: 3.82B"); not a count of
+// tokens ("1B tokens"), a GPU's UUID or a hash. `active`: a mixture of experts' active count
+// beside its total ("30b-a3b"), no one size.
+struct ModelSizes {
+  std::set<double> billions;
+  bool active = false;
+};
+ModelSizes model_sizes_named(std::string_view low);
+
+// The one model size lower-case text names, as "7B", "13B", "1.3B"; empty when it names none,
+// several, or a mixture of experts' two.
 std::string model_size_of(std::string_view low);
 
 // The words by which lower-case text names data that is not loaded at all: synthetic data

@@ -3292,8 +3292,11 @@ TEST(PastedLogs, RatesAtSeveralScalesOnOneLineEachBesideItsOwn) {
   EXPECT_EQ(model_size_of("llama-2-13b on 8 gpus"), "13B");
   EXPECT_EQ(model_size_of("a 1.3b model"), "1.3B");
   EXPECT_EQ(model_size_of("7b against 13b"), "");
-  EXPECT_EQ(model_size_of("batch 64, fp16, 4.5b"), "4.5B");
+  EXPECT_EQ(model_size_of("batch 64, fp16, 4.5b"), "");  // a bare size names no model
   EXPECT_EQ(model_size_of("b 64 on 8 gpus, b200"), "");
+  // A count of tokens is no model's size (one helper with the MFU rule's named_model_billions).
+  EXPECT_EQ(model_size_of("8 gpus: iter 100, consumed 1b tokens, 30000 tokens/sec"), "");
+  EXPECT_EQ(model_size_of("qwen3-30b-a3b on 8 gpus"), "");
 }
 
 TEST(PastedLogs, TensorflowsFullyConnectedFeedTimesEachStepInParentheses) {
