@@ -627,6 +627,13 @@ constexpr std::string_view kWholeRunTimes[] = {"runtime",   "run time",        "
 // "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
 // a name with "time" before a duration in minutes or hours (seconds alone are a step's time,
 // except under a name of a whole run's: "runtime: 152 sec").
+// Words of a subject that is not the training run's ("downloading the dataset takes 2 hours",
+// "evaluation took 10 min", "the remaining 3 epochs will take"): what a clause's "takes" times.
+// Stems of its words.
+constexpr std::string_view kOtherPhases[] = {
+    "download", "load",  "preprocess", "evaluat", "validat", "test",    "compil",
+    "install",  "build", "will",       "would",   "should",  "estimat", "inferenc"};
+
 std::optional<double> run_duration(std::string_view line, bool& epoch) {
   // MLPerf's reference run_and_time.sh prints "RESULT,<benchmark>,<seed>,<seconds>,<user>,<start
   // time>" when a run ends (grep's "file.log:" before it): the run's duration to train.
@@ -725,7 +732,22 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
     for (const std::string_view takes : {" takes ", " took ", " take "}) {
       const size_t at = text.find(takes);
       if (at == std::string::npos) continue;
-      if (const auto d = duration_after(text, at + takes.size() - 1, false)) return d;
+      // Not what is left ("the remaining epochs will take"), nor another phase ("downloading
+      // the dataset alone takes 2 hours"); an epoch's where the subject is one ("each epoch now
+      // takes about 30 minutes").
+      const std::string_view subject = std::string_view(text).substr(0, at);
+      const std::vector<std::string> words = alnum_words(subject, false);
+      if (names_time_left(subject) ||
+          std::any_of(words.begin(), words.end(), [](const std::string& w) {
+            return std::any_of(std::begin(kOtherPhases), std::end(kOtherPhases),
+                               [&](std::string_view stem) { return w.starts_with(stem); });
+          })) {
+        break;
+      }
+      if (const auto d = duration_after(text, at + takes.size() - 1, false)) {
+        epoch = has_whole_word(subject, "epoch");
+        return d;
+      }
     }
   }
   line = log_message(line);

@@ -3386,6 +3386,12 @@ TEST(PastedLogs, RunTimesSaidOfEachScale) {
   ASSERT_EQ(slim.rates.size(), 2u);
   EXPECT_DOUBLE_EQ(1 / slim.rates[0].per_second, 1800);
   EXPECT_DOUBLE_EQ(1 / slim.rates[1].per_second, 3000);
+  // Not what is left, nor another phase; an epoch's where the clause's subject is one.
+  EXPECT_THROW(read_text("On 8 GPUs, the remaining epochs will take about 4 hours\n"), Error);
+  EXPECT_THROW(read_text("With 8 GPUs, downloading the dataset alone takes 2 hours\n"), Error);
+  const Telemetry epoch = read_text("With 8 GPUs each epoch now takes about 30 minutes.\n");
+  ASSERT_EQ(epoch.rates.size(), 1u);
+  EXPECT_EQ(epoch.rates[0].unit, "epochs");
   // How long a run took beside step lines leaves the steps to be judged (dora_iclr24#1: an
   // epoch "took about 8 days" on two A100s, batches that wait 1198 s every tenth).
   EXPECT_EQ(diagnose_telemetry(read_telemetry_files({pasted(
