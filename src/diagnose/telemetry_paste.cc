@@ -319,14 +319,18 @@ struct GpuTableColumns {
 
 std::optional<GpuTableColumns> gpu_table_header(const std::vector<std::string_view>& cells) {
   std::optional<size_t> index, util, used, total;
+  bool index_names_gpu = false;  // "GPU ID", not a bare "#" or "Index" that numbers any rows
   constexpr std::string_view kMemory = "\xe6\x98\xbe\xe5\xad\x98";  // 显存, GPU memory
   for (size_t k = 0; k < cells.size(); ++k) {
     const std::string raw(trim(cells[k]));
     const std::string c = telemetry::lower(trim(telemetry::in_english(raw)));
     const auto has = [&](std::string_view w) { return c.find(w) != std::string::npos; };
     const bool memory = has("mem") || raw.find(kMemory) != std::string::npos;
-    if (c == "gpu" || c == "gpu id" || c == "gpu index" || c == "gpu #" || c == "index" ||
-        c == "#" || c == "id" || c == "device" || c == "gpu no." || c == "gpu no") {
+    if (c == "gpu" || c == "gpu id" || c == "gpu index" || c == "gpu #" || c == "gpu no." ||
+        c == "gpu no") {
+      if (!index || !index_names_gpu) index = k;
+      index_names_gpu = true;
+    } else if (c == "index" || c == "#" || c == "id" || c == "device") {
       if (!index) index = k;
     } else if (has("util") && !memory && !has("cpu")) {
       if (util) return std::nullopt;  // two: which is the GPU's is not said
@@ -344,7 +348,8 @@ std::optional<GpuTableColumns> gpu_table_header(const std::vector<std::string_vi
       return std::nullopt;  // a table of runs: its first column counts GPUs
     }
   }
-  if (!index || !util) return std::nullopt;
+  // A bare index column is the GPUs' beside their memory ("| # | Memory Used | GPU Util |").
+  if (!index || !util || (!index_names_gpu && !used && !total)) return std::nullopt;
   return GpuTableColumns{*index, *util, used, total};
 }
 
@@ -419,6 +424,8 @@ bool scan_gpu_table(const std::vector<Line>& lines, PasteFiles& files, Telemetry
     std::string_view util = cell(columns->util);
     if (!util.empty() && util.back() == '%') util = trim(util.substr(0, util.size() - 1));
     const auto value = parse_number(util);
+    // A GPU whose utilisation the tool could not read ("N/A", "-"): that row alone is passed over.
+    if (gpu && *gpu <= 1024 && !value && (util.empty() || util == "-" || util == "N/A")) continue;
     if (!gpu || *gpu > 1024 || !value || *value < 0 || *value > 100) {
       flush();
       continue;

@@ -3363,6 +3363,15 @@ TEST(PastedLogs, AMarkdownTableOfGpusWithTheirUtilisation) {
       read_text("| GPU | Memory Used | GPU Util |\n|---|---|---|\n| 0 | 30000 MiB | 99% |\n"
                 "| 1 | 30000 MiB | 98% |\n| 2 | 29000 MiB | 0% |\n| 3 | 29000 MiB | 0% |\n"));
   EXPECT_EQ(held.verdict, Verdict::kRankImbalance) << held.summary;
+  // A GPU whose utilisation reads "N/A" is passed over, not the end of the table.
+  const Telemetry na = read_text(
+      "| GPU | Memory Used | GPU Util |\n|---|---|---|\n| 0 | 30000 MiB | 99% |\n"
+      "| 1 | 30000 MiB | N/A |\n| 2 | 29000 MiB | 5% |\n");
+  EXPECT_EQ(na.gpus.size(), 2u);
+  // A bare "#" numbers any table's rows: only beside the GPUs' memory is it theirs.
+  EXPECT_THROW(read_text("| # | Model | Batch size | GPU Util |\n|---|---|---|---|\n"
+                         "| 1 | resnet | 64 | 97% |\n| 2 | vgg | 64 | 95% |\n"),
+               Error);
   // A table of runs: its first column counts GPUs.
   const Telemetry runs = read_text(
       "| GPU | img/s | GPU Util |\n|---|---|---|\n| 1 | 400 | 99% |\n| 2 | 780 | 97% |\n");
