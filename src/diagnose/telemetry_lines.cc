@@ -1620,6 +1620,32 @@ std::vector<Line> rate_scale_parts(const Line& line) {
     }
   }
   if (parts.size() < 2 || scales.size() < 2) return {};
+  // Not the same job at each scale: ranks of one run ("rank 0 (1 GPU): 300 img/s, rank 1 ..."),
+  // or models named otherwise than by their size ("ResNet-50 on 8 GPUs: 2400 img/s; ResNet-152
+  // on 4 GPUs: 500 img/s"; a size keeps its runs in a series of their own).
+  std::optional<std::set<std::string>> first_models;
+  for (const Line& part : parts) {
+    const std::string low_part = lower(part.text);
+    if (has_whole_word(low_part, "rank") || has_whole_word(low_part, "ranks")) return {};
+    std::set<std::string> models;
+    for (std::string_view w : split_whitespace(low_part)) {
+      while (!w.empty() && std::string_view(".,;:()[]").find(w.back()) != std::string_view::npos) {
+        w.remove_suffix(1);
+      }
+      while (!w.empty() && std::string_view("([").find(w.front()) != std::string_view::npos) {
+        w.remove_prefix(1);
+      }
+      if (w.empty() || !is_alpha(w.front()) || std::none_of(w.begin(), w.end(), is_digit) ||
+          gpu_word(w) || gpu_word(w.substr(0, w.size() - 1)) ||
+          !model_sizes_named(w).billions.empty()) {
+        continue;
+      }
+      models.insert(std::string(w));
+    }
+    if (models.empty()) continue;
+    if (first_models && *first_models != models) return {};
+    if (!first_models) first_models = std::move(models);
+  }
   // What follows the last scale is a line of its own (a remark, or a scale said otherwise).
   if (part_begin < line.text.size()) {
     parts.push_back(Line{line.number, line.text.substr(part_begin), true});

@@ -3288,6 +3288,15 @@ TEST(PastedLogs, RatesAtSeveralScalesOnOneLineEachBesideItsOwn) {
   const Diagnosis two = diagnose_telemetry(
       read_text("I get 1200 images/sec on 1 GPU and 3000 images/sec on 4 GPUs\n"));
   EXPECT_THAT(two.summary, testing::HasSubstr("1 -> 4 GPUs: 1200 images/s -> 3000 images/s"));
+  // Not ranks of one run, nor models other than by their size.
+  EXPECT_THAT(diagnose_telemetry(read_text("ResNet-50 on 8 GPUs: 2400 img/s; ResNet-152 on 4 GPUs: "
+                                           "500 img/s\n"))
+                  .summary,
+              testing::HasSubstr("a rate alone"));
+  EXPECT_THAT(diagnose_telemetry(read_text("rank 0 (1 GPU): 300 img/s, rank 1 (1 GPU): 150 img/s, "
+                                           "total on 2 GPUs: 450 img/s\n"))
+                  .summary,
+              testing::HasSubstr("a rate alone"));
   EXPECT_EQ(model_size_of("we get 2.5k tokens/sec/gpu for openlm-7b,"), "7B");
   EXPECT_EQ(model_size_of("llama-2-13b on 8 gpus"), "13B");
   EXPECT_EQ(model_size_of("a 1.3b model"), "1.3B");
