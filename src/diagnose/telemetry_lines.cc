@@ -1428,7 +1428,7 @@ struct StampedCount {
 };
 
 // The counter words of a step's line, and of an epoch's.
-// Kaldi's DDP trainer counts "Device (1) processing 1100/4724(23.28%)".
+// Kaldi's DDP trainer counts "Device (1) processing 1100/4724(23.28%)" (only beside "Device (").
 constexpr std::string_view kStepCounters[] = {"batch",  "iteration", "iter",      "step",
                                               "update", "minibatch", "processing"};
 constexpr std::string_view kEpochCounter[] = {"epoch"};
@@ -1505,6 +1505,9 @@ std::optional<StampedCount> stamped_count(
   if (!when) return std::nullopt;
   const std::string low = lower(text);
   for (const std::string_view word : counters) {
+    // "processing 100/5000 utterances" counts a data preparation's items: only Kaldi's DDP
+    // trainer's "Device (1) processing" counts steps.
+    if (word == "processing" && low.find("device (") == std::string::npos) continue;
     for (size_t at = low.find(word); at != std::string::npos; at = low.find(word, at + 1)) {
       if (at > 0 && is_alpha(low[at - 1])) continue;
       size_t k = at + word.size();

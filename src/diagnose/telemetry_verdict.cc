@@ -736,7 +736,11 @@ std::optional<std::pair<int64_t, int64_t>> epoch_and_step_named(std::string_view
 bool starts_an_epoch_again(const Telemetry& tel, const StepSample& s, const StepSample& before) {
   const std::string_view text = line_of(tel, s.origin), above = line_of(tel, before.origin);
   const auto at = step_counter_at(text), was = step_counter_at(above);
-  if (at && was) return at->first <= kFirstIntervalSteps && was->first > at->first;
+  // The line above late in its epoch (past half of it), not another rank a few steps ahead.
+  if (at && was) {
+    return at->first <= kFirstIntervalSteps && was->first > at->first &&
+           2 * was->first >= was->second;
+  }
   const auto now = epoch_and_step_named(text), then = epoch_and_step_named(above);
   return now && then && now->first > then->first && now->second <= kFirstIntervalSteps &&
          then->second > now->second;

@@ -3155,6 +3155,9 @@ TEST(PastedLogs, PySlowFastsJsonStatsAndAClockWithTheMonthFirst) {
       read_telemetry_files({pasted("datalog_kaldi3940-ddp-2gpu-device-progress-log.txt")});
   ASSERT_EQ(kaldi.steps.size(), 1u);
   EXPECT_NEAR(kaldi.steps[0].step_seconds, 0.44605, 1e-9);
+  EXPECT_THROW(read_text("2020-02-19 13:55:10,646 INFO Processing 100/5000 utterances\n"
+                         "2020-02-19 13:58:10,646 INFO Processing 200/5000 utterances\n"),
+               Error);
   // SuperPoint#152: the stamp in brackets, "[06/13/2020 08:08:42 INFO] Iter 2000: loss ...".
   const Telemetry bracketed = read_telemetry_files(
       {pasted("datalog_superpoint152-magicpoint-coco-iter-timestamps-cutoff.txt")});
@@ -3447,6 +3450,11 @@ TEST(PastedLogs, AWaitWhereAnEpochStartsAgainIsTheWorkersStarting) {
                 "{\"epoch\": 2, \"iter\": 1800, \"data_time\": 1.94, \"time\": 2.48}\n"
                 "{\"epoch\": 2, \"iter\": 1850, \"data_time\": 0.02, \"time\": 0.55}\n"));
   EXPECT_EQ(mid.verdict, Verdict::kInputBound) << mid.summary;
+  // Nor is another rank a few steps behind: "[1][ 60/1051]" above "[1][ 50/1051]".
+  const Diagnosis ranks = diagnose_telemetry(read_text(
+      "Epoch: [1][ 60/1051] Time 0.540 Data 0.040\nEpoch: [1][ 50/1051] Time 3.100 Data 2.600\n"
+      "Epoch: [1][ 70/1051] Time 0.550 Data 0.020\n"));
+  EXPECT_EQ(ranks.verdict, Verdict::kInputBound) << ranks.summary;
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
