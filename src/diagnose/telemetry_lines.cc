@@ -520,15 +520,16 @@ bool minutes_or_longer(std::string_view unit) {
   return one && *one >= 60;
 }
 
-// The duration right after `at` in `text`, a few words of hedging first ("about 21 seconds",
-// "also ~70 s", "only 1 h 5 min"); `any_unit` allows seconds alone. nullopt when none.
-std::optional<double> duration_after(std::string_view text, size_t at, bool any_unit) {
-  static constexpr std::string_view kHedges[] = {
-      "around", "about",  "approximately", "approx.", "roughly", "nearly", "almost", "even",
-      "a",      "little", "bit",           "higher",  "longer",  "up",     "to",     "over",
-      "still",  "only",   "just",          "now",     "already", "also",   "~",      "on",
-      "an",     "avg",    "average",       "of"};  // "on an avg 55 s", "an average of"
-  const std::vector<std::string_view> words = split_whitespace(text.substr(at));
+// Words that hedge or compare before a duration ("about 21 seconds", "also ~70 s", "on an avg
+// 55 s", "an average of 2 h"), each a word of its own.
+constexpr std::string_view kHedges[] = {
+    "around", "about",  "approximately", "approx.", "roughly", "nearly", "almost", "even",
+    "a",      "little", "bit",           "higher",  "longer",  "up",     "to",     "over",
+    "still",  "only",   "just",          "now",     "already", "also",   "~",      "on",
+    "an",     "avg",    "average",       "of"};
+
+// The number of `words` from the first that hedge (kHedges), at most six.
+size_t hedging_words(const std::vector<std::string_view>& words) {
   size_t k = 0;
   while (k < words.size() && k < 6) {
     std::string_view w = words[k];
@@ -536,6 +537,14 @@ std::optional<double> duration_after(std::string_view text, size_t at, bool any_
     if (std::find(std::begin(kHedges), std::end(kHedges), w) == std::end(kHedges)) break;
     ++k;
   }
+  return k;
+}
+
+// The duration right after `at` in `text`, a few words of hedging first ("about 21 seconds",
+// "also ~70 s", "only 1 h 5 min"); `any_unit` allows seconds alone. nullopt when none.
+std::optional<double> duration_after(std::string_view text, size_t at, bool any_unit) {
+  const std::vector<std::string_view> words = split_whitespace(text.substr(at));
+  const size_t k = hedging_words(words);
   std::string cell;
   for (size_t m = k; m < words.size() && m < k + 2; ++m) {
     std::string_view w = words[m];
@@ -776,8 +785,11 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   if (names_time_left(name)) return std::nullopt;
   std::string_view rest = trim(line.substr(colon + 1));
   // "~16 hours", "about 2 h": how long, hedged.
-  for (const std::string_view hedge : {"~", "about ", "around ", "approx. ", "approximately "}) {
-    if (rest.starts_with(hedge)) rest = trim(rest.substr(hedge.size()));
+  if (rest.starts_with('~')) rest = trim(rest.substr(1));
+  if (const auto words = split_whitespace(rest); const size_t hedges = hedging_words(words)) {
+    rest = hedges < words.size()
+               ? rest.substr(static_cast<size_t>(words[hedges].data() - rest.data()))
+               : std::string_view();
   }
   // "Training time: 1h 45m", and a scale's own line, "2 gpu: 0.203h" (yolov5#282).
   // "duration:  0:03:23.520224" (a clock after "duration") names one too.
@@ -2094,6 +2106,23 @@ std::vector<Line> with_header_units(const std::vector<Line>& lines,
 
 namespace {
 
+// The ranks Horovod's stall warning lists in brackets after `at` ("[missing ranks: 1, 3]",
+// "[ready ranks: 5, 1, 4]"), below 4096 each.
+std::vector<int> bracketed_ranks(std::string_view low, size_t at) {
+  const size_t colon = low.find(':', at);
+  if (colon == std::string_view::npos) return {};
+  const size_t close = low.find(']', colon);
+  std::vector<int> ranks;
+  for (const auto part :
+       split_char(low.substr(colon + 1, close == std::string_view::npos ? std::string_view::npos
+                                                                        : close - colon - 1),
+                  ',')) {
+    if (const auto r = parse_index(trim(part)); r && *r < 4096)
+      ranks.push_back(static_cast<int>(*r));
+  }
+  return ranks;
+}
+
 // A paste's list of runs timed by how long they took, then a list of runs by their rate
 // (deep-learning-models#2: "training took 6 hrs" on 8, 16 and 64 GPUs, then "740 img/sec" on 1
 // GPU up to 64): two series, even where the second starts at scales the first did not have.
@@ -2117,10 +2146,14 @@ void separate_durations_from_rates(Telemetry& out, size_t first_run, size_t firs
   for (size_t r = first_run; r < out.runs.size(); ++r) {
     RunInfo& run = out.runs[r];
     if (const auto k = durations.find(r); k != durations.end()) {
+      // As heading() does, a run without a scale repeats none.
+      const bool scaled = run.gpus || run.nodes;
       const std::pair<int, int> scale{run.gpus.value_or(0), run.nodes.value_or(1)};
-      if ((kind && *kind != k->second) || scales.contains(scale)) ++group, scales.clear();
+      if ((kind && *kind != k->second) || (scaled && scales.contains(scale))) {
+        ++group, scales.clear();
+      }
       kind = k->second;
-      scales.insert(scale);
+      if (scaled) scales.insert(scale);
     }
     run.group = group;
   }
@@ -2675,14 +2708,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // Horovod's stall warning lists each stalled op with the ranks that have not submitted it:
     // "HorovodAllreduce_gradients_..._0 [missing ranks: 0]", "[missing ranks: 1, 3]".
     if (const size_t at = low.find("[missing ranks:"); at != std::string::npos) {
-      std::vector<int> ranks;
-      const size_t close = low.find(']', at);
-      for (const auto part : split_char(
-               std::string_view(low).substr(
-                   at + 15, close == std::string::npos ? std::string::npos : close - at - 15),
-               ',')) {
-        if (const auto r = parse_index(trim(part))) ranks.push_back(*r);
-      }
+      std::vector<int> ranks = bracketed_ranks(low, at);
       if (!ranks.empty()) {
         if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
         out.missing_ranks.emplace_back(Origin{steps_file, line.number}, std::move(ranks));
@@ -2694,14 +2720,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // [ready ranks: 5, 1, 4, 7, 2, 3]" (horovod#334). The missing are those below the highest
     // ready rank that are not ready (one above it would not show).
     if (const size_t at = low.find("[ready ranks:"); at != std::string::npos) {
-      std::set<int> ready;
-      const size_t close = low.find(']', at);
-      for (const auto part : split_char(
-               std::string_view(low).substr(
-                   at + 13, close == std::string::npos ? std::string::npos : close - at - 13),
-               ',')) {
-        if (const auto r = parse_index(trim(part)); r && *r < 4096) ready.insert(*r);
-      }
+      const std::vector<int> listed = bracketed_ranks(low, at);
+      const std::set<int> ready(listed.begin(), listed.end());
       std::vector<int> missing;
       for (int r = 0; !ready.empty() && r < *ready.rbegin(); ++r) {
         if (!ready.contains(r)) missing.push_back(r);
@@ -3632,6 +3652,10 @@ ColumnKind column_kind(std::string_view cell) {
   probe.name = c;
   probe.value = 1;  // a rate is positive: the header's name, read as one
   const Meaning m = meaning_of(probe);
+  // "Speed (K samples/sec)": a rate's cells count thousands ("(M " millions).
+  const double thousands = c.find("(k ") != std::string::npos   ? 1e3
+                           : c.find("(m ") != std::string::npos ? 1e6
+                                                                : 1;
   k.per_gpu = c.find("/gpu") != std::string::npos || c.find("per gpu") != std::string::npos ||
               c.find("per_gpu") != std::string::npos;
   const bool speedup =
@@ -3650,16 +3674,14 @@ ColumnKind column_kind(std::string_view cell) {
   } else if (!m.rate_unit.empty()) {
     k.rate = true;
     k.unit = m.rate_unit;
-    if (c.find("(k ") != std::string::npos) k.multiplier = 1e3;
-    if (c.find("(m ") != std::string::npos) k.multiplier = 1e6;
+    k.multiplier = thousands;
   } else if (c.find("/s") != std::string::npos || c.find("throughput") != std::string::npos ||
              c == "speed" || c.starts_with("speed (") || c.starts_with("speed(") || c == "sps" ||
              c.ends_with(" sps")) {
     // "tokens/s/gpu", "image per gpu/s": the unit its words name, else samples (MXNet's
     // "Speed" is its samples/sec; a "speedup" is a ratio).
     k.rate = true;
-    if (c.find("(k ") != std::string::npos) k.multiplier = 1e3;
-    if (c.find("(m ") != std::string::npos) k.multiplier = 1e6;
+    k.multiplier = thousands;
     const auto has = [&](std::string_view w) { return c.find(w) != std::string::npos; };
     k.unit = has("token")                 ? "tokens"
              : has("image") || has("img") ? "images"

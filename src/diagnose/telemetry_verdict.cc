@@ -711,6 +711,13 @@ bool follows_validation(const Telemetry& tel, const Origin& o) {
   return false;
 }
 
+// Whether every rate read is how long a whole run or epoch took (true where there are none):
+// nothing of the steps.
+bool rates_are_whole_durations(const Telemetry& tel) {
+  return std::all_of(tel.rates.begin(), tel.rates.end(),
+                     [](const ThroughputSample& r) { return telemetry::whole_durations(r.unit); });
+}
+
 // The epoch and the step within it that a line names as values ("epoch": 2, "iter": 50 in
 // mmdetection's JSON log; "Epoch 2 step 50"); nullopt where it names not both.
 std::optional<std::pair<int64_t, int64_t>> epoch_and_step_named(std::string_view text) {
@@ -2271,13 +2278,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto spikes = waits_that_spike(tel)) {
     // Waits without their steps, a few of them long: the loader's rounds.
     d = *spikes;
-  } else if (const auto long_waits =
-                 tel.steps.empty() && std::all_of(tel.rates.begin(), tel.rates.end(),
-                                                  [](const ThroughputSample& r) {
-                                                    return telemetry::whole_durations(r.unit);
-                                                  })
-                     ? waits_longer_than_any_step(tel)
-                     : std::nullopt) {
+  } else if (const auto long_waits = tel.steps.empty() && rates_are_whole_durations(tel)
+                                         ? waits_longer_than_any_step(tel)
+                                         : std::nullopt) {
     // Waits for one batch longer than a GPU's step of any model takes (beside how long a run
     // or an epoch took, which says nothing of its steps).
     d = *long_waits;
@@ -2309,10 +2312,7 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     // How long a run or an epoch took beside step lines says nothing of the steps: they are
     // judged as steps.
     const bool steps_only =
-        tel.rates.empty() ||
-        (!tel.steps.empty() &&
-         std::all_of(tel.rates.begin(), tel.rates.end(),
-                     [](const ThroughputSample& r) { return telemetry::whole_durations(r.unit); }));
+        tel.rates.empty() || (!tel.steps.empty() && rates_are_whole_durations(tel));
     if (const auto waits = steps_only ? waits_beside_steps(tel, th) : std::nullopt) {
       d = *waits;
     } else if (const auto headed = paces_of_headed_blocks(tel)) {
