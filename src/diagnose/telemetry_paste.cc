@@ -303,6 +303,18 @@ bool scan_gpustat(const std::vector<Line>& lines, PasteFiles& files, Telemetry& 
   return file >= 0;
 }
 
+// "4.0", "GB" (a payload, a total size, a memory cell): bytes; "MB" and "MiB" alike, 1024-based.
+std::optional<double> bytes_of(std::string_view number, std::string_view unit) {
+  const auto v = parse_number(number);
+  if (!v) return std::nullopt;
+  const std::string u = telemetry::lower(unit);
+  if (u == "b" || u.empty()) return *v;
+  if (u == "kb" || u == "kib") return *v * 1024;
+  if (u == "mb" || u == "mib") return *v * 1024 * 1024;
+  if (u == "gb" || u == "gib") return *v * 1024 * 1024 * 1024;
+  return std::nullopt;
+}
+
 // ---- GPU tables made by hand or by a monitoring script ------------------------------------
 // A pipe table (Markdown or not) with a column of GPU indices and one of their utilisation,
 // "| GPU ID | Model | Temp | Power | Memory Used | Memory Total | GPU Util |", in Chinese too
@@ -353,7 +365,7 @@ std::optional<GpuTableColumns> gpu_table_header(const std::vector<std::string_vi
   return GpuTableColumns{*index, *util, used, total};
 }
 
-// "31108 MB", "32768 MB (95%)", "12.3 GiB": MiB.
+// "31108 MB", "32768 MB (95%)", "12.3 GiB", "31108MiB": MiB. A bare number says no unit.
 std::optional<double> table_mib(std::string_view cell) {
   const auto f = split_whitespace(cell.substr(0, cell.find('(')));
   if (f.empty() || f.size() > 2) return std::nullopt;
@@ -362,12 +374,9 @@ std::optional<double> table_mib(std::string_view cell) {
     const size_t at = number.find_first_not_of("0123456789.");
     if (at != std::string_view::npos) unit = number.substr(at), number = number.substr(0, at);
   }
-  const auto v = parse_number(number);
-  const std::string u = telemetry::lower(unit);
-  if (!v || *v < 0) return std::nullopt;
-  if (u == "mb" || u == "mib") return *v;
-  if (u == "gb" || u == "gib") return *v * 1024;
-  return std::nullopt;
+  const auto bytes = unit.empty() ? std::nullopt : bytes_of(number, unit);
+  if (!bytes || *bytes < 0) return std::nullopt;
+  return *bytes / (1024 * 1024);
 }
 
 }  // namespace
@@ -955,17 +964,6 @@ bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Tele
 // bandwidth of each row, its size in bytes. A benchmark's lines that name a collective and its
 // bandwidth ("AllReduce: [[0, 1, 2, 3]]  Bytes: 2.00000 GB  Time: 0.01403 s  Bandwidth: 213.81
 // GB/s"): one measurement each, grouped by what they name.
-
-std::optional<double> bytes_of(std::string_view number, std::string_view unit) {
-  const auto v = parse_number(number);
-  if (!v) return std::nullopt;
-  const std::string u = telemetry::lower(unit);
-  if (u == "b" || u.empty()) return *v;
-  if (u == "kb" || u == "kib") return *v * 1024;
-  if (u == "mb" || u == "mib") return *v * 1024 * 1024;
-  if (u == "gb" || u == "gib") return *v * 1024 * 1024 * 1024;
-  return std::nullopt;
-}
 
 // An iperf row's bandwidth in GB/s: "[ ID]"'s id in brackets (or "[SUM]"), an interval "a-b" and
 // "sec", the transfer in bytes, the bandwidth in bits/sec (iperf3's retries and "sender" may
