@@ -72,11 +72,8 @@ LineReading read_step(const std::vector<NamedValue>& values) {
       named(values, "completed_step") && (named(values, "seconds") || named(values, "secs"));
   // "Step 106 duration : 0.565" (tensorflow#18691's own timer): a duration after the step's
   // counter is that step's.
-  const bool counted_duration = values.size() == 2 && values[1].name == "duration" &&
-                                (values[0].name == "step" || values[0].name == "iter" ||
-                                 values[0].name == "iteration" || values[0].name == "batch") &&
-                                values[0].unit.empty() &&
-                                values[0].value == std::floor(values[0].value);
+  const bool counted_duration =
+      values.size() == 2 && values[1].name == "duration" && counts_steps(values[0]);
   // DeepSpeed's timers ("forward: 648.32 | backward: 2160.50 | ... | step: 1376.68"): beside a
   // forward and a backward that together take longer, "step" times the optimizer's step.
   const auto forward = seconds_named(values, "forward");

@@ -727,10 +727,7 @@ std::optional<std::pair<int64_t, int64_t>> epoch_and_step_named(std::string_view
       continue;
     }
     if (v.name == "epoch" && !epoch) epoch = static_cast<int64_t>(v.value);
-    if ((v.name == "iter" || v.name == "iteration" || v.name == "step" || v.name == "batch") &&
-        !step) {
-      step = static_cast<int64_t>(v.value);
-    }
+    if (telemetry::counts_steps(v) && !step) step = static_cast<int64_t>(v.value);
   }
   if (!epoch || !step) return std::nullopt;
   return std::pair{*epoch, *step};

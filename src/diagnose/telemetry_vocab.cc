@@ -613,6 +613,11 @@ std::vector<NamedValue> min_max_timer(std::string_view line) {
   return {v};
 }
 
+bool counts_steps(const NamedValue& v) {
+  return (v.name == "step" || v.name == "iter" || v.name == "iteration" || v.name == "batch") &&
+         v.unit.empty() && v.value == std::floor(v.value);
+}
+
 std::vector<NamedValue> named_values(std::string_view line) {
   std::vector<NamedValue> out;
   if (line.size() > kMaxPastedLineBytes) return out;

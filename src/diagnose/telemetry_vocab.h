@@ -37,6 +37,10 @@ struct NamedValue {
 // are skipped; a number with no name before it (a rate after a comma) has an empty name.
 std::vector<NamedValue> named_values(std::string_view line);
 
+// Whether a value counts the loop's steps: named step, iter, iteration or batch, without a unit,
+// a whole number ("Step 106", "iter: 1800", "batch 50").
+bool counts_steps(const NamedValue& v);
+
 // Megatron-LM's timers logged as "(min, max) time across ranks (ms):", one a line with dot
 // leaders ("    batch-generator ....................: (408.98, 817.78)"): always
 // milliseconds, whether or not the header was pasted. Of the two, a wait's minimum is the time
