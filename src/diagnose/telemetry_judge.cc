@@ -173,7 +173,7 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
     // Several GPUs busy, each holding the job, and the idle ones holding no memory at all: no
     // rank runs on those (a rank's CUDA context alone takes hundreds of MiB), so they are not
     // the job's, and the job's own GPUs are all busy.
-    if (memory_seen(idle) && std::all_of(idle.begin(), idle.end(), empty) &&
+    if (std::all_of(idle.begin(), idle.end(), empty) &&
         std::all_of(busy.begin(), busy.end(), holds_job)) {
       d.verdict = Verdict::kHealthy;
       d.summary = fmt::format(
