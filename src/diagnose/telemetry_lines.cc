@@ -5113,8 +5113,12 @@ bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
       const bool rate = meaning_of(v).quantity == Quantity::kRate;
       // Stated: a duration's or rate's unit, a percentage named a utilisation or usage ("the
       // other GPUs have 10%" may be their memory).
-      const bool with_unit =
-          (!v.unit.empty() && seconds_of(v)) || rate || (utilisation && named_utilisation);
+      // A duration in minutes or hours ("ran in 2h 42m", "train_time=75min") is a whole run's
+      // or an epoch's: measured, though no rule here weighs it. Not "m", "M" or "d" alone: as
+      // often a size ("128M", "1.2M images") or a name ("2.5d-4mp").
+      const bool long_duration = v.unit.size() > 1 ? minutes_or_longer(v.unit) : v.unit == "h";
+      const bool with_unit = (!v.unit.empty() && seconds_of(v)) || long_duration || rate ||
+                             (utilisation && named_utilisation);
       const bool measure = with_unit || utilisation ||
                            (v.unit.empty() && named_time && v.value != std::floor(v.value));
       if (!measure) continue;

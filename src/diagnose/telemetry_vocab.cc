@@ -1039,6 +1039,10 @@ std::string rate_unit_of(std::string_view text) {
   if (text == "wps" || text == "tps" || text == "tgs")
     return "tokens";                       // fairseq, torchtitan, InternLM
   if (text == "ups") return "iterations";  // fairseq's updates/s
+  // "185 iterations/second" (lightning#7932): "it" above is a word start only.
+  for (const std::string_view per : {"/s", "/sec", "/second", "_per_sec", "_per_second"}) {
+    if (text.starts_with("iterations") && text.substr(10) == per) return "iterations";
+  }
   // FlagPerf's throughputs (samples/s): the whole run's with evaluation, training's, and the
   // model's own steps without loading.
   if (text == "p_whole" || text == "p_train" || text == "p_core") return "samples";
