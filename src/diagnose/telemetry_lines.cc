@@ -5050,6 +5050,35 @@ const char* header_measure(std::string_view cell) {
   return nullptr;
 }
 
+// How many durations of minutes, hours or days a line of prose states, a number before its
+// unit's word ("taking 4 hours an epoch", "2.85 days for 90 epoch", "| 23.97 mins |"): a run's
+// or an epoch's time said in a sentence or a cell, where named_values takes the word after the
+// number for the name of what follows.
+int prose_long_durations(std::string_view text) {
+  int found = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!is_digit(text[i]) ||
+        (i > 0 && (is_alpha(text[i - 1]) || is_digit(text[i - 1]) || text[i - 1] == '.'))) {
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && (is_digit(text[end]) || text[end] == '.')) ++end;
+    size_t word = end;
+    if (word < text.size() && text[word] == ' ') ++word;
+    size_t word_end = word;
+    while (word_end < text.size() && is_alpha(text[word_end])) ++word_end;
+    const std::string unit = lower(text.substr(word, word_end - word));
+    static constexpr std::string_view kUnits[] = {"min", "mins", "minute", "minutes", "hr",
+                                                  "hrs", "hour", "hours",  "day",     "days"};
+    if (std::find(std::begin(kUnits), std::end(kUnits), unit) != std::end(kUnits) &&
+        parse_number(text.substr(i, end - i)).value_or(0) > 0) {
+      ++found;
+    }
+    i = word_end;
+  }
+  return found;
+}
+
 }  // namespace
 
 bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
@@ -5097,7 +5126,20 @@ bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
     } else if (line.text.find_first_not_of("-: \t") != std::string::npos) {
       measured.clear();
     }
-    for (const NamedValue& v : named_values(line.text)) {
+    const std::vector<NamedValue> values = named_values(line.text);
+    // Durations said in prose where no value of the line has a unit of time ("taking 4 hours
+    // an epoch"; not again "2h 42m", which named_values reads). Two are needed, as for bare
+    // numbers under a name of time: one alone is as often the prose's ("it got slow after 3
+    // days", "loading the data takes 3 hours").
+    if (std::none_of(values.begin(), values.end(), [](const NamedValue& v) {
+          return minutes_or_longer(v.unit) || (!v.unit.empty() && duration_scale(v.unit));
+        })) {
+      for (int k = prose_long_durations(line.text); k > 0; --k) {
+        ++count;
+        if (found.size() < kMaxUnplaced) found.emplace_back(line.number, "duration");
+      }
+    }
+    for (const NamedValue& v : values) {
       if (v.value <= 0) continue;
       if (v.name.empty() && (v.unit.empty() || v.unit == "%")) continue;
       const bool named_time = v.name.find("time") != std::string::npos ||
