@@ -5050,6 +5050,18 @@ const char* header_measure(std::string_view cell) {
   return nullptr;
 }
 
+// Whether a unit (lower case) counts bytes or bits a second: "gb/s", "mib/s", "gbps".
+bool is_bandwidth_unit(std::string_view unit) {
+  for (const std::string_view per : {"/s", "/sec", "ps"}) {
+    if (!unit.ends_with(per)) continue;
+    const std::string_view size = unit.substr(0, unit.size() - per.size());
+    for (const std::string_view s : {"b", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib"}) {
+      if (size == s) return true;
+    }
+  }
+  return false;
+}
+
 // How many durations of minutes, hours or days a line of prose states, a number before its
 // unit's word ("taking 4 hours an epoch", "2.85 days for 90 epoch", "| 23.97 mins |"): a run's
 // or an epoch's time said in a sentence or a cell, where named_values takes the word after the
@@ -5159,14 +5171,20 @@ bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
       // or an epoch's: measured, though no rule here weighs it. Not "m", "M" or "d" alone: as
       // often a size ("128M", "1.2M images") or a name ("2.5d-4mp").
       const bool long_duration = v.unit.size() > 1 ? minutes_or_longer(v.unit) : v.unit == "h";
+      // Bytes or bits a second ("62.15 GB/s", "600Mb/s", "20Gbps"): a read's, a link's or an
+      // exchange's bandwidth.
+      const bool bandwidth = is_bandwidth_unit(v.unit);
       const bool with_unit = (!v.unit.empty() && seconds_of(v)) || long_duration || rate ||
-                             (utilisation && named_utilisation);
+                             bandwidth || (utilisation && named_utilisation);
       const bool measure = with_unit || utilisation ||
                            (v.unit.empty() && named_time && v.value != std::floor(v.value));
       if (!measure) continue;
       ++count;
       with_units += with_unit;
-      const char* kind = rate ? "rate" : utilisation ? "utilisation" : "duration";
+      const char* kind = rate          ? "rate"
+                         : bandwidth   ? "bandwidth"
+                         : utilisation ? "utilisation"
+                                       : "duration";
       if (found.size() < kMaxUnplaced) found.emplace_back(line.number, kind);
     }
   }

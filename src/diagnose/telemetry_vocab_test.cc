@@ -3456,7 +3456,7 @@ TEST(PastedLogs, AWaitWhereAnEpochStartsAgainIsTheWorkersStarting) {
   EXPECT_EQ(ranks.verdict, Verdict::kInputBound) << ranks.summary;
 }
 
-TEST(PastedLogs, RunsTimedInMinutesOrHoursAndRatesPerSecondSpelledOutAreRead) {
+TEST(PastedLogs, RunsTimedInMinutesOrHoursAndRatesOrBandwidthsSpelledOutAreRead) {
   // unsloth#1's table of QLoRA runs on one and two T4s, "23h 15m" each: read, measured in
   // hours, though no rule weighs a run's time beside rows of other models.
   Telemetry t = read_telemetry_files({pasted("scaling_unsloth1-hf-qlora-1xt4-vs-2xt4-hours.txt")});
@@ -3474,6 +3474,13 @@ TEST(PastedLogs, RunsTimedInMinutesOrHoursAndRatesPerSecondSpelledOutAreRead) {
   EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kUnknown);
   // Counts of minutes' kin that are no durations: a model name's digits, a count of days off.
   EXPECT_THROW(read_text("I trained on 8x H100 with 200 million sentences, in 2 epochs.\n"), Error);
+  // Bandwidths (samudra#281's S3 reads: "Achieved <b>2.446 GB/s</b> throughput", "Throughput:
+  // 2.105 GB/s"): measured, weighed by no rule without the job's own times.
+  t = read_telemetry_files(
+      {pasted("throughput_samudra281-zarr-s3-read-benchmark-gbps-cutoff.txt")});
+  ASSERT_EQ(t.unplaced.size(), 2u);
+  EXPECT_EQ(t.unplaced[0].second, "bandwidth");
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kUnknown);
   // A size in megabytes or millions is no duration in minutes ("-e 128M", "1.2M images").
   ExpectNothingPlaced("./all_reduce_perf -b 8 -e 128M -f 2 -g 2\n");
   EXPECT_THROW(read_text("So this is 1.2M images. The map size is 1099511627776 * 2.\n"), Error);
