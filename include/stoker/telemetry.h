@@ -332,6 +332,10 @@ struct Telemetry {
   // "Loaded: 1.17 seconds - performance bottleneck on CPU or Disk HDD/SSD", Caffe's "Data layer
   // prefetch queue empty", its multi-GPU "blocking_queue.cpp:50] Waiting for data").
   std::vector<Origin> loader_warnings;
+  // Lines in which a trainer shows its loader's queue of ready batches full, at 90 % of its
+  // default capacity or more (Detectron's json_stats "mb_qsize": 64 of 64, tensorpack's monitor
+  // "QueueInput/queue_size: 50" of 50): the batches wait for the step, not the step for them.
+  std::vector<Origin> loader_queue_full;
   // Process rows of ps or top: how many were read, and those in state D (uninterruptible
   // sleep, in the kernel waiting on storage or a network file system).
   int64_t process_rows = 0;

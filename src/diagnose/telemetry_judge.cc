@@ -1782,6 +1782,25 @@ std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel) {
   return d;
 }
 
+std::optional<Diagnosis> judge_full_loader_queue(const Telemetry& tel) {
+  if (tel.loader_queue_full.empty() || !tel.loader_warnings.empty()) return std::nullopt;
+  Diagnosis d;
+  d.verdict = Verdict::kHealthy;
+  d.confidence = Confidence::kMedium;
+  d.summary = fmt::format(
+      "the trainer shows its loader's queue of ready batches full ({} line{}, at 90 % of its "
+      "default capacity or more, never empty): the batches wait for the step, not the step for "
+      "them, so the input pipeline keeps up",
+      tel.loader_queue_full.size(), tel.loader_queue_full.size() == 1 ? "" : "s");
+  d.evidence.push_back(tel.cite(tel.loader_queue_full.front()));
+  if (tel.loader_queue_full.size() > 1)
+    d.evidence.push_back(tel.cite(tel.loader_queue_full.back()));
+  d.next = {
+      "the queue's size over a longer log: near full throughout confirms it, falling to 0 "
+      "means the loader cannot keep up"};
+  return d;
+}
+
 std::optional<Diagnosis> judge_stalled_collectives(const Telemetry& tel) {
   if (tel.missing_ranks.empty()) return std::nullopt;
   std::map<int, int64_t> missing;  // rank -> stalled ops it is missing from

@@ -158,6 +158,11 @@ std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel);
 // while the first batches are made), naming the measurement that settles it. nullopt without.
 std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel);
 
+// A trainer's loader queue shown full (Telemetry::loader_queue_full) and never empty, when
+// nothing measured decides: `healthy`, medium (the batches wait for the step). nullopt without,
+// or beside a loader warning.
+std::optional<Diagnosis> judge_full_loader_queue(const Telemetry& tel);
+
 // Horovod's stall warning (Telemetry::missing_ranks): `rank-imbalance`, medium, naming the
 // rank(s) missing from every stalled collective (the others wait for it); low when the missing
 // ranks vary. nullopt without such lines.

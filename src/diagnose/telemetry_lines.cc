@@ -2745,6 +2745,19 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       out.loader_warnings.push_back(Origin{steps_file, line.number});
       found = true;
     }
+    // The same queue full (Telemetry::loader_queue_full), against its default capacity:
+    // Detectron's MINIBATCH_QUEUE_SIZE of 64, tensorpack's QueueInput of 50.
+    for (const NamedValue& v : values) {
+      const double capacity = v.name == "mb_qsize"                ? 64
+                              : v.name == "queueinput/queue_size" ? 50
+                                                                  : 0;
+      if (capacity > 0 && v.unit.empty() && v.value >= 0.9 * capacity && v.value <= capacity) {
+        if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+        out.loader_queue_full.push_back(Origin{steps_file, line.number});
+        found = true;
+        break;
+      }
+    }
     if (std::none_of(values.begin(), values.end(),
                      [](const NamedValue& v) {
                        return meaning_of(v).quantity == Quantity::kCpuUtilisation;

@@ -2227,6 +2227,14 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
                        util->verdict == Verdict::kUnknown)) {
     d = *ranks;
     if (util) append(d, *util);
+  } else if (const auto full = util && util->verdict == Verdict::kUnknown
+                                   ? telemetry::judge_full_loader_queue(tel)
+                                   : std::nullopt) {
+    // The loader's queue full beside a GPU that one look could not judge (tensorpack's epoch
+    // mean of GPUUtil at 75 %): the GPU does not wait for batches.
+    d = *full;
+    d.confidence = Confidence::kLow;
+    append(d, *util);
   } else if (const auto warned = util && util->verdict == Verdict::kUnknown
                                      ? telemetry::judge_loader_warnings(tel)
                                      : std::nullopt) {
@@ -2262,6 +2270,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto warned = telemetry::judge_loader_warnings(tel)) {
     // The trainer's own words that its batches were late.
     d = *warned;
+  } else if (const auto full = telemetry::judge_full_loader_queue(tel)) {
+    // The trainer's own queue of ready batches, full.
+    d = *full;
   } else if (const auto blocked = telemetry::judge_process_states(tel)) {
     // The job's processes waiting in the kernel on storage.
     d = *blocked;

@@ -3491,6 +3491,29 @@ TEST(PastedLogs, RunsTimedInMinutesOrHoursAndRatesOrBandwidthsSpelledOutAreRead)
   EXPECT_NEAR(t.steps.back().step_seconds, 1.0 / 235, 1e-9);
 }
 
+TEST(PastedLogs, ALoadersQueueShownFullIsTheBatchesWaitingForTheStep) {
+  // Detectron#247 (the json_stats of iteration 120000, "mb_qsize": 64) and #918 (six lines at
+  // 64): the queue at its capacity, the loader ahead of the GPUs.
+  for (const char* name : {"datalog_detectron247-json-stats-mb-qsize.txt",
+                           "datalog_detectron918-keypoint-json-stats-time-mb-qsize-cutoff.txt"}) {
+    const Diagnosis d = diagnose_telemetry(read_telemetry_files({pasted(name)}));
+    EXPECT_EQ(d.verdict, Verdict::kHealthy) << name << ": " << d.summary;
+    EXPECT_EQ(d.confidence, Confidence::kMedium) << name;
+  }
+  // tensorpack#1023: QueueInput/queue_size 50 beside an epoch's GPUUtil of 75 %.
+  const Diagnosis tp = diagnose_telemetry(read_telemetry_files(
+      {pasted("tensorpack_tensorpack1023-fasterrcnn-monitor-gpuutil-queue-cutoff.txt")}));
+  EXPECT_EQ(tp.verdict, Verdict::kHealthy) << tp.summary;
+  EXPECT_EQ(tp.confidence, Confidence::kLow);
+  // Empty once in the paste: the loader did not keep up, whatever the other lines say.
+  const std::string full = "json_stats: {\"iter\": 20, \"mb_qsize\": 64, \"time\": 0.5}\n";
+  const std::string empty = "json_stats: {\"iter\": 40, \"mb_qsize\": 0, \"time\": 0.5}\n";
+  EXPECT_EQ(diagnose_telemetry(read_text(full + empty)).verdict, Verdict::kInputBound);
+  // Half full is neither.
+  EXPECT_TRUE(read_text("json_stats: {\"iter\": 20, \"mb_qsize\": 30, \"time\": 0.5}\n")
+                  .loader_queue_full.empty());
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
