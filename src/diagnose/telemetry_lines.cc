@@ -4089,10 +4089,15 @@ bool read_setting_table(
     const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
     PasteFiles& files, int group, Telemetry& out, const ColumnKind& caption) {
   if (rows.size() < 2) return false;
-  // "workers | gpus per worker" (TensorFlow's parameter-server strategy): the workers are
-  // machines, not a loader's processes.
+  // "workers | gpus per worker" (TensorFlow's parameter-server strategy), "Workers | speed |
+  // ... | allreduce time" (ElasticDL's): the workers are machines or trainers exchanging
+  // gradients, not a loader's processes.
   if (std::any_of(head.begin(), head.end(), [](std::string_view h) {
-        return lower(h).find("per worker") != std::string::npos;
+        const std::string low = lower(h);
+        return low.find("per worker") != std::string::npos ||
+               low.find("allreduce") != std::string::npos ||
+               low.find("all-reduce") != std::string::npos ||
+               low.find("all_reduce") != std::string::npos;
       })) {
     return false;
   }

@@ -3514,6 +3514,20 @@ TEST(PastedLogs, ALoadersQueueShownFullIsTheBatchesWaitingForTheStep) {
                   .loader_queue_full.empty());
 }
 
+TEST(PastedLogs, WorkersBesideAnAllreduceColumnAreTrainersNotALoaders) {
+  // ElasticDL#2221: "| Workers | speed | total task time | allreduce time | ..." — the workers
+  // exchange gradients (allreduce 10.36 s of a 13.76 s task); no setting of a loader.
+  const Telemetry t =
+      read_telemetry_files({pasted("scaling_elasticdl2221-ftlib-allreduce-resnet50-gpu-tcp.txt")});
+  EXPECT_TRUE(std::none_of(t.runs.begin(), t.runs.end(),
+                           [](const RunInfo& r) { return !r.loader_setting.empty(); }));
+  EXPECT_NE(diagnose_telemetry(t).verdict, Verdict::kInputBoundCpu);
+  // The same table without that column is a loader's sweep.
+  const Diagnosis loader = diagnose_telemetry(
+      read_text("| Workers | speed |\n|---|---|\n| 2 | 148 images/s |\n| 4 | 228 images/s |\n"));
+  EXPECT_EQ(loader.verdict, Verdict::kInputBoundCpu) << loader.summary;
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
