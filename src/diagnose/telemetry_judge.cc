@@ -1443,6 +1443,13 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     // either. The same storage in both: a comparison of loader settings only where both rows
     // name one.
     if (slowest->storage != fastest->storage && slowest->rest != fastest->rest) return {};
+    // A run that names neither storage nor a setting (another table's row, rikai#468's) says
+    // nothing of where its data was read: no comparison of storage either.
+    if (slowest->storage != fastest->storage &&
+        ((slowest->storage.empty() && slowest->rest.empty() && !slowest->synthetic) ||
+         (fastest->storage.empty() && fastest->rest.empty() && !fastest->synthetic))) {
+      return {};
+    }
     if (slowest->storage == fastest->storage &&
         (!loader_setting_of(slowest->rest) || !loader_setting_of(fastest->rest))) {
       return {};

@@ -4133,16 +4133,32 @@ bool read_setting_table(
   }
   std::vector<std::string> labels, storage;
   std::vector<std::optional<LoaderSetting>> settings;  // per row: the setting it names, if any
+  // Per row, its cells in columns that size a step's work ("batch-size=32, grad-acc=4"): what
+  // else the row's run was.
+  const auto sizes_work = [](std::string_view h) {
+    const std::string low = lower(h);
+    for (const std::string_view w : {"batch", "grad", "accum", "length", "seq"}) {
+      if (low.find(w) != std::string::npos) return true;
+    }
+    return low == "bs";
+  };
+  std::vector<std::string> others;
   int named = 0;
   for (const auto& [line, c] : rows) {
     // "num_workers=2" from a "num_workers" column's "2"; a label cell as it is.
-    std::string text, where;
+    std::string text, where, other;
     for (size_t k = 0; k < c.size() && k < head.size(); ++k) {
       if (is_measure(k)) continue;
       std::string& into = storage_column[k] ? where : text;
       if (!into.empty()) into += ", ";
-      into += head[k].empty() ? std::string(c[k]) : fmt::format("{}={}", head[k], c[k]);
+      const std::string cell =
+          head[k].empty() ? std::string(c[k]) : fmt::format("{}={}", head[k], c[k]);
+      into += cell;
+      if (!storage_column[k] && sizes_work(head[k]) && !loader_setting_of(cell)) {
+        other += cell + ", ";
+      }
     }
+    others.push_back(std::move(other));
     const auto setting = loader_setting_of(text);
     named += setting.has_value() || !where.empty();
     // Beside a storage cell, the rest of the row as it is ("Batch size=64"): the judge compares
@@ -4169,6 +4185,20 @@ bool read_setting_table(
   const bool one_named_pair =
       named == 1 && rows.size() == 2 && (before_or_after(labels[0]) || before_or_after(labels[1]));
   if (named < 2 && !one_named_pair) return false;
+  // Each setting's rows must do the same work a step (the same batches, lengths, gradient
+  // accumulation; in any order, any number of times): a table that changes the work along with its
+  // setting (transformers#9345's TPU cores, one at batch 1 and the other at gradient accumulation
+  // 4) compares no setting.
+  if (!one_named_pair) {
+    std::map<std::string, std::set<std::string>> runs_of;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (settings[r]) runs_of[labels[r]].insert(others[r]);
+    }
+    if (std::any_of(runs_of.begin(), runs_of.end(),
+                    [&](const auto& s) { return s.second != runs_of.begin()->second; })) {
+      return false;
+    }
+  }
   const auto& [column, kind] = measures.front();
   const int file = files.of(kind.step ? TelemetryKind::kTrainLog : TelemetryKind::kThroughput);
   bool found = false;

@@ -3528,6 +3528,31 @@ TEST(PastedLogs, WorkersBesideAnAllreduceColumnAreTrainersNotALoaders) {
   EXPECT_EQ(loader.verdict, Verdict::kInputBoundCpu) << loader.summary;
 }
 
+TEST(PastedLogs, ASettingsRowsThatDoOtherWorkAStepCompareNoSetting) {
+  // transformers#9345: TPU cores 1 and 8, at batch 1 and 32 against batch 32 with gradient
+  // accumulation 1 and 4: no comparison of the cores (the expert: healthy; not input-bound-cpu).
+  const Diagnosis tpu = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_transformers9345-bart-large-tpu-v3-8-s-per-it.txt")}));
+  EXPECT_NE(tpu.verdict, Verdict::kInputBoundCpu) << tpu.summary;
+  // The same batches under each setting, in any order and number, still compare it.
+  const Diagnosis same = diagnose_telemetry(read_text(
+      "| num_workers | batch | step time (s) |\n|---|---|---|\n| 0 | 32 | 2.0 |\n| 0 | 64 | 4.0 |\n"
+      "| 8 | 64 | 2.0 |\n| 8 | 32 | 1.0 |\n| 8 | 32 | 1.0 |\n"));
+  EXPECT_EQ(same.verdict, Verdict::kInputBoundCpu) << same.summary;
+  const Diagnosis other =
+      diagnose_telemetry(read_text("| num_workers | batch | step time (s) |\n|---|---|---|\n| 0 | "
+                                   "32 | 2.0 |\n| 8 | 64 | 2.0 |\n"));
+  EXPECT_NE(other.verdict, Verdict::kInputBoundCpu) << other.summary;
+  // rikai#468: "Local + no model" beside another table's row that names no storage: no
+  // comparison of storage.
+  EXPECT_NE(
+      diagnose_telemetry(
+          read_telemetry_files({pasted(
+              "throughput_rikai468-coco-embedded-vs-external-images-aws-workers-cutoff.txt")}))
+          .verdict,
+      Verdict::kIoBound);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
