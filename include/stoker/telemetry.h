@@ -336,6 +336,14 @@ struct Telemetry {
   // default capacity or more (Detectron's json_stats "mb_qsize": 64 of 64, tensorpack's monitor
   // "QueueInput/queue_size: 50" of 50): the batches wait for the step, not the step for them.
   std::vector<Origin> loader_queue_full;
+  // A sentence saying the GPU's use swings between idle and busy ("the GPU is barely used (fast
+  // oscillation from 0% to 100%)", "GPU utilization fluctuates between 0 and 100%"): its low
+  // and high percentages, the low at most 30, the high at least 70.
+  struct UtilisationSwing {
+    Origin origin;
+    double low = 0, high = 0;
+  };
+  std::vector<UtilisationSwing> utilisation_swings;
   // Process rows of ps or top: how many were read, and those in state D (uninterruptible
   // sleep, in the kernel waiting on storage or a network file system).
   int64_t process_rows = 0;

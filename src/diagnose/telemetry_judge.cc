@@ -1789,6 +1789,27 @@ std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel) {
   return d;
 }
 
+std::optional<Diagnosis> judge_utilisation_swings(const Telemetry& tel) {
+  if (tel.utilisation_swings.empty()) return std::nullopt;
+  const Telemetry::UtilisationSwing& s = tel.utilisation_swings.front();
+  Diagnosis d;
+  d.verdict = Verdict::kInputBound;
+  d.confidence = Confidence::kLow;
+  d.summary = fmt::format(
+      "input-bound, probably: the paste says the GPU's use swings between {:.0f} % and {:.0f} "
+      "%: it computes in bursts and idles between them, the pattern of steps that wait for "
+      "their batch (a loop that waits on the CPU each step makes it too); words, not a "
+      "measurement",
+      s.low, s.high);
+  d.evidence.push_back(tel.cite(s.origin));
+  d.fixes = fixes::input_bound_cpu();
+  d.next = {
+      "the loop's data time against its step time (stoker.torch.watch(loader) times a "
+      "DataLoader), and nvidia-smi dmon -s u while it trains: idle stretches as long as the "
+      "wait for data confirm it"};
+  return d;
+}
+
 std::optional<Diagnosis> judge_full_loader_queue(const Telemetry& tel) {
   if (tel.loader_queue_full.empty() || !tel.loader_warnings.empty()) return std::nullopt;
   Diagnosis d;

@@ -163,6 +163,10 @@ std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel);
 // or beside a loader warning.
 std::optional<Diagnosis> judge_full_loader_queue(const Telemetry& tel);
 
+// A GPU's use said in words to swing between idle and busy (Telemetry::utilisation_swings),
+// when nothing measured decides: `input-bound`, low, naming the measurement that settles it.
+std::optional<Diagnosis> judge_utilisation_swings(const Telemetry& tel);
+
 // Horovod's stall warning (Telemetry::missing_ranks): `rank-imbalance`, medium, naming the
 // rank(s) missing from every stalled collective (the others wait for it); low when the missing
 // ranks vary. nullopt without such lines.

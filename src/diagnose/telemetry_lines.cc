@@ -981,6 +981,50 @@ std::optional<Telemetry::EpochsCompared> epochs_compared_in(std::string_view lin
   return std::nullopt;
 }
 
+// A GPU's use said to swing between idle and busy (Telemetry::UtilisationSwing): a line naming
+// the GPU and no CPU, a word of swinging, and two percentages or a range ending in one ("from 0%
+// to 100%", "between 0 and 100%", "0-100%"), the low at most 30 and the high at least 70.
+std::optional<std::pair<double, double>> utilisation_swing(std::string_view line) {
+  if (line.size() > kMaxPastedLineBytes) return std::nullopt;
+  const std::string text = lower(line);
+  if (text.find("gpu") == std::string::npos || text.find("cpu") != std::string::npos) {
+    return std::nullopt;
+  }
+  static constexpr std::string_view kSwings[] = {
+      "oscillat", "fluctuat",    "jumps",          "jumping", "alternat", "swing",
+      "bounc",    "up and down", "back and forth", "spikes",  "spiking"};
+  if (std::none_of(std::begin(kSwings), std::end(kSwings),
+                   [&](std::string_view w) { return text.find(w) != std::string::npos; })) {
+    return std::nullopt;
+  }
+  // The numbers of the line, each with whether a '%' follows it; a range's first number takes
+  // the '%' of its second ("0 and 100%", "0-100%").
+  std::vector<std::pair<double, bool>> numbers;
+  for (size_t i = 0; i < text.size();) {
+    if (!is_digit(text[i]) || (i > 0 && (is_alpha(text[i - 1]) || text[i - 1] == '.'))) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && (is_digit(text[end]) || text[end] == '.')) ++end;
+    const auto v = parse_number(std::string_view(text).substr(i, end - i));
+    size_t after = end;
+    while (after < text.size() && text[after] == ' ') ++after;
+    if (v) numbers.emplace_back(*v, after < text.size() && text[after] == '%');
+    i = end;
+  }
+  std::optional<double> low, high;
+  for (size_t k = 0; k < numbers.size(); ++k) {
+    const bool percent = numbers[k].second || (k + 1 < numbers.size() && numbers[k + 1].second &&
+                                               numbers[k].first < numbers[k + 1].first);
+    if (!percent || numbers[k].first > 100) continue;
+    low = std::min(low.value_or(100), numbers[k].first);
+    high = std::max(high.value_or(0), numbers[k].first);
+  }
+  if (!low || !high || *low > 30 || *high < 70) return std::nullopt;
+  return std::make_pair(*low, *high);
+}
+
 // "CPU utilization was full", "the CPUs are maxed out", "CPU usage is always at peak", "100%
 // on all CPUs": the CPUs busy, said in words (the reader of a screenshot), read as 100 %.
 bool cpu_said_full(std::string_view line) {
@@ -2743,6 +2787,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     if (says("\"mb_qsize\": 0,") || says("\"mb_qsize\": 0}") || says("mb_qsize: 0 ")) {
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
       out.loader_warnings.push_back(Origin{steps_file, line.number});
+      found = true;
+    }
+    if (const auto swing = utilisation_swing(line.text)) {
+      if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+      out.utilisation_swings.push_back(
+          {Origin{steps_file, line.number}, swing->first, swing->second});
       found = true;
     }
     // The same queue full (Telemetry::loader_queue_full), against its default capacity:

@@ -3553,6 +3553,22 @@ TEST(PastedLogs, ASettingsRowsThatDoOtherWorkAStepCompareNoSetting) {
       Verdict::kIoBound);
 }
 
+TEST(PastedLogs, AGpusUseSaidToSwingBetweenIdleAndBusy) {
+  // discuss.pytorch.org#195120: "the GPU is barely used (fast oscillation from 0% to 100%)".
+  const Diagnosis vit = diagnose_telemetry(read_telemetry_files(
+      {pasted("nvsmi_discusspytorch195120-vit-imagefolder-gpu-0-100-oscillation.txt")}));
+  EXPECT_EQ(vit.verdict, Verdict::kInputBound) << vit.summary;
+  EXPECT_EQ(vit.confidence, Confidence::kLow);
+  EXPECT_THAT(vit.summary, testing::HasSubstr("between 0 % and 100 %"));
+  const Telemetry range = read_text("GPU utilization fluctuates between 0 and 100% in training.\n");
+  ASSERT_EQ(range.utilisation_swings.size(), 1u);
+  EXPECT_EQ(range.utilisation_swings[0].low, 0);
+  EXPECT_EQ(range.utilisation_swings[0].high, 100);
+  // Busy throughout, or the CPU's too: no swing of the GPU's.
+  EXPECT_TRUE(read_text("GPU util fluctuates between 85% and 99%\n").utilisation_swings.empty());
+  EXPECT_THROW(read_text("CPU and GPU usage fluctuate between 0 and 100%\n"), Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
