@@ -4831,6 +4831,50 @@ bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, T
   return found;
 }
 
+bool scan_core_throughput(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  bool found = false;
+  for (size_t i = 0; i + 2 < lines.size(); ++i) {
+    if (lines[i].text.size() > kMaxPastedLineBytes || !rule_line(lines[i + 1].text) ||
+        rule_line(lines[i].text)) {
+      continue;
+    }
+    const auto head = table_cells(lines[i].text);
+    std::optional<size_t> train, core;
+    for (size_t k = 0; k < head.size(); ++k) {
+      const std::string h = lower(trim(head[k]));
+      if (h == "p_train") train = k;
+      if (h == "p_core") core = k;
+    }
+    if (!train || !core) continue;
+    for (size_t j = i + 2; j < lines.size(); ++j) {
+      if (lines[j].text.size() > kMaxPastedLineBytes ||
+          lines[j].text.find('|') == std::string_view::npos) {
+        break;
+      }
+      const auto cells = table_cells(lines[j].text);
+      if (std::max(*train, *core) >= cells.size()) continue;
+      const auto p_train = parse_number(trim(cells[*train]));
+      const auto p_core = parse_number(trim(cells[*core]));
+      // FlagPerf's own runs: p_core at least p_train, as it leaves out time p_train counts.
+      if (!p_train || !p_core || *p_train <= 0 || *p_core < *p_train) continue;
+      StepSample s;
+      s.origin = {files.of(TelemetryKind::kTrainLog), lines[j].number};
+      s.time = static_cast<double>(lines[j].number);
+      // Shares, not seconds: a sample's time is no step's.
+      s.shares = true;
+      s.step_seconds = 1;
+      s.data_seconds = 1 - *p_train / *p_core;
+      // The row's run, where a reader of run tables made one of it.
+      for (size_t r = 0; r < out.runs.size(); ++r) {
+        if (out.runs[r].line == lines[j].number) s.run = static_cast<int>(r);
+      }
+      out.steps.push_back(s);
+      found = true;
+    }
+  }
+  return found;
+}
+
 // Tables of runs: a header with a GPU (or node) count column and measure columns, then one row
 // per count ("nproc/ngpu | sec/batch/gpu" then "1 | 0.323", "4 | 0.381", "8 | 0.609"). Each row
 // is a run, each measure column a series of its own. Without a count column, a table whose rows

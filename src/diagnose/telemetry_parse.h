@@ -146,6 +146,13 @@ constexpr size_t kMaxUnplaced = 64;
 // (telemetry_lines.cc); true when any was found.
 bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
 
+// FlagPerf's tables of throughput ("| 配置 | ... | p_whole | p_train | p_core |"): p_train is
+// its training throughput, p_core the same without the time spent in data IO (FlagPerf's own
+// definition, "不包含数据IO部分的耗时"), so each row gives the share of its time spent waiting
+// for data, 1 - p_train/p_core: a StepSample of shares in Telemetry::steps (its run's, where a
+// run table made one of the row).
+bool scan_core_throughput(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
+
 // A table column of scaling efficiencies as the paste states them ("| 8 GPU efficiency |" over
 // "| 95.4% |"): each row's, in Telemetry::stated_scaling_efficiency. A CPU's, memory's or the
 // model's FLOPs' efficiency is none.

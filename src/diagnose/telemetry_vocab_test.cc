@@ -3569,6 +3569,30 @@ TEST(PastedLogs, AGpusUseSaidToSwingBetweenIdleAndBusy) {
   EXPECT_THROW(read_text("CPU and GPU usage fluctuate between 0 and 100%\n"), Error);
 }
 
+TEST(PastedLogs, FlagPerfsCoreThroughputLeavesOutTheWaitForData) {
+  // FlagPerf#295 (Iluvatar BI-V100, 1x8): p_train 3604 against p_core 3651, the same run
+  // without its data IO: 1.3 % of the time waits for data.
+  const Telemetry t =
+      read_telemetry_files({pasted("throughput_flagperf295-iluvatar-mobilenetv2-1x8-pcore.txt")});
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_TRUE(t.steps[0].shares);
+  EXPECT_NEAR(t.steps[0].data_seconds, 1 - 3604.0 / 3651, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kHealthy);
+  // FlagPerf#266 (DETR on 8 A100s): 17 %, input-bound mildly.
+  EXPECT_EQ(diagnose_telemetry(
+                read_telemetry_files(
+                    {pasted("throughput_flagperf266-detr-a100-1x8-pwhole-ptrain-pcore.txt")}))
+                .verdict,
+            Verdict::kInputBound);
+  // A p_core under p_train is no run of FlagPerf's: no share read.
+  Telemetry inverted;
+  try {
+    inverted = read_text("| cfg | p_train | p_core |\n|---|---|---|\n| 1x8 | 3651 | 3604 |\n");
+  } catch (const Error&) {
+  }
+  EXPECT_TRUE(inverted.steps.empty());
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
