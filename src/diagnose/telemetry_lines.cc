@@ -2702,6 +2702,17 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     std::vector<NamedValue> values = named_values(line.text);
     if (auto row = timer_statistics_row(line.text, values)) values = {std::move(*row)};
+    // PyTorch/XLA's training examples: "| Training Device=xla:0/4 Epoch=1 Step=780 Loss=0.00152
+    // Rate=545.11 GlobalRate=406.16 Time=01:54:23", Rate the device's samples a second over the
+    // last steps (GlobalRate, the mean since the start, is left unread).
+    if (says("device=xla") && says(" rate=")) {
+      for (NamedValue& v : values) {
+        if (v.name == "rate" && v.unit.empty()) {
+          v.name = "rate_per_device";
+          v.unit = "samples/s";
+        }
+      }
+    }
     // TensorFlow's "step = 25 (1.798 sec)": the time since the previous line over the steps
     // since it is the step (the first line, and a rank's repeat of a counter, time none).
     {

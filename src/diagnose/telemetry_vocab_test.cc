@@ -3593,6 +3593,20 @@ TEST(PastedLogs, FlagPerfsCoreThroughputLeavesOutTheWaitForData) {
   EXPECT_TRUE(inverted.steps.empty());
 }
 
+TEST(PastedLogs, PytorchXlasRatePerDevice) {
+  // pytorch/xla#4324: "| Training Device=xla:0/4 Epoch=1 Step=780 Loss=0.00152 Rate=545.11
+  // GlobalRate=406.16 Time=01:54:23" from eight devices: each Rate the device's samples/s.
+  const Telemetry t = read_telemetry_files(
+      {pasted("datalog_xla4324-tpu-resnet-rate-globalrate-per-device-cutoff.txt")});
+  ASSERT_FALSE(t.rates.empty());
+  EXPECT_EQ(t.rates[0].unit, "samples");
+  EXPECT_TRUE(t.rates[0].per_gpu);
+  EXPECT_DOUBLE_EQ(t.rates[0].per_second, 545.11);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kHealthy);
+  // A rate named so elsewhere is no XLA device's.
+  EXPECT_THROW(read_text("learning rate=0.1 decay rate=0.9\n"), Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
