@@ -2006,6 +2006,64 @@ std::optional<double> st_gcn_share(std::string_view low) {
   return *share / 100;
 }
 
+// The wait's share of the time said in words (lower case): "70% of the time is spent in data
+// loading", "nearly half of the time spent on preparation the train_iter" (discuss.mxnet#107),
+// "data loading takes 60% of each iteration": a share (a percentage, "half", "a third", "a
+// quarter", "two thirds", "three quarters") of the time, the step or the iteration, with words
+// of loading data on the side of the clause the share is spent on. nullopt for any other line.
+std::optional<double> data_share_said(std::string_view low) {
+  if (low.size() > kMaxPastedLineBytes) return std::nullopt;
+  static constexpr std::string_view kData[] = {
+      "data loading",        "loading data",     "load data",     "loading the data",
+      "dataloader",          "data loader",      "data_loader",   "train_iter",
+      "data pipeline",       "input pipeline",   "reading data",  "data reading",
+      "preparing data",      "data preparation", "fetching data", "waiting for data",
+      "waiting for the data"};
+  const auto names_data = [&](std::string_view part) {
+    return std::any_of(std::begin(kData), std::end(kData),
+                       [&](std::string_view w) { return part.find(w) != std::string_view::npos; });
+  };
+  static constexpr std::pair<std::string_view, double> kWords[] = {
+      {"three quarters", 0.75}, {"two thirds", 2.0 / 3}, {"half", 0.5},        {"a third", 1.0 / 3},
+      {"one third", 1.0 / 3},   {"a quarter", 0.25},     {"one quarter", 0.25}};
+  for (const std::string_view of :
+       {" of the time", " of the training time", " of training time", " of the total time",
+        " of total time", " of each iteration", " of each step", " of the step",
+        " of the iteration", " of every iteration", " of every step", " of the runtime"}) {
+    const size_t at = low.find(of);
+    if (at == std::string_view::npos) continue;
+    // The share right before: "70%", "70 %", "nearly half".
+    std::optional<double> share;
+    const std::string_view before = trim(low.substr(0, at));
+    if (before.ends_with('%')) {
+      size_t start = before.size() - 1;
+      while (start > 0 && before[start - 1] == ' ') --start;
+      size_t digits = start;
+      while (digits > 0 && (is_digit(before[digits - 1]) || before[digits - 1] == '.')) --digits;
+      if (const auto v = parse_number(before.substr(digits, start - digits)); v && *v <= 100) {
+        share = *v / 100;
+      }
+    }
+    for (const auto& [word, value] : kWords) {
+      if (!share && before.ends_with(word) &&
+          (before.size() == word.size() || before[before.size() - word.size() - 1] == ' ')) {
+        share = value;
+      }
+    }
+    if (!share) continue;
+    // What the share is spent on: after it ("is spent in data loading"), within the clause; or
+    // before it ("data loading takes 60% of each iteration").
+    std::string_view after = low.substr(at + of.size(), 80);
+    after = after.substr(0, std::min(after.find_first_of(",;."), after.find(" while ")));
+    std::string_view ahead = low.substr(0, at);
+    if (const size_t clause = ahead.find_last_of(",;."); clause != std::string_view::npos) {
+      ahead = ahead.substr(clause + 1);
+    }
+    if (names_data(after) || names_data(ahead)) return share;
+  }
+  return std::nullopt;
+}
+
 std::optional<double> wait_share_of_phases(const std::vector<NamedValue>& values) {
   std::optional<double> wait;
   int phases = 0;
@@ -3010,6 +3068,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     // of a step whose seconds the line does not give.
     std::optional<double> share = wait_share_of_phases(values);
     if (!share) share = st_gcn_share(low);
+    if (!share) share = data_share_said(low);
     if (share) {
       add_step(line, 1, *share, std::nullopt, std::nullopt);
       out.steps.back().shares = true;

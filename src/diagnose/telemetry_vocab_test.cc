@@ -3607,6 +3607,26 @@ TEST(PastedLogs, PytorchXlasRatePerDevice) {
   EXPECT_THROW(read_text("learning rate=0.1 decay rate=0.9\n"), Error);
 }
 
+TEST(PastedLogs, TheWaitsShareOfTheTimeSaidInWords) {
+  // discuss.mxnet#107: "nearly half of the time spent on preparation the train_iter ... while
+  // the other half is for the model forward/backward/update".
+  const Diagnosis mx = diagnose_telemetry(read_telemetry_files(
+      {pasted("other_discussmxnet107-8gpu-half-time-preparing-train-iter.txt")}));
+  EXPECT_EQ(mx.verdict, Verdict::kInputBound) << mx.summary;
+  EXPECT_THAT(mx.summary, testing::HasSubstr("50 %"));
+  const auto share = [](const std::string& text) {
+    const Telemetry t = read_text(text);
+    return t.steps.empty() ? -1.0 : t.steps[0].data_seconds;
+  };
+  EXPECT_NEAR(share("Profiling shows that 70% of the time is spent in data loading.\n"), 0.7, 1e-9);
+  EXPECT_NEAR(share("data loading takes 60 % of each iteration\n"), 0.6, 1e-9);
+  EXPECT_NEAR(share("only 5% of the time is spent in the dataloader\n"), 0.05, 1e-9);
+  // A share of something else, or of the time spent elsewhere.
+  EXPECT_THROW(read_text("The GPU is busy 80% of the time, the data loader is fine.\n"), Error);
+  EXPECT_THROW(read_text("We spend half of the time on the backward pass; data loading is fast.\n"),
+               Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
