@@ -5262,6 +5262,39 @@ const char* header_measure(std::string_view cell) {
   return nullptr;
 }
 
+// PyTorch/XLA's metrics report times in one token of parts, "07m50s335ms265.522us",
+// "03s913ms699.706us" (its metric's Accumulator, the total over its TotalSamples): the seconds;
+// nullopt for any other text.
+std::optional<double> xla_duration(std::string_view token) {
+  double seconds = 0;
+  size_t i = 0, parts = 0;
+  while (i < token.size()) {
+    size_t end = i;
+    while (end < token.size() && (is_digit(token[end]) || token[end] == '.')) ++end;
+    const auto v = parse_number(token.substr(i, end - i));
+    if (!v) return std::nullopt;
+    double scale = 0;
+    size_t unit = 0;
+    for (const auto& [u, s] : {std::pair<std::string_view, double>{"ms", 1e-3},
+                               {"us", 1e-6},
+                               {"ns", 1e-9},
+                               {"h", 3600},
+                               {"m", 60},
+                               {"s", 1}}) {
+      if (token.substr(end, u.size()) == u) {
+        scale = s;
+        unit = u.size();
+        break;
+      }
+    }
+    if (unit == 0) return std::nullopt;
+    seconds += *v * scale;
+    i = end + unit;
+    ++parts;
+  }
+  return parts > 0 ? std::optional<double>(seconds) : std::nullopt;
+}
+
 // Whether a unit (lower case) counts bytes or bits a second: "gb/s", "mib/s", "gbps".
 bool is_bandwidth_unit(std::string_view unit) {
   for (const std::string_view per : {"/s", "/sec", "ps"}) {
@@ -5349,6 +5382,16 @@ bool scan_unplaced(const std::vector<Line>& lines, PasteFiles& files, Telemetry&
       }
     } else if (line.text.find_first_not_of("-: \t") != std::string::npos) {
       measured.clear();
+    }
+    // PyTorch/XLA's metrics report: "  Accumulator: 07m50s335ms265.522us" under "Metric:
+    // CompileTime", a total time of its metric.
+    if (const std::string_view t = trim(line.text); t.starts_with("Accumulator: ")) {
+      if (const auto d = xla_duration(trim(t.substr(13))); d && *d > 0) {
+        ++count;
+        ++with_units;
+        if (found.size() < kMaxUnplaced) found.emplace_back(line.number, "duration");
+        continue;
+      }
     }
     const std::vector<NamedValue> values = named_values(line.text);
     // Durations said in prose where no value of the line has a unit of time ("taking 4 hours

@@ -3481,6 +3481,13 @@ TEST(PastedLogs, RunsTimedInMinutesOrHoursAndRatesOrBandwidthsSpelledOutAreRead)
   ASSERT_EQ(t.unplaced.size(), 2u);
   EXPECT_EQ(t.unplaced[0].second, "bandwidth");
   EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kUnknown);
+  // PyTorch/XLA's metrics report (pytorch/xla#3354: "Metric: CompileTime" over "Accumulator:
+  // 07m50s335ms265.522us"): its totals, in one token of parts, are durations.
+  t = read_telemetry_files({pasted("profiler_xla3354-metrics-step69-compiletime-cutoff.txt")});
+  ASSERT_EQ(t.unplaced.size(), 1u);
+  EXPECT_EQ(t.unplaced[0].second, "duration");
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kUnknown);
+  EXPECT_THROW(read_text("Metric: InboundData\n  Accumulator: 164.12MB\n"), Error);
   // A size in megabytes or millions is no duration in minutes ("-e 128M", "1.2M images").
   ExpectNothingPlaced("./all_reduce_perf -b 8 -e 128M -f 2 -g 2\n");
   EXPECT_THROW(read_text("So this is 1.2M images. The map size is 1099511627776 * 2.\n"), Error);
