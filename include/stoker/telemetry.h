@@ -370,6 +370,14 @@ struct Telemetry {
   // A feeder's own count of the batches it made and how long that took (Tacotron's "Generated
   // 32 batches of size 32 in 126.923 sec"): seconds per batch.
   std::vector<std::pair<Origin, double>> feeder_batch_seconds;
+  // The GPU's time against the wall clock's for the same iterations, as TorchBench's run.py
+  // prints them ("GPU Time: 32.600 milliseconds" over "CPU Total Wall Time: 32.625
+  // milliseconds"): the share of the time the GPU computes.
+  struct GpuTimeAgainstWall {
+    Origin origin;  // the wall time's line
+    double gpu = 0, wall = 0;
+  };
+  std::vector<GpuTimeAgainstWall> gpu_time_against_wall;
   // Measurements of a paste that no reader placed (durations, rates, utilisations under names
   // no rule weighs: "Time taken for loss_backward: 0.566"), each its line and its kind
   // ("duration", "rate", "utilisation"; "TPU idle time", the TPU monitor's idle share without

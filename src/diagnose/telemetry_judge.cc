@@ -1810,6 +1810,38 @@ std::optional<Diagnosis> judge_utilisation_swings(const Telemetry& tel) {
   return d;
 }
 
+std::optional<Diagnosis> judge_gpu_time_against_wall(const Telemetry& tel) {
+  if (tel.gpu_time_against_wall.empty()) return std::nullopt;
+  // The run whose GPU is least busy decides.
+  const auto least = std::min_element(
+      tel.gpu_time_against_wall.begin(), tel.gpu_time_against_wall.end(),
+      [](const auto& a, const auto& b) { return a.gpu / a.wall < b.gpu / b.wall; });
+  const double busy = least->gpu / least->wall;
+  Diagnosis d;
+  d.confidence = Confidence::kLow;
+  d.evidence.push_back(tel.cite(least->origin));
+  if (busy >= 0.9) {
+    d.verdict = Verdict::kHealthy;
+    d.confidence = Confidence::kMedium;
+    d.summary = fmt::format(
+        "the GPU computes {:.1f} % of the wall time{} ({:.6g} against {:.6g}): nothing on the "
+        "host, its input or its launches, paces the loop",
+        100 * busy,
+        tel.gpu_time_against_wall.size() > 1 ? " in the run where it computes least" : "",
+        least->gpu, least->wall);
+    return d;
+  }
+  d.verdict = Verdict::kUnknown;
+  d.summary = fmt::format(
+      "the GPU computes only {:.0f} % of the wall time ({:.6g} against {:.6g}): the host holds "
+      "it back, by its input or by launching its work; this split alone does not say which",
+      100 * busy, least->gpu, least->wall);
+  d.next = {
+      "a torch.profiler trace of a few iterations: the DataLoader's next() against the gaps "
+      "between kernels"};
+  return d;
+}
+
 std::optional<Diagnosis> judge_full_loader_queue(const Telemetry& tel) {
   if (tel.loader_queue_full.empty() || !tel.loader_warnings.empty()) return std::nullopt;
   Diagnosis d;

@@ -163,6 +163,12 @@ std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel);
 // or beside a loader warning.
 std::optional<Diagnosis> judge_full_loader_queue(const Telemetry& tel);
 
+// The GPU's time against the wall clock's (Telemetry::gpu_time_against_wall), when nothing
+// measured decides: `healthy`, medium, where the GPU computes 90 % of the wall time or more in
+// every run; else `unknown` (the host holds it back, by its input or its launches). nullopt
+// without.
+std::optional<Diagnosis> judge_gpu_time_against_wall(const Telemetry& tel);
+
 // A GPU's use said in words to swing between idle and busy (Telemetry::utilisation_swings),
 // when nothing measured decides: `input-bound`, low, naming the measurement that settles it.
 std::optional<Diagnosis> judge_utilisation_swings(const Telemetry& tel);

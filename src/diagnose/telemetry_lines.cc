@@ -2588,9 +2588,10 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       out.steps.push_back(a);
     }
   };
-  int64_t waits_without_unit = 0;          // step lines whose wait states no unit ("data 0.2")
-  std::vector<std::string> header;         // the names of the columns of bare numbers below
-  std::optional<double> pending_data;      // a wait on a line of its own, before its step's line
+  int64_t waits_without_unit = 0;      // step lines whose wait states no unit ("data 0.2")
+  std::vector<std::string> header;     // the names of the columns of bare numbers below
+  std::optional<double> pending_data;  // a wait on a line of its own, before its step's line
+  std::optional<std::pair<int64_t, NamedValue>> gpu_time;  // TorchBench's, before its wall time
   std::optional<StampedCount> last_stamp;  // the last line that printed its clock and its step
   std::optional<StampedCount> last_epoch_stamp;  // ... its clock and its epoch
   int64_t pending_line = 0;
@@ -2770,6 +2771,22 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
           v.unit = "samples/s";
         }
       }
+    }
+    // TorchBench's "GPU Time: 32.600 milliseconds" and, on the next line, "CPU Total Wall Time:
+    // 32.625 milliseconds" (Telemetry::gpu_time_against_wall), in the same unit.
+    if (values.size() == 1 && values[0].name == "gpu_time" && values[0].value > 0) {
+      gpu_time.emplace(line.number, values[0]);
+      continue;
+    }
+    if (gpu_time && values.size() == 1 && values[0].name == "cpu_total_wall_time" &&
+        line.number - gpu_time->first <= 2 && values[0].unit == gpu_time->second.unit &&
+        values[0].value >= gpu_time->second.value) {
+      if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+      out.gpu_time_against_wall.push_back(Telemetry::GpuTimeAgainstWall{
+          Origin{steps_file, line.number}, gpu_time->second.value, values[0].value});
+      gpu_time.reset();
+      found = true;
+      continue;
     }
     // TensorFlow's "step = 25 (1.798 sec)": the time since the previous line over the steps
     // since it is the step (the first line, and a rank's repeat of a counter, time none).

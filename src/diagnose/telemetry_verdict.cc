@@ -2273,6 +2273,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto full = telemetry::judge_full_loader_queue(tel)) {
     // The trainer's own queue of ready batches, full.
     d = *full;
+  } else if (const auto gpu_time = telemetry::judge_gpu_time_against_wall(tel)) {
+    // The GPU's time against the wall clock's, for the same iterations.
+    d = *gpu_time;
   } else if (const auto swings = telemetry::judge_utilisation_swings(tel)) {
     // The person's words that the GPU computes in bursts.
     d = *swings;

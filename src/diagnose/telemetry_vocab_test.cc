@@ -3634,6 +3634,24 @@ TEST(PastedLogs, TheWaitsShareOfTheTimeSaidInWords) {
                Error);
 }
 
+TEST(PastedLogs, TorchBenchsGpuTimeAgainstItsWallTime) {
+  // pytorch/benchmark#900 (timm_nfnet) and #1397 (torchrec_dlrm): "GPU Time: 32.600
+  // milliseconds" over "CPU Total Wall Time: 32.625 milliseconds", the GPU busy all the step.
+  for (const char* name :
+       {"throughput_pytorchbenchmark900-timm-nfnet-amp-train-gpu-vs-wall-time.txt",
+        "other_pytorch-benchmark1397-torchrec-dlrm-gpu-vs-wall-time.txt"}) {
+    const Telemetry t = read_telemetry_files({pasted(name)});
+    EXPECT_EQ(t.gpu_time_against_wall.size(), 2u) << name;
+    const Diagnosis d = diagnose_telemetry(t);
+    EXPECT_EQ(d.verdict, Verdict::kHealthy) << name << ": " << d.summary;
+  }
+  // Half the wall time on the GPU: the host holds it back, by its input or its launches.
+  const Diagnosis half = diagnose_telemetry(
+      read_text("GPU Time: 12.0 milliseconds\nCPU Total Wall Time: 24.0 milliseconds\n"));
+  EXPECT_EQ(half.verdict, Verdict::kUnknown);
+  EXPECT_THAT(half.summary, testing::HasSubstr("only 50 %"));
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
