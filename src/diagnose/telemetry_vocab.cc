@@ -1083,7 +1083,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 93> kSynonyms = {{
+constexpr std::array<Synonym, 94> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -1149,6 +1149,7 @@ constexpr std::array<Synonym, 93> kSynonyms = {{
     {"time_per_step", Quantity::kStep, 4},        // OpenSeq2Seq: "time per step = 0:00:1.390"
     {"time/step", Quantity::kStep, 4},            // CLIP4Clip: "Time/step: 44.222691"
     {"time_per_batch", Quantity::kStep, 4},
+    {"time/batch", Quantity::kStep, 4},  // char-rnn: "time/batch = 0.1690s"
     {"time_per_iter", Quantity::kStep, 4},
     {"batch_time", Quantity::kStep, 4},
     {"batchtime", Quantity::kStep, 4},

@@ -3652,6 +3652,16 @@ TEST(PastedLogs, TorchBenchsGpuTimeAgainstItsWallTime) {
   EXPECT_THAT(half.summary, testing::HasSubstr("only 50 %"));
 }
 
+TEST(PastedLogs, CharRnnsTimePerBatch) {
+  // char-rnn#215: "2/9500 (epoch 0.011), train_loss = 4.37, grad/param norm = 8.3750e-01,
+  // time/batch = 0.1690s": the step's time, without its wait.
+  const Telemetry t =
+      read_telemetry_files({pasted("datalog_char-rnn215-time-per-batch-3-layer-lstm-cutoff.txt")});
+  ASSERT_FALSE(t.steps.empty());
+  EXPECT_NEAR(t.steps[0].step_seconds, 0.7845, 1e-9);
+  EXPECT_FALSE(t.steps[0].has_data);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
