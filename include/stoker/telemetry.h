@@ -332,10 +332,11 @@ struct Telemetry {
   // "Loaded: 1.17 seconds - performance bottleneck on CPU or Disk HDD/SSD", Caffe's "Data layer
   // prefetch queue empty", its multi-GPU "blocking_queue.cpp:50] Waiting for data").
   std::vector<Origin> loader_warnings;
-  // Lines in which a trainer shows its loader's queue of ready batches full, at 90 % of its
-  // default capacity or more (Detectron's json_stats "mb_qsize": 64 of 64, tensorpack's monitor
-  // "QueueInput/queue_size: 50" of 50): the batches wait for the step, not the step for them.
-  std::vector<Origin> loader_queue_full;
+  // A trainer's loader queue of ready batches, each line's fill against the queue's default
+  // capacity, 0 to 1 (Detectron's json_stats "mb_qsize": 64 of 64, tensorpack's monitor
+  // "QueueInput/queue_size: 50" of 50): full throughout, the batches wait for the step, not the
+  // step for them.
+  std::vector<std::pair<Origin, double>> loader_queue_fill;
   // A sentence saying the GPU's use swings between idle and busy ("the GPU is barely used (fast
   // oscillation from 0% to 100%)", "GPU utilization fluctuates between 0 and 100%"): its low
   // and high percentages, the low at most 30, the high at least 70.

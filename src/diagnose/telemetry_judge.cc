@@ -1444,10 +1444,11 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     // name one.
     if (slowest->storage != fastest->storage && slowest->rest != fastest->rest) return {};
     // A run that names neither storage nor a setting (another table's row, rikai#468's) says
-    // nothing of where its data was read: no comparison of storage either.
+    // nothing of where its data was read: no comparison of storage either. (Neither is
+    // synthetic: those are set apart above.)
     if (slowest->storage != fastest->storage &&
-        ((slowest->storage.empty() && slowest->rest.empty() && !slowest->synthetic) ||
-         (fastest->storage.empty() && fastest->rest.empty() && !fastest->synthetic))) {
+        ((slowest->storage.empty() && slowest->rest.empty()) ||
+         (fastest->storage.empty() && fastest->rest.empty()))) {
       return {};
     }
     if (slowest->storage == fastest->storage &&
@@ -1843,7 +1844,12 @@ std::optional<Diagnosis> judge_gpu_time_against_wall(const Telemetry& tel) {
 }
 
 std::optional<Diagnosis> judge_full_loader_queue(const Telemetry& tel) {
-  if (tel.loader_queue_full.empty() || !tel.loader_warnings.empty()) return std::nullopt;
+  // Full throughout: every reading at 90 % of the capacity or more.
+  if (tel.loader_queue_fill.empty() || !tel.loader_warnings.empty() ||
+      std::any_of(tel.loader_queue_fill.begin(), tel.loader_queue_fill.end(),
+                  [](const auto& f) { return f.second < 0.9; })) {
+    return std::nullopt;
+  }
   Diagnosis d;
   d.verdict = Verdict::kHealthy;
   d.confidence = Confidence::kMedium;
@@ -1851,10 +1857,11 @@ std::optional<Diagnosis> judge_full_loader_queue(const Telemetry& tel) {
       "the trainer shows its loader's queue of ready batches full ({} line{}, at 90 % of its "
       "default capacity or more, never empty): the batches wait for the step, not the step for "
       "them, so the input pipeline keeps up",
-      tel.loader_queue_full.size(), tel.loader_queue_full.size() == 1 ? "" : "s");
-  d.evidence.push_back(tel.cite(tel.loader_queue_full.front()));
-  if (tel.loader_queue_full.size() > 1)
-    d.evidence.push_back(tel.cite(tel.loader_queue_full.back()));
+      tel.loader_queue_fill.size(), tel.loader_queue_fill.size() == 1 ? "" : "s");
+  d.evidence.push_back(tel.cite(tel.loader_queue_fill.front().first));
+  if (tel.loader_queue_fill.size() > 1) {
+    d.evidence.push_back(tel.cite(tel.loader_queue_fill.back().first));
+  }
   d.next = {
       "the queue's size over a longer log: near full throughout confirms it, falling to 0 "
       "means the loader cannot keep up"};

@@ -158,9 +158,9 @@ std::optional<Diagnosis> judge_bandwidth(const Telemetry& tel);
 // while the first batches are made), naming the measurement that settles it. nullopt without.
 std::optional<Diagnosis> judge_loader_warnings(const Telemetry& tel);
 
-// A trainer's loader queue shown full (Telemetry::loader_queue_full) and never empty, when
-// nothing measured decides: `healthy`, medium (the batches wait for the step). nullopt without,
-// or beside a loader warning.
+// A trainer's loader queue shown full (Telemetry::loader_queue_fill), every reading at 90 % of
+// its capacity or more, when nothing measured decides: `healthy`, medium (the batches wait for
+// the step). nullopt without, where a reading is lower, or beside a loader warning.
 std::optional<Diagnosis> judge_full_loader_queue(const Telemetry& tel);
 
 // The GPU's time against the wall clock's (Telemetry::gpu_time_against_wall), when nothing

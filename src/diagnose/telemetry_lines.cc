@@ -982,47 +982,57 @@ std::optional<Telemetry::EpochsCompared> epochs_compared_in(std::string_view lin
 }
 
 // A GPU's use said to swing between idle and busy (Telemetry::UtilisationSwing): a line naming
-// the GPU and no CPU, a word of swinging, and two percentages or a range ending in one ("from 0%
-// to 100%", "between 0 and 100%", "0-100%"), the low at most 30 and the high at least 70.
+// the GPU's use (its utilisation, usage, load; not its memory, fan, power or temperature, nor a
+// loss, an accuracy or the CPU), a word of swinging, and a range of percentages ("from 0% to
+// 100%", "between 0 and 100%", "0-100%"), the low at most 30 and the high at least 70.
 std::optional<std::pair<double, double>> utilisation_swing(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return std::nullopt;
   const std::string text = lower(line);
-  if (text.find("gpu") == std::string::npos || text.find("cpu") != std::string::npos) {
+  const auto has = [&](std::string_view w) { return text.find(w) != std::string::npos; };
+  if (!has("gpu") || !(has("util") || has("usage") || has("used") || has("busy") || has("load"))) {
     return std::nullopt;
+  }
+  for (const std::string_view w : {"cpu", "mem", "fan", "power", "temp", "accuracy", "loss"}) {
+    if (has(w)) return std::nullopt;
   }
   static constexpr std::string_view kSwings[] = {
       "oscillat", "fluctuat",    "jumps",          "jumping", "alternat", "swing",
       "bounc",    "up and down", "back and forth", "spikes",  "spiking"};
-  if (std::none_of(std::begin(kSwings), std::end(kSwings),
-                   [&](std::string_view w) { return text.find(w) != std::string::npos; })) {
-    return std::nullopt;
-  }
-  // The numbers of the line, each with whether a '%' follows it; a range's first number takes
-  // the '%' of its second ("0 and 100%", "0-100%").
-  std::vector<std::pair<double, bool>> numbers;
-  for (size_t i = 0; i < text.size();) {
-    if (!is_digit(text[i]) || (i > 0 && (is_alpha(text[i - 1]) || text[i - 1] == '.'))) {
-      ++i;
+  if (std::none_of(std::begin(kSwings), std::end(kSwings), has)) return std::nullopt;
+  // A range: a number, a word or sign joining it to the next, that one's '%' ("0 to 100%",
+  // "0% and 95%", "0-100%").
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!is_digit(text[i]) ||
+        (i > 0 && (is_alpha(text[i - 1]) || is_digit(text[i - 1]) || text[i - 1] == '.'))) {
       continue;
     }
+    const auto number_at = [&](size_t from, size_t& end) {
+      end = from;
+      while (end < text.size() && (is_digit(text[end]) || text[end] == '.')) ++end;
+      return parse_number(std::string_view(text).substr(from, end - from));
+    };
     size_t end = i;
-    while (end < text.size() && (is_digit(text[end]) || text[end] == '.')) ++end;
-    const auto v = parse_number(std::string_view(text).substr(i, end - i));
-    size_t after = end;
-    while (after < text.size() && text[after] == ' ') ++after;
-    if (v) numbers.emplace_back(*v, after < text.size() && text[after] == '%');
+    const auto low = number_at(i, end);
+    size_t j = end;
+    if (j < text.size() && text[j] == '%') ++j;
+    for (const std::string_view joint : {" to ", " and ", "-", " - ", "~", " ~ "}) {
+      if (std::string_view(text).substr(j).starts_with(joint)) {
+        size_t high_end = 0;
+        const size_t from = j + joint.size();
+        if (from >= text.size() || !is_digit(text[from])) break;
+        const auto high = number_at(from, high_end);
+        size_t percent = high_end;
+        while (percent < text.size() && text[percent] == ' ') ++percent;
+        if (low && high && percent < text.size() && text[percent] == '%' && *low <= 30 &&
+            *high >= 70 && *high <= 100) {
+          return std::make_pair(*low, *high);
+        }
+        break;
+      }
+    }
     i = end;
   }
-  std::optional<double> low, high;
-  for (size_t k = 0; k < numbers.size(); ++k) {
-    const bool percent = numbers[k].second || (k + 1 < numbers.size() && numbers[k + 1].second &&
-                                               numbers[k].first < numbers[k + 1].first);
-    if (!percent || numbers[k].first > 100) continue;
-    low = std::min(low.value_or(100), numbers[k].first);
-    high = std::max(high.value_or(0), numbers[k].first);
-  }
-  if (!low || !high || *low > 30 || *high < 70) return std::nullopt;
-  return std::make_pair(*low, *high);
+  return std::nullopt;
 }
 
 // "CPU utilization was full", "the CPUs are maxed out", "CPU usage is always at peak", "100%
@@ -1310,7 +1320,7 @@ Subject subject_of(std::string_view clause) {
 }
 
 // The durations of a clause ("1.2s", "42 seconds", "800 ms"), in seconds, each with the column
-// of its first digit; with `longer`, minutes and hours too ("2 minutes per epoch"). A range
+// of its first digit; with `longer`, minutes, hours and days too ("2 minutes per epoch"). A range
 // ("20-30 minutes", "20 to 30 minutes") is its middle. A unit glued to a digit is a name ("8
 // H100"), no unit.
 std::vector<std::pair<size_t, double>> durations_at(std::string_view clause, bool longer) {
@@ -1347,8 +1357,10 @@ std::vector<std::pair<size_t, double>> durations_at(std::string_view clause, boo
     const std::string_view unit = clause.substr(u, v - u);
     auto scale = duration_scale(unit);
     for (const std::string_view word :
-         {"min", "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours"}) {
-      if (longer && unit == word) scale = word.starts_with('m') ? 60.0 : 3600.0;
+         {"min", "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours", "day", "days"}) {
+      if (longer && unit == word) {
+        scale = word.starts_with('m') ? 60.0 : word.starts_with('d') ? 86400.0 : 3600.0;
+      }
     }
     if (v < clause.size() && is_digit(clause[v])) scale.reset();
     // "0.5s/it" is a step's rate, read by the vocabulary.
@@ -2052,14 +2064,26 @@ std::optional<double> data_share_said(std::string_view low) {
     }
     if (!share) continue;
     // What the share is spent on: after it ("is spent in data loading"), within the clause; or
-    // before it ("data loading takes 60% of each iteration").
+    // before it ("data loading takes 60% of each iteration"). The clause must say the time is
+    // spent, not how often something happens ("the dataloader crashes half of the time").
     std::string_view after = low.substr(at + of.size(), 80);
-    after = after.substr(0, std::min(after.find_first_of(",;."), after.find(" while ")));
     std::string_view ahead = low.substr(0, at);
-    if (const size_t clause = ahead.find_last_of(",;."); clause != std::string_view::npos) {
-      ahead = ahead.substr(clause + 1);
+    for (const std::string_view b : {",", ";", ".", " and ", " but ", " while "}) {
+      after = after.substr(0, after.find(b));
+      if (const size_t clause = ahead.rfind(b); clause != std::string_view::npos) {
+        ahead = ahead.substr(clause + b.size());
+      }
     }
-    if (names_data(after) || names_data(ahead)) return share;
+    const auto spends = [](std::string_view part) {
+      for (const std::string_view w : {"spent", "spend", "takes", "took", "taken", "goes to",
+                                       "consum", "waiting", "occup", "account"}) {
+        if (part.find(w) != std::string_view::npos) return true;
+      }
+      return false;
+    };
+    if ((names_data(after) || names_data(ahead)) && (spends(after) || spends(ahead))) {
+      return share;
+    }
   }
   return std::nullopt;
 }
@@ -2881,15 +2905,15 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
           {Origin{steps_file, line.number}, swing->first, swing->second});
       found = true;
     }
-    // The same queue full (Telemetry::loader_queue_full), against its default capacity:
+    // The same queue's fill (Telemetry::loader_queue_fill), against its default capacity:
     // Detectron's MINIBATCH_QUEUE_SIZE of 64, tensorpack's QueueInput of 50.
     for (const NamedValue& v : values) {
       const double capacity = v.name == "mb_qsize"                ? 64
                               : v.name == "queueinput/queue_size" ? 50
                                                                   : 0;
-      if (capacity > 0 && v.unit.empty() && v.value >= 0.9 * capacity && v.value <= capacity) {
+      if (capacity > 0 && v.unit.empty() && v.value >= 0 && v.value <= capacity) {
         if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
-        out.loader_queue_full.push_back(Origin{steps_file, line.number});
+        out.loader_queue_fill.emplace_back(Origin{steps_file, line.number}, v.value / capacity);
         found = true;
         break;
       }
@@ -4274,10 +4298,17 @@ bool read_setting_table(
   // else the row's run was.
   const auto sizes_work = [](std::string_view h) {
     const std::string low = lower(h);
-    for (const std::string_view w : {"batch", "grad", "accum", "length", "seq"}) {
-      if (low.find(w) != std::string::npos) return true;
+    for (const std::string_view p : {"seq_len", "seqlen", "seq len", "sequence length"}) {
+      if (low.find(p) != std::string::npos) return true;
     }
-    return low == "bs";
+    // Words of the header, whole or leading: not "upgrade", nor a "seq" column of run ids.
+    for (const std::string& w : alnum_words(low, false)) {
+      if (w.starts_with("batch") || w == "bs" || w.starts_with("grad") || w.starts_with("accum") ||
+          w.starts_with("length")) {
+        return true;
+      }
+    }
+    return false;
   };
   std::vector<std::string> others;
   int named = 0;
@@ -5281,10 +5312,12 @@ const char* header_measure(std::string_view cell) {
 
 // PyTorch/XLA's metrics report times in one token of parts, "07m50s335ms265.522us",
 // "03s913ms699.706us" (its metric's Accumulator, the total over its TotalSamples): the seconds;
-// nullopt for any other text.
+// nullopt for any other text. (duration_scale reads one unit after a number; these glue several,
+// "m" among them.)
 std::optional<double> xla_duration(std::string_view token) {
   double seconds = 0;
   size_t i = 0, parts = 0;
+  bool seconds_or_less = false;  // the last part's unit
   while (i < token.size()) {
     size_t end = i;
     while (end < token.size() && (is_digit(token[end]) || token[end] == '.')) ++end;
@@ -5306,10 +5339,14 @@ std::optional<double> xla_duration(std::string_view token) {
     }
     if (unit == 0) return std::nullopt;
     seconds += *v * scale;
+    seconds_or_less = scale <= 1;
     i = end + unit;
     ++parts;
   }
-  return parts > 0 ? std::optional<double>(seconds) : std::nullopt;
+  // One part in minutes or hours ("30m") is as often a size or a name: XLA writes such a time
+  // with its seconds ("30m00s...").
+  return parts > 1 || (parts == 1 && seconds_or_less) ? std::optional<double>(seconds)
+                                                      : std::nullopt;
 }
 
 // Whether a unit (lower case) counts bytes or bits a second: "gb/s", "mib/s", "gbps".
@@ -5324,31 +5361,22 @@ bool is_bandwidth_unit(std::string_view unit) {
   return false;
 }
 
-// How many durations of minutes, hours or days a line of prose states, a number before its
-// unit's word ("taking 4 hours an epoch", "2.85 days for 90 epoch", "| 23.97 mins |"): a run's
-// or an epoch's time said in a sentence or a cell, where named_values takes the word after the
-// number for the name of what follows.
-int prose_long_durations(std::string_view text) {
+// How many durations of a minute or longer a line of prose states, a number before its unit's
+// word ("taking 4 hours an epoch", "2.85 days for 90 epoch", "| 23.97 mins |"): a run's or an
+// epoch's time said in a sentence or a cell, where named_values takes the word after the number
+// for the name of what follows. Not a time since ("3 days ago"), one left ("2 hours left") nor a
+// limit ("24 hours limit on Colab").
+int prose_long_durations(std::string_view line) {
+  const std::string text = lower(line);
   int found = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (!is_digit(text[i]) ||
-        (i > 0 && (is_alpha(text[i - 1]) || is_digit(text[i - 1]) || text[i - 1] == '.'))) {
-      continue;
-    }
-    size_t end = i;
-    while (end < text.size() && (is_digit(text[end]) || text[end] == '.')) ++end;
-    size_t word = end;
-    if (word < text.size() && text[word] == ' ') ++word;
-    size_t word_end = word;
-    while (word_end < text.size() && is_alpha(text[word_end])) ++word_end;
-    const std::string unit = lower(text.substr(word, word_end - word));
-    static constexpr std::string_view kUnits[] = {"min", "mins", "minute", "minutes", "hr",
-                                                  "hrs", "hour", "hours",  "day",     "days"};
-    if (std::find(std::begin(kUnits), std::end(kUnits), unit) != std::end(kUnits) &&
-        parse_number(text.substr(i, end - i)).value_or(0) > 0) {
+  for (const auto& [column, seconds] : durations_at(text, true)) {
+    const std::string_view after = std::string_view(text).substr(column, 32);
+    if (seconds >= 60 && after.find(" ago") == std::string_view::npos &&
+        after.find(" left") == std::string_view::npos &&
+        after.find(" remaining") == std::string_view::npos &&
+        after.find(" limit") == std::string_view::npos) {
       ++found;
     }
-    i = word_end;
   }
   return found;
 }

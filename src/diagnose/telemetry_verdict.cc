@@ -2276,9 +2276,6 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (const auto gpu_time = telemetry::judge_gpu_time_against_wall(tel)) {
     // The GPU's time against the wall clock's, for the same iterations.
     d = *gpu_time;
-  } else if (const auto swings = telemetry::judge_utilisation_swings(tel)) {
-    // The person's words that the GPU computes in bursts.
-    d = *swings;
   } else if (const auto blocked = telemetry::judge_process_states(tel)) {
     // The job's processes waiting in the kernel on storage.
     d = *blocked;
@@ -2298,6 +2295,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     // Waits for one batch longer than a GPU's step of any model takes (beside how long a run
     // or an epoch took, which says nothing of its steps).
     d = *long_waits;
+  } else if (const auto swings = telemetry::judge_utilisation_swings(tel)) {
+    // The person's words that the GPU computes in bursts, where nothing measured decides.
+    d = *swings;
   } else if (!tel.lone_waits.empty() && tel.steps.empty() && tel.rates.empty()) {
     d.verdict = Verdict::kUnknown;
     d.confidence = Confidence::kLow;
