@@ -4902,17 +4902,39 @@ std::vector<Line> pandas_as_pipes(const std::vector<Line>& lines, std::deque<std
   return out;
 }
 
-bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+namespace {
+
+// Each pipe table of `lines` (a header, its rule, then rows with '|'): `head(cells)` says which
+// columns the table is read for (an empty vector: not read); `row(line, cells, columns)` reads
+// each row, true where it found something. True when any row did.
+template <typename Head, typename Row>
+bool for_each_pipe_table(const std::vector<Line>& lines, Head head, Row row) {
   bool found = false;
   for (size_t i = 0; i + 2 < lines.size(); ++i) {
     if (lines[i].text.size() > kMaxPastedLineBytes || !rule_line(lines[i + 1].text) ||
         rule_line(lines[i].text)) {
       continue;
     }
-    const auto head = table_cells(lines[i].text);
+    const std::vector<size_t> columns = head(table_cells(lines[i].text));
+    if (columns.empty()) continue;
+    for (size_t j = i + 2; j < lines.size(); ++j) {
+      if (lines[j].text.size() > kMaxPastedLineBytes ||
+          lines[j].text.find('|') == std::string_view::npos) {
+        break;
+      }
+      found = row(lines[j], table_cells(lines[j].text), columns) || found;
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  const auto head = [](const std::vector<std::string_view>& cells) {
     std::vector<size_t> columns;
-    for (size_t k = 0; k < head.size(); ++k) {
-      const std::string h = lower(head[k]);
+    for (size_t k = 0; k < cells.size(); ++k) {
+      const std::string h = lower(cells[k]);
       if (h.find("efficiency") == std::string::npos) continue;
       // A scaling's: the header says so or names the scale ("8 GPU efficiency"); a CPU's,
       // memory's, a kernel's ("Warp Execution Efficiency") or the FLOPs' are not.
@@ -4927,70 +4949,59 @@ bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, T
       }
       if (!other && scaling) columns.push_back(k);
     }
-    if (columns.empty()) continue;
-    for (size_t j = i + 2; j < lines.size(); ++j) {
-      if (lines[j].text.size() > kMaxPastedLineBytes ||
-          lines[j].text.find('|') == std::string_view::npos) {
-        break;
-      }
-      const auto cells = table_cells(lines[j].text);
-      for (const size_t k : columns) {
-        if (k >= cells.size()) continue;
-        std::string_view cell = trim(cells[k]);
-        if (!cell.ends_with('%')) continue;
-        const auto v = parse_number(trim(cell.substr(0, cell.size() - 1)));
-        if (!v || *v <= 0 || *v > 200) continue;
-        out.stated_scaling_efficiency.emplace_back(
-            Origin{files.of(TelemetryKind::kThroughput), lines[j].number}, *v);
-        found = true;
-      }
+    return columns;
+  };
+  const auto row = [&](const Line& line, const std::vector<std::string_view>& cells,
+                       const std::vector<size_t>& columns) {
+    bool found = false;
+    for (const size_t k : columns) {
+      if (k >= cells.size()) continue;
+      std::string_view cell = trim(cells[k]);
+      if (!cell.ends_with('%')) continue;
+      const auto v = parse_number(trim(cell.substr(0, cell.size() - 1)));
+      if (!v || *v <= 0 || *v > 200) continue;
+      out.stated_scaling_efficiency.emplace_back(
+          Origin{files.of(TelemetryKind::kThroughput), line.number}, *v);
+      found = true;
     }
-  }
-  return found;
+    return found;
+  };
+  return for_each_pipe_table(lines, head, row);
 }
 
 bool scan_core_throughput(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
-  bool found = false;
-  for (size_t i = 0; i + 2 < lines.size(); ++i) {
-    if (lines[i].text.size() > kMaxPastedLineBytes || !rule_line(lines[i + 1].text) ||
-        rule_line(lines[i].text)) {
-      continue;
-    }
-    const auto head = table_cells(lines[i].text);
+  // The p_train and p_core columns, in that order; none unless the header has both.
+  const auto head = [](const std::vector<std::string_view>& cells) {
     std::optional<size_t> train, core;
-    for (size_t k = 0; k < head.size(); ++k) {
-      const std::string h = lower(trim(head[k]));
+    for (size_t k = 0; k < cells.size(); ++k) {
+      const std::string h = lower(trim(cells[k]));
       if (h == "p_train") train = k;
       if (h == "p_core") core = k;
     }
-    if (!train || !core) continue;
-    for (size_t j = i + 2; j < lines.size(); ++j) {
-      if (lines[j].text.size() > kMaxPastedLineBytes ||
-          lines[j].text.find('|') == std::string_view::npos) {
-        break;
-      }
-      const auto cells = table_cells(lines[j].text);
-      if (std::max(*train, *core) >= cells.size()) continue;
-      const auto p_train = parse_number(trim(cells[*train]));
-      const auto p_core = parse_number(trim(cells[*core]));
-      // FlagPerf's own runs: p_core at least p_train, as it leaves out time p_train counts.
-      if (!p_train || !p_core || *p_train <= 0 || *p_core < *p_train) continue;
-      StepSample s;
-      s.origin = {files.of(TelemetryKind::kTrainLog), lines[j].number};
-      s.time = static_cast<double>(lines[j].number);
-      // Shares, not seconds: a sample's time is no step's.
-      s.shares = true;
-      s.step_seconds = 1;
-      s.data_seconds = 1 - *p_train / *p_core;
-      // The row's run, where a reader of run tables made one of it.
-      for (size_t r = 0; r < out.runs.size(); ++r) {
-        if (out.runs[r].line == lines[j].number) s.run = static_cast<int>(r);
-      }
-      out.steps.push_back(s);
-      found = true;
+    return train && core ? std::vector<size_t>{*train, *core} : std::vector<size_t>{};
+  };
+  const auto row = [&](const Line& line, const std::vector<std::string_view>& cells,
+                       const std::vector<size_t>& columns) {
+    if (std::max(columns[0], columns[1]) >= cells.size()) return false;
+    const auto p_train = parse_number(trim(cells[columns[0]]));
+    const auto p_core = parse_number(trim(cells[columns[1]]));
+    // FlagPerf's own runs: p_core at least p_train, as it leaves out time p_train counts.
+    if (!p_train || !p_core || *p_train <= 0 || *p_core < *p_train) return false;
+    StepSample s;
+    s.origin = {files.of(TelemetryKind::kTrainLog), line.number};
+    s.time = static_cast<double>(line.number);
+    // Shares, not seconds: a sample's time is no step's.
+    s.shares = true;
+    s.step_seconds = 1;
+    s.data_seconds = 1 - *p_train / *p_core;
+    // The row's run, where a reader of run tables made one of it.
+    for (size_t r = 0; r < out.runs.size(); ++r) {
+      if (out.runs[r].line == line.number) s.run = static_cast<int>(r);
     }
-  }
-  return found;
+    out.steps.push_back(s);
+    return true;
+  };
+  return for_each_pipe_table(lines, head, row);
 }
 
 // Tables of runs: a header with a GPU (or node) count column and measure columns, then one row
