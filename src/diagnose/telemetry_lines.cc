@@ -981,6 +981,14 @@ std::optional<Telemetry::EpochsCompared> epochs_compared_in(std::string_view lin
   return std::nullopt;
 }
 
+// The number of digits and dots that starts at `from` in `text` ("20.5" of "20.5-30 min"), its
+// end in `end`; nullopt where they make no number.
+std::optional<double> number_from(std::string_view text, size_t from, size_t& end) {
+  end = from;
+  while (end < text.size() && (is_digit(text[end]) || text[end] == '.')) ++end;
+  return parse_number(text.substr(from, end - from));
+}
+
 // A GPU's use said to swing between idle and busy (Telemetry::UtilisationSwing): a line naming
 // the GPU's use (its utilisation, usage, load; not its memory, fan, power or temperature, nor a
 // loss, an accuracy or the CPU), a word of swinging, and a range of percentages ("from 0% to
@@ -1006,13 +1014,8 @@ std::optional<std::pair<double, double>> utilisation_swing(std::string_view line
         (i > 0 && (is_alpha(text[i - 1]) || is_digit(text[i - 1]) || text[i - 1] == '.'))) {
       continue;
     }
-    const auto number_at = [&](size_t from, size_t& end) {
-      end = from;
-      while (end < text.size() && (is_digit(text[end]) || text[end] == '.')) ++end;
-      return parse_number(std::string_view(text).substr(from, end - from));
-    };
     size_t end = i;
-    const auto low = number_at(i, end);
+    const auto low = number_from(text, i, end);
     size_t j = end;
     if (j < text.size() && text[j] == '%') ++j;
     for (const std::string_view joint : {" to ", " and ", "-", " - ", "~", " ~ "}) {
@@ -1020,7 +1023,7 @@ std::optional<std::pair<double, double>> utilisation_swing(std::string_view line
         size_t high_end = 0;
         const size_t from = j + joint.size();
         if (from >= text.size() || !is_digit(text[from])) break;
-        const auto high = number_at(from, high_end);
+        const auto high = number_from(text, from, high_end);
         size_t percent = high_end;
         while (percent < text.size() && text[percent] == ' ') ++percent;
         if (low && high && percent < text.size() && text[percent] == '%' && *low <= 30 &&
@@ -1330,19 +1333,14 @@ std::vector<std::pair<size_t, double>> durations_at(std::string_view clause, boo
         (i > 0 && (is_digit(clause[i - 1]) || clause[i - 1] == '.' || is_alpha(clause[i - 1])))) {
       continue;
     }
-    const auto number_at = [&](size_t from, size_t& end) {
-      end = from;
-      while (end < clause.size() && (is_digit(clause[end]) || clause[end] == '.')) ++end;
-      return parse_number(clause.substr(from, end - from));
-    };
     size_t e = i;
-    auto value = number_at(i, e);
+    auto value = number_from(clause, i, e);
     // A range's upper end: "-30", " to 30".
     for (const std::string_view to : {"-", " to "}) {
       if (clause.substr(e).starts_with(to) && e + to.size() < clause.size() &&
           is_digit(clause[e + to.size()])) {
         size_t upper_end = 0;
-        const auto upper = number_at(e + to.size(), upper_end);
+        const auto upper = number_from(clause, e + to.size(), upper_end);
         if (value && upper && *upper > *value) {
           value = (*value + *upper) / 2;
           e = upper_end;
@@ -5331,8 +5329,7 @@ std::optional<double> xla_duration(std::string_view token) {
   bool seconds_or_less = false;  // the last part's unit
   while (i < token.size()) {
     size_t end = i;
-    while (end < token.size() && (is_digit(token[end]) || token[end] == '.')) ++end;
-    const auto v = parse_number(token.substr(i, end - i));
+    const auto v = number_from(token, i, end);
     if (!v) return std::nullopt;
     double scale = 0;
     size_t unit = 0;
