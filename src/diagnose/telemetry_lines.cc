@@ -507,6 +507,18 @@ std::optional<double> parse_duration(std::string_view cell) {
   return any ? std::optional<double>(seconds) : std::nullopt;
 }
 
+std::optional<double> bytes_of(std::string_view number, std::string_view unit) {
+  const auto v = parse_number(number);
+  if (!v) return std::nullopt;
+  const std::string u = lower(unit);
+  if (u == "b" || u.empty()) return *v;
+  if (u == "kb" || u == "kib") return *v * 1024;
+  if (u == "mb" || u == "mib") return *v * 1024 * 1024;
+  if (u == "gb" || u == "gib") return *v * 1024 * 1024 * 1024;
+  if (u == "tb" || u == "tib") return *v * 1024 * 1024 * 1024 * 1024;
+  return std::nullopt;
+}
+
 namespace {
 
 // Whether `unit` is that of a duration of a minute or longer ("min", "hours", "d"; not
@@ -992,11 +1004,11 @@ std::optional<double> number_from(std::string_view text, size_t from, size_t& en
 // A GPU's use said to swing between idle and busy (Telemetry::UtilisationSwing): a line naming
 // the GPU's use (its utilisation, usage, load; not its memory, fan, power or temperature, nor a
 // loss, an accuracy or the CPU), a word of swinging, and a range of percentages ("from 0% to
-// 100%", "between 0 and 100%", "0-100%"), the low at most 30 and the high at least 70.
-std::optional<std::pair<double, double>> utilisation_swing(std::string_view line) {
-  if (line.size() > kMaxPastedLineBytes) return std::nullopt;
-  const std::string text = lower(line);
-  const auto has = [&](std::string_view w) { return text.find(w) != std::string::npos; };
+// 100%", "between 0 and 100%", "0-100%"), the low at most 30 and the high at least 70. `text`:
+// the line lower-cased (the reader's own `low`: not copied again for each line of a long log).
+std::optional<std::pair<double, double>> utilisation_swing(std::string_view text) {
+  if (text.size() > kMaxPastedLineBytes) return std::nullopt;
+  const auto has = [&](std::string_view w) { return text.find(w) != std::string_view::npos; };
   if (!has("gpu") || !(has("util") || has("usage") || has("used") || has("busy") || has("load"))) {
     return std::nullopt;
   }
@@ -2019,8 +2031,9 @@ std::optional<double> st_gcn_share(std::string_view low) {
 // The wait's share of the time said in words (lower case): "70% of the time is spent in data
 // loading", "nearly half of the time spent on preparation the train_iter" (discuss.mxnet#107),
 // "data loading takes 60% of each iteration": a share (a percentage, "half", "a third", "a
-// quarter", "two thirds", "three quarters") of the time, the step or the iteration, with words
-// of loading data on the side of the clause the share is spent on. nullopt for any other line.
+// quarter", "two thirds", "three quarters") of the time, the step or the iteration, in a clause
+// that says the time is spent and names loading data, before the share or after it. nullopt for
+// any other line.
 std::optional<double> data_share_said(std::string_view low) {
   if (low.size() > kMaxPastedLineBytes) return std::nullopt;
   static constexpr std::string_view kData[] = {
@@ -2897,7 +2910,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       out.loader_warnings.push_back(Origin{steps_file, line.number});
       found = true;
     }
-    if (const auto swing = utilisation_swing(line.text)) {
+    if (const auto swing = utilisation_swing(low)) {
       if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
       out.utilisation_swings.push_back(
           {Origin{steps_file, line.number}, swing->first, swing->second});
@@ -5357,14 +5370,13 @@ std::optional<double> xla_duration(std::string_view token) {
                                                       : std::nullopt;
 }
 
-// Whether a unit (lower case) counts bytes or bits a second: "gb/s", "mib/s", "gbps".
+// Whether a unit (lower case) counts bytes or bits a second: "gb/s", "mib/s", "gbps" — a size's
+// unit (bytes_of's) over a second.
 bool is_bandwidth_unit(std::string_view unit) {
   for (const std::string_view per : {"/s", "/sec", "ps"}) {
     if (!unit.ends_with(per)) continue;
     const std::string_view size = unit.substr(0, unit.size() - per.size());
-    for (const std::string_view s : {"b", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib"}) {
-      if (size == s) return true;
-    }
+    if (!size.empty() && bytes_of("1", size)) return true;
   }
   return false;
 }

@@ -146,6 +146,10 @@ constexpr size_t kMaxUnplaced = 64;
 // (telemetry_lines.cc); true when any was found.
 bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
 
+// "4.0", "GB" (a payload, a total size, a memory cell, a bandwidth's numerator): bytes; "MB" and
+// "MiB" alike, 1024-based; an empty unit is bytes. nullopt for any other unit.
+std::optional<double> bytes_of(std::string_view number, std::string_view unit);
+
 // FlagPerf's tables of throughput ("| 配置 | ... | p_whole | p_train | p_core |"): p_train is
 // its training throughput, p_core the same without the time spent in data IO (FlagPerf's own
 // definition, "不包含数据IO部分的耗时"), so each row gives the share of its time spent waiting

@@ -16,6 +16,7 @@
 namespace stoker {
 namespace {
 
+using telemetry::bytes_of;
 using telemetry::kMaxPastedLineBytes;
 using telemetry::Line;
 using telemetry::lower;
@@ -301,18 +302,6 @@ bool scan_gpustat(const std::vector<Line>& lines, PasteFiles& files, Telemetry& 
     }
   }
   return file >= 0;
-}
-
-// "4.0", "GB" (a payload, a total size, a memory cell): bytes; "MB" and "MiB" alike, 1024-based.
-std::optional<double> bytes_of(std::string_view number, std::string_view unit) {
-  const auto v = parse_number(number);
-  if (!v) return std::nullopt;
-  const std::string u = telemetry::lower(unit);
-  if (u == "b" || u.empty()) return *v;
-  if (u == "kb" || u == "kib") return *v * 1024;
-  if (u == "mb" || u == "mib") return *v * 1024 * 1024;
-  if (u == "gb" || u == "gib") return *v * 1024 * 1024 * 1024;
-  return std::nullopt;
 }
 
 // ---- GPU tables made by hand or by a monitoring script ------------------------------------
