@@ -2182,6 +2182,14 @@ constexpr std::string_view kSettingStems[] = {
 
 ModelSizes model_sizes_named(std::string_view low) {
   ModelSizes out;
+  // Every size it reads ends in a digit and 'b' ("7b", "a3b"): most lines of a long log have
+  // none, and are not split into words for it.
+  bool digit_b = false;
+  for (size_t at = low.find('b', 1); at != std::string_view::npos && !digit_b;
+       at = low.find('b', at + 1)) {
+    digit_b = is_digit(low[at - 1]);
+  }
+  if (!digit_b) return out;
   const std::vector<std::string_view> words = split_whitespace(low);
   for (size_t k = 0; k < words.size(); ++k) {
     std::string_view word = words[k];
