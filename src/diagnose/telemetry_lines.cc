@@ -5015,6 +5015,38 @@ bool scan_core_throughput(const std::vector<Line>& lines, PasteFiles& files, Tel
   return for_each_pipe_table(lines, head, row);
 }
 
+bool scan_mfu_table(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  const auto head = [](const std::vector<std::string_view>& cells) {
+    std::vector<size_t> columns;
+    for (size_t k = 0; k < cells.size(); ++k) {
+      // "MFU", "MFU (%)", "Train Step MFU"; not a header that only mentions it among others.
+      const std::string h = lower(trim(cells[k]));
+      if (h == "mfu" || h.starts_with("mfu ") || h.starts_with("mfu(") || h.ends_with(" mfu")) {
+        columns.push_back(k);
+      }
+    }
+    return columns;
+  };
+  const auto row = [&](const Line& line, const std::vector<std::string_view>& cells,
+                       const std::vector<size_t>& columns) {
+    bool found = false;
+    for (const size_t k : columns) {
+      if (k >= cells.size()) continue;
+      std::string_view cell = trim(cells[k]);
+      const bool percent = cell.ends_with('%');
+      if (percent) cell = trim(cell.substr(0, cell.size() - 1));
+      const auto v = parse_number(cell);
+      // In percent; a bare fraction ("0.42") may be either, as for the named figure.
+      if (!v || *v <= 0 || *v > 100 || (!percent && *v <= 1)) continue;
+      out.mfu.emplace_back(Origin{files.of(TelemetryKind::kThroughput), line.number}, *v);
+      out.mfu_rows_are_configurations = true;
+      found = true;
+    }
+    return found;
+  };
+  return for_each_pipe_table(lines, head, row);
+}
+
 // Tables of runs: a header with a GPU (or node) count column and measure columns, then one row
 // per count ("nproc/ngpu | sec/batch/gpu" then "1 | 0.323", "4 | 0.381", "8 | 0.609"). Each row
 // is a run, each measure column a series of its own. Without a count column, a table whose rows

@@ -162,6 +162,10 @@ bool scan_core_throughput(const std::vector<Line>& lines, PasteFiles& files, Tel
 // model's FLOPs' efficiency is none.
 bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
 
+// A table column of MFU figures ("| MFU |" over "| 53.0% |"), one configuration a row: each in
+// Telemetry::mfu, in percent, with Telemetry::mfu_rows_are_configurations set.
+bool scan_mfu_table(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
+
 // A pandas DataFrame as print() shows it ("compiler model_name  Num GPUS  ...  eager" over "0
 // phi-2  1 ...  228.394457"): each column right-aligned under its header, an index of row
 // numbers 0, 1, ... on the left. Returns `lines` with each such table rewritten as a pipe table

@@ -1790,6 +1790,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   }
   telemetry::scan_stated_efficiency(lines, files, into);
   telemetry::scan_core_throughput(lines, files, into);
+  telemetry::scan_mfu_table(lines, files, into);
   scan_lightning_profiler(lines, files, into);
   scan_torch_profiler(lines, files, into);
   scan_paddle_profiler(lines, files, into);

@@ -1557,10 +1557,14 @@ std::optional<Diagnosis> waits_beside_steps(const Telemetry& tel, const Telemetr
 // peak the trainer assumes for another GPU, a MoE's small expert GEMMs).
 constexpr double kBusyMfu = 35;
 
-// A trainer's figures per line without the first (a warm-up), unless it is the only one.
-std::vector<double> after_warm_up(const std::vector<std::pair<Origin, double>>& lines) {
+// A trainer's figures per line without the first (a warm-up), unless it is the only one or the
+// figures are a table's configurations, of which none warms up.
+std::vector<double> after_warm_up(const std::vector<std::pair<Origin, double>>& lines,
+                                  bool configurations = false) {
   std::vector<double> out;
-  for (size_t i = lines.size() > 1 ? 1 : 0; i < lines.size(); ++i) out.push_back(lines[i].second);
+  for (size_t i = lines.size() > 1 && !configurations ? 1 : 0; i < lines.size(); ++i) {
+    out.push_back(lines[i].second);
+  }
   return out;
 }
 std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
@@ -1587,7 +1591,8 @@ std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
                                                         : !from_tokens.empty() ? from_tokens
                                                                                : tel.model_tflops;
   if (lines.empty()) return std::nullopt;
-  const std::vector<double> after_first = after_warm_up(lines);
+  const std::vector<double> after_first =
+      after_warm_up(lines, !peak && tel.mfu_rows_are_configurations);
   const double median = telemetry::median(after_first);
   // TFLOP/s above the GPU's peak are several GPUs' (a job's total), not one's.
   if (peak && median > peak->tflops) return std::nullopt;
@@ -1597,7 +1602,9 @@ std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
   d.verdict = Verdict::kHealthy;
   d.confidence = Confidence::kMedium;
   const std::string lines_text =
-      fmt::format("median of {} line{}", after_first.size(), after_first.size() == 1 ? "" : "s");
+      fmt::format("median of {} {}{}", after_first.size(),
+                  !peak && tel.mfu_rows_are_configurations ? "configuration" : "line",
+                  after_first.size() == 1 ? "" : "s");
   const std::string what =
       !from_tokens.empty()
           ? fmt::format(
@@ -2540,7 +2547,7 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
           "CPU use over time, no run at another scale or setting to compare {} with",
           listed, read.size() == 1 && read[0].starts_with("1 ") ? "it" : "them");
       // The MFU as high_mfu reads it, under its bar.
-      if (const auto mfu = after_warm_up(tel.mfu);
+      if (const auto mfu = after_warm_up(tel.mfu, tel.mfu_rows_are_configurations);
           !mfu.empty() && telemetry::median(mfu) < kBusyMfu) {
         const auto [least, most] =
             std::minmax_element(tel.mfu.begin(), tel.mfu.end(),

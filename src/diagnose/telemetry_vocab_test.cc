@@ -3013,12 +3013,13 @@ TEST(PastedLogs, MegatronsMinMaxTimersNestTheirWaitInTheStep) {
 }
 
 TEST(PastedLogs, WhatWasReadIsSaidWhereNoRuleWeighsIt) {
-  // marin#6044: MFU figures alone, under the share at which GPUs are busy.
+  // marin#6044: MFU figures alone (a table's two rows, two more in prose), under the share at
+  // which GPUs are busy.
   const Diagnosis d = diagnose_telemetry(read_telemetry_files(
       {pasted("throughput_marin6044-tpu-v4-1024-moe-toks-step-time-mfu.txt")}));
   EXPECT_EQ(d.verdict, Verdict::kUnknown);
-  EXPECT_NE(d.summary.find("read 2 MFU figures"), std::string::npos) << d.summary;
-  EXPECT_NE(d.summary.find("MFU figures of 6.6 to 16 %"), std::string::npos) << d.summary;
+  EXPECT_NE(d.summary.find("read 4 MFU figures"), std::string::npos) << d.summary;
+  EXPECT_NE(d.summary.find("MFU figures of 6.6 to 22 %"), std::string::npos) << d.summary;
 }
 
 TEST(PastedLogs, TflopsPerGpuAtTwoScalesAreAScalingComparison) {
@@ -3669,6 +3670,30 @@ TEST(PastedLogs, CharRnnsTimePerBatch) {
   ASSERT_FALSE(t.steps.empty());
   EXPECT_NEAR(t.steps[0].step_seconds, 0.7845, 1e-9);
   EXPECT_FALSE(t.steps[0].has_data);
+}
+
+TEST(PastedLogs, AnMfuColumnOneConfigurationARow) {
+  // FlagPerf#299 (Aquila2-7B on one A800 node): "| 配置 | parallel | ... | MFU |" over rows of
+  // 53.0 %, 38.6 % and 28.2 %, one parallelism each: none is a warm-up, so all three count.
+  const Telemetry t = read_telemetry_files(
+      {pasted("throughput_flagperf299-aquila2-7b-a800-tp-pp-dp-tokens-mfu-cutoff.txt")});
+  ASSERT_EQ(t.mfu.size(), 3u);
+  EXPECT_TRUE(t.mfu_rows_are_configurations);
+  EXPECT_DOUBLE_EQ(t.mfu[0].second, 53.0);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("median of 3 configurations"));
+  // A bare fraction may be either a share or a percent: not read; nor a column that is no MFU.
+  const auto mfus = [](const std::string& text) {
+    try {
+      return read_text(text).mfu.size();
+    } catch (const Error&) {
+      return size_t{0};
+    }
+  };
+  EXPECT_EQ(mfus("| run | tok/s | MFU |\n|---|---|---|\n| a | 1200 | 0.42 |\n"), 0u);
+  EXPECT_EQ(mfus("| run | tok/s | MFU (%) |\n|---|---|---|\n| a | 1200 | 42 |\n"), 1u);
+  EXPECT_EQ(mfus("| run | tok/s | HFU vs MFU gap |\n|---|---|---|\n| a | 1200 | 12% |\n"), 0u);
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
