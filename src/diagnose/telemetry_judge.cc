@@ -286,6 +286,21 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
   }
   if (mean < th.gpu_low && cpu) {
     cite(all);
+    if (cpu->busy >= th.cpu_pinned && cpu->one_process) {
+      // One core saturated, the rest of the machine unsaid: one process does the host's work
+      // and the GPU waits on it.
+      d.verdict = Verdict::kInputBoundCpu;
+      d.summary = fmt::format(
+          "input-bound on CPU, probably: {} at {:.0f} % while one core is {:.0f} % busy: one "
+          "process does the host's work — a loader in the main process (num_workers=0, a "
+          "generator without workers) or the loop's own Python — and the GPU waits on it ({})",
+          n == 1 ? "the GPU" : "the GPUs", mean, cpu->busy, look);
+      d.next = {kDmonWhileTraining,
+                "top -H at the same time: the loader's workers at the top is the input, the "
+                "main process alone the training loop's own host work"};
+      d.fixes = fixes::input_bound_cpu();
+      return d;
+    }
     if (cpu->busy >= th.cpu_pinned) {
       d.verdict = Verdict::kInputBoundCpu;
       d.summary = fmt::format(

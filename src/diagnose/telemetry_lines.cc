@@ -1050,6 +1050,29 @@ std::optional<std::pair<double, double>> utilisation_swing(std::string_view text
   return std::nullopt;
 }
 
+// "GPU: 45%", "my GPU is only at 10-20%", "the GPU is at 15% while ...": a percentage of the
+// GPU itself (the filler dropped from its name, "my", "the" or "our" before it) is its use —
+// unless words after it make it a comparison ("the GPU is 20% faster") or another quantity.
+bool gpu_itself_at(const NamedValue& v, std::string_view low) {
+  if (v.unit != "%") return false;
+  const std::string_view name = without_filler(v.name);
+  if (!(name == "gpu" || name.ends_with("my_gpu") || name.ends_with("the_gpu") ||
+        name.ends_with("our_gpu"))) {
+    return false;
+  }
+  const size_t percent = low.find('%', v.column);
+  if (percent == std::string_view::npos) return false;
+  const std::string_view after = trim(low.substr(percent + 1));
+  if (after.empty() || !is_alpha(after.front())) return true;
+  const std::string_view word = after.substr(0, after.find_first_of(" ,.;:)"));
+  for (const std::string_view w :
+       {"but", "and", "while", "when", "during", "most", "all", "util", "utilization",
+        "utilisation", "usage", "load", "busy", "of", "in", "on", "at", "with"}) {
+    if (word == w) return true;
+  }
+  return false;
+}
+
 // "CPU utilization was full", "the CPUs are maxed out", "CPU usage is always at peak", "100%
 // on all CPUs": the CPUs busy, said in words (the reader of a screenshot), read as 100 %.
 bool cpu_said_full(std::string_view line) {
@@ -1611,6 +1634,36 @@ std::optional<StampedCount> stamped_count(
 }
 
 }  // namespace
+
+bool one_core_said_full(std::string_view line) {
+  if (line.size() > kMaxPastedLineBytes) return false;
+  const std::string text = lower(line);
+  for (const std::string_view one :
+       {"one of my cpu cores", "one of the cpu cores", "one of my cores", "one of the cores",
+        "one cpu core", "one core", "a single core", "a single cpu core", "single-core",
+        "one cpu thread", "one thread"}) {
+    for (size_t at = text.find(one); at != std::string::npos; at = text.find(one, at + 1)) {
+      // The clause after it: "one of my CPU Cores is at its max", "one core at 100%", not
+      // "one core per worker" nor "only one core is used" (a setting, not a look).
+      std::string_view after = std::string_view(text).substr(at + one.size(), 32);
+      after = after.substr(0, std::min({after.find_first_of(",;"), after.find(". "),
+                                        after.find(" but "), after.find(" while ")}));
+      const std::string_view before =
+          std::string_view(text).substr(at >= 16 ? at - 16 : 0, at >= 16 ? 16 : at);
+      if (after.find(" not") != std::string_view::npos ||
+          after.find("n't") != std::string_view::npos ||
+          after.find('?') != std::string_view::npos || has_whole_word(before, "if") ||
+          has_whole_word(before, "whether")) {
+        continue;
+      }
+      for (const std::string_view full : {"100%", "100 %", " max", " full", " pegged", " saturated",
+                                          " fully used", " fully loaded"}) {
+        if (after.find(full) != std::string_view::npos) return true;
+      }
+    }
+  }
+  return false;
+}
 
 std::string collective_with_bandwidth(std::string_view text) {
   const std::string low = lower(text);
@@ -2796,6 +2849,20 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     std::vector<NamedValue> values = named_values(line.text);
     if (auto row = timer_statistics_row(line.text, values)) values = {std::move(*row)};
+    // "my GPU is only at 10-20%": a range's low end takes the percent its high end carries.
+    for (size_t k = 0; k + 1 < values.size(); ++k) {
+      NamedValue& from = values[k];
+      const NamedValue& to = values[k + 1];
+      if (!from.unit.empty() || !to.name.empty() || to.unit != "%" || to.column <= from.column) {
+        continue;
+      }
+      std::string_view between = std::string_view(line.text).substr(from.column);
+      between = between.substr(0, to.column - from.column);
+      while (!between.empty() && (is_digit(between.front()) || between.front() == '.')) {
+        between.remove_prefix(1);
+      }
+      if (trim(between) == "-" || trim(between) == "~" || trim(between) == "to") from.unit = "%";
+    }
     // PyTorch/XLA's training examples: "| Training Device=xla:0/4 Epoch=1 Step=780 Loss=0.00152
     // Rate=545.11 GlobalRate=406.16 Time=01:54:23", Rate the device's samples a second over the
     // last steps (GlobalRate, the mean since the start, is left unread).
@@ -2933,7 +3000,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                      [](const NamedValue& v) {
                        return meaning_of(v).quantity == Quantity::kCpuUtilisation;
                      }) &&
-        cpu_said_full(line.text)) {
+        (cpu_said_full(line.text) || one_core_said_full(line.text))) {
       values.push_back(NamedValue{"cpu_utilization", "%", 100, std::nullopt, 0});
     }
     // "The numbers below show the **per-GPU** training throughput": the rates that follow
@@ -3441,6 +3508,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       // utilization named alone, on a line about the GPU and not the CPU, is the GPU's.
       if (m.quantity == Quantity::kNone && (v.name == "utilization" || v.name == "utilisation") &&
           (v.unit.empty() || v.unit == "%") && says("gpu") && !says("cpu")) {
+        m.quantity = Quantity::kGpuUtilisation;
+      }
+      if (m.quantity == Quantity::kNone && gpu_itself_at(v, low)) {
         m.quantity = Quantity::kGpuUtilisation;
       }
       if (m.quantity == Quantity::kRate && !(step.step && m.rate_unit == "iterations")) {

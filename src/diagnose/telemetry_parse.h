@@ -125,6 +125,11 @@ bool rule_line(std::string_view t);
 // collective's, not a training step's.
 std::string collective_with_bandwidth(std::string_view text);
 
+// "One of my CPU cores is at its max", "one core at 100%", "a single core pegged": one core of
+// the host saturated, said in words — one process's work (a loader in the main process, one
+// generator thread, the loop's own Python), not the machine's.
+bool one_core_said_full(std::string_view line);
+
 // Training-loop step lines, throughput lines, job summaries and panels, read by vocabulary
 // (telemetry_lines.cc); true when any was found.
 bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);

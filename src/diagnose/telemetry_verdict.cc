@@ -347,7 +347,7 @@ std::optional<Diagnosis> diagnose_utilisation(const Telemetry& tel, const Teleme
         return low.find("process") != std::string::npos ||
                low.find("thread") != std::string::npos ||
                low.find("one core") != std::string::npos ||
-               low.find("single core") != std::string::npos;
+               low.find("single core") != std::string::npos || telemetry::one_core_said_full(low);
       });
       cpu = telemetry::CpuView{.busy = busy,
                                .iowait = iowait,

@@ -1187,10 +1187,6 @@ constexpr std::array<Synonym, 94> kSynonyms = {{
 
 }  // namespace
 
-namespace {
-
-// The words prose puts between a name and its number ("GPU utilization is almost 100%", "the
-// data time was only 0.4 s"): dropped from the end of a name.
 std::string_view without_filler(std::string_view name) {
   static constexpr std::array<std::string_view, 23> kFiller = {
       "is",      "was",    "are",           "were",  "of",     "at",     "around",
@@ -1210,8 +1206,6 @@ std::string_view without_filler(std::string_view name) {
   if (starts_with(name, "the_")) name.remove_prefix(4);
   return name;
 }
-
-}  // namespace
 
 Meaning meaning_of(const NamedValue& v) {
   Meaning m;

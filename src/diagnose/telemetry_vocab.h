@@ -74,6 +74,11 @@ struct Meaning {
   std::optional<int> gpu;  // kGpuUtilisation named by its GPU ("[GPU0 0%]", "gpu_1: 35%")
 };
 
+// A value's name without the words prose puts between a name and its number ("GPU utilization
+// is almost 100%", "the data time was only 0.4 s"): "is", "was", "only", ... dropped from its
+// end, "the" from its start.
+std::string_view without_filler(std::string_view name);
+
 // The meaning of a value by its name and unit (a nameless "5.95s/it" is a step, "1.47it/s" a
 // rate of iterations).
 Meaning meaning_of(const NamedValue& v);

@@ -3638,7 +3638,11 @@ TEST(PastedLogs, TheWaitsShareOfTheTimeSaidInWords) {
   EXPECT_NEAR(share("data loading takes 60 % of each iteration\n"), 0.6, 1e-9);
   EXPECT_NEAR(share("only 5% of the time is spent in the dataloader\n"), 0.05, 1e-9);
   // A share of something else, or of the time spent elsewhere.
-  EXPECT_THROW(read_text("The GPU is busy 80% of the time, the data loader is fine.\n"), Error);
+  // (The GPU's own use, 80 %, is read as such.)
+  const Telemetry busy = read_text("The GPU is busy 80% of the time, the data loader is fine.\n");
+  EXPECT_TRUE(busy.steps.empty());
+  ASSERT_EQ(busy.gpus.size(), 1u);
+  EXPECT_DOUBLE_EQ(busy.gpus[0].util, 80);
   EXPECT_THROW(read_text("We spend half of the time on the backward pass; data loading is fast.\n"),
                Error);
 }
@@ -3694,6 +3698,39 @@ TEST(PastedLogs, AnMfuColumnOneConfigurationARow) {
   EXPECT_EQ(mfus("| run | tok/s | MFU |\n|---|---|---|\n| a | 1200 | 0.42 |\n"), 0u);
   EXPECT_EQ(mfus("| run | tok/s | MFU (%) |\n|---|---|---|\n| a | 1200 | 42 |\n"), 1u);
   EXPECT_EQ(mfus("| run | tok/s | HFU vs MFU gap |\n|---|---|---|\n| a | 1200 | 12% |\n"), 0u);
+}
+
+TEST(PastedLogs, OneCoreAtItsMaxBesideAnIdleGpu) {
+  // Stack Overflow 66597669 (a Keras Sequence): "my GPU is only at 10-20% but one of my CPU
+  // Cores is at its max": one process does the host's work, and the GPU waits on it.
+  const Telemetry t = read_telemetry_files(
+      {pasted("other_exampleacom66597669-keras-sequence-gpu-10-20pct-one-core-max.txt")});
+  ASSERT_EQ(t.gpus.size(), 1u);
+  EXPECT_DOUBLE_EQ(t.gpus[0].util, 10);  // the range's low end, in the percent of its high end
+  ASSERT_EQ(t.cpus.size(), 1u);
+  EXPECT_DOUBLE_EQ(t.cpus[0].busy, 100);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("one core is 100 % busy"));
+  EXPECT_TRUE(one_core_said_full("one core at 100% all the time"));
+  EXPECT_TRUE(one_core_said_full("A single core is pegged"));
+  // A setting, a question or a denial is no look at a saturated core.
+  EXPECT_FALSE(one_core_said_full("num_workers=4, one core per worker"));
+  EXPECT_FALSE(one_core_said_full("is one core at 100%?"));
+  EXPECT_FALSE(one_core_said_full("one core is not at 100%"));
+  // The GPU itself at a percentage, not a comparison on it.
+  const auto gpu_util = [](const std::string& text) {
+    try {
+      const Telemetry r = read_text(text);
+      return r.gpus.empty() ? -1.0 : r.gpus[0].util;
+    } catch (const Error&) {
+      return -1.0;
+    }
+  };
+  EXPECT_DOUBLE_EQ(gpu_util("GPU: 45%\n"), 45);
+  EXPECT_DOUBLE_EQ(gpu_util("my GPU is at 15% while training\n"), 15);
+  EXPECT_DOUBLE_EQ(gpu_util("PyTorch single GPU is ~20% faster than Chainer single GPU\n"), -1);
+  EXPECT_DOUBLE_EQ(gpu_util("the GPU is 20% faster than before\n"), -1);
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
