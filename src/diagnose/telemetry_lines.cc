@@ -3773,6 +3773,19 @@ std::optional<int> count_in_words(std::string_view cell) {
   return std::nullopt;
 }
 
+// A header cell naming how many GPUs (or processes, one a GPU) each node of a row runs ("num
+// of GPU per node", "GPUs/node", "Process per Machine").
+bool gpus_per_node_header(std::string_view cell) {
+  const std::string c = lower(cell);
+  if (c.size() > 32) return false;
+  const bool counts = c.find("gpu") != std::string::npos || c.find("card") != std::string::npos ||
+                      c.find("process") != std::string::npos || c.find("proc") != std::string::npos;
+  const bool per_node =
+      c.find("per node") != std::string::npos || c.find("/node") != std::string::npos ||
+      c.find("per machine") != std::string::npos || c.find("per host") != std::string::npos;
+  return counts && per_node;
+}
+
 // A header cell naming the GPU (or node) count of each row.
 bool count_header(std::string_view cell, bool& nodes) {
   const std::string c = lower(cell);
@@ -3786,7 +3799,8 @@ bool count_header(std::string_view cell, bool& nodes) {
        {"batch", "per", "mem", "util", "model", "type", "/s", "token", "image", "sample"}) {
     if (c.find(other) != std::string::npos) return false;
   }
-  nodes = c.find("node") != std::string::npos;
+  // "Machine Num" (Horovod's CPU benchmarks): machines are nodes.
+  nodes = c.find("node") != std::string::npos || c.find("machine") != std::string::npos;
   // "card" is how BytePS's and Chinese tables count GPUs (卡); "-na" is mlpstorage's flag for
   // the DLIO benchmark's simulated accelerators.
   return nodes || c.find("gpu") != std::string::npos || c.find("nproc") != std::string::npos ||
@@ -3894,6 +3908,15 @@ std::optional<double> leading_number(std::string_view cell, std::string_view* re
   return parse_number(cell.substr(0, end));
 }
 
+// A cell of a bare number, or of one with its spread ("2.8 +-0.1", "2.713 ± 4.199"): the
+// number; nullopt for anything else ("100%", "3.1x", "n/a").
+std::optional<double> number_with_spread(std::string_view cell) {
+  if (const auto v = parse_number(trim(cell))) return v;
+  std::string_view rest;
+  const auto v = leading_number(cell, &rest);
+  return v && (rest.starts_with("+-") || rest.starts_with("\xc2\xb1")) ? v : std::nullopt;
+}
+
 // Words of a speedup's header that say it sets one thing against another, not scales.
 constexpr std::string_view kComparedWords[] = {"to", "vs", "over", "precision", "amp", "fp16"};
 
@@ -3908,8 +3931,9 @@ ColumnKind column_kind(std::string_view cell) {
   const double thousands = c.find("(k ") != std::string::npos   ? 1e3
                            : c.find("(m ") != std::string::npos ? 1e6
                                                                 : 1;
+  // "Speed per process (MPI)": Horovod's processes are one a GPU.
   k.per_gpu = c.find("/gpu") != std::string::npos || c.find("per gpu") != std::string::npos ||
-              c.find("per_gpu") != std::string::npos;
+              c.find("per_gpu") != std::string::npos || c.find("per process") != std::string::npos;
   const bool speedup =
       c.find("speedup") != std::string::npos || c.find("speed-up") != std::string::npos ||
       c.find("speed up") != std::string::npos || c.find("acceleration") != std::string::npos;
@@ -3928,7 +3952,8 @@ ColumnKind column_kind(std::string_view cell) {
     k.unit = m.rate_unit;
     k.multiplier = thousands;
   } else if (c.find("/s") != std::string::npos || c.find("throughput") != std::string::npos ||
-             c == "speed" || c.starts_with("speed (") || c.starts_with("speed(") || c == "sps" ||
+             c == "speed" || c.starts_with("speed (") || c.starts_with("speed(") ||
+             c.starts_with("speed per ") || c.starts_with("speed total") || c == "sps" ||
              c.ends_with(" sps")) {
     // "tokens/s/gpu", "image per gpu/s": the unit its words name, else samples (MXNet's
     // "Speed" is its samples/sec; a "speedup" is a ratio).
@@ -4026,10 +4051,18 @@ std::string stated_rate_unit(const std::vector<Line>& lines) {
         split_whitespace(l.text).size() < 5) {
       continue;
     }
-    const std::string low = lower(l.text);
+    std::string low = lower(l.text);
+    // "(Performance metric: number of processed images per second ...)", "Benchmark with MPI
+    // (Matric: processing image per second ...)": what a benchmark's table measures.
     if (low.find("table") == std::string::npos && low.find("numbers") == std::string::npos &&
-        low.find("values") == std::string::npos) {
+        low.find("values") == std::string::npos && low.find("metric") == std::string::npos &&
+        low.find("benchmark") == std::string::npos) {
       continue;
+    }
+    for (const std::string_view per : {" per second", " per sec"}) {
+      for (size_t at = low.find(per); at != std::string::npos; at = low.find(per, at)) {
+        low.replace(at, per.size(), "/s");
+      }
     }
     for (const std::string_view word : split_whitespace(low)) {
       NamedValue probe;
@@ -5185,6 +5218,17 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       }
     }
     if (!by_nodes && node_column == count_column) node_column = head.size();
+    // "num of nodes | num of GPU per node" (Horovod's benchmarks): the GPUs of a row are its
+    // nodes times its GPUs (or processes) per node.
+    std::optional<size_t> per_node_column;
+    if (by_nodes) {
+      for (size_t k = 0; k < head.size() && !per_node_column; ++k) {
+        if (k != count_column && gpus_per_node_header(head[k]) && first_row.size() == head.size() &&
+            count_cell(first_row[k])) {
+          per_node_column = k;
+        }
+      }
+    }
     // "GPUs | 1 | 8": the first cell names what the bare numbers of the others count, the
     // scales as columns (read_transposed_table), not a column of counts.
     if (count_column == 0 && head.size() >= 3 &&
@@ -5282,19 +5326,31 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
       continue;
     }
     auto measures = measure_columns(head, rows.front().second, count_column);
+    std::erase_if(measures, [&](const auto& m) { return m.first == per_node_column; });
+    // A "Speed" column's rate counts samples unless the paste says what it counts ("Performance
+    // metric: number of processed images per second").
+    for (auto& [k, kind] : measures) {
+      if (kind.rate && kind.unit == "samples" &&
+          lower(head[k]).find("sample") == std::string::npos) {
+        if (!stated_unit) stated_unit = stated_rate_unit(lines);
+        if (!stated_unit->empty()) kind.unit = *stated_unit;
+      }
+    }
     // Columns of bare numbers whose unit a sentence of the paste states ("the numbers in the
     // table mean examples/sec"): each a rate in it.
     if (measures.empty()) {
       if (!stated_unit) stated_unit = stated_rate_unit(lines);  // once per paste: it reads all
       if (const std::string& unit = *stated_unit; !unit.empty()) {
         for (size_t k = 0; k < head.size(); ++k) {
-          if (k == count_column || rows.front().second.size() <= k ||
-              !parse_number(rows.front().second[k])) {
+          if (k == count_column || k == per_node_column || rows.front().second.size() <= k ||
+              !number_with_spread(rows.front().second[k])) {
             continue;
           }
+          // "MPI per Process" beside "MPI Total": a process's rate, one process a GPU.
           ColumnKind kind;
           kind.rate = true;
           kind.unit = unit;
+          kind.per_gpu = column_kind(head[k]).per_gpu;
           measures.emplace_back(k, kind);
         }
       }
@@ -5382,6 +5438,9 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         const int count = *count_cell(c[count_column]);
         (by_nodes ? run.nodes : run.gpus) = count;
         if (!by_nodes && node_column < c.size()) run.nodes = count_cell(c[node_column]);
+        if (per_node_column && *per_node_column < c.size()) {
+          if (const auto per_node = count_cell(c[*per_node_column])) run.gpus = count * *per_node;
+        }
         add_table_run(std::move(run), kind, *v, file, line->number, out);
         found = true;
       }

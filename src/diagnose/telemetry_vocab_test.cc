@@ -3733,6 +3733,34 @@ TEST(PastedLogs, OneCoreAtItsMaxBesideAnIdleGpu) {
   EXPECT_DOUBLE_EQ(gpu_util("the GPU is 20% faster than before\n"), -1);
 }
 
+TEST(PastedLogs, NodesTimesGpusPerNodeAndTheMetricASentenceNames) {
+  // horovod#1181: "num of nodes | num of GPU per node | Speed per process (MPI) | Speed total
+  // (MPI) | ..." over "2 | 4 | 143.7 +-7.7 | 1149.3 +-61.9", under "(Performance metric: number
+  // of processed images per second when training ResNet50 )": 2 nodes of 4 GPUs are 8 GPUs.
+  const Telemetry t = read_telemetry_files(
+      {pasted("scaling_horovod1181-gloo-controller-nccl-resnet50-nodes-cutoff.txt")});
+  const auto at =
+      std::find_if(t.runs.begin(), t.runs.end(), [](const RunInfo& r) { return r.gpus == 8; });
+  ASSERT_NE(at, t.runs.end());
+  EXPECT_EQ(at->nodes, 2);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("1 -> 8 GPUs: 189 images/s -> 1149 images/s"));
+  // horovod#1120: "Machine Num | Process per Machine | MPI per Process | MPI Total | ..." under
+  // "Benchmark with MPI (Matric: processing image per second based on ResNet50)": machines are
+  // nodes, a process's rate is per GPU (here per CPU process), bare numbers with their spread.
+  const Diagnosis cpu = diagnose_telemetry(
+      read_telemetry_files({pasted("scaling_horovod1120-gloo-vs-mpi-cpu-resnet50-machines.txt")}));
+  EXPECT_EQ(cpu.verdict, Verdict::kCommunicationBound) << cpu.summary;
+  EXPECT_THAT(cpu.summary, testing::HasSubstr("43 % scaling efficiency"));
+  // A column of processes in all, not per node, multiplies nothing (llm.c#426's NumProcess).
+  const Telemetry total = read_text(
+      "| nodes | processes | tokens/s |\n|---|---|---|\n| 1 | 8 | 395 |\n| 2 | 16 | 674 |\n");
+  ASSERT_EQ(total.runs.size(), 2u);
+  EXPECT_FALSE(total.runs[0].gpus.has_value());
+  EXPECT_EQ(total.runs[1].nodes, 2);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
