@@ -269,6 +269,11 @@ constexpr std::string_view kWished[] = {"would be great", "would be nice", "woul
                                         "hope to",        "our goal",      "the goal",
                                         "target of",      "aim for",       "aim to"};
 
+// Words of a sentence citing a figure as someone else's claim, not the paste's measurement,
+// lower case.
+constexpr std::string_view kClaimedByOthers[] = {"readme",   "claim",   "paper",   "official",
+                                                 "advertis", "promise", "expected"};
+
 // Words after a rate saying it is one machine's of several, lower case.
 constexpr std::string_view kOneMachine[] = {"each machine", "each node", "each host",
                                             "per machine",  "per node",  "per host"};
@@ -3474,8 +3479,35 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         meaningful = true;
         continue;
       }
+      // "4nodes total 8cards, speed up ratio is 5.46(idea 8)" (pytorch#74148): a speedup beside
+      // the ideal one, the GPUs' count, states the efficiency: 5.46 of 8.
+      if (const std::string_view name = without_filler(v.name);
+          (name.ends_with("speedup") || name.ends_with("speed_up") ||
+           name.ends_with("speedup_ratio") || name.ends_with("speed_up_ratio")) &&
+          (v.unit.empty() || v.unit == "x") && v.value > 0) {
+        const NamedValue* const end = values.data() + values.size();
+        const NamedValue* const ideal = std::find_if(&v + 1, end, [](const NamedValue& w) {
+          // "idea" is how the thread spells it.
+          return (w.name == "ideal" || w.name == "idea" || w.name == "ideal_speedup") &&
+                 (w.unit.empty() || w.unit == "x") && w.value >= 2 &&
+                 w.value == std::floor(w.value);
+        });
+        if (ideal != end && v.value <= 2 * ideal->value) {
+          if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
+          out.stated_scaling_efficiency.emplace_back(Origin{steps_file, line.number},
+                                                     100 * v.value / ideal->value);
+          meaningful = true;
+          continue;
+        }
+      }
+      // Not one aimed at or someone else's claim ("The goal is to get 90% scaling efficiency",
+      // "From the horovod's README.md, horovod achieves 90% scaling efficiency").
       if ((v.name == "scaling_efficiency" || v.name.ends_with("_scaling_efficiency")) &&
-          v.unit == "%" && v.value > 0 && v.value <= 200) {
+          v.unit == "%" && v.value > 0 && v.value <= 200 &&
+          std::none_of(std::begin(kWished), std::end(kWished),
+                       [&](std::string_view w) { return says(w); }) &&
+          std::none_of(std::begin(kClaimedByOthers), std::end(kClaimedByOthers),
+                       [&](std::string_view w) { return says(w); })) {
         if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
         out.stated_scaling_efficiency.emplace_back(Origin{steps_file, line.number}, v.value);
         meaningful = true;

@@ -874,6 +874,12 @@ std::vector<NamedValue> named_values(std::string_view line) {
           }
         }
       }
+      // "we get 90% scaling efficiency on 64 GPUs", "scales very well within a node with 97%
+      // efficiency" (a line about scaling): the scaling's.
+      if (after.starts_with("scaling efficiency") ||
+          (after.starts_with("efficiency") && lower(line).find("scal") != std::string::npos)) {
+        v.name = "scaling_efficiency";
+      }
     }
     out.push_back(std::move(v));
     if (!out.back().name.empty()) last_named = out.size() - 1;

@@ -3761,6 +3761,34 @@ TEST(PastedLogs, NodesTimesGpusPerNodeAndTheMetricASentenceNames) {
   EXPECT_EQ(total.runs[1].nodes, 2);
 }
 
+TEST(PastedLogs, AScalingEfficiencySaidInProseOrAsASpeedupBesideItsIdeal) {
+  // Dell's white paper: "PowerEdge C4130 server scales very well within a node with 97%
+  // efficiency and 92% across the nodes".
+  const Diagnosis dell = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_dell-scaleup-vs-scaleout-c4130-p100-pcie-multinode-97-92.txt")}));
+  EXPECT_EQ(dell.verdict, Verdict::kHealthy) << dell.summary;
+  EXPECT_THAT(dell.summary, testing::HasSubstr("97 %"));
+  // pytorch#74148: "4nodes total 8cards, speed up ratio is 5.46(idea 8)": 68 % of the ideal.
+  const Telemetry t =
+      read_telemetry_files({pasted("scaling_pytorch74148-powersgd-speedup-ratio-2-3-4-nodes.txt")});
+  ASSERT_EQ(t.stated_scaling_efficiency.size(), 3u);
+  EXPECT_NEAR(t.stated_scaling_efficiency[2].second, 100 * 5.46 / 8, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kCommunicationBound);
+  // A goal, or someone else's figure, is no measurement of the paste's job (horovod#871, #416).
+  const auto stated = [](const std::string& text) {
+    try {
+      return read_text(text).stated_scaling_efficiency.size();
+    } catch (const Error&) {
+      return size_t{0};
+    }
+  };
+  EXPECT_EQ(stated("we get 90% scaling efficiency on 64 GPUs\n"), 1u);
+  EXPECT_EQ(stated("The goal is to get 90% scaling efficiency for more than 160 gpus.\n"), 0u);
+  EXPECT_EQ(stated("From the horovod's README.md , horovod achieves 90% scaling efficiency\n"), 0u);
+  // A speedup without its ideal says nothing of the scale it was measured against.
+  EXPECT_EQ(stated("8 cards: speed up ratio is 5.46\n"), 0u);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
