@@ -2854,6 +2854,15 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     }
     std::vector<NamedValue> values = named_values(line.text);
     if (auto row = timer_statistics_row(line.text, values)) values = {std::move(*row)};
+    // VietOCR's "load time: 0.39 - gpu time: 38.92": beside a wait for data, the GPU's time is
+    // the rest of the step (alone, TorchBench's "GPU Time", it is not).
+    if (std::any_of(values.begin(), values.end(), [](const NamedValue& v) {
+          return meaning_of(v).quantity == Quantity::kDataWait;
+        })) {
+      for (NamedValue& v : values) {
+        if (v.name == "gpu_time" && seconds_of(v)) v.name = "iteration_without_data";
+      }
+    }
     // "my GPU is only at 10-20%": a range's low end takes the percent its high end carries.
     for (size_t k = 0; k + 1 < values.size(); ++k) {
       NamedValue& from = values[k];

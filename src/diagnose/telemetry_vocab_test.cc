@@ -3789,6 +3789,19 @@ TEST(PastedLogs, AScalingEfficiencySaidInProseOrAsASpeedupBesideItsIdeal) {
   EXPECT_EQ(stated("8 cards: speed up ratio is 5.46\n"), 0u);
 }
 
+TEST(PastedLogs, TheGpusTimeBesideAWaitForDataIsTheRestOfTheStep) {
+  // VietOCR#46: "iter: 000200 - train loss: 3.432 - lr: 4.09e-05 - load time: 0.39 - gpu time:
+  // 38.92", each over the last 200 iterations: the loader's share is a sliver.
+  const Telemetry t = read_telemetry_files(
+      {pasted("datalog_vietocr46-load-time-vs-gpu-time-per-200-iters-cutoff.txt")});
+  ASSERT_FALSE(t.steps.empty());
+  EXPECT_NEAR(t.steps[0].data_seconds, 0.39, 1e-9);
+  EXPECT_NEAR(t.steps[0].step_seconds, 0.39 + 38.92, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kHealthy);
+  // Alone, a GPU time is no step (TorchBench's "GPU Time: 32.600 milliseconds" is read apart).
+  EXPECT_THROW(read_text("iter 10 gpu time: 38.92 loss 0.3\n"), Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
