@@ -1640,6 +1640,66 @@ std::optional<StampedCount> stamped_count(
 
 }  // namespace
 
+std::vector<double> speedups_over_one(std::string_view line) {
+  std::vector<double> out;
+  if (line.size() > kMaxPastedLineBytes) return out;
+  const std::string text = lower(line);
+  // The baseline a sentence names, "gpu" or "node"; a later sentence of the line without one
+  // keeps it ("On 16 nodes, it's 14.4x").
+  std::string baseline;
+  size_t from = 0;
+  while (from < text.size()) {
+    size_t end = text.find(". ", from);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view sentence = std::string_view(text).substr(from, end - from);
+    from = end + 2;
+    // A speedup wished for or cited from someone else is none of the paste's job.
+    const auto says = [&](std::string_view w) {
+      return sentence.find(w) != std::string_view::npos;
+    };
+    if (std::any_of(std::begin(kWished), std::end(kWished), says) ||
+        std::any_of(std::begin(kClaimedByOthers), std::end(kClaimedByOthers), says)) {
+      continue;
+    }
+    for (const std::string_view over : {"over ", "than ", "vs ", "vs. ", "relative to "}) {
+      for (const std::string_view one : {"one ", "a single ", "1 ", "a "}) {
+        for (const std::string_view unit : {"gpu", "node"}) {
+          if (sentence.find(std::string(over) + std::string(one) + std::string(unit)) !=
+              std::string_view::npos) {
+            baseline = unit;
+          }
+        }
+      }
+    }
+    if (baseline.empty()) continue;
+    // The scale: a number before the baseline's unit, other than one; the speedup: a number
+    // glued to an "x" ("3.9x", "14.4×").
+    std::optional<double> scale, speedup;
+    for (size_t i = 0; i < sentence.size(); ++i) {
+      if (!is_digit(sentence[i]) ||
+          (i > 0 &&
+           (is_digit(sentence[i - 1]) || sentence[i - 1] == '.' || is_alpha(sentence[i - 1])))) {
+        continue;
+      }
+      size_t e = i;
+      const auto v = number_from(sentence, i, e);
+      if (!v) continue;
+      const std::string_view after = sentence.substr(e);
+      if ((after.starts_with("x") || after.starts_with("\xc3\x97")) &&
+          (after.size() == 1 || !is_alpha(after[after.starts_with("x") ? 1 : 2]))) {
+        if (!speedup) speedup = v;
+      } else if (after.starts_with(" " + baseline) && *v >= 2 && *v == std::floor(*v)) {
+        if (!scale) scale = v;
+      }
+      i = e;
+    }
+    if (scale && speedup && *speedup > 0 && *speedup <= 2 * *scale) {
+      out.push_back(100 * *speedup / *scale);
+    }
+  }
+  return out;
+}
+
 bool one_core_said_full(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return false;
   const std::string text = lower(line);
@@ -5122,6 +5182,19 @@ bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, T
     return found;
   };
   return for_each_pipe_table(lines, head, row);
+}
+
+bool scan_stated_speedups(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  bool found = false;
+  for (const Line& line : lines) {
+    if (!is_prose(line.text)) continue;
+    for (const double e : speedups_over_one(line.text)) {
+      out.stated_scaling_efficiency.emplace_back(
+          Origin{files.of(TelemetryKind::kThroughput), line.number}, e);
+      found = true;
+    }
+  }
+  return found;
 }
 
 bool scan_core_throughput(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {

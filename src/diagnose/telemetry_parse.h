@@ -130,6 +130,11 @@ std::string collective_with_bandwidth(std::string_view text);
 // generator thread, the loop's own Python), not the machine's.
 bool one_core_said_full(std::string_view line);
 
+// A speedup said in prose over one GPU or one node, at a scale the same sentence names ("4
+// nodes means a 3.9x gain over one node"; a later sentence without a baseline keeps the one
+// before, "On 16 nodes, it's 14.4x"): each the efficiency it states, in percent.
+std::vector<double> speedups_over_one(std::string_view line);
+
 // Training-loop step lines, throughput lines, job summaries and panels, read by vocabulary
 // (telemetry_lines.cc); true when any was found.
 bool scan_named_values(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
@@ -166,6 +171,10 @@ bool scan_core_throughput(const std::vector<Line>& lines, PasteFiles& files, Tel
 // "| 95.4% |"): each row's, in Telemetry::stated_scaling_efficiency. A CPU's, memory's or the
 // model's FLOPs' efficiency is none.
 bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
+
+// Speedups said in prose over one GPU or one node (speedups_over_one): each the efficiency it
+// states, in Telemetry::stated_scaling_efficiency.
+bool scan_stated_speedups(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
 
 // A table column of MFU figures ("| MFU |" over "| 53.0% |"), one configuration a row: each in
 // Telemetry::mfu, in percent, with Telemetry::mfu_rows_are_configurations set.

@@ -1789,6 +1789,7 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
     telemetry::scan_run_tables(telemetry::pandas_as_pipes(lines, store), files, into);
   }
   telemetry::scan_stated_efficiency(lines, files, into);
+  telemetry::scan_stated_speedups(lines, files, into);
   telemetry::scan_core_throughput(lines, files, into);
   telemetry::scan_mfu_table(lines, files, into);
   scan_lightning_profiler(lines, files, into);

@@ -3802,6 +3802,23 @@ TEST(PastedLogs, TheGpusTimeBesideAWaitForDataIsTheRestOfTheStep) {
   EXPECT_THROW(read_text("iter 10 gpu time: 38.92 loss 0.3\n"), Error);
 }
 
+TEST(PastedLogs, ASpeedupOverOneNodeSaidInProse) {
+  // MosaicML's post (quoted by Simon Willison): "4 nodes means a 3.9x gain over one node. On 16
+  // nodes, it's 14.4x." — 97.5 % and 90 %, the second sentence keeping the first's baseline.
+  const Telemetry t = read_telemetry_files(
+      {pasted("scaling_simonwillison-lindenli-mosaic-1p3b-multinode-near-linear.txt")});
+  ASSERT_EQ(t.stated_scaling_efficiency.size(), 2u);
+  EXPECT_NEAR(t.stated_scaling_efficiency[0].second, 97.5, 1e-9);
+  EXPECT_NEAR(t.stated_scaling_efficiency[1].second, 90, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(t).verdict, Verdict::kHealthy);
+  EXPECT_EQ(speedups_over_one("with 8 GPUs we only get 3x over a single GPU"),
+            std::vector<double>{37.5});
+  // No baseline, a wished-for speedup, or another unit's baseline: none.
+  EXPECT_TRUE(speedups_over_one("8 GPUs give 5.5x").empty());
+  EXPECT_TRUE(speedups_over_one("our goal is 7x over one GPU on 8 GPUs").empty());
+  EXPECT_TRUE(speedups_over_one("8 GPUs are 40x faster than one CPU core").empty());
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
