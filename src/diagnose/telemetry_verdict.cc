@@ -729,7 +729,30 @@ std::optional<std::pair<int64_t, int64_t>> epoch_and_step_named(std::string_view
     if (v.name == "epoch" && !epoch) epoch = static_cast<int64_t>(v.value);
     if (telemetry::counts_steps(v) && !step) step = static_cast<int64_t>(v.value);
   }
-  if (!epoch || !step) return std::nullopt;
+  if (!epoch || !step) {
+    // The count before its word ("2021-03-14 01:35:07, 27 Epoch, 800 Iter, Loss: 0.1268").
+    const std::string low = telemetry::lower(text);
+    const auto count_before = [&](std::string_view word) -> std::optional<int64_t> {
+      for (size_t at = low.find(word); at != std::string::npos; at = low.find(word, at + 1)) {
+        const size_t end = at + word.size();
+        if (at < 2 || low[at - 1] != ' ' || (end < low.size() && telemetry::is_alpha(low[end]))) {
+          continue;
+        }
+        size_t begin = at - 1;
+        while (begin > 0 && telemetry::is_digit(low[begin - 1])) --begin;
+        if (begin == at - 1 || (begin > 0 && low[begin - 1] != ' ' && low[begin - 1] != ',')) {
+          continue;
+        }
+        return std::stoll(low.substr(begin, at - 1 - begin));
+      }
+      return std::nullopt;
+    };
+    epoch = count_before("epoch");
+    step = count_before("iter");
+    if (!step) step = count_before("iteration");
+    if (!step) step = count_before("step");
+    if (!epoch || !step) return std::nullopt;
+  }
   return std::pair{*epoch, *step};
 }
 
@@ -800,12 +823,14 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   const bool counted_start = (first_counter > 0 && first_counter <= kFirstIntervalSteps &&
                               step_counter(line_of(tel, second_line->origin)) > first_counter) ||
                              (lines == 2 && follows_validation(tel, first_line->origin));
-  // ... or where the one line that waited starts an epoch again, the line before it the last
-  // epoch's.
+  // ... or where the one line that waited starts an epoch again, the counted line before it the
+  // last epoch's (a test's line between them, "Loss: 0.1580 mAP: 0.8421 Data_time: 0.0030",
+  // counts no step of either).
   const StepSample* before_longest = nullptr;
   for (const StepSample* s : timed) {
     if (s == longest) break;
-    if (!s->average) before_longest = s;
+    const std::string_view text = line_of(tel, s->origin);
+    if (!s->average && (step_counter_at(text) || epoch_and_step_named(text))) before_longest = s;
   }
   const bool workers_start =
       (lines >= 3 || counted_start) && stalled <= 1 &&

@@ -3819,6 +3819,16 @@ TEST(PastedLogs, ASpeedupOverOneNodeSaidInProse) {
   EXPECT_TRUE(speedups_over_one("8 GPUs are 40x faster than one CPU core").empty());
 }
 
+TEST(PastedLogs, AnEpochsFirstStepAfterATestLineIsTheWorkersStart) {
+  // TDRG#3: "27 Epoch, 800 Iter, ... Data time: 0.0003, Batch time: 1.0146", then a test's
+  // "Data_time: 0.0030 Batch_time: 0.3576", then "28 Epoch, 0 Iter, ... Data time: 2.6412,
+  // Batch time: 3.6502": the next epoch's first step waits for its workers; the test's line
+  // between counts no step of either epoch.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("datalog_tdrg3-data-time-negligible-epoch-start-spike-cutoff.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
