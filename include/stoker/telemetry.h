@@ -411,6 +411,15 @@ struct Telemetry {
   // A progress bar standing at its start, without a rate yet ("0%|   | 0/46617 [00:00<?,
   // ?it/s]"), that no later line of the paste moves: the loop still waits for its first batch.
   std::optional<Origin> first_batch_pending;
+  // A cause the paste's own words state as found ("We are dataloader bottlenecked", "caused the
+  // training job to be single-threaded-CPU-bottlenecked"), not asked, doubted or made a
+  // condition of: read only beside what the paste measures, and weighed only where the
+  // measurements alone decide nothing.
+  struct StatedCause {
+    Origin origin;
+    Verdict verdict = Verdict::kUnknown;
+  };
+  std::vector<StatedCause> stated_causes;
   // Waits for data timed on lines that do not time their step ("data: 53577ms, mem: 24269M"),
   // in seconds: read only when the log has no step lines to pair them with.
   std::vector<std::pair<Origin, double>> lone_waits;

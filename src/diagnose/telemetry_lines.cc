@@ -1700,6 +1700,95 @@ std::vector<double> speedups_over_one(std::string_view line) {
   return out;
 }
 
+std::optional<Verdict> cause_said_in_words(std::string_view line) {
+  // A sentence of the person's, not a tool's label ("COMPUTE-BOUND" over one of several runs).
+  if (line.size() > kMaxPastedLineBytes || !is_prose(line)) return std::nullopt;
+  const std::string text = lower(line);
+  static constexpr std::pair<std::string_view, Verdict> kSaid[] = {
+      {"cpu-bottlenecked", Verdict::kInputBoundCpu},
+      {"cpu bottlenecked", Verdict::kInputBoundCpu},
+      {"cpu-bound", Verdict::kInputBoundCpu},
+      {"cpu bound", Verdict::kInputBoundCpu},
+      {"bottlenecked by the cpu", Verdict::kInputBoundCpu},
+      {"bottlenecked on the cpu", Verdict::kInputBoundCpu},
+      {"cpu is the bottleneck", Verdict::kInputBoundCpu},
+      {"cpu was the bottleneck", Verdict::kInputBoundCpu},
+      {"preprocessing is the bottleneck", Verdict::kInputBoundCpu},
+      {"decoding is the bottleneck", Verdict::kInputBoundCpu},
+      {"augmentation is the bottleneck", Verdict::kInputBoundCpu},
+      {"io-bound", Verdict::kIoBound},
+      {"io bound", Verdict::kIoBound},
+      {"i/o bound", Verdict::kIoBound},
+      {"i/o-bound", Verdict::kIoBound},
+      {"disk is the bottleneck", Verdict::kIoBound},
+      {"storage is the bottleneck", Verdict::kIoBound},
+      {"i/o is the bottleneck", Verdict::kIoBound},
+      {"bottlenecked by the disk", Verdict::kIoBound},
+      {"bottlenecked by i/o", Verdict::kIoBound},
+      {"bottlenecked by io", Verdict::kIoBound},
+      {"bottlenecked on i/o", Verdict::kIoBound},
+      {"bottlenecked by storage", Verdict::kIoBound},
+      {"communication-bound", Verdict::kCommunicationBound},
+      {"communication bound", Verdict::kCommunicationBound},
+      {"communication is the bottleneck", Verdict::kCommunicationBound},
+      {"network is the bottleneck", Verdict::kCommunicationBound},
+      {"bottlenecked by communication", Verdict::kCommunicationBound},
+      {"bottlenecked by the network", Verdict::kCommunicationBound},
+      {"bottlenecked by the interconnect", Verdict::kCommunicationBound},
+      {"dataloader bottlenecked", Verdict::kInputBound},
+      {"data loader bottlenecked", Verdict::kInputBound},
+      {"dataloader-bottlenecked", Verdict::kInputBound},
+      {"input-bound", Verdict::kInputBound},
+      {"input bound", Verdict::kInputBound},
+      {"dataloader is the bottleneck", Verdict::kInputBound},
+      {"data loader is the bottleneck", Verdict::kInputBound},
+      {"data loading is the bottleneck", Verdict::kInputBound},
+      {"input pipeline is the bottleneck", Verdict::kInputBound},
+      {"data pipeline is the bottleneck", Verdict::kInputBound},
+      {"bottlenecked by the dataloader", Verdict::kInputBound},
+      {"bottlenecked by the data loader", Verdict::kInputBound},
+      {"bottlenecked by data loading", Verdict::kInputBound},
+      {"bottlenecked by the input pipeline", Verdict::kInputBound},
+      {"this dataloader bottleneck", Verdict::kInputBound},
+      {"the dataloader bottleneck", Verdict::kInputBound},
+      {"gpu-bound", Verdict::kHealthy},
+      {"gpu bound", Verdict::kHealthy},
+      {"compute-bound", Verdict::kHealthy},
+      {"compute bound", Verdict::kHealthy},
+      {"gpu is the bottleneck", Verdict::kHealthy},
+  };
+  // Words that ask, doubt, negate or make a condition of what a sentence says.
+  static constexpr std::string_view kNotFound[] = {
+      "?",       " not ",  "n't",    "no longer", "never",  "if ",      "whether", "when ",
+      "unless",  "maybe",  "might",  "may be",    "could",  "wonder",   "suspect", "guess",
+      "assume",  "think",  "should", "avoid",     "expect", "possible", "likely",  "perhaps",
+      "instead", "rather", "seems",  "either",    "tell",   "check",    "whenever"};
+  std::optional<Verdict> found;
+  size_t from = 0;
+  while (from < text.size()) {
+    size_t end = text.find_first_of(".!;", from);
+    if (end == std::string::npos) end = text.size();
+    const std::string sentence = " " + text.substr(from, end - from) + " ";
+    from = end + 1;
+    if (std::any_of(std::begin(kNotFound), std::end(kNotFound),
+                    [&](std::string_view w) { return sentence.find(w) != std::string::npos; })) {
+      continue;
+    }
+    for (const auto& [words, verdict] : kSaid) {
+      const size_t at = sentence.find(words);
+      // Whole words: "cpu bound" but not "gpu bounding box".
+      if (at == std::string::npos || is_alpha(sentence[at + words.size()]) ||
+          (at > 0 && is_alpha(sentence[at - 1]))) {
+        continue;
+      }
+      if (found && *found != verdict) return std::nullopt;  // two causes: none said
+      found = verdict;
+      break;
+    }
+  }
+  return found;
+}
+
 bool one_core_said_full(std::string_view line) {
   if (line.size() > kMaxPastedLineBytes) return false;
   const std::string text = lower(line);

@@ -130,6 +130,13 @@ std::string collective_with_bandwidth(std::string_view text);
 // generator thread, the loop's own Python), not the machine's.
 bool one_core_said_full(std::string_view line);
 
+// The cause a line's own words state as found ("We are dataloader bottlenecked": input-bound;
+// "CPU-bottlenecked", "cpu bound": input-bound-cpu; "I/O bound": io-bound; "communication is
+// the bottleneck": communication-bound; "GPU-bound", "compute bound": healthy), in a sentence
+// that neither asks, doubts, negates nor makes a condition of it; nullopt where none is, or
+// where two sentences state different ones.
+std::optional<Verdict> cause_said_in_words(std::string_view line);
+
 // A speedup said in prose over one GPU or one node, at a scale the same sentence names ("4
 // nodes means a 3.9x gain over one node"; a later sentence without a baseline keeps the one
 // before, "On 16 nodes, it's 14.4x"): each the efficiency it states, in percent.

@@ -1804,6 +1804,14 @@ void read_pasted(std::string_view content, const std::string& name, Telemetry& i
   scan_line_profiler(lines, files, into);
   if (into.gpus.empty()) scan_query_noheader(lines, files, into);
   if (files.empty()) telemetry::scan_unplaced(lines, files, into);
+  // The causes its own words state, beside what it measures (alone, words are no telemetry).
+  if (!files.empty()) {
+    for (const Line& l : lines) {
+      if (const auto cause = telemetry::cause_said_in_words(l.text)) {
+        into.stated_causes.push_back({Origin{static_cast<int>(first_file), l.number}, *cause});
+      }
+    }
+  }
   for (size_t f = first_file; f < into.files.size(); ++f) into.files[f].long_lines = long_lines;
   if (files.empty()) {
     std::string_view first;

@@ -2596,6 +2596,31 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       d = std::move(*reference);
     }
   }
+  // Where the measurements decide nothing, the cause the paste's own words state as found (one
+  // cause, however often said): what the person answering would take from the same paste.
+  if (d.verdict == Verdict::kUnknown && !tel.stated_causes.empty() &&
+      std::all_of(tel.stated_causes.begin(), tel.stated_causes.end(),
+                  [&](const auto& c) { return c.verdict == tel.stated_causes.front().verdict; })) {
+    const Telemetry::StatedCause& said = tel.stated_causes.front();
+    Diagnosis words;
+    words.verdict = said.verdict;
+    words.confidence = Confidence::kLow;
+    words.summary = fmt::format(
+        "{}, as the paste says in words: what it measures decides nothing by itself ({})",
+        to_string(said.verdict), d.summary);
+    words.evidence.push_back(tel.cite(said.origin));
+    words.evidence.insert(words.evidence.end(), d.evidence.begin(), d.evidence.end());
+    words.next = d.next;
+    words.numbers = std::move(d.numbers);
+    if (said.verdict == Verdict::kInputBoundCpu || said.verdict == Verdict::kInputBound) {
+      words.fixes = fixes::input_bound_cpu();
+    } else if (said.verdict == Verdict::kIoBound) {
+      words.fixes = fixes::io_bound();
+    } else if (said.verdict == Verdict::kCommunicationBound) {
+      words.fixes = fixes::communication_bound();
+    }
+    d = std::move(words);
+  }
   // nvidia-smi rows cut out of their tables: which GPU each row is cannot be known, so the
   // utilisation verdict cannot stand.
   const bool guessed = std::any_of(tel.files.begin(), tel.files.end(),

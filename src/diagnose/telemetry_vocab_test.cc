@@ -3829,6 +3829,32 @@ TEST(PastedLogs, AnEpochsFirstStepAfterATestLineIsTheWorkersStart) {
   EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
 }
 
+TEST(PastedLogs, ACauseThePasteStatesInWordsWhereTheNumbersDecideNothing) {
+  // MosaicML's FFCV post: "We are dataloader bottlenecked — the image per second rate is
+  // pegged at ~17,800 images/sec": a rate alone decides nothing; the words say what limits it.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_mosaicml-composer-ffcv-8xa100-dataloader-pegged.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBound) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, testing::HasSubstr("as the paste says in words"));
+  EXPECT_EQ(cause_said_in_words("This caused the training job to be CPU-bottlenecked, at 2650 "
+                                "images/sec on ResNet-50"),
+            Verdict::kInputBoundCpu);
+  EXPECT_EQ(cause_said_in_words("We found the job was I/O bound on the shared NFS volume"),
+            Verdict::kIoBound);
+  // Asked, doubted, negated, a condition, a tool's label, or two causes: none.
+  EXPECT_FALSE(cause_said_in_words("Is my training CPU bound or GPU bound here?"));
+  EXPECT_FALSE(cause_said_in_words("I don't think the job is I/O bound at all"));
+  EXPECT_FALSE(cause_said_in_words("If your training is input-bound, add more workers"));
+  EXPECT_FALSE(cause_said_in_words("I suspect the dataloader is the bottleneck in this run"));
+  EXPECT_FALSE(cause_said_in_words("COMPUTE-BOUND"));
+  EXPECT_FALSE(
+      cause_said_in_words("The first run was CPU bound. The second run was "
+                          "communication bound after the change"));
+  // Words alone are no telemetry: a paste that measures nothing is still not read.
+  EXPECT_THROW(read_text("We are dataloader bottlenecked on this machine, sadly.\n"), Error);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
