@@ -397,9 +397,9 @@ struct Telemetry {
   // Model FLOPs utilisation a trainer prints ("mfu: 74.13", "mfu 0.96%"), in percent: the
   // share of the GPUs' peak arithmetic the model's own FLOPs use.
   std::vector<std::pair<Origin, double>> mfu;
-  // The MFU figures are a table's rows, one configuration each (scan_mfu_table), not a
-  // trainer's lines one after another: none of them is a warm-up.
-  bool mfu_rows_are_configurations = false;
+  // MFU figures of a table's rows, one configuration each (scan_mfu_table), in percent: not a
+  // trainer's lines one after another, so none of them is a warm-up.
+  std::vector<std::pair<Origin, double>> mfu_configurations;
   // The model's TFLOP/s per GPU a trainer prints ("throughput per GPU (TFLOP/s/GPU): 243.6",
   // "Estimates: 129.32TFLOPs", "tflops=93.48"): against the peak of the GPU the paste names,
   // the same share as mfu.

@@ -271,8 +271,34 @@ constexpr std::string_view kWished[] = {"would be great", "would be nice", "woul
 
 // Words of a sentence citing a figure as someone else's claim, not the paste's measurement,
 // lower case.
-constexpr std::string_view kClaimedByOthers[] = {"readme",   "claim",   "paper",   "official",
-                                                 "advertis", "promise", "expected"};
+constexpr std::string_view kClaimedByOthers[] = {"readme",   "claim",    "paper",
+                                                 "official", "advertis", "promise"};
+
+// Whether the figure at `column` of lower-case `low` is aimed at or expected (its clause's
+// words before it: "The goal is to get 90% ...", "we expected 90%") or cited from someone else
+// (its sentence's: "From the horovod's README.md, horovod achieves 90% ..."); words after it
+// ("62.5% (expected >90% per the paper)") are about another figure.
+bool aimed_at_or_cited(std::string_view low, size_t column) {
+  const std::string_view before = low.substr(0, std::min(column, low.size()));
+  const size_t sentence = before.rfind(". ");
+  const std::string_view in_sentence =
+      sentence == std::string_view::npos ? before : before.substr(sentence + 2);
+  size_t clause = in_sentence.find_last_of(",;");
+  if (const size_t but = in_sentence.rfind(" but ");
+      but != std::string_view::npos && (clause == std::string_view::npos || but > clause)) {
+    clause = but;
+  }
+  const std::string_view in_clause =
+      clause == std::string_view::npos ? in_sentence : in_sentence.substr(clause + 1);
+  const auto has = [](std::string_view text, std::string_view w) {
+    return text.find(w) != std::string_view::npos;
+  };
+  return std::any_of(std::begin(kWished), std::end(kWished),
+                     [&](std::string_view w) { return has(in_clause, w); }) ||
+         has(in_clause, "expect") ||
+         std::any_of(std::begin(kClaimedByOthers), std::end(kClaimedByOthers),
+                     [&](std::string_view w) { return has(in_sentence, w); });
+}
 
 // Words after a rate saying it is one machine's of several, lower case.
 constexpr std::string_view kOneMachine[] = {"each machine", "each node", "each host",
@@ -1057,22 +1083,23 @@ std::optional<std::pair<double, double>> utilisation_swing(std::string_view text
 
 // "GPU: 45%", "my GPU is only at 10-20%", "the GPU is at 15% while ...": a percentage of the
 // GPU itself (the filler dropped from its name, "my", "the" or "our" before it) is its use —
-// unless words after it make it a comparison ("the GPU is 20% faster") or another quantity.
+// unless words after it make it a comparison ("the GPU is 20% faster") or another quantity
+// ("of its memory"). Not "memory of the GPU", nor "dummy GPU".
 bool gpu_itself_at(const NamedValue& v, std::string_view low) {
   if (v.unit != "%") return false;
   const std::string_view name = without_filler(v.name);
-  if (!(name == "gpu" || name.ends_with("my_gpu") || name.ends_with("the_gpu") ||
-        name.ends_with("our_gpu"))) {
+  if (!(name == "gpu" || name == "my_gpu" || name == "our_gpu" || name.ends_with("_my_gpu") ||
+        name.ends_with("_our_gpu"))) {
     return false;
   }
   const size_t percent = low.find('%', v.column);
   if (percent == std::string_view::npos) return false;
   const std::string_view after = trim(low.substr(percent + 1));
-  if (after.empty() || !is_alpha(after.front())) return true;
+  if (after.empty() || !is_alpha(after.front()) || after.starts_with("of the time")) return true;
   const std::string_view word = after.substr(0, after.find_first_of(" ,.;:)"));
   for (const std::string_view w :
        {"but", "and", "while", "when", "during", "most", "all", "util", "utilization",
-        "utilisation", "usage", "load", "busy", "of", "in", "on", "at", "with"}) {
+        "utilisation", "usage", "load", "busy", "in", "on", "at", "with"}) {
     if (word == w) return true;
   }
   return false;
@@ -1673,8 +1700,8 @@ std::vector<double> speedups_over_one(std::string_view line) {
     }
     if (baseline.empty()) continue;
     // The scale: a number before the baseline's unit, other than one; the speedup: a number
-    // glued to an "x" ("3.9x", "14.4×").
-    std::optional<double> scale, speedup;
+    // glued to an "x" ("3.9x", "14.4×"), not a count of GPUs ("4x V100", "8x A100").
+    std::set<double> scales, speedups;
     for (size_t i = 0; i < sentence.size(); ++i) {
       if (!is_digit(sentence[i]) ||
           (i > 0 &&
@@ -1685,16 +1712,22 @@ std::vector<double> speedups_over_one(std::string_view line) {
       const auto v = number_from(sentence, i, e);
       if (!v) continue;
       const std::string_view after = sentence.substr(e);
-      if ((after.starts_with("x") || after.starts_with("\xc3\x97")) &&
-          (after.size() == 1 || !is_alpha(after[after.starts_with("x") ? 1 : 2]))) {
-        if (!speedup) speedup = v;
+      const size_t glued = after.starts_with("x") ? 1 : after.starts_with("\xc3\x97") ? 2 : 0;
+      if (glued > 0 && (after.size() == glued || !is_alpha(after[glued]))) {
+        const auto next = split_whitespace(after.substr(glued));
+        const bool counts_gpus =
+            !next.empty() && (gpu_word(next[0]) || (is_alpha(next[0][0]) && next[0].size() <= 5 &&
+                                                    is_digit(next[0].back())));
+        if (!counts_gpus) speedups.insert(*v);
       } else if (after.starts_with(" " + baseline) && *v >= 2 && *v == std::floor(*v)) {
-        if (!scale) scale = v;
+        scales.insert(*v);
       }
       i = e;
     }
-    if (scale && speedup && *speedup > 0 && *speedup <= 2 * *scale) {
-      out.push_back(100 * *speedup / *scale);
+    // One speedup at one scale: with several of either, which goes with which is unsaid.
+    if (scales.size() == 1 && speedups.size() == 1) {
+      const double scale = *scales.begin(), speedup = *speedups.begin();
+      if (speedup > 0 && speedup <= 2 * scale) out.push_back(100 * speedup / scale);
     }
   }
   return out;
@@ -1758,11 +1791,15 @@ std::optional<Verdict> cause_said_in_words(std::string_view line) {
       {"gpu is the bottleneck", Verdict::kHealthy},
   };
   // Words that ask, doubt, negate or make a condition of what a sentence says.
+  // Or that says it is gone, was so before, or holds in general, not of this job now.
   static constexpr std::string_view kNotFound[] = {
-      "?",       " not ",  "n't",    "no longer", "never",  "if ",      "whether", "when ",
-      "unless",  "maybe",  "might",  "may be",    "could",  "wonder",   "suspect", "guess",
-      "assume",  "think",  "should", "avoid",     "expect", "possible", "likely",  "perhaps",
-      "instead", "rather", "seems",  "either",    "tell",   "check",    "whenever"};
+      "?",        " not ",      "n't",      "no longer",  "never",     "if ",      "whether",
+      "when ",    "unless",     "maybe",    "might",      "may be",    "could",    "wonder",
+      "suspect",  "guess",      "assume",   "think",      "should",    "avoid",    "expect",
+      "possible", "likely",     "perhaps",  "probably",   "instead",   "rather",   "seem",
+      "appear",   "looks like", "either",   "tell",       "check",     "whenever", "removed",
+      "fixed",    "solved",     "resolved", "gone",       "eliminat",  "before",   "used to",
+      "usually",  "typically",  "often",    "in general", "experience"};
   std::optional<Verdict> found;
   size_t from = 0;
   while (from < text.size()) {
@@ -1774,16 +1811,12 @@ std::optional<Verdict> cause_said_in_words(std::string_view line) {
                     [&](std::string_view w) { return sentence.find(w) != std::string::npos; })) {
       continue;
     }
+    // Every cause the sentence names ("the T4 box is input bound while the A100 box is compute
+    // bound" names two, so none); whole words: "cpu bound" but not "gpu bounding box".
     for (const auto& [words, verdict] : kSaid) {
-      const size_t at = sentence.find(words);
-      // Whole words: "cpu bound" but not "gpu bounding box".
-      if (at == std::string::npos || is_alpha(sentence[at + words.size()]) ||
-          (at > 0 && is_alpha(sentence[at - 1]))) {
-        continue;
-      }
+      if (!has_whole_word(sentence, words)) continue;
       if (found && *found != verdict) return std::nullopt;  // two causes: none said
       found = verdict;
-      break;
     }
   }
   return found;
@@ -1797,21 +1830,26 @@ bool one_core_said_full(std::string_view line) {
         "one cpu core", "one core", "a single core", "a single cpu core", "single-core",
         "one cpu thread", "one thread"}) {
     for (size_t at = text.find(one); at != std::string::npos; at = text.find(one, at + 1)) {
-      // The clause after it: "one of my CPU Cores is at its max", "one core at 100%", not
-      // "one core per worker" nor "only one core is used" (a setting, not a look).
+      if (at > 0 && is_alpha(text[at - 1])) continue;  // "someone core", a word's end
+      // The clause after it: "one of my CPU Cores is at its max", "one core at 100%"; not a
+      // cap ("uses one thread max") nor a use ("on one core for the full validation set").
       std::string_view after = std::string_view(text).substr(at + one.size(), 32);
       after = after.substr(0, std::min({after.find_first_of(",;"), after.find(". "),
                                         after.find(" but "), after.find(" while ")}));
       const std::string_view before =
-          std::string_view(text).substr(at >= 16 ? at - 16 : 0, at >= 16 ? 16 : at);
+          std::string_view(text).substr(at >= 24 ? at - 24 : 0, at >= 24 ? 24 : at);
+      // A condition, a question, a denial; or one core of each worker ("each worker takes one
+      // core at 100%"), which is many.
       if (after.find(" not") != std::string_view::npos ||
           after.find("n't") != std::string_view::npos ||
           after.find('?') != std::string_view::npos || has_whole_word(before, "if") ||
-          has_whole_word(before, "whether")) {
+          has_whole_word(before, "whether") || has_whole_word(before, "each") ||
+          has_whole_word(before, "every") || has_whole_word(before, "per")) {
         continue;
       }
-      for (const std::string_view full : {"100%", "100 %", " max", " full", " pegged", " saturated",
-                                          " fully used", " fully loaded"}) {
+      for (const std::string_view full :
+           {"100%", "100 %", "at its max", "at max", " maxed", "is full", "at full", " pegged",
+            " saturated", "fully used", "fully loaded"}) {
         if (after.find(full) != std::string_view::npos) return true;
       }
     }
@@ -3016,7 +3054,8 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
     for (size_t k = 0; k + 1 < values.size(); ++k) {
       NamedValue& from = values[k];
       const NamedValue& to = values[k + 1];
-      if (!from.unit.empty() || !to.name.empty() || to.unit != "%" || to.column <= from.column) {
+      if (!from.unit.empty() || !(to.name.empty() || to.name == "to") || to.unit != "%" ||
+          to.column <= from.column) {
         continue;
       }
       std::string_view between = std::string_view(line.text).substr(from.column);
@@ -3650,7 +3689,12 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                  (w.unit.empty() || w.unit == "x") && w.value >= 2 &&
                  w.value == std::floor(w.value);
         });
-        if (ideal != end && v.value <= 2 * ideal->value) {
+        // The ideal a count of the line's GPUs or nodes: not a precision's ("AMP speedup: 1.3x
+        // (ideal 2x)").
+        const auto counted = [&](double n) {
+          return (gpus && *gpus == n) || (nodes && *nodes == n);
+        };
+        if (ideal != end && v.value <= 2 * ideal->value && counted(ideal->value)) {
           if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
           out.stated_scaling_efficiency.emplace_back(Origin{steps_file, line.number},
                                                      100 * v.value / ideal->value);
@@ -3661,11 +3705,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
       // Not one aimed at or someone else's claim ("The goal is to get 90% scaling efficiency",
       // "From the horovod's README.md, horovod achieves 90% scaling efficiency").
       if ((v.name == "scaling_efficiency" || v.name.ends_with("_scaling_efficiency")) &&
-          v.unit == "%" && v.value > 0 && v.value <= 200 &&
-          std::none_of(std::begin(kWished), std::end(kWished),
-                       [&](std::string_view w) { return says(w); }) &&
-          std::none_of(std::begin(kClaimedByOthers), std::end(kClaimedByOthers),
-                       [&](std::string_view w) { return says(w); })) {
+          v.unit == "%" && v.value > 0 && v.value <= 200 && !aimed_at_or_cited(low, v.column)) {
         if (steps_file < 0) steps_file = files.of(TelemetryKind::kTrainLog);
         out.stated_scaling_efficiency.emplace_back(Origin{steps_file, line.number}, v.value);
         meaningful = true;
@@ -3968,8 +4008,13 @@ std::optional<int> count_in_words(std::string_view cell) {
 bool gpus_per_node_header(std::string_view cell) {
   const std::string c = lower(cell);
   if (c.size() > 32) return false;
+  // Not a measure of each node's ("GPU util per node", "img/s per node (8 GPUs)").
+  for (const std::string_view other : {"util", "mem", "/s", "image", "img", "token", "sample",
+                                       "batch", "speed", "throughput", "time", "rate"}) {
+    if (c.find(other) != std::string::npos) return false;
+  }
   const bool counts = c.find("gpu") != std::string::npos || c.find("card") != std::string::npos ||
-                      c.find("process") != std::string::npos || c.find("proc") != std::string::npos;
+                      c.find("proc") != std::string::npos;
   const bool per_node =
       c.find("per node") != std::string::npos || c.find("/node") != std::string::npos ||
       c.find("per machine") != std::string::npos || c.find("per host") != std::string::npos;
@@ -5322,14 +5367,25 @@ bool scan_core_throughput(const std::vector<Line>& lines, PasteFiles& files, Tel
 }
 
 bool scan_mfu_table(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
-  const auto head = [](const std::vector<std::string_view>& cells) {
+  // A table with a step (or iteration, epoch) column is a trainer's lines, one after another.
+  bool steps = false;
+  const auto head = [&](const std::vector<std::string_view>& cells) {
     std::vector<size_t> columns;
+    steps = false;
     for (size_t k = 0; k < cells.size(); ++k) {
-      // "MFU", "MFU (%)", "Train Step MFU"; not a header that only mentions it among others.
+      // "MFU", "MFU (%)", "Train Step MFU"; not a target, an expectation, a change or a
+      // comparison ("Target MFU", "MFU gain", "HFU vs MFU").
       const std::string h = lower(trim(cells[k]));
-      if (h == "mfu" || h.starts_with("mfu ") || h.starts_with("mfu(") || h.ends_with(" mfu")) {
-        columns.push_back(k);
+      steps =
+          steps || h == "step" || h == "steps" || h == "iter" || h == "iteration" || h == "epoch";
+      const bool names =
+          h == "mfu" || h.starts_with("mfu ") || h.starts_with("mfu(") || h.ends_with(" mfu");
+      bool other = false;
+      for (const std::string_view w : {"target", "expect", "theoretical", "paper", "gain", "delta",
+                                       "diff", "change", "improve", "vs", "hfu"}) {
+        other = other || h.find(w) != std::string::npos;
       }
+      if (names && !other) columns.push_back(k);
     }
     return columns;
   };
@@ -5344,8 +5400,8 @@ bool scan_mfu_table(const std::vector<Line>& lines, PasteFiles& files, Telemetry
       const auto v = parse_number(cell);
       // In percent; a bare fraction ("0.42") may be either, as for the named figure.
       if (!v || *v <= 0 || *v > 100 || (!percent && *v <= 1)) continue;
-      out.mfu.emplace_back(Origin{files.of(TelemetryKind::kThroughput), line.number}, *v);
-      out.mfu_rows_are_configurations = true;
+      (steps ? out.mfu : out.mfu_configurations)
+          .emplace_back(Origin{files.of(TelemetryKind::kThroughput), line.number}, *v);
       found = true;
     }
     return found;
@@ -5642,7 +5698,11 @@ bool scan_run_tables(const std::vector<Line>& lines, PasteFiles& files, Telemetr
         (by_nodes ? run.nodes : run.gpus) = count;
         if (!by_nodes && node_column < c.size()) run.nodes = count_cell(c[node_column]);
         if (per_node_column && *per_node_column < c.size()) {
-          if (const auto per_node = count_cell(c[*per_node_column])) run.gpus = count * *per_node;
+          // A node holds a few GPUs (or processes), not thousands.
+          if (const auto per_node = count_cell(c[*per_node_column]);
+              per_node && *per_node <= 256 && count <= 100000) {
+            run.gpus = count * *per_node;
+          }
         }
         add_table_run(std::move(run), kind, *v, file, line->number, out);
         found = true;

@@ -184,7 +184,8 @@ bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, T
 bool scan_stated_speedups(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
 
 // A table column of MFU figures ("| MFU |" over "| 53.0% |"), one configuration a row: each in
-// Telemetry::mfu, in percent, with Telemetry::mfu_rows_are_configurations set.
+// Telemetry::mfu_configurations, in percent (in Telemetry::mfu, a trainer's lines, where the
+// table has a step, iteration or epoch column).
 bool scan_mfu_table(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out);
 
 // A pandas DataFrame as print() shows it ("compiler model_name  Num GPUS  ...  eager" over "0

@@ -730,12 +730,14 @@ std::optional<std::pair<int64_t, int64_t>> epoch_and_step_named(std::string_view
     if (telemetry::counts_steps(v) && !step) step = static_cast<int64_t>(v.value);
   }
   if (!epoch || !step) {
-    // The count before its word ("2021-03-14 01:35:07, 27 Epoch, 800 Iter, Loss: 0.1268").
+    // The count before its word ("2021-03-14 01:35:07, 27 Epoch, 800 Iter, Loss: 0.1268"); not
+    // a rate ("30 step/s").
     const std::string low = telemetry::lower(text);
     const auto count_before = [&](std::string_view word) -> std::optional<int64_t> {
       for (size_t at = low.find(word); at != std::string::npos; at = low.find(word, at + 1)) {
         const size_t end = at + word.size();
-        if (at < 2 || low[at - 1] != ' ' || (end < low.size() && telemetry::is_alpha(low[end]))) {
+        if (at < 2 || low[at - 1] != ' ' ||
+            (end < low.size() && (telemetry::is_alpha(low[end]) || low[end] == '/'))) {
           continue;
         }
         size_t begin = at - 1;
@@ -743,14 +745,18 @@ std::optional<std::pair<int64_t, int64_t>> epoch_and_step_named(std::string_view
         if (begin == at - 1 || (begin > 0 && low[begin - 1] != ' ' && low[begin - 1] != ',')) {
           continue;
         }
-        return std::stoll(low.substr(begin, at - 1 - begin));
+        if (const auto n =
+                telemetry::parse_index(std::string_view(low).substr(begin, at - 1 - begin))) {
+          return *n;
+        }
       }
       return std::nullopt;
     };
-    epoch = count_before("epoch");
-    step = count_before("iter");
-    if (!step) step = count_before("iteration");
-    if (!step) step = count_before("step");
+    // "27 Epoch, 800 Iter": the names read 800 as the epoch's; the count before the word is.
+    if (const auto before = count_before("epoch")) epoch = before;
+    for (const std::string_view w : {"iter", "iteration", "step"}) {
+      if (!step) step = count_before(w);
+    }
     if (!epoch || !step) return std::nullopt;
   }
   return std::pair{*epoch, *step};
@@ -827,10 +833,14 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
   // last epoch's (a test's line between them, "Loss: 0.1580 mAP: 0.8421 Data_time: 0.0030",
   // counts no step of either).
   const StepSample* before_longest = nullptr;
-  for (const StepSample* s : timed) {
-    if (s == longest) break;
-    const std::string_view text = line_of(tel, s->origin);
-    if (!s->average && (step_counter_at(text) || epoch_and_step_named(text))) before_longest = s;
+  if (const auto at = std::find(timed.begin(), timed.end(), longest); at != timed.end()) {
+    for (auto it = std::make_reverse_iterator(at); it != timed.rend(); ++it) {
+      const std::string_view text = line_of(tel, (*it)->origin);
+      if (!(*it)->average && (step_counter_at(text) || epoch_and_step_named(text))) {
+        before_longest = *it;
+        break;
+      }
+    }
   }
   const bool workers_start =
       (lines >= 3 || counted_start) && stalled <= 1 &&
@@ -1582,14 +1592,21 @@ std::optional<Diagnosis> waits_beside_steps(const Telemetry& tel, const Telemetr
 // peak the trainer assumes for another GPU, a MoE's small expert GEMMs).
 constexpr double kBusyMfu = 35;
 
-// A trainer's figures per line without the first (a warm-up), unless it is the only one or the
-// figures are a table's configurations, of which none warms up.
-std::vector<double> after_warm_up(const std::vector<std::pair<Origin, double>>& lines,
-                                  bool configurations = false) {
+// A trainer's figures per line without the first (a warm-up), unless it is the only one.
+std::vector<std::pair<Origin, double>> after_warm_up(
+    const std::vector<std::pair<Origin, double>>& lines) {
+  return {lines.size() > 1 ? lines.begin() + 1 : lines.begin(), lines.end()};
+}
+// The MFU figures weighed: a trainer's lines after its warm-up, then a table's rows, each a
+// configuration of its own that none warms up.
+std::vector<std::pair<Origin, double>> weighed_mfu(const Telemetry& tel) {
+  std::vector<std::pair<Origin, double>> out = after_warm_up(tel.mfu);
+  out.insert(out.end(), tel.mfu_configurations.begin(), tel.mfu_configurations.end());
+  return out;
+}
+std::vector<double> values_of(const std::vector<std::pair<Origin, double>>& figures) {
   std::vector<double> out;
-  for (size_t i = lines.size() > 1 && !configurations ? 1 : 0; i < lines.size(); ++i) {
-    out.push_back(lines[i].second);
-  }
+  for (const auto& f : figures) out.push_back(f.second);
   return out;
 }
 std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
@@ -1598,7 +1615,8 @@ std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
   // percent more), so the rate times 6N is the model's TFLOP/s per GPU.
   std::vector<std::pair<Origin, double>> from_tokens;
   std::optional<double> billions;
-  if (tel.mfu.empty() && tel.model_tflops.empty()) {
+  const bool mfu_said = !tel.mfu.empty() || !tel.mfu_configurations.empty();
+  if (!mfu_said && tel.model_tflops.empty()) {
     billions = telemetry::named_model_billions(tel);
     for (const ThroughputSample& r : tel.rates) {
       if (billions && r.unit == "tokens" && r.per_gpu && !r.total) {
@@ -1608,17 +1626,16 @@ std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
   }
   // TFLOP/s are a trainer's only beside its loop's steps or rates (not a matmul benchmark's).
   const std::optional<telemetry::GpuPeak> peak =
-      tel.mfu.empty() && (!tel.model_tflops.empty() || !from_tokens.empty()) &&
+      !mfu_said && (!tel.model_tflops.empty() || !from_tokens.empty()) &&
               (!tel.steps.empty() || !tel.rates.empty())
           ? telemetry::named_gpu_peak(tel)
           : std::nullopt;
-  const std::vector<std::pair<Origin, double>>& lines = !peak                  ? tel.mfu
-                                                        : !from_tokens.empty() ? from_tokens
-                                                                               : tel.model_tflops;
-  if (lines.empty()) return std::nullopt;
-  const std::vector<double> after_first =
-      after_warm_up(lines, !peak && tel.mfu_rows_are_configurations);
-  const double median = telemetry::median(after_first);
+  const std::vector<std::pair<Origin, double>> figures = !peak ? weighed_mfu(tel)
+                                                         : !from_tokens.empty()
+                                                             ? after_warm_up(from_tokens)
+                                                             : after_warm_up(tel.model_tflops);
+  if (figures.empty()) return std::nullopt;
+  const double median = telemetry::median(values_of(figures));
   // TFLOP/s above the GPU's peak are several GPUs' (a job's total), not one's.
   if (peak && median > peak->tflops) return std::nullopt;
   const double m = peak ? 100 * median / peak->tflops : median;
@@ -1626,10 +1643,16 @@ std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
   Diagnosis d;
   d.verdict = Verdict::kHealthy;
   d.confidence = Confidence::kMedium;
-  const std::string lines_text =
-      fmt::format("median of {} {}{}", after_first.size(),
-                  !peak && tel.mfu_rows_are_configurations ? "configuration" : "line",
-                  after_first.size() == 1 ? "" : "s");
+  const size_t rows = peak ? 0 : tel.mfu_configurations.size();
+  const size_t lines = figures.size() - rows;
+  const auto counted = [](size_t n, std::string_view what) {
+    return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
+  };
+  const std::string lines_text = fmt::format(
+      "median of {}", lines > 0 && rows > 0
+                          ? counted(lines, "line") + " and " + counted(rows, "configuration")
+                      : rows > 0 ? counted(rows, "configuration")
+                                 : counted(lines, "line"));
   const std::string what =
       !from_tokens.empty()
           ? fmt::format(
@@ -1648,7 +1671,7 @@ std::optional<Diagnosis> high_mfu(const Telemetry& tel) {
                  "most of the time, which a job waiting for its input could not (the peak is the "
                  "one the trainer assumes for its GPU)",
                  m, lines_text);
-  d.evidence.push_back(tel.cite(lines.back().first));
+  d.evidence.push_back(tel.cite(figures.back().first));
   d.next = {
       "the loop's data time against its step time (stoker.torch.watch(loader) times a "
       "DataLoader): a wait near zero confirms it"};
@@ -2555,7 +2578,7 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
     const auto count = [&](size_t n, std::string_view one, std::string_view many) {
       if (n > 0) read.push_back(fmt::format("{} {}", n, n == 1 ? one : many));
     };
-    count(tel.mfu.size(), "MFU figure", "MFU figures");
+    count(tel.mfu.size() + tel.mfu_configurations.size(), "MFU figure", "MFU figures");
     count(tel.model_tflops.size(), "TFLOP/s figure", "TFLOP/s figures");
     count(tel.rates.size(), "rate", "rates");
     count(tel.steps.size(), "step time", "step times");
@@ -2572,10 +2595,12 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
           "CPU use over time, no run at another scale or setting to compare {} with",
           listed, read.size() == 1 && read[0].starts_with("1 ") ? "it" : "them");
       // The MFU as high_mfu reads it, under its bar.
-      if (const auto mfu = after_warm_up(tel.mfu, tel.mfu_rows_are_configurations);
-          !mfu.empty() && telemetry::median(mfu) < kBusyMfu) {
+      std::vector<std::pair<Origin, double>> all = tel.mfu;
+      all.insert(all.end(), tel.mfu_configurations.begin(), tel.mfu_configurations.end());
+      if (const auto mfu = weighed_mfu(tel);
+          !mfu.empty() && telemetry::median(values_of(mfu)) < kBusyMfu) {
         const auto [least, most] =
-            std::minmax_element(tel.mfu.begin(), tel.mfu.end(),
+            std::minmax_element(all.begin(), all.end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; });
         d.summary += fmt::format(
             " ({} — under the {:.0f} % at which the GPUs compute most of the time — says "
@@ -2598,7 +2623,9 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   }
   // Where the measurements decide nothing, the cause the paste's own words state as found (one
   // cause, however often said): what the person answering would take from the same paste.
-  if (d.verdict == Verdict::kUnknown && !tel.stated_causes.empty() &&
+  const bool rows_guessed = std::any_of(tel.files.begin(), tel.files.end(),
+                                        [](const TelemetryFile& f) { return f.gpus_guessed; });
+  if (d.verdict == Verdict::kUnknown && !rows_guessed && !tel.stated_causes.empty() &&
       std::all_of(tel.stated_causes.begin(), tel.stated_causes.end(),
                   [&](const auto& c) { return c.verdict == tel.stated_causes.front().verdict; })) {
     const Telemetry::StatedCause& said = tel.stated_causes.front();
@@ -2623,9 +2650,7 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   }
   // nvidia-smi rows cut out of their tables: which GPU each row is cannot be known, so the
   // utilisation verdict cannot stand.
-  const bool guessed = std::any_of(tel.files.begin(), tel.files.end(),
-                                   [](const TelemetryFile& f) { return f.gpus_guessed; });
-  if (guessed && !steps && d.numbers.utilisation && d.verdict != Verdict::kUnknown) {
+  if (rows_guessed && !steps && d.numbers.utilisation && d.verdict != Verdict::kUnknown) {
     d.summary =
         "nvidia-smi rows without their GPU rows (grep'd or cut out of the table): " + d.summary +
         ", if all rows are one GPU";
@@ -2646,7 +2671,7 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       d.fixes.clear();
     }
   }
-  if (guessed) {
+  if (rows_guessed) {
     d.confidence = Confidence::kLow;
     d.next = collect_more();
   }

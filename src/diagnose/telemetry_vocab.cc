@@ -876,8 +876,23 @@ std::vector<NamedValue> named_values(std::string_view line) {
       }
       // "we get 90% scaling efficiency on 64 GPUs", "scales very well within a node with 97%
       // efficiency" (a line about scaling): the scaling's.
+      // Not "loss scaling" nor "rescaling the images": the words whole.
+      const auto about_scaling = [&] {
+        const std::string low = lower(line);
+        if (low.find("loss scal") != std::string::npos) return false;
+        for (size_t at = low.find("scal"); at != std::string::npos; at = low.find("scal", at + 1)) {
+          size_t end = at;
+          while (end < low.size() && is_alpha(low[end])) ++end;
+          const std::string_view w = std::string_view(low).substr(at, end - at);
+          if ((at == 0 || !is_alpha(low[at - 1])) &&
+              (w == "scaling" || w == "scales" || w == "scale" || w == "scaled")) {
+            return true;
+          }
+        }
+        return false;
+      };
       if (after.starts_with("scaling efficiency") ||
-          (after.starts_with("efficiency") && lower(line).find("scal") != std::string::npos)) {
+          (after.starts_with("efficiency") && about_scaling())) {
         v.name = "scaling_efficiency";
       }
     }

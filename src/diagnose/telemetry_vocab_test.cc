@@ -3681,16 +3681,17 @@ TEST(PastedLogs, AnMfuColumnOneConfigurationARow) {
   // 53.0 %, 38.6 % and 28.2 %, one parallelism each: none is a warm-up, so all three count.
   const Telemetry t = read_telemetry_files(
       {pasted("throughput_flagperf299-aquila2-7b-a800-tp-pp-dp-tokens-mfu-cutoff.txt")});
-  ASSERT_EQ(t.mfu.size(), 3u);
-  EXPECT_TRUE(t.mfu_rows_are_configurations);
-  EXPECT_DOUBLE_EQ(t.mfu[0].second, 53.0);
+  ASSERT_EQ(t.mfu_configurations.size(), 3u);
+  EXPECT_TRUE(t.mfu.empty());
+  EXPECT_DOUBLE_EQ(t.mfu_configurations[0].second, 53.0);
   const Diagnosis d = diagnose_telemetry(t);
   EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
   EXPECT_THAT(d.summary, testing::HasSubstr("median of 3 configurations"));
   // A bare fraction may be either a share or a percent: not read; nor a column that is no MFU.
   const auto mfus = [](const std::string& text) {
     try {
-      return read_text(text).mfu.size();
+      const Telemetry r = read_text(text);
+      return r.mfu.size() + r.mfu_configurations.size();
     } catch (const Error&) {
       return size_t{0};
     }
@@ -3698,6 +3699,17 @@ TEST(PastedLogs, AnMfuColumnOneConfigurationARow) {
   EXPECT_EQ(mfus("| run | tok/s | MFU |\n|---|---|---|\n| a | 1200 | 0.42 |\n"), 0u);
   EXPECT_EQ(mfus("| run | tok/s | MFU (%) |\n|---|---|---|\n| a | 1200 | 42 |\n"), 1u);
   EXPECT_EQ(mfus("| run | tok/s | HFU vs MFU gap |\n|---|---|---|\n| a | 1200 | 12% |\n"), 0u);
+  EXPECT_EQ(mfus("| model | Target MFU |\n|---|---|\n| a | 55% |\n| b | 50% |\n"), 0u);
+  // A trainer's warm-up stays out beside a table's row; a table of steps is a trainer's lines.
+  const Diagnosis mixed = diagnose_telemetry(read_text(
+      "step 10 loss 2.1 mfu: 5.0\nstep 20 loss 2.0 mfu: 40.0\nstep 30 loss 1.9 mfu: 41.0\n\n"
+      "| run | MFU |\n|---|---|\n| a | 38% |\n"));
+  EXPECT_EQ(mixed.verdict, Verdict::kHealthy) << mixed.summary;
+  EXPECT_THAT(mixed.summary, testing::HasSubstr("median of 2 lines and 1 configuration"));
+  const Telemetry steps =
+      read_text("| step | loss | MFU |\n|---|---|---|\n| 10 | 2.1 | 5% |\n| 20 | 2.0 | 40% |\n");
+  EXPECT_EQ(steps.mfu.size(), 2u);
+  EXPECT_TRUE(steps.mfu_configurations.empty());
 }
 
 TEST(PastedLogs, OneCoreAtItsMaxBesideAnIdleGpu) {
@@ -3731,6 +3743,12 @@ TEST(PastedLogs, OneCoreAtItsMaxBesideAnIdleGpu) {
   EXPECT_DOUBLE_EQ(gpu_util("my GPU is at 15% while training\n"), 15);
   EXPECT_DOUBLE_EQ(gpu_util("PyTorch single GPU is ~20% faster than Chainer single GPU\n"), -1);
   EXPECT_DOUBLE_EQ(gpu_util("the GPU is 20% faster than before\n"), -1);
+  EXPECT_DOUBLE_EQ(gpu_util("Memory of the GPU is at 95% during training\n"), -1);
+  EXPECT_DOUBLE_EQ(gpu_util("My GPU is at 95% of its memory during training\n"), -1);
+  EXPECT_DOUBLE_EQ(gpu_util("my GPU is only at 10 to 20% while training\n"), 10);
+  EXPECT_FALSE(one_core_said_full("I set torch.set_num_threads so it uses one thread max"));
+  EXPECT_FALSE(one_core_said_full("We evaluate on one core for the full validation set"));
+  EXPECT_FALSE(one_core_said_full("With num_workers=8 each worker takes one core at 100%"));
 }
 
 TEST(PastedLogs, NodesTimesGpusPerNodeAndTheMetricASentenceNames) {
@@ -3753,6 +3771,11 @@ TEST(PastedLogs, NodesTimesGpusPerNodeAndTheMetricASentenceNames) {
       read_telemetry_files({pasted("scaling_horovod1120-gloo-vs-mpi-cpu-resnet50-machines.txt")}));
   EXPECT_EQ(cpu.verdict, Verdict::kCommunicationBound) << cpu.summary;
   EXPECT_THAT(cpu.summary, testing::HasSubstr("43 % scaling efficiency"));
+  // A measure of each node's is no count of its GPUs.
+  const Diagnosis util = diagnose_telemetry(read_text(
+      "| nodes | GPU util per node | img/s |\n|---|---|---|\n| 1 | 85 | 2750 |\n| 2 | 80 | 5200 "
+      "|\n| 4 | 70 | 9600 |\n"));
+  EXPECT_THAT(util.summary, testing::HasSubstr("1 -> 4 nodes")) << util.summary;
   // A column of processes in all, not per node, multiplies nothing (llm.c#426's NumProcess).
   const Telemetry total = read_text(
       "| nodes | processes | tokens/s |\n|---|---|---|\n| 1 | 8 | 395 |\n| 2 | 16 | 674 |\n");
@@ -3785,8 +3808,22 @@ TEST(PastedLogs, AScalingEfficiencySaidInProseOrAsASpeedupBesideItsIdeal) {
   EXPECT_EQ(stated("we get 90% scaling efficiency on 64 GPUs\n"), 1u);
   EXPECT_EQ(stated("The goal is to get 90% scaling efficiency for more than 160 gpus.\n"), 0u);
   EXPECT_EQ(stated("From the horovod's README.md , horovod achieves 90% scaling efficiency\n"), 0u);
-  // A speedup without its ideal says nothing of the scale it was measured against.
+  // A speedup without its ideal says nothing of the scale it was measured against; an ideal
+  // that counts no GPUs on the line is a precision's.
   EXPECT_EQ(stated("8 cards: speed up ratio is 5.46\n"), 0u);
+  EXPECT_EQ(stated("AMP speedup: 1.3x (ideal 2x) on the same GPU\n"), 0u);
+  // Efficiency on a line about loss scaling or image rescaling is no scaling's; an expectation
+  // after a measured one is about another figure.
+  EXPECT_EQ(stated("With dynamic loss scaling enabled the tensor cores only reach 45% "
+                   "efficiency\n"),
+            0u);
+  EXPECT_EQ(stated("After rescaling the images to 224 px the data loader runs at 60% "
+                   "efficiency\n"),
+            0u);
+  EXPECT_EQ(stated("scaling_efficiency: 62.5% (expected >90% per the paper)\n"), 1u);
+  EXPECT_EQ(stated("We only get 60% scaling efficiency on 32 GPUs, much lower than we "
+                   "expected\n"),
+            1u);
 }
 
 TEST(PastedLogs, TheGpusTimeBesideAWaitForDataIsTheRestOfTheStep) {
@@ -3817,6 +3854,14 @@ TEST(PastedLogs, ASpeedupOverOneNodeSaidInProse) {
   EXPECT_TRUE(speedups_over_one("8 GPUs give 5.5x").empty());
   EXPECT_TRUE(speedups_over_one("our goal is 7x over one GPU on 8 GPUs").empty());
   EXPECT_TRUE(speedups_over_one("8 GPUs are 40x faster than one CPU core").empty());
+  // GPUs counted with an x are no speedup; two scales leave the speedup's unsaid.
+  EXPECT_EQ(speedups_over_one("On 4 nodes of 4x V100 each we measured a 3.7x speedup over one "
+                              "node"),
+            std::vector<double>{92.5});
+  EXPECT_TRUE(speedups_over_one("Each of our 4 nodes has 8 GPUs; with 2 nodes we get a 1.9x "
+                                "speedup over one node")
+                  .empty());
+  EXPECT_TRUE(speedups_over_one("On 16 nodes it is 14.4\xc3\x97 over one node").size() == 1);
 }
 
 TEST(PastedLogs, AnEpochsFirstStepAfterATestLineIsTheWorkersStart) {
@@ -3827,6 +3872,13 @@ TEST(PastedLogs, AnEpochsFirstStepAfterATestLineIsTheWorkersStart) {
   const Diagnosis d = diagnose_telemetry(read_telemetry_files(
       {pasted("datalog_tdrg3-data-time-negligible-epoch-start-spike-cutoff.txt")}));
   EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  // A count too long to be one is none (no exception out of the verdict).
+  std::string huge;
+  for (int k = 0; k < 4; ++k) {
+    huge += fmt::format(
+        "99999999999999999999 Epoch, {} Iter, Data time: 0.0003, Batch time: 1.01\n", 700 + k);
+  }
+  EXPECT_NO_THROW(diagnose_telemetry(read_text(huge)));
 }
 
 TEST(PastedLogs, ACauseThePasteStatesInWordsWhereTheNumbersDecideNothing) {
@@ -3848,6 +3900,20 @@ TEST(PastedLogs, ACauseThePasteStatesInWordsWhereTheNumbersDecideNothing) {
   EXPECT_FALSE(cause_said_in_words("If your training is input-bound, add more workers"));
   EXPECT_FALSE(cause_said_in_words("I suspect the dataloader is the bottleneck in this run"));
   EXPECT_FALSE(cause_said_in_words("COMPUTE-BOUND"));
+  // Gone, before, in general, hedged: not this job now. Two causes in one sentence: none.
+  EXPECT_FALSE(
+      cause_said_in_words("After switching to FFCV we removed the dataloader bottleneck "
+                          "completely and the GPUs are now fully used"));
+  EXPECT_FALSE(
+      cause_said_in_words("Before we moved the dataset to local NVMe, the job was I/O "
+                          "bound on the shared NFS volume for weeks"));
+  EXPECT_FALSE(
+      cause_said_in_words("In my experience, ResNet-50 training on eight V100 GPUs is "
+                          "usually CPU bound with default transforms"));
+  EXPECT_FALSE(cause_said_in_words("It is probably I/O bound because the files are small"));
+  EXPECT_FALSE(
+      cause_said_in_words("On these runs the T4 box is input bound while the A100 box "
+                          "is compute bound for the same model"));
   EXPECT_FALSE(
       cause_said_in_words("The first run was CPU bound. The second run was "
                           "communication bound after the change"));
