@@ -1023,6 +1023,21 @@ size_t headerless_nccl_busbw(const std::vector<std::string_view>& fields) {
   return fields.size() > busbw ? busbw : std::string_view::npos;
 }
 
+// A line without the label a launcher puts before each process's output: Slurm's `srun
+// --label` ("0: ", "12: ") and Open MPI's --tag-output ("[1,0]<stdout>:").
+std::string_view without_launcher_label(std::string_view text) {
+  text = trim(text);
+  size_t digits = 0;
+  while (digits < text.size() && digits < 5 && telemetry::is_digit(text[digits])) ++digits;
+  if (digits > 0 && text.substr(digits).starts_with(": ")) return trim(text.substr(digits + 1));
+  if (text.starts_with('[')) {
+    if (const size_t tag = text.find("]<stdout>:"); tag != std::string_view::npos && tag < 16) {
+      return trim(text.substr(tag + 10));
+    }
+  }
+  return text;
+}
+
 bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   int file = -1;
@@ -1047,7 +1062,7 @@ bool scan_collective_bench(const std::vector<Line>& lines, PasteFiles& files, Te
   std::string bench_collective;    // all_reduce_bench.py's collective, from its heading line
   double bench_payload_bytes = 0;  // ... and its payload
   for (const Line& l : lines) {
-    const std::string_view text = trim(l.text);
+    const std::string_view text = without_launcher_label(l.text);
     // nccl-tests' last line, "# Avg bus bandwidth    : 92.3405" (an mpirun's "[1,0]<stdout>:"
     // before it); and a shell's mean of many runs' ("grep "Avg bus" log | awk '{sum+=$6} END
     // {print sum/NR}'"), the number on the line below the command.

@@ -896,6 +896,20 @@ std::vector<NamedValue> named_values(std::string_view line) {
         v.name = "scaling_efficiency";
       }
     }
+    // NeMo 2's "train_step_timing in s: 0.9765": the unit said in the name.
+    if (v.unit.empty()) {
+      for (const auto& [suffix, unit] :
+           {std::pair<std::string_view, std::string_view>{"_in_s", "s"},
+            {"_in_sec", "s"},
+            {"_in_seconds", "s"},
+            {"_in_ms", "ms"}}) {
+        if (v.name.size() > suffix.size() && ends_with(v.name, suffix)) {
+          v.name.resize(v.name.size() - suffix.size());
+          v.unit = std::string(unit);
+          break;
+        }
+      }
+    }
     out.push_back(std::move(v));
     if (!out.back().name.empty()) last_named = out.size() - 1;
     // A running average: "(0.989)" after the value, or "(0.428s, 598/s)" after a run of values

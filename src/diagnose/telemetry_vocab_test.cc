@@ -3921,6 +3921,24 @@ TEST(PastedLogs, ACauseThePasteStatesInWordsWhereTheNumbersDecideNothing) {
   EXPECT_THROW(read_text("We are dataloader bottlenecked on this machine, sadly.\n"), Error);
 }
 
+TEST(PastedLogs, AUnitSaidInTheNameAndALaunchersLabelBeforeEachLine) {
+  // NeMo 2 (NeMo#10675): "... | reduced_train_loss: 10.84 | train_step_timing in s: 0.9765".
+  const Telemetry nemo = read_telemetry_files(
+      {pasted("datalog_nemo10675-nemo2-train-step-timing-cutoff.txt")});
+  ASSERT_FALSE(nemo.steps.empty());
+  EXPECT_NEAR(nemo.steps[0].step_seconds, 0.9765, 1e-9);
+  const auto values = named_values("iter 3 | fwd_time in ms: 12.5");
+  ASSERT_EQ(values.size(), 2u);
+  EXPECT_EQ(values[1].name, "fwd_time");
+  EXPECT_EQ(values[1].unit, "ms");
+  // RCCL#1490: rccl-tests under `srun --label`, every line after "0: ": its all_gather falls to
+  // 0.03 GB/s at 2 MB.
+  const Diagnosis rccl = diagnose_telemetry(read_telemetry_files(
+      {pasted("other_rccl1490-mi250x-4node-all-gather-perf-cliff-cutoff.txt")}));
+  EXPECT_EQ(rccl.verdict, Verdict::kCommunicationBound) << rccl.summary;
+  EXPECT_THAT(rccl.summary, testing::HasSubstr("0.03 GB/s"));
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
