@@ -59,6 +59,10 @@ double mean_util(const std::vector<const SnapshotGpu*>& gpus) {
 const std::string kDmonWhileTraining =
     "nvidia-smi dmon -s u -d 1 -c 30 > gpu.log while it trains (30 looks, not one): a pattern "
     "that holds for 30 s is the job's shape, not a moment between steps";
+// Which process is busy on the host: the loader's workers, or the training loop itself.
+const std::string kTopWhileTraining =
+    "top -H at the same time: the loader's workers at the top is the input, the main process "
+    "alone the training loop's own host work";
 
 }  // namespace
 
@@ -295,9 +299,7 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
           "process does the host's work — a loader in the main process (num_workers=0, a "
           "generator without workers) or the loop's own Python — and the GPU waits on it ({})",
           n == 1 ? "the GPU" : "the GPUs", mean, cpu->busy, look);
-      d.next = {kDmonWhileTraining,
-                "top -H at the same time: the loader's workers at the top is the input, the "
-                "main process alone the training loop's own host work"};
+      d.next = {kDmonWhileTraining, kTopWhileTraining};
       d.fixes = fixes::input_bound_cpu();
       return d;
     }
@@ -363,9 +365,7 @@ Diagnosis judge_snapshot(const Telemetry& tel, const std::vector<SnapshotGpu>& g
         "input-bound on CPU, probably: {} at {:.0f} % while the CPUs are {:.0f} % busy: the "
         "CPUs can do no more, and the GPU waits for them the rest of the time ({})",
         n == 1 ? "the GPU" : "the GPUs", mean, cpu->busy, look);
-    d.next = {kDmonWhileTraining,
-              "top -H at the same time: the loader's workers at the top is the input, the "
-              "main process alone the training loop's own host work"};
+    d.next = {kDmonWhileTraining, kTopWhileTraining};
     d.fixes = fixes::input_bound_cpu();
   } else {
     d.summary = fmt::format(

@@ -5253,6 +5253,17 @@ std::vector<Line> pandas_as_pipes(const std::vector<Line>& lines, std::deque<std
 
 namespace {
 
+// A table cell's positive percentage ("95.4%"; with `bare`, a bare number over 1 too, "42");
+// nullopt for anything else.
+std::optional<double> percent_cell(std::string_view cell, bool bare) {
+  cell = trim(cell);
+  const bool percent = cell.ends_with('%');
+  if (percent) cell = trim(cell.substr(0, cell.size() - 1));
+  const auto v = parse_number(cell);
+  if (!v || *v <= 0 || (!percent && !(bare && *v > 1))) return std::nullopt;
+  return v;
+}
+
 // Each pipe table of `lines` (a header, its rule, then rows with '|'): `head(cells)` says which
 // columns the table is read for (an empty vector: not read); `row(line, cells, columns)` reads
 // each row, true where it found something. True when any row did.
@@ -5304,11 +5315,8 @@ bool scan_stated_efficiency(const std::vector<Line>& lines, PasteFiles& files, T
                        const std::vector<size_t>& columns) {
     bool found = false;
     for (const size_t k : columns) {
-      if (k >= cells.size()) continue;
-      std::string_view cell = trim(cells[k]);
-      if (!cell.ends_with('%')) continue;
-      const auto v = parse_number(trim(cell.substr(0, cell.size() - 1)));
-      if (!v || *v <= 0 || *v > 200) continue;
+      const auto v = k < cells.size() ? percent_cell(cells[k], false) : std::nullopt;
+      if (!v || *v > 200) continue;
       out.stated_scaling_efficiency.emplace_back(
           Origin{files.of(TelemetryKind::kThroughput), line.number}, *v);
       found = true;
@@ -5393,13 +5401,9 @@ bool scan_mfu_table(const std::vector<Line>& lines, PasteFiles& files, Telemetry
                        const std::vector<size_t>& columns) {
     bool found = false;
     for (const size_t k : columns) {
-      if (k >= cells.size()) continue;
-      std::string_view cell = trim(cells[k]);
-      const bool percent = cell.ends_with('%');
-      if (percent) cell = trim(cell.substr(0, cell.size() - 1));
-      const auto v = parse_number(cell);
-      // In percent; a bare fraction ("0.42") may be either, as for the named figure.
-      if (!v || *v <= 0 || *v > 100 || (!percent && *v <= 1)) continue;
+      // A bare fraction ("0.42") may be a share or a percent, as for the named figure.
+      const auto v = k < cells.size() ? percent_cell(cells[k], true) : std::nullopt;
+      if (!v || *v > 100) continue;
       (steps ? out.mfu : out.mfu_configurations)
           .emplace_back(Origin{files.of(TelemetryKind::kThroughput), line.number}, *v);
       found = true;

@@ -3923,8 +3923,8 @@ TEST(PastedLogs, ACauseThePasteStatesInWordsWhereTheNumbersDecideNothing) {
 
 TEST(PastedLogs, AUnitSaidInTheNameAndALaunchersLabelBeforeEachLine) {
   // NeMo 2 (NeMo#10675): "... | reduced_train_loss: 10.84 | train_step_timing in s: 0.9765".
-  const Telemetry nemo = read_telemetry_files(
-      {pasted("datalog_nemo10675-nemo2-train-step-timing-cutoff.txt")});
+  const Telemetry nemo =
+      read_telemetry_files({pasted("datalog_nemo10675-nemo2-train-step-timing-cutoff.txt")});
   ASSERT_FALSE(nemo.steps.empty());
   EXPECT_NEAR(nemo.steps[0].step_seconds, 0.9765, 1e-9);
   const auto values = named_values("iter 3 | fwd_time in ms: 12.5");
