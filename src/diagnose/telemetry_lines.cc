@@ -4003,14 +4003,23 @@ std::optional<int> count_in_words(std::string_view cell) {
   return std::nullopt;
 }
 
+// Words of a lower-case header naming a measure of each GPU or node (its batch, memory, use or
+// rate), not a count of them.
+bool names_a_measure(std::string_view header) {
+  for (const std::string_view w : {"batch", "mem", "util", "/s", "token", "image", "sample"}) {
+    if (header.find(w) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 // A header cell naming how many GPUs (or processes, one a GPU) each node of a row runs ("num
 // of GPU per node", "GPUs/node", "Process per Machine").
 bool gpus_per_node_header(std::string_view cell) {
   const std::string c = lower(cell);
   if (c.size() > 32) return false;
   // Not a measure of each node's ("GPU util per node", "img/s per node (8 GPUs)").
-  for (const std::string_view other : {"util", "mem", "/s", "image", "img", "token", "sample",
-                                       "batch", "speed", "throughput", "time", "rate"}) {
+  if (names_a_measure(c)) return false;
+  for (const std::string_view other : {"img", "speed", "throughput", "time", "rate"}) {
     if (c.find(other) != std::string::npos) return false;
   }
   const bool counts = c.find("gpu") != std::string::npos || c.find("card") != std::string::npos ||
@@ -4030,8 +4039,8 @@ bool count_header(std::string_view cell, bool& nodes) {
     if (ch >= '0' && ch <= '9') return false;
   }
   // "Batch size per gpu", "GPU memory", "GPU util": about each GPU, not how many.
-  for (const std::string_view other :
-       {"batch", "per", "mem", "util", "model", "type", "/s", "token", "image", "sample"}) {
+  if (names_a_measure(c)) return false;
+  for (const std::string_view other : {"per", "model", "type"}) {
     if (c.find(other) != std::string::npos) return false;
   }
   // "Machine Num" (Horovod's CPU benchmarks): machines are nodes.

@@ -2595,10 +2595,11 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
           "CPU use over time, no run at another scale or setting to compare {} with",
           listed, read.size() == 1 && read[0].starts_with("1 ") ? "it" : "them");
       // The MFU as high_mfu reads it, under its bar.
-      std::vector<std::pair<Origin, double>> all = tel.mfu;
-      all.insert(all.end(), tel.mfu_configurations.begin(), tel.mfu_configurations.end());
       if (const auto mfu = weighed_mfu(tel);
           !mfu.empty() && telemetry::median(values_of(mfu)) < kBusyMfu) {
+        // The range of every figure read, the warm-up's too.
+        std::vector<std::pair<Origin, double>> all = tel.mfu;
+        all.insert(all.end(), tel.mfu_configurations.begin(), tel.mfu_configurations.end());
         const auto [least, most] =
             std::minmax_element(all.begin(), all.end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; });
