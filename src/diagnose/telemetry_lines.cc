@@ -670,8 +670,10 @@ std::string_view log_message(std::string_view line) {
 }
 
 // Names of a whole run's wall-clock time.
-constexpr std::string_view kWholeRunTimes[] = {"runtime",   "run time",        "elapsed time",
-                                               "wall time", "wall-clock time", "wall clock time"};
+// (A lone "elapse" is PaddleClas's step time.)
+constexpr std::string_view kWholeRunTimes[] = {
+    "runtime",         "run time",     "elapsed time",  "wall time",       "wall-clock time",
+    "wall clock time", "train elapse", "total elapsed", "training elapse", "total elapse"};
 
 // "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
 // a name with "time" before a duration in minutes or hours (seconds alone are a step's time,
@@ -758,12 +760,17 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   for (const std::string_view is : {"time is ", "time was ", "time becomes ", "time goes up to "}) {
     const size_t at = text.find(is);
     if (at == std::string::npos || (at > 0 && is_alpha(text[at - 1]))) continue;
+    // "WALL training time is 63.598 seconds" (discuss.pytorch 136017): a wall clock's time is
+    // the run's, in seconds too.
+    const std::vector<std::string> named =
+        alnum_words(std::string_view(text).substr(at > 24 ? at - 24 : 0, at > 24 ? 24 : at), false);
+    const bool wall = std::find(named.begin(), named.end(), "wall") != named.end();
     // "the cost time is also 12 days" is the other side of a comparison: read with the side
     // it refers to (compared_duration), not alone.
     if (std::string_view(text).substr(at + is.size()).starts_with("also ")) continue;
     // What is left of a run ("the remaining time is 3 hours", "eta time is") is not its length.
     if (names_time_left(std::string_view(text).substr(at > 24 ? at - 24 : 0, at))) continue;
-    if (const auto d = duration_after(text, at + is.size(), false)) return d;
+    if (const auto d = duration_after(text, at + is.size(), wall)) return d;
   }
   // "each epoch takes 21 seconds with 1 GPU" (accelerate#71): an epoch's, in any unit.
   for (const std::string_view takes : {"epoch takes ", "epoch took ", "epoch is taking "}) {
@@ -833,8 +840,13 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   }
   // "Training time: 1h 45m", and a scale's own line, "2 gpu: 0.203h" (yolov5#282).
   // "duration:  0:03:23.520224" (a clock after "duration") names one too.
-  const bool names_a_time =
-      name.find("time") != std::string::npos || name == "duration" || name.ends_with(" duration");
+  // "runtime: 152 sec" (petastorm#432), "elapsed time: 95 s", "wall time", "1 GPU train elapse"
+  // (xgboost#8986): a whole run's by its name, in seconds too.
+  const bool whole_run = std::any_of(
+      std::begin(kWholeRunTimes), std::end(kWholeRunTimes),
+      [&](std::string_view w) { return name == w || name.ends_with(fmt::format(" {}", w)); });
+  const bool names_a_time = whole_run || name.find("time") != std::string::npos ||
+                            name == "duration" || name.ends_with(" duration");
   const bool names_a_scale =
       !names_a_time && split_whitespace(name).size() <= 3 && gpu_count_of(name).has_value();
   // MXNet's epoch clock, "Epoch[0] Time cost=910.123", as people quote it per scale ("With 2
@@ -843,11 +855,6 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
                          name.find("iter") == std::string::npos &&
                          name.find("step") == std::string::npos &&
                          name.find("batch") == std::string::npos;
-  // "runtime: 152 sec" (petastorm#432), "elapsed time: 95 s", "wall time": a whole run's by its
-  // name, in seconds too.
-  const bool whole_run = std::any_of(
-      std::begin(kWholeRunTimes), std::end(kWholeRunTimes),
-      [&](std::string_view w) { return name == w || name.ends_with(fmt::format(" {}", w)); });
   if (name.size() > 32 || !(names_a_time || names_a_scale) ||
       (!time_cost && !whole_run && rest.find_first_of("hm:") == std::string_view::npos)) {
     return std::nullopt;

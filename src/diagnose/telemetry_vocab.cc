@@ -1014,6 +1014,48 @@ std::vector<NamedValue> named_values(std::string_view line) {
     }
     break;
   }
+  // A duration of a window of N steps, the count after it or before it: DGL-KE's "32.530 secs /
+  // 1000 steps" and "500 steps take 10.092 seconds", "41.6 s per 1000 iterations". Each is one
+  // step's time, N times over.
+  const auto window = [](const NamedValue& v) {
+    return v.unit.empty() && !v.average && v.value >= 2 && v.value == std::floor(v.value);
+  };
+  const auto step_word = [](std::string_view w) {
+    return w == "steps" || w == "iterations" || w == "iters" || w == "batches" || w == "its";
+  };
+  for (size_t k = 0; k + 1 < out.size(); ++k) {
+    NamedValue& time = out[k];
+    const NamedValue& count = out[k + 1];
+    if (!duration_scale(time.unit) || time.average ||
+        !(count.name == "/" || count.name == "per" || count.name == "for") || !window(count)) {
+      continue;
+    }
+    size_t w = scan_number(line, count.column);
+    while (w < line.size() && line[w] == ' ') ++w;
+    size_t e = w;
+    while (e < line.size() && std::isalpha(static_cast<unsigned char>(line[e]))) ++e;
+    if (!step_word(lower(line.substr(w, e - w)))) continue;
+    time.value /= count.value;
+    time.name = "time_per_batch";
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(k + 1));
+  }
+  for (size_t k = 0; k + 1 < out.size(); ++k) {
+    const NamedValue& count = out[k];
+    NamedValue& time = out[k + 1];
+    const size_t cut = time.name.find('_');
+    if (!count.name.empty() || !window(count) || !duration_scale(time.unit) || time.average ||
+        cut == std::string::npos || !step_word(time.name.substr(0, cut))) {
+      continue;
+    }
+    const std::string_view verb = std::string_view(time.name).substr(cut + 1);
+    if (!(verb == "take" || verb == "takes" || verb == "took" || verb == "take_about" ||
+          verb == "took_about")) {
+      continue;
+    }
+    time.value /= count.value;
+    time.name = "time_per_batch";
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(k));
+  }
   return out;
 }
 

@@ -1759,11 +1759,11 @@ TEST(PastedLogs, TheDataAgainstTheNetworkInASentenceInChineseOrEnglish) {
 
 TEST(PastedLogs, OneMeasurementWithItsUnitIsReadAndAnsweredWithWhatWouldDecide) {
   // lerobot#93: "8 batches takes ~ 15s" is all the paste measures in a unit (its breakdown's
-  // rows are bare): read, unknown, with the measurement that would decide.
+  // rows are bare), 1.88 s a batch: read, unknown, with the measurement that would decide.
   const Diagnosis one = diagnose_telemetry(
       read_telemetry_files({pasted("profiler_lerobot93-getitem-timing-breakdown-0-workers.txt")}));
   EXPECT_EQ(one.verdict, Verdict::kUnknown) << one.summary;
-  EXPECT_THAT(one.summary, testing::HasSubstr("1 duration"));
+  EXPECT_THAT(one.summary, testing::HasSubstr("step times only (1.88 s per step)"));
   EXPECT_THAT(one.next.at(0), testing::HasSubstr("data time against its step time"));
   // A lone bare number under a name of time may be a count, a percentage named only by its GPU
   // may be its memory: not read.
@@ -3937,6 +3937,48 @@ TEST(PastedLogs, AUnitSaidInTheNameAndALaunchersLabelBeforeEachLine) {
       {pasted("other_rccl1490-mi250x-4node-all-gather-perf-cliff-cutoff.txt")}));
   EXPECT_EQ(rccl.verdict, Verdict::kCommunicationBound) << rccl.summary;
   EXPECT_THAT(rccl.summary, testing::HasSubstr("0.03 GB/s"));
+}
+
+TEST(PastedLogs, ADurationOfAWindowOfStepsIsOneStepsTimeNTimesOver) {
+  // DGL-KE (dgl#1178): "1 GPU speed: 32.530 secs / 1000 steps", then 4 and 8 GPUs: per GPU
+  // the step slows by half, 64 % scaling efficiency.
+  const Diagnosis per = diagnose_telemetry(
+      read_telemetry_files({pasted("scaling_dgl1178-kge-complex-mix-cpu-gpu-1-4-8gpu.txt")}));
+  EXPECT_EQ(per.verdict, Verdict::kCommunicationBound) << per.summary;
+  EXPECT_THAT(per.summary, testing::HasSubstr("64 % scaling efficiency"));
+  // dgl#932: each count under its heading, "500 steps take 10.092 seconds".
+  const Diagnosis take = diagnose_telemetry(
+      read_telemetry_files({pasted("scaling_dgl932-kge-distmult-1-to-8gpu-500-steps-time.txt")}));
+  EXPECT_EQ(take.verdict, Verdict::kCommunicationBound) << take.summary;
+  EXPECT_THAT(take.summary, testing::HasSubstr("78 % scaling efficiency"));
+  for (const char* line : {"500 steps take 12.295 seconds", "41.6 s per 1000 iterations",
+                           "100 iterations took 5.2s"}) {
+    const auto v = named_values(line);
+    ASSERT_EQ(v.size(), 1u) << line;
+    EXPECT_EQ(v[0].name, "time_per_batch") << line;
+  }
+  // A count of something else is no window of steps, and "iter 300 took 4 s" is one step.
+  EXPECT_NE(named_values("12 s per 1000 images").back().name, "time_per_batch");
+  EXPECT_EQ(named_values("iter 300 took 4 s").at(0).value, 4);
+}
+
+TEST(PastedLogs, AWallClocksOrAnElapsedTimeInSecondsIsTheWholeRuns) {
+  // discuss.pytorch 136017: "WALL training time is 63.598 seconds" on one node, 38.594 under
+  // "Training with 3 nodes": 55 % scaling efficiency.
+  const Diagnosis wall = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_discusspytorch136017-1-vs-3-nodes-t4-ddp-wall-time.txt")}));
+  EXPECT_EQ(wall.verdict, Verdict::kCommunicationBound) << wall.summary;
+  EXPECT_THAT(wall.summary, testing::HasSubstr("1 -> 3 nodes: 63.6 s -> 38.6 s"));
+  // xgboost#8986: "1 GPU train elapse:17.07s", "2 GPU train elapse:31.37s".
+  const Diagnosis elapse = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_xgboost8986-dask-1-vs-2-gpu-train-elapse-cutoff.txt")}));
+  EXPECT_EQ(elapse.verdict, Verdict::kCommunicationBound) << elapse.summary;
+  EXPECT_THAT(elapse.summary, testing::HasSubstr("1 -> 2 GPUs: 17.1 s -> 31.4 s"));
+  // Without the wall clock, a time in seconds is as likely a step's: no run.
+  EXPECT_TRUE(read_text("The training time is 38.594 seconds\n").rates.empty());
+  const Telemetry run = read_text("The wall training time is 38.594 seconds\n");
+  ASSERT_EQ(run.rates.size(), 1u);
+  EXPECT_EQ(run.rates[0].unit, "runs");
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
