@@ -1116,6 +1116,9 @@ std::string rate_unit_of(std::string_view text) {
   if (text == "wps" || text == "tps" || text == "tgs")
     return "tokens";                       // fairseq, torchtitan, InternLM
   if (text == "ups") return "iterations";  // fairseq's updates/s
+  // NVIDIA DLLogger's "total_ips" and "train.total_ips" (DeepLearningExamples' classifiers):
+  // the images a second of all the GPUs. (PaddlePaddle's bare "ips" is left to its step times.)
+  if (ends_with(text, "total_ips")) return "images";
   // "185 iterations/second" (lightning#7932): "it" above is a word start only.
   for (const std::string_view per : {"/s", "/sec", "/second", "_per_sec", "_per_second"}) {
     if (text.starts_with("iterations") && text.substr(10) == per) return "iterations";

@@ -3981,6 +3981,19 @@ TEST(PastedLogs, AWallClocksOrAnElapsedTimeInSecondsIsTheWholeRuns) {
   EXPECT_EQ(run.rates[0].unit, "runs");
 }
 
+TEST(PastedLogs, DLLoggersTotalIpsIsTheJobsImagesASecond) {
+  // DeepLearningExamples#881: "DLL 2021-03-23 11:48:38.824370 - (0, 120) total_ips :
+  // 2879.142978189404", a line a step.
+  const Telemetry dll =
+      read_telemetry_files({pasted("throughput_dle881-resnet50-tf-2gpu-total-ips-cutoff.txt")});
+  ASSERT_FALSE(dll.rates.empty());
+  EXPECT_EQ(dll.rates[0].unit, "images");
+  EXPECT_NEAR(dll.rates[0].per_second, 2879.142978189404, 1e-6);
+  // PaddlePaddle's bare "ips" stays with its step times (reader_cost, batch_cost).
+  EXPECT_NE(meaning_of(named_values("samples: 512, ips: 191.79578").back()).quantity,
+            Quantity::kRate);
+}
+
 TEST(PastedLogs, TheSameGPUsSpreadOverMoreNodesKeepTheOneNodesRateAsTheIdeal) {
   // The experiment open_clip's maintainers ask for (2 GPUs on one node against 1 on each of
   // two): the GPUs the same, the ideal is the one node's rate, not twice it.
