@@ -4003,7 +4003,8 @@ std::optional<int> count_in_words(std::string_view cell) {
                                                                                {"sixteen", 16}}};
   for (const auto& [word, n] : kCounts) {
     if (words[0] != word) continue;
-    for (const std::string_view unit : {"gpu", "gpus", "card", "cards", "node", "nodes"}) {
+    for (const std::string_view unit :
+         {"gpu", "gpus", "card", "cards", "device", "devices", "node", "nodes"}) {
       if (words[1] == unit) return n;
     }
   }
@@ -4084,7 +4085,8 @@ std::optional<int> count_cell(std::string_view cell, bool* names_gpu = nullptr) 
   if (!n || *n < 1) return std::nullopt;
   std::string rest = lower(trim(cell.substr(end)));
   if (rest.starts_with('-')) rest.erase(0, 1);  // "1-GPU" (accelerate#192's column)
-  for (const std::string_view unit : {"", "x", "gpu", "gpus", "card", "cards", "node", "nodes"}) {
+  for (const std::string_view unit :
+       {"", "x", "gpu", "gpus", "card", "cards", "device", "devices", "node", "nodes"}) {
     if (rest == unit) {
       if (names_gpu != nullptr) *names_gpu = gpu_word(rest);
       return n;
@@ -4910,8 +4912,11 @@ std::optional<ColumnScale> column_scale(std::string_view cell, std::string_view 
       }
     }
   }
-  if (const auto n = count_cell(cell); n && cell.find_first_not_of("0123456789") != cell.npos) {
-    const bool nodes = lower(cell).find("node") != std::string::npos;
+  bool names_gpu = false;
+  if (const auto n = count_cell(cell, &names_gpu);
+      n && cell.find_first_not_of("0123456789") != cell.npos) {
+    // "8 GPUs (1 node)" counts GPUs; "2 nodes" nodes.
+    const bool nodes = !names_gpu && lower(cell).find("node") != std::string::npos;
     (nodes ? s.nodes : s.gpus) = *n;
     return s;
   }
@@ -4993,15 +4998,39 @@ bool read_utilisation_table(
 // "| | # worker=0 | # worker=8 |"): each row a series of its own (a group, named by its other
 // cells), each scale column a run of it, measured by what its cells say (cell_kind). Needs two
 // scale columns; returns false unless a row measures two of them.
+// A scale's header cell with the unit of its column in parentheses ("1 GPU (img/s)", "4卡(img/s)",
+// "4卡(img/s)[优化后]", Paddle#18892): the scale's words, and what the column's bare numbers
+// measure; the cell as it is and nothing where the parentheses hold no unit ("8 GPUs (1 node)").
+std::pair<std::string, ColumnKind> scale_with_unit(std::string_view cell) {
+  const std::string text = in_english(cell);
+  const size_t open = text.find('(');
+  const size_t close = text.find(')', open == std::string::npos ? 0 : open);
+  if (open == std::string::npos || close == std::string::npos || open == 0) {
+    return {std::string(cell), ColumnKind{}};
+  }
+  const ColumnKind unit = cell_kind(
+      fmt::format("1 {}", trim(std::string_view(text).substr(open + 1, close - open - 1))),
+      ColumnKind{});
+  if (!unit.rate) return {std::string(cell), ColumnKind{}};
+  std::string words;  // "单卡" is " single  card ": its words, one space apart
+  for (const std::string_view w : split_whitespace(std::string_view(text).substr(0, open))) {
+    words += (words.empty() ? "" : " ") + std::string(w);
+  }
+  return {words, unit};
+}
+
 bool read_transposed_table(
     const std::vector<std::string_view>& head,
     const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
     PasteFiles& files, int& next_group, Telemetry& out, const ColumnKind& caption,
     bool workers_are_machines) {
   std::vector<std::pair<size_t, ColumnScale>> scales;
+  std::map<size_t, ColumnKind> column_units;  // a scale column's unit in its header
   for (size_t k = 0; k < head.size(); ++k) {
-    if (auto s = column_scale(head[k], k == 0 ? std::string_view() : head[0])) {
+    const auto [scale_text, unit] = scale_with_unit(head[k]);
+    if (auto s = column_scale(scale_text, k == 0 ? std::string_view() : head[0])) {
       scales.emplace_back(k, std::move(*s));
+      if (unit.rate) column_units[k] = unit;
     } else if (const auto n = caption.unit == "epochs" && !workers_are_machines
                                   ? workers_counted(head[k])
                                   : std::nullopt) {
@@ -5024,9 +5053,16 @@ bool read_transposed_table(
         label += lower(c[k]) + " ";
       }
     }
+    // A note in parentheses names the row's setup, not a row of it ("resnet(batch_size=64)").
+    std::string named;
+    int depth = 0;
+    for (const char ch : in_english(label)) {
+      depth += ch == '(' ? 1 : ch == ')' && depth > 0 ? -1 : 0;
+      if (depth == 0 && ch != ')') named.push_back(ch);
+    }
     const bool setup_row =
         std::any_of(std::begin(kSetupWords), std::end(kSetupWords),
-                    [&](std::string_view w) { return label.find(w) != std::string::npos; });
+                    [&](std::string_view w) { return named.find(w) != std::string::npos; });
     // Cells that state what they measure ("8:16", "35 s/epoch") before bare numbers under the
     // caption: a table with each scale twice ("# Batch/Epoch" counts, then "Epoch Time (mm:ss)"
     // under "1 GPU | 2 GPU | 1 GPU | 2 GPU") measures by its stated cells.
@@ -5043,7 +5079,10 @@ bool read_transposed_table(
     std::vector<std::pair<const ColumnScale*, std::pair<ColumnKind, double>>> measured;
     for (const auto& [k, scale] : scales) {
       if (k >= c.size()) continue;
-      ColumnKind kind = cell_kind(c[k], stated || setup_row ? ColumnKind{} : caption);
+      const auto own = column_units.find(k);
+      ColumnKind kind = cell_kind(c[k], stated || setup_row         ? ColumnKind{}
+                                        : own != column_units.end() ? own->second
+                                                                    : caption);
       if (kind.duration && epoch_row) kind.unit = "epochs";
       // One kind of measure along the row (an epoch's time beside a whole run's is no series),
       // one cell per scale.

@@ -3994,6 +3994,25 @@ TEST(PastedLogs, DLLoggersTotalIpsIsTheJobsImagesASecond) {
             Quantity::kRate);
 }
 
+TEST(PastedLogs, AScaleColumnsHeaderGivesItsUnitInParentheses) {
+  // Paddle#18892: "模型 | 单卡(img/s) | 4卡(img/s) | 4卡加速比 | ..." over "resnet(batch_size=64) |
+  // 367.6471851 | 683.0106654 | ...": one card against four, 46 % scaling efficiency.
+  const Diagnosis paddle = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_paddle18892-dygraph-4card-allreduce-before-after.txt")}));
+  EXPECT_EQ(paddle.verdict, Verdict::kCommunicationBound) << paddle.summary;
+  EXPECT_THAT(paddle.summary, testing::HasSubstr("1 -> 4 GPUs: 368 images/s -> 683 images/s"));
+  // torch-xpu-ops#1623: "single device(tokens/sec) | 2 card(tokens/sec) | 4 card(tokens/sec)":
+  // the LoRA row scales worst, 54 % on four cards, as the table's own "4 card scaling" says.
+  const Diagnosis xpu = diagnose_telemetry(read_telemetry_files(
+      {pasted("scaling_torch-xpu-ops1623-torchtune-fsdp2-tokens-per-sec-1-2-4-cards-cutoff.txt")}));
+  EXPECT_EQ(xpu.verdict, Verdict::kCommunicationBound) << xpu.summary;
+  EXPECT_THAT(xpu.summary, testing::HasSubstr("1 -> 4 GPUs: 1455 tokens/s -> 3128 tokens/s"));
+  // A setting in the parentheses is no unit: "8 GPUs (1 node)" stays a scale of its own.
+  const Diagnosis setting = diagnose_telemetry(read_text(
+      "model | 1 GPU (1 node) | 8 GPUs (1 node)\n-- | -- | --\nresnet | 300 img/s | 2300 img/s\n"));
+  EXPECT_THAT(setting.summary, testing::HasSubstr("1 -> 8 GPUs"));
+}
+
 TEST(PastedLogs, TheSameGPUsSpreadOverMoreNodesKeepTheOneNodesRateAsTheIdeal) {
   // The experiment open_clip's maintainers ask for (2 GPUs on one node against 1 on each of
   // two): the GPUs the same, the ideal is the one node's rate, not twice it.
