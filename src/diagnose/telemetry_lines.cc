@@ -74,6 +74,12 @@ LineReading read_step(const std::vector<NamedValue>& values) {
   // counter is that step's.
   const bool counted_duration =
       values.size() == 2 && values[1].name == "duration" && counts_steps(values[0]);
+  // FunASR: "{'data_load': '0.000', 'forward_time': '0.304', ..., 'total_time': '0.777'}":
+  // beside a wait for data, the total is the step (alone, a profile's "Total time" is no step).
+  const bool total_beside_wait =
+      named(values, "total_time") && std::any_of(values.begin(), values.end(), [](const auto& v) {
+        return meaning_of(v).quantity == Quantity::kDataWait;
+      });
   // DeepSpeed's timers ("forward: 648.32 | backward: 2160.50 | ... | step: 1376.68"): beside a
   // forward and a backward that together take longer, "step" times the optimizer's step.
   const auto forward = seconds_named(values, "forward");
@@ -90,6 +96,7 @@ LineReading read_step(const std::vector<NamedValue>& values) {
       m.quantity = Quantity::kStep, m.priority = 2;
     }
     if (counted_duration && v.name == "duration") m.quantity = Quantity::kStep, m.priority = 2;
+    if (total_beside_wait && v.name == "total_time") m.quantity = Quantity::kStep, m.priority = 1;
     if (t_td && v.name == "td") m.quantity = Quantity::kDataWait;
     if (t_td && v.name == "t") m.quantity = Quantity::kStep, m.priority = 2;
     if (tts && m.quantity == Quantity::kStep) m.quantity = Quantity::kStepWithoutData;

@@ -4013,6 +4013,18 @@ TEST(PastedLogs, AScaleColumnsHeaderGivesItsUnitInParentheses) {
   EXPECT_THAT(setting.summary, testing::HasSubstr("1 -> 8 GPUs"));
 }
 
+TEST(PastedLogs, ATotalTimeBesideAWaitForDataIsTheStep) {
+  // FunASR#2006: "{'data_load': '0.000', 'forward_time': '0.304', 'backward_time': '0.323',
+  // 'optim_time': '0.148', 'total_time': '0.777'}" on each rank's line.
+  const Telemetry funasr =
+      read_telemetry_files({pasted("datalog_funasr2006-multinode-rank-step-timing-cutoff.txt")});
+  ASSERT_FALSE(funasr.steps.empty());
+  EXPECT_NEAR(funasr.steps[0].step_seconds, 0.777, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(funasr).verdict, Verdict::kHealthy);
+  // Alone, a total time is a profile's or a run's, not a step.
+  EXPECT_TRUE(read_text("total_time: 0.777\ntotal_time: 0.781\n").steps.empty());
+}
+
 TEST(PastedLogs, TheSameGPUsSpreadOverMoreNodesKeepTheOneNodesRateAsTheIdeal) {
   // The experiment open_clip's maintainers ask for (2 GPUs on one node against 1 on each of
   // two): the GPUs the same, the ideal is the one node's rate, not twice it.
