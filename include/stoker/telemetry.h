@@ -124,6 +124,8 @@ struct PhaseSample {
   Origin origin;
   double communication_seconds = 0;  // all-reduce, reduce-scatter, all-gather timers
   double compute_seconds = 0;        // forward, backward and optimizer timers
+  // A profile's GPU time (torch.profiler's "Self CUDA"): NCCL's kernels against the others.
+  bool gpu_profile = false;
 };
 
 // A step's forward and backward timed apart ("Forward Pass: 0.29", "Backward: 3.94", on one

@@ -2155,19 +2155,30 @@ std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThres
   }
   const double share = exchange / (exchange + compute);
   const size_t lines = tel.phases.size();
+  const bool profile = std::all_of(tel.phases.begin(), tel.phases.end(),
+                                   [](const PhaseSample& p) { return p.gpu_profile; });
   Diagnosis d;
   d.confidence = lines >= 3 ? Confidence::kMedium : Confidence::kLow;
-  d.evidence.push_back(fmt::format(
-      "{} timer line{}: gradient exchange {:.3g} s against {:.3g} s of compute ({:.0f} %)", lines,
-      lines == 1 ? "" : "s", exchange / static_cast<double>(lines),
-      compute / static_cast<double>(lines), 100 * share));
+  d.evidence.push_back(
+      profile
+          ? fmt::format("the profile's GPU time: NCCL's kernels {:.3g} s of {:.3g} s ({:.0f} %)",
+                        exchange, exchange + compute, 100 * share)
+          : fmt::format("{} timer line{}: gradient exchange {:.3g} s against {:.3g} s of compute "
+                        "({:.0f} %)",
+                        lines, lines == 1 ? "" : "s", exchange / static_cast<double>(lines),
+                        compute / static_cast<double>(lines), 100 * share));
   d.evidence.push_back(tel.cite(tel.phases.back().origin));
   if (share >= th.wait.dominant) {
     d.verdict = Verdict::kCommunicationBound;
-    d.summary = fmt::format(
-        "communication-bound: the trainer's timers spend {:.0f} % of the step's timed phases "
-        "exchanging gradients (all-reduce, reduce-scatter, all-gather)",
-        100 * share);
+    d.summary =
+        profile ? fmt::format(
+                      "communication-bound: the profile's GPUs spend {:.0f} % of their time in "
+                      "NCCL's kernels (all-reduce, reduce-scatter, all-gather)",
+                      100 * share)
+                : fmt::format(
+                      "communication-bound: the trainer's timers spend {:.0f} % of the step's "
+                      "timed phases exchanging gradients (all-reduce, reduce-scatter, all-gather)",
+                      100 * share);
     d.fixes = fixes::communication_bound();
     d.next = {"NCCL_DEBUG=INFO in the job's log (which transport it uses), and nvidia-smi topo -m"};
     return d;
@@ -2175,9 +2186,9 @@ std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThres
   d.verdict = Verdict::kUnknown;
   d.confidence = Confidence::kLow;
   d.summary = fmt::format(
-      "the trainer's timers spend {:.0f} % of the step exchanging gradients: not what limits "
-      "it; they do not time the wait for data",
-      100 * share);
+      "{} {:.0f} % of the step exchanging gradients: not what limits it; they do not time the "
+      "wait for data",
+      profile ? "the profile's GPUs spend" : "the trainer's timers spend", 100 * share);
   d.next = {
       "the loop's data time against its step time (Megatron: the batch-generator timer with "
       "--timing-log-level 1 or more)"};

@@ -523,24 +523,42 @@ std::optional<double> profiler_seconds(std::string_view cell) {
 
 bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   size_t columns = 0, total_column = 0, share_column = 0;
+  size_t cuda_column = 0, cuda_share_column = 0;  // "Self CUDA", "Self CUDA %"
   double steps = 0, data = 0, batches = 0;
   double data_share = 0;  // the data row's "CPU total %", 0 when not shown
   int64_t data_line = 0, batches_line = 0;
+  // NCCL's kernels ("ncclKernel_AllGather_RING_LL_Sum_int8_t(...", "ncclDevKernel_..."): their
+  // self CUDA time, and the whole CUDA time their shares of it give.
+  double nccl_seconds = 0, cuda_seconds = 0;
+  int64_t nccl_line = 0;
   for (const Line& line : lines) {
     const auto c = telemetry::table_cells(line.text);
     if (!c.empty() && c[0] == "Name") {
-      columns = total_column = share_column = 0;
+      columns = total_column = share_column = cuda_column = cuda_share_column = 0;
       for (size_t k = 1; k < c.size(); ++k) {
         if (c[k] == "CPU total") total_column = k;
         if (c[k] == "CPU total %") share_column = k;
+        if (c[k] == "Self CUDA") cuda_column = k;
+        if (c[k] == "Self CUDA %") cuda_share_column = k;
       }
       if (total_column > 0) columns = c.size();
       continue;
     }
     if (columns == 0 || c.size() != columns) continue;
+    const std::string_view name = c[0];
+    if ((name.starts_with("ncclKernel_") || name.starts_with("ncclDevKernel_")) &&
+        cuda_column > 0 && cuda_share_column > 0 && c[cuda_share_column].ends_with('%')) {
+      const auto self = profiler_seconds(c[cuda_column]);
+      const auto pct =
+          parse_number(c[cuda_share_column].substr(0, c[cuda_share_column].size() - 1));
+      if (self && pct && *pct > 0 && *pct <= 100) {
+        nccl_seconds += *self;
+        cuda_seconds = *self / (*pct / 100);
+        nccl_line = line.number;
+      }
+    }
     const auto seconds = profiler_seconds(c[total_column]);
     if (!seconds) continue;
-    const std::string_view name = c[0];
     if (name.substr(0, 12) == "ProfilerStep") steps += *seconds;
     if (name.find("run_training_batch") != std::string_view::npos && *seconds > batches) {
       batches = *seconds;
@@ -564,9 +582,19 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
     data_line = batches_line;
     upper_bound = true;
   }
+  // The GPUs' time in NCCL against the rest of their time: the step's exchange and compute.
+  const bool exchange = nccl_seconds > 0 && cuda_seconds >= nccl_seconds;
+  if (exchange) {
+    PhaseSample p;
+    p.origin = {files.of(TelemetryKind::kTorchProfiler), nccl_line};
+    p.communication_seconds = nccl_seconds;
+    p.compute_seconds = cuda_seconds - nccl_seconds;
+    p.gpu_profile = true;
+    out.phases.push_back(p);
+  }
   double whole = steps;
   if (whole < data) whole = data_share > 0 ? data / data_share : 0;
-  if (data <= 0 || whole <= 0) return false;
+  if (data <= 0 || whole <= 0) return exchange;
   StepSample s;
   s.origin = {files.of(TelemetryKind::kTorchProfiler), data_line};
   s.step_seconds = whole;

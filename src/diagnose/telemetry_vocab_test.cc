@@ -4025,6 +4025,19 @@ TEST(PastedLogs, ATotalTimeBesideAWaitForDataIsTheStep) {
   EXPECT_TRUE(read_text("total_time: 0.777\ntotal_time: 0.781\n").steps.empty());
 }
 
+TEST(PastedLogs, ATorchProfilersNcclKernelsAreTheGpusTimeExchanging) {
+  // pytorch#102434: FSDP across nodes, "ncclKernel_AllGather_RING_LL_Sum_int8_t(...  42.930s
+  // 54.65%" of the profile's Self CUDA.
+  const Telemetry fsdp = read_telemetry_files(
+      {pasted("profiler_pytorch102434-fsdp-multinode-allgather-55pct-cuda-cutoff.txt")});
+  ASSERT_EQ(fsdp.phases.size(), 1u);
+  EXPECT_TRUE(fsdp.phases[0].gpu_profile);
+  EXPECT_NEAR(fsdp.phases[0].communication_seconds, 42.93, 1e-9);
+  const Diagnosis d = diagnose_telemetry(fsdp);
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("55 % of their time in NCCL's kernels"));
+}
+
 TEST(PastedLogs, TheSameGPUsSpreadOverMoreNodesKeepTheOneNodesRateAsTheIdeal) {
   // The experiment open_clip's maintainers ask for (2 GPUs on one node against 1 on each of
   // two): the GPUs the same, the ideal is the one node's rate, not twice it.
