@@ -758,15 +758,9 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     // Runs counted in iterations time the same steps at each scale, each GPU's batch in every
     // step: the larger run does its GPUs' times the work, so its efficiency is its speed's.
     const bool same_steps = tel.run_in_iterations && unit == "runs";
-    // The same GPUs spread over more nodes (8 on one, 4 on each of two): the ideal is the one
-    // node's rate, not its multiple. A step's time and a rate per GPU compare so already.
-    const bool same_gpus = !by_gpus && !batches && small.info->gpus &&
-                           std::all_of(runs.begin(), runs.end(), [&](const RunMeasure& m) {
-                             return m.info->gpus == small.info->gpus && !m.per_gpu;
-                           });
-    const double efficiency = same_steps || same_gpus ? large.per_second / small.per_second
-                                                      : (large.per_second / large.scale) /
-                                                            (small.per_second / small.scale);
+    const double efficiency =
+        same_steps ? large.per_second / small.per_second
+                   : (large.per_second / large.scale) / (small.per_second / small.scale);
     Diagnosis d;
     // That the iterations are the same and each GPU's batch too is the trainers' way, not
     // something the paste shows.
@@ -804,11 +798,10 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
     // single GPU's (a batch per GPU, a benchmark's per-device input): its efficiency then is
     // the small run's duration over the large one's.
     const std::string per_gpu_work =
-        same_gpus    ? ""
-        : same_steps ? fmt::format(
-                           ", each run the same iterations of a batch on every {}: the larger "
-                           "does {:.3g}x the work",
-                           what, static_cast<double>(large.scale) / small.scale)
+        same_steps ? fmt::format(
+                         ", each run the same iterations of a batch on every {}: the larger "
+                         "does {:.3g}x the work",
+                         what, static_cast<double>(large.scale) / small.scale)
         : durations && unit == "runs" && large.per_second <= small.per_second
             ? fmt::format(
                   ", if both runs did the same work; {:.0f} % if each {} did as much "
@@ -816,16 +809,13 @@ Diagnosis judge_series(const Telemetry& tel, std::vector<RunMeasure> runs, bool 
                   100 * large.per_second / small.per_second, what)
             : std::string();
     const std::string rates = fmt::format(
-        "{}{} -> {} {}s: {} -> {}{}, {:.0f} % scaling efficiency ({}{}{})",
-        same_gpus ? fmt::format("{} GPUs on ", *small.info->gpus) : "", small.scale, large.scale,
-        what, measure(small), measure(large),
+        "{} -> {} {}s: {} -> {}{}, {:.0f} % scaling efficiency (the rate per {} kept{}{})",
+        small.scale, large.scale, what, measure(small), measure(large),
         !durations             ? ""
         : unit == "epochs"     ? " for the same epoch"
         : per_gpu_work.empty() ? " for the same work"
                                : "",
-        100 * efficiency,
-        same_gpus ? "the same GPUs over more nodes: the rate kept"
-                  : fmt::format("the rate per {} kept", shown_per_gpu ? "GPU" : what),
+        100 * efficiency, shown_per_gpu ? "GPU" : what,
         stated_divided && batches
             ? fmt::format(", from {} read as the paste's own {:.3g} % reads them: {}",
                           unit == "steps" ? "step times" : "iterations a second",

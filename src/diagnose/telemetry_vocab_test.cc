@@ -4038,24 +4038,6 @@ TEST(PastedLogs, ATorchProfilersNcclKernelsAreTheGpusTimeExchanging) {
   EXPECT_THAT(d.summary, testing::HasSubstr("55 % of their time in NCCL's kernels"));
 }
 
-TEST(PastedLogs, TheSameGPUsSpreadOverMoreNodesKeepTheOneNodesRateAsTheIdeal) {
-  // The experiment open_clip's maintainers ask for (2 GPUs on one node against 1 on each of
-  // two): the GPUs the same, the ideal is the one node's rate, not twice it.
-  const Diagnosis split = diagnose_telemetry(
-      read_text("1 node, 8 GPUs: 2000 images/sec\n2 nodes, 4 GPUs each: 1500 images/sec\n"));
-  EXPECT_EQ(split.verdict, Verdict::kCommunicationBound) << split.summary;
-  EXPECT_THAT(split.summary, testing::HasSubstr("8 GPUs on 1 -> 2 nodes"));
-  EXPECT_THAT(split.summary, testing::HasSubstr("75 % scaling efficiency"));
-  const Diagnosis same = diagnose_telemetry(
-      read_text("1 node, 8 GPUs: 2000 images/sec\n2 nodes, 4 GPUs each: 1960 images/sec\n"));
-  EXPECT_EQ(same.verdict, Verdict::kHealthy) << same.summary;
-  // More GPUs with the nodes: scaled by the GPUs, as before.
-  const Diagnosis more = diagnose_telemetry(
-      read_text("1 node, 8 GPUs: 2000 images/sec\n2 nodes, 8 GPUs each: 3000 images/sec\n"));
-  EXPECT_THAT(more.summary, testing::HasSubstr("8 -> 16 GPUs"));
-  EXPECT_THAT(more.summary, testing::HasSubstr("75 % scaling efficiency"));
-}
-
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
