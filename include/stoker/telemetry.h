@@ -124,7 +124,8 @@ struct PhaseSample {
   Origin origin;
   double communication_seconds = 0;  // all-reduce, reduce-scatter, all-gather timers
   double compute_seconds = 0;        // forward, backward and optimizer timers
-  // A profile's GPU time (torch.profiler's "Self CUDA"): NCCL's kernels against the others.
+  // A profile's GPU time (torch.profiler's "Self CUDA"): communication_seconds is NCCL's kernels,
+  // compute_seconds the rest of the GPUs' time.
   bool gpu_profile = false;
 };
 

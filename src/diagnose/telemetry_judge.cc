@@ -2175,10 +2175,20 @@ std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThres
   }
   d.verdict = Verdict::kUnknown;
   d.confidence = Confidence::kLow;
+  if (profile) {
+    d.summary = fmt::format(
+        "the profile's GPUs spend {:.0f} % of their time in NCCL's kernels: not what limits "
+        "them; the profile does not show the wait for data",
+        100 * share);
+    d.next = {
+        "a profile whose steps hold the DataLoader's iteration (its enumerate(DataLoader) row), "
+        "or the loop's data time against its step time"};
+    return d;
+  }
   d.summary = fmt::format(
-      "{} {:.0f} % of the step exchanging gradients: not what limits it; they do not time the "
-      "wait for data",
-      profile ? "the profile's GPUs spend" : "the trainer's timers spend", 100 * share);
+      "the trainer's timers spend {:.0f} % of the step exchanging gradients: not what limits "
+      "it; they do not time the wait for data",
+      100 * share);
   d.next = {
       "the loop's data time against its step time (Megatron: the batch-generator timer with "
       "--timing-log-level 1 or more)"};

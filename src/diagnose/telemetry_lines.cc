@@ -75,10 +75,12 @@ LineReading read_step(const std::vector<NamedValue>& values) {
   const bool counted_duration =
       values.size() == 2 && values[1].name == "duration" && counts_steps(values[0]);
   // FunASR: "{'data_load': '0.000', 'forward_time': '0.304', ..., 'total_time': '0.777'}":
-  // beside a wait for data, the total is the step (alone, a profile's "Total time" is no step).
+  // beside a step's wait for data, the total is the step (alone, a profile's "Total time" is no
+  // step; beside an epoch's sums, "total_batch_fetch_time" and "total_batches", an epoch's).
   const bool total_beside_wait =
-      named(values, "total_time") && std::any_of(values.begin(), values.end(), [](const auto& v) {
-        return meaning_of(v).quantity == Quantity::kDataWait;
+      named(values, "total_time") && !named(values, "total_batches") &&
+      std::any_of(values.begin(), values.end(), [](const auto& v) {
+        return meaning_of(v).quantity == Quantity::kDataWait && !v.name.starts_with("total");
       });
   // DeepSpeed's timers ("forward: 648.32 | backward: 2160.50 | ... | step: 1376.68"): beside a
   // forward and a backward that together take longer, "step" times the optimizer's step.
@@ -677,10 +679,10 @@ std::string_view log_message(std::string_view line) {
 }
 
 // Names of a whole run's wall-clock time.
-// (A lone "elapse" is PaddleClas's step time.)
-constexpr std::string_view kWholeRunTimes[] = {
-    "runtime",         "run time",     "elapsed time",  "wall time",       "wall-clock time",
-    "wall clock time", "train elapse", "total elapsed", "training elapse", "total elapse"};
+// (A lone "elapse" is PaddleClas's step time; a "total elapsed" is as often a running total.)
+constexpr std::string_view kWholeRunTimes[] = {"runtime",      "run time",        "elapsed time",
+                                               "wall time",    "wall-clock time", "wall clock time",
+                                               "train elapse", "training elapse"};
 
 // "Training time: 36 mins", "Total time: 1 h 45 mins": how long a whole run (or an epoch) took,
 // a name with "time" before a duration in minutes or hours (seconds alone are a step's time,
@@ -767,16 +769,26 @@ std::optional<double> run_duration(std::string_view line, bool& epoch) {
   for (const std::string_view is : {"time is ", "time was ", "time becomes ", "time goes up to "}) {
     const size_t at = text.find(is);
     if (at == std::string::npos || (at > 0 && is_alpha(text[at - 1]))) continue;
+    // The words before "time", within the clause: up to 24 characters back, not past a '.' or
+    // a ';' ("I hit a wall. Step time is 0.5 seconds").
+    std::string_view before =
+        std::string_view(text).substr(at > 24 ? at - 24 : 0, std::min<size_t>(at, 24));
+    if (const size_t stop = before.find_last_of(".;"); stop != std::string_view::npos) {
+      before.remove_prefix(stop + 1);
+    }
     // "WALL training time is 63.598 seconds" (discuss.pytorch 136017): a wall clock's time is
-    // the run's, in seconds too.
-    const std::vector<std::string> named =
-        alnum_words(std::string_view(text).substr(at > 24 ? at - 24 : 0, at > 24 ? 24 : at), false);
-    const bool wall = std::find(named.begin(), named.end(), "wall") != named.end();
+    // the run's, in seconds too — not a step's ("per-step wall time is 0.40 seconds").
+    const std::vector<std::string> named = alnum_words(before, false);
+    const auto said = [&](std::string_view w) {
+      return std::find(named.begin(), named.end(), w) != named.end();
+    };
+    const bool wall = said("wall") && !said("step") && !said("iteration") && !said("iter") &&
+                      !said("batch") && !said("epoch") && !said("per");
     // "the cost time is also 12 days" is the other side of a comparison: read with the side
     // it refers to (compared_duration), not alone.
     if (std::string_view(text).substr(at + is.size()).starts_with("also ")) continue;
     // What is left of a run ("the remaining time is 3 hours", "eta time is") is not its length.
-    if (names_time_left(std::string_view(text).substr(at > 24 ? at - 24 : 0, at))) continue;
+    if (names_time_left(before)) continue;
     if (const auto d = duration_after(text, at + is.size(), wall)) return d;
   }
   // "each epoch takes 21 seconds with 1 GPU" (accelerate#71): an epoch's, in any unit.
@@ -5015,10 +5027,9 @@ std::pair<std::string, ColumnKind> scale_with_unit(std::string_view cell) {
   if (open == std::string::npos || close == std::string::npos || open == 0) {
     return {std::string(cell), ColumnKind{}};
   }
-  const ColumnKind unit = cell_kind(
-      fmt::format("1 {}", trim(std::string_view(text).substr(open + 1, close - open - 1))),
-      ColumnKind{});
-  if (!unit.rate) return {std::string(cell), ColumnKind{}};
+  const ColumnKind unit =
+      column_kind(trim(std::string_view(text).substr(open + 1, close - open - 1)));
+  if (!unit.rate && !unit.duration) return {std::string(cell), ColumnKind{}};
   std::string words;  // "单卡" is " single  card ": its words, one space apart
   for (const std::string_view w : split_whitespace(std::string_view(text).substr(0, open))) {
     words += (words.empty() ? "" : " ") + std::string(w);
@@ -5037,7 +5048,7 @@ bool read_transposed_table(
     const auto [scale_text, unit] = scale_with_unit(head[k]);
     if (auto s = column_scale(scale_text, k == 0 ? std::string_view() : head[0])) {
       scales.emplace_back(k, std::move(*s));
-      if (unit.rate) column_units[k] = unit;
+      if (unit.rate || unit.duration) column_units[k] = unit;
     } else if (const auto n = caption.unit == "epochs" && !workers_are_machines
                                   ? workers_counted(head[k])
                                   : std::nullopt) {
@@ -5060,7 +5071,8 @@ bool read_transposed_table(
         label += lower(c[k]) + " ";
       }
     }
-    // A note in parentheses names the row's setup, not a row of it ("resnet(batch_size=64)").
+    // A note in parentheses names the row's setup, not what the row is ("resnet(batch_size=64)",
+    // "ResNet-50 (90 epochs)").
     std::string named;
     int depth = 0;
     for (const char ch : in_english(label)) {
@@ -5081,8 +5093,8 @@ bool read_transposed_table(
     // seconds") times a step, each GPU's batch in it; one named as an epoch's times epochs.
     const bool step_row =
         std::any_of(std::begin(kStepRowWords), std::end(kStepRowWords),
-                    [&](std::string_view w) { return label.find(w) != std::string::npos; });
-    const bool epoch_row = !step_row && label.find("epoch") != std::string::npos;
+                    [&](std::string_view w) { return named.find(w) != std::string::npos; });
+    const bool epoch_row = !step_row && named.find("epoch") != std::string::npos;
     std::vector<std::pair<const ColumnScale*, std::pair<ColumnKind, double>>> measured;
     for (const auto& [k, scale] : scales) {
       if (k >= c.size()) continue;

@@ -527,13 +527,32 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
   double steps = 0, data = 0, batches = 0;
   double data_share = 0;  // the data row's "CPU total %", 0 when not shown
   int64_t data_line = 0, batches_line = 0;
-  // NCCL's kernels ("ncclKernel_AllGather_RING_LL_Sum_int8_t(...", "ncclDevKernel_..."): their
-  // self CUDA time, and the whole CUDA time their shares of it give.
-  double nccl_seconds = 0, cuda_seconds = 0;
-  int64_t nccl_line = 0;
+  // NCCL's kernels ("ncclKernel_AllGather_RING_LL_Sum_int8_t(...", "ncclDevKernel_..."), table by
+  // table: their self CUDA time against the table's whole CUDA time ("Self CUDA time total:"
+  // under it, else what their seconds and shares together give). The table whose GPUs spend
+  // the most in them is kept (a multi-node profile pasted above a single-node one).
+  struct NcclShare {
+    double seconds = 0, percent = 0, whole = 0;
+    double largest = 0;  // the largest row's seconds, cited
+    int64_t line = 0;
+  };
+  NcclShare table, kept;
+  const auto keep = [&] {
+    if (table.whole <= 0 && table.percent > 0) table.whole = table.seconds / (table.percent / 100);
+    if (table.seconds > 0 && table.whole >= table.seconds &&
+        (kept.whole <= 0 || table.seconds / table.whole > kept.seconds / kept.whole)) {
+      kept = table;
+    }
+    table = NcclShare{};
+  };
   for (const Line& line : lines) {
+    if (const std::string_view t = trim(line.text); t.starts_with("Self CUDA time total:")) {
+      if (const auto whole = profiler_seconds(trim(t.substr(21)))) table.whole = *whole;
+      continue;
+    }
     const auto c = telemetry::table_cells(line.text);
     if (!c.empty() && c[0] == "Name") {
+      keep();
       columns = total_column = share_column = cuda_column = cuda_share_column = 0;
       for (size_t k = 1; k < c.size(); ++k) {
         if (c[k] == "CPU total") total_column = k;
@@ -552,9 +571,9 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
       const auto pct =
           parse_number(c[cuda_share_column].substr(0, c[cuda_share_column].size() - 1));
       if (self && pct && *pct > 0 && *pct <= 100) {
-        nccl_seconds += *self;
-        cuda_seconds = *self / (*pct / 100);
-        nccl_line = line.number;
+        table.seconds += *self;
+        table.percent += *pct;
+        if (*self > table.largest) table.largest = *self, table.line = line.number;
       }
     }
     const auto seconds = profiler_seconds(c[total_column]);
@@ -583,12 +602,13 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
     upper_bound = true;
   }
   // The GPUs' time in NCCL against the rest of their time: the step's exchange and compute.
-  const bool exchange = nccl_seconds > 0 && cuda_seconds >= nccl_seconds;
+  keep();
+  const bool exchange = kept.seconds > 0;
   if (exchange) {
     PhaseSample p;
-    p.origin = {files.of(TelemetryKind::kTorchProfiler), nccl_line};
-    p.communication_seconds = nccl_seconds;
-    p.compute_seconds = cuda_seconds - nccl_seconds;
+    p.origin = {files.of(TelemetryKind::kTorchProfiler), kept.line};
+    p.communication_seconds = kept.seconds;
+    p.compute_seconds = kept.whole - kept.seconds;
     p.gpu_profile = true;
     out.phases.push_back(p);
   }

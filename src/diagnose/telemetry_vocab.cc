@@ -618,6 +618,32 @@ bool counts_steps(const NamedValue& v) {
          v.unit.empty() && v.value == std::floor(v.value);
 }
 
+namespace {
+
+// "takes", "took", "takes about": a verb joined to the name before a duration ("500
+// steps_take 10 seconds").
+bool is_takes_verb(std::string_view verb) {
+  return verb == "take" || verb == "takes" || verb == "took" || verb == "take_about" ||
+         verb == "takes_about" || verb == "took_about";
+}
+
+// The plural of a window of the loop's steps: "1000 steps", "40 batches", "100 iters".
+bool counts_window_of_steps(std::string_view w) {
+  return w == "steps" || w == "iterations" || w == "iters" || w == "batches" || w == "its";
+}
+
+// A time named as another phase than training, or as what is left of a run ("eval_time",
+// "validation took", "eta", "time remaining", "data loading took"): not a step's.
+bool names_another_phase(std::string_view name) {
+  for (const std::string_view w :
+       {"eval", "valid", "test", "eta", "remain", "left", "load", "download", "infer"}) {
+    if (name.find(w) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<NamedValue> named_values(std::string_view line) {
   std::vector<NamedValue> out;
   if (line.size() > kMaxPastedLineBytes) return out;
@@ -981,7 +1007,7 @@ std::vector<NamedValue> named_values(std::string_view line) {
   for (size_t k = 1; k < out.size(); ++k) {
     const std::string_view verb = out[k].name;
     NamedValue& counted = out[k - 1];
-    if ((verb == "takes" || verb == "took" || verb == "takes_about" || verb == "took_about") &&
+    if (is_takes_verb(verb) && verb != "take" && verb != "take_about" &&
         duration_scale(out[k].unit) && counted.unit.empty() && !counted.average &&
         counted.value >= 0 && counted.value == std::floor(counted.value) && !counted.name.empty()) {
       counted.value = out[k].value;
@@ -998,8 +1024,7 @@ std::vector<NamedValue> named_values(std::string_view line) {
     const std::string_view things = out[k + 1].name;
     if (!(count.name == "time_per" || count.name.ends_with("_time_per")) || !count.unit.empty() ||
         count.value < 2 || count.value != std::floor(count.value) ||
-        !(things == "batches" || things == "iterations" || things == "iters" ||
-          things == "steps") ||
+        !(counts_window_of_steps(things) && things != "its") ||
         !(out[k + 1].unit.empty() || duration_scale(out[k + 1].unit))) {
       continue;
     }
@@ -1016,12 +1041,10 @@ std::vector<NamedValue> named_values(std::string_view line) {
   }
   // A duration of a window of N steps, the count after it or before it: DGL-KE's "32.530 secs /
   // 1000 steps" and "500 steps take 10.092 seconds", "41.6 s per 1000 iterations". Each is one
-  // step's time, N times over.
+  // step's time, N times over; a named part of the step ("data_time: 12.3 s per 100 iters")
+  // keeps its name, and what is left of a run or another phase's time is no step's.
   const auto window = [](const NamedValue& v) {
     return v.unit.empty() && !v.average && v.value >= 2 && v.value == std::floor(v.value);
-  };
-  const auto step_word = [](std::string_view w) {
-    return w == "steps" || w == "iterations" || w == "iters" || w == "batches" || w == "its";
   };
   for (size_t k = 0; k + 1 < out.size(); ++k) {
     NamedValue& time = out[k];
@@ -1034,9 +1057,11 @@ std::vector<NamedValue> named_values(std::string_view line) {
     while (w < line.size() && line[w] == ' ') ++w;
     size_t e = w;
     while (e < line.size() && std::isalpha(static_cast<unsigned char>(line[e]))) ++e;
-    if (!step_word(lower(line.substr(w, e - w)))) continue;
+    if (!counts_window_of_steps(lower(line.substr(w, e - w))) || names_another_phase(time.name)) {
+      continue;
+    }
     time.value /= count.value;
-    time.name = "time_per_batch";
+    if (meaning_of(time).quantity == Quantity::kNone) time.name = "time_per_batch";
     out.erase(out.begin() + static_cast<std::ptrdiff_t>(k + 1));
   }
   for (size_t k = 0; k + 1 < out.size(); ++k) {
@@ -1044,12 +1069,8 @@ std::vector<NamedValue> named_values(std::string_view line) {
     NamedValue& time = out[k + 1];
     const size_t cut = time.name.find('_');
     if (!count.name.empty() || !window(count) || !duration_scale(time.unit) || time.average ||
-        cut == std::string::npos || !step_word(time.name.substr(0, cut))) {
-      continue;
-    }
-    const std::string_view verb = std::string_view(time.name).substr(cut + 1);
-    if (!(verb == "take" || verb == "takes" || verb == "took" || verb == "take_about" ||
-          verb == "took_about")) {
+        cut == std::string::npos || !counts_window_of_steps(time.name.substr(0, cut)) ||
+        !is_takes_verb(std::string_view(time.name).substr(cut + 1))) {
       continue;
     }
     time.value /= count.value;
@@ -1117,8 +1138,14 @@ std::string rate_unit_of(std::string_view text) {
     return "tokens";                       // fairseq, torchtitan, InternLM
   if (text == "ups") return "iterations";  // fairseq's updates/s
   // NVIDIA DLLogger's "total_ips" and "train.total_ips" (DeepLearningExamples' classifiers):
-  // the images a second of all the GPUs. (PaddlePaddle's bare "ips" is left to its step times.)
-  if (ends_with(text, "total_ips")) return "images";
+  // the images a second of all the GPUs in training ("val.total_ips" is evaluation's).
+  // (PaddlePaddle's bare "ips" is left to its step times.)
+  if (ends_with(text, "total_ips")) {
+    const std::string_view before = text.substr(0, text.size() - 9);
+    if (!contains(before, "val") && !contains(before, "test") && !contains(before, "infer")) {
+      return "images";
+    }
+  }
   // "185 iterations/second" (lightning#7932): "it" above is a word start only.
   for (const std::string_view per : {"/s", "/sec", "/second", "_per_sec", "_per_second"}) {
     if (text.starts_with("iterations") && text.substr(10) == per) return "iterations";

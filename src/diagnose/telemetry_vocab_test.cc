@@ -3960,6 +3960,17 @@ TEST(PastedLogs, ADurationOfAWindowOfStepsIsOneStepsTimeNTimesOver) {
   // A count of something else is no window of steps, and "iter 300 took 4 s" is one step.
   EXPECT_NE(named_values("12 s per 1000 images").back().name, "time_per_batch");
   EXPECT_EQ(named_values("iter 300 took 4 s").at(0).value, 4);
+  EXPECT_EQ(named_values("500 steps takes about 10 seconds").at(0).name, "time_per_batch");
+  // A named part of the step keeps its name; what is left of a run, an evaluation's time or the
+  // data's loading is no step.
+  const auto wait = named_values("train: 30.1 s, data_time: 12.3 s per 100 iters");
+  ASSERT_EQ(wait.size(), 2u);
+  EXPECT_EQ(wait[1].name, "data_time");
+  EXPECT_NEAR(wait[1].value, 0.123, 1e-9);
+  for (const char* line : {"eta: 3600 s for 20000 iters", "Validation took 90 s for 100 batches",
+                           "data loading took 12.3 s for 100 batches"}) {
+    for (const NamedValue& v : named_values(line)) EXPECT_NE(v.name, "time_per_batch") << line;
+  }
 }
 
 TEST(PastedLogs, AWallClocksOrAnElapsedTimeInSecondsIsTheWholeRuns) {
@@ -3976,6 +3987,9 @@ TEST(PastedLogs, AWallClocksOrAnElapsedTimeInSecondsIsTheWholeRuns) {
   EXPECT_THAT(elapse.summary, testing::HasSubstr("1 -> 2 GPUs: 17.1 s -> 31.4 s"));
   // Without the wall clock, a time in seconds is as likely a step's: no run.
   EXPECT_TRUE(read_text("The training time is 38.594 seconds\n").rates.empty());
+  // A step's wall time, or a wall in another sentence, is no run's.
+  EXPECT_TRUE(read_text("Average per-step wall time is 0.42 seconds\n").rates.empty());
+  EXPECT_TRUE(read_text("I hit a wall. Step time is 0.5 seconds\n").rates.empty());
   const Telemetry run = read_text("The wall training time is 38.594 seconds\n");
   ASSERT_EQ(run.rates.size(), 1u);
   EXPECT_EQ(run.rates[0].unit, "runs");
@@ -3989,6 +4003,10 @@ TEST(PastedLogs, DLLoggersTotalIpsIsTheJobsImagesASecond) {
   ASSERT_FALSE(dll.rates.empty());
   EXPECT_EQ(dll.rates[0].unit, "images");
   EXPECT_NEAR(dll.rates[0].per_second, 2879.142978189404, 1e-6);
+  // Evaluation's rate is not training's.
+  EXPECT_NE(meaning_of(named_values("DLL 2021-03-23 11:49:00 - (1,) val.total_ips : 9000.1").back())
+                .quantity,
+            Quantity::kRate);
   // PaddlePaddle's bare "ips" stays with its step times (reader_cost, batch_cost).
   EXPECT_NE(meaning_of(named_values("samples: 512, ips: 191.79578").back()).quantity,
             Quantity::kRate);
@@ -3996,11 +4014,14 @@ TEST(PastedLogs, DLLoggersTotalIpsIsTheJobsImagesASecond) {
 
 TEST(PastedLogs, AScaleColumnsHeaderGivesItsUnitInParentheses) {
   // Paddle#18892: "模型 | 单卡(img/s) | 4卡(img/s) | 4卡加速比 | ..." over "resnet(batch_size=64) |
-  // 367.6471851 | 683.0106654 | ...": one card against four, 46 % scaling efficiency.
+  // 367.6471851 | 683.0106654 | ...", and the same under "单卡(step/s) | 4卡(step/s)" for a
+  // Transformer: one card against four, 46 % scaling efficiency in both.
   const Diagnosis paddle = diagnose_telemetry(read_telemetry_files(
       {pasted("scaling_paddle18892-dygraph-4card-allreduce-before-after.txt")}));
   EXPECT_EQ(paddle.verdict, Verdict::kCommunicationBound) << paddle.summary;
-  EXPECT_THAT(paddle.summary, testing::HasSubstr("1 -> 4 GPUs: 368 images/s -> 683 images/s"));
+  EXPECT_THAT(paddle.summary, testing::HasSubstr("46 % scaling efficiency"));
+  EXPECT_THAT(paddle.evidence,
+              testing::Contains(testing::HasSubstr("1 -> 4 GPUs: 368 images/s -> 683 images/s")));
   // torch-xpu-ops#1623: "single device(tokens/sec) | 2 card(tokens/sec) | 4 card(tokens/sec)":
   // the LoRA row scales worst, 54 % on four cards, as the table's own "4 card scaling" says.
   const Diagnosis xpu = diagnose_telemetry(read_telemetry_files(
@@ -4021,8 +4042,12 @@ TEST(PastedLogs, ATotalTimeBesideAWaitForDataIsTheStep) {
   ASSERT_FALSE(funasr.steps.empty());
   EXPECT_NEAR(funasr.steps[0].step_seconds, 0.777, 1e-9);
   EXPECT_EQ(diagnose_telemetry(funasr).verdict, Verdict::kHealthy);
-  // Alone, a total time is a profile's or a run's, not a step.
+  // Alone, a total time is a profile's or a run's, not a step; beside an epoch's sums
+  // (Ray#56433's "total_batch_fetch_time", "total_batches"), an epoch's.
   EXPECT_TRUE(read_text("total_time: 0.777\ntotal_time: 0.781\n").steps.empty());
+  EXPECT_TRUE(read_telemetry_files(
+                  {pasted("other_ray56433-raytrain-vs-vanilla-epoch-timing-metrics-cutoff.txt")})
+                  .steps.empty());
 }
 
 TEST(PastedLogs, ATorchProfilersNcclKernelsAreTheGpusTimeExchanging) {
@@ -4036,6 +4061,25 @@ TEST(PastedLogs, ATorchProfilersNcclKernelsAreTheGpusTimeExchanging) {
   const Diagnosis d = diagnose_telemetry(fsdp);
   EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
   EXPECT_THAT(d.summary, testing::HasSubstr("55 % of their time in NCCL's kernels"));
+  // Two tables (a multi-node profile above a single-node one): each is its own whole, the one
+  // whose GPUs spend the most in NCCL is kept; "Self CUDA time total:" under a table is its
+  // whole, not what a small row's rounded share gives.
+  const std::string header =
+      "Name  Self CPU %  Self CPU  CPU total %  CPU total  CPU time avg  Self CUDA  Self CUDA %  "
+      "CUDA total  CUDA time avg  # of Calls\n";
+  const auto row = [](const char* name, const char* self, const char* pct) {
+    return fmt::format("{}  0.00%  0.000us  0.00%  1.000us  0.000us  {}  {}  {}  1.000ms  10\n",
+                       name, self, pct, self);
+  };
+  const Telemetry two = read_text(
+      header + row("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*...", "40.000s", "40.00%") +
+      row("ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclDevComm*...", "15.000ms", "0.01%") +
+      "Self CUDA time total: 100.000s\n\n" + header +
+      row("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*...", "20.000s", "20.00%") +
+      "Self CUDA time total: 100.000s\n");
+  ASSERT_EQ(two.phases.size(), 1u);
+  EXPECT_NEAR(two.phases[0].communication_seconds, 40.015, 1e-9);
+  EXPECT_NEAR(two.phases[0].compute_seconds, 59.985, 1e-9);
 }
 
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
