@@ -3973,6 +3973,16 @@ TEST(PastedLogs, ADurationOfAWindowOfStepsIsOneStepsTimeNTimesOver) {
   }
 }
 
+TEST(PastedLogs, ATheanoMpiWindowOfImagesIsOneStepWithItsParts) {
+  // Theano-MPI#7 on 16 GPUs: "time per 5120 images: 4.89 (train 3.90 comm 0.87 wait 0.12)".
+  const Telemetry mpi = read_telemetry_files(
+      {pasted("datalog_theano-mpi7-16gpu-time-per-5120-images-train-comm-wait.txt")});
+  ASSERT_FALSE(mpi.steps.empty());
+  EXPECT_NEAR(mpi.steps[0].step_seconds, 4.89, 1e-9);
+  EXPECT_NEAR(mpi.steps[0].data_seconds, 0.12, 1e-9);
+  EXPECT_EQ(diagnose_telemetry(mpi).verdict, Verdict::kHealthy);
+}
+
 TEST(PastedLogs, AWallClocksOrAnElapsedTimeInSecondsIsTheWholeRuns) {
   // discuss.pytorch 136017: "WALL training time is 63.598 seconds" on one node, 38.594 under
   // "Training with 3 nodes": 55 % scaling efficiency.
