@@ -77,13 +77,14 @@ bool starts_number(std::string_view line, size_t i) {
 
 // Units read after a space ("87 %", "1234 MiB", "198.0 images/sec"); a unit glued to its
 // number ("0.5s", "8558Mb", "5.95s/it") may be any short run of letters, '%' and '/'.
-// "wps", "tps", "tgs": fairseq's words, and tokens (per GPU), per second ("10K wps").
-constexpr std::array<std::string_view, 28> kSpacedUnits = {
+// "wps", "tps", "tgs": fairseq's words, and tokens (per GPU), per second ("10K wps"); "sps"
+// samples (sequences) per second.
+constexpr std::array<std::string_view, 29> kSpacedUnits = {
     "%",         "s",           "ms",       "sec",          "secs",     "seconds",
     "mib",       "mb",          "gb",       "gib",          "w",        "s/it",
     "sec/it",    "it/s",        "img/s",    "img/sec",      "images/s", "images/sec",
     "samples/s", "samples/sec", "tokens/s", "examples/sec", "fps",      "wps",
-    "tps",       "tgs",         "tflops",   "tflop/s"};
+    "tps",       "tgs",         "tflops",   "tflop/s",      "sps"};
 
 bool unit_char(char c) { return is_alpha(c) || c == '%' || c == '/'; }
 
@@ -1137,6 +1138,7 @@ std::string rate_unit_of(std::string_view text) {
     }
   }
   if (text == "s/sec") return "samples";  // WeatherGenerator's "(lr=1.34E-05, s/sec=0.715)"
+  if (text == "sps") return "samples";    // punctuator2's "Speed: 281.17 sps" (samples/s)
   if (text == "wps" || text == "tps" || text == "tgs")
     return "tokens";                       // fairseq, torchtitan, InternLM
   if (text == "ups") return "iterations";  // fairseq's updates/s

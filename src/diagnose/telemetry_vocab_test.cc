@@ -4013,6 +4013,12 @@ TEST(PastedLogs, DLLoggersTotalIpsIsTheJobsImagesASecond) {
   ASSERT_FALSE(dll.rates.empty());
   EXPECT_EQ(dll.rates[0].unit, "images");
   EXPECT_NEAR(dll.rates[0].per_second, 2879.142978189404, 1e-6);
+  // punctuator2#8: "PPL: 1.7275; Speed: 281.17 sps", samples a second.
+  const Telemetry sps = read_telemetry_files(
+      {pasted("throughput_punctuator2-8-macbook-cpu-vs-aws-k80-theano-sps-cutoff.txt")});
+  ASSERT_FALSE(sps.rates.empty());
+  EXPECT_EQ(sps.rates[0].unit, "samples");
+  EXPECT_NEAR(sps.rates[0].per_second, 281.17, 1e-9);
   // Evaluation's rate is not training's.
   EXPECT_NE(meaning_of(named_values("DLL 2021-03-23 11:49:00 - (1,) val.total_ips : 9000.1").back())
                 .quantity,
