@@ -1099,9 +1099,10 @@ bool contains(std::string_view s, std::string_view part) {
 // "images/sec", "img/s", "samples_per_second", "tokens/s/gpu", "it/s", "wps": the thing
 // counted per second, or empty.
 std::string rate_unit_of(std::string_view text) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 26> kThings = {{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 27> kThings = {{
       {"images", "images"},    {"image", "images"},    {"imgs", "images"},
-      {"im", "images"},                            // "1GPU: 111 im/s" (tf_cnn_benchmarks#29)
+      {"sent", "samples"},  // XLM's and DyNet's "14.63 sent/s", "sent/sec: 280.034" (sentences)
+      {"im", "images"},     // "1GPU: 111 im/s" (tf_cnn_benchmarks#29)
       {"pics", "images"},      {"pic", "images"},  // Horovod's examples: "440.6 pic/sec"
       {"img", "images"},       {"samples", "samples"}, {"sample", "samples"},
       {"examples", "samples"}, {"seqs", "samples"},    {"sentences", "samples"},

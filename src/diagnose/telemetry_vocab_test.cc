@@ -4019,6 +4019,12 @@ TEST(PastedLogs, DLLoggersTotalIpsIsTheJobsImagesASecond) {
   ASSERT_FALSE(sps.rates.empty());
   EXPECT_EQ(sps.rates[0].unit, "samples");
   EXPECT_NEAR(sps.rates[0].per_second, 281.17, 1e-9);
+  // DyNet#974: "latest: sent/sec: 280.034", sentences a second.
+  const Telemetry sent = read_telemetry_files(
+      {pasted("throughput_dynet974-autobatch-latest-vs-old-commit-sent-per-sec.txt")});
+  ASSERT_FALSE(sent.rates.empty());
+  EXPECT_EQ(sent.rates[0].unit, "samples");
+  EXPECT_NEAR(sent.rates[0].per_second, 280.034, 1e-9);
   // Evaluation's rate is not training's.
   EXPECT_NE(meaning_of(named_values("DLL 2021-03-23 11:49:00 - (1,) val.total_ips : 9000.1").back())
                 .quantity,
