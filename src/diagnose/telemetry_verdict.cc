@@ -2410,18 +2410,39 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
       // says the input does not).
       d = *steady;
     } else if (!steps_only) {
-      const ThroughputSample& r = tel.rates.back();
+      // The job's rate: of three lines or more like the last (its run, unit, per GPU or in
+      // total), the median line's (a last line cut short in the paste, "total_ips : 2", is no
+      // rate of the job's); else the last rate.
+      const ThroughputSample& last = tel.rates.back();
+      std::vector<const ThroughputSample*> alike;
+      for (const ThroughputSample& x : tel.rates) {
+        if (x.run == last.run && x.unit == last.unit && x.per_gpu == last.per_gpu &&
+            x.total == last.total) {
+          alike.push_back(&x);
+        }
+      }
+      const ThroughputSample* r = &last;
+      std::string of_lines;
+      if (alike.size() >= 3) {
+        const auto middle = alike.begin() + static_cast<std::ptrdiff_t>(alike.size() / 2);
+        std::nth_element(alike.begin(), middle, alike.end(), [](const auto* a, const auto* b) {
+          return a->per_second < b->per_second;
+        });
+        r = *middle;
+        of_lines = fmt::format(", the median of {} lines", alike.size());
+      }
       // Durations of a run or an epoch are kept as their rates; they are shown as durations.
-      const bool duration = telemetry::whole_durations(r.unit);
+      const bool duration = telemetry::whole_durations(r->unit);
       d.summary = duration ? fmt::format(
-                                 "a duration alone ({:.4g} s {}): how long the job ran, not what "
-                                 "limits it",
-                                 1 / r.per_second, r.unit == "epochs" ? "per epoch" : "for a run")
+                                 "a duration alone ({:.4g} s {}{}): how long the job ran, not "
+                                 "what limits it",
+                                 1 / r->per_second, r->unit == "epochs" ? "per epoch" : "for a run",
+                                 of_lines)
                            : fmt::format(
-                                 "a rate alone ({:.4g} {}/s{}): how fast the job runs, not what "
+                                 "a rate alone ({:.4g} {}/s{}{}): how fast the job runs, not what "
                                  "limits it",
-                                 r.per_second, r.unit, r.per_gpu ? " per GPU" : "");
-      d.evidence.push_back(tel.cite(r.origin));
+                                 r->per_second, r->unit, r->per_gpu ? " per GPU" : "", of_lines);
+      d.evidence.push_back(tel.cite(r->origin));
     } else {
       const StepSample& s = tel.steps.back();
       d.summary = fmt::format(

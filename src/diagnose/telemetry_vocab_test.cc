@@ -4013,6 +4013,10 @@ TEST(PastedLogs, DLLoggersTotalIpsIsTheJobsImagesASecond) {
   ASSERT_FALSE(dll.rates.empty());
   EXPECT_EQ(dll.rates[0].unit, "images");
   EXPECT_NEAR(dll.rates[0].per_second, 2879.142978189404, 1e-6);
+  // Read alone, the rate quoted is the lines' median, not the last line the paste cut short
+  // ("total_ips : 2").
+  EXPECT_THAT(diagnose_telemetry(dll).summary,
+              testing::HasSubstr("a rate alone (2888 images/s, the median of 18 lines)"));
   // punctuator2#8: "PPL: 1.7275; Speed: 281.17 sps", samples a second.
   const Telemetry sps = read_telemetry_files(
       {pasted("throughput_punctuator2-8-macbook-cpu-vs-aws-k80-theano-sps-cutoff.txt")});
