@@ -5013,10 +5013,6 @@ bool read_utilisation_table(
   return found;
 }
 
-// A table with its scales as columns ("Configuration | Resolution | 1 GPU | 2 GPUs | 4 GPUs",
-// "| | # worker=0 | # worker=8 |"): each row a series of its own (a group, named by its other
-// cells), each scale column a run of it, measured by what its cells say (cell_kind). Needs two
-// scale columns; returns false unless a row measures two of them.
 // A scale's header cell with the unit of its column in parentheses ("1 GPU (img/s)", "4卡(img/s)",
 // "4卡(img/s)[优化后]", Paddle#18892): the scale's words, and what the column's bare numbers
 // measure; the cell as it is and nothing where the parentheses hold no unit ("8 GPUs (1 node)").
@@ -5037,6 +5033,10 @@ std::pair<std::string, ColumnKind> scale_with_unit(std::string_view cell) {
   return {words, unit};
 }
 
+// A table with its scales as columns ("Configuration | Resolution | 1 GPU | 2 GPUs | 4 GPUs",
+// "| | # worker=0 | # worker=8 |"): each row a series of its own (a group, named by its other
+// cells), each scale column a run of it, measured by what its cells say (cell_kind). Needs two
+// scale columns; returns false unless a row measures two of them.
 bool read_transposed_table(
     const std::vector<std::string_view>& head,
     const std::vector<std::pair<const Line*, std::vector<std::string_view>>>& rows,
