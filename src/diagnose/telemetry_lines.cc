@@ -4006,6 +4006,15 @@ std::vector<std::string_view> table_cells(std::string_view row) {
 
 namespace {
 
+// What a scale's count counts in a table cell ("8 GPUs", "Single device", "Two nodes").
+bool counted_unit(std::string_view w) {
+  for (const std::string_view unit :
+       {"gpu", "gpus", "card", "cards", "device", "devices", "node", "nodes"}) {
+    if (w == unit) return true;
+  }
+  return false;
+}
+
 // "Single GPU", "Dual GPU", "Two nodes": a count in a word before what it counts; nullopt for
 // any other cell.
 std::optional<int> count_in_words(std::string_view cell) {
@@ -4021,11 +4030,7 @@ std::optional<int> count_in_words(std::string_view cell) {
                                                                                {"eight", 8},
                                                                                {"sixteen", 16}}};
   for (const auto& [word, n] : kCounts) {
-    if (words[0] != word) continue;
-    for (const std::string_view unit :
-         {"gpu", "gpus", "card", "cards", "device", "devices", "node", "nodes"}) {
-      if (words[1] == unit) return n;
-    }
+    if (words[0] == word && counted_unit(words[1])) return n;
   }
   return std::nullopt;
 }
@@ -4104,12 +4109,9 @@ std::optional<int> count_cell(std::string_view cell, bool* names_gpu = nullptr) 
   if (!n || *n < 1) return std::nullopt;
   std::string rest = lower(trim(cell.substr(end)));
   if (rest.starts_with('-')) rest.erase(0, 1);  // "1-GPU" (accelerate#192's column)
-  for (const std::string_view unit :
-       {"", "x", "gpu", "gpus", "card", "cards", "device", "devices", "node", "nodes"}) {
-    if (rest == unit) {
-      if (names_gpu != nullptr) *names_gpu = gpu_word(rest);
-      return n;
-    }
+  if (rest.empty() || rest == "x" || counted_unit(rest)) {
+    if (names_gpu != nullptr) *names_gpu = gpu_word(rest);
+    return n;
   }
   // "2*RTX4090", "8x A100", "4×V100": the count times its GPU's model.
   std::string_view model = rest;

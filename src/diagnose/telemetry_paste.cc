@@ -545,6 +545,11 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
     }
     table = NcclShare{};
   };
+  // A share cell, "54.65%", in percent.
+  const auto percent = [](std::string_view cell) -> std::optional<double> {
+    if (!cell.ends_with('%')) return std::nullopt;
+    return parse_number(cell.substr(0, cell.size() - 1));
+  };
   for (const Line& line : lines) {
     if (const std::string_view t = trim(line.text); t.starts_with("Self CUDA time total:")) {
       if (const auto whole = profiler_seconds(trim(t.substr(21)))) table.whole = *whole;
@@ -566,10 +571,9 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
     if (columns == 0 || c.size() != columns) continue;
     const std::string_view name = c[0];
     if ((name.starts_with("ncclKernel_") || name.starts_with("ncclDevKernel_")) &&
-        cuda_column > 0 && cuda_share_column > 0 && c[cuda_share_column].ends_with('%')) {
+        cuda_column > 0 && cuda_share_column > 0) {
       const auto self = profiler_seconds(c[cuda_column]);
-      const auto pct =
-          parse_number(c[cuda_share_column].substr(0, c[cuda_share_column].size() - 1));
+      const auto pct = percent(c[cuda_share_column]);
       if (self && pct && *pct > 0 && *pct <= 100) {
         table.seconds += *self;
         table.percent += *pct;
@@ -589,9 +593,9 @@ bool scan_torch_profiler(const std::vector<Line>& lines, PasteFiles& files, Tele
       data = *seconds;
       data_line = line.number;
       data_share = 0;
-      if (share_column > 0 && !c[share_column].empty() && c[share_column].back() == '%') {
-        const auto pct = parse_number(c[share_column].substr(0, c[share_column].size() - 1));
-        if (pct && *pct > 0) data_share = *pct / 100;
+      if (const auto pct = share_column > 0 ? percent(c[share_column]) : std::nullopt;
+          pct && *pct > 0) {
+        data_share = *pct / 100;
       }
     }
   }
