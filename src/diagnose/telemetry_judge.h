@@ -122,7 +122,9 @@ std::optional<Diagnosis> judge_memory(const Telemetry& tel);
 
 // A trainer's phase timers (Megatron, DeepSpeed): the share of the step spent exchanging
 // gradients. `communication-bound` when it is the dominant share of the wait thresholds (30 %
-// or more), else `unknown` saying the exchange is not what limits; nullopt without timers.
+// or more); else, for timers, `healthy` (low: the rest of the timed step is the model's own
+// work, but the timers leave out the wait for data), and for a GPU profile's NCCL kernels
+// `unknown` saying the exchange is not what limits; nullopt without timers.
 std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThresholds& th);
 
 // A step's forward and backward timed apart, the backward at 5x its forward or more:
