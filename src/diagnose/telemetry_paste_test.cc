@@ -209,6 +209,21 @@ TEST(PastedLogs, ATorchProfilerTableSaysHowLongTheLoopWaited) {
   EXPECT_THAT(bound.summary, HasSubstr("up to 89 %"));
 }
 
+TEST(PastedLogs, AWaitBoundedInTheMildBandIsHealthyWithLowConfidence) {
+  // graphium#111, Lightning's simple profiler without its fetch row: run_training_batch's
+  // 47.362 s of run_training_epoch's 56.344 s leave 16 % outside the batches, the loop's hooks
+  // included. A mild wait at worst: healthy, low, as the thread's expert said.
+  const Telemetry t = read_telemetry_files(
+      {pasted("profiler_graphium111-lightning-simple-profiler-gnn-epoch-cutoff.txt")});
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_TRUE(t.steps[0].data_upper_bound);
+  EXPECT_NEAR(t.steps[0].data_seconds, 56.344 - 47.362, 1e-9);
+  const Diagnosis d = diagnose_telemetry(t);
+  EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
+  EXPECT_EQ(d.confidence, Confidence::kLow);
+  EXPECT_THAT(d.summary, HasSubstr("at most that, mild at worst"));
+}
+
 TEST(PastedLogs, LateRunningAveragesShowTheStallsBetweenTheLinesShown) {
   // horovod#675: 4 ranks at step 30786 of 34406; the lines wait 2 %, rank 1's running
   // average 1.204 s of 2.771 s: every step waits for the rank that stalls.
