@@ -1175,9 +1175,10 @@ std::string rate_unit_of(std::string_view text) {
 // A duration per iteration ("5.95s/it", "57.29s/batch", Keras' "50ms/step", "3.5s/itr",
 // "1.2 sec/iter"): the seconds per unit; nullopt for other units.
 std::optional<double> per_iteration_scale(std::string_view u) {
-  static constexpr std::array<std::string_view, 11> kIterations = {
-      "it",        "ite",   "its",  "itr",       "iter",      "iters",
-      "iteration", "batch", "step", "minibatch", "mini-batch"};
+  // "b": a batch (CNTK's examples print "Load  11.0 ms/b").
+  static constexpr std::array<std::string_view, 12> kIterations = {
+      "it",        "ite",   "its",  "itr",       "iter",       "iters",
+      "iteration", "batch", "step", "minibatch", "mini-batch", "b"};
   const size_t slash = u.find('/');
   if (slash == std::string_view::npos) return std::nullopt;
   const auto scale = duration_scale(u.substr(0, slash));
@@ -1196,7 +1197,7 @@ struct Synonym {
 
 // The synonym table (docs/doctor.md, "Pasted messages"): names of a step's wait for data and
 // of the step, as the trainers people paste from print them.
-constexpr std::array<Synonym, 94> kSynonyms = {{
+constexpr std::array<Synonym, 95> kSynonyms = {{
     {"data", Quantity::kDataWait, 0},
     {"data_time", Quantity::kDataWait, 0},
     {"data_s", Quantity::kDataWait, 0},
@@ -1206,8 +1207,10 @@ constexpr std::array<Synonym, 94> kSynonyms = {{
     {"data_loading", Quantity::kDataWait, 0},
     {"data_loading_time", Quantity::kDataWait, 0},
     {"dataloadingtime", Quantity::kDataWait, 0},  // imagenet-multiGPU.torch: "DataLoadingTime"
-    {"data_times", Quantity::kDataWait, 0},       // starVLA's progress bar: "data_times=0.001"
-    {"batch_input", Quantity::kDataWait, 0},      // DeepSpeed's pipeline timers
+    {"dataloading", Quantity::kDataWait,
+     0},                                     // detectron2's evaluator: "Dataloading: 0.0008 s/iter"
+    {"data_times", Quantity::kDataWait, 0},  // starVLA's progress bar: "data_times=0.001"
+    {"batch_input", Quantity::kDataWait, 0},  // DeepSpeed's pipeline timers
     {"dataload", Quantity::kDataWait, 0},
     {"dataloader", Quantity::kDataWait, 0},
     {"dataloader_time", Quantity::kDataWait, 0},

@@ -109,6 +109,21 @@ TEST(Vocabulary, EachTrainersStepLineGivesItsStepAndDataWait) {
        {}},
       // LeRobot: the step is the update plus the data wait; "step:10" is a counter.
       {"step:10 smpl:640 loss:1.073 lr:2.0e-06 updt_s:0.296 data_s:0.004", 0.300, 0.004, {}, {}},
+      // detectron2's evaluator (detectron2#4469): "Dataloading" is the wait, "Total" the step.
+      {"[08/08 13:55:11 d2.evaluation.evaluator]: Inference done 2924/6028. Dataloading: 0.0008 "
+       "s/iter. Inference: 0.2047 s/iter. Eval: 0.0004 s/iter. Total: 0.2060 s/iter. "
+       "ETA=0:10:39",
+       0.2060,
+       0.0008,
+       {},
+       {}},
+      // CNTK's C# example (CNTK#3753): times per batch in "ms/b".
+      {"|Train| #: 006336 Eval:    0.382271 Loss:     0.334825 Total 737.1 ms/b : Load  11.0 "
+       "ms/b Train  18.3 ms/b GetEvalLoss 613.6 ms/b Dispose   0.7 ms/b",
+       0.7371,
+       0.0110,
+       {},
+       {}},
   };
   for (const Expected& c : cases) {
     const Telemetry t = read_text(c.line);
