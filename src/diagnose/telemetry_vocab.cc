@@ -1435,6 +1435,22 @@ Meaning meaning_of(const NamedValue& v) {
     if (!(v.unit == "%" || v.unit.empty())) m.quantity = Quantity::kNone;
     return m;
   }
+  // RSL-RL's runner (legged_gym, Isaac Lab, mjlab): "Computation: 116 steps/s (collection:
+  // 218.512s, learning 0.610s)", or "Collection time: 22.542s" over "Learning time: 0.150s".
+  // Stepping the environments is a reinforcement learner's input (as Habitat's env-time), the
+  // policy's update its own step. With a duration's unit only: "learning" alone is too common a
+  // word to read a bare number after it.
+  if (m.quantity == Quantity::kNone && !v.unit.empty() && seconds_of(v)) {
+    if (name == "collection" || name == "collection_time") {
+      m.quantity = Quantity::kDataWait;
+      return m;
+    }
+    if (name == "learning" || name == "learning_time") {
+      m.quantity = Quantity::kStepWithoutData;
+      m.priority = 1;
+      return m;
+    }
+  }
   // "iter: 14.7154s" (SparK's MetricLogger), "iteration 0.52 s": a counter's name before a
   // duration is the step's time.
   if (m.quantity == Quantity::kNone && (name == "iter" || name == "iteration" || name == "it") &&

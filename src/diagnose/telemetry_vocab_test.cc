@@ -117,6 +117,12 @@ TEST(Vocabulary, EachTrainersStepLineGivesItsStepAndDataWait) {
        0.0008,
        {},
        {}},
+      // RSL-RL's runner (OpenTrajBooster#9): stepping the environments is the learner's input.
+      {"                       Computation: 116 steps/s (collection: 218.512s, learning 0.610s)",
+       218.512 + 0.610,
+       218.512,
+       {},
+       {}},
       // CNTK's C# example (CNTK#3753): times per batch in "ms/b".
       {"|Train| #: 006336 Eval:    0.382271 Loss:     0.334825 Total 737.1 ms/b : Load  11.0 "
        "ms/b Train  18.3 ms/b GetEvalLoss 613.6 ms/b Dispose   0.7 ms/b",
