@@ -1513,15 +1513,24 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     // saves their reads, one of decoded samples (mmcv's, OTX's) their decoding too, and the
     // paste does not say which.
     // (A cold page cache against a warm one is the disk's reads: "cold cache", "drop_caches".)
-    const auto cache_only = [](const std::string& where) {
+    // Where a row names no file medium (a technique column's "Baseline" beside "Caching +
+    // Prefetching"), only the other's cache differs from it.
+    const auto names_files = [](const std::string& where) {
       const std::string low = telemetry::lower(where);
       bool files = !!storage_medium_of(where);
       for (const std::string_view w : {"readtype", "fuse", "cold", "warm", "page cache", "drop"}) {
         files = files || low.find(w) != std::string::npos;
       }
-      return low.find("cach") != std::string::npos && !files;
+      return files;
     };
-    if (storage && cache_only(slowest->storage) && cache_only(fastest->storage) &&
+    const auto cache_only = [&](const std::string& where) {
+      return telemetry::lower(where).find("cach") != std::string::npos && !names_files(where);
+    };
+    const auto cache_or_none = [&](const std::string& where) {
+      return cache_only(where) || !names_files(where);
+    };
+    if (storage && (cache_only(slowest->storage) || cache_only(fastest->storage)) &&
+        cache_or_none(slowest->storage) && cache_or_none(fastest->storage) &&
         !paste_names_remote_storage(tel)) {
       d.verdict = Verdict::kInputBound;
       d.confidence = Confidence::kMedium;

@@ -4359,6 +4359,11 @@ std::string stated_rate_unit(const std::vector<Line>& lines) {
 // a duration of the same work as its rate (that work per second); nullopt for anything else.
 std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind) {
   if (kind.duration) {
+    // A note in parentheses after the duration ("11.27 (β 45% faster)") is the author's.
+    if (const size_t note = cell.find(" (");
+        note != std::string_view::npos && cell.ends_with(')')) {
+      cell = trim(cell.substr(0, note));
+    }
     auto d = parse_duration(without_about(cell));
     if (d && parse_number(without_about(cell))) *d *= kind.multiplier;  // a bare count
     return d && *d > 0 ? std::optional<double>(1 / *d) : std::nullopt;
@@ -4629,6 +4634,18 @@ ColumnKind caption_kind(const std::vector<Line>& lines, size_t header) {
   return k;
 }
 
+// Whether a table's label names a change to the model's compute rather than to its input:
+// precision, gradient accumulation or checkpointing, a compiler ("Mixed Precision",
+// "Gradient Accumulation", "torch.compile").
+bool changes_the_compute(std::string_view label) {
+  const std::string low = lower(label);
+  for (const std::string_view w : {"precision", "fp16", "bf16", "amp", "accumulat", "checkpointing",
+                                   "compile", "xla", "quantiz"}) {
+    if (low.find(w) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // A table of one job under loader settings, a row each ("PyTorch, num_workers=2 | 150",
 // "| B | 2 | false | 3 | 1159 | 138.77 |" under "num_workers"): each row a run labelled by the
 // setting its other cells name (the row's first cell when it names none). Needs two rows that
@@ -4680,8 +4697,23 @@ bool read_setting_table(
       if (k < c.size()) storage_column[k] = storage_column[k] || names_storage(c[k]);
     }
   }
+  // A label saying its row is the same job before or after the change the table is about
+  // ("Baseline", "Optimized"), not another change.
+  const auto before_or_after = [](std::string_view label) {
+    static constexpr std::array<std::string_view, 14> kWords = {
+        "optimized", "optimised", "ours",     "after",    "new",     "fixed",   "patched",
+        "improved",  "before",    "baseline", "original", "default", "current", "old"};
+    const std::string low = lower(trim(label));
+    return std::any_of(kWords.begin(), kWords.end(), [&](std::string_view w) {
+      return low == w || low == fmt::format("{} version", w);
+    });
+  };
   std::vector<std::string> labels, storage;
   std::vector<std::optional<LoaderSetting>> settings;  // per row: the setting it names, if any
+  // A storage column found by some of its cells only ("Technique": "Caching + Prefetching"
+  // beside "Mixed Precision" and "Gradient Accumulation"): a row whose cell there names no
+  // storage and no loader setting but a change to the compute is another comparison, left out.
+  std::vector<bool> other_change(rows.size(), false);
   // Per row, its cells in columns that size a step's work ("batch-size=32, grad-acc=4"): what
   // else the row's run was.
   const auto sizes_work = [](std::string_view h) {
@@ -4700,7 +4732,8 @@ bool read_setting_table(
   };
   std::vector<std::string> others;
   int named = 0;
-  for (const auto& [line, c] : rows) {
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const std::vector<std::string_view>& c = rows[r].second;
     // "num_workers=2" from a "num_workers" column's "2"; a label cell as it is.
     std::string text, where, other;
     for (size_t k = 0; k < c.size() && k < head.size(); ++k) {
@@ -4716,7 +4749,16 @@ bool read_setting_table(
     }
     others.push_back(std::move(other));
     const auto setting = loader_setting_of(text);
-    named += setting.has_value() || !where.empty();
+    bool storage_named = false, storage_by_cells = false;
+    for (size_t k = 0; k < c.size() && k < head.size(); ++k) {
+      if (!storage_column[k]) continue;
+      storage_named = storage_named || names_storage(head[k]) || names_storage(c[k]);
+      storage_by_cells = storage_by_cells || !names_storage(head[k]);
+    }
+    if (storage_by_cells && !storage_named && !setting && changes_the_compute(where)) {
+      other_change[r] = true;
+    }
+    named += (setting.has_value() || !where.empty()) && !other_change[r];
     // Beside a storage cell, the rest of the row as it is ("Batch size=64"): the judge compares
     // storage only where the rest is the same.
     labels.push_back(setting          ? setting->label
@@ -4729,15 +4771,6 @@ bool read_setting_table(
   // Two rows, one of them naming its setting ("Unoptimized (workers=0) | 117", "Optimized |
   // 15"): the other is the same job without it — when its label says only that (another GPU
   // count, GPU, data set, model or precision would be another comparison).
-  const auto before_or_after = [](std::string_view label) {
-    static constexpr std::array<std::string_view, 14> kWords = {
-        "optimized", "optimised", "ours",     "after",    "new",     "fixed",   "patched",
-        "improved",  "before",    "baseline", "original", "default", "current", "old"};
-    const std::string low = lower(trim(label));
-    return std::any_of(kWords.begin(), kWords.end(), [&](std::string_view w) {
-      return low == w || low == fmt::format("{} version", w);
-    });
-  };
   const bool one_named_pair =
       named == 1 && rows.size() == 2 && (before_or_after(labels[0]) || before_or_after(labels[1]));
   if (named < 2 && !one_named_pair) return false;
@@ -4748,7 +4781,7 @@ bool read_setting_table(
   if (!one_named_pair) {
     std::map<std::string, std::set<std::string>> runs_of;
     for (size_t r = 0; r < rows.size(); ++r) {
-      if (settings[r]) runs_of[labels[r]].insert(others[r]);
+      if (settings[r] && !other_change[r]) runs_of[labels[r]].insert(others[r]);
     }
     if (std::any_of(runs_of.begin(), runs_of.end(),
                     [&](const auto& s) { return s.second != runs_of.begin()->second; })) {
@@ -4760,7 +4793,7 @@ bool read_setting_table(
   bool found = false;
   for (size_t r = 0; r < rows.size(); ++r) {
     const auto& [line, c] = rows[r];
-    if (c.size() <= column) continue;
+    if (c.size() <= column || other_change[r]) continue;
     const auto v = cell_measure(c[column], kind);
     if (!v) continue;
     RunInfo run;

@@ -2206,6 +2206,15 @@ TEST(PastedLogs, ACacheOfWhatTheStepsWaitForIsNoStorageMedium) {
                                          "| on | 300 |\n"))
                 .verdict,
             Verdict::kIoBound);
+  // A dev.to post's "Technique | Time (seconds)": "Caching + Prefetching | 11.27 (β 45%
+  // faster)" against "Baseline | 20.03"; its "Mixed Precision" and "Gradient Accumulation" rows
+  // change the compute, another comparison, and the note after 11.27 is the author's.
+  const Diagnosis devto = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_devto-caching-prefetch-mnist-colab-epoch-times.txt")}));
+  EXPECT_EQ(devto.verdict, Verdict::kInputBound) << devto.summary;
+  EXPECT_EQ(devto.confidence, Confidence::kMedium);
+  EXPECT_THAT(devto.summary, testing::HasSubstr("20 s with Technique=Baseline, 11.3 s with "
+                                                "Technique=Caching + Prefetching"));
 }
 
 TEST(PastedLogs, LightningsDevicesFlagCountsTheGpus) {
