@@ -937,6 +937,7 @@ bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Tele
     std::vector<double> mib;
     std::string_view bus_id;
     bool ok = true;
+    bool after_timestamp = false;  // field k-1 was the row's leading timestamp
     for (size_t k = 0; k < fields.size() && ok; ++k) {
       const std::string_view f = trim(fields[k]);
       const size_t space = f.rfind(' ');
@@ -947,14 +948,21 @@ bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Tele
         // Names and bus ids: other columns; a first column may only be a timestamp
         // ("2023/09/15 22:33:05.672") or the GPU's name ("NVIDIA GeForce RTX 4090 D, 100 %").
         const std::string low = k == 0 ? lower(f) : std::string();
-        ok = f == "[N/A]" || f == "[Not Supported]" || k > 0 ||
-             (f.size() >= 10 && std::isdigit(static_cast<unsigned char>(f[0])) &&
-              (f[4] == '/' || f[4] == '-')) ||
+        const bool timestamp = k == 0 && f.size() >= 10 &&
+                               std::isdigit(static_cast<unsigned char>(f[0])) &&
+                               (f[4] == '/' || f[4] == '-');
+        ok = f == "[N/A]" || f == "[Not Supported]" || k > 0 || timestamp ||
              low.starts_with("nvidia") || low.starts_with("tesla") || low.starts_with("geforce") ||
              low.starts_with("quadro");
+        after_timestamp = timestamp;
         continue;
       }
-      if (unit.empty() && k == 0 && *value >= 0 && *value < 64 &&
+      // The GPU's index first, or right after the timestamp (--query-gpu=timestamp,index,...,
+      // as a log that prefixes its own time writes it: "2025-10-07 16:01:38 2025/10/07
+      // 16:01:38.811, 0, 70 %, ...").
+      const bool index_place = k == 0 || (k == 1 && after_timestamp);
+      after_timestamp = false;
+      if (unit.empty() && index_place && *value >= 0 && *value < 64 &&
           *value == static_cast<int>(*value)) {
         index = static_cast<int>(*value);
       } else if (unit == "%" && !util) {

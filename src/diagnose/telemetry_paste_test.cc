@@ -899,6 +899,16 @@ TEST(PastedLogs, AQueryCsvWithoutItsHeaderIsReadByItsUnits) {
   EXPECT_EQ(t.gpus[2].round, 1);
   ASSERT_EQ(t.notes.size(), 1u);
   EXPECT_NE(t.notes[0].text.find("without its header"), std::string::npos);
+  // ultralytics#22307: the query's timestamp, then the index, behind the log's own time; GPUs 0
+  // and 1 busy, 2-7 with nothing on them.
+  const Telemetry logged = read_telemetry_files(
+      {pasted("nvsmi_ultralytics22307-query-gpu-csv-2of8-gpus-active-cutoff.txt")});
+  ASSERT_GE(logged.gpus.size(), 8u);
+  EXPECT_EQ(logged.gpus[1].gpu, 1);
+  EXPECT_EQ(logged.gpus[1].util, 65);
+  EXPECT_EQ(logged.gpus[7].gpu, 7);
+  EXPECT_EQ(logged.gpus[7].util, 0);
+  EXPECT_EQ(diagnose_telemetry(logged).verdict, Verdict::kRankImbalance);
 }
 
 TEST(PastedLogs, TheDocumentedQueryWithoutItsHeaderNamesGpusByBusId) {
