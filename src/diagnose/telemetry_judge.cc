@@ -690,7 +690,12 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
     if (worst->verdict == Verdict::kCommunicationBound && models.size() < 2) {
       fixed_cost_per_run(judged, *worst);
     }
-    for (const std::string& o : others) worst->evidence.push_back("another series: " + o);
+    // A series read twice (a table's rows as lines and as a table) is one series: each shown
+    // once, and none that says what the answer says.
+    std::set<std::string> shown = {worst->summary};
+    for (const std::string& o : others) {
+      if (shown.insert(o).second) worst->evidence.push_back("another series: " + o);
+    }
     return worst;
   }
   return std::nullopt;

@@ -4380,6 +4380,19 @@ std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind
   }
   // "1.8k": thousands.
   if (v && (rest == "k" || rest == "K")) *v *= 1e3;
+  // "1.58s/ite" among "1.26ite/s" (accelerate#192): a step's time where the others are rates,
+  // as tqdm switches when a step takes over a second; its inverse is the rate.
+  if (v && *v > 0 && kind.rate) {
+    const std::string unit = lower(trim(rest));
+    if (const size_t slash = unit.find('/'); slash != std::string::npos) {
+      const std::string_view per = std::string_view(unit).substr(slash + 1);
+      const auto scale = duration_scale(std::string_view(unit).substr(0, slash));
+      if (scale && (per == "it" || per == "ite" || per == "iter" || per == "iteration" ||
+                    per == "step" || per == "batch")) {
+        return 1 / (*v * *scale) * kind.multiplier;
+      }
+    }
+  }
   // "12037.3 * 4": a rate per GPU times the GPUs, the whole run's rate.
   if (v && kind.rate) {
     if (rest.starts_with('*') || rest.starts_with("x ") || rest.starts_with("\xc3\x97")) {

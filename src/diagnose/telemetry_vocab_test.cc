@@ -4140,6 +4140,22 @@ TEST(PastedLogs, ATorchProfilersNcclKernelsAreTheGpusTimeExchanging) {
   EXPECT_NEAR(two.phases[0].compute_seconds, 59.985, 1e-9);
 }
 
+TEST(PastedLogs, AStepTimeAmongRatesIsItsInverseAndASeriesReadTwiceIsShownOnce) {
+  // accelerate#192's table, its borders restored: tqdm switches to "1.58s/ite" when a step takes
+  // over a second, among "1.26ite/s"; Accelerate's 2-GPU run makes 2/1.58 iterations a second.
+  const Diagnosis d = diagnose_telemetry(
+      read_text("| | #GPU | speed | #Iteration |\n|--|--|--|--|\n"
+                "| trainer | 1-GPU | 1.26ite/s | 870 |\n|   | 2-GPU | 1.13ite/s | 435 |\n"
+                "| accelerator | 1-GPU | 1.25ite/s | 870 |\n|   | 2-GPU | 1.58s/ite | 435 |\n"));
+  EXPECT_EQ(d.verdict, Verdict::kCommunicationBound) << d.summary;
+  ASSERT_TRUE(d.numbers.scaling);
+  EXPECT_NEAR(d.numbers.scaling->efficiency, (2 / 1.58) / (2 * 1.25), 1e-9);
+  // The trainer's series, read from the rows as lines and as a table, is evidence once.
+  EXPECT_EQ(std::count_if(d.evidence.begin(), d.evidence.end(),
+                          [](const std::string& e) { return e.starts_with("another series"); }),
+            1);
+}
+
 TEST(PastedLogs, ALineProfilerTableTimesTheLineThatDrawsABatch) {
   // StyleTTS2#217: kernprof's table of the training loop, "for i, batch in
   // enumerate(train_dataloader):" at 0.3 % of the function's time.
