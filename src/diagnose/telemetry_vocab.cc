@@ -78,13 +78,14 @@ bool starts_number(std::string_view line, size_t i) {
 // Units read after a space ("87 %", "1234 MiB", "198.0 images/sec"); a unit glued to its
 // number ("0.5s", "8558Mb", "5.95s/it") may be any short run of letters, '%' and '/'.
 // "wps", "tps", "tgs": fairseq's words, and tokens (per GPU), per second ("10K wps"); "sps"
-// samples (sequences) per second.
-constexpr std::array<std::string_view, 29> kSpacedUnits = {
+// samples (sequences) per second. "ex": examples, a count (TFDS's benchmark: "(total: 701184
+// ex, 3739.99 sec)"), so that the number before it is no bare duration.
+constexpr std::array<std::string_view, 30> kSpacedUnits = {
     "%",         "s",           "ms",       "sec",          "secs",     "seconds",
     "mib",       "mb",          "gb",       "gib",          "w",        "s/it",
     "sec/it",    "it/s",        "img/s",    "img/sec",      "images/s", "images/sec",
     "samples/s", "samples/sec", "tokens/s", "examples/sec", "fps",      "wps",
-    "tps",       "tgs",         "tflops",   "tflop/s",      "sps"};
+    "tps",       "tgs",         "tflops",   "tflop/s",      "sps",      "ex"};
 
 bool unit_char(char c) { return is_alpha(c) || c == '%' || c == '/'; }
 

@@ -4140,6 +4140,18 @@ TEST(PastedLogs, ATorchProfilersNcclKernelsAreTheGpusTimeExchanging) {
   EXPECT_NEAR(two.phases[0].compute_seconds, 59.985, 1e-9);
 }
 
+TEST(PastedLogs, ACountOfExamplesIsNoStep) {
+  // open_x_embodiment#79, TFDS's benchmark: "total: 701184 ex" counts examples; it was read as
+  // a step of 701184 s.
+  const Telemetry t =
+      read_text("Examples/sec (First excluded) 187.48 ex/sec (total: 701184 ex, 3739.99 sec)\n");
+  EXPECT_TRUE(t.steps.empty());
+  const auto v = named_values("(total: 701184 ex, 3739.99 sec)");
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v[0].name, "total");
+  EXPECT_EQ(v[0].unit, "ex");
+}
+
 TEST(PastedLogs, AStepTimeAmongRatesIsItsInverseAndASeriesReadTwiceIsShownOnce) {
   // accelerate#192's table, its borders restored: tqdm switches to "1.58s/ite" when a step takes
   // over a second, among "1.26ite/s"; Accelerate's 2-GPU run makes 2/1.58 iterations a second.
