@@ -656,9 +656,15 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
     std::optional<Diagnosis> worst;
     std::vector<std::string> others;
     std::vector<std::vector<RunMeasure>> series;
+    // A series read twice (a table's rows as lines and as a table: the same scales at the
+    // same measures) is one series.
+    std::set<std::vector<std::tuple<int, double, std::string>>> seen;
     for (const auto& [g, group_runs] : groups) {
       if (auto runs = series_runs(tel, samples, group_runs, by_gpus); !runs.empty()) {
-        series.push_back(std::move(runs));
+        std::vector<std::tuple<int, double, std::string>> key;
+        for (const RunMeasure& m : runs) key.emplace_back(m.scale, m.per_second, m.unit);
+        std::sort(key.begin(), key.end());
+        if (seen.insert(std::move(key)).second) series.push_back(std::move(runs));
       }
     }
     // A rate states what each run did; a duration is read as a rate only by taking the work as
@@ -687,12 +693,12 @@ std::optional<Diagnosis> judge_scaling(const Telemetry& tel, const TelemetryThre
     for (const RunInfo& r : tel.runs) {
       if (!r.model.empty()) models.insert(r.model);
     }
+    // Another series that reads as the answer does (two columns alike at the scales the
+    // summary quotes) is not shown again.
+    std::set<std::string> shown = {worst->summary};
     if (worst->verdict == Verdict::kCommunicationBound && models.size() < 2) {
       fixed_cost_per_run(judged, *worst);
     }
-    // A series read twice (a table's rows as lines and as a table) is one series: each shown
-    // once, and none that says what the answer says.
-    std::set<std::string> shown = {worst->summary};
     for (const std::string& o : others) {
       if (shown.insert(o).second) worst->evidence.push_back("another series: " + o);
     }
@@ -1518,8 +1524,8 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     // saves their reads, one of decoded samples (mmcv's, OTX's) their decoding too, and the
     // paste does not say which.
     // (A cold page cache against a warm one is the disk's reads: "cold cache", "drop_caches".)
-    // Where a row names no file medium (a technique column's "Baseline" beside "Caching +
-    // Prefetching"), only the other's cache differs from it.
+    // Where the slower row names no file medium (a technique column's "Baseline" beside
+    // "Caching + Prefetching"), only the faster one's cache differs from it.
     const auto names_files = [](const std::string& where) {
       const std::string low = telemetry::lower(where);
       bool files = !!storage_medium_of(where);
@@ -1534,8 +1540,7 @@ std::optional<Diagnosis> judge_loader_settings(const Telemetry& tel) {
     const auto cache_or_none = [&](const std::string& where) {
       return cache_only(where) || !names_files(where);
     };
-    if (storage && (cache_only(slowest->storage) || cache_only(fastest->storage)) &&
-        cache_or_none(slowest->storage) && cache_or_none(fastest->storage) &&
+    if (storage && cache_only(fastest->storage) && cache_or_none(slowest->storage) &&
         !paste_names_remote_storage(tel)) {
       d.verdict = Verdict::kInputBound;
       d.confidence = Confidence::kMedium;
@@ -2201,7 +2206,13 @@ std::optional<Diagnosis> judge_phases(const Telemetry& tel, const TelemetryThres
   }
   // The timed step is the model's own work (forward, backward, the optimizer's step) with a
   // minor exchange: what experts call compute-bound, the input not in question. Low: the
-  // timers leave out the wait for data, which a loader that stalls would add between steps.
+  // timers leave out the wait for data, which a loader that stalls would add between steps —
+  // and which the paste may show otherwise: a wait timed on its own (Megatron's batch-generator
+  // beside the phases), the trainer's words that its batches were late, ranks stalled in a
+  // collective, processes waiting on storage. Then that evidence decides, not the timers.
+  const bool wait_shown_otherwise = !tel.lone_waits.empty() || !tel.loader_warnings.empty() ||
+                                    !tel.missing_ranks.empty() || !tel.processes_in_d.empty();
+  if (wait_shown_otherwise) return std::nullopt;  // what shows the wait decides
   d.verdict = Verdict::kHealthy;
   d.summary = fmt::format(
       "the trainer's timers spend {:.0f} % of the step exchanging gradients and the rest on the "

@@ -4380,18 +4380,10 @@ std::optional<double> cell_measure(std::string_view cell, const ColumnKind& kind
   }
   // "1.8k": thousands.
   if (v && (rest == "k" || rest == "K")) *v *= 1e3;
-  // "1.58s/ite" among "1.26ite/s" (accelerate#192): a step's time where the others are rates,
-  // as tqdm switches when a step takes over a second; its inverse is the rate.
-  if (v && *v > 0 && kind.rate) {
-    const std::string unit = lower(trim(rest));
-    if (const size_t slash = unit.find('/'); slash != std::string::npos) {
-      const std::string_view per = std::string_view(unit).substr(slash + 1);
-      const auto scale = duration_scale(std::string_view(unit).substr(0, slash));
-      if (scale && (per == "it" || per == "ite" || per == "iter" || per == "iteration" ||
-                    per == "step" || per == "batch")) {
-        return 1 / (*v * *scale) * kind.multiplier;
-      }
-    }
+  // "1.58s/ite" among "1.26ite/s" (accelerate#192): a step's time where the others are rates
+  // of iterations, as tqdm switches when a step takes over a second; its inverse is the rate.
+  if (v && *v > 0 && kind.rate && kind.unit == "iterations") {
+    if (const auto scale = per_iteration_scale(lower(trim(rest)))) return 1 / (*v * *scale);
   }
   // "12037.3 * 4": a rate per GPU times the GPUs, the whole run's rate.
   if (v && kind.rate) {
@@ -4647,14 +4639,20 @@ ColumnKind caption_kind(const std::vector<Line>& lines, size_t header) {
   return k;
 }
 
-// Whether a table's label names a change to the model's compute rather than to its input:
-// precision, gradient accumulation or checkpointing, a compiler ("Mixed Precision",
-// "Gradient Accumulation", "torch.compile").
-bool changes_the_compute(std::string_view label) {
-  const std::string low = lower(label);
-  for (const std::string_view w : {"precision", "fp16", "bf16", "amp", "accumulat", "checkpointing",
-                                   "compile", "xla", "quantiz"}) {
-    if (low.find(w) != std::string::npos) return true;
+// Whether a table's cell names a change to the model's compute rather than to its input, in
+// whole words or their leading part: precision, a batch size, gradient accumulation or
+// checkpointing, a compiler, quantisation, an attention kernel ("Mixed Precision", "Gradient
+// Accumulation", "torch.compile", "Flash attention", "Larger batch size").
+bool changes_the_compute(std::string_view cell) {
+  static constexpr std::array<std::string_view, 7> kWhole = {"fp16", "bf16",  "fp8",  "amp",
+                                                             "xla",  "batch", "flash"};
+  static constexpr std::array<std::string_view, 6> kLeading = {
+      "precision", "accumulat", "checkpointing", "compil", "quantiz", "quantis"};
+  for (const std::string& w : alnum_words(lower(cell), false)) {
+    if (std::find(kWhole.begin(), kWhole.end(), w) != kWhole.end()) return true;
+    for (const std::string_view lead : kLeading) {
+      if (w.starts_with(lead)) return true;
+    }
   }
   return false;
 }
@@ -4702,6 +4700,7 @@ bool read_setting_table(
   // the row is its loader setting, so that a storage column the same in every row is no
   // comparison of storage.
   std::vector<bool> storage_column(head.size(), false);
+  bool storage_by_cells = false;  // a storage column whose header names none
   for (size_t k = 0; k < head.size(); ++k) {
     if (is_measure(k)) continue;
     storage_column[k] = names_storage(head[k]);
@@ -4709,18 +4708,8 @@ bool read_setting_table(
       const auto& c = row.second;
       if (k < c.size()) storage_column[k] = storage_column[k] || names_storage(c[k]);
     }
+    storage_by_cells = storage_by_cells || (storage_column[k] && !names_storage(head[k]));
   }
-  // A label saying its row is the same job before or after the change the table is about
-  // ("Baseline", "Optimized"), not another change.
-  const auto before_or_after = [](std::string_view label) {
-    static constexpr std::array<std::string_view, 14> kWords = {
-        "optimized", "optimised", "ours",     "after",    "new",     "fixed",   "patched",
-        "improved",  "before",    "baseline", "original", "default", "current", "old"};
-    const std::string low = lower(trim(label));
-    return std::any_of(kWords.begin(), kWords.end(), [&](std::string_view w) {
-      return low == w || low == fmt::format("{} version", w);
-    });
-  };
   std::vector<std::string> labels, storage;
   std::vector<std::optional<LoaderSetting>> settings;  // per row: the setting it names, if any
   // A storage column found by some of its cells only ("Technique": "Caching + Prefetching"
@@ -4762,15 +4751,13 @@ bool read_setting_table(
     }
     others.push_back(std::move(other));
     const auto setting = loader_setting_of(text);
-    bool storage_named = false, storage_by_cells = false;
+    bool storage_named = false, compute_named = false;
     for (size_t k = 0; k < c.size() && k < head.size(); ++k) {
       if (!storage_column[k]) continue;
       storage_named = storage_named || names_storage(head[k]) || names_storage(c[k]);
-      storage_by_cells = storage_by_cells || !names_storage(head[k]);
+      compute_named = compute_named || changes_the_compute(c[k]);
     }
-    if (storage_by_cells && !storage_named && !setting && changes_the_compute(where)) {
-      other_change[r] = true;
-    }
+    other_change[r] = storage_by_cells && !storage_named && !setting && compute_named;
     named += (setting.has_value() || !where.empty()) && !other_change[r];
     // Beside a storage cell, the rest of the row as it is ("Batch size=64"): the judge compares
     // storage only where the rest is the same.
@@ -4784,6 +4771,15 @@ bool read_setting_table(
   // Two rows, one of them naming its setting ("Unoptimized (workers=0) | 117", "Optimized |
   // 15"): the other is the same job without it — when its label says only that (another GPU
   // count, GPU, data set, model or precision would be another comparison).
+  const auto before_or_after = [](std::string_view label) {
+    static constexpr std::array<std::string_view, 14> kWords = {
+        "optimized", "optimised", "ours",     "after",    "new",     "fixed",   "patched",
+        "improved",  "before",    "baseline", "original", "default", "current", "old"};
+    const std::string low = lower(trim(label));
+    return std::any_of(kWords.begin(), kWords.end(), [&](std::string_view w) {
+      return low == w || low == fmt::format("{} version", w);
+    });
+  };
   const bool one_named_pair =
       named == 1 && rows.size() == 2 && (before_or_after(labels[0]) || before_or_after(labels[1]));
   if (named < 2 && !one_named_pair) return false;

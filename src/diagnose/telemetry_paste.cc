@@ -926,6 +926,28 @@ bool is_bus_id(std::string_view f) {
 // with the largest first: that example's memory.total, memory.free, memory.used; W is power.
 // With nounits too there is nothing to go by: not read.
 bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
+  // A bare integer right after a row's timestamp is its GPU's index (--query-gpu=timestamp,
+  // index,...) only where those integers count the GPUs in turn, 0 to n-1 and again, as
+  // nvidia-smi prints them; else it is another column (a temperature) and the row names no GPU.
+  std::vector<int> after_timestamps;
+  for (const Line& line : lines) {
+    const auto fields = telemetry::split_char(line.text, ',');
+    if (fields.size() < 3) continue;
+    const std::string_view first = trim(fields[0]);
+    const std::string_view second = trim(fields[1]);
+    const bool timestamp = first.size() >= 10 &&
+                           std::isdigit(static_cast<unsigned char>(first[0])) &&
+                           (first[4] == '/' || first[4] == '-');
+    if (const auto k = parse_index(second); timestamp && k) after_timestamps.push_back(*k);
+  }
+  const int gpus_in_turn =
+      after_timestamps.empty()
+          ? 0
+          : *std::max_element(after_timestamps.begin(), after_timestamps.end()) + 1;
+  bool index_after_timestamp = gpus_in_turn >= 2;
+  for (size_t r = 0; r < after_timestamps.size() && index_after_timestamp; ++r) {
+    index_after_timestamp = after_timestamps[r] == static_cast<int>(r) % gpus_in_turn;
+  }
   int file = -1;
   std::map<int, int64_t> rounds;
   std::map<std::string, int, std::less<>> bus_ids;
@@ -960,7 +982,7 @@ bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Tele
       // The GPU's index first, or right after the timestamp (--query-gpu=timestamp,index,...,
       // as a log that prefixes its own time writes it: "2025-10-07 16:01:38 2025/10/07
       // 16:01:38.811, 0, 70 %, ...").
-      const bool index_place = k == 0 || (k == 1 && after_timestamp);
+      const bool index_place = k == 0 || (k == 1 && after_timestamp && index_after_timestamp);
       after_timestamp = false;
       if (unit.empty() && index_place && *value >= 0 && *value < 64 &&
           *value == static_cast<int>(*value)) {

@@ -222,6 +222,17 @@ TEST(PastedLogs, AWaitBoundedInTheMildBandIsHealthyWithLowConfidence) {
   EXPECT_EQ(d.verdict, Verdict::kHealthy) << d.summary;
   EXPECT_EQ(d.confidence, Confidence::kLow);
   EXPECT_THAT(d.summary, HasSubstr("at most that, mild at worst"));
+  // The same profile beside nvidia-smi dmon's GPU at 3 %: the batches' work is not the GPU's
+  // either, and the bound decides nothing.
+  std::ifstream profile(
+      pasted("profiler_graphium111-lightning-simple-profiler-gnn-epoch-cutoff.txt"));
+  std::ostringstream text;
+  text << profile.rdbuf()
+       << "\n\n```\n# gpu    sm   mem   enc   dec\n# Idx     %     %     %     %\n";
+  for (int i = 0; i < 12; ++i) text << "    0     3     1     0     0\n";
+  const Diagnosis u = diagnose_telemetry(read_text(text.str()));
+  EXPECT_EQ(u.verdict, Verdict::kUnknown) << u.summary;
+  EXPECT_THAT(u.summary, HasSubstr("beside GPUs mostly idle"));
 }
 
 TEST(PastedLogs, LateRunningAveragesShowTheStallsBetweenTheLinesShown) {
@@ -909,6 +920,15 @@ TEST(PastedLogs, AQueryCsvWithoutItsHeaderIsReadByItsUnits) {
   EXPECT_EQ(logged.gpus[7].gpu, 7);
   EXPECT_EQ(logged.gpus[7].util, 0);
   EXPECT_EQ(diagnose_telemetry(logged).verdict, Verdict::kRankImbalance);
+  // timestamp, temperature.gpu, ...: a bare integer after the timestamp that does not count
+  // the GPUs in turn (0, 1, ..., 0, 1, ...) is another column, and the rows are one GPU's.
+  const Telemetry warm = read_text(
+      "2024/05/01 10:00:01.123, 41, 97 %, 30000 MiB, 81920 MiB\n"
+      "2024/05/01 10:00:02.123, 43, 35 %, 30000 MiB, 81920 MiB\n"
+      "2024/05/01 10:00:03.123, 46, 98 %, 30000 MiB, 81920 MiB\n");
+  ASSERT_EQ(warm.gpus.size(), 3u);
+  EXPECT_TRUE(std::all_of(warm.gpus.begin(), warm.gpus.end(),
+                          [](const GpuSample& g) { return g.gpu == 0; }));
 }
 
 TEST(PastedLogs, TheDocumentedQueryWithoutItsHeaderNamesGpusByBusId) {

@@ -2275,6 +2275,19 @@ Diagnosis diagnose_telemetry(const Telemetry& tel, const TelemetryThresholds& th
   } else if (steps) {
     // The loop's own data time measures the wait directly: it decides, the rest supports.
     d = *steps;
+    // A wait known only as a bound in the mild band is healthy because the batches' own work
+    // fills most of the step; GPUs seen mostly idle say that work is not the GPU's either: the
+    // bound decides nothing then.
+    if (d.verdict == Verdict::kHealthy && d.numbers.steps && d.numbers.steps->upper_bound &&
+        d.numbers.steps->data_fraction >= th.wait.healthy_below && gpus_mostly_idle(util, th)) {
+      d.verdict = Verdict::kUnknown;
+      d.confidence = Confidence::kLow;
+      d.summary = fmt::format(
+          "a wait for data of at most {:.0f} % of the step beside GPUs mostly idle ({:.0f} %): "
+          "the step's time goes to something neither bound shows — the loop's hooks, the CPU's "
+          "own work, or the input after all",
+          100 * d.numbers.steps->data_fraction, util->numbers.utilisation->gpu_util_mean);
+    }
     refine_with_cpu(d, util, tel);
     if (util) append(d, *util);
     if (ranks) append(d, *ranks);

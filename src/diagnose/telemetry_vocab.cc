@@ -90,7 +90,6 @@ constexpr std::array<std::string_view, 30> kSpacedUnits = {
 bool unit_char(char c) { return is_alpha(c) || c == '%' || c == '/'; }
 
 std::string rate_unit_of(std::string_view text);
-std::optional<double> per_iteration_scale(std::string_view u);
 bool ends_with(std::string_view s, std::string_view tail);
 
 // A rate's or a step's unit ("samples/s", "s/it"), which may stand in parentheses after its
@@ -1175,20 +1174,6 @@ std::string rate_unit_of(std::string_view text) {
 
 // A duration per iteration ("5.95s/it", "57.29s/batch", Keras' "50ms/step", "3.5s/itr",
 // "1.2 sec/iter"): the seconds per unit; nullopt for other units.
-std::optional<double> per_iteration_scale(std::string_view u) {
-  // "b": a batch (CNTK's examples print "Load  11.0 ms/b").
-  static constexpr std::array<std::string_view, 12> kIterations = {
-      "it",        "ite",   "its",  "itr",       "iter",       "iters",
-      "iteration", "batch", "step", "minibatch", "mini-batch", "b"};
-  const size_t slash = u.find('/');
-  if (slash == std::string_view::npos) return std::nullopt;
-  const auto scale = duration_scale(u.substr(0, slash));
-  const std::string_view per = u.substr(slash + 1);
-  if (!scale || std::find(kIterations.begin(), kIterations.end(), per) == kIterations.end()) {
-    return std::nullopt;
-  }
-  return scale;
-}
 
 struct Synonym {
   std::string_view name;
@@ -1208,9 +1193,9 @@ constexpr std::array<Synonym, 95> kSynonyms = {{
     {"data_loading", Quantity::kDataWait, 0},
     {"data_loading_time", Quantity::kDataWait, 0},
     {"dataloadingtime", Quantity::kDataWait, 0},  // imagenet-multiGPU.torch: "DataLoadingTime"
-    {"dataloading", Quantity::kDataWait,
-     0},                                     // detectron2's evaluator: "Dataloading: 0.0008 s/iter"
-    {"data_times", Quantity::kDataWait, 0},  // starVLA's progress bar: "data_times=0.001"
+    // detectron2's evaluator: "Dataloading: 0.0008 s/iter".
+    {"dataloading", Quantity::kDataWait, 0},
+    {"data_times", Quantity::kDataWait, 0},   // starVLA's progress bar: "data_times=0.001"
     {"batch_input", Quantity::kDataWait, 0},  // DeepSpeed's pipeline timers
     {"dataload", Quantity::kDataWait, 0},
     {"dataloader", Quantity::kDataWait, 0},
@@ -1303,6 +1288,21 @@ constexpr std::array<Synonym, 95> kSynonyms = {{
 }};
 
 }  // namespace
+
+std::optional<double> per_iteration_scale(std::string_view u) {
+  // "b": a batch (CNTK's examples print "Load  11.0 ms/b").
+  static constexpr std::array<std::string_view, 12> kIterations = {
+      "it",        "ite",   "its",  "itr",       "iter",       "iters",
+      "iteration", "batch", "step", "minibatch", "mini-batch", "b"};
+  const size_t slash = u.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  const auto scale = duration_scale(u.substr(0, slash));
+  const std::string_view per = u.substr(slash + 1);
+  if (!scale || std::find(kIterations.begin(), kIterations.end(), per) == kIterations.end()) {
+    return std::nullopt;
+  }
+  return scale;
+}
 
 std::string_view without_filler(std::string_view name) {
   static constexpr std::array<std::string_view, 23> kFiller = {
@@ -1441,7 +1441,7 @@ Meaning meaning_of(const NamedValue& v) {
   // Stepping the environments is a reinforcement learner's input (as Habitat's env-time), the
   // policy's update its own step. With a duration's unit only: "learning" alone is too common a
   // word to read a bare number after it.
-  if (m.quantity == Quantity::kNone && !v.unit.empty() && seconds_of(v)) {
+  if (m.quantity == Quantity::kNone && duration_scale(v.unit)) {
     if (name == "collection" || name == "collection_time") {
       m.quantity = Quantity::kDataWait;
       return m;

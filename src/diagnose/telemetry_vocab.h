@@ -89,6 +89,9 @@ std::optional<double> seconds_of(const NamedValue& v);
 
 // Seconds per unit of a duration ("s", "sec", "ms", "us"); nullopt for other units.
 std::optional<double> duration_scale(std::string_view unit);
+// The seconds of a step's unit per iteration ("s/it" 1, "ms/batch" 0.001, "ms/b"); nullopt for
+// any other unit.
+std::optional<double> per_iteration_scale(std::string_view unit);
 
 // A word naming GPUs, lower case: "gpu", "gpus", "gpu(s)", "cards", or a model ("v100",
 // "a100", "h100", "1080ti", "rtx4090", "titan", ...).
