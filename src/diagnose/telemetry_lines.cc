@@ -2675,6 +2675,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   std::map<int64_t, ProseTiming> told_timing;
   const std::vector<MinMaxBlock> timer_blocks = min_max_blocks(lines);
   std::set<std::string> nccl_hosts;  // "host:pid:tid [0] NCCL INFO ...": the hosts named
+  // NCCL's ring and channel lines: a peer reached through shared memory or P2P is on the same
+  // machine ("Ring 00 : 0[0] -> 1[1] via direct shared memory"), one "via NET/" on another.
+  bool rings_within_machine = false, rings_across_machines = false;
   for (const Line& l : pasted) {
     if (l.text.size() > kMaxPastedLineBytes) continue;
     const std::string text = lower(in_english(l.text));
@@ -2695,7 +2698,15 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         out.nccl_without_verbs = true;
       }
       // A channel through the network joins ranks of two machines.
-      if (text.find(" via net/", nccl) != std::string::npos) out.spans_machines = true;
+      if (text.find(" via net/", nccl) != std::string::npos) {
+        out.spans_machines = true;
+        rings_across_machines = true;
+      }
+      if (text.find(" via p2p", nccl) != std::string::npos ||
+          text.find(" via shm", nccl) != std::string::npos ||
+          text.find(" via direct shared memory", nccl) != std::string::npos) {
+        rings_within_machine = true;
+      }
       const auto prefix = split_whitespace(std::string_view(text).substr(0, nccl));
       const auto head = split_char(prefix.empty() ? std::string_view() : prefix.front(), ':');
       // A host's name has a letter ("10:15:01" is a time of day).
@@ -2758,7 +2769,11 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                     told->rest_count == 1 ? "the other GPU" : "the other GPUs", told->rest_util,
                     told->counted ? "" : " (how many others is not said: read as two)")});
   }
-  if (nccl_hosts.size() >= 2) out.spans_machines = true;
+  // Two host names span machines — unless NCCL's own rings reach every peer within one (a
+  // paste cut at its start turns "lufee:19773" into "ufee:19773", another name).
+  if (nccl_hosts.size() >= 2 && !(rings_within_machine && !rings_across_machines)) {
+    out.spans_machines = true;
+  }
   // Runs: the first starts with the text; a heading stating another GPU count starts the next
   // once the current one has samples.
   int run = -1;

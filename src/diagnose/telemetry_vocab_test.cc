@@ -4140,6 +4140,20 @@ TEST(PastedLogs, ATorchProfilersNcclKernelsAreTheGpusTimeExchanging) {
   EXPECT_NEAR(two.phases[0].compute_seconds, 59.985, 1e-9);
 }
 
+TEST(PastedLogs, NcclsRingsWithinOneMachineOutweighItsHostNames) {
+  // DPTNet#1: the paste starts mid-name ("ufee:19773" above "lufee:19773"), so two host names;
+  // every ring goes through shared memory or P2P: one machine, no exchange over sockets.
+  const Telemetry t =
+      read_telemetry_files({pasted("datalog_dptnet1-nccl-init-first-iter-ms-per-batch.txt")});
+  EXPECT_FALSE(t.spans_machines);
+  EXPECT_NE(diagnose_telemetry(t).verdict, Verdict::kCommunicationBound);
+  // A ring through the network spans machines.
+  EXPECT_TRUE(read_text("h1:1:2 [0] NCCL INFO Ring 00 : 3[3] -> 4[0] [send] via NET/Socket/0\n"
+                        "h1:1:2 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"
+                        "h2:1:2 [0] NCCL INFO Ring 00 : 4[0] -> 5[1] via P2P/IPC\n")
+                  .spans_machines);
+}
+
 TEST(PastedLogs, ACountOfExamplesIsNoStep) {
   // open_x_embodiment#79, TFDS's benchmark: "total: 701184 ex" counts examples; it was read as
   // a step of 701184 s.
