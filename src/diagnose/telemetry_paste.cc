@@ -1590,6 +1590,29 @@ std::optional<char> process_state(const std::vector<std::string_view>& t) {
 // iostat: "avg-cpu:  %user   %nice %system %iowait  %steal   %idle" then the numbers on the next
 // line. top: "%Cpu(s): 12.3 us,  1.2 sy,  0.0 ni, 85.9 id,  0.5 wa,  0.0 hi, ...". Each is one
 // all-CPU sample: busy = 100 - idle - iowait.
+// A row of mpstat's or sar -u's all-CPU figures without its header: a time of day (12-hour
+// with AM or PM too), "all", then sar's 6, or mpstat's 9 or 10 percentages (sysstat before
+// and since %gnice) that add up to 100: its %idle (the last) and %iowait (the fourth).
+std::optional<std::pair<double, double>> headerless_all_cpu_row(std::string_view text) {
+  const auto t = split_whitespace(text);
+  if (t.size() < 8 || !telemetry::parse_clock(t[0])) return std::nullopt;
+  size_t at = t[1] == "AM" || t[1] == "PM" ? 2 : 1;
+  if (t[at] != "all") return std::nullopt;
+  ++at;
+  const size_t n = t.size() - at;
+  if (n != 6 && n != 9 && n != 10) return std::nullopt;
+  double sum = 0;
+  std::vector<double> v;
+  for (size_t k = at; k < t.size(); ++k) {
+    const auto x = parse_number(t[k]);
+    if (!x || *x < 0 || *x > 100) return std::nullopt;
+    v.push_back(*x);
+    sum += *x;
+  }
+  if (std::abs(sum - 100) > 1) return std::nullopt;
+  return std::make_pair(v.back(), v[3]);
+}
+
 bool scan_cpu_summaries(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   int64_t iostat_n = 0, top_n = 0;
@@ -1623,8 +1646,28 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, PasteFiles& files, Telem
   };
   std::optional<double> top_idle;  // the last %Cpu(s) line's idle
   int cpu_column = -1;             // %CPU in top's process table, after its header
+  // mpstat's or sar -u's rows for all CPUs pasted without their header ("03:22:52 PM  all
+  // 17.74  0.00  1.64  0.00 ..."): read where two or more are (a lone row of percentages may
+  // be another table's), each as its default columns — %iowait fourth, %idle last.
+  std::vector<std::pair<const Line*, std::pair<double, double>>> headerless_cpu;  // idle, iowait
+  int64_t headerless_n = 0;
+  bool under_sysstat_header = false;  // rows below "10:00:01 AM  CPU  %usr ...": parse_sysstat's
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].text.size() > kMaxPastedLineBytes) continue;
+    {
+      const auto t = split_whitespace(lines[i].text);
+      if (t.empty()) {
+        under_sysstat_header = false;
+      } else if (telemetry::parse_clock(t[0]) &&
+                 std::find(t.begin(), t.begin() + std::min<size_t>(t.size(), 3), "CPU") !=
+                     t.begin() + std::min<size_t>(t.size(), 3)) {
+        under_sysstat_header = true;
+      }
+    }
+    if (const auto row = headerless_all_cpu_row(lines[i].text)) {
+      if (!under_sysstat_header) headerless_cpu.emplace_back(&lines[i], *row);
+      continue;
+    }
     if (const auto top = top_summary(lines[i].text)) {
       if (top->idle && top->iowait)
         add(TelemetryKind::kTop, lines[i], *top->idle, *top->iowait, top_n);
@@ -1708,6 +1751,11 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, PasteFiles& files, Telem
     if (w && d) add(TelemetryKind::kIostat, lines[i + 1], *d, *w, iostat_n);
   }
   flush_bars();  // a snapshot whose bars end the text
+  if (headerless_cpu.size() >= 2) {
+    for (const auto& [line, row] : headerless_cpu) {
+      add(TelemetryKind::kMpstat, *line, row.first, row.second, headerless_n);
+    }
+  }
   return found;
 }
 

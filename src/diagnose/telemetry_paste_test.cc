@@ -931,6 +931,23 @@ TEST(PastedLogs, AQueryCsvWithoutItsHeaderIsReadByItsUnits) {
                           [](const GpuSample& g) { return g.gpu == 0; }));
 }
 
+TEST(PastedLogs, MpstatRowsWithoutTheirHeaderAreReadByTheirDefaultColumns) {
+  // gbm-perf#11: mpstat's all-CPU rows below gpustat's, the header not pasted (sysstat's ten
+  // columns, %iowait fourth, %idle last); the last row is cut short and not read.
+  const Telemetry t =
+      read_telemetry_files({pasted("nvsmi_gbm-perf11-h2o-xgboost-gpustat-mpstat-cutoff.txt")});
+  ASSERT_EQ(t.cpus.size(), 4u);
+  EXPECT_DOUBLE_EQ(t.cpus[1].idle, 80.50);
+  EXPECT_DOUBLE_EQ(t.cpus[3].busy, 100 - 40.33);
+  // sar -u's six columns; one row alone is not read (it may be another table's): nothing else
+  // in that paste is telemetry.
+  EXPECT_EQ(read_text("12:00:01 AM  all  10.00  0.00  5.00  20.00  0.00  65.00\n"
+                      "12:00:02 AM  all  12.00  0.00  5.00  18.00  0.00  65.00\n")
+                .cpus.size(),
+            2u);
+  EXPECT_THROW(read_text("12:00:01 AM  all  10.00  0.00  5.00  20.00  0.00  65.00\n"), Error);
+}
+
 TEST(PastedLogs, TheDocumentedQueryWithoutItsHeaderNamesGpusByBusId) {
   // mace#156: timestamp, name, pci.bus_id, ..., utilization.gpu, utilization.memory,
   // memory.total, memory.free, memory.used (the nvidia-smi documentation's example query).
