@@ -123,6 +123,14 @@ TEST(Vocabulary, EachTrainersStepLineGivesItsStepAndDataWait) {
        218.512,
        {},
        {}},
+      // PaddlePaddle/models' dygraph Transformer (models#4376): a rate of steps, "read_t" its wait.
+      {"2020-02-29 13:38:58,806-INFO: step_idx: 36500, epoch: 0, batch: 36500, avg loss: "
+       "3.289963, normalized loss: 1.914222, ppl: 26.841858, speed: 2.35 step/s, read_t: "
+       "0.000104 s",
+       1 / 2.35,
+       0.000104,
+       {},
+       {}},
       // CNTK's C# example (CNTK#3753): times per batch in "ms/b".
       {"|Train| #: 006336 Eval:    0.382271 Loss:     0.334825 Total 737.1 ms/b : Load  11.0 "
        "ms/b Train  18.3 ms/b GetEvalLoss 613.6 ms/b Dispose   0.7 ms/b",
