@@ -988,8 +988,11 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
                                        "shown: stalls between them",
                                       100 * data_sum / step_sum)
       : n.from_averages ? (profile ? "the profile's totals" : "the log's running averages")
-      : lines >= 3 && stalled <= 1 ? "over the lines but a one-off stall"
-                                   : "over the step lines"));
+      // What was left out, where anything was: the one line that waited (the workers
+      // starting), a stall only where it waited 15 % of its step or more.
+      : workers_start && stalled == 1 ? "over the lines but a one-off stall"
+      : workers_start                 ? "over the lines but the one that waited longest"
+                                      : "over the step lines"));
   d.evidence.push_back(tel.cite(cited.origin));
   const double pct = 100 * n.data_fraction;
   const WaitThresholds& w = th.wait;
