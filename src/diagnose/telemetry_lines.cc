@@ -2769,8 +2769,9 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                     told->rest_count == 1 ? "the other GPU" : "the other GPUs", told->rest_util,
                     told->counted ? "" : " (how many others is not said: read as two)")});
   }
-  // Two host names span machines — unless NCCL's own rings reach every peer within one (a
-  // paste cut at its start turns "lufee:19773" into "ufee:19773", another name).
+  // Two host names span machines — unless NCCL's own ring lines stay within one (through
+  // shared memory or P2P, none via NET/): a paste cut at its start turns "lufee:19773" into
+  // "ufee:19773", another name.
   if (nccl_hosts.size() >= 2 && !(rings_within_machine && !rings_across_machines)) {
     out.spans_machines = true;
   }
@@ -4731,6 +4732,17 @@ bool read_setting_table(
   // beside "Mixed Precision" and "Gradient Accumulation"): a row whose cell there names no
   // storage and no loader setting but a change to the compute is another comparison, left out.
   std::vector<bool> other_change(rows.size(), false);
+  // A column whose header names a change to the compute ("Compile + fused AdamW": On, Off) beside
+  // the loader's settings: rows are compared at the first row's value only, the others changed
+  // the compute as well (nanopath#18's GPU augmentations with and without compiling).
+  for (size_t k = 0; k < head.size(); ++k) {
+    if (is_measure(k) || storage_column[k] || !changes_the_compute(head[k])) continue;
+    for (size_t r = 1; r < rows.size(); ++r) {
+      const auto& c = rows[r].second;
+      const auto& first = rows.front().second;
+      if (k < c.size() && k < first.size() && trim(c[k]) != trim(first[k])) other_change[r] = true;
+    }
+  }
   // Per row, its cells in columns that size a step's work ("batch-size=32, grad-acc=4"): what
   // else the row's run was.
   const auto sizes_work = [](std::string_view h) {
@@ -4772,7 +4784,8 @@ bool read_setting_table(
       storage_named = storage_named || names_storage(head[k]) || names_storage(c[k]);
       compute_named = compute_named || changes_the_compute(c[k]);
     }
-    other_change[r] = storage_by_cells && !storage_named && !setting && compute_named;
+    other_change[r] =
+        other_change[r] || (storage_by_cells && !storage_named && !setting && compute_named);
     named += (setting.has_value() || !where.empty()) && !other_change[r];
     // Beside a storage cell, the rest of the row as it is ("Batch size=64"): the judge compares
     // storage only where the rest is the same.

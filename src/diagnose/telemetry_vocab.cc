@@ -2305,9 +2305,9 @@ std::optional<UtilisationAtScales> utilisation_at_scales(std::string_view line) 
 // Stems of the words loader_setting_of reads: workers, synthetic/random/fake/dummy data,
 // persistent, pin memory, prefetch, multiproc, CPUs, cores, nodes.
 constexpr std::string_view kSettingStems[] = {
-    "worker",  "synth",  "random",         "fake",      "procs",  "dummy",
-    "persist", "pin",    "prefetch",       "multiproc", "cpu",    "core",
-    "node",    "thread", "parallel_calls", "feed_dict", "process"};
+    "worker",  "synth",  "random",         "fake",      "procs",   "dummy",
+    "persist", "pin",    "prefetch",       "multiproc", "cpu",     "core",
+    "node",    "thread", "parallel_calls", "feed_dict", "process", "augment"};
 
 ModelSizes model_sizes_named(std::string_view low) {
   ModelSizes out;
@@ -2871,6 +2871,21 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
       compact.find("feed_dict:false") != std::string::npos || has("with feed_dict") ||
       has("without feed_dict") || has("w/o feed_dict") || has("no feed_dict")) {
     flag({"feed_dict"}, "feed_dict", {"feed_dict=false", "feed_dict:false"}, parts);
+  }
+  // Where the input's preprocessing or augmentation runs, the CPU's loader or the GPU: the word
+  // "gpu" or "cpu" beside it ("using gpu preprocess time(ms/batch)" beside "using cpu preprocess
+  // time", PaddleClas#172; an "Augmentation" column's "Pillow + GPU augmentations" beside
+  // "Original CPU", nanopath#18): on the GPU, the loader's CPU work per batch is gone.
+  if (has("preprocess") || has("augment")) {
+    const auto words = words_of(text);
+    const auto word = [&](std::string_view w) {
+      return std::find(words.begin(), words.end(), w) != words.end();
+    };
+    if (word("gpu")) {
+      parts.emplace_back("preprocessing on the GPU");
+    } else if (word("cpu")) {
+      parts.emplace_back("preprocessing on the CPU");
+    }
   }
   if (s.synthetic) parts.emplace_back("synthetic data");
   if (parts.empty()) return std::nullopt;

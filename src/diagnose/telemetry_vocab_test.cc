@@ -4148,6 +4148,22 @@ TEST(PastedLogs, ATorchProfilersNcclKernelsAreTheGpusTimeExchanging) {
   EXPECT_NEAR(two.phases[0].compute_seconds, 59.985, 1e-9);
 }
 
+TEST(PastedLogs, WhereThePreprocessingRunsIsALoaderSetting) {
+  // nanopath#18: "Augmentation | Compile + fused AdamW | Tiles/second", the CPU's augmentations
+  // at ~300 tiles/s against the GPU's at ~420 with compiling off; the rows with compiling on
+  // changed the compute too and are left out.
+  const Diagnosis d = diagnose_telemetry(read_telemetry_files(
+      {pasted("throughput_nanopath18-tiles-per-sec-cpu-vs-gpu-augment-compile.txt")}));
+  EXPECT_EQ(d.verdict, Verdict::kInputBoundCpu) << d.summary;
+  EXPECT_THAT(d.summary, testing::HasSubstr("300 samples/s with preprocessing on the CPU, 420 "
+                                            "samples/s with preprocessing on the GPU"));
+  EXPECT_EQ(loader_setting_of("using gpu preprocess time(ms/batch)")->label,
+            "preprocessing on the GPU");
+  EXPECT_EQ(loader_setting_of("using cpu preprocess time(ms/batch)")->label,
+            "preprocessing on the CPU");
+  EXPECT_FALSE(loader_setting_of("8 GPUs, cpu_count=64").has_value());
+}
+
 TEST(PastedLogs, NcclsRingsWithinOneMachineOutweighItsHostNames) {
   // DPTNet#1: the paste starts mid-name ("ufee:19773" above "lufee:19773"), so two host names;
   // every ring goes through shared memory or P2P: one machine, no exchange over sockets.
