@@ -2675,9 +2675,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
   std::map<int64_t, ProseTiming> told_timing;
   const std::vector<MinMaxBlock> timer_blocks = min_max_blocks(lines);
   std::set<std::string> nccl_hosts;  // "host:pid:tid [0] NCCL INFO ...": the hosts named
-  // NCCL's ring and channel lines: a peer reached through shared memory or P2P is on the same
-  // machine ("Ring 00 : 0[0] -> 1[1] via direct shared memory"), one "via NET/" on another.
-  bool rings_within_machine = false, rings_across_machines = false;
+
   for (const Line& l : pasted) {
     if (l.text.size() > kMaxPastedLineBytes) continue;
     const std::string text = lower(in_english(l.text));
@@ -2698,15 +2696,7 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
         out.nccl_without_verbs = true;
       }
       // A channel through the network joins ranks of two machines.
-      if (text.find(" via net/", nccl) != std::string::npos) {
-        out.spans_machines = true;
-        rings_across_machines = true;
-      }
-      if (text.find(" via p2p", nccl) != std::string::npos ||
-          text.find(" via shm", nccl) != std::string::npos ||
-          text.find(" via direct shared memory", nccl) != std::string::npos) {
-        rings_within_machine = true;
-      }
+      if (text.find(" via net/", nccl) != std::string::npos) out.spans_machines = true;
       const auto prefix = split_whitespace(std::string_view(text).substr(0, nccl));
       const auto head = split_char(prefix.empty() ? std::string_view() : prefix.front(), ':');
       // A host's name has a letter ("10:15:01" is a time of day).
@@ -2769,12 +2759,16 @@ bool scan_named_values(const std::vector<Line>& pasted, PasteFiles& files, Telem
                     told->rest_count == 1 ? "the other GPU" : "the other GPUs", told->rest_util,
                     told->counted ? "" : " (how many others is not said: read as two)")});
   }
-  // Two host names span machines — unless NCCL's own ring lines stay within one (through
-  // shared memory or P2P, none via NET/): a paste cut at its start turns "lufee:19773" into
-  // "ufee:19773", another name.
-  if (nccl_hosts.size() >= 2 && !(rings_within_machine && !rings_across_machines)) {
-    out.spans_machines = true;
-  }
+  // Two host names span machines. A name that ends another is that host cut short: a paste
+  // cut at its start turns "lufee:19773" into "ufee:19773" (DPTNet#1).
+  const auto cut_short = [&](const std::string& h) {
+    return std::any_of(nccl_hosts.begin(), nccl_hosts.end(), [&](const std::string& other) {
+      return other.size() > h.size() && other.ends_with(h);
+    });
+  };
+  const auto whole_hosts = std::count_if(nccl_hosts.begin(), nccl_hosts.end(),
+                                         [&](const std::string& h) { return !cut_short(h); });
+  if (whole_hosts >= 2) out.spans_machines = true;
   // Runs: the first starts with the text; a heading stating another GPU count starts the next
   // once the current one has samples.
   int run = -1;
@@ -4732,17 +4726,6 @@ bool read_setting_table(
   // beside "Mixed Precision" and "Gradient Accumulation"): a row whose cell there names no
   // storage and no loader setting but a change to the compute is another comparison, left out.
   std::vector<bool> other_change(rows.size(), false);
-  // A column whose header names a change to the compute ("Compile + fused AdamW": On, Off) beside
-  // the loader's settings: rows are compared at the first row's value only, the others changed
-  // the compute as well (nanopath#18's GPU augmentations with and without compiling).
-  for (size_t k = 0; k < head.size(); ++k) {
-    if (is_measure(k) || storage_column[k] || !changes_the_compute(head[k])) continue;
-    for (size_t r = 1; r < rows.size(); ++r) {
-      const auto& c = rows[r].second;
-      const auto& first = rows.front().second;
-      if (k < c.size() && k < first.size() && trim(c[k]) != trim(first[k])) other_change[r] = true;
-    }
-  }
   // Per row, its cells in columns that size a step's work ("batch-size=32, grad-acc=4"): what
   // else the row's run was.
   const auto sizes_work = [](std::string_view h) {
@@ -4759,6 +4742,36 @@ bool read_setting_table(
     }
     return false;
   };
+  // A column whose header names a change to the compute ("Compile + fused AdamW": On, Off)
+  // beside the loader's settings: rows are compared with the change off only ("Off", "No",
+  // "False", "0", "-"), the others changed the compute as well (nanopath#18's GPU augmentations
+  // with and without compiling); without an off value among rows that differ there, nothing.
+  // (A batch size's column is a step's work, checked below.)
+  const auto is_off = [](std::string_view cell) {
+    const std::string v = lower(trim(cell));
+    return v == "off" || v == "no" || v == "false" || v == "0" || v == "-" || v == "none" ||
+           v == "disabled" || v == "n";
+  };
+  for (size_t k = 0; k < head.size(); ++k) {
+    if (is_measure(k) || storage_column[k] || !changes_the_compute(head[k]) ||
+        sizes_work(head[k])) {
+      continue;
+    }
+    bool differ = false, any_off = false;
+    for (const auto& row : rows) {
+      const auto& c = row.second;
+      if (k >= c.size()) continue;
+      any_off = any_off || is_off(c[k]);
+      differ = differ || trim(c[k]) != trim(rows.front().second.size() > k ? rows.front().second[k]
+                                                                           : std::string_view());
+    }
+    if (!differ) continue;
+    if (!any_off) return false;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const auto& c = rows[r].second;
+      if (k < c.size() && !is_off(c[k])) other_change[r] = true;
+    }
+  }
   std::vector<std::string> others;
   int named = 0;
   for (size_t r = 0; r < rows.size(); ++r) {

@@ -1656,11 +1656,10 @@ bool scan_cpu_summaries(const std::vector<Line>& lines, PasteFiles& files, Telem
     if (lines[i].text.size() > kMaxPastedLineBytes) continue;
     {
       const auto t = split_whitespace(lines[i].text);
-      if (t.empty()) {
-        under_sysstat_header = false;
-      } else if (telemetry::parse_clock(t[0]) &&
-                 std::find(t.begin(), t.begin() + std::min<size_t>(t.size(), 3), "CPU") !=
-                     t.begin() + std::min<size_t>(t.size(), 3)) {
+      if (t.empty() || !telemetry::parse_clock(t[0])) {
+        under_sysstat_header = false;  // a blank line or another kind of line ends the block
+      } else if (std::find(t.begin(), t.begin() + std::min<size_t>(t.size(), 3), "CPU") !=
+                 t.begin() + std::min<size_t>(t.size(), 3)) {
         under_sysstat_header = true;
       }
     }

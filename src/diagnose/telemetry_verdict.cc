@@ -842,8 +842,11 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
       }
     }
   }
+  // No line but the one left out waited 15 % of its step or more.
+  const bool longest_stalled =
+      longest != nullptr && longest_data >= th.wait.healthy_below * longest_step;
   const bool workers_start =
-      (lines >= 3 || counted_start) && stalled <= 1 &&
+      (lines >= 3 || counted_start) && stalled - (longest_stalled ? 1 : 0) == 0 &&
       (longest == first_line || (lines >= 3 && before_longest != nullptr &&
                                  starts_an_epoch_again(tel, *longest, *before_longest)));
   // Late in an epoch the averages win when they show a wait the lines do not: the highest of
@@ -990,9 +993,9 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
       : n.from_averages ? (profile ? "the profile's totals" : "the log's running averages")
       // What was left out, where anything was: the one line that waited (the workers
       // starting), a stall only where it waited 15 % of its step or more.
-      : workers_start && stalled == 1 ? "over the lines but a one-off stall"
-      : workers_start                 ? "over the lines but the one that waited longest"
-                                      : "over the step lines"));
+      : workers_start && longest_stalled ? "over the lines but a one-off stall"
+      : workers_start                    ? "over the lines but the one that waited longest"
+                                         : "over the step lines"));
   d.evidence.push_back(tel.cite(cited.origin));
   const double pct = 100 * n.data_fraction;
   const WaitThresholds& w = th.wait;

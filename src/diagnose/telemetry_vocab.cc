@@ -2303,7 +2303,8 @@ std::optional<UtilisationAtScales> utilisation_at_scales(std::string_view line) 
 }
 
 // Stems of the words loader_setting_of reads: workers, synthetic/random/fake/dummy data,
-// persistent, pin memory, prefetch, multiproc, CPUs, cores, nodes.
+// persistent, pin memory, prefetch, multiproc, CPUs, cores, nodes, threads, parallel calls,
+// feed_dict, processes, and where preprocessing ("process") or augmentation runs.
 constexpr std::string_view kSettingStems[] = {
     "worker",  "synth",  "random",         "fake",      "procs",   "dummy",
     "persist", "pin",    "prefetch",       "multiproc", "cpu",     "core",
@@ -2872,20 +2873,46 @@ std::optional<LoaderSetting> loader_setting_of(std::string_view line) {
       has("without feed_dict") || has("w/o feed_dict") || has("no feed_dict")) {
     flag({"feed_dict"}, "feed_dict", {"feed_dict=false", "feed_dict:false"}, parts);
   }
-  // Where the input's preprocessing or augmentation runs, the CPU's loader or the GPU: the word
-  // "gpu" or "cpu" beside it ("using gpu preprocess time(ms/batch)" beside "using cpu preprocess
-  // time", PaddleClas#172; an "Augmentation" column's "Pillow + GPU augmentations" beside
-  // "Original CPU", nanopath#18): on the GPU, the loader's CPU work per batch is gone.
+  // Where the input's preprocessing or augmentation runs, the CPU's loader or the GPU: "gpu" or
+  // "cpu" right before the word or after "on" ("using gpu preprocess time(ms/batch)" beside
+  // "using cpu preprocess time", PaddleClas#172; "augmentation on the GPU"), or in the cell of a
+  // column named for it (nanopath#18's "Augmentation": "Pillow + GPU augmentations" beside
+  // "Original CPU"); not a device the line names for the training ("training on cpu with
+  // augmentation"). On the GPU, the loader's CPU work per batch is gone.
   if (has("preprocess") || has("augment")) {
     const auto words = words_of(text);
-    const auto word = [&](std::string_view w) {
-      return std::find(words.begin(), words.end(), w) != words.end();
+    const auto device = [](std::string_view w) { return w == "gpu" || w == "cpu"; };
+    const auto step_word = [](std::string_view w) {
+      return w.starts_with("preprocess") || w.starts_with("augment");
     };
-    if (word("gpu")) {
-      parts.emplace_back("preprocessing on the GPU");
-    } else if (word("cpu")) {
-      parts.emplace_back("preprocessing on the CPU");
+    std::string_view where;
+    for (size_t i = 0; i < words.size() && where.empty(); ++i) {
+      if (!step_word(words[i])) continue;
+      if (i > 0 && device(words[i - 1])) where = words[i - 1];  // "gpu augmentations"
+      // "preprocessing on gpu", "augmentation on the cpu"
+      if (i + 2 < words.size() && words[i + 1] == "on" && device(words[i + 2])) {
+        where = words[i + 2];
+      }
+      if (i + 3 < words.size() && words[i + 1] == "on" && words[i + 2] == "the" &&
+          device(words[i + 3])) {
+        where = words[i + 3];
+      }
     }
+    // A table's column named for it, its cell naming the device: "augmentation=original cpu".
+    if (const size_t eq = text.find('='); where.empty() && eq != std::string::npos) {
+      const std::string_view name = std::string_view(text).substr(0, eq);
+      if (name.find("preprocess") != std::string_view::npos ||
+          name.find("augment") != std::string_view::npos) {
+        for (const std::string& w : words_of(std::string_view(text).substr(eq + 1))) {
+          if (device(w)) {
+            where = w == "gpu" ? "gpu" : "cpu";
+            break;
+          }
+        }
+      }
+    }
+    if (where == "gpu") parts.emplace_back("preprocessing on the GPU");
+    if (where == "cpu") parts.emplace_back("preprocessing on the CPU");
   }
   if (s.synthetic) parts.emplace_back("synthetic data");
   if (parts.empty()) return std::nullopt;

@@ -4162,19 +4162,29 @@ TEST(PastedLogs, WhereThePreprocessingRunsIsALoaderSetting) {
   EXPECT_EQ(loader_setting_of("using cpu preprocess time(ms/batch)")->label,
             "preprocessing on the CPU");
   EXPECT_FALSE(loader_setting_of("8 GPUs, cpu_count=64").has_value());
+  // A device the line names for the training, not for the augmentation, is no such setting.
+  EXPECT_FALSE(loader_setting_of("Training on gpu with augmentation: 310 img/s").has_value());
+  EXPECT_FALSE(loader_setting_of("1 gpu, no augmentation: 900 img/s").has_value());
+  // Rows with the compute change on come first: the rows with it off are compared.
+  const Diagnosis amp = diagnose_telemetry(
+      read_text("| num_workers | AMP | img/s |\n|---|---|---|\n| 0 | on | 200 |\n"
+                "| 8 | on | 210 |\n| 0 | off | 100 |\n| 8 | off | 400 |\n"));
+  EXPECT_EQ(amp.verdict, Verdict::kInputBoundCpu) << amp.summary;
+  EXPECT_THAT(amp.summary, testing::HasSubstr("100 images/s with num_workers=0, 400 images/s"));
 }
 
-TEST(PastedLogs, NcclsRingsWithinOneMachineOutweighItsHostNames) {
-  // DPTNet#1: the paste starts mid-name ("ufee:19773" above "lufee:19773"), so two host names;
-  // every ring goes through shared memory or P2P: one machine, no exchange over sockets.
+TEST(PastedLogs, AHostNameCutShortAtThePastesStartIsTheSameHost) {
+  // DPTNet#1: the paste starts mid-name ("ufee:19773" above "lufee:19773"): one machine, no
+  // exchange over sockets.
   const Telemetry t =
       read_telemetry_files({pasted("datalog_dptnet1-nccl-init-first-iter-ms-per-batch.txt")});
   EXPECT_FALSE(t.spans_machines);
   EXPECT_NE(diagnose_telemetry(t).verdict, Verdict::kCommunicationBound);
-  // A ring through the network spans machines.
-  EXPECT_TRUE(read_text("h1:1:2 [0] NCCL INFO Ring 00 : 3[3] -> 4[0] [send] via NET/Socket/0\n"
-                        "h1:1:2 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"
-                        "h2:1:2 [0] NCCL INFO Ring 00 : 4[0] -> 5[1] via P2P/IPC\n")
+  // Two hosts of their own names span machines, whatever rings the paste shows.
+  EXPECT_TRUE(read_text("gpu-node1:11:12 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+                        "gpu-node2:21:22 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n"
+                        "gpu-node1:11:12 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"
+                        "gpu-node2:21:22 [0] NCCL INFO Ring 00 : 2[0] -> 3[1] via P2P/IPC\n")
                   .spans_machines);
 }
 
