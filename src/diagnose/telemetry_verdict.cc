@@ -1017,30 +1017,28 @@ std::optional<Diagnosis> diagnose_steps(const Telemetry& tel, const TelemetryThr
     // outside its train_wall). Low: a mild wait may be in it.
     d.verdict = Verdict::kHealthy;
     d.confidence = Confidence::kLow;
-    if (profile) {
-      d.summary = fmt::format(
-          "the epoch spends {:.0f} % of its time outside its batches (fetching data and the "
-          "loop's hooks together): a wait of at most that, mild at worst, so the batches' own "
-          "work sets the pace",
-          pct);
-      d.next = {
-          "the profiler with its data-fetch row (Lightning 2.x: "
-          "[_TrainingEpochLoop].train_dataloader_next), or the loop's data time per step"};
-    } else if (clocks) {
-      d.summary = fmt::format(
-          "{:.0f} % of the log's wall clock falls outside its training steps (waiting for data, "
-          "validation and checkpoints together): a wait of at most that, mild at worst, so the "
-          "steps' own work sets the pace",
-          pct);
-      d.next = {"the loop's data time per step"};
-    } else {
-      d.summary = fmt::format(
-          "the step's timers leave {:.0f} % of it untimed (a wait for data, or host work no "
-          "timer names): a wait of at most that, mild at worst, so the timed work sets the "
-          "pace",
-          pct);
-      d.next = {"the loop's data time beside these timers"};
-    }
+    // What bounds the wait, whose work the rest of the step is, and what would time the wait.
+    const auto [bound, work, next] =
+        profile ? std::tuple{fmt::format("the epoch spends {:.0f} % of its time outside its "
+                                         "batches (fetching data and the loop's hooks together)",
+                                         pct),
+                             "the batches' own work",
+                             "the profiler with its data-fetch row (Lightning 2.x: "
+                             "[_TrainingEpochLoop].train_dataloader_next), or the loop's data "
+                             "time per step"}
+        : clocks
+            ? std::tuple{fmt::format("{:.0f} % of the log's wall clock falls outside its training "
+                                     "steps (waiting for data, validation and checkpoints "
+                                     "together)",
+                                     pct),
+                         "the steps' own work", "the loop's data time per step"}
+            : std::tuple{fmt::format("the step's timers leave {:.0f} % of it untimed (a wait for "
+                                     "data, or host work no timer names)",
+                                     pct),
+                         "the timed work", "the loop's data time beside these timers"};
+    d.summary =
+        fmt::format("{}: a wait of at most that, mild at worst, so {} sets the pace", bound, work);
+    d.next = {next};
     return d;
   }
   d.verdict = Verdict::kInputBound;
