@@ -919,6 +919,12 @@ bool is_bus_id(std::string_view f) {
   return f.size() == 16 && f[8] == ':' && f[11] == ':' && f[14] == '.';
 }
 
+// A query row's first field as a timestamp ("2023/09/15 22:33:05.672", "2025-10-07 ...").
+bool leading_timestamp(std::string_view f) {
+  return f.size() >= 10 && std::isdigit(static_cast<unsigned char>(f[0])) &&
+         (f[4] == '/' || f[4] == '-');
+}
+
 // "0, 87 %, 1234 MiB, 11178 MiB" without its header (or the header cut off): the columns are
 // read by their units. The GPU is a leading bare integer, else its bus id (in order of first
 // sight: the documentation's example query starts with timestamp, name and pci.bus_id); the
@@ -935,10 +941,9 @@ bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Tele
     if (fields.size() < 3) continue;
     const std::string_view first = trim(fields[0]);
     const std::string_view second = trim(fields[1]);
-    const bool timestamp = first.size() >= 10 &&
-                           std::isdigit(static_cast<unsigned char>(first[0])) &&
-                           (first[4] == '/' || first[4] == '-');
-    if (const auto k = parse_index(second); timestamp && k) after_timestamps.push_back(*k);
+    if (const auto k = parse_index(second); leading_timestamp(first) && k) {
+      after_timestamps.push_back(*k);
+    }
   }
   const int gpus_in_turn =
       after_timestamps.empty()
@@ -970,9 +975,7 @@ bool scan_query_noheader(const std::vector<Line>& lines, PasteFiles& files, Tele
         // Names and bus ids: other columns; a first column may only be a timestamp
         // ("2023/09/15 22:33:05.672") or the GPU's name ("NVIDIA GeForce RTX 4090 D, 100 %").
         const std::string low = k == 0 ? lower(f) : std::string();
-        const bool timestamp = k == 0 && f.size() >= 10 &&
-                               std::isdigit(static_cast<unsigned char>(f[0])) &&
-                               (f[4] == '/' || f[4] == '-');
+        const bool timestamp = k == 0 && leading_timestamp(f);
         ok = f == "[N/A]" || f == "[Not Supported]" || k > 0 || timestamp ||
              low.starts_with("nvidia") || low.starts_with("tesla") || low.starts_with("geforce") ||
              low.starts_with("quadro");
@@ -1586,10 +1589,6 @@ std::optional<char> process_state(const std::vector<std::string_view>& t) {
   return std::nullopt;
 }
 
-// ---- iostat and top: the CPU split ----------------------------------------------------------
-// iostat: "avg-cpu:  %user   %nice %system %iowait  %steal   %idle" then the numbers on the next
-// line. top: "%Cpu(s): 12.3 us,  1.2 sy,  0.0 ni, 85.9 id,  0.5 wa,  0.0 hi, ...". Each is one
-// all-CPU sample: busy = 100 - idle - iowait.
 // A row of mpstat's or sar -u's all-CPU figures without its header: a time of day (12-hour
 // with AM or PM too), "all", then sar's 6, or mpstat's 9 or 10 percentages (sysstat before
 // and since %gnice) that add up to 100: its %idle (the last) and %iowait (the fourth).
@@ -1613,6 +1612,10 @@ std::optional<std::pair<double, double>> headerless_all_cpu_row(std::string_view
   return std::make_pair(v.back(), v[3]);
 }
 
+// ---- iostat and top: the CPU split ----------------------------------------------------------
+// iostat: "avg-cpu:  %user   %nice %system %iowait  %steal   %idle" then the numbers on the next
+// line. top: "%Cpu(s): 12.3 us,  1.2 sy,  0.0 ni, 85.9 id,  0.5 wa,  0.0 hi, ...". Each is one
+// all-CPU sample: busy = 100 - idle - iowait.
 bool scan_cpu_summaries(const std::vector<Line>& lines, PasteFiles& files, Telemetry& out) {
   bool found = false;
   int64_t iostat_n = 0, top_n = 0;
