@@ -1228,8 +1228,8 @@ constexpr std::array<Synonym, 96> kSynonyms = {{
     {"data_fetch_time", Quantity::kDataWait, 0},
     {"batch_generator", Quantity::kDataWait, 0},  // Megatron's timers
     {"read_time", Quantity::kDataWait, 0},
-    {"read_t", Quantity::kDataWait,
-     0},  // PaddlePaddle/models' dygraph Transformer: "read_t: 0.0001 s"
+    // PaddlePaddle/models' dygraph Transformer: "read_t: 0.0001 s".
+    {"read_t", Quantity::kDataWait, 0},
     {"read_sample", Quantity::kDataWait, 0},  // VISSL's perf stats: "read_sample: 133.48 ms"
     {"read_data", Quantity::kDataWait, 0},    // Blocks' timing table: "Read data  41.36  84.89%"
     {"loaded", Quantity::kDataWait, 0},       // darknet's "Loaded: 2.078771 seconds"
